@@ -1,0 +1,66 @@
+"""Retrieval quality of the built-in rankers on the dev sets in ../shared/eval.
+
+Usage: python benchmarks/quality.py [--shared PATH] [--ranker default,classic] [--sets a,b]
+Prints one row per set and ranker (R@1, R@5, R@10, NDCG@5, MRR, ms/query) and the
+reference `bm25` rows of shared/eval/README.md beside ours.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from toolsearch_cli import load_catalog
+from toolsearch_cli.evaluate import evaluate, load_queries
+
+SETS = ("bfcl_static", "metatool", "seal_tools", "ultratool_en", "ultratool_zh")
+# The reference BM25 rows (R@1, R@5, R@10, NDCG@5, MRR) from shared/eval/README.md.
+REFERENCE_BM25 = {
+    "bfcl_static": (0.666, 0.916, 0.955, 0.841, 0.842),
+    "metatool": (0.390, 0.556, 0.610, 0.481, 0.471),
+    "seal_tools": (0.441, 0.878, 0.937, 0.884, 0.974),
+    "ultratool_en": (0.266, 0.650, 0.796, 0.565, 0.654),
+    "ultratool_zh": (0.308, 0.648, 0.808, 0.585, 0.685),
+}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--shared", default=str(Path(__file__).resolve().parent.parent.parent / "shared"))
+    parser.add_argument("--ranker", default="default,classic")
+    parser.add_argument("--sets", default=",".join(SETS))
+    args = parser.parse_args()
+    root = Path(args.shared) / "eval"
+    if not root.is_dir():
+        print(f"no eval sets at {root}", file=sys.stderr)
+        return 2
+    rankers = args.ranker.split(",")
+    print(f"{'set':<13} {'ranker':<8} {'R@1':>6} {'R@5':>6} {'R@10':>6} {'NDCG@5':>7} {'MRR':>6} {'ms/q':>7} {'vs bm25 R@5':>12}")
+    means: dict[str, list[float]] = {r: [] for r in rankers}
+    for name in args.sets.split(","):
+        start = time.perf_counter()
+        catalog = load_catalog([str(root / name / "catalog.yaml")])
+        queries = load_queries(root / name / "queries.yaml")
+        load_s = time.perf_counter() - start
+        ref = REFERENCE_BM25[name]
+        print(f"{name:<13} {'bm25ref':<8} {ref[0]:>6.3f} {ref[1]:>6.3f} {ref[2]:>6.3f} {ref[3]:>7.3f} {ref[4]:>6.3f}")
+        for ranker in rankers:
+            m = evaluate(catalog, queries, ranker, ks=(1, 5, 10)).as_dict()
+            means[ranker].append(m["recall@5"])
+            delta = m["recall@5"] - ref[1]
+            print(
+                f"{name:<13} {ranker:<8} {m['recall@1']:>6.3f} {m['recall@5']:>6.3f} {m['recall@10']:>6.3f} "
+                f"{m['ndcg@5']:>7.3f} {m['mrr']:>6.3f} {m['ms_per_query']:>7.2f} {delta:>+12.3f}"
+            )
+        print(f"{'':<13} (load {load_s:.2f}s, {len(catalog)} tools, {len(queries)} queries)")
+    ref_mean = sum(r[1] for r in REFERENCE_BM25.values()) / len(REFERENCE_BM25)
+    for ranker, values in means.items():
+        if len(values) == len(REFERENCE_BM25):
+            print(f"mean R@5 {ranker}: {sum(values) / len(values):.3f} (bm25 reference {ref_mean:.3f})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

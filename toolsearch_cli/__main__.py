@@ -1,0 +1,3 @@
+from toolsearch_cli.cli.app import main
+
+main()

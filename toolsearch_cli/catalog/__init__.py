@@ -1,0 +1,116 @@
+"""Loading catalogs from files, folders and Python modules, merged into one :class:`Catalog`."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from ..errors import CatalogError
+from ..model import Catalog, Tool
+from .python_loader import is_module_reference, load_python_module, tool, tool_from_function
+from .yaml_loader import load_yaml_file
+
+Loaded = tuple[list[Tool], list[str]]
+
+#: File loaders by suffix; a folder loads every file whose suffix is a key here (recursively).
+LOADER_BY_SUFFIX: dict[str, Callable[[Path], Loaded]] = {
+    ".yaml": load_yaml_file,
+    ".yml": load_yaml_file,
+}
+
+#: Suffixes a folder is scanned for (Python files are loaded only when named directly).
+FOLDER_SUFFIXES = (".yaml", ".yml")
+
+ENV_VAR = "TOOLSEARCH_CATALOG"
+
+__all__ = [
+    "ENV_VAR",
+    "LOADER_BY_SUFFIX",
+    "bundled_catalog_path",
+    "default_sources",
+    "load_catalog",
+    "load_source",
+    "tool",
+    "tool_from_function",
+]
+
+
+def bundled_catalog_path() -> Path:
+    """The demo catalog shipped inside the package (or beside it, in a source checkout)."""
+    here = Path(__file__).resolve().parent.parent
+    inside = here / "_catalogs" / "demo"
+    if inside.is_dir():
+        return inside
+    return here.parent / "catalogs" / "demo"
+
+
+def default_sources(explicit: Sequence[str] | None = None) -> list[str]:
+    """``--catalog`` values, else ``$TOOLSEARCH_CATALOG``, else ``./catalogs``, else the bundled demo."""
+    if explicit:
+        return list(explicit)
+    env = os.environ.get(ENV_VAR, "").strip()
+    if env:
+        return [part for part in env.split(os.pathsep) if part.strip()]
+    if Path("catalogs").is_dir():
+        return ["catalogs"]
+    return [str(bundled_catalog_path())]
+
+
+def load_source(source: str) -> Loaded:
+    """Tools and resident names from one source: a file, a folder or a Python module."""
+    path = Path(source)
+    if path.is_dir():
+        files = sorted(
+            p
+            for p in path.rglob("*")
+            if p.suffix in FOLDER_SUFFIXES
+            and p.is_file()
+            and not any(part.startswith(".") for part in p.relative_to(path).parts)
+        )
+        if not files:
+            raise CatalogError(f"no catalog files ({', '.join(FOLDER_SUFFIXES)}) in this folder", file=source)
+        tools: list[Tool] = []
+        resident: list[str] = []
+        for file in files:
+            more, more_resident = load_yaml_file(file, _display(file))
+            tools.extend(more)
+            resident.extend(more_resident)
+        return tools, resident
+    if path.is_file():
+        if path.suffix == ".py":
+            return load_python_module(source)
+        loader = LOADER_BY_SUFFIX.get(path.suffix.lower())
+        if loader is None:
+            raise CatalogError(
+                f"unknown catalog format {path.suffix or '(no suffix)'!r}; "
+                f"expected a folder, {', '.join(LOADER_BY_SUFFIX)} or .py file, or a module name",
+                file=source,
+            )
+        return loader(path)
+    if is_module_reference(source):
+        return load_python_module(source)
+    if source.endswith(".py"):
+        raise CatalogError("no such file", file=source)
+    raise CatalogError("no such file, folder or importable module", file=source)
+
+
+def _display(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def load_catalog(sources: Sequence[str] | str | None = None) -> Catalog:
+    """Load and merge catalog sources (see :func:`default_sources` for what ``None`` means)."""
+    if isinstance(sources, str):
+        sources = [sources]
+    resolved = default_sources(sources)
+    tools: list[Tool] = []
+    resident: list[str] = []
+    for source in resolved:
+        more, more_resident = load_source(source)
+        tools.extend(more)
+        resident.extend(n for n in more_resident if n not in resident)
+    return Catalog(tools=tools, resident=resident, sources=resolved)

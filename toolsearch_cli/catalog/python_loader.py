@@ -1,0 +1,302 @@
+"""Python-module catalogs: functions marked with :func:`tool`, and/or a module-level ``TOOLS`` list.
+
+The parameter schema comes from type hints (pydantic writes the JSON Schema), the description
+and parameter descriptions from the docstring (Google style ``Args:``). Decorated functions
+stay plain callables.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import re
+import sys
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar, overload
+
+from ..errors import CatalogError
+from ..model import Location, Tool
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_MARK = "__toolsearch_tool__"
+
+
+@overload
+def tool(func: F, /) -> F: ...
+
+
+@overload
+def tool(
+    func: None = None,
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    category: str | None = None,
+    tags: list[str] | None = None,
+    examples: list[str] | None = None,
+    metadata: dict[str, Any] | None = None,
+    resident: bool = False,
+) -> Callable[[F], F]: ...
+
+
+def tool(
+    func: F | None = None,
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    category: str | None = None,
+    tags: list[str] | None = None,
+    examples: list[str] | None = None,
+    metadata: dict[str, Any] | None = None,
+    resident: bool = False,
+) -> Any:
+    """Mark a function as a catalog tool; usable bare (``@tool``) or with options."""
+    options = {
+        "name": name,
+        "description": description,
+        "category": category,
+        "tags": list(tags or []),
+        "examples": list(examples or []),
+        "metadata": dict(metadata or {}),
+        "resident": resident,
+    }
+
+    def mark(f: F) -> F:
+        setattr(f, _MARK, options)
+        return f
+
+    return mark(func) if func is not None else mark
+
+
+_SECTION = re.compile(r"^\s*(Args|Arguments|Parameters|Returns|Return|Yields|Raises|Examples?|Notes?|See Also)\s*:\s*$")
+_ARG = re.compile(r"^\s*\*{0,2}(\w+)\s*(?:\(([^)]*)\))?\s*:\s*(.*)$")
+
+
+def parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
+    """Split a Google-style docstring into (summary text, {argument: description})."""
+    if not doc:
+        return "", {}
+    lines = inspect.cleandoc(doc).splitlines()
+    summary: list[str] = []
+    args: dict[str, str] = {}
+    section: str | None = None
+    current: str | None = None
+    arg_indent = None
+    for line in lines:
+        header = _SECTION.match(line)
+        if header:
+            section = header.group(1).lower()
+            current, arg_indent = None, None
+            continue
+        if section is None:
+            summary.append(line)
+        elif section in ("args", "arguments", "parameters"):
+            if not line.strip():
+                continue
+            indent = len(line) - len(line.lstrip())
+            match = _ARG.match(line)
+            if match and (arg_indent is None or indent <= arg_indent):
+                arg_indent = indent
+                current = match.group(1)
+                args[current] = match.group(3).strip()
+            elif current is not None:
+                args[current] = f"{args[current]} {line.strip()}".strip()
+    text = " ".join(" ".join(summary).split())
+    return text, args
+
+
+def tool_from_function(func: Callable[..., Any], options: dict[str, Any] | None = None) -> Tool:
+    """Build a :class:`Tool` from a function's signature, type hints and docstring."""
+    from pydantic import ConfigDict, Field, create_model
+
+    options = options or getattr(func, _MARK, None) or {}
+    summary, arg_docs = parse_docstring(func.__doc__)
+    name = options.get("name") or func.__name__
+    try:
+        signature = inspect.signature(func)
+        hints = _type_hints(func)
+    except (TypeError, ValueError, NameError) as exc:
+        raise CatalogError(f"cannot read the signature: {exc}", tool=name, field="parameters") from exc
+    fields: dict[str, Any] = {}
+    for pname, param in signature.parameters.items():
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            continue
+        annotation = hints.get(pname, Any)
+        default = ... if param.default is param.empty else param.default
+        fields[pname] = (annotation, Field(default, description=arg_docs.get(pname) or None))
+    try:
+        model = create_model(f"{name}Args", __config__=ConfigDict(arbitrary_types_allowed=False), **fields)
+        schema = model.model_json_schema()
+    except Exception as exc:  # pydantic raises several types for unsupported hints
+        raise CatalogError(
+            f"cannot build a JSON Schema from the type hints: {str(exc).splitlines()[0]}",
+            tool=name,
+            field="parameters",
+        ) from exc
+    schema = _strip_titles(schema)
+    schema.setdefault("properties", {})
+    source = _def_location(func)
+    return Tool(
+        name=name,
+        description=options.get("description") or summary,
+        parameters=schema,
+        category=options.get("category"),
+        tags=options.get("tags", []),
+        examples=options.get("examples", []),
+        metadata=options.get("metadata", {}),
+        source=source,
+        function=func,
+    )
+
+
+def _type_hints(func: Callable[..., Any]) -> dict[str, Any]:
+    import typing
+
+    return typing.get_type_hints(func)
+
+
+def _strip_titles(schema: Any, parent_key: str = "") -> Any:
+    """Drop pydantic's generated ``title`` keys (noise in a tool definition), not property names."""
+    if isinstance(schema, dict):
+        out = {}
+        for key, value in schema.items():
+            if key == "title" and isinstance(value, str) and parent_key != "properties":
+                continue
+            out[key] = _strip_titles(value, key)
+        return out
+    if isinstance(schema, list):
+        return [_strip_titles(v) for v in schema]
+    return schema
+
+
+def _def_location(func: Callable[..., Any]) -> Location | None:
+    """The location of the ``def`` line (not the decorator line)."""
+    try:
+        file = inspect.getsourcefile(func)
+        lines, start = inspect.getsourcelines(func)
+    except (OSError, TypeError):
+        return None
+    for offset, text in enumerate(lines):
+        stripped = text.lstrip()
+        if stripped.startswith(("def ", "async def ")):
+            return Location(file=_display(file or "?"), line=start + offset, column=len(text) - len(stripped) + 1)
+    return Location(file=_display(file or "?"), line=start)
+
+
+def _display(file: str) -> str:
+    try:
+        return str(Path(file).resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return file
+
+
+def is_module_reference(source: str) -> bool:
+    """A dotted module name (``pkg.tools``) rather than a path."""
+    return bool(re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", source)) and not Path(source).exists()
+
+
+def load_python_module(source: str) -> tuple[list[Tool], list[str]]:
+    """Import a module by dotted name or ``.py`` path and collect its tools and resident names."""
+    if source.endswith(".py"):
+        path = Path(source)
+        module_name = f"_toolsearch_catalog_{abs(hash(str(path.resolve())))}"
+        spec = importlib.util.spec_from_file_location(module_name, path)
+        if spec is None or spec.loader is None:
+            raise CatalogError("cannot import this file as a Python module", file=source)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[module_name] = module
+        parent = str(path.resolve().parent)
+        added = parent not in sys.path
+        if added:
+            sys.path.insert(0, parent)
+        try:
+            spec.loader.exec_module(module)
+        except BaseException as exc:  # noqa: BLE001 - any failure of user code becomes one line
+            sys.modules.pop(module_name, None)
+            raise _import_error(exc, source, str(path.resolve())) from exc
+        finally:
+            if added:
+                sys.path.remove(parent)
+        display = source
+    else:
+        if "" not in sys.path and str(Path.cwd()) not in sys.path:
+            sys.path.insert(0, str(Path.cwd()))
+        try:
+            module = importlib.import_module(source)
+        except BaseException as exc:  # noqa: BLE001
+            origin = getattr(importlib.util.find_spec(source.split(".")[0]), "origin", None) if not isinstance(
+                exc, ModuleNotFoundError
+            ) else None
+            raise _import_error(exc, source, origin) from exc
+        display = source
+    return _collect(module, display)
+
+
+def _import_error(exc: BaseException, display: str, real_path: str | None) -> CatalogError:
+    if isinstance(exc, SyntaxError):
+        return CatalogError(f"cannot import: SyntaxError: {exc.msg}", file=display, line=exc.lineno)
+    if isinstance(exc, ModuleNotFoundError) and real_path is None:
+        return CatalogError(
+            f"no module named {exc.name!r}; give a path to a .py file or a module importable from here",
+            file=display,
+        )
+    line = None
+    if real_path:
+        for frame in traceback.extract_tb(exc.__traceback__):
+            if Path(frame.filename).resolve() == Path(real_path).resolve():
+                line = frame.lineno
+    message = str(exc).splitlines()[0] if str(exc) else ""
+    return CatalogError(f"cannot import: {type(exc).__name__}: {message}".rstrip(": "), file=display, line=line)
+
+
+def _collect(module: Any, display: str) -> tuple[list[Tool], list[str]]:
+    tools: list[Tool] = []
+    resident: list[str] = []
+    seen: set[int] = set()
+
+    def add(obj: Any, options: dict[str, Any] | None) -> None:
+        if id(obj) in seen:
+            return
+        seen.add(id(obj))
+        if isinstance(obj, Tool):
+            tools.append(obj if obj.source else obj.model_copy(update={"source": Location(file=display)}))
+            return
+        try:
+            built = tool_from_function(obj, options)
+        except CatalogError as exc:
+            loc = _def_location(obj)
+            exc.file, exc.line = (loc.file, loc.line) if loc else (display, None)
+            raise
+        tools.append(built)
+        if (options or {}).get("resident"):
+            resident.append(built.name)
+
+    for value in list(vars(module).values()):
+        if callable(value) and hasattr(value, _MARK) and getattr(value, "__module__", None) == module.__name__:
+            add(value, getattr(value, _MARK))
+    listed = getattr(module, "TOOLS", None)
+    if listed is not None:
+        if not isinstance(listed, list | tuple):
+            raise CatalogError("TOOLS must be a list of Tool objects or functions", file=display, field="TOOLS")
+        for i, entry in enumerate(listed):
+            if isinstance(entry, Tool) or callable(entry):
+                add(entry, getattr(entry, _MARK, None))
+            else:
+                raise CatalogError(
+                    f"TOOLS[{i}] is {type(entry).__name__}; expected a Tool or a function", file=display, field="TOOLS"
+                )
+    for name in getattr(module, "RESIDENT", []) or []:
+        if name not in resident:
+            resident.append(name)
+    if not tools:
+        raise CatalogError(
+            "the module defines no tools: mark functions with @toolsearch_cli.tool or define TOOLS = [...]",
+            file=display,
+        )
+    return tools, resident

@@ -1,0 +1,211 @@
+"""Tool parameters: the three accepted forms, turned into one JSON Schema object, and checked.
+
+1. Full JSON Schema: a mapping whose ``type`` is a string (``type: object``, ``properties``,
+   ``required: [..]``).
+2. Short form: a mapping of parameter name to a JSON Schema property that may carry
+   ``required: true``; nested ``properties`` use the same short form. A bare type name
+   (``city: string``) is accepted too.
+3. List form: a list of ``{name, type, description, required, ...}`` (the eval catalogs' form).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..errors import CatalogError
+from ..model import Location
+
+JSON_TYPES = frozenset({"string", "integer", "number", "boolean", "array", "object", "null"})
+#: Not JSON Schema, but common in real catalogs (BFCL writes ``any``); accepted as written.
+LENIENT_TYPES = frozenset({"any"})
+
+Fail = Callable[[str, str], CatalogError]
+
+
+class MarkedDict(dict):  # type: ignore[type-arg]
+    """A dict that knows the line and column it started at, and those of its keys."""
+
+    line: int | None = None
+    column: int | None = None
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.key_lines: dict[Any, tuple[int, int]] = {}
+
+
+class MarkedList(list):  # type: ignore[type-arg]
+    """A list that knows its line and the line of each item."""
+
+    line: int | None = None
+    item_lines: list[int] = []
+
+
+def parameters_to_schema(
+    raw: Any, fail: Fail, locations: dict[str, Location] | None = None
+) -> dict[str, Any]:
+    """Turn any accepted ``parameters`` value into a validated JSON Schema object."""
+    if raw is None or raw == [] or raw == {}:
+        return {"type": "object", "properties": {}}
+    if isinstance(raw, list):
+        schema = _from_list(raw, fail, locations)
+    elif isinstance(raw, dict):
+        if isinstance(raw.get("type"), str):
+            schema = _plain(raw)
+            if schema.get("type") != "object":
+                raise fail("parameters.type", f"the parameters schema must have type 'object', not {schema['type']!r}")
+            schema.setdefault("properties", {})
+            _note_property_lines(raw.get("properties"), locations)
+        else:
+            properties, required = _from_short(raw, "parameters", fail, locations)
+            schema = {"type": "object", "properties": properties}
+            if required:
+                schema["required"] = required
+    else:
+        raise fail("parameters", "must be a mapping (short form or JSON Schema) or a list of parameters")
+    check_schema(schema, "parameters", fail)
+    return schema
+
+
+def _plain(value: Any) -> Any:
+    """Deep copy into plain dicts and lists (dropping the marks)."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _note_property_lines(props: Any, locations: dict[str, Location] | None, prefix: str = "parameters") -> None:
+    if locations is None or not isinstance(props, dict):
+        return
+    file = next(iter(locations.values())).file if locations else ""
+    for key, (line, column) in getattr(props, "key_lines", {}).items():
+        locations[f"{prefix}.{key}"] = Location(file=file, line=line, column=column)
+
+
+def _from_short(
+    raw: dict[str, Any], path: str, fail: Fail, locations: dict[str, Location] | None
+) -> tuple[dict[str, Any], list[str]]:
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    _note_property_lines(raw, locations, path)
+    for name, spec in raw.items():
+        where = f"{path}.{name}"
+        if not isinstance(name, str):
+            raise fail(where, "parameter names must be strings")
+        if isinstance(spec, str):
+            spec = {"type": spec}
+        elif spec is None:
+            spec = {}
+        if not isinstance(spec, dict):
+            raise fail(where, "must be a mapping (a JSON Schema property) or a type name")
+        prop, is_required = _short_property(spec, where, fail, locations)
+        properties[name] = prop
+        if is_required:
+            required.append(name)
+    return properties, required
+
+
+def _short_property(
+    spec: dict[str, Any], where: str, fail: Fail, locations: dict[str, Location] | None
+) -> tuple[dict[str, Any], bool]:
+    prop = _plain(spec)
+    flag = prop.pop("required", None) if isinstance(spec.get("required"), bool) else None
+    if isinstance(spec.get("properties"), dict) and not isinstance(spec.get("required"), list):
+        nested, nested_required = _from_short(spec["properties"], where, fail, locations)
+        prop["properties"] = nested
+        prop.setdefault("type", "object")
+        if nested_required:
+            prop["required"] = nested_required
+    items = spec.get("items")
+    if isinstance(items, dict) and isinstance(items.get("properties"), dict) and not isinstance(items.get("required"), list):
+        nested, nested_required = _from_short(items["properties"], where + ".items", fail, locations)
+        prop["items"] = {**_plain(items), "properties": nested}
+        prop["items"].setdefault("type", "object")
+        if nested_required:
+            prop["items"]["required"] = nested_required
+        else:
+            prop["items"].pop("required", None)
+    return prop, bool(flag)
+
+
+def _from_list(raw: list[Any], fail: Fail, locations: dict[str, Location] | None) -> dict[str, Any]:
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    item_lines = getattr(raw, "item_lines", [])
+    file = next(iter(locations.values())).file if locations else ""
+    for i, entry in enumerate(raw):
+        if not isinstance(entry, dict):
+            raise fail(f"parameters[{i}]", "each parameter in the list form must be a mapping with 'name'")
+        name = entry.get("name")
+        if not isinstance(name, str) or not name:
+            raise fail(f"parameters[{i}]", "each parameter in the list form needs a string 'name'")
+        if name in properties:
+            raise fail(f"parameters.{name}", "duplicate parameter name")
+        spec = {k: v for k, v in entry.items() if k != "name"}
+        children = spec.pop("children", None)
+        if children is not None and not isinstance(children, list):
+            raise fail(f"parameters.{name}", "'children' must be a list of parameters")
+        prop, is_required = _short_property(spec, f"parameters.{name}", fail, None)
+        if children:
+            nested = _from_list(children, fail, None)
+            prop.setdefault("type", "object")
+            prop["properties"] = nested["properties"]
+            if nested.get("required"):
+                prop["required"] = nested["required"]
+        properties[name] = prop
+        if is_required:
+            required.append(name)
+        if locations is not None and i < len(item_lines):
+            locations[f"parameters.{name}"] = Location(file=file, line=item_lines[i])
+    schema: dict[str, Any] = {"type": "object", "properties": properties}
+    if required:
+        schema["required"] = required
+    return schema
+
+
+def check_schema(schema: Any, path: str, fail: Fail, depth: int = 0) -> None:
+    """Reject what is not a JSON Schema: bad types, non-mapping properties, non-list required."""
+    if depth > 64:
+        raise fail(path, "schema nested deeper than 64 levels")
+    if not isinstance(schema, dict):
+        raise fail(path, "a schema must be a mapping")
+    kind = schema.get("type")
+    if kind is not None:
+        kinds = kind if isinstance(kind, list) else [kind]
+        for k in kinds:
+            if k not in JSON_TYPES and k not in LENIENT_TYPES:
+                raise fail(
+                    path,
+                    f"unknown JSON Schema type {k!r}; expected one of {', '.join(sorted(JSON_TYPES))}",
+                )
+    props = schema.get("properties")
+    if props is not None:
+        if not isinstance(props, dict):
+            raise fail(path, "'properties' must be a mapping of parameter name to schema")
+        for name, sub in props.items():
+            check_schema(sub, f"{path}.{name}", fail, depth + 1)
+    required = schema.get("required")
+    if required is not None and (
+        not isinstance(required, list) or not all(isinstance(r, str) for r in required)
+    ):
+        raise fail(path, "'required' must be a list of property names")
+    if "enum" in schema and not isinstance(schema["enum"], list):
+        raise fail(path, "'enum' must be a list of values")
+    items = schema.get("items")
+    if items is not None and not isinstance(items, dict | bool):
+        raise fail(path, "'items' must be a schema mapping")
+    if isinstance(items, dict):
+        check_schema(items, f"{path}.items", fail, depth + 1)
+    for key in ("anyOf", "oneOf", "allOf"):
+        if key in schema:
+            options = schema[key]
+            if not isinstance(options, list):
+                raise fail(path, f"'{key}' must be a list of schemas")
+            for i, sub in enumerate(options):
+                check_schema(sub, f"{path}.{key}[{i}]", fail, depth + 1)
+    defs = schema.get("$defs")
+    if isinstance(defs, dict):
+        for name, sub in defs.items():
+            check_schema(sub, f"{path}.$defs.{name}", fail, depth + 1)

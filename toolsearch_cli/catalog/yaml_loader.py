@@ -1,0 +1,236 @@
+"""YAML catalogs, read safely (the C loader when present) with the line of every mapping kept.
+
+Accepted documents:
+
+* a mapping with ``tools`` (a list), and optionally ``category`` (the default category of the
+  file's tools) and ``resident`` (names of resident tools);
+* a bare list of tools.
+
+Each tool is a mapping with ``name`` (required), ``description``, ``parameters``, ``category``,
+``tags``, ``examples``, ``metadata`` and ``resident``. See :mod:`toolsearch_cli.catalog.schema`
+for the three accepted forms of ``parameters``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..errors import CatalogError, did_you_mean
+from ..model import Location, Tool
+from .schema import MarkedDict, MarkedList, parameters_to_schema
+
+try:  # the C parser is ~10x faster; the constructor stays Python's safe one either way
+    _Base: type = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - libyaml missing
+    _Base = yaml.SafeLoader
+
+
+class _MarkedLoader(_Base):  # type: ignore[misc, valid-type]
+    """A safe loader whose mappings and sequences remember where they started."""
+
+
+def _construct_mapping(loader: _MarkedLoader, node: yaml.MappingNode) -> MarkedDict:
+    loader.flatten_mapping(node)
+    result = MarkedDict()
+    result.line = node.start_mark.line + 1
+    result.column = node.start_mark.column + 1
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        line = key_node.start_mark.line + 1
+        try:
+            hash(key)
+        except TypeError:
+            raise CatalogError("a mapping key must be a plain value", line=line) from None
+        if key in result:
+            raise CatalogError(
+                f"duplicate key {key!r} (first at line {result.key_lines[key][0]}); "
+                "YAML would silently keep only the last one",
+                line=line,
+            )
+        result[key] = loader.construct_object(value_node, deep=True)
+        result.key_lines[key] = (line, key_node.start_mark.column + 1)
+    return result
+
+
+def _construct_sequence(loader: _MarkedLoader, node: yaml.SequenceNode) -> MarkedList:
+    result = MarkedList(loader.construct_object(child, deep=True) for child in node.value)
+    result.line = node.start_mark.line + 1
+    result.item_lines = [child.start_mark.line + 1 for child in node.value]
+    return result
+
+
+_MarkedLoader.add_constructor("tag:yaml.org,2002:map", _construct_mapping)
+_MarkedLoader.add_constructor("tag:yaml.org,2002:seq", _construct_sequence)
+
+_DOCUMENT_KEYS = ("tools", "category", "resident")
+TOOL_KEYS = ("name", "description", "parameters", "category", "tags", "examples", "metadata", "resident")
+
+
+def parse_yaml(text: str, file: str) -> Any:
+    """Parse YAML text with marks; a syntax error becomes a one-line :class:`CatalogError`."""
+    try:
+        return yaml.load(text, Loader=_MarkedLoader)  # noqa: S506 - a SafeLoader subclass
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        problem = exc.problem or exc.context or "cannot parse"
+        raise CatalogError(
+            f"malformed YAML: {problem}", file=file, line=mark.line + 1 if mark else None
+        ) from exc
+    except yaml.YAMLError as exc:
+        raise CatalogError(f"malformed YAML: {exc}", file=file) from exc
+    except CatalogError as exc:
+        exc.file = file
+        raise
+
+
+def load_yaml_file(path: Path, display: str | None = None) -> tuple[list[Tool], list[str]]:
+    """Tools and resident names from one YAML file."""
+    file = display or str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise CatalogError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", file=file) from exc
+    except OSError as exc:
+        raise CatalogError(f"cannot read: {exc.strerror}", file=file) from exc
+    return tools_from_document(parse_yaml(text, file), file)
+
+
+def tools_from_document(doc: Any, file: str) -> tuple[list[Tool], list[str]]:
+    """Tools and resident names from a parsed catalog document."""
+    default_category: str | None = None
+    resident: list[str] = []
+    if doc is None:
+        return [], []
+    if isinstance(doc, list):
+        items = doc
+    elif isinstance(doc, dict):
+        line_of = getattr(doc, "key_lines", {})
+        for key in doc:
+            if key not in _DOCUMENT_KEYS:
+                raise CatalogError(
+                    f"unknown top-level key {key!r}{did_you_mean(str(key), _DOCUMENT_KEYS)}; "
+                    f"expected {', '.join(_DOCUMENT_KEYS)}",
+                    file=file,
+                    line=line_of.get(key, (None,))[0],
+                )
+        items = doc.get("tools", [])
+        if not isinstance(items, list):
+            raise CatalogError("'tools' must be a list of tools", file=file, line=line_of.get("tools", (None,))[0])
+        category = doc.get("category")
+        if category is not None:
+            if not isinstance(category, str):
+                raise CatalogError("'category' must be a string", file=file, line=line_of["category"][0])
+            default_category = category
+        raw_resident = doc.get("resident", [])
+        if not isinstance(raw_resident, list) or not all(isinstance(n, str) for n in raw_resident):
+            raise CatalogError(
+                "'resident' must be a list of tool names", file=file, line=line_of.get("resident", (None,))[0]
+            )
+        resident = list(raw_resident)
+    else:
+        raise CatalogError(
+            f"a catalog must be a mapping with 'tools' or a list of tools, not {_kind(doc)}", file=file, line=1
+        )
+    tools: list[Tool] = []
+    item_lines = getattr(items, "item_lines", [])
+    for i, item in enumerate(items):
+        line = item_lines[i] if i < len(item_lines) else None
+        tool, is_resident = tool_from_mapping(item, file, line, default_category)
+        tools.append(tool)
+        if is_resident and tool.name not in resident:
+            resident.append(tool.name)
+    return tools, resident
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "nothing"
+    return {str: "a string", int: "a number", float: "a number", bool: "a boolean", list: "a list"}.get(
+        type(value), "a mapping" if isinstance(value, dict) else type(value).__name__
+    )
+
+
+def tool_from_mapping(
+    item: Any, file: str, line: int | None, default_category: str | None = None
+) -> tuple[Tool, bool]:
+    """Validate one tool mapping and build the :class:`Tool` (plus its ``resident`` flag)."""
+    if not isinstance(item, dict):
+        raise CatalogError(f"a tool must be a mapping, not {_kind(item)}", file=file, line=line)
+    line = getattr(item, "line", line)
+    key_lines: dict[Any, tuple[int, int]] = getattr(item, "key_lines", {})
+    name = item.get("name")
+    if "name" not in item or name is None or (isinstance(name, str) and not name.strip()):
+        raise CatalogError("a tool needs a non-empty 'name'", file=file, line=line, field="name")
+    if not isinstance(name, str):
+        raise CatalogError(
+            f"'name' must be a string, not {_kind(name)}", file=file, line=key_lines["name"][0], field="name"
+        )
+
+    locations = {str(k): Location(file=file, line=ln, column=col) for k, (ln, col) in key_lines.items()}
+
+    def fail(field: str, message: str) -> CatalogError:
+        path, at = field, None
+        while path and at is None:
+            loc = locations.get(path)
+            at = loc.line if loc else None
+            path = path.rpartition(".")[0]
+        return CatalogError(message, file=file, line=at or line, tool=name, field=field)
+
+    for key in item:
+        if key not in TOOL_KEYS:
+            raise CatalogError(
+                f"unknown field{did_you_mean(str(key), TOOL_KEYS)}; expected one of {', '.join(TOOL_KEYS)}",
+                file=file,
+                line=key_lines.get(key, (line, 0))[0],
+                tool=name,
+                field=str(key),
+            )
+
+    description = item.get("description")
+    if description is None:
+        description = ""
+    elif not isinstance(description, str):
+        raise fail("description", f"must be a string, not {_kind(description)}")
+    category = item.get("category", default_category)
+    if category is not None and not isinstance(category, str):
+        raise fail("category", f"must be a string, not {_kind(category)}")
+    tags = _string_list(item.get("tags"), "tags", fail)
+    examples = _string_list(item.get("examples"), "examples", fail)
+    metadata = item.get("metadata") or {}
+    if not isinstance(metadata, dict):
+        raise fail("metadata", f"must be a mapping, not {_kind(metadata)}")
+    resident = item.get("resident", False)
+    if not isinstance(resident, bool):
+        raise fail("resident", f"must be true or false, not {_kind(resident)}")
+
+    schema = parameters_to_schema(item.get("parameters"), fail, locations)
+    tool = Tool(
+        name=name,
+        description=description,
+        parameters=schema,
+        category=category,
+        tags=tags,
+        examples=examples,
+        metadata=dict(metadata),
+        source=Location(file=file, line=line, column=getattr(item, "column", None)),
+        field_locations=locations,
+    )
+    return tool, resident
+
+
+def _string_list(value: Any, field: str, fail: Any) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        raise fail(field, f"must be a list of strings; write [{value!r}] for a single entry")
+    if not isinstance(value, list):
+        raise fail(field, f"must be a list of strings, not {_kind(value)}")
+    out = []
+    for entry in value:
+        if isinstance(entry, bool) or not isinstance(entry, str | int | float):
+            raise fail(field, f"entries must be strings, found {_kind(entry)}")
+        out.append(str(entry))
+    return out

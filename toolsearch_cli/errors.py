@@ -1,0 +1,63 @@
+"""One error base class for everything a user can get wrong.
+
+The CLI catches :class:`ToolsearchError` once and prints ``error: <message>`` on one line
+(exit code 2). Messages name the place (file:line), the tool and the field, and what was
+expected.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+
+class ToolsearchError(Exception):
+    """Base class of every error toolsearch reports to a user."""
+
+    exit_code = 2
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: str | None = None,
+        line: int | None = None,
+        tool: str | None = None,
+        field: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.file = file
+        self.line = line
+        self.tool = tool
+        self.field = field
+
+    def __str__(self) -> str:
+        where = ""
+        if self.file:
+            where = f"{self.file}:{self.line}: " if self.line else f"{self.file}: "
+        subject = []
+        if self.tool:
+            subject.append(f"tool {self.tool!r}")
+        if self.field:
+            subject.append(f"field {self.field!r}")
+        prefix = f"{', '.join(subject)}: " if subject else ""
+        return f"{where}{prefix}{self.message}"
+
+
+class CatalogError(ToolsearchError):
+    """A catalog source cannot be read, parsed or validated."""
+
+
+class SearchError(ToolsearchError):
+    """A search request is invalid (blank query, bad max results, unknown ranker)."""
+
+
+class UsageError(ToolsearchError):
+    """Options that do not fit together, or a value outside what is accepted."""
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """Return ``" (did you mean 'x'?)"`` for the closest choice, or ``""``."""
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""

@@ -1,0 +1,206 @@
+"""The catalog model: tools, their parameters as JSON Schema, and catalogs of tools."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+
+from .errors import CatalogError
+
+#: The search tool's name; no catalog tool may take it.
+RESERVED_NAMES = frozenset({"toolSearch"})
+
+
+class Location(BaseModel):
+    """Where something was defined: a file (or module) and a 1-based line and column."""
+
+    model_config = ConfigDict(frozen=True)
+
+    file: str
+    line: int | None = None
+    column: int | None = None
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}" if self.line else self.file
+
+
+def empty_schema() -> dict[str, Any]:
+    return {"type": "object", "properties": {}}
+
+
+class Tool(BaseModel):
+    """A tool as the model sees it (name, description, JSON Schema parameters) plus search metadata."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    name: str
+    description: str = ""
+    parameters: dict[str, Any] = Field(default_factory=empty_schema)
+    category: str | None = None
+    tags: list[str] = Field(default_factory=list)
+    examples: list[str] = Field(default_factory=list)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    #: Where the tool was defined; ``None`` for tools built in code.
+    source: Location | None = None
+    #: Locations of individual fields, keyed by a dotted path (``description``, ``parameters.city``).
+    field_locations: dict[str, Location] = Field(default_factory=dict, exclude=True, repr=False)
+    #: The Python callable behind the tool, when it came from a module.
+    function: Callable[..., Any] | None = Field(default=None, exclude=True, repr=False)
+
+    def location_of(self, path: str) -> Location | None:
+        """Best known location of a field path: the path, its nearest parent, else the tool."""
+        while path:
+            if path in self.field_locations:
+                return self.field_locations[path]
+            path = path.rpartition(".")[0]
+        return self.source
+
+    def parameter_tree(self, *, include_array_items: bool = False) -> list[Parameter]:
+        """The parameters as a tree (name, type, description, required, children)."""
+        return list(_parameters_of(self.parameters, self.parameters, include_array_items, 0))
+
+    def to_openai(self) -> dict[str, Any]:
+        """The tool as an OpenAI Chat Completions ``tools`` entry."""
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
+        }
+
+
+@dataclass(slots=True)
+class Parameter:
+    """One parameter of a tool, flattened out of its JSON Schema for searching and listing."""
+
+    name: str
+    type: str | None
+    description: str
+    required: bool
+    children: list[Parameter] = field(default_factory=list)
+
+    def walk(self) -> Iterator[Parameter]:
+        yield self
+        for child in self.children:
+            yield from child.walk()
+
+
+_MAX_DEPTH = 32
+
+
+def _resolve_ref(schema: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]:
+    ref = schema.get("$ref")
+    if not isinstance(ref, str) or not ref.startswith("#/"):
+        return schema
+    node: Any = root
+    for part in ref[2:].split("/"):
+        part = part.replace("~1", "/").replace("~0", "~")
+        if not isinstance(node, dict) or part not in node:
+            return schema
+        node = node[part]
+    return node if isinstance(node, dict) else schema
+
+
+def _parameters_of(
+    schema: dict[str, Any], root: dict[str, Any], include_items: bool, depth: int
+) -> Iterator[Parameter]:
+    if depth > _MAX_DEPTH:  # recursive $ref: stop rather than loop
+        return
+    schema = _resolve_ref(schema, root)
+    properties = schema.get("properties")
+    if not isinstance(properties, dict):
+        return
+    required = schema.get("required")
+    required_names = set(required) if isinstance(required, list) else set()
+    for name, prop in properties.items():
+        if not isinstance(prop, dict):
+            continue
+        prop = _resolve_ref(prop, root)
+        kind = prop.get("type")
+        children_source = prop
+        if include_items and kind == "array" and isinstance(prop.get("items"), dict):
+            children_source = prop["items"]
+        children = list(_parameters_of(children_source, root, include_items, depth + 1))
+        yield Parameter(
+            name=str(name),
+            type=kind if isinstance(kind, str) else None,
+            description=str(prop.get("description") or ""),
+            required=name in required_names,
+            children=children,
+        )
+
+
+class Catalog(BaseModel):
+    """Tools by unique name, plus the names of resident tools (always visible, never searched)."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    tools: list[Tool] = Field(default_factory=list)
+    resident: list[str] = Field(default_factory=list)
+    #: Where the catalog came from (files, modules), for display.
+    sources: list[str] = Field(default_factory=list)
+
+    _by_name: dict[str, Tool] = PrivateAttr(default_factory=dict)
+    _indexes: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    def model_post_init(self, __context: Any) -> None:
+        by_name: dict[str, Tool] = {}
+        for tool in self.tools:
+            if tool.name in RESERVED_NAMES:
+                raise CatalogError(
+                    f"the name {tool.name!r} is reserved for the search tool; rename the tool",
+                    file=tool.source.file if tool.source else None,
+                    line=tool.source.line if tool.source else None,
+                    tool=tool.name,
+                    field="name",
+                )
+            other = by_name.get(tool.name)
+            if other is not None:
+                first = f" (first defined at {other.source})" if other.source else ""
+                raise CatalogError(
+                    f"duplicate tool name{first}; tool names must be unique",
+                    file=tool.source.file if tool.source else None,
+                    line=tool.source.line if tool.source else None,
+                    tool=tool.name,
+                    field="name",
+                )
+            by_name[tool.name] = tool
+        for name in self.resident:
+            if name not in by_name:
+                raise CatalogError(f"resident tool {name!r} is not in the catalog", field="resident")
+        self._by_name = by_name
+
+    def __len__(self) -> int:
+        return len(self.tools)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._by_name
+
+    def get(self, name: str) -> Tool | None:
+        """The tool of that name, or ``None``."""
+        return self._by_name.get(name)
+
+    @property
+    def names(self) -> list[str]:
+        return [t.name for t in self.tools]
+
+    def searchable(self) -> list[Tool]:
+        """The tools search may return: every tool that is not resident."""
+        resident = set(self.resident)
+        return [t for t in self.tools if t.name not in resident]
+
+    def categories(self) -> list[str]:
+        """Distinct categories in first-seen order."""
+        seen: dict[str, None] = {}
+        for tool in self.tools:
+            if tool.category:
+                seen.setdefault(tool.category, None)
+        return list(seen)
+
+    def cached_index(self, key: str, build: Callable[[], Any]) -> Any:
+        """An index built once per catalog and ranker (the catalog is treated as immutable)."""
+        index = self._indexes.get(key)
+        if index is None:
+            index = self._indexes[key] = build()
+        return index

@@ -1,0 +1,56 @@
+"""Search: rankers by name, and one function to run a request against a catalog."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import SearchError, did_you_mean
+from ..model import Catalog
+from .base import DEFAULT_MAX_RESULTS, MAX_RESULTS_LIMIT, Contribution, Hit, Ranker, SearchRequest, parse_max_results
+from .bm25f import BM25FRanker
+from .classic import ClassicRanker
+
+#: Rankers by name; CLI choices derive from the keys. ``default`` is what users get.
+RANKER_BY_NAME: dict[str, Ranker] = {
+    "default": BM25FRanker(),
+    "classic": ClassicRanker(),
+}
+
+__all__ = [
+    "DEFAULT_MAX_RESULTS",
+    "MAX_RESULTS_LIMIT",
+    "RANKER_BY_NAME",
+    "Contribution",
+    "Hit",
+    "Ranker",
+    "SearchRequest",
+    "get_ranker",
+    "parse_max_results",
+    "search",
+]
+
+
+def get_ranker(name: str) -> Ranker:
+    """The ranker registered under ``name``; an unknown name is a :class:`SearchError`."""
+    try:
+        return RANKER_BY_NAME[name]
+    except KeyError:
+        raise SearchError(
+            f"unknown ranker {name!r}{did_you_mean(name, RANKER_BY_NAME)}; choose from {', '.join(RANKER_BY_NAME)}",
+            field="ranker",
+        ) from None
+
+
+def search(
+    catalog: Catalog,
+    query: str,
+    *,
+    max_results: Any = DEFAULT_MAX_RESULTS,
+    category: str | None = None,
+    ranker: str = "default",
+) -> list[Hit]:
+    """Rank the catalog's searchable tools for ``query``; only tools with a positive score, best first."""
+    if not isinstance(query, str):
+        raise SearchError("the query must be text", field="query")
+    request = SearchRequest(query=query, max_results=parse_max_results(max_results), category=category)
+    return get_ranker(ranker).search(catalog, request)

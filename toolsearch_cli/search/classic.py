@@ -1,0 +1,122 @@
+"""The reference scorer, reproduced exactly (shared/spec/seed-behaviour.md §2).
+
+Kept for parity and comparison: substring matching, fixed points per signal, a coverage
+bonus, no rarity weighting. Its known flaws (no CJK segmentation, one-letter noise, stuffing)
+are reproduced on purpose.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from ..model import Catalog, Tool
+from .base import Contribution, Hit, SearchRequest, category_matches
+from .text import classic_normalize, classic_tokenize
+
+
+@dataclass(slots=True)
+class _Prepared:
+    tool: Tool
+    name: str
+    name_words: frozenset[str]
+    description: str
+    category: str
+    tags: list[str]
+    params: list[tuple[str, str]]  # (normalised name, normalised description), recursively
+
+
+def _prepare(tool: Tool) -> _Prepared:
+    params = [
+        (classic_normalize(p.name), classic_normalize(p.description))
+        for top in tool.parameter_tree()
+        for p in top.walk()
+    ]
+    name = classic_normalize(tool.name)
+    return _Prepared(
+        tool=tool,
+        name=name,
+        name_words=frozenset(name.split(" ")) if name else frozenset(),
+        description=classic_normalize(tool.description),
+        category=classic_normalize(tool.category),
+        tags=[classic_normalize(t) for t in tool.tags],
+        params=params,
+    )
+
+
+def _utf16_key(name: str) -> bytes:
+    return name.encode("utf-16-be", "surrogatepass")
+
+
+class ClassicRanker:
+    """Weighted substring scan with the reference's points and tie-breaks."""
+
+    name: ClassVar[str] = "classic"
+    description: ClassVar[str] = "the reference scorer (agents-flex), reproduced exactly"
+
+    def search(self, catalog: Catalog, request: SearchRequest) -> list[Hit]:
+        prepared: list[_Prepared] = catalog.cached_index(
+            "classic", lambda: [_prepare(t) for t in catalog.searchable()]
+        )
+        if request.category is not None and request.category.strip():
+            wanted = classic_normalize(request.category)
+            prepared = [p for p in prepared if category_matches(p.tool.category, wanted)]
+        query = classic_normalize(request.query)
+        hits: list[Hit] = []
+        if not query:
+            hits = [Hit(tool=p.tool, score=0.0) for p in prepared]
+        else:
+            tokens = classic_tokenize(request.query)
+            for p in prepared:
+                hit = score(p, query, tokens)
+                if hit.score > 0:
+                    hits.append(hit)
+        hits.sort(key=lambda h: (-h.score, _utf16_key(h.tool.name)))
+        return hits[: request.max_results]
+
+
+def score(p: _Prepared, query: str, tokens: list[str]) -> Hit:
+    """Score one prepared tool; integral points first, the coverage float added last."""
+    parts: list[Contribution] = []
+    fields: dict[str, None] = {}
+
+    def add(term: str, field: str, points: int, detail: str) -> None:
+        parts.append(Contribution(term=term, field=field, points=float(points), detail=detail))
+        fields.setdefault(field, None)
+
+    if query == p.name:
+        add(query, "name", 120, "query equals the name")
+    elif query in p.name:
+        add(query, "name", 50, "query is inside the name")
+    if query in p.description:
+        add(query, "description", 30, "query is inside the description")
+    matched = 0
+    for t in tokens:
+        before = len(parts)
+        if t in p.name_words:
+            add(t, "name", 25, "whole word of the name")
+        elif t in p.name:
+            add(t, "name", 12, "inside the name")
+        if t in p.description:
+            add(t, "description", 6, "inside the description")
+        if p.category:
+            if t == p.category:
+                add(t, "category", 20, "equals the category")
+            elif t in p.category:
+                add(t, "category", 8, "inside the category")
+        for tag in p.tags:
+            if t in tag:
+                add(t, "tags", 15, f"inside tag {tag!r}")
+        for pname, pdesc in p.params:
+            if t in pname:
+                add(t, "parameters", 10, f"inside parameter name {pname!r}")
+            if t in pdesc:
+                add(t, "parameters", 4, f"inside the description of parameter {pname!r}")
+        if len(parts) > before:
+            matched += 1
+    total: float = float(sum(int(c.points) for c in parts))
+    if tokens and matched:
+        coverage = 20.0 * matched / len(tokens)
+        total += coverage
+        parts.append(Contribution(term="*", field="coverage", points=coverage, detail=f"{matched}/{len(tokens)} terms matched"))
+    return Hit(tool=p.tool, score=total, matched_fields=list(fields), contributions=parts)

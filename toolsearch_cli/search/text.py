@@ -1,0 +1,194 @@
+"""Text normalisation and tokenisation.
+
+Two analysers live here:
+
+* :func:`classic_normalize` / :func:`classic_tokenize` reproduce the reference scorer's
+  normalisation exactly (camelCase split without acronym handling, non letter/number runs to one
+  space, lowercase; a run of CJK characters is one token).
+* :func:`analyze` is the default ranker's analyser: NFKC, identifier splitting (camelCase,
+  acronyms, snake_case, dots, kebab-case), casefolding, stop words and one-letter tokens
+  dropped, a light English stemmer, and CJK runs turned into characters and bigrams.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+# --- classic (reference parity) ------------------------------------------------------------
+
+_ASCII_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_NOT_LETTER_OR_NUMBER = re.compile(r"[\W_]+")
+
+
+def _split_camel_unicode(text: str) -> str:
+    out: list[str] = []
+    prev_lower_or_digit = False
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if cat == "Lu" and prev_lower_or_digit:
+            out.append(" ")
+        out.append(ch)
+        prev_lower_or_digit = cat == "Ll" or "0" <= ch <= "9"
+    return "".join(out)
+
+
+def classic_normalize(text: str | None) -> str:
+    """The reference normalisation: camel split, non letter/number runs to a space, trim, lower."""
+    if not text:
+        return ""
+    text = _ASCII_CAMEL.sub(" ", text) if text.isascii() else _split_camel_unicode(text)
+    return _NOT_LETTER_OR_NUMBER.sub(" ", text).strip().lower()
+
+
+def classic_tokenize(text: str | None) -> list[str]:
+    """Normalised words, de-duplicated in first-seen order."""
+    normalized = classic_normalize(text)
+    if not normalized:
+        return []
+    return list(dict.fromkeys(normalized.split(" ")))
+
+
+# --- default analyser ----------------------------------------------------------------------
+
+# Boundaries inside identifiers: fooBar, HTTPResponse -> HTTP|Response, v2Beta -> v2|Beta.
+_CAMEL = re.compile(r"(?<=[a-z\d])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_CJK_CLASS = (
+    "\u2e80-\u2fdf\u3040-\u30ff\u3100-\u312f\u3190-\u31ff\u3400-\u4dbf\u4e00-\u9fff"
+    "\uac00-\ud7af\uf900-\ufaff\U00020000-\U0003134f"
+)
+# A word is a run of letters/digits that are not CJK, or a run of CJK ideographs/kana/hangul.
+_WORD = re.compile(rf"[{_CJK_CLASS}]+|[^\W_{_CJK_CLASS}]+")
+_IS_CJK = re.compile(rf"[{_CJK_CLASS}]")
+
+STOP_WORDS = frozenset(
+    """
+    a about above after again against all am an and any are as at be because been before being
+    below between both but by can could did do does doing down during each few for from further
+    had has have having he her here hers herself him himself his how i if in into is it its
+    itself just me more most my myself no nor not of off on once only or other our ours
+    ourselves out over own same she should so some such than that the their theirs them
+    themselves then there these they this those through to too under until up very was we
+    were what when where which while who whom why will with would you your yours yourself
+    yourselves also etc e g eg ie via per please may might must shall let lets need needs
+    want wants like help
+    """.split()
+)
+# Single CJK characters too common to carry meaning on their own (particles, pronouns).
+CJK_STOP_CHARS = frozenset("的了和是在我你他她它们这那个把被就也都而及与或请吗呢吧啊一")
+
+
+def split_identifiers(text: str) -> str:
+    """Insert spaces at camelCase and acronym boundaries (``getHTTPResponse`` -> ``get HTTP Response``)."""
+    return _CAMEL.sub(" ", text)
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """A light, conservative English stemmer (plurals, -ing, -ed, -ly, a few derivations).
+
+    Conservative on purpose: it only needs to make query and tool words meet
+    (``scheduling``/``schedule``, ``files``/``file``, ``queries``/``query``) without
+    merging unrelated words.
+    """
+    w = word
+    if len(w) <= 3 or not w.isascii() or not w.isalpha():
+        return w
+    # plurals
+    if w.endswith("sses"):
+        w = w[:-2]
+    elif w.endswith("ies") and len(w) > 4:
+        w = w[:-3] + "y"
+    elif w.endswith("es") and w[-3] in "sxz" and len(w) > 4:
+        w = w[:-2]
+    elif w.endswith("ches") or w.endswith("shes"):
+        w = w[:-2]
+    elif w.endswith("s") and not w.endswith(("ss", "us", "is")) and len(w) > 3:
+        w = w[:-1]
+    # verb / adverb / noun endings
+    for suffix, replacement, min_stem in _SUFFIXES:
+        if w.endswith(suffix) and len(w) - len(suffix) >= min_stem:
+            base = w[: len(w) - len(suffix)] + replacement
+            if suffix in ("ing", "ed") and (not _VOWEL.search(base) or base.endswith("e")):
+                break  # string, speed, feed: not inflections
+            if suffix in ("ing", "ed") and replacement == "":
+                base = _undo_doubling(base)
+            w = base
+            break
+    if w.endswith("e") and len(w) > 4:
+        w = w[:-1]
+    return w
+
+
+_SUFFIXES = (
+    ("ational", "ate", 3),
+    ("ization", "ize", 3),
+    ("isation", "ize", 3),
+    ("ations", "ate", 3),
+    ("ation", "ate", 3),
+    ("ments", "", 4),
+    ("ment", "", 4),
+    ("ness", "", 4),
+    ("ingly", "", 3),
+    ("fully", "ful", 3),
+    ("ously", "ous", 3),
+    ("ively", "ive", 3),
+    ("ing", "", 3),
+    ("ied", "y", 2),
+    ("ed", "", 3),
+    ("ly", "", 4),
+)
+_VOWEL = re.compile(r"[aeiouy]")
+
+
+def _undo_doubling(base: str) -> str:
+    # running -> run, stopped -> stop; but not "fall", "pass", "buzz"
+    if len(base) >= 3 and base[-1] == base[-2] and base[-1] not in "lsz" and base[-1].isalpha():
+        return base[:-1]
+    return base
+
+
+def _cjk_terms(run: str) -> list[str]:
+    """Single characters (minus particles) and overlapping bigrams: no dictionary needed.
+
+    Bigrams carry most of the meaning of Chinese words; single characters recover words of
+    one character and split compounds (measured: +0.11 R@5 on ultratool_zh over bigrams alone).
+    """
+    terms = [ch for ch in run if ch not in CJK_STOP_CHARS]
+    terms.extend(run[i : i + 2] for i in range(len(run) - 1))
+    return terms
+
+
+def is_weak_term(term: str) -> bool:
+    """A single CJK character: it may add to a score but cannot make a match on its own."""
+    return len(term) == 1 and bool(_IS_CJK.match(term))
+
+
+@lru_cache(maxsize=262144)
+def _analyze_word(word: str) -> tuple[str, ...]:
+    if _IS_CJK.match(word):
+        return tuple(_cjk_terms(word))
+    if len(word) < 2 or word in STOP_WORDS:
+        return ()
+    stemmed = stem(word)
+    if stemmed in STOP_WORDS:
+        return ()
+    return (stemmed,)
+
+
+def analyze(text: str | None) -> list[str]:
+    """Terms of a text for the default ranker, in order, with repeats (term frequency counts)."""
+    if not text:
+        return []
+    text = unicodedata.normalize("NFKC", text)
+    text = split_identifiers(text).casefold()
+    terms: list[str] = []
+    for word in _WORD.findall(text):
+        terms.extend(_analyze_word(word))
+    return terms
+
+
+def analyze_query(text: str | None) -> list[str]:
+    """Distinct terms of a query, in first-seen order."""
+    return list(dict.fromkeys(analyze(text)))
