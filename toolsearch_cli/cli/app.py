@@ -1,0 +1,84 @@
+"""The ``toolsearch`` command: global options, sub-commands, and the one place errors are printed."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+import typer
+
+from .. import __version__
+from ..errors import ToolsearchError
+from . import catalog_cmd, search_cmd
+
+app = typer.Typer(
+    name="toolsearch",
+    help="Search, simulate, lint and evaluate progressive disclosure of large LLM tool catalogs.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"toolsearch {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit."),
+    debug: bool = typer.Option(False, "--debug", help="Show a traceback for errors."),
+) -> None:
+    """Search, simulate, lint and evaluate progressive disclosure of large LLM tool catalogs."""
+
+
+app.command("search")(search_cmd.search)
+app.command("catalog")(catalog_cmd.catalog)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Entry point: run the app, print a ToolsearchError as one line on stderr and exit 2."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args:  # `toolsearch` alone: help, and success
+        args = ["--help"]
+    debug = "--debug" in args
+    try:
+        code = app(args=args, prog_name="toolsearch", standalone_mode=False)
+    except ToolsearchError as exc:
+        if debug:
+            import traceback
+
+            traceback.print_exc()
+        _error(str(exc))
+        sys.exit(exc.exit_code)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        _error("aborted")
+        sys.exit(130)
+    except KeyboardInterrupt:
+        _error("interrupted")
+        sys.exit(130)
+    except BrokenPipeError:
+        sys.stderr.close()
+        sys.exit(1)
+    except Exception as exc:  # noqa: BLE001
+        if hasattr(exc, "show") and hasattr(exc, "exit_code"):  # the CLI parser's usage errors
+            exc.show()
+            sys.exit(exc.exit_code if exc.exit_code in (0, 2) else 2)
+        # a bug: still one line unless --debug
+        if debug:
+            raise
+        _error(f"internal error: {type(exc).__name__}: {exc} (run again with --debug for a traceback)")
+        sys.exit(2)
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def _error(message: str) -> None:
+    from .render import error_console
+
+    error_console().print(f"[bold red]error:[/] {message}", markup=True, highlight=False, soft_wrap=True)
