@@ -88,10 +88,10 @@ def load_source(source: str) -> Loaded:
                 file=source,
             )
         return loader(path)
+    if path.suffix.lower() in (*LOADER_BY_SUFFIX, ".py", ".json"):
+        raise CatalogError("no such file", file=source)
     if is_module_reference(source):
         return load_python_module(source)
-    if source.endswith(".py"):
-        raise CatalogError("no such file", file=source)
     raise CatalogError("no such file, folder or importable module", file=source)
 
 

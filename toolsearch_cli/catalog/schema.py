@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import CatalogError
+from ..errors import CatalogError, did_you_mean
 from ..model import Location
 
 JSON_TYPES = frozenset({"string", "integer", "number", "boolean", "array", "object", "null"})
@@ -51,6 +51,7 @@ def parameters_to_schema(
         schema = _from_list(raw, fail, locations)
     elif isinstance(raw, dict):
         if isinstance(raw.get("type"), str):
+            check_schema(raw, "parameters", fail)  # on the marked mapping: errors keep their lines
             schema = _plain(raw)
             if schema.get("type") != "object":
                 raise fail("parameters.type", f"the parameters schema must have type 'object', not {schema['type']!r}")
@@ -171,38 +172,47 @@ def check_schema(schema: Any, path: str, fail: Fail, depth: int = 0) -> None:
         raise fail(path, "schema nested deeper than 64 levels")
     if not isinstance(schema, dict):
         raise fail(path, "a schema must be a mapping")
+
+    def fail_at(keyword: str, message: str) -> CatalogError:
+        exc = fail(path, message)
+        line = getattr(schema, "key_lines", {}).get(keyword)
+        if line:  # a full JSON Schema from YAML keeps the line of each keyword
+            exc.line = line[0]
+        return exc
+
     kind = schema.get("type")
     if kind is not None:
         kinds = kind if isinstance(kind, list) else [kind]
         for k in kinds:
             if k not in JSON_TYPES and k not in LENIENT_TYPES:
-                raise fail(
-                    path,
-                    f"unknown JSON Schema type {k!r}; expected one of {', '.join(sorted(JSON_TYPES))}",
+                raise fail_at(
+                    "type",
+                    f"unknown JSON Schema type {k!r}{did_you_mean(str(k), JSON_TYPES)}; "
+                    f"expected one of {', '.join(sorted(JSON_TYPES))}",
                 )
     props = schema.get("properties")
     if props is not None:
         if not isinstance(props, dict):
-            raise fail(path, "'properties' must be a mapping of parameter name to schema")
+            raise fail_at("properties", "'properties' must be a mapping of parameter name to schema")
         for name, sub in props.items():
             check_schema(sub, f"{path}.{name}", fail, depth + 1)
     required = schema.get("required")
     if required is not None and (
         not isinstance(required, list) or not all(isinstance(r, str) for r in required)
     ):
-        raise fail(path, "'required' must be a list of property names")
+        raise fail_at("required", "'required' must be a list of property names")
     if "enum" in schema and not isinstance(schema["enum"], list):
-        raise fail(path, "'enum' must be a list of values")
+        raise fail_at("enum", "'enum' must be a list of values")
     items = schema.get("items")
     if items is not None and not isinstance(items, dict | bool):
-        raise fail(path, "'items' must be a schema mapping")
+        raise fail_at("items", "'items' must be a schema mapping")
     if isinstance(items, dict):
         check_schema(items, f"{path}.items", fail, depth + 1)
     for key in ("anyOf", "oneOf", "allOf"):
         if key in schema:
             options = schema[key]
             if not isinstance(options, list):
-                raise fail(path, f"'{key}' must be a list of schemas")
+                raise fail_at(key, f"'{key}' must be a list of schemas")
             for i, sub in enumerate(options):
                 check_schema(sub, f"{path}.{key}[{i}]", fail, depth + 1)
     defs = schema.get("$defs")

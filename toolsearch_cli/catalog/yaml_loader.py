@@ -76,6 +76,9 @@ def parse_yaml(text: str, file: str) -> Any:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or exc.context or "cannot parse"
+        if exc.context and exc.problem:
+            started = f" (started at line {exc.context_mark.line + 1})" if exc.context_mark else ""
+            problem = f"{exc.problem} {exc.context}{started}"
         raise CatalogError(
             f"malformed YAML: {problem}", file=file, line=mark.line + 1 if mark else None
         ) from exc

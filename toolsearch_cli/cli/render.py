@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -12,12 +10,10 @@ from ..model import Catalog
 from ..search import Hit
 
 
-@lru_cache(maxsize=1)
 def console() -> Console:
     return Console(highlight=False, soft_wrap=False)
 
 
-@lru_cache(maxsize=1)
 def error_console() -> Console:
     return Console(stderr=True, highlight=False)
 
@@ -120,5 +116,5 @@ def render_catalog(out: Console, catalog: Catalog) -> None:
     categories = catalog.categories()
     out.print(
         f"\n{len(catalog)} tools ({len(resident)} resident, {len(catalog) - len(resident)} searchable) "
-        f"in {len(categories)} categories, from {', '.join(catalog.sources)}"
+        f"in {len(categories)} {'category' if len(categories) == 1 else 'categories'}, from {', '.join(catalog.sources)}"
     )
