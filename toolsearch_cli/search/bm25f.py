@@ -5,8 +5,8 @@ Why this model (figures in benchmarks/README.md):
 * field weighting: a term in the name or tags says more about what a tool does than the same
   term in a parameter description;
 * rarity (IDF): ``get`` or ``data`` in every tool earns little, ``invoice`` earns a lot;
-* saturation (k1): repeating a term in ten tags or twenty parameters cannot inflate a score
-  without bound;
+* saturation (k1, and at most three counted repeats per field): repeating a term in ten tags
+  or twenty parameters cannot inflate a score without bound;
 * per-field length normalisation: a short name that matches beats a long description that
   happens to mention the word;
 * the analyser (:func:`toolsearch_cli.search.text.analyze`): identifiers split, stop words and
@@ -50,6 +50,9 @@ FIELD_SPECS: dict[str, FieldSpec] = {
     "param_text": FieldSpec(0.4, 0.3, "parameters"),
 }
 K1 = 1.2
+#: A term counts at most this many times per field: repeating a tag fifty times is stuffing,
+#: not evidence (measured neutral to slightly positive on the dev sets).
+MAX_FIELD_COUNT = 3
 
 
 def tool_fields(tool: Tool) -> dict[str, list[str]]:
@@ -110,7 +113,7 @@ class BM25FIndex:
                 weight = specs[f].weight
                 for term, count in Counter(terms).items():
                     per_doc = pseudo_tf.setdefault(term, {})
-                    per_doc[doc] = per_doc.get(doc, 0.0) + weight * count / norm
+                    per_doc[doc] = per_doc.get(doc, 0.0) + weight * min(count, MAX_FIELD_COUNT) / norm
         self.idf: dict[str, float] = {}
         self.postings: dict[str, tuple[list[int], list[float]]] = {}
         for term, per_doc in pseudo_tf.items():
@@ -161,7 +164,7 @@ class BM25FIndex:
         for term in terms:
             shares: dict[str, float] = {}
             for f, field_terms in fields.items():
-                count = field_terms.count(term)
+                count = min(field_terms.count(term), MAX_FIELD_COUNT)
                 if count:
                     shares[f] = self.specs[f].weight * count / self._norm(f, len(field_terms))
             tf = sum(shares.values())

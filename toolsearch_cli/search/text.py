@@ -77,6 +77,10 @@ STOP_WORDS = frozenset(
 )
 # Single CJK characters too common to carry meaning on their own (particles, pronouns).
 CJK_STOP_CHARS = frozenset("的了和是在我你他她它们这那个把被就也都而及与或请吗呢吧啊一")
+# Two-character function words and request chatter ("what", "can", "help me", "I want").
+CJK_STOP_BIGRAMS = frozenset(
+    "什么 怎么 如何 哪些 哪个 一个 这个 那个 我们 你们 他们 可以 需要 帮我 请问 是否 一下 我想 我要 能否 能不 的是".split()
+)
 
 
 def split_identifiers(text: str) -> str:
@@ -156,7 +160,7 @@ def _cjk_terms(run: str) -> list[str]:
     one character and split compounds (measured: +0.11 R@5 on ultratool_zh over bigrams alone).
     """
     terms = [ch for ch in run if ch not in CJK_STOP_CHARS]
-    terms.extend(run[i : i + 2] for i in range(len(run) - 1))
+    terms.extend(b for b in (run[i : i + 2] for i in range(len(run) - 1)) if b not in CJK_STOP_BIGRAMS)
     return terms
 
 
