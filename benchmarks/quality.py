@@ -37,7 +37,8 @@ def main() -> int:
         print(f"no eval sets at {root}", file=sys.stderr)
         return 2
     rankers = args.ranker.split(",")
-    print(f"{'set':<13} {'ranker':<8} {'R@1':>6} {'R@5':>6} {'R@10':>6} {'NDCG@5':>7} {'MRR':>6} {'ms/q':>7} {'vs bm25 R@5':>12}")
+    header = f"{'set':<13} {'ranker':<8} {'R@1':>6} {'R@5':>6} {'R@10':>6} {'NDCG@5':>7} {'MRR':>6} {'ms/q':>7}"
+    print(f"{header} {'vs bm25 R@5':>12}")
     means: dict[str, list[float]] = {r: [] for r in rankers}
     for name in args.sets.split(","):
         start = time.perf_counter()

@@ -25,12 +25,19 @@ def p(description, **children):
     return prop
 
 
-WEATHER = make("weatherLookup", "Fetch a forecast", "weather", ["integration", "weather"], {"city": p("Value for city")})
+WEATHER = make(
+    "weatherLookup", "Fetch a forecast", "weather", ["integration", "weather"], {"city": p("Value for city")}
+)
 TRAVEL = make(
-    "travelPlanner", "Plan travel using weather forecasts", "travel", ["integration", "travel"],
+    "travelPlanner",
+    "Plan travel using weather forecasts",
+    "travel",
+    ["integration", "travel"],
     {"destination": p("Value for destination")},
 )
-CALENDAR = make("calendar", "Create an event", "office", ["integration", "office"], {"timezone": p("Value for timezone")})
+CALENDAR = make(
+    "calendar", "Create an event", "office", ["integration", "office"], {"timezone": p("Value for timezone")}
+)
 BASE = [WEATHER, TRAVEL, CALENDAR]
 GET_WEATHER = make("getWeather", "查询指定城市的实时天气和未来预报", params={"city": p("城市名称")})
 
@@ -55,8 +62,13 @@ def scores(tools, query, **kw):
         ([GET_WEATHER], "weather", [("getWeather", 95.0)]),
         ([make("sendEmail", "Email delivery")], "email", [("sendEmail", 131.0)]),
         (
-            [make("createOrder", "Create order", params={
-                "address": p("Shipping address", city=p("City name"), cityCode=p("City postal code"))})],
+            [
+                make(
+                    "createOrder",
+                    "Create order",
+                    params={"address": p("Shipping address", city=p("City name"), cityCode=p("City postal code"))},
+                )
+            ],
             "city",
             [("createOrder", 48.0)],
         ),

@@ -55,7 +55,9 @@ def test_explain_shows_each_term_field_and_points(run_cli):
     result = run_cli("search", "refund payment", "--catalog", str(DEMO), "-n", "1", "--explain")
     assert result.code == 0
     assert "1. refundPayment" in result.stdout
-    explained = [line.split() for line in result.stdout.splitlines() if line.strip().startswith(("refund ", "payment "))]
+    explained = [
+        line.split() for line in result.stdout.splitlines() if line.strip().startswith(("refund ", "payment "))
+    ]
     assert {row[1] for row in explained} >= {"name", "description"}
 
 

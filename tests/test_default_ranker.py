@@ -22,11 +22,16 @@ def make(name, description="", category=None, tags=(), params=None):
     )
 
 
-GET_WEATHER = make("getWeather", "查询指定城市的实时天气和未来预报", params={"city": {"type": "string", "description": "城市名称"}})
+GET_WEATHER = make(
+    "getWeather", "查询指定城市的实时天气和未来预报", params={"city": {"type": "string", "description": "城市名称"}}
+)
 SEND_EMAIL = make(
     "sendEmail",
     "向指定邮箱发送邮件",
-    params={"address": {"type": "string", "description": "收件人邮箱"}, "content": {"type": "string", "description": "邮件正文"}},
+    params={
+        "address": {"type": "string", "description": "收件人邮箱"},
+        "content": {"type": "string", "description": "邮件正文"},
+    },
 )
 
 

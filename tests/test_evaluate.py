@@ -25,7 +25,12 @@ def test_recall_ndcg_and_mrr_by_hand():
 
 
 def test_evaluate_averages_over_queries(write):
-    catalog = Catalog(tools=[Tool(name="getWeather", description="weather forecast"), Tool(name="sendEmail", description="send an email")])
+    catalog = Catalog(
+        tools=[
+            Tool(name="getWeather", description="weather forecast"),
+            Tool(name="sendEmail", description="send an email"),
+        ]
+    )
     path = write(
         "q.yaml",
         "- {id: q1, query: weather forecast, relevant: [getWeather]}\n"

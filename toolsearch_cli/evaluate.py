@@ -48,8 +48,12 @@ def load_queries(path: str | Path) -> list[Query]:
             raise CatalogError("each query needs a 'query' string", file=file, line=line, field="query")
         relevant = item.get("relevant")
         if not isinstance(relevant, list) or not relevant or not all(isinstance(r, str) for r in relevant):
-            raise CatalogError("each query needs 'relevant': a non-empty list of tool names", file=file, line=line, field="relevant")
-        out.append(Query(id=str(item.get("id", i)), query=item["query"], relevant=list(relevant), subset=item.get("subset")))
+            raise CatalogError(
+                "each query needs 'relevant': a non-empty list of tool names", file=file, line=line, field="relevant"
+            )
+        out.append(
+            Query(id=str(item.get("id", i)), query=item["query"], relevant=list(relevant), subset=item.get("subset"))
+        )
     return out
 
 

@@ -23,7 +23,11 @@ class Threshold(BaseModel):
     minutes: int = Field(5, description="For how many minutes. 持续分钟数")
 
 
-@tool(category="ops", tags=["service", "restart", "deploy", "服务", "重启"], examples=["restart the billing service", "重启支付服务"])
+@tool(
+    category="ops",
+    tags=["service", "restart", "deploy", "服务", "重启"],
+    examples=["restart the billing service", "重启支付服务"],
+)
 def restartService(service: str, environment: Literal["staging", "production"] = "staging", drain: bool = True) -> str:
     """Restart a running service in one environment, draining connections first. 重启指定环境中的服务。
 
@@ -35,8 +39,14 @@ def restartService(service: str, environment: Literal["staging", "production"] =
     return f"restarted {service} in {environment}"
 
 
-@tool(category="ops", tags=["logs", "search", "日志"], examples=["show me the error logs of checkout", "查看订单服务的错误日志"])
-def searchLogs(service: str, query: str, since_minutes: int = 60, level: Literal["debug", "info", "warning", "error"] = "error") -> list[str]:
+@tool(
+    category="ops",
+    tags=["logs", "search", "日志"],
+    examples=["show me the error logs of checkout", "查看订单服务的错误日志"],
+)
+def searchLogs(
+    service: str, query: str, since_minutes: int = 60, level: Literal["debug", "info", "warning", "error"] = "error"
+) -> list[str]:
     """Search a service's logs for lines matching a query. 搜索服务日志。
 
     Args:
@@ -48,7 +58,11 @@ def searchLogs(service: str, query: str, since_minutes: int = 60, level: Literal
     return []
 
 
-@tool(category="ops", tags=["alert", "monitoring", "告警", "监控"], examples=["alert me when CPU goes over 90%", "CPU 超过 90% 时告警"])
+@tool(
+    category="ops",
+    tags=["alert", "monitoring", "告警", "监控"],
+    examples=["alert me when CPU goes over 90%", "CPU 超过 90% 时告警"],
+)
 def createAlert(name: str, threshold: Threshold, notify: list[str]) -> dict[str, str]:
     """Create a monitoring alert that notifies people when a metric crosses a threshold. 创建监控告警。
 

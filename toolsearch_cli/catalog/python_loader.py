@@ -230,9 +230,11 @@ def load_python_module(source: str) -> tuple[list[Tool], list[str]]:
         try:
             module = importlib.import_module(source)
         except BaseException as exc:  # noqa: BLE001
-            origin = getattr(importlib.util.find_spec(source.split(".")[0]), "origin", None) if not isinstance(
-                exc, ModuleNotFoundError
-            ) else None
+            origin = (
+                getattr(importlib.util.find_spec(source.split(".")[0]), "origin", None)
+                if not isinstance(exc, ModuleNotFoundError)
+                else None
+            )
             raise _import_error(exc, source, origin) from exc
         display = source
     return _collect(module, display)

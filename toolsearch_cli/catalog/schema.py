@@ -41,9 +41,7 @@ class MarkedList(list):  # type: ignore[type-arg]
     item_lines: list[int] = []
 
 
-def parameters_to_schema(
-    raw: Any, fail: Fail, locations: dict[str, Location] | None = None
-) -> dict[str, Any]:
+def parameters_to_schema(raw: Any, fail: Fail, locations: dict[str, Location] | None = None) -> dict[str, Any]:
     """Turn any accepted ``parameters`` value into a validated JSON Schema object."""
     if raw is None or raw == [] or raw == {}:
         return {"type": "object", "properties": {}}
@@ -120,7 +118,11 @@ def _short_property(
         if nested_required:
             prop["required"] = nested_required
     items = spec.get("items")
-    if isinstance(items, dict) and isinstance(items.get("properties"), dict) and not isinstance(items.get("required"), list):
+    if (
+        isinstance(items, dict)
+        and isinstance(items.get("properties"), dict)
+        and not isinstance(items.get("required"), list)
+    ):
         nested, nested_required = _from_short(items["properties"], where + ".items", fail, locations)
         prop["items"] = {**_plain(items), "properties": nested}
         prop["items"].setdefault("type", "object")
@@ -197,9 +199,7 @@ def check_schema(schema: Any, path: str, fail: Fail, depth: int = 0) -> None:
         for name, sub in props.items():
             check_schema(sub, f"{path}.{name}", fail, depth + 1)
     required = schema.get("required")
-    if required is not None and (
-        not isinstance(required, list) or not all(isinstance(r, str) for r in required)
-    ):
+    if required is not None and (not isinstance(required, list) or not all(isinstance(r, str) for r in required)):
         raise fail_at("required", "'required' must be a list of property names")
     if "enum" in schema and not isinstance(schema["enum"], list):
         raise fail_at("enum", "'enum' must be a list of values")

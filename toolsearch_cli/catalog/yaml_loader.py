@@ -79,9 +79,7 @@ def parse_yaml(text: str, file: str) -> Any:
         if exc.context and exc.problem:
             started = f" (started at line {exc.context_mark.line + 1})" if exc.context_mark else ""
             problem = f"{exc.problem} {exc.context}{started}"
-        raise CatalogError(
-            f"malformed YAML: {problem}", file=file, line=mark.line + 1 if mark else None
-        ) from exc
+        raise CatalogError(f"malformed YAML: {problem}", file=file, line=mark.line + 1 if mark else None) from exc
     except yaml.YAMLError as exc:
         raise CatalogError(f"malformed YAML: {exc}", file=file) from exc
     except CatalogError as exc:
@@ -156,9 +154,7 @@ def _kind(value: Any) -> str:
     )
 
 
-def tool_from_mapping(
-    item: Any, file: str, line: int | None, default_category: str | None = None
-) -> tuple[Tool, bool]:
+def tool_from_mapping(item: Any, file: str, line: int | None, default_category: str | None = None) -> tuple[Tool, bool]:
     """Validate one tool mapping and build the :class:`Tool` (plus its ``resident`` flag)."""
     if not isinstance(item, dict):
         raise CatalogError(f"a tool must be a mapping, not {_kind(item)}", file=file, line=line)

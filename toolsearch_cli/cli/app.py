@@ -30,7 +30,9 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def root(
-    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit."),
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
     debug: bool = typer.Option(False, "--debug", help="Show a traceback for errors."),
 ) -> None:
     """Search, simulate, lint and evaluate progressive disclosure of large LLM tool catalogs."""

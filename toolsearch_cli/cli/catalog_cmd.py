@@ -7,13 +7,13 @@ import json
 import typer
 
 from ..catalog import load_catalog
-from .options import catalog_option, check_format, format_option
+from .options import CATALOG_OPTION, FORMAT_OPTION, check_format
 from .render import console, render_catalog
 
 
 def catalog(
-    catalog: list[str] | None = catalog_option(),
-    output_format: str = format_option(),
+    catalog: list[str] | None = CATALOG_OPTION,
+    output_format: str = FORMAT_OPTION,
 ) -> None:
     """List the tools of a catalog: name, category, tags, parameters and source file:line."""
     check_format(output_format)

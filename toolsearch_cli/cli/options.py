@@ -12,15 +12,15 @@ CATALOG_HELP = (
 )
 
 
-def catalog_option() -> list[str] | None:
-    return typer.Option(None, "--catalog", "-c", help=CATALOG_HELP, metavar="SOURCE")
+CATALOG_OPTION = typer.Option(None, "--catalog", "-c", help=CATALOG_HELP, metavar="SOURCE")
 
 
 FORMATS = ("table", "json")
 
 
-def format_option() -> str:
-    return typer.Option("table", "--format", "-f", help="Output: table (for people) or json (stable, for scripts).")
+FORMAT_OPTION = typer.Option(
+    "table", "--format", "-f", help="Output: table (for people) or json (stable, for scripts)."
+)
 
 
 def check_format(value: str) -> str:

@@ -35,7 +35,7 @@ def _table(out: Console, columns: list[tuple[str, dict[str, object]]], rows: lis
     table = Table(show_edge=False, header_style="bold")
     widths = []
     for i, (header, _) in enumerate(columns):
-        cells = [Text(r[i]) if isinstance(r[i], str) else r[i] for r in rows]
+        cells = [Text(cell) if isinstance(cell, str) else cell for cell in (r[i] for r in rows)]
         widths.append(min(max([len(header)] + [c.cell_len for c in cells]), 40))
     # each column is padded by one space on both sides, and separated by one rule character
     used = sum(w + 2 for w in widths[:-1]) + len(columns) - 1
@@ -114,7 +114,8 @@ def render_catalog(out: Console, catalog: Catalog) -> None:
     )
     out.print(table)
     categories = catalog.categories()
+    noun = "category" if len(categories) == 1 else "categories"
     out.print(
         f"\n{len(catalog)} tools ({len(resident)} resident, {len(catalog) - len(resident)} searchable) "
-        f"in {len(categories)} {'category' if len(categories) == 1 else 'categories'}, from {', '.join(catalog.sources)}"
+        f"in {len(categories)} {noun}, from {', '.join(catalog.sources)}"
     )

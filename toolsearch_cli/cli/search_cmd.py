@@ -8,20 +8,25 @@ import typer
 
 from ..catalog import load_catalog
 from ..errors import UsageError, did_you_mean
-from ..search import RANKER_BY_NAME, parse_max_results, search as run_search
+from ..search import RANKER_BY_NAME, parse_max_results
+from ..search import search as run_search
 from ..search.text import classic_normalize
-from .options import catalog_option, check_format, format_option
+from .options import CATALOG_OPTION, FORMAT_OPTION, check_format
 from .render import console, error_console, render_hits
 
 
 def search(
     query: str = typer.Argument(..., help="What the tool should do, in any language."),
-    catalog: list[str] | None = catalog_option(),
-    category: str | None = typer.Option(None, "--category", help="Only tools of this category (normalised: WeatherApi = weather-api)."),
+    catalog: list[str] | None = CATALOG_OPTION,
+    category: str | None = typer.Option(
+        None, "--category", help="Only tools of this category (normalised: WeatherApi = weather-api)."
+    ),
     max_results: str = typer.Option("5", "--max-results", "-n", help="How many results (1-50)."),
     ranker: str = typer.Option("default", "--ranker", "-r", help=f"Ranker: {', '.join(RANKER_BY_NAME)}."),
-    explain: bool = typer.Option(False, "--explain", "-e", help="Show which query term hit which field for how many points."),
-    output_format: str = format_option(),
+    explain: bool = typer.Option(
+        False, "--explain", "-e", help="Show which query term hit which field for how many points."
+    ),
+    output_format: str = FORMAT_OPTION,
 ) -> None:
     """Search a catalog and see why each tool ranked where it did."""
     check_format(output_format)
@@ -48,6 +53,8 @@ def search(
         typer.echo(json.dumps(payload, ensure_ascii=False, indent=2))
         return
     if not hits:
-        error_console().print(f"no tool matches {query!r} ({len(loaded.searchable())} searchable tools, ranker {ranker})")
+        error_console().print(
+            f"no tool matches {query!r} ({len(loaded.searchable())} searchable tools, ranker {ranker})"
+        )
         return
     render_hits(console(), hits, explain=explain)

@@ -100,9 +100,7 @@ class BM25FIndex:
         n = len(tools)
         field_terms = [tool_fields(t) for t in tools]
         self.lengths = [{f: len(terms) for f, terms in fields.items()} for fields in field_terms]
-        self.avg_length = {
-            f: (sum(lengths[f] for lengths in self.lengths) / n if n else 0.0) or 1.0 for f in specs
-        }
+        self.avg_length = {f: (sum(lengths[f] for lengths in self.lengths) / n if n else 0.0) or 1.0 for f in specs}
         # term -> {doc: weighted, length-normalised term frequency}
         pseudo_tf: dict[str, dict[int, float]] = {}
         for doc, fields in enumerate(field_terms):
@@ -196,7 +194,8 @@ class BM25FRanker:
             if not classic_normalize(request.query):
                 raise SearchError("the query is blank or only punctuation; say what the tool should do", field="query")
             raise SearchError(
-                f"the query {request.query!r} has only stop words or one-letter words; use words that describe the task",
+                f"the query {request.query!r} has only stop words or one-letter words; "
+                "use words that describe the task",
                 field="query",
             )
         index: BM25FIndex = catalog.cached_index("default", lambda: BM25FIndex(catalog.searchable()))

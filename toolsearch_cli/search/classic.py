@@ -55,9 +55,7 @@ class ClassicRanker:
     description: ClassVar[str] = "the reference scorer (agents-flex), reproduced exactly"
 
     def search(self, catalog: Catalog, request: SearchRequest) -> list[Hit]:
-        prepared: list[_Prepared] = catalog.cached_index(
-            "classic", lambda: [_prepare(t) for t in catalog.searchable()]
-        )
+        prepared: list[_Prepared] = catalog.cached_index("classic", lambda: [_prepare(t) for t in catalog.searchable()])
         if request.category is not None and request.category.strip():
             wanted = classic_normalize(request.category)
             prepared = [p for p in prepared if category_matches(p.tool.category, wanted)]
@@ -118,5 +116,7 @@ def score(p: _Prepared, query: str, tokens: list[str]) -> Hit:
     if tokens and matched:
         coverage = 20.0 * matched / len(tokens)
         total += coverage
-        parts.append(Contribution(term="*", field="coverage", points=coverage, detail=f"{matched}/{len(tokens)} terms matched"))
+        parts.append(
+            Contribution(term="*", field="coverage", points=coverage, detail=f"{matched}/{len(tokens)} terms matched")
+        )
     return Hit(tool=p.tool, score=total, matched_fields=list(fields), contributions=parts)

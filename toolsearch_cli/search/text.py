@@ -79,7 +79,8 @@ STOP_WORDS = frozenset(
 CJK_STOP_CHARS = frozenset("的了和是在我你他她它们这那个把被就也都而及与或请吗呢吧啊一")
 # Two-character function words and request chatter ("what", "can", "help me", "I want").
 CJK_STOP_BIGRAMS = frozenset(
-    "什么 怎么 如何 哪些 哪个 一个 这个 那个 我们 你们 他们 可以 需要 帮我 请问 是否 一下 我想 我要 能否 能不 的是".split()
+    "什么 怎么 如何 哪些 哪个 一个 这个 那个 我们 你们 他们 可以 需要 帮我 请问 是否 一下 "
+    "我想 我要 能否 能不 的是".split()
 )
 
 
