@@ -200,3 +200,13 @@ def test_every_hit_shares_a_query_term_and_results_are_bounded(descriptions, que
         assert query_terms & set(analyze(hit.tool.description))
     expected = sum(1 for words in descriptions if query_terms & set(analyze(" ".join(words))))
     assert len(hits) == min(limit, expected)
+
+
+def test_explain_false_gives_the_same_ranking_without_explanations(demo):
+    from toolsearch_cli.search import RANKER_BY_NAME, SearchRequest
+
+    ranker = RANKER_BY_NAME["default"]
+    full = ranker.search(demo, SearchRequest(query="upload a file", max_results=5))
+    bare = ranker.search(demo, SearchRequest(query="upload a file", max_results=5, explain=False))
+    assert [(h.name, h.score) for h in bare] == [(h.name, h.score) for h in full]
+    assert all(not h.contributions for h in bare) and all(h.contributions for h in full)

@@ -112,7 +112,7 @@ def evaluate(
     for q in queries:
         start = time.perf_counter()
         try:
-            hits = impl.search(catalog, SearchRequest(query=q.query, max_results=depth))
+            hits = impl.search(catalog, SearchRequest(query=q.query, max_results=depth, explain=False))
         except SearchError:  # a query a ranker refuses (only stop words) returns nothing
             hits = []
         metrics.seconds += time.perf_counter() - start

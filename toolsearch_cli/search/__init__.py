@@ -30,8 +30,36 @@ __all__ = [
 ]
 
 
+#: Entry-point group through which other packages register rankers into RANKER_BY_NAME.
+ENTRY_POINT_GROUP = "toolsearch.rankers"
+_plugins_loaded = False
+
+
+def load_ranker_plugins() -> None:
+    """Register rankers that installed packages offer under the ``toolsearch.rankers`` entry points."""
+    global _plugins_loaded
+    if _plugins_loaded:
+        return
+    _plugins_loaded = True
+    from importlib.metadata import entry_points
+
+    for entry in entry_points(group=ENTRY_POINT_GROUP):
+        if entry.name in RANKER_BY_NAME:
+            continue  # built-ins win
+        try:
+            obj = entry.load()
+        except Exception as exc:  # noqa: BLE001 - a broken plugin is reported, not raised raw
+            raise SearchError(
+                f"ranker plugin {entry.name!r} ({entry.value}) failed to load: {type(exc).__name__}: {exc}",
+                field="ranker",
+            ) from exc
+        RANKER_BY_NAME[entry.name] = obj() if isinstance(obj, type) else obj
+
+
 def get_ranker(name: str) -> Ranker:
-    """The ranker registered under ``name``; an unknown name is a :class:`SearchError`."""
+    """The ranker registered under ``name`` (built-in or plugin); an unknown name is a :class:`SearchError`."""
+    if name not in RANKER_BY_NAME:
+        load_ranker_plugins()
     try:
         return RANKER_BY_NAME[name]
     except KeyError:

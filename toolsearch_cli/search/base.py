@@ -57,11 +57,16 @@ class Hit:
 
 @dataclass(slots=True, frozen=True)
 class SearchRequest:
-    """A validated search request: query text, result count (1..50) and optional category."""
+    """A validated search request: query text, result count (1..50) and optional category.
+
+    ``explain=False`` skips building explanations (matched fields stay empty), for bulk runs
+    such as evaluations where only the ranking matters.
+    """
 
     query: str
     max_results: int = DEFAULT_MAX_RESULTS
     category: str | None = None
+    explain: bool = True
 
 
 def parse_max_results(value: Any) -> int:

@@ -207,6 +207,8 @@ class BM25FRanker:
             allowed = index.by_category.get(wanted, set())
         acc = index.scores(terms, allowed)
         best = heapq.nsmallest(request.max_results, acc.items(), key=lambda kv: (-kv[1], index.tools[kv[0]].name))
+        if not request.explain:
+            return [Hit(tool=index.tools[doc], score=score) for doc, score in best]
         originals = _originals(request.query)
         hits = []
         for doc, score in best:
