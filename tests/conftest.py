@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from toolsearch_cli import Tool
 from toolsearch_cli.cli.app import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -55,3 +56,14 @@ def write(tmp_path):
         return path
 
     return write_file
+
+
+def make(name, description="", category=None, tags=(), params=None) -> Tool:
+    """A tool in the reference's shorthand: name / description / category / tags / params."""
+    return Tool(
+        name=name,
+        description=description,
+        category=category,
+        tags=list(tags),
+        parameters={"type": "object", "properties": params or {}},
+    )

@@ -4,18 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from toolsearch_cli import Catalog, Tool, search
+from toolsearch_cli import Catalog, search
 from toolsearch_cli.search.text import classic_normalize, classic_tokenize
 
-
-def make(name, description="", category=None, tags=(), params=None):
-    return Tool(
-        name=name,
-        description=description,
-        category=category,
-        tags=list(tags),
-        parameters={"type": "object", "properties": params or {}},
-    )
+from .conftest import make
 
 
 def p(description, **children):

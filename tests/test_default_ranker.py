@@ -6,21 +6,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolsearch_cli import Catalog, SearchError, Tool, load_catalog, search
+from toolsearch_cli import Catalog, SearchError, load_catalog, search
 from toolsearch_cli.search.text import STOP_WORDS, analyze, analyze_query, split_identifiers, stem
 
-from .conftest import DEMO
-
-
-def make(name, description="", category=None, tags=(), params=None):
-    return Tool(
-        name=name,
-        description=description,
-        category=category,
-        tags=list(tags),
-        parameters={"type": "object", "properties": params or {}},
-    )
-
+from .conftest import DEMO, make
 
 GET_WEATHER = make(
     "getWeather", "查询指定城市的实时天气和未来预报", params={"city": {"type": "string", "description": "城市名称"}}
