@@ -233,3 +233,28 @@ def test_debug_shows_a_traceback(run_cli, tmp_path, monkeypatch, write):
     assert result.code == 2
     assert "Traceback" in result.stderr
     assert result.stderr.rstrip().splitlines()[-1].startswith("error: bad.yaml:3:")
+
+
+def test_console_script_and_python_dash_m_in_real_processes(tmp_path):
+    import shutil
+    import subprocess
+    import sys
+
+    env = {"PATH": "/usr/bin:/bin", "PYTHONIOENCODING": "utf-8", "COLUMNS": "120"}
+    module = subprocess.run(
+        [sys.executable, "-m", "toolsearch_cli", "search", "查询城市天气", "-c", str(DEMO), "-f", "json"],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        cwd=tmp_path,
+        env=env,
+    )
+    assert module.returncode == 0, module.stderr
+    assert '"name": "getWeather"' in module.stdout
+    script = shutil.which("toolsearch", path=str(__import__("pathlib").Path(sys.executable).parent))
+    if script:
+        table = subprocess.run(
+            [script, "search", "weather"], capture_output=True, text=True, encoding="utf-8", cwd=tmp_path, env=env
+        )
+        assert table.returncode == 0, table.stderr
+        assert "getWeather" in table.stdout and "ranker default" in table.stdout

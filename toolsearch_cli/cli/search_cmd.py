@@ -57,4 +57,10 @@ def search(
             f"no tool matches {query!r} ({len(loaded.searchable())} searchable tools, ranker {ranker})"
         )
         return
-    render_hits(console(), hits, explain=explain)
+    out = console()
+    render_hits(out, hits, explain=explain)
+    out.print(
+        f"\n{len(hits)} of {len(loaded.searchable())} searchable tools · ranker {ranker} · {', '.join(loaded.sources)}",
+        style="dim",
+        markup=False,
+    )
