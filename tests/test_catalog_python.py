@@ -91,3 +91,17 @@ def test_resident_flag_and_tools_list_with_bad_entry(write):
     bad = write("bad_list.py", "TOOLS = [42]\n")
     with pytest.raises(CatalogError, match=r"TOOLS\[0\] is int"):
         load_catalog(str(bad))
+
+
+def test_titles_are_stripped_from_schemas_but_not_from_data_or_property_names():
+    def publish(title: str, meta: dict = {"title": "kept"}) -> None:  # noqa: B006 - a default to inspect
+        """Publish.
+
+        Args:
+            title: The title.
+        """
+
+    schema = tool_from_function(publish).parameters
+    assert "title" in schema["properties"]
+    assert "title" not in schema["properties"]["title"]
+    assert schema["properties"]["meta"]["default"] == {"title": "kept"}

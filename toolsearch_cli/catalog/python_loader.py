@@ -161,6 +161,9 @@ def _type_hints(func: Callable[..., Any]) -> dict[str, Any]:
     return typing.get_type_hints(func)
 
 
+_DATA_KEYWORDS = frozenset({"default", "enum", "const", "examples"})
+
+
 def _strip_titles(schema: Any, parent_key: str = "") -> Any:
     """Drop pydantic's generated ``title`` keys (noise in a tool definition), not property names."""
     if isinstance(schema, dict):
@@ -168,7 +171,8 @@ def _strip_titles(schema: Any, parent_key: str = "") -> Any:
         for key, value in schema.items():
             if key == "title" and isinstance(value, str) and parent_key != "properties":
                 continue
-            out[key] = _strip_titles(value, key)
+            # values of data keywords are data, not schemas: keep them as they are
+            out[key] = value if key in _DATA_KEYWORDS else _strip_titles(value, key)
         return out
     if isinstance(schema, list):
         return [_strip_titles(v) for v in schema]
