@@ -36,10 +36,9 @@ def test_default_catalog_prefers_env_var_then_local_catalogs_folder(run_cli, tmp
     monkeypatch.chdir(tmp_path)
     assert run_cli("search", "weather", "-f", "json").json()["hits"][0]["name"] == "localWeather"
     monkeypatch.setenv("TOOLSEARCH_CATALOG", str(tmp_path / "elsewhere.yaml"))
-    # run_cli clears the variable, so call main directly through a fresh fixture-less path
-    from toolsearch_cli.catalog import default_sources
-
-    assert default_sources(None) == [str(tmp_path / "elsewhere.yaml")]
+    assert run_cli("search", "weather", "-f", "json").json()["hits"][0]["name"] == "envWeather"
+    both = run_cli("search", "weather", "-f", "json", "-c", "catalogs", "-c", "elsewhere.yaml").json()
+    assert {h["name"] for h in both["hits"]} == {"localWeather", "envWeather"}
 
 
 def test_table_output_shows_rank_name_category_score_and_fields(run_cli):
