@@ -131,6 +131,13 @@ def _parameters_of(
         )
 
 
+def _name_error(tool: Tool, message: str) -> CatalogError:
+    where = tool.location_of("name")
+    return CatalogError(
+        message, file=where.file if where else None, line=where.line if where else None, tool=tool.name, field="name"
+    )
+
+
 class Catalog(BaseModel):
     """Tools by unique name, plus the names of resident tools (always visible, never searched)."""
 
@@ -148,23 +155,11 @@ class Catalog(BaseModel):
         by_name: dict[str, Tool] = {}
         for tool in self.tools:
             if tool.name in RESERVED_NAMES:
-                raise CatalogError(
-                    f"the name {tool.name!r} is reserved for the search tool; rename the tool",
-                    file=tool.source.file if tool.source else None,
-                    line=tool.source.line if tool.source else None,
-                    tool=tool.name,
-                    field="name",
-                )
+                raise _name_error(tool, f"the name {tool.name!r} is reserved for the search tool; rename the tool")
             other = by_name.get(tool.name)
             if other is not None:
                 first = f" (first defined at {other.source})" if other.source else ""
-                raise CatalogError(
-                    f"duplicate tool name{first}; tool names must be unique",
-                    file=tool.source.file if tool.source else None,
-                    line=tool.source.line if tool.source else None,
-                    tool=tool.name,
-                    field="name",
-                )
+                raise _name_error(tool, f"duplicate tool name{first}; tool names must be unique")
             by_name[tool.name] = tool
         for name in self.resident:
             if name not in by_name:

@@ -15,7 +15,7 @@ import sys
 import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar, overload
+from typing import Any, TypeVar
 
 from ..errors import CatalogError
 from ..model import Location, Tool
@@ -23,25 +23,6 @@ from ..model import Location, Tool
 F = TypeVar("F", bound=Callable[..., Any])
 
 _MARK = "__toolsearch_tool__"
-
-
-@overload
-def tool(func: F, /) -> F: ...
-
-
-@overload
-def tool(
-    func: None = None,
-    /,
-    *,
-    name: str | None = None,
-    description: str | None = None,
-    category: str | None = None,
-    tags: list[str] | None = None,
-    examples: list[str] | None = None,
-    metadata: dict[str, Any] | None = None,
-    resident: bool = False,
-) -> Callable[[F], F]: ...
 
 
 def tool(
