@@ -62,6 +62,10 @@ class Tool(BaseModel):
         """The parameters as a tree (name, type, description, required, children)."""
         return list(_parameters_of(self.parameters, self.parameters, include_array_items, 0))
 
+    def parameter_count(self) -> int:
+        """How many parameters, nested ones included."""
+        return sum(1 for top in self.parameter_tree() for _ in top.walk())
+
     def to_openai(self) -> dict[str, Any]:
         """The tool as an OpenAI Chat Completions ``tools`` entry."""
         return {

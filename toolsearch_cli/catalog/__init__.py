@@ -13,14 +13,12 @@ from .yaml_loader import load_yaml_file
 
 Loaded = tuple[list[Tool], list[str]]
 
-#: File loaders by suffix; a folder loads every file whose suffix is a key here (recursively).
-LOADER_BY_SUFFIX: dict[str, Callable[[Path], Loaded]] = {
+#: File loaders by suffix, called with (path, name to show in messages). A folder loads every
+#: file whose suffix is a key here, recursively; Python files load only when named directly.
+LOADER_BY_SUFFIX: dict[str, Callable[[Path, str | None], Loaded]] = {
     ".yaml": load_yaml_file,
     ".yml": load_yaml_file,
 }
-
-#: Suffixes a folder is scanned for (Python files are loaded only when named directly).
-FOLDER_SUFFIXES = (".yaml", ".yml")
 
 ENV_VAR = "TOOLSEARCH_CATALOG"
 
@@ -64,16 +62,16 @@ def load_source(source: str) -> Loaded:
         files = sorted(
             p
             for p in path.rglob("*")
-            if p.suffix in FOLDER_SUFFIXES
+            if p.suffix.lower() in LOADER_BY_SUFFIX
             and p.is_file()
             and not any(part.startswith(".") for part in p.relative_to(path).parts)
         )
         if not files:
-            raise CatalogError(f"no catalog files ({', '.join(FOLDER_SUFFIXES)}) in this folder", file=source)
+            raise CatalogError(f"no catalog files ({', '.join(LOADER_BY_SUFFIX)}) in this folder", file=source)
         tools: list[Tool] = []
         resident: list[str] = []
         for file in files:
-            more, more_resident = load_yaml_file(file, _display(file))
+            more, more_resident = LOADER_BY_SUFFIX[file.suffix.lower()](file, _display(file))
             tools.extend(more)
             resident.extend(more_resident)
         return tools, resident
@@ -87,7 +85,7 @@ def load_source(source: str) -> Loaded:
                 f"expected a folder, {', '.join(LOADER_BY_SUFFIX)} or .py file, or a module name",
                 file=source,
             )
-        return loader(path)
+        return loader(path, None)
     if path.suffix.lower() in (*LOADER_BY_SUFFIX, ".py", ".json"):
         raise CatalogError("no such file", file=source)
     if is_module_reference(source):

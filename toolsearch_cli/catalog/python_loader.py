@@ -13,6 +13,7 @@ import inspect
 import re
 import sys
 import traceback
+import typing
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -101,7 +102,7 @@ def tool_from_function(func: Callable[..., Any], options: dict[str, Any] | None 
     name = options.get("name") or func.__name__
     try:
         signature = inspect.signature(func)
-        hints = _type_hints(func)
+        hints = typing.get_type_hints(func)
     except (TypeError, ValueError, NameError) as exc:
         raise CatalogError(f"cannot read the signature: {exc}", tool=name, field="parameters") from exc
     fields: dict[str, Any] = {}
@@ -134,12 +135,6 @@ def tool_from_function(func: Callable[..., Any], options: dict[str, Any] | None 
         source=source,
         function=func,
     )
-
-
-def _type_hints(func: Callable[..., Any]) -> dict[str, Any]:
-    import typing
-
-    return typing.get_type_hints(func)
 
 
 _DATA_KEYWORDS = frozenset({"default", "enum", "const", "examples"})

@@ -38,7 +38,10 @@ class MarkedList(list):  # type: ignore[type-arg]
     """A list that knows its line and the line of each item."""
 
     line: int | None = None
-    item_lines: list[int] = []
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.item_lines: list[int] = []
 
 
 def parameters_to_schema(raw: Any, fail: Fail, locations: dict[str, Location] | None = None) -> dict[str, Any]:

@@ -28,7 +28,7 @@ def catalog(
                     "name": t.name,
                     "category": t.category,
                     "tags": t.tags,
-                    "parameters": sum(1 for top in t.parameter_tree() for _ in top.walk()),
+                    "parameters": t.parameter_count(),
                     "resident": t.name in resident,
                     "source": str(t.source) if t.source else None,
                     "description": t.description,

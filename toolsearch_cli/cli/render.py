@@ -102,7 +102,7 @@ def render_catalog(out: Console, catalog: Catalog) -> None:
             [
                 name,
                 tool.category or "",
-                str(sum(1 for top in tool.parameter_tree() for _ in top.walk())),
+                str(tool.parameter_count()),
                 _short_source(str(tool.source)) if tool.source else "",
                 ", ".join(tool.tags),
             ]

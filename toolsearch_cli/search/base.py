@@ -7,7 +7,6 @@ from typing import Any, ClassVar, Protocol
 
 from ..errors import SearchError
 from ..model import Catalog, Tool
-from .text import classic_normalize
 
 DEFAULT_MAX_RESULTS = 5
 MAX_RESULTS_LIMIT = 50
@@ -88,11 +87,6 @@ def parse_max_results(value: Any) -> int:
     if number != number or number in (float("inf"), float("-inf")) or number != int(number):
         raise SearchError(f"max results must be a whole number, not {value!r}", field="maxResults")
     return max(1, min(MAX_RESULTS_LIMIT, int(number)))
-
-
-def category_matches(tool_category: str | None, wanted_normalized: str) -> bool:
-    """Normalised equality (``WeatherApi`` == ``weather-api`` == ``weather_api``)."""
-    return tool_category is not None and classic_normalize(tool_category) == wanted_normalized
 
 
 class Ranker(Protocol):

@@ -27,7 +27,7 @@ from typing import ClassVar
 
 from ..errors import SearchError
 from ..model import Catalog, Tool
-from .base import Contribution, Hit, SearchRequest
+from .base import FIELDS, Contribution, Hit, SearchRequest
 from .text import analyze, analyze_query, classic_normalize, is_weak_term
 
 
@@ -99,36 +99,34 @@ class BM25FIndex:
         self.k1 = k1
         n = len(tools)
         field_terms = [tool_fields(t) for t in tools]
-        self.lengths = [{f: len(terms) for f, terms in fields.items()} for fields in field_terms]
-        self.avg_length = {f: (sum(lengths[f] for lengths in self.lengths) / n if n else 0.0) or 1.0 for f in specs}
+        self.avg_length = {f: (sum(len(fields[f]) for fields in field_terms) / n if n else 0.0) or 1.0 for f in specs}
         # term -> {doc: weighted, length-normalised term frequency}
         pseudo_tf: dict[str, dict[int, float]] = {}
         for doc, fields in enumerate(field_terms):
             for f, terms in fields.items():
-                if not terms:
-                    continue
-                norm = self._norm(f, len(terms))
-                weight = specs[f].weight
                 for term, count in Counter(terms).items():
                     per_doc = pseudo_tf.setdefault(term, {})
-                    per_doc[doc] = per_doc.get(doc, 0.0) + weight * min(count, MAX_FIELD_COUNT) / norm
+                    per_doc[doc] = per_doc.get(doc, 0.0) + self._field_tf(f, count, len(terms))
         self.idf: dict[str, float] = {}
         self.postings: dict[str, tuple[list[int], list[float]]] = {}
         for term, per_doc in pseudo_tf.items():
             df = len(per_doc)
             idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
             self.idf[term] = idf
-            docs = list(per_doc)
-            scores = [idf * tf * (k1 + 1.0) / (k1 + tf) for tf in per_doc.values()]
-            self.postings[term] = (docs, scores)
+            self.postings[term] = (list(per_doc), [self._saturate(idf, tf) for tf in per_doc.values()])
         self.by_category: dict[str, set[int]] = {}
         for doc, tool in enumerate(tools):
             if tool.category:
                 self.by_category.setdefault(classic_normalize(tool.category), set()).add(doc)
 
-    def _norm(self, field: str, length: int) -> float:
-        b = self.specs[field].b
-        return 1.0 - b + b * length / self.avg_length[field]
+    def _field_tf(self, field: str, count: int, length: int) -> float:
+        """A field's weighted, length-normalised count of a term (repeats capped)."""
+        spec = self.specs[field]
+        norm = 1.0 - spec.b + spec.b * length / self.avg_length[field]
+        return spec.weight * min(count, MAX_FIELD_COUNT) / norm
+
+    def _saturate(self, idf: float, tf: float) -> float:
+        return idf * tf * (self.k1 + 1.0) / (self.k1 + tf)
 
     def scores(self, terms: list[str], allowed: set[int] | None = None) -> dict[int, float]:
         """Summed scores of every tool sharing a term with the query.
@@ -160,15 +158,15 @@ class BM25FIndex:
         parts: list[Contribution] = []
         matched: dict[str, None] = {}
         for term in terms:
-            shares: dict[str, float] = {}
-            for f, field_terms in fields.items():
-                count = min(field_terms.count(term), MAX_FIELD_COUNT)
-                if count:
-                    shares[f] = self.specs[f].weight * count / self._norm(f, len(field_terms))
+            shares = {
+                f: self._field_tf(f, field_terms.count(term), len(field_terms))
+                for f, field_terms in fields.items()
+                if term in field_terms
+            }
             tf = sum(shares.values())
             if not tf:
                 continue
-            term_score = self.idf[term] * tf * (self.k1 + 1.0) / (self.k1 + tf)
+            term_score = self._saturate(self.idf[term], tf)
             merged: dict[str, float] = {}
             for f, share in shares.items():
                 reported = self.specs[f].reported_as
@@ -178,8 +176,7 @@ class BM25FIndex:
             for reported, points in merged.items():
                 detail = f"idf {self.idf[term]:.2f}" + (f", stem {term!r}" if label != term else "")
                 parts.append(Contribution(term=label, field=reported, points=points, detail=detail))
-        order = {name: i for i, name in enumerate(("name", "description", "category", "tags", "parameters"))}
-        return sorted(matched, key=order.__getitem__), parts
+        return sorted(matched, key=FIELDS.index), parts
 
 
 class BM25FRanker:
@@ -221,6 +218,8 @@ def _originals(query: str) -> dict[str, str]:
     """Map each analysed term back to the query word it came from (for explanations)."""
     out: dict[str, str] = {}
     for word in query.split():
-        for term in analyze(word):
-            out.setdefault(term, term if len(analyze(word)) > 1 else word.strip(".,;:!?\"'()[]{}").lower())
+        terms = analyze(word)
+        label = word.strip(".,;:!?\"'()[]{}").lower() if len(terms) == 1 else None
+        for term in terms:
+            out.setdefault(term, label or term)
     return out

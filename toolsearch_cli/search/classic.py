@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from ..model import Catalog, Tool
-from .base import Contribution, Hit, SearchRequest, category_matches
+from .base import Contribution, Hit, SearchRequest
 from .text import classic_normalize, classic_tokenize
 
 
@@ -58,7 +58,8 @@ class ClassicRanker:
         prepared: list[_Prepared] = catalog.cached_index("classic", lambda: [_prepare(t) for t in catalog.searchable()])
         if request.category is not None and request.category.strip():
             wanted = classic_normalize(request.category)
-            prepared = [p for p in prepared if category_matches(p.tool.category, wanted)]
+            # tools without a category are excluded, as in the reference
+            prepared = [p for p in prepared if p.tool.category is not None and p.category == wanted]
         query = classic_normalize(request.query)
         hits: list[Hit] = []
         if not query:
