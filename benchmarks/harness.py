@@ -68,7 +68,7 @@ def quality(shared: Path, sets: list[str], peers: list[str], rankers: list[str])
             if name in rankers:
                 impl = get_ranker(name)
 
-                def run(q: str, impl=impl) -> list[str]:
+                def run(q: str, impl=impl, catalog=catalog) -> list[str]:
                     try:
                         hits = impl.search(catalog, SearchRequest(query=q, max_results=DEPTH, explain=False))
                     except SearchError:
