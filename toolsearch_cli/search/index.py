@@ -25,6 +25,7 @@ import heapq
 import math
 from array import array
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from typing import Any
 
 from ..errors import CatalogError
@@ -88,25 +89,30 @@ class BM25FIndex:
         self._category_slots: dict[str, set[int]] = {}
         self._cache: dict[str, tuple[int, Any, Any]] = {}
         self._store: _PythonStore | _NumpyStore = _NumpyStore(self) if backend == "numpy" else _PythonStore(self)
-        self._store.bulk_load([(t, analyse(t)) for t in tools])
+        self._store.bulk_load(tools)
 
     # -- bookkeeping shared by the backends -------------------------------------------------
 
-    def _register(self, tool: Tool, fields: Analysed) -> int:
+    def _register_slot(self, tool: Tool) -> int:
+        """Give a tool its slot (statistics are the caller's business)."""
         if tool.name in self.slot_of:
             raise CatalogError(f"the index already holds a tool named {tool.name!r}", tool=tool.name, field="name")
         slot = len(self.tools)
         self.tools.append(tool)
         self.slot_of[tool.name] = slot
         self.alive_count += 1
+        if tool.category:
+            self._category_slots.setdefault(_category_key(tool.category), set()).add(slot)
+        return slot
+
+    def _register(self, tool: Tool, fields: Analysed) -> int:
+        slot = self._register_slot(tool)
         seen: set[str] = set()
         for fid, (counts, length) in enumerate(fields):
             self.length_sum[fid] += length
             seen.update(counts)
         for term in seen:
             self.df[term] = self.df.get(term, 0) + 1
-        if tool.category:
-            self._category_slots.setdefault(classic_normalize(tool.category), set()).add(slot)
         return slot
 
     def __len__(self) -> int:
@@ -181,12 +187,21 @@ class BM25FIndex:
 
     def term_scores(self, term: str) -> tuple[Any, Any]:
         """(slots, scores) of every live tool holding ``term``; cached per generation."""
+        if isinstance(self._store, _NumpyStore):
+            fresh = self._store.scores_at_generation(term)
+            if fresh is not None:
+                return fresh
         cached = self._cache.get(term)
         if cached is not None and cached[0] == self.generation:
             return cached[1], cached[2]
         slots, scores = self._store.score_term(term, self.idf(term), self.averages())
         self._cache[term] = (self.generation, slots, scores)
         return slots, scores
+
+
+@lru_cache(maxsize=4096)
+def _category_key(category: str) -> str:
+    return classic_normalize(category)
 
 
 def _numpy_available() -> bool:
@@ -211,8 +226,10 @@ class _PythonStore:
         self.lengths: list[array] = [array("l") for _ in range(index.nfields)]
         self.dead = 0
 
-    def bulk_load(self, items: list[tuple[Tool, Analysed]]) -> None:
-        for tool, fields in items:
+    def bulk_load(self, tools: list[Tool]) -> None:
+        analyse = self.index.analyse
+        for tool in tools:
+            fields = analyse(tool)
             slot = self.index._register(tool, fields)
             self.append(slot, fields)
 
@@ -291,7 +308,12 @@ class _PythonStore:
 
 
 class _NumpyStore:
-    """Postings in flat arrays sorted by (term, slot, field), plus an append-only delta."""
+    """Postings in flat arrays sorted by (term, slot, field), plus an append-only delta.
+
+    After a bulk load or a merge every term is scored at once (vectorised) into per-term runs
+    of (slot, score); between merges, changes bump the generation and terms are re-scored one
+    by one as queries need them.
+    """
 
     #: Merge the delta into the main arrays when it holds this share of all postings.
     MERGE_SHARE = 0.05
@@ -306,10 +328,17 @@ class _NumpyStore:
         self.capacity = 0
         self.lengths = np.zeros((index.nfields, 0), dtype=np.float64)
         self.alive = np.zeros(0, dtype=bool)
-        self.ranges: dict[str, tuple[int, int]] = {}
+        # main segment: entries of term ``tid`` are [bounds[tid], bounds[tid + 1])
+        self.tid: dict[str, int] = {}
+        self.bounds = np.zeros(1, dtype=np.int64)
         self.slots = np.zeros(0, dtype=np.int32)
         self.fids = np.zeros(0, dtype=np.int8)
-        self.counts = np.zeros(0, dtype=np.float64)
+        self.counts = np.zeros(0, dtype=np.int8)
+        # scores of the main segment at ``scored_generation``: runs [group_bounds[tid], ...)
+        self.scored_generation = -1
+        self.group_bounds = np.zeros(1, dtype=np.int64)
+        self.group_slots = np.zeros(0, dtype=np.int32)
+        self.group_scores = np.zeros(0, dtype=np.float64)
         self.delta: dict[str, list[int]] = {}
         self.delta_size = 0
         self.dead = 0
@@ -325,52 +354,98 @@ class _NumpyStore:
         alive[: self.capacity] = self.alive
         self.lengths, self.alive, self.capacity = lengths, alive, capacity
 
-    def bulk_load(self, items: list[tuple[Tool, Analysed]]) -> None:
+    def bulk_load(self, tools: list[Tool]) -> None:
         np = self.np
-        term_ids: dict[str, int] = {}
-        entry_terms = array("l")
-        entry_slots = array("l")
-        entry_fids = array("b")
-        entry_counts = array("l")
-        self._grow(len(self.index.tools) + len(items))
-        max_count = self.index.model.max_count
-        for tool, fields in items:
-            slot = self.index._register(tool, fields)
-            self.alive[slot] = True
-            for fid, (counts, length) in enumerate(fields):
-                self.lengths[fid, slot] = length
-                for term, count in counts.items():
-                    tid = term_ids.get(term)
-                    if tid is None:
-                        tid = term_ids[term] = len(term_ids)
-                    entry_terms.append(tid)
-                    entry_slots.append(slot)
-                    entry_fids.append(fid)
-                    entry_counts.append(min(count, max_count))
-        terms = np.frombuffer(entry_terms, dtype=np.int64) if entry_terms else np.zeros(0, dtype=np.int64)
-        slots = np.frombuffer(entry_slots, dtype=np.int64) if entry_slots else np.zeros(0, dtype=np.int64)
-        fids = np.frombuffer(entry_fids, dtype=np.int8) if entry_fids else np.zeros(0, dtype=np.int8)
-        counts = np.frombuffer(entry_counts, dtype=np.int64) if entry_counts else np.zeros(0, dtype=np.int64)
+        index = self.index
+        assert not index.tools, "bulk_load builds an empty index"
+        analyse = index.analyse
+        nfields = index.nfields
+        entry_terms: list[str] = []
+        entry_counts = array("q")
+        # per (tool, field): how many distinct terms, and the field's length
+        sizes = array("q")
+        lengths = array("q")
+        self._grow(len(tools))
+        register = index._register_slot
+        for tool in tools:  # analysed one at a time: the analyses are never all in memory
+            register(tool)
+            for counts, length in analyse(tool):
+                lengths.append(length)
+                sizes.append(len(counts))
+                if counts:
+                    entry_terms.extend(counts)
+                    entry_counts.extend(counts.values())
+        n = len(tools)
+        self.alive[:n] = True
+        if n:
+            by_field = np.frombuffer(lengths, dtype=np.int64).reshape(n, nfields).T
+            self.lengths[:, :n] = by_field
+            index.length_sum = [int(total) for total in by_field.sum(axis=1)]
+        per_field = np.frombuffer(sizes, dtype=np.int64) if n else np.zeros(0, dtype=np.int64)
+        slots = np.repeat(np.repeat(np.arange(n, dtype=np.int32), nfields), per_field)
+        fids = np.repeat(np.tile(np.arange(nfields, dtype=np.int8), n), per_field)
+        del lengths, sizes, per_field
+        term_ids = {term: i for i, term in enumerate(dict.fromkeys(entry_terms))}
+        terms = np.fromiter(map(term_ids.__getitem__, entry_terms), dtype=np.int64, count=len(entry_terms))
+        del entry_terms
         # Entries arrive in slot then field order; a stable sort by term keeps that order inside a term.
         order = np.argsort(terms, kind="stable")
-        self._set_main(term_ids, terms[order], slots[order], fids[order], counts[order])
+        terms, slots, fids = terms[order], slots[order], fids[order]
+        counts = np.frombuffer(entry_counts, dtype=np.int64) if n else np.zeros(0, dtype=np.int64)
+        counts = np.minimum(counts[order], index.model.max_count).astype(np.int8)
+        del entry_counts, order
+        first = self._group_starts(terms, slots)
+        df = np.bincount(terms[first], minlength=len(term_ids)).tolist()
+        index.df = dict(zip(term_ids, df, strict=True))
+        self._set_main(term_ids, terms, slots, fids, counts)
+
+    def _group_starts(self, terms: Any, slots: Any) -> Any:
+        """Positions where a new (term, slot) run starts."""
+        np = self.np
+        if not len(terms):
+            return np.zeros(0, dtype=np.int64)
+        change = (terms[1:] != terms[:-1]) | (slots[1:] != slots[:-1])
+        return np.flatnonzero(np.concatenate(([True], change)))
 
     def _set_main(self, term_ids: dict[str, int], terms: Any, slots: Any, fids: Any, counts: Any) -> None:
         np = self.np
-        self.slots = slots.astype(np.int32)
-        self.fids = fids.astype(np.int8)
-        self.counts = counts.astype(np.float64)
-        bounds = np.searchsorted(terms, np.arange(len(term_ids) + 1))
-        starts, ends = bounds[:-1].tolist(), bounds[1:].tolist()
-        self.ranges = {term: (starts[tid], ends[tid]) for term, tid in term_ids.items() if ends[tid] > starts[tid]}
+        self.tid = term_ids
+        self.slots, self.fids, self.counts = slots, fids, counts
+        self.bounds = np.searchsorted(terms, np.arange(len(term_ids) + 1))
+        self.index._cache.clear()
+        self._score_all(terms)
+
+    def _score_all(self, terms: Any) -> None:
+        """Score every (term, slot) run of the main segment at the current generation."""
+        np = self.np
+        index = self.index
+        avgs = np.asarray(index.averages())
+        n = index.alive_count
+        df = index.df
+        idf = np.array([idf_of(n, df.get(term, 0)) for term in self.tid], dtype=np.float64)
+        first = self._group_starts(terms, self.slots)
+        fids = self.fids
+        if len(fids):
+            b = self.bs[fids]
+            norm = 1.0 - b + b * self.lengths[fids, self.slots] / avgs[fids]
+            part = self.weights[fids] * self.counts / norm
+            tf = np.add.reduceat(part, first)
+        else:
+            tf = np.zeros(0)
+        k1 = index.model.k1
+        self.group_slots = self.slots[first]
+        self.group_scores = idf[terms[first]] * tf * (k1 + 1.0) / (k1 + tf)
+        self.group_bounds = np.searchsorted(first, self.bounds)
+        self.scored_generation = index.generation
 
     def append(self, slot: int, fields: Analysed) -> None:
         self._grow(slot + 1)
         self.alive[slot] = True
+        max_count = self.index.model.max_count
         for fid, (counts, length) in enumerate(fields):
             self.lengths[fid, slot] = length
             for term, count in counts.items():
-                self.delta.setdefault(term, []).extend((slot, fid, min(count, self.index.model.max_count)))
+                self.delta.setdefault(term, []).extend((slot, fid, min(count, max_count)))
                 self.delta_size += 1
         if self.delta_size > self.MERGE_SHARE * max(len(self.slots), 1000):
             self._merge()
@@ -381,57 +456,59 @@ class _NumpyStore:
         if self.dead > 64 and self.dead * 4 > len(self.index.tools):
             self._merge()
 
-    def _merge(self) -> None:
-        """Fold the delta into the main arrays and drop dead slots' postings (slots keep numbers)."""
+    def _entries(self, term: str) -> tuple[Any, Any, Any]:
+        """(slots, fields, counts) of a term: main segment, then delta (slot order holds)."""
         np = self.np
-        term_ids: dict[str, int] = {}
-        parts_terms, parts_slots, parts_fids, parts_counts = [], [], [], []
-        for term in set(self.ranges) | set(self.delta):
-            tid = term_ids[term] = len(term_ids)
-            start, end = self.ranges.get(term, (0, 0))
-            extra = self.delta.get(term)
-            slots = self.slots[start:end].astype(np.int64)
-            fids = self.fids[start:end]
-            counts = self.counts[start:end]
-            if extra:
-                triples = np.asarray(extra, dtype=np.int64).reshape(-1, 3)
-                slots = np.concatenate([slots, triples[:, 0]])
-                fids = np.concatenate([fids, triples[:, 1].astype(np.int8)])
-                counts = np.concatenate([counts, triples[:, 2].astype(np.float64)])
-            keep = self.alive[slots]
-            if not keep.all():
-                slots, fids, counts = slots[keep], fids[keep], counts[keep]
-            if len(slots):
-                parts_terms.append(np.full(len(slots), tid, dtype=np.int64))
-                parts_slots.append(slots)
-                parts_fids.append(fids)
-                parts_counts.append(counts)
-        if parts_terms:
-            self._set_main(
-                term_ids,
-                np.concatenate(parts_terms),
-                np.concatenate(parts_slots),
-                np.concatenate(parts_fids),
-                np.concatenate(parts_counts),
-            )
+        tid = self.tid.get(term)
+        if tid is None:
+            slots, fids, counts = self.slots[:0], self.fids[:0], self.counts[:0]
         else:
-            self._set_main({}, *(np.zeros(0, dtype=np.int64) for _ in range(4)))
-        self.delta = {}
-        self.delta_size = 0
-        self.dead = 0
-
-    def score_term(self, term: str, idf: float, avgs: list[float]) -> tuple[Any, Any]:
-        np = self.np
-        start, end = self.ranges.get(term, (0, 0))
-        slots = self.slots[start:end]
-        fids = self.fids[start:end]
-        counts = self.counts[start:end]
+            start, end = int(self.bounds[tid]), int(self.bounds[tid + 1])
+            slots, fids, counts = self.slots[start:end], self.fids[start:end], self.counts[start:end]
         extra = self.delta.get(term)
         if extra:
             triples = np.asarray(extra, dtype=np.int64).reshape(-1, 3)
             slots = np.concatenate([slots, triples[:, 0].astype(np.int32)])
             fids = np.concatenate([fids, triples[:, 1].astype(np.int8)])
-            counts = np.concatenate([counts, triples[:, 2].astype(np.float64)])
+            counts = np.concatenate([counts, triples[:, 2].astype(np.int8)])
+        return slots, fids, counts
+
+    def _merge(self) -> None:
+        """Fold the delta into the main arrays, drop dead slots' postings, re-score everything."""
+        np = self.np
+        term_ids: dict[str, int] = {}
+        parts: list[tuple[Any, Any, Any, Any]] = []
+        for term in list(self.tid) + [t for t in self.delta if t not in self.tid]:
+            slots, fids, counts = self._entries(term)
+            keep = self.alive[slots]
+            if not keep.all():
+                slots, fids, counts = slots[keep], fids[keep], counts[keep]
+            if len(slots):
+                tid = term_ids[term] = len(term_ids)
+                parts.append((np.full(len(slots), tid, dtype=np.int64), slots, fids, counts))
+        self.delta = {}
+        self.delta_size = 0
+        self.dead = 0
+        if parts:
+            terms, slots, fids, counts = (np.concatenate(column) for column in zip(*parts, strict=True))
+        else:
+            terms, slots = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int32)
+            fids, counts = np.zeros(0, dtype=np.int8), np.zeros(0, dtype=np.int8)
+        self._set_main(term_ids, terms, slots, fids, counts)
+
+    def scores_at_generation(self, term: str) -> tuple[Any, Any] | None:
+        """The precomputed run of a term, when nothing changed since the last full scoring."""
+        if self.scored_generation != self.index.generation:
+            return None
+        tid = self.tid.get(term)
+        if tid is None:
+            return self.group_slots[:0], self.group_scores[:0]
+        start, end = int(self.group_bounds[tid]), int(self.group_bounds[tid + 1])
+        return self.group_slots[start:end], self.group_scores[start:end]
+
+    def score_term(self, term: str, idf: float, avgs: list[float]) -> tuple[Any, Any]:
+        np = self.np
+        slots, fids, counts = self._entries(term)
         if not len(slots):
             return slots, np.zeros(0)
         b = self.bs[fids]
@@ -453,11 +530,9 @@ class _NumpyStore:
         index = self.index
         size = len(index.tools)
         acc = np.zeros(size, dtype=np.float64)
-        touched = []
         for term in terms:
             slots, scores = index.term_scores(term)
             acc[slots] += scores
-            touched.append(slots)
         mask = None
         if require is not None:
             mask = np.zeros(size, dtype=bool)
@@ -468,13 +543,10 @@ class _NumpyStore:
             if allowed:
                 allowed_mask[np.fromiter(allowed, dtype=np.int64, count=len(allowed))] = True
             mask = allowed_mask if mask is None else mask & allowed_mask
-        candidates = np.unique(np.concatenate(touched)) if len(touched) > 1 else touched[0]
         if mask is not None:
-            candidates = candidates[mask[candidates]]
+            acc[~mask] = 0.0
+        candidates = np.flatnonzero(acc > 0)
         scores = acc[candidates]
-        positive = scores > 0
-        if not positive.all():
-            candidates, scores = candidates[positive], scores[positive]
         if len(candidates) > k:
             # Everything scoring at least the k-th best score, so ties at the cut are ordered by name.
             kth = np.partition(scores, len(scores) - k)[len(scores) - k]

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
+from itertools import chain
 
 # --- classic (reference parity) ------------------------------------------------------------
 
@@ -172,26 +173,40 @@ def is_weak_term(term: str) -> bool:
 
 @lru_cache(maxsize=262144)
 def _analyze_word(word: str) -> tuple[str, ...]:
+    """Terms of one word as found in the text (case kept, so identifiers can be split here)."""
     if _IS_CJK.match(word):
         return tuple(_cjk_terms(word))
-    if len(word) < 2 or word in STOP_WORDS:
-        return ()
-    stemmed = stem(word)
-    if stemmed in STOP_WORDS:
-        return ()
-    return (stemmed,)
+    parts = [word.casefold()] if word.islower() or word.isdigit() else _CAMEL.sub(" ", word).casefold().split()
+    out = []
+    for part in parts:
+        if len(part) < 2 or part in STOP_WORDS:
+            continue
+        stemmed = stem(part)
+        if stemmed not in STOP_WORDS:
+            out.append(stemmed)
+    return tuple(out)
 
 
 def analyze(text: str | None) -> list[str]:
-    """Terms of a text for the default ranker, in order, with repeats (term frequency counts)."""
+    """Terms of a text for the default ranker, in order, with repeats (term frequency counts).
+
+    The text is split on whitespace and each distinct token and word is analysed once (cached):
+    identifier split, casefold, stop words, stemming, CJK characters and bigrams.
+    """
     if not text:
         return []
-    text = unicodedata.normalize("NFKC", text)
-    text = split_identifiers(text).casefold()
-    terms: list[str] = []
-    for word in _WORD.findall(text):
-        terms.extend(_analyze_word(word))
-    return terms
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text)
+    return list(chain.from_iterable(map(_analyze_token, text.split())))
+
+
+@lru_cache(maxsize=262144)
+def _analyze_token(token: str) -> tuple[str, ...]:
+    """Terms of one whitespace-separated token; tokens repeat far more than texts, so cache them."""
+    words = _WORD.findall(token)
+    if len(words) == 1:
+        return _analyze_word(words[0])
+    return tuple(chain.from_iterable(map(_analyze_word, words)))
 
 
 def analyze_query(text: str | None) -> list[str]:
