@@ -151,7 +151,7 @@ def _max_results(value: Any, default: int) -> int:
     if value is None:
         return default
     bad = ArgumentError(
-        f"'maxResults' must be a positive whole number (1-{MAX_RESULTS_LIMIT}), not {value!r}", field="maxResults"
+        f"'maxResults' must be a positive whole number (1-{MAX_RESULTS_LIMIT}), not {_show(value)}", field="maxResults"
     )
     if isinstance(value, bool):
         raise bad
@@ -168,3 +168,10 @@ def _max_results(value: Any, default: int) -> int:
     if not math.isfinite(number) or number != int(number) or number < 1:
         raise bad
     return min(int(number), MAX_RESULTS_LIMIT)
+
+
+def _show(value: Any) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return repr(value)
