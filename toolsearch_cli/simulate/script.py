@@ -150,7 +150,7 @@ class _Reader:
         value = node.get(key)
         if value is None:
             if required:
-                raise self.error(f"'{key}' is required", node, key if key in node else None)
+                raise self.error(f"'{key}' is required", node, key)
             return None
         if isinstance(value, bool) or not isinstance(value, str | int | float):
             raise self.error(f"'{key}' must be text", node, key)
@@ -200,7 +200,7 @@ def parse_script(doc: Any, file: str, base: Path | None = None) -> Script:
         context = {str(k): str(v) for k, v in raw.items()}
     turns_node = doc.get("turns")
     if not isinstance(turns_node, list) or not turns_node:
-        raise r.error("'turns' must be a non-empty list of turns", doc, "turns" if "turns" in doc else None)
+        raise r.error("'turns' must be a non-empty list of turns", doc, "turns")
     turns = [_turn(r, item, _item_line(turns_node, i)) for i, item in enumerate(turns_node)]
     return Script(
         file=file,
@@ -236,7 +236,7 @@ def _turn(r: _Reader, node: Any, line: int | None) -> Turn:
     user = r.text(node, "user", required=True) or ""
     steps_node = node.get("steps")
     if not isinstance(steps_node, list) or not steps_node:
-        raise r.error("a turn needs 'steps': the model's replies, one per request", node, "steps" if "steps" in node else None)
+        raise r.error("a turn needs 'steps': the model's replies, one per request", node, "steps")
     steps = [_step(r, item, _item_line(steps_node, i)) for i, item in enumerate(steps_node)]
     return Turn(user=user, steps=steps, line=getattr(node, "line", line))
 
