@@ -8,8 +8,6 @@ from __future__ import annotations
 import copy
 import json
 
-from .conftest import make
-
 from toolsearch_cli import Catalog
 from toolsearch_cli.disclosure import (
     ACTIVE_TOOL_NAMES_KEY,
@@ -22,6 +20,8 @@ from toolsearch_cli.disclosure import (
 )
 from toolsearch_cli.model import GroupMatcher, ToolGroup
 from toolsearch_cli.tokens import CharEstimateCounter
+
+from .conftest import make
 
 COUNTER = CharEstimateCounter()
 
@@ -58,7 +58,11 @@ def search_call(*calls):
 
 
 def result(call_id, content):
-    return {"role": "tool", "tool_call_id": call_id, "content": content if isinstance(content, str) else json.dumps(content)}
+    return {
+        "role": "tool",
+        "tool_call_id": call_id,
+        "content": content if isinstance(content, str) else json.dumps(content),
+    }
 
 
 # -- §4 chat mode ------------------------------------------------------------------------------------
@@ -83,7 +87,13 @@ def test_rule_4_1_latest_search_is_last_call_of_newest_assistant_message_with_a_
 
 def test_rule_4_2_result_paired_by_call_id_or_tool_name_when_id_blank_first_later_message_wins():
     """Call id = the id, or the tool name when blank; the first later tool message with that id is the result."""
-    by_id = [user(), search_call(("x1", "toolSearch", {"query": "q"})), result("other", ["sendEmail"]), result("x1", ["getWeather"]), result("x1", ["sendEmail"])]
+    by_id = [
+        user(),
+        search_call(("x1", "toolSearch", {"query": "q"})),
+        result("other", ["sendEmail"]),
+        result("x1", ["getWeather"]),
+        result("x1", ["sendEmail"]),
+    ]
     assert engine().snapshot(by_id).disclosed == ["getWeather"]
     blank = [user(), search_call(("", "toolSearch", {"query": "q"})), result("toolSearch", ["sendEmail"])]
     assert engine().snapshot(blank).disclosed == ["sendEmail"]
@@ -157,7 +167,11 @@ def test_rule_4_4_prompt_tool_that_is_the_catalog_tool_itself_stays_hidden_until
 
 def test_rule_4_5_each_new_search_replaces_previous_hits_resident_unaffected():
     """Latest only: a new search replaces the earlier hits completely; resident tools stay."""
-    messages = [user(), search_call(("a", "toolSearch", {"query": "weather"})), result("a", ["getWeather", "getForecast"])]
+    messages = [
+        user(),
+        search_call(("a", "toolSearch", {"query": "weather"})),
+        result("a", ["getWeather", "getForecast"]),
+    ]
     eng = engine()
     assert eng.snapshot(messages).names == ["currentTime", "toolSearch", "getWeather", "getForecast"]
     messages += [search_call(("b", "toolSearch", {"query": "email"})), result("b", ["sendEmail"])]
@@ -167,7 +181,12 @@ def test_rule_4_5_each_new_search_replaces_previous_hits_resident_unaffected():
 def test_rule_4_original_conversation_is_never_mutated():
     """A snapshot is built per request; the original prompt (messages) is never changed."""
     group = ToolGroup(name="g", system_prompt="Be careful.", tools=["sendEmail"])
-    messages = [{"role": "system", "content": "You help."}, user(), search_call(("a", "toolSearch", {"query": "q"})), result("a", ["getWeather"])]
+    messages = [
+        {"role": "system", "content": "You help."},
+        user(),
+        search_call(("a", "toolSearch", {"query": "q"})),
+        result("a", ["getWeather"]),
+    ]
     before = copy.deepcopy(messages)
     snap = engine(catalog(groups=[group])).snapshot(messages)
     assert messages == before

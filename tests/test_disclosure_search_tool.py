@@ -79,7 +79,9 @@ def test_arguments_that_are_not_json_give_an_error_result():
     assert not outcome.ok and "not valid JSON" in outcome.error
 
 
-@pytest.mark.parametrize("raw, expected", [(" 3 ", 3), ("3.0", 3), (3.0, 3), (2, 2), (None, 5), (10_000, MAX_RESULTS_LIMIT)])
+@pytest.mark.parametrize(
+    "raw, expected", [(" 3 ", 3), ("3.0", 3), (3.0, 3), (2, 2), (None, 5), (10_000, MAX_RESULTS_LIMIT)]
+)
 def test_max_results_accepts_numbers_and_numeric_text_and_is_capped(raw, expected):
     arguments = {"query": "weather"} if raw is None else {"query": "weather", "maxResults": raw}
     assert parse_arguments(arguments).max_results == expected
@@ -175,7 +177,9 @@ def test_cumulative_engine_in_chat_mode_accumulates_over_the_history():
     eng = demo_engine(policy="cumulative", max_active=2)
     call = lambda cid, q: {  # noqa: E731
         "role": "assistant",
-        "tool_calls": [{"id": cid, "type": "function", "function": {"name": "toolSearch", "arguments": json.dumps({"query": q})}}],
+        "tool_calls": [
+            {"id": cid, "type": "function", "function": {"name": "toolSearch", "arguments": json.dumps({"query": q})}}
+        ],
     }
     messages = [{"role": "user", "content": "hi"}]
     messages += [call("1", "q"), {"role": "tool", "tool_call_id": "1", "content": '["weatherLookup"]'}]
@@ -198,4 +202,6 @@ def test_snapshot_carries_tool_request_and_baseline_tokens():
     assert snap.tool_share == snap.tool_tokens / snap.baseline_tool_tokens
     # five tiny tools: the search tool's own definition costs more than all of them (no saving)
     assert snap.tool_share > 1 and snap.saving_percent < 0
-    assert [t.tokens for t in snap.tools] == [COUNTER.count(json.dumps(t.tool.to_openai(), ensure_ascii=False, separators=(",", ":"))) for t in snap.tools]
+    assert [t.tokens for t in snap.tools] == [
+        COUNTER.count(json.dumps(t.tool.to_openai(), ensure_ascii=False, separators=(",", ":"))) for t in snap.tools
+    ]

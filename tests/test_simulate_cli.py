@@ -98,7 +98,10 @@ def test_json_transcript_shows_latest_replacing_weather_with_email(run_cli):
 
 
 def test_check_exits_1_on_a_failed_expectation(run_cli, scenario):
-    step = "      - expect: {visible: [sendEmail]}\n        call: {name: getWeather, arguments: {city: Paris}, result: sunny}\n"
+    step = (
+        "      - expect: {visible: [sendEmail]}\n"
+        "        call: {name: getWeather, arguments: {city: Paris}, result: sunny}\n"
+    )
     path = scenario(SEARCH_WEATHER + step + SAY)
     result = run_cli("simulate", path, "--check")
     assert result.code == 1
@@ -130,7 +133,9 @@ def test_protocol_errors_are_flagged(run_cli, scenario, call, kind):
 
 
 def test_declared_protocol_errors_are_expected_and_pass_check(run_cli, scenario):
-    step = "      - expect: {protocol_errors: [not-visible]}\n        call: {name: getWeather, arguments: {city: Paris}}\n"
+    step = (
+        "      - expect: {protocol_errors: [not-visible]}\n        call: {name: getWeather, arguments: {city: Paris}}\n"
+    )
     path = scenario(step + SAY)
     result = run_cli("simulate", path, "--check")
     assert result.code == 0, result.stdout
@@ -188,7 +193,9 @@ def test_context_option_reveals_permitted_tools_and_matches_groups(run_cli, scen
     assert "deleteUser" not in plain["requests"][1]["tools"][0]["name"]
     admin = run_cli("simulate", path, "--context", "role=admin", "--format", "json").json()
     first = admin["requests"][0]
-    assert first["groups"] == ["admin"] and any(t["name"] == "deleteUser" and t["role"] == "group" for t in first["tools"])
+    assert first["groups"] == ["admin"] and any(
+        t["name"] == "deleteUser" and t["role"] == "group" for t in first["tools"]
+    )
     assert first["system_prompt_added"] == "Log admin actions."
     assert admin["context"] == {"role": "admin"}
 
@@ -200,7 +207,11 @@ def test_agent_mode_saves_and_restores_state_through_a_file(run_cli, scenario, t
     assert result.code == 0, result.stderr
     saved = json.loads(state.read_text(encoding="utf-8"))
     assert saved["metadata"][ACTIVE_TOOL_NAMES_KEY] == ["getWeather"]
-    second = scenario("      - expect: {hits: [getWeather]}\n        call: {name: getWeather, arguments: {city: Oslo}, result: rain}\n" + SAY, name="second.sim.yaml")
+    second = scenario(
+        "      - expect: {hits: [getWeather]}\n"
+        "        call: {name: getWeather, arguments: {city: Oslo}, result: rain}\n" + SAY,
+        name="second.sim.yaml",
+    )
     restored = run_cli("simulate", second, "--mode", "agent", "--state", str(state), "--check")
     assert restored.code == 0, restored.stdout
     assert "restored run state" in restored.stdout and "active getWeather" in restored.stdout
@@ -212,7 +223,9 @@ def test_state_needs_agent_mode_and_one_policy(run_cli, scenario, tmp_path):
     path = scenario(SAY)
     result = run_cli("simulate", path, "--state", str(tmp_path / "s.json"))
     assert result.code == 2 and "--mode agent" in result.stderr
-    result = run_cli("simulate", path, "--mode", "agent", "--state", str(tmp_path / "s.json"), "--policy", "latest,cumulative")
+    result = run_cli(
+        "simulate", path, "--mode", "agent", "--state", str(tmp_path / "s.json"), "--policy", "latest,cumulative"
+    )
     assert result.code == 2
 
 
@@ -270,7 +283,9 @@ def test_replay_of_a_transcript_reproduces_the_snapshots(run_cli, tmp_path):
     data = run_cli("simulate", str(ZH), "--format", "json").json()
     path = tmp_path / "transcript.json"
     path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
-    replayed = run_cli("simulate", "--replay", str(path), "--catalog", str(ROOT / "catalogs" / "demo"), "--format", "json").json()
+    replayed = run_cli(
+        "simulate", "--replay", str(path), "--catalog", str(ROOT / "catalogs" / "demo"), "--format", "json"
+    ).json()
     assert replayed["kind"] == "replay"
     assert [r["disclosed"] for r in replayed["requests"]] == [r["disclosed"] for r in data["requests"]]
     assert [r["tokens"]["tools"] for r in replayed["requests"]] == [r["tokens"]["tools"] for r in data["requests"]]
@@ -279,17 +294,33 @@ def test_replay_of_a_transcript_reproduces_the_snapshots(run_cli, tmp_path):
 def test_replay_of_openai_messages_json_and_jsonl_flags_undisclosed_calls(run_cli, write):
     messages = [
         {"role": "user", "content": "weather?"},
-        {"role": "assistant", "content": None, "tool_calls": [{"id": "a", "type": "function", "function": {"name": "getWeather", "arguments": "{\"city\": \"Oslo\"}"}}]},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "a", "type": "function", "function": {"name": "getWeather", "arguments": '{"city": "Oslo"}'}}
+            ],
+        },
         {"role": "tool", "tool_call_id": "a", "content": "rain"},
-        {"role": "assistant", "content": None, "tool_calls": [{"id": "b", "type": "function", "function": {"name": "toolSearch", "arguments": "{\"query\": \"weather\"}"}}]},
-        {"role": "tool", "tool_call_id": "b", "content": "[\"getWeather\"]"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "b", "type": "function", "function": {"name": "toolSearch", "arguments": '{"query": "weather"}'}}
+            ],
+        },
+        {"role": "tool", "tool_call_id": "b", "content": '["getWeather"]'},
     ]
     write("cat.yaml", CATALOG)
     as_json = write("conv.json", json.dumps(messages))
     as_jsonl = write("conv.jsonl", "\n".join(json.dumps(m) for m in messages))
-    as_requests = write("requests.jsonl", json.dumps({"messages": messages[:3]}) + "\n" + json.dumps({"messages": messages}))
+    as_requests = write(
+        "requests.jsonl", json.dumps({"messages": messages[:3]}) + "\n" + json.dumps({"messages": messages})
+    )
     for path in (as_json, as_jsonl, as_requests):
-        result = run_cli("simulate", "--replay", str(path), "--catalog", str(path.parent / "cat.yaml"), "--check", "--format", "json")
+        result = run_cli(
+            "simulate", "--replay", str(path), "--catalog", str(path.parent / "cat.yaml"), "--check", "--format", "json"
+        )
         assert result.code == 1, path  # getWeather was called before it was disclosed
         requests = result.json()["requests"]
         assert len(requests) == 3  # two answered requests and the pending one

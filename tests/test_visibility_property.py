@@ -85,7 +85,13 @@ def assert_only_visible(engine: DisclosureEngine, catalog: Catalog, context: dic
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(catalog=catalogs(), context=contexts, steps=actions, policy=st.sampled_from(["latest", "cumulative"]), agent=st.booleans())
+@given(
+    catalog=catalogs(),
+    context=contexts,
+    steps=actions,
+    policy=st.sampled_from(["latest", "cumulative"]),
+    agent=st.booleans(),
+)
 def test_invisible_tools_are_never_searched_disclosed_or_executable(catalog, context, steps, policy, agent):
     engine = DisclosureEngine(catalog, context=context, policy=policy, max_active=3, counter=COUNTER)
     state = RunState() if agent else None
@@ -95,11 +101,18 @@ def test_invisible_tools_are_never_searched_disclosed_or_executable(catalog, con
         assert_only_visible(engine, catalog, context, snapshot)
         cid = f"c{i}"
         if kind == "call":
-            messages.append({"role": "assistant", "tool_calls": [{"id": cid, "function": {"name": value, "arguments": "{}"}}]})
+            messages.append(
+                {"role": "assistant", "tool_calls": [{"id": cid, "function": {"name": value, "arguments": "{}"}}]}
+            )
             messages.append({"role": "tool", "tool_call_id": cid, "content": "{}"})
             continue
         arguments = json.dumps({"query": value if kind == "search" else "anything"})
-        messages.append({"role": "assistant", "tool_calls": [{"id": cid, "function": {"name": "toolSearch", "arguments": arguments}}]})
+        messages.append(
+            {
+                "role": "assistant",
+                "tool_calls": [{"id": cid, "function": {"name": "toolSearch", "arguments": arguments}}],
+            }
+        )
         if kind == "search":
             outcome = engine.run_search(state, arguments) if state is not None else engine.execute_search(arguments)
             for name in outcome.names:

@@ -18,14 +18,13 @@ A mapping document may also hold ``groups``: tool groups for deterministic discl
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from ..errors import CatalogError, did_you_mean
-import re
-
 from ..model import GroupMatcher, Location, Tool, ToolGroup
 from .schema import MarkedDict, MarkedList, parameters_to_schema
 
@@ -181,13 +180,12 @@ def _matcher(raw: Any, fail: Any) -> GroupMatcher:
     if raw is None or raw == "always":
         return GroupMatcher()
     if not isinstance(raw, dict):
-        raise fail(
-            "'match' must be 'always' or a mapping with one of keywords, regex, context; "
-            f"not {_kind(raw)}"
-        )
+        raise fail(f"'match' must be 'always' or a mapping with one of keywords, regex, context; not {_kind(raw)}")
     for key in raw:
         if key not in _MATCH_KEYS:
-            raise fail(f"unknown matcher {key!r}{did_you_mean(str(key), _MATCH_KEYS)}; expected keywords, regex or context")
+            raise fail(
+                f"unknown matcher {key!r}{did_you_mean(str(key), _MATCH_KEYS)}; expected keywords, regex or context"
+            )
     kinds = [k for k in ("keywords", "regex", "context") if k in raw]
     if len(kinds) != 1:
         raise fail("'match' needs exactly one of keywords, regex, context")

@@ -13,30 +13,43 @@ from .options import CATALOG_OPTION, FORMAT_OPTION, check_format
 POLICY_HELP = "Disclosure policy: latest (each search replaces the hits) or cumulative; 'latest,cumulative' compares."
 
 
+SCRIPT_ARGUMENT = typer.Argument(None, help="Conversation script (*.sim.yaml); omit with --replay.")
+MODE_OPTION = typer.Option(None, "--mode", "-m", help="chat (state from the messages) or agent (run state).")
+POLICY_OPTION = typer.Option(None, "--policy", "-p", help=POLICY_HELP)
+MAX_ACTIVE_OPTION = typer.Option(
+    None, "--max-active", help="Cap on disclosed tools; cumulative evicts the least recently disclosed."
+)
+CONTEXT_OPTION = typer.Option(
+    None, "--context", help="Request context attribute key=value (e.g. role=admin); repeatable.", metavar="KEY=VALUE"
+)
+STATE_OPTION = typer.Option(
+    None, "--state", help="Agent mode: JSON run-state file, restored when present and saved after every search."
+)
+CHECK_OPTION = typer.Option(False, "--check", help="Exit 1 when an expectation fails or a protocol error occurs.")
+REPLAY_OPTION = typer.Option(
+    None, "--replay", help="Recorded conversation (OpenAI messages JSON/JSONL, or a transcript) to replay."
+)
+EXECUTE_OPTION = typer.Option(
+    False, "--execute", help="Run the Python functions of module catalogs for calls without a scripted result."
+)
+RANKER_OPTION = typer.Option(None, "--ranker", "-r", help="Ranker used by toolSearch (default: default).")
+COUNTER_OPTION = typer.Option("cl100k_base", "--counter", help="Token counter: cl100k_base (exact) or chars4.")
+
+
 def simulate(
-    script: str | None = typer.Argument(None, help="Conversation script (*.sim.yaml); omit with --replay."),
+    script: str | None = SCRIPT_ARGUMENT,
     catalog: list[str] | None = CATALOG_OPTION,
-    mode: str | None = typer.Option(None, "--mode", "-m", help="chat (state from the messages) or agent (run state)."),
-    policy: str | None = typer.Option(None, "--policy", "-p", help=POLICY_HELP),
-    max_active: int | None = typer.Option(
-        None, "--max-active", help="Cap on disclosed tools; cumulative evicts the least recently disclosed."
-    ),
-    context: list[str] | None = typer.Option(
-        None, "--context", help="Request context attribute key=value (e.g. role=admin); repeatable.", metavar="KEY=VALUE"
-    ),
-    state: str | None = typer.Option(
-        None, "--state", help="Agent mode: JSON run-state file, restored when present and saved after every search."
-    ),
+    mode: str | None = MODE_OPTION,
+    policy: str | None = POLICY_OPTION,
+    max_active: int | None = MAX_ACTIVE_OPTION,
+    context: list[str] | None = CONTEXT_OPTION,
+    state: str | None = STATE_OPTION,
     output_format: str = FORMAT_OPTION,
-    check: bool = typer.Option(False, "--check", help="Exit 1 when an expectation fails or a protocol error occurs."),
-    replay_file: str | None = typer.Option(
-        None, "--replay", help="Recorded conversation (OpenAI messages JSON/JSONL, or a transcript) to replay."
-    ),
-    execute: bool = typer.Option(
-        False, "--execute", help="Run the Python functions of module catalogs for calls without a scripted result."
-    ),
-    ranker: str | None = typer.Option(None, "--ranker", "-r", help="Ranker used by toolSearch (default: default)."),
-    counter: str = typer.Option("cl100k_base", "--counter", help="Token counter: cl100k_base (exact) or chars4."),
+    check: bool = CHECK_OPTION,
+    replay_file: str | None = REPLAY_OPTION,
+    execute: bool = EXECUTE_OPTION,
+    ranker: str | None = RANKER_OPTION,
+    counter: str = COUNTER_OPTION,
 ) -> None:
     """Show the tools every model request carries, what they cost in tokens, and check the script's expectations."""
     from ..disclosure.policy import POLICY_BY_NAME
@@ -46,7 +59,7 @@ def simulate(
     check_format(output_format)
     if (script is None) == (replay_file is None):
         raise UsageError("give a SCRIPT to simulate, or --replay FILE (not both)")
-    policies = [p.strip() for p in (policy or "").split(",") if p.strip()] or [None]
+    policies: list[str | None] = [p.strip() for p in (policy or "").split(",") if p.strip()] or [None]
     for name in policies:
         if name is not None and name not in POLICY_BY_NAME:
             from ..disclosure.policy import get_policy
@@ -71,7 +84,9 @@ def simulate(
     transcripts = []
     if replay_file is not None:
         if mode == "agent" or state:
-            raise UsageError("--replay derives the state from the recorded messages (chat mode); drop --mode agent/--state")
+            raise UsageError(
+                "--replay derives the state from the recorded messages (chat mode); drop --mode agent/--state"
+            )
         messages = load_conversation(replay_file)
         for name in policies:
             settings = merged_settings(None, {**cli, "policy": name})

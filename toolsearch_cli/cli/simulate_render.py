@@ -24,7 +24,11 @@ def render_transcript(out: Console, transcript: Transcript) -> None:
             (f"{title}", "bold"),
             f"  ·  {transcript.kind} · mode {transcript.mode} · policy {transcript.policy}"
             + (f" · max-active {transcript.max_active}" if transcript.max_active else "")
-            + (f" · context {', '.join(f'{k}={v}' for k, v in transcript.context.items())}" if transcript.context else ""),
+            + (
+                f" · context {', '.join(f'{k}={v}' for k, v in transcript.context.items())}"
+                if transcript.context
+                else ""
+            ),
         )
     )
     if transcript.restored is not None:
@@ -120,7 +124,10 @@ def render_summary(out: Console, transcript: Transcript) -> None:
     )
     failed = summary["failed"]
     if failed:
-        out.print(f"✗ {failed} failed check{'s' if failed != 1 else ''} or protocol error{'s' if failed != 1 else ''}", style="bold red")
+        out.print(
+            f"✗ {failed} failed check{'s' if failed != 1 else ''} or protocol error{'s' if failed != 1 else ''}",
+            style="bold red",
+        )
     elif summary["checks"]:
         out.print(f"✓ all {summary['checks']} checks passed", style="green")
 
@@ -142,7 +149,7 @@ def render_comparison(out: Console, transcripts: list[Transcript]) -> None:
             else:
                 row += ["", "", ""]
         table.add_row(*row)
-    summaries = [t.summary() for t in transcripts]
+    totals = [t.summary() for t in transcripts]
     table.add_section()
     for label, key, fmt in (
         ("total tool tok", "tool_tokens", str),
@@ -152,7 +159,8 @@ def render_comparison(out: Console, transcripts: list[Transcript]) -> None:
         ("failed checks", "failed", str),
     ):
         row = [label]
-        for s in summaries:
-            row += ["", fmt(s.get(key, 0)), ""] if key != "peak_visible" else [fmt(s.get(key, 0)), "", ""]
+        for total in totals:
+            value = fmt(total.get(key, 0))
+            row += [value, "", ""] if key == "peak_visible" else ["", value, ""]
         table.add_row(*row)
     out.print(table)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ToolsearchError, UsageError, did_you_mean
@@ -275,12 +275,12 @@ class DisclosureEngine:
             position[tool.name] = len(visible)
             visible.append(VisibleTool(tool, role, self._tool_tokens(tool), group))
 
-        for tool in self.prompt_tools:
-            if self.manager.resolve(tool.name) is tool:
+        for prompt_tool in self.prompt_tools:
+            if self.manager.resolve(prompt_tool.name) is prompt_tool:
                 continue  # the very catalog tool put in the prompt: hidden until searched (§4.4)
-            if tool.name in position or not tool.visible_to(self.context):
+            if prompt_tool.name in position or not prompt_tool.visible_to(self.context):
                 continue
-            add(tool, SEARCH if tool.name == self.search_tool_name else RESIDENT)
+            add(prompt_tool, SEARCH if prompt_tool.name == self.search_tool_name else RESIDENT)
         for group in groups:
             for name in group.tools:
                 tool = self.catalog.get(name)

@@ -50,12 +50,15 @@ def tool_calls(message: Mapping[str, Any]) -> list[ToolCall]:
     for raw in message.get("tool_calls") or ():
         if not isinstance(raw, Mapping):
             continue
-        function = raw.get("function") if isinstance(raw.get("function"), Mapping) else raw
+        nested = raw.get("function")
+        function: Mapping[str, Any] = nested if isinstance(nested, Mapping) else raw
         name = function.get("name")
         if not isinstance(name, str):
             continue
         call_id = raw.get("id")
-        calls.append(ToolCall(id=call_id if isinstance(call_id, str) else "", name=name, arguments=function.get("arguments")))
+        calls.append(
+            ToolCall(id=call_id if isinstance(call_id, str) else "", name=name, arguments=function.get("arguments"))
+        )
     return calls
 
 

@@ -37,11 +37,15 @@ def search_tool_definition(name: str = SEARCH_TOOL_NAME, *, default_max_results:
             "properties": {
                 "query": {
                     "type": "string",
-                    "description": "The capability you need, in plain words (any language), e.g. 'weather forecast for a city'.",
+                    "description": (
+                        "The capability you need, in plain words (any language), e.g. 'weather forecast for a city'."
+                    ),
                 },
                 "maxResults": {
                     "type": "integer",
-                    "description": f"How many tool names to return (1-{MAX_RESULTS_LIMIT}); defaults to {default_max_results}.",
+                    "description": (
+                        f"How many tool names to return (1-{MAX_RESULTS_LIMIT}); defaults to {default_max_results}."
+                    ),
                     "minimum": 1,
                     "maximum": MAX_RESULTS_LIMIT,
                 },

@@ -78,9 +78,7 @@ def _jsonl(text: str, file: str, whole_error: json.JSONDecodeError) -> tuple[lis
             item = json.loads(raw)
         except json.JSONDecodeError as exc:
             if number == 1 and not messages:
-                raise ScriptError(
-                    f"not JSON or JSONL: {whole_error.msg}", file=file, line=whole_error.lineno
-                ) from None
+                raise ScriptError(f"not JSON or JSONL: {whole_error.msg}", file=file, line=whole_error.lineno) from None
             raise ScriptError(f"line is not JSON: {exc.msg}", file=file, line=number) from None
         if isinstance(item, dict) and "role" in item:
             messages.append(item)
@@ -89,13 +87,17 @@ def _jsonl(text: str, file: str, whole_error: json.JSONDecodeError) -> tuple[lis
             if best_request is None or len(item["messages"]) >= len(best_request):
                 best_request, best_line = item["messages"], number
         else:
-            raise ScriptError("each JSONL line must be a message (with 'role') or a request with 'messages'", file=file, line=number)
+            raise ScriptError(
+                "each JSONL line must be a message (with 'role') or a request with 'messages'", file=file, line=number
+            )
     if best_request is not None and not messages:
         return best_request, [best_line] * len(best_request)
     return messages, lines
 
 
-def replay(messages: Sequence[Mapping[str, Any]], engine: DisclosureEngine, settings: Settings, source: str) -> Transcript:
+def replay(
+    messages: Sequence[Mapping[str, Any]], engine: DisclosureEngine, settings: Settings, source: str
+) -> Transcript:
     """One record per assistant message (the request it answered), plus the pending request at the end."""
     transcript = _new_transcript(source, "replay", settings, engine)
     history = [dict(m) for m in messages]
@@ -107,9 +109,15 @@ def replay(messages: Sequence[Mapping[str, Any]], engine: DisclosureEngine, sett
             continue
         snapshot = engine.snapshot(history[:index])
         content = message.get("content")
-        record = RequestRecord(len(transcript.requests) + 1, turn or None, snapshot, content if isinstance(content, str) else None)
+        record = RequestRecord(
+            len(transcript.requests) + 1, turn or None, snapshot, content if isinstance(content, str) else None
+        )
         for call in tool_calls(message):
-            raw = call.arguments if isinstance(call.arguments, str) else json.dumps(call.arguments or {}, ensure_ascii=False)
+            raw = (
+                call.arguments
+                if isinstance(call.arguments, str)
+                else json.dumps(call.arguments or {}, ensure_ascii=False)
+            )
             result = _result_of(history, index, call.pairing_id)
             out = CallRecord(id=call.id, name=call.name, arguments=raw, result=result, source="recorded")
             check = engine.check_call(call.name, snapshot)

@@ -303,8 +303,10 @@ def check_arguments(tool: Tool, text: str) -> tuple[dict[str, Any] | None, str |
     if not isinstance(value, dict):
         return None, f"arguments must be a JSON object, not {type(value).__name__}"
     schema = tool.parameters
-    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
-    required = schema.get("required") if isinstance(schema.get("required"), list) else []
+    raw_properties = schema.get("properties")
+    properties: dict[str, Any] = raw_properties if isinstance(raw_properties, dict) else {}
+    raw_required = schema.get("required")
+    required: list[Any] = raw_required if isinstance(raw_required, list) else []
     missing = [name for name in required if name not in value]
     if missing:
         return None, f"missing required argument {missing[0]!r}"

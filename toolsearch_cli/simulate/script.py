@@ -195,7 +195,9 @@ def parse_script(doc: Any, file: str, base: Path | None = None) -> Script:
     context: dict[str, str] = {}
     if doc.get("context") is not None:
         raw = doc["context"]
-        if not isinstance(raw, dict) or not all(isinstance(v, str | int) and not isinstance(v, bool) for v in raw.values()):
+        if not isinstance(raw, dict) or not all(
+            isinstance(v, str | int) and not isinstance(v, bool) for v in raw.values()
+        ):
             raise r.error("'context' must map attribute names to single values, e.g. {role: admin}", doc, "context")
         context = {str(k): str(v) for k, v in raw.items()}
     turns_node = doc.get("turns")
@@ -256,7 +258,8 @@ def _step(r: _Reader, node: Any, line: int | None) -> Step:
             raise r.error("'calls' must be a non-empty list of tool calls", node, "calls")
         raw_calls = node["calls"]
     calls = [
-        _call(r, item, _item_line(node["calls"], i) if "calls" in node else calls_line) for i, item in enumerate(raw_calls)
+        _call(r, item, _item_line(node["calls"], i) if "calls" in node else calls_line)
+        for i, item in enumerate(raw_calls)
     ]
     say = r.text(node, "say")
     if not calls and say is None:

@@ -26,7 +26,13 @@ class Finding:
     expected: bool = False  # a protocol error the script declared with expect.protocol_errors
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "message": self.message, "tool": self.tool, "line": self.line, "expected": self.expected}
+        return {
+            "kind": self.kind,
+            "message": self.message,
+            "tool": self.tool,
+            "line": self.line,
+            "expected": self.expected,
+        }
 
 
 @dataclass(slots=True)
