@@ -75,3 +75,20 @@ def test_folder_loads_skip_simulation_scripts(write, tmp_path):
 def test_the_shipped_catalogs_folder_loads_the_demo_and_not_the_scenarios():
     assert (ROOT / "catalogs" / "scenarios").is_dir()
     assert load_catalog(str(ROOT / "catalogs")).names == load_catalog(str(DEMO)).names
+
+
+def test_document_level_requires_applies_to_every_tool_unless_the_tool_sets_its_own(write):
+    text = "requires: {role: admin}\ntools:\n  - name: a\n  - name: b\n    requires: {role: [admin, auditor]}\n"
+    catalog = load_catalog(str(write("c.yaml", text)))
+    assert catalog.get("a").requires == {"role": ["admin"]}
+    assert catalog.get("b").requires == {"role": ["admin", "auditor"]}
+    with pytest.raises(CatalogError, match=r"c2.yaml:1: field 'requires'"):
+        load_catalog(str(write("c2.yaml", "requires: [admin]\ntools: []\n")))
+
+
+def test_demo_admin_tools_require_the_admin_role():
+    demo = load_catalog(str(DEMO))
+    admin = [t for t in demo.tools if t.category == "admin"]
+    assert admin and all(t.requires == {"role": ["admin"]} for t in admin)
+    assert all(not t.requires for t in demo.tools if t.category != "admin")
+    assert [g.name for g in demo.groups] == ["admin-console"]

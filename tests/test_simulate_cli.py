@@ -340,3 +340,16 @@ def test_bad_replay_files_are_one_line_errors(run_cli, write, scenario):
         result = run_cli("simulate", "--replay", str(write(name, text)))
         assert result.code == 2 and needle in result.stderr, (name, result.stderr)
     assert run_cli("simulate", scenario(SAY), "--replay", str(write("e.json", "[]"))).code == 2
+
+
+@pytest.mark.parametrize("path", sorted(SCENARIOS.glob("*.sim.yaml")), ids=lambda p: p.name)
+def test_every_shipped_scenario_passes_check_under_its_policy(run_cli, path):
+    result = run_cli("simulate", str(path), "--check")
+    assert result.code == 0, result.stdout + result.stderr
+    assert "checks passed" in result.stdout
+
+
+def test_admin_scenario_fails_check_without_the_admin_role(run_cli):
+    result = run_cli("simulate", str(SCENARIOS / "admin-groups.en.sim.yaml"), "--context", "role=viewer", "--check")
+    assert result.code == 1
+    assert "protocol error not-visible" in result.stdout and "permitted" in result.stdout

@@ -11,7 +11,8 @@ Each tool is a mapping with ``name`` (required), ``description``, ``parameters``
 must carry to see the tool, e.g. ``{role: [admin]}``). See :mod:`toolsearch_cli.catalog.schema`
 for the three accepted forms of ``parameters``.
 
-A mapping document may also hold ``groups``: tool groups for deterministic disclosure, each with
+A mapping document may set ``requires`` for all its tools (a tool's own ``requires`` wins), and
+may hold ``groups``: tool groups for deterministic disclosure, each with
 ``name``, ``description``, ``system_prompt``, ``tools`` (catalog tool names) and ``match``
 (``always``; ``{keywords: [...], ignore_case: true}``; ``{regex: "..."}``; ``{context: {role: admin}}``).
 """
@@ -71,7 +72,7 @@ def _construct_sequence(loader: _MarkedLoader, node: yaml.SequenceNode) -> Marke
 _MarkedLoader.add_constructor("tag:yaml.org,2002:map", _construct_mapping)
 _MarkedLoader.add_constructor("tag:yaml.org,2002:seq", _construct_sequence)
 
-_DOCUMENT_KEYS = ("tools", "category", "resident", "groups")
+_DOCUMENT_KEYS = ("tools", "category", "resident", "groups", "requires")
 TOOL_KEYS = ("name", "description", "parameters", "category", "tags", "examples", "metadata", "resident", "requires")
 
 
@@ -230,6 +231,7 @@ def parse_attributes(raw: Any, fail: Any) -> dict[str, list[str]]:
 def tools_from_document(doc: Any, file: str) -> tuple[list[Tool], list[str]]:
     """Tools and resident names from a parsed catalog document."""
     default_category: str | None = None
+    default_requires: dict[str, list[str]] = {}
     resident: list[str] = []
     if doc is None:
         return [], []
@@ -259,6 +261,13 @@ def tools_from_document(doc: Any, file: str) -> tuple[list[Tool], list[str]]:
                 "'resident' must be a list of tool names", file=file, line=line_of.get("resident", (None,))[0]
             )
         resident = list(raw_resident)
+        if doc.get("requires") is not None:
+            where = line_of.get("requires", (None,))[0]
+
+            def requires_error(message: str) -> CatalogError:
+                return CatalogError(f"'requires' {message}", file=file, line=where, field="requires")
+
+            default_requires = parse_attributes(doc["requires"], requires_error)
     else:
         raise CatalogError(
             f"a catalog must be a mapping with 'tools' or a list of tools, not {_kind(doc)}", file=file, line=1
@@ -268,6 +277,8 @@ def tools_from_document(doc: Any, file: str) -> tuple[list[Tool], list[str]]:
     for i, item in enumerate(items):
         line = item_lines[i] if i < len(item_lines) else None
         tool, is_resident = tool_from_mapping(item, file, line, default_category)
+        if default_requires and not (isinstance(item, dict) and "requires" in item):
+            tool.requires = {k: list(v) for k, v in default_requires.items()}
         tools.append(tool)
         if is_resident and tool.name not in resident:
             resident.append(tool.name)
