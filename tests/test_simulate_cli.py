@@ -80,7 +80,9 @@ def test_shipped_english_scenario_passes_check_under_both_policies(run_cli):
     result = run_cli("simulate", str(EN), "--check", "--policy", "latest,cumulative")
     assert result.code == 0, result.stdout + result.stderr
     assert "policies side by side" in result.stdout
-    assert "latest: tool tok" in result.stdout and "cumulative: tool tok" in result.stdout
+    totals = result.stdout[result.stdout.index("policy totals") :]
+    assert re.search(r"tool tokens\s+│\s+\d+\s+│\s+\d+", totals)
+    assert re.search(r"failed checks\s+│\s+0\s+│\s+0", totals)
 
 
 def test_json_transcript_shows_latest_replacing_weather_with_email(run_cli):

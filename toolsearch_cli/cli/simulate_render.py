@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -133,34 +136,37 @@ def render_summary(out: Console, transcript: Transcript) -> None:
 
 
 def render_comparison(out: Console, transcripts: list[Transcript]) -> None:
-    table = Table(title="policies side by side", show_edge=False, header_style="bold", title_justify="left")
-    table.add_column("request", justify="right")
+    """Per request: visible tools · tool tokens · share of the baseline, one column per policy; then totals."""
+    out.print("policies side by side (visible tools · tool tokens · share of the all-tools baseline)", style="bold")
+    table = Table(show_edge=False, header_style="bold")
+    table.add_column("#", justify="right")
     for t in transcripts:
-        table.add_column(f"{t.policy}: visible", justify="right")
-        table.add_column(f"{t.policy}: tool tok", justify="right")
-        table.add_column(f"{t.policy}: share", justify="right")
-    count = max(len(t.requests) for t in transcripts)
-    for i in range(count):
+        table.add_column(t.policy, justify="right")
+    for i in range(max(len(t.requests) for t in transcripts)):
         row = [str(i + 1)]
         for t in transcripts:
             if i < len(t.requests):
                 s = t.requests[i].snapshot
-                row += [str(len(s.tools)), str(s.tool_tokens), _pct(100 * s.tool_share)]
+                row.append(f"{len(s.tools)} · {s.tool_tokens} · {_pct(100 * s.tool_share)}")
             else:
-                row += ["", "", ""]
-        table.add_row(*row)
-    totals = [t.summary() for t in transcripts]
-    table.add_section()
-    for label, key, fmt in (
-        ("total tool tok", "tool_tokens", str),
-        ("peak visible", "peak_visible", str),
-        ("saving", "saving_percent", lambda v: _pct(v)),
-        ("distinct disclosed", "distinct_disclosed", lambda v: str(len(v))),
-        ("failed checks", "failed", str),
-    ):
-        row = [label]
-        for total in totals:
-            value = fmt(total.get(key, 0))
-            row += [value, "", ""] if key == "peak_visible" else ["", value, ""]
+                row.append("")
         table.add_row(*row)
     out.print(table)
+    out.print()
+    totals = [t.summary() for t in transcripts]
+    summary = Table(title="policy totals", show_edge=False, header_style="bold", title_justify="left")
+    summary.add_column("")
+    for t in transcripts:
+        summary.add_column(t.policy, justify="right")
+    rows: list[tuple[str, str, Callable[[Any], str]]] = [
+        ("tool tokens", "tool_tokens", str),
+        ("share of baseline", "tool_share", lambda v: _pct(100 * v)),
+        ("max share per request", "max_tool_share", lambda v: _pct(100 * v)),
+        ("whole requests saved", "saving_percent", _pct),
+        ("peak visible tools", "peak_visible", str),
+        ("distinct disclosed", "distinct_disclosed", lambda v: str(len(v))),
+        ("failed checks", "failed", str),
+    ]
+    for label, key, fmt in rows:
+        summary.add_row(label, *(fmt(total.get(key, 0)) for total in totals))
+    out.print(summary)
