@@ -96,6 +96,8 @@ def test_json_transcript_shows_latest_replacing_weather_with_email(run_cli):
         assert tokens["tools"] <= 0.2 * tokens["baseline_tools"]
         assert tokens["request"] == tokens["tools"] + tokens["messages"]
     assert data["summary"]["max_tool_share"] <= 0.2
+    assert data["summary"]["searches"] == 2 and data["summary"]["requests"] == 5
+    assert data["catalog"] == [str(ROOT / "catalogs" / "demo")]
     assert data["messages"][0]["role"] == "system"
 
 
@@ -328,6 +330,7 @@ def test_replay_of_openai_messages_json_and_jsonl_flags_undisclosed_calls(run_cl
         assert len(requests) == 3  # two answered requests and the pending one
         assert requests[0]["findings"][0]["kind"] == "not-visible"
         assert requests[2]["disclosed"] == ["getWeather"]
+        assert result.json()["summary"]["searches"] == 1
     table = run_cli("simulate", "--replay", str(as_json), "--catalog", str(as_json.parent / "cat.yaml"))
     assert table.code == 0 and "pending" in table.stdout
 
@@ -355,3 +358,41 @@ def test_admin_scenario_fails_check_without_the_admin_role(run_cli):
     result = run_cli("simulate", str(SCENARIOS / "admin-groups.en.sim.yaml"), "--context", "role=viewer", "--check")
     assert result.code == 1
     assert "protocol error not-visible" in result.stdout and "permitted" in result.stdout
+
+
+def test_script_resident_names_are_always_sent_and_never_searched(run_cli, scenario):
+    path = scenario(SEARCH_WEATHER + SAY, extra="resident: [getWeather]\n")
+    data = run_cli("simulate", path, "--format", "json").json()
+    first = data["requests"][0]
+    assert [(t["name"], t["role"]) for t in first["tools"]][:2] == [
+        ("currentTime", "resident"),
+        ("getWeather", "resident"),
+    ]
+    assert "getWeather" not in first["reply"]["tool_calls"][0]["search"]["names"]
+    bad = scenario(SAY, extra="resident: [getWether]\n", name="bad.sim.yaml")
+    result = run_cli("simulate", bad)
+    assert result.code == 2 and "did you mean 'getWeather'" in result.stderr
+
+
+def test_cumulative_agent_state_drops_stale_names_before_counting_max_active(run_cli, scenario, write):
+    state = write("state.json", json.dumps({"metadata": {ACTIVE_TOOL_NAMES_KEY: ["goneTool", "readEmail"]}}))
+    path = scenario(SEARCH_WEATHER + SAY)
+    data = run_cli(
+        "simulate",
+        path,
+        "--mode",
+        "agent",
+        "--state",
+        str(state),
+        "--policy",
+        "cumulative",
+        "--max-active",
+        "2",
+        "--format",
+        "json",
+    ).json()
+    assert data["restored_active"] == ["goneTool", "readEmail"]
+    assert data["requests"][0]["disclosed"] == ["readEmail"]
+    assert data["requests"][1]["disclosed"] == ["readEmail", "getWeather"]
+    saved = json.loads(state.read_text(encoding="utf-8"))
+    assert saved["metadata"][ACTIVE_TOOL_NAMES_KEY] == ["readEmail", "getWeather"]

@@ -159,6 +159,10 @@ class DisclosureEngine:
                 raise UsageError(
                     f"resident tool {name!r} is not in the catalog{did_you_mean(name, catalog.names)}", field="resident"
                 )
+        if search_tool_name in catalog:
+            raise UsageError(
+                f"the search tool's name {search_tool_name!r} is taken by a catalog tool", field="search_tool_name"
+            )
         self.catalog = catalog
         self.context: dict[str, str] = dict(context or {})
         self.policy: Policy = get_policy(policy)
@@ -225,7 +229,8 @@ class DisclosureEngine:
             hits = self.usable(outcome.names)
         elif isinstance(outcome, SearchEvent) and outcome.status == OK:
             hits = self.usable(outcome.names)
-        return self.policy.apply(active, hits or None, self.max_active)
+        # stale names (e.g. from an old state file) must not hold max-active slots
+        return self.policy.apply(self.usable(active), hits or None, self.max_active)
 
     # -- chat mode ------------------------------------------------------------------------------
 

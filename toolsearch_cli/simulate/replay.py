@@ -119,7 +119,14 @@ def replay(
                 else json.dumps(call.arguments or {}, ensure_ascii=False)
             )
             result = _result_of(history, index, call.pairing_id)
-            out = CallRecord(id=call.id, name=call.name, arguments=raw, result=result, source="recorded")
+            out = CallRecord(
+                id=call.id,
+                name=call.name,
+                arguments=raw,
+                result=result,
+                source="recorded",
+                is_search=call.name == engine.search_tool_name,
+            )
             check = engine.check_call(call.name, snapshot)
             if not check.ok:
                 out.error = check.kind

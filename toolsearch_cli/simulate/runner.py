@@ -221,6 +221,7 @@ def _answer(
         out.result = _refusal(f"tool {call.name!r} is not available in this request")
         return out
     if call.name == engine.search_tool_name:
+        out.is_search = True
         return _answer_search(engine, call, call_id, state, settings, out, record, message_index)
     tool = snapshot.get(call.name)
     assert tool is not None

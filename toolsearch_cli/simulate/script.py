@@ -7,6 +7,7 @@ as one line naming the script file, the line and the field.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -224,7 +225,7 @@ def parse_script(doc: Any, file: str, base: Path | None = None) -> Script:
 def _relative(base: Path, source: str) -> str:
     candidate = base / source
     if candidate.exists():
-        return str(candidate)
+        return os.path.normpath(candidate)
     return source  # a module name, or a path the loader will report as missing
 
 

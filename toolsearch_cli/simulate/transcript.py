@@ -45,7 +45,8 @@ class CallRecord:
     result: str | None
     error: str | None = None  # protocol error code, when the call was refused
     search: SearchOutcome | None = None
-    source: str = ""  # where the result came from: search, script, function, refused, none
+    source: str = ""  # where the result came from: search, script, function, refused, none, recorded
+    is_search: bool = False  # a call of the search tool (executed, canned or recorded)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -131,7 +132,7 @@ class Transcript:
         for s in snaps:
             for name in s.disclosed:
                 disclosed.setdefault(name, None)
-        searches = sum(1 for r in self.requests for c in r.calls if c.search is not None)
+        searches = sum(1 for r in self.requests for c in r.calls if c.is_search)
         return {
             "requests": len(snaps),
             "searches": searches,
