@@ -16,6 +16,10 @@ from .render import excerpt
 ROLE_STYLE = {RESIDENT: "yellow", SEARCH: "magenta", GROUP: "blue", DISCLOSED: "bold cyan"}
 
 
+def _count(n: int, one: str, many: str | None = None) -> str:
+    return f"{n} {one if n == 1 else (many or one + 's')}"
+
+
 def _pct(value: float) -> str:
     return f"{value:.1f}%"
 
@@ -118,8 +122,9 @@ def render_summary(out: Console, transcript: Transcript) -> None:
     if not summary.get("requests"):
         out.print("no model requests", style="dim")
         return
+    counts = f"{_count(summary['requests'], 'request')}, {_count(summary['searches'], 'search', 'searches')}"
     out.print(
-        f"{summary['requests']} requests, {summary['searches']} searches · tool tokens {summary['tool_tokens']} vs "
+        f"{counts} · tool tokens {summary['tool_tokens']} vs "
         f"{summary['baseline_tool_tokens']} all-tools ({_pct(100 * summary['tool_share'])}; "
         f"per request at most {_pct(100 * summary['max_tool_share'])}) · whole requests saved "
         f"{_pct(summary['saving_percent'])} · counter {transcript.counter}",
