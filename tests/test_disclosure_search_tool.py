@@ -205,3 +205,22 @@ def test_snapshot_carries_tool_request_and_baseline_tokens():
     assert [t.tokens for t in snap.tools] == [
         COUNTER.count(json.dumps(t.tool.to_openai(), ensure_ascii=False, separators=(",", ":"))) for t in snap.tools
     ]
+
+
+def test_category_errors_list_only_categories_the_context_may_see():
+    tools = [make("deleteUser", "Delete a user", "admin"), make("getWeather", "Weather", "weather")]
+    tools[0].requires = {"role": ["admin"]}
+    eng = DisclosureEngine(Catalog(tools=tools), context={"role": "viewer"}, counter=COUNTER)
+    outcome = eng.execute_search({"query": "delete user", "category": "admin"})
+    assert not outcome.ok and outcome.field == "category"
+    assert "admin" not in outcome.error.split("categories:")[1]
+    assert DisclosureEngine(Catalog(tools=tools), context={"role": "admin"}, counter=COUNTER).execute_search(
+        {"query": "delete user", "category": "admin"}
+    ).names == ["deleteUser"]
+
+
+def test_search_tool_name_taken_by_a_catalog_tool_is_refused():
+    from toolsearch_cli import UsageError
+
+    with pytest.raises(UsageError, match="taken"):
+        DisclosureEngine(Catalog(tools=[make("find", "x")]), search_tool_name="find", counter=COUNTER)

@@ -396,3 +396,25 @@ def test_cumulative_agent_state_drops_stale_names_before_counting_max_active(run
     assert data["requests"][1]["disclosed"] == ["readEmail", "getWeather"]
     saved = json.loads(state.read_text(encoding="utf-8"))
     assert saved["metadata"][ACTIVE_TOOL_NAMES_KEY] == ["readEmail", "getWeather"]
+
+
+def test_real_process_runs_the_acceptance_scenario(tmp_path):
+    import subprocess
+    import sys
+
+    env = {"COLUMNS": "200", "PATH": "/usr/bin:/bin"}
+    done = subprocess.run(
+        [sys.executable, "-m", "toolsearch_cli", "simulate", str(ZH), "--check"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "per request at most" in done.stdout and done.stderr == ""
+
+
+def test_replay_of_a_single_message_jsonl(run_cli, write):
+    path = write("one.jsonl", json.dumps({"role": "user", "content": "weather?"}) + "\n")
+    data = run_cli("simulate", "--replay", str(path), "--format", "json").json()
+    assert len(data["requests"]) == 1 and data["requests"][0]["warnings"]

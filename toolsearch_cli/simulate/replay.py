@@ -57,6 +57,8 @@ def load_conversation(path: str | Path) -> list[dict[str, Any]]:
 def _messages_of(data: Any, file: str, line: int) -> list[Any]:
     if isinstance(data, list):
         return data
+    if isinstance(data, dict) and "role" in data:  # a one-line JSONL file: a single message
+        return [data]
     if isinstance(data, dict) and isinstance(data.get("messages"), list):
         return data["messages"]
     raise ScriptError(
