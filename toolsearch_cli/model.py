@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
-from .errors import CatalogError
+from .errors import CatalogError, did_you_mean
 
 #: The search tool's name; no catalog tool may take it.
 RESERVED_NAMES = frozenset({"toolSearch"})
@@ -25,6 +25,15 @@ class Location(BaseModel):
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}" if self.line else self.file
+
+
+def attributes_allow(required: Mapping[str, list[str]], context: Mapping[str, str] | None) -> bool:
+    """True when ``context`` has every required attribute with an accepted value (``"*"``: any value)."""
+    for key, accepted in required.items():
+        value = (context or {}).get(key)
+        if value is None or ("*" not in accepted and value not in accepted):
+            return False
+    return True
 
 
 def empty_schema() -> dict[str, Any]:
@@ -49,6 +58,13 @@ class Tool(BaseModel):
     field_locations: dict[str, Location] = Field(default_factory=dict, exclude=True, repr=False)
     #: The Python callable behind the tool, when it came from a module.
     function: Callable[..., Any] | None = Field(default=None, exclude=True, repr=False)
+    #: Context attributes a request must carry to see this tool (``{"role": ["admin"]}``; ``"*"``
+    #: accepts any value). Empty: visible to everyone. See :meth:`visible_to`.
+    requires: dict[str, list[str]] = Field(default_factory=dict)
+
+    def visible_to(self, context: Mapping[str, str] | None) -> bool:
+        """Whether a request with these context attributes may see (and so search, get and run) the tool."""
+        return attributes_allow(self.requires, context)
 
     def location_of(self, path: str) -> Location | None:
         """Best known location of a field path: the path, its nearest parent, else the tool."""
@@ -142,6 +158,33 @@ def _name_error(tool: Tool, message: str) -> CatalogError:
     )
 
 
+MATCHER_KINDS = ("always", "keywords", "regex", "context")
+
+
+class GroupMatcher(BaseModel):
+    """When a tool group applies: always, a keyword or regex in the last user message, or context attributes."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: str = "always"
+    keywords: list[str] = Field(default_factory=list)
+    ignore_case: bool = False
+    pattern: str | None = None
+    #: For ``context``: attribute -> accepted values (``"*"``: any value); all must hold.
+    attributes: dict[str, list[str]] = Field(default_factory=dict)
+
+
+class ToolGroup(BaseModel):
+    """A deterministic set of tools (plus a system prompt) attached to a request when its matcher applies."""
+
+    name: str
+    description: str = ""
+    system_prompt: str = ""
+    tools: list[str] = Field(default_factory=list)
+    matcher: GroupMatcher = Field(default_factory=GroupMatcher)
+    source: Location | None = None
+
+
 class Catalog(BaseModel):
     """Tools by unique name, plus the names of resident tools (always visible, never searched)."""
 
@@ -151,6 +194,8 @@ class Catalog(BaseModel):
     resident: list[str] = Field(default_factory=list)
     #: Where the catalog came from (files, modules), for display.
     sources: list[str] = Field(default_factory=list)
+    #: Tool groups (deterministic disclosure); their tools are catalog tools named here.
+    groups: list[ToolGroup] = Field(default_factory=list)
 
     _by_name: dict[str, Tool] = PrivateAttr(default_factory=dict)
     _indexes: dict[str, Any] = PrivateAttr(default_factory=dict)
@@ -168,6 +213,26 @@ class Catalog(BaseModel):
         for name in self.resident:
             if name not in by_name:
                 raise CatalogError(f"resident tool {name!r} is not in the catalog", field="resident")
+        group_names: dict[str, ToolGroup] = {}
+        for group in self.groups:
+            where = group.source
+            if group.name in group_names:
+                raise CatalogError(
+                    "duplicate group name; group names must be unique",
+                    file=where.file if where else None,
+                    line=where.line if where else None,
+                    field="groups",
+                )
+            group_names[group.name] = group
+            for name in group.tools:
+                if name not in by_name:
+                    raise CatalogError(
+                        f"group {group.name!r} lists tool {name!r}, which is not in the catalog"
+                        f"{did_you_mean(name, by_name)}",
+                        file=where.file if where else None,
+                        line=where.line if where else None,
+                        field="groups",
+                    )
         self._by_name = by_name
 
     def __len__(self) -> int:

@@ -7,18 +7,24 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ..errors import CatalogError
-from ..model import Catalog, Tool
+from ..model import Catalog, Tool, ToolGroup
 from .python_loader import is_module_reference, load_python_module, tool, tool_from_function
-from .yaml_loader import load_yaml_file
+from .yaml_loader import load_yaml_catalog
 
 Loaded = tuple[list[Tool], list[str]]
+#: What a loader returns: tools and resident names, optionally followed by tool groups.
+LoadedWithGroups = tuple[list[Tool], list[str]] | tuple[list[Tool], list[str], list[ToolGroup]]
 
 #: File loaders by suffix, called with (path, name to show in messages). A folder loads every
 #: file whose suffix is a key here, recursively; Python files load only when named directly.
-LOADER_BY_SUFFIX: dict[str, Callable[[Path, str | None], Loaded]] = {
-    ".yaml": load_yaml_file,
-    ".yml": load_yaml_file,
+LOADER_BY_SUFFIX: dict[str, Callable[[Path, str | None], LoadedWithGroups]] = {
+    ".yaml": load_yaml_catalog,
+    ".yml": load_yaml_catalog,
 }
+
+#: Files a folder walk skips although their suffix is a catalog's: simulation scripts
+#: (``*.sim.yaml``) live beside catalogs in ``catalogs/`` but are not catalogs.
+SKIPPED_SUFFIXES = (".sim.yaml", ".sim.yml")
 
 ENV_VAR = "TOOLSEARCH_CATALOG"
 
@@ -29,6 +35,7 @@ __all__ = [
     "default_sources",
     "load_catalog",
     "load_source",
+    "load_source_with_groups",
     "tool",
     "tool_from_function",
 ]
@@ -57,12 +64,25 @@ def default_sources(explicit: Sequence[str] | None = None) -> list[str]:
 
 def load_source(source: str) -> Loaded:
     """Tools and resident names from one source: a file, a folder or a Python module."""
+    tools, resident, _ = load_source_with_groups(source)
+    return tools, resident
+
+
+def _with_groups(loaded: LoadedWithGroups) -> tuple[list[Tool], list[str], list[ToolGroup]]:
+    if len(loaded) == 3:
+        return loaded  # type: ignore[return-value]
+    return loaded[0], loaded[1], []
+
+
+def load_source_with_groups(source: str) -> tuple[list[Tool], list[str], list[ToolGroup]]:
+    """Tools, resident names and tool groups from one source: a file, a folder or a Python module."""
     path = Path(source)
     if path.is_dir():
         files = sorted(
             p
             for p in path.rglob("*")
             if p.suffix.lower() in LOADER_BY_SUFFIX
+            and not p.name.lower().endswith(SKIPPED_SUFFIXES)
             and p.is_file()
             and not any(part.startswith(".") for part in p.relative_to(path).parts)
         )
@@ -70,14 +90,16 @@ def load_source(source: str) -> Loaded:
             raise CatalogError(f"no catalog files ({', '.join(LOADER_BY_SUFFIX)}) in this folder", file=source)
         tools: list[Tool] = []
         resident: list[str] = []
+        groups: list[ToolGroup] = []
         for file in files:
-            more, more_resident = LOADER_BY_SUFFIX[file.suffix.lower()](file, _display(file))
+            more, more_resident, more_groups = _with_groups(LOADER_BY_SUFFIX[file.suffix.lower()](file, _display(file)))
             tools.extend(more)
             resident.extend(more_resident)
-        return tools, resident
+            groups.extend(more_groups)
+        return tools, resident, groups
     if path.is_file():
         if path.suffix == ".py":
-            return load_python_module(source)
+            return _with_groups(load_python_module(source))
         loader = LOADER_BY_SUFFIX.get(path.suffix.lower())
         if loader is None:
             raise CatalogError(
@@ -85,11 +107,11 @@ def load_source(source: str) -> Loaded:
                 f"expected a folder, {', '.join(LOADER_BY_SUFFIX)} or .py file, or a module name",
                 file=source,
             )
-        return loader(path, None)
+        return _with_groups(loader(path, None))
     if path.suffix.lower() in (*LOADER_BY_SUFFIX, ".py", ".json"):
         raise CatalogError("no such file", file=source)
     if is_module_reference(source):
-        return load_python_module(source)
+        return _with_groups(load_python_module(source))
     raise CatalogError("no such file, folder or importable module", file=source)
 
 
@@ -107,8 +129,10 @@ def load_catalog(sources: Sequence[str] | str | None = None) -> Catalog:
     resolved = default_sources(sources)
     tools: list[Tool] = []
     resident: list[str] = []
+    groups: list[ToolGroup] = []
     for source in resolved:
-        more, more_resident = load_source(source)
+        more, more_resident, more_groups = load_source_with_groups(source)
         tools.extend(more)
         resident.extend(n for n in more_resident if n not in resident)
-    return Catalog(tools=tools, resident=resident, sources=resolved)
+        groups.extend(more_groups)
+    return Catalog(tools=tools, resident=resident, sources=resolved, groups=groups)
