@@ -150,12 +150,16 @@ def _kind(value: Any) -> str:
         return "a boolean"
     if isinstance(value, int | float):
         return "a number"
-    return {str: "a string", list: "a list"}.get(type(value), "a mapping" if isinstance(value, dict) else "a value")
+    if isinstance(value, str):
+        return "a string"
+    return "a list" if isinstance(value, list) else "a mapping" if isinstance(value, dict) else "a value"
 
 
 def _query_from_item(item: Any, file: str, line: int | None) -> Query:
     if not isinstance(item, dict):
-        raise CatalogError(f"each query must be a mapping {{id, query, relevant}}, not {_kind(item)}", file=file, line=line)
+        raise CatalogError(
+            f"each query must be a mapping {{id, query, relevant}}, not {_kind(item)}", file=file, line=line
+        )
     line = getattr(item, "line", line)
     key_lines = {str(k): v[0] for k, v in getattr(item, "key_lines", {}).items()}
 
@@ -243,11 +247,10 @@ def check_queries(queries: Sequence[Query], catalog: Catalog, category_field: st
     if category_field is None:
         return
     if not any(q.value(category_field) is not None for q in queries):
-        fields = sorted({k for q in queries for k in q.extra} | ({"subset"} if any(q.subset for q in queries) else set()))
+        fields = sorted({k for q in queries for k in q.extra} | {"subset" for q in queries if q.subset})
         raise UsageError(
             f"no query has the field {category_field!r} given by --category-field"
-            f"{did_you_mean(category_field, fields)}; fields: {', '.join(fields) or '(none)'}",
-            field="category-field",
+            f"{did_you_mean(category_field, fields)}; fields: {', '.join(fields) or '(none)'}"
         )
     known = {classic_normalize(c): c for c in catalog.categories()}
     for q in queries:
@@ -395,6 +398,11 @@ def run_ranker(
     impl = get_ranker(ranker)
     depth = eval_depth(ks)
     results: list[QueryResult] = []
+    if queries:  # build the ranker's index before timing, so ms_per_query is query time alone
+        try:
+            impl.search(catalog, SearchRequest(query=queries[0].query, max_results=1, explain=False))
+        except SearchError:
+            pass
     for q in queries:
         category = q.value(category_field) if category_field else None
         request = SearchRequest(query=q.query, max_results=depth, category=category, explain=False)
@@ -460,41 +468,59 @@ class Miss:
 EXPLAIN_DEPTH = 50
 
 
-def worst_misses(catalog: Catalog, run: RankerRun, n: int, *, show: int = 3) -> list[Miss]:
-    """The ``n`` worst misses of a run: relevant tools not returned first, then those ranked lowest.
+#: At most this many tools missing from the top ``depth`` are ranked in full to order the misses.
+FULL_RANK_LIMIT = 200
 
-    A relevant tool is missed when a non-relevant tool ranked above it. Each miss is searched
-    again with explanations, to show what ranked above the expected tool and why.
+
+def worst_misses(catalog: Catalog, run: RankerRun, n: int, *, show: int = 3) -> list[Miss]:
+    """The ``n`` worst misses of a run, each with what ranked above the expected tool and why.
+
+    A relevant tool is missed when a non-relevant tool ranked above it. Worst first: tools the
+    ranker did not return at all (score 0), then the lowest ranked. Tools beyond the evaluation
+    depth are ranked in full to order them (the first ``FULL_RANK_LIMIT`` by query id).
     """
-    candidates: list[tuple[tuple[int, int, str, str], QueryResult, str]] = []
+    beyond: list[tuple[QueryResult, str]] = []
+    within: list[tuple[QueryResult, str, int]] = []
     for r in run.results:
         relevant = set(r.query.relevant)
         for name in r.query.relevant:
             rank = r.rank_of(name)
-            above = sum(1 for other in r.ranked[: (rank or len(r.ranked) + 1) - 1] if other not in relevant)
-            if rank is None or above > 0:
-                order = (0 if rank is None else 1, -(rank or 0), r.query.id, name)
-                candidates.append((order, r, name))
-    candidates.sort(key=lambda c: c[0])
+            if rank is None:
+                beyond.append((r, name))
+            elif any(other not in relevant for other in r.ranked[: rank - 1]):
+                within.append((r, name, rank))
+    beyond.sort(key=lambda c: (c[0].query.id, c[1]))
+    within.sort(key=lambda c: (-c[2], c[0].query.id, c[1]))
     impl = get_ranker(run.ranker)
-    searchable = len(catalog.searchable())
-    out: list[Miss] = []
-    for _, r, name in candidates[:n]:
-        q = r.query
-        relevant = set(q.relevant)
+    searchable = max(len(catalog.searchable()), 1)
+
+    def ranking(q: Query, depth: int, explain: bool) -> list[Hit]:
         category = q.value(run.category_field) if run.category_field else None
         try:
-            full = impl.search(catalog, SearchRequest(q.query, max(searchable, 1), category, explain=False))
-            explained = impl.search(catalog, SearchRequest(q.query, EXPLAIN_DEPTH, category, explain=True))
+            hits = impl.search(catalog, SearchRequest(q.query, depth, category, explain=explain))
         except SearchError:
-            full, explained = [], []
-        full = [h for h in full if h.score > 0]
+            return []
+        return [h for h in hits if h.score > 0]
+
+    # (order, result, tool, full ranking): score 0 first, then lowest rank
+    ordered: list[tuple[tuple[int, int, str, str], QueryResult, str, list[Hit] | None]] = []
+    for r, name in beyond[:FULL_RANK_LIMIT]:
+        full = ranking(r.query, searchable, False)
+        names = [h.tool.name for h in full]
+        rank = names.index(name) + 1 if name in names else 0
+        ordered.append(((0 if rank == 0 else 1, -rank, r.query.id, name), r, name, full))
+    if len(ordered) < n:
+        ordered += [((1, -rank, r.query.id, name), r, name, None) for r, name, rank in within[: n - len(ordered)]]
+    ordered.sort(key=lambda c: c[0])
+    out: list[Miss] = []
+    for _, r, name, known in ordered[:n]:
+        q = r.query
+        relevant = set(q.relevant)
+        full = known if known is not None else ranking(q, eval_depth(run.ks), False)
         names = [h.tool.name for h in full]
         rank = names.index(name) + 1 if name in names else None
         above_names = [other for other in names[: (rank or len(names) + 1) - 1] if other not in relevant]
-        by_name = {h.tool.name: h for h in explained}
-        above = [by_name[other] for other in above_names[:show] if other in by_name]
-        own = by_name.get(name)
+        by_name = {h.tool.name: h for h in ranking(q, EXPLAIN_DEPTH, True)}
         out.append(
             Miss(
                 ranker=run.ranker,
@@ -502,8 +528,8 @@ def worst_misses(catalog: Catalog, run: RankerRun, n: int, *, show: int = 3) -> 
                 tool=name,
                 rank=rank,
                 score=full[rank - 1].score if rank else None,
-                hit=own,
-                above=above,
+                hit=by_name.get(name),
+                above=[by_name[other] for other in above_names[:show] if other in by_name],
                 above_count=len(above_names),
             )
         )
@@ -636,7 +662,7 @@ def parse_gate(text: str, keys: Sequence[str], rankers: Sequence[str]) -> Gate:
     """Parse one ``--min`` value against the metric keys and rankers of the run; a bad one is a UsageError."""
     spec, sep, raw = text.partition("=")
     if not sep or not spec.strip() or not raw.strip():
-        raise UsageError(f"--min takes METRIC=VALUE (e.g. recall@5=0.8), not {text!r}", field="min")
+        raise UsageError(f"--min takes METRIC=VALUE (e.g. recall@5=0.8), not {text!r}")
     ranker: str | None = None
     metric = spec.strip()
     if ":" in metric:
@@ -645,7 +671,6 @@ def parse_gate(text: str, keys: Sequence[str], rankers: Sequence[str]) -> Gate:
             raise UsageError(
                 f"--min {text!r}: ranker {ranker!r} is not evaluated{did_you_mean(ranker, rankers)}; "
                 f"rankers: {', '.join(rankers)}",
-                field="min",
             )
     metric = metric.lower()
     if metric not in keys:
@@ -653,15 +678,14 @@ def parse_gate(text: str, keys: Sequence[str], rankers: Sequence[str]) -> Gate:
         if metric.partition("@")[0] in ("recall", "ndcg") and metric.partition("@")[2].isdigit():
             hint = f"; add {metric.partition('@')[2]} to --k to measure it"
         raise UsageError(
-            f"--min {text!r}: unknown metric {metric!r}{did_you_mean(metric, keys)}{hint}; metrics: {', '.join(keys)}",
-            field="min",
+            f"--min {text!r}: unknown metric {metric!r}{did_you_mean(metric, keys)}{hint}; metrics: {', '.join(keys)}"
         )
     try:
         minimum = float(raw)
     except ValueError:
-        raise UsageError(f"--min {text!r}: {raw.strip()!r} is not a number", field="min") from None
+        raise UsageError(f"--min {text!r}: {raw.strip()!r} is not a number") from None
     if minimum != minimum:
-        raise UsageError(f"--min {text!r}: {raw.strip()!r} is not a number", field="min")
+        raise UsageError(f"--min {text!r}: {raw.strip()!r} is not a number")
     return Gate(metric, minimum, ranker, text)
 
 

@@ -19,17 +19,34 @@ from .options import CATALOG_OPTION, FORMAT_OPTION, check_format
 if TYPE_CHECKING:
     from ..evaluate import Query, RankerRun
 
+QUERIES_OPTION = typer.Option(
+    None,
+    "--queries",
+    "-q",
+    help="Labelled queries: YAML, JSON or JSONL list of {id, query, relevant: [names], subset?}. "
+    "Default: every example of every searchable tool, expecting that tool.",
+    metavar="FILE",
+)
+SAVE_OPTION = typer.Option(
+    None, "--save", help="Write the run (metrics and every query's ranks) as JSON.", metavar="FILE"
+)
+BASELINE_OPTION = typer.Option(
+    None,
+    "--baseline",
+    help="Compare with a run saved by --save: metric deltas and queries that moved out of / into the top k.",
+    metavar="FILE",
+)
+MIN_OPTION = typer.Option(
+    None,
+    "--min",
+    help="CI gate [RANKER:]METRIC=VALUE, e.g. recall@5=0.8 (repeatable); exit 1 when one fails.",
+    metavar="GATE",
+)
+
 
 def eval_command(
     catalog: list[str] | None = CATALOG_OPTION,
-    queries: Path | None = typer.Option(
-        None,
-        "--queries",
-        "-q",
-        help="Labelled queries: YAML, JSON or JSONL list of {id, query, relevant: [names], subset?}. "
-        "Default: every example of every searchable tool, expecting that tool.",
-        metavar="FILE",
-    ),
+    queries: Path | None = QUERIES_OPTION,
     ranker: str = typer.Option(
         "default", "--ranker", "-r", help="Rankers to compare, comma-separated (or 'all').", metavar="NAMES"
     ),
@@ -47,24 +64,12 @@ def eval_command(
     failures: int = typer.Option(
         0, "--failures", help="List the N worst misses and what ranked above the expected tool.", metavar="N", min=0
     ),
-    save: Path | None = typer.Option(
-        None, "--save", help="Write the run (metrics and every query's ranks) as JSON.", metavar="FILE"
-    ),
-    baseline: Path | None = typer.Option(
-        None,
-        "--baseline",
-        help="Compare with a run saved by --save: metric deltas and queries that moved out of / into the top k.",
-        metavar="FILE",
-    ),
+    save: Path | None = SAVE_OPTION,
+    baseline: Path | None = BASELINE_OPTION,
     diff_k: int | None = typer.Option(
         None, "--diff-k", help="The k of the baseline diff (default 5 if measured, else the largest k).", min=1
     ),
-    minimum: list[str] | None = typer.Option(
-        None,
-        "--min",
-        help="CI gate [RANKER:]METRIC=VALUE, e.g. recall@5=0.8 (repeatable); exit 1 when one fails.",
-        metavar="GATE",
-    ),
+    minimum: list[str] | None = MIN_OPTION,
     output_format: str = FORMAT_OPTION,
 ) -> None:
     """Measure retrieval quality (Recall@k, NDCG@k, MRR) of rankers on labelled queries."""
@@ -165,7 +170,7 @@ def _run_all(
     err = error_console()
     if not err.is_terminal:
         return [run_ranker(catalog, queries, r, ks, category_field=category_field) for r in rankers]
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 
     runs = []
     with Progress(
@@ -178,16 +183,11 @@ def _run_all(
     ) as progress:
         for name in rankers:
             task = progress.add_task(f"eval {name}", total=len(queries))
-            runs.append(
-                run_ranker(
-                    catalog,
-                    queries,
-                    name,
-                    ks,
-                    category_field=category_field,
-                    on_query=lambda task=task: progress.advance(task),
-                )
-            )
+
+            def advance(task: TaskID = task) -> None:
+                progress.advance(task)
+
+            runs.append(run_ranker(catalog, queries, name, ks, category_field=category_field, on_query=advance))
     return runs
 
 
@@ -196,6 +196,7 @@ def _write_json(path: Path, doc: dict[str, Any]) -> None:
     from ..errors import UsageError
 
     target = path.resolve()
+    tmp: str | None = None
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
@@ -203,5 +204,9 @@ def _write_json(path: Path, doc: dict[str, Any]) -> None:
             json.dump(doc, fh, ensure_ascii=False, indent=1)
             fh.write("\n")
         os.replace(tmp, target)
+        tmp = None
     except OSError as exc:
-        raise UsageError(f"cannot write the run: {exc.strerror}", file=str(path), field="save") from exc
+        raise UsageError(f"cannot write the run: {exc.strerror}", file=str(path)) from exc
+    finally:
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)

@@ -20,21 +20,29 @@ def _columns(ks: Sequence[int]) -> list[tuple[str, str]]:
     return cols
 
 
-def _metrics_table(first: str, rows: list[tuple[list[str], dict[str, Any]]], ks: Sequence[int], title: str) -> Table:
-    """One row per (label..., metrics); the best value of each quality column is bold when rows compete."""
+def _metrics_table(
+    headers: list[str], rows: list[tuple[list[str], dict[str, Any]]], ks: Sequence[int], title: str, count: str
+) -> Table:
+    """One row per (labels, metrics); the best quality value among rows sharing the first label is bold.
+
+    With two label columns (value, ranker), rows with the same value compete; with one, all rows do.
+    """
     cols = _columns(ks)
     table = Table(title=title, title_justify="left", title_style="bold", show_edge=False, header_style="bold")
-    labels = len(rows[0][0]) if rows else 1
-    for header in (first, "ranker")[:labels]:
-        table.add_column(header, style="cyan" if header == "ranker" else None, no_wrap=True)
-    table.add_column("queries", justify="right")
+    # numbers never shrink; when the terminal is narrow the label columns wrap instead
+    for i, header in enumerate(headers):
+        longest = max([len(header)] + [len(label[i]) for label, _ in rows])
+        table.add_column(
+            header, style="cyan" if header == "ranker" else None, overflow="fold", min_width=min(longest, 10)
+        )
+    table.add_column(count, justify="right", no_wrap=True)
     for _, header in cols:
-        table.add_column(header, justify="right")
+        table.add_column(header, justify="right", no_wrap=True)
     groups: dict[str, list[dict[str, Any]]] = {}
     for label, metrics in rows:
-        groups.setdefault(label[0] if labels > 1 else "", []).append(metrics)
+        groups.setdefault(label[0] if len(headers) > 1 else "", []).append(metrics)
     for label, metrics in rows:
-        peers = groups[label[0] if labels > 1 else ""]
+        peers = groups[label[0] if len(headers) > 1 else ""]
         cells: list[str | Text] = [*label, str(metrics["queries"])]
         for key, _ in cols:
             value = metrics[key]
@@ -49,14 +57,19 @@ def _metrics_table(first: str, rows: list[tuple[list[str], dict[str, Any]]], ks:
 
 def render_summary(out: Console, metrics: dict[str, dict[str, Any]], ks: Sequence[int], *, title: str) -> None:
     rows = [([name], values) for name, values in metrics.items()]
-    table = _metrics_table("ranker", rows, ks, title)
-    out.print(table)
+    out.print(_metrics_table(["ranker"], rows, ks, title, "queries"))
 
 
 def render_breakdown(out: Console, field: str, groups: dict[str, dict[str, dict[str, Any]]], ks: Sequence[int]) -> None:
-    rows = [([value, name], metrics) for value, by_ranker in groups.items() for name, metrics in by_ranker.items()]
+    """Metrics per value of a field; the ranker column only when several rankers ran."""
+    several = len({name for by_ranker in groups.values() for name in by_ranker}) > 1
+    rows = [
+        ([value, name] if several else [value], metrics)
+        for value, by_ranker in groups.items()
+        for name, metrics in by_ranker.items()
+    ]
     out.print()
-    out.print(_metrics_table(field, rows, ks, f"by {field}"))
+    out.print(_metrics_table([field, "ranker"] if several else [field], rows, ks, f"by {field}", "n"))
 
 
 def _explanation(hit_contributions: Sequence[Any], limit: int = 6) -> str:
