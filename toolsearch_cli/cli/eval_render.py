@@ -105,6 +105,8 @@ def render_misses(out: Console, misses: list[Miss], n: int) -> None:
         out.print(Text.assemble("   expected ", (miss.tool, "bold cyan"), f": {where}"))
         if miss.hit is not None:
             out.print(Text(f"     why: {_explanation(miss.hit.contributions)}", style="dim"))
+        if miss.above_count == 0:
+            out.print(Text("   no tool scored for this query", style="dim"))
         for rank, hit in enumerate(miss.above, 1):
             out.print(
                 Text.assemble(
@@ -169,7 +171,7 @@ def render_comparison(out: Console, comparison: dict[str, Any]) -> None:
         if diff["queries_only_in_baseline"]:
             notes.append(f"{len(diff['queries_only_in_baseline'])} baseline queries gone")
         notes.append(f"{diff['rank_changes']} rank change(s) in all")
-        out.print(Text(f"[{ranker}] " + "; ".join(notes), style="dim"))
+        out.print(Text(f"\n[{ranker}] " + "; ".join(notes), style="dim"))
     for ranker in comparison["rankers_not_in_baseline"]:
         out.print(Text(f"[{ranker}] not in the baseline: not compared", style="dim"))
 
