@@ -413,11 +413,12 @@ def test_bad_gate_exits_2_before_running(run_cli, files, gate, message):
         ("broken.json", '[\n  {"id": "a",\n   "query": }\n]\n', ":3: malformed JSON", ""),
         (
             "lines.jsonl",
-            '{"id": "a", "query": "weather", "relevant": ["getWeather"]}\n\n{"id": "b", "query": "x", "relevant": [""]}\n',
+            '{"id": "a", "query": "weather", "relevant": ["getWeather"]}\n\n'
+            '{"id": "b", "query": "x", "relevant": [""]}\n',
             ":3: field 'relevant'",
             "non-empty list of tool names",
         ),
-        ("bad.jsonl", '{"id": "a", "query": "weather", "relevant": ["getWeather"]}\n{"id": \n', ":2: malformed JSON", ""),
+        ("bad.jsonl", '{"id": "a", "query": "w", "relevant": ["getWeather"]}\n{"id":\n', ":2: malformed JSON", ""),
     ],
 )
 def test_bad_queries_file_is_one_line_with_file_and_line(run_cli, files, write, name, text, where, message):
