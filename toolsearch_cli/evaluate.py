@@ -468,8 +468,10 @@ class Miss:
 EXPLAIN_DEPTH = 50
 
 
-#: At most this many tools missing from the top ``depth`` are ranked in full to order the misses.
-FULL_RANK_LIMIT = 200
+#: Tools missing from the top ``depth`` are ranked in full to order the misses: all of them, unless
+#: that takes longer than ``FULL_RANK_SECONDS``; then at least max(4n, ``FULL_RANK_MIN``).
+FULL_RANK_SECONDS = 2.0
+FULL_RANK_MIN = 40
 
 
 def worst_misses(catalog: Catalog, run: RankerRun, n: int, *, show: int = 3) -> list[Miss]:
@@ -477,7 +479,8 @@ def worst_misses(catalog: Catalog, run: RankerRun, n: int, *, show: int = 3) -> 
 
     A relevant tool is missed when a non-relevant tool ranked above it. Worst first: tools the
     ranker did not return at all (score 0), then the lowest ranked. Tools beyond the evaluation
-    depth are ranked in full to order them (the first ``FULL_RANK_LIMIT`` by query id).
+    depth are ranked in full to order them: all of them, or with a slow ranker, as many as fit in
+    ``FULL_RANK_SECONDS`` (at least max(4n, 40)), in query id order.
     """
     beyond: list[tuple[QueryResult, str]] = []
     within: list[tuple[QueryResult, str, int]] = []
@@ -502,21 +505,25 @@ def worst_misses(catalog: Catalog, run: RankerRun, n: int, *, show: int = 3) -> 
             return []
         return [h for h in hits if h.score > 0]
 
-    # (order, result, tool, full ranking): score 0 first, then lowest rank
-    ordered: list[tuple[tuple[int, int, str, str], QueryResult, str, list[Hit] | None]] = []
-    for r, name in beyond[:FULL_RANK_LIMIT]:
+    # (order, result, tool): score 0 first, then lowest rank
+    ordered: list[tuple[tuple[int, int, str, str], QueryResult, str]] = []
+    minimum = max(4 * n, FULL_RANK_MIN)
+    started = time.perf_counter()
+    for i, (r, name) in enumerate(beyond):
+        if i >= minimum and time.perf_counter() - started > FULL_RANK_SECONDS:
+            break
         full = ranking(r.query, searchable, False)
         names = [h.tool.name for h in full]
         rank = names.index(name) + 1 if name in names else 0
-        ordered.append(((0 if rank == 0 else 1, -rank, r.query.id, name), r, name, full))
+        ordered.append(((0 if rank == 0 else 1, -rank, r.query.id, name), r, name))
     if len(ordered) < n:
-        ordered += [((1, -rank, r.query.id, name), r, name, None) for r, name, rank in within[: n - len(ordered)]]
+        ordered += [((1, -rank, r.query.id, name), r, name) for r, name, rank in within[: n - len(ordered)]]
     ordered.sort(key=lambda c: c[0])
     out: list[Miss] = []
-    for _, r, name, known in ordered[:n]:
+    for _, r, name in ordered[:n]:
         q = r.query
         relevant = set(q.relevant)
-        full = known if known is not None else ranking(q, eval_depth(run.ks), False)
+        full = ranking(q, searchable if r.rank_of(name) is None else eval_depth(run.ks), False)
         names = [h.tool.name for h in full]
         rank = names.index(name) + 1 if name in names else None
         above_names = [other for other in names[: (rank or len(names) + 1) - 1] if other not in relevant]
