@@ -304,6 +304,24 @@ def test_baseline_lists_queries_that_moved_out_of_and_into_the_top_k(run_cli, fi
     assert "q4  getWeather  rank 2 → 1" in text[text.index("moved into the top 1") :]
 
 
+def test_baseline_and_save_may_be_the_same_file(run_cli, files, write, tmp_path):
+    ratchet = tmp_path / "ratchet.json"
+    assert run_eval(run_cli, files, "--save", str(ratchet)).code == 0
+    write("cat.yaml", CATALOG_V2)
+    first = run_eval(run_cli, files, "--baseline", str(ratchet), "--save", str(ratchet), "--diff-k", "1", "-f", "json")
+    assert [e["id"] for e in first.json()["baseline"]["rankers"]["default"]["moved_out"]] == ["q3"]
+    again = run_eval(run_cli, files, "--baseline", str(ratchet), "--diff-k", "1", "-f", "json").json()["baseline"]
+    assert again["rankers"]["default"]["moved_out"] == [] and again["rankers"]["default"]["rank_changes"] == 0
+
+
+def test_diff_k_deeper_than_the_ranking_is_an_error(run_cli, files, tmp_path):
+    save = tmp_path / "before.json"
+    assert run_eval(run_cli, files, "--save", str(save)).code == 0
+    result = run_eval(run_cli, files, "--baseline", str(save), "--diff-k", "20", "--k", "1,20")
+    assert result.code == 2
+    assert "--diff-k 20 is deeper than the runs were ranked (10)" in result.stderr
+
+
 def test_baseline_notes_rankers_and_queries_it_cannot_compare(run_cli, files, write, tmp_path):
     save = tmp_path / "before.json"
     assert run_eval(run_cli, files, "--save", str(save)).code == 0

@@ -67,7 +67,11 @@ def eval_command(
     save: Path | None = SAVE_OPTION,
     baseline: Path | None = BASELINE_OPTION,
     diff_k: int | None = typer.Option(
-        None, "--diff-k", help="The k of the baseline diff (default 5 if measured, else the largest k).", min=1
+        None,
+        "--diff-k",
+        help="The k of the baseline diff (default 5 if measured, else the largest k).",
+        min=1,
+        metavar="K",
     ),
     minimum: list[str] | None = MIN_OPTION,
     output_format: str = FORMAT_OPTION,
@@ -92,6 +96,13 @@ def eval_command(
     keys = ev.metric_keys(cutoffs)
     gates = [ev.parse_gate(text, keys, rankers) for text in minimum or []]
     old = ev.load_run_document(baseline) if baseline is not None else None
+    if old is not None and diff_k is not None:
+        # ranks are only known to each run's depth: past it, "not in the top k" would be a guess
+        depth = min(ev.eval_depth(cutoffs), int(old.get("depth") or 10))
+        if diff_k > depth:
+            raise UsageError(
+                f"--diff-k {diff_k} is deeper than the runs were ranked ({depth}); raise the largest --k of both runs"
+            )
     loaded = load_catalog(catalog)
     if queries is not None:
         query_set = ev.load_queries(queries)
