@@ -80,19 +80,10 @@ def eval_command(
     from .. import evaluate as ev
     from ..catalog import load_catalog
     from ..errors import UsageError
-    from ..search import RANKER_BY_NAME, get_ranker, load_ranker_plugins
 
     check_format(output_format)
     cutoffs = ev.parse_ks(ks)
-    if ranker.strip() == "all":
-        load_ranker_plugins()
-        rankers = list(RANKER_BY_NAME)
-    else:
-        rankers = list(dict.fromkeys(r.strip() for r in ranker.split(",") if r.strip()))
-        if not rankers:
-            raise UsageError("--ranker needs at least one ranker name", field="ranker")
-        for name in rankers:
-            get_ranker(name)
+    rankers = _rankers(ranker)
     keys = ev.metric_keys(cutoffs)
     gates = [ev.parse_gate(text, keys, rankers) for text in minimum or []]
     old = ev.load_run_document(baseline) if baseline is not None else None
@@ -104,18 +95,7 @@ def eval_command(
                 f"--diff-k {diff_k} is deeper than the runs were ranked ({depth}); raise the largest --k of both runs"
             )
     loaded = load_catalog(catalog)
-    if queries is not None:
-        query_set = ev.load_queries(queries)
-        source = str(queries)
-    else:
-        query_set = ev.queries_from_examples(loaded)
-        source = "examples"
-        if not query_set:
-            raise UsageError(
-                f"the catalog ({', '.join(loaded.sources)}) has no examples to use as queries; "
-                "add `examples:` to its tools or pass --queries FILE",
-                field="queries",
-            )
+    query_set, source = _query_set(loaded, queries)
     ev.check_queries(query_set, loaded, category_field)
     if by is not None and by != "subset" and not any(q.value(by) is not None for q in query_set):
         raise UsageError(f"no query has the field {by!r} given by --by", field="by")
@@ -134,7 +114,8 @@ def eval_command(
     doc = ev.run_document(runs, source=source, catalog_sources=loaded.sources)
     comparison = None
     if old is not None:
-        comparison = ev.compare_runs(doc, old, diff_k or ev.default_diff_k(cutoffs))
+        k = diff_k or min(ev.default_diff_k(cutoffs), int(old.get("depth") or 10))
+        comparison = ev.compare_runs(doc, old, k)
         comparison["file"] = str(baseline)
         payload["baseline"] = comparison
     gate_results = ev.check_gates(gates, metrics)
@@ -164,6 +145,39 @@ def eval_command(
         render.render_gates(err, gate_results)
         if not all(g.passed for g in gate_results):
             raise typer.Exit(1)
+
+
+def _rankers(spec: str) -> list[str]:
+    """``default,classic`` or ``all`` -> ranker names, each checked (unknown: error with did-you-mean)."""
+    from ..errors import UsageError
+    from ..search import RANKER_BY_NAME, get_ranker, load_ranker_plugins
+
+    if spec.strip() == "all":
+        load_ranker_plugins()
+        return list(RANKER_BY_NAME)
+    names = list(dict.fromkeys(r.strip() for r in spec.split(",") if r.strip()))
+    if not names:
+        raise UsageError("--ranker needs at least one ranker name", field="ranker")
+    for name in names:
+        get_ranker(name)
+    return names
+
+
+def _query_set(catalog: Any, path: Path | None) -> tuple[list[Query], str]:
+    """The queries file's queries, or else the catalog's examples; and where they came from."""
+    from ..errors import UsageError
+    from ..evaluate import load_queries, queries_from_examples
+
+    if path is not None:
+        return load_queries(path), str(path)
+    queries = queries_from_examples(catalog)
+    if not queries:
+        raise UsageError(
+            f"the catalog ({', '.join(catalog.sources)}) has no examples to use as queries; "
+            "add `examples:` to its tools or pass --queries FILE",
+            field="queries",
+        )
+    return queries, "examples"
 
 
 def _title(source: str, count: int, sources: list[str]) -> str:
