@@ -9,7 +9,7 @@ import typer
 
 from .. import __version__
 from ..errors import ToolsearchError
-from . import catalog_cmd, search_cmd, simulate_cmd
+from . import catalog_cmd, eval_cmd, search_cmd, simulate_cmd
 
 app = typer.Typer(
     name="toolsearch",
@@ -41,6 +41,7 @@ def root(
 app.command("search")(search_cmd.search)
 app.command("catalog")(catalog_cmd.catalog)
 app.command("simulate")(simulate_cmd.simulate)
+app.command("eval")(eval_cmd.eval_command)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
