@@ -7,7 +7,8 @@ Accepted documents:
 * a bare list of tools.
 
 Each tool is a mapping with ``name`` (required), ``description``, ``parameters``, ``category``,
-``tags``, ``examples``, ``metadata`` and ``resident``. See :mod:`toolsearch_cli.catalog.schema`
+``tags``, ``examples``, ``metadata``, ``resident`` and ``lint`` (``{ignore: [TS104]}``: lint
+rules not to apply to this tool). See :mod:`toolsearch_cli.catalog.schema`
 for the three accepted forms of ``parameters``.
 """
 
@@ -66,7 +67,7 @@ _MarkedLoader.add_constructor("tag:yaml.org,2002:map", _construct_mapping)
 _MarkedLoader.add_constructor("tag:yaml.org,2002:seq", _construct_sequence)
 
 _DOCUMENT_KEYS = ("tools", "category", "resident")
-TOOL_KEYS = ("name", "description", "parameters", "category", "tags", "examples", "metadata", "resident")
+TOOL_KEYS = ("name", "description", "parameters", "category", "tags", "examples", "metadata", "resident", "lint")
 
 
 def parse_yaml(text: str, file: str) -> Any:
@@ -204,6 +205,10 @@ def tool_from_mapping(item: Any, file: str, line: int | None, default_category: 
     resident = item.get("resident", False)
     if not isinstance(resident, bool):
         raise fail("resident", f"must be true or false, not {_kind(resident)}")
+    lint = item.get("lint") or {}
+    if not isinstance(lint, dict) or set(lint) - {"ignore"}:
+        raise fail("lint", "must be a mapping with one key, ignore: [rule codes or names]")
+    lint_ignore = _string_list(lint.get("ignore"), "lint", fail)
 
     schema = parameters_to_schema(item.get("parameters"), fail, locations)
     tool = Tool(
@@ -216,6 +221,7 @@ def tool_from_mapping(item: Any, file: str, line: int | None, default_category: 
         metadata=dict(metadata),
         source=Location(file=file, line=line, column=getattr(item, "column", None)),
         field_locations=locations,
+        lint={"ignore": lint_ignore} if lint_ignore else {},
     )
     return tool, resident
 

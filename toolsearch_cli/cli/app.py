@@ -9,7 +9,7 @@ import typer
 
 from .. import __version__
 from ..errors import ToolsearchError
-from . import catalog_cmd, search_cmd
+from . import catalog_cmd, lint_cmd, search_cmd
 
 app = typer.Typer(
     name="toolsearch",
@@ -40,6 +40,8 @@ def root(
 
 app.command("search")(search_cmd.search)
 app.command("catalog")(catalog_cmd.catalog)
+app.command("lint")(lint_cmd.lint)
+app.command("rule")(lint_cmd.rule)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
