@@ -54,18 +54,14 @@ def render_lint_text(out: Console, result: Any, strict: bool = False) -> None:
 
 def render_rule_table(out: Console, rules: Mapping[str, Any]) -> None:
     table = Table(show_edge=False, header_style="bold")
-    for header in ("code", "name", "family", "severity", "default"):
+    for header in ("code", "name", "severity"):
         table.add_column(header, no_wrap=True)
-    table.add_column("what it checks", overflow="fold", min_width=30)
+    table.add_column("what it checks", overflow="fold", min_width=20)
     for code, rule in rules.items():
-        table.add_row(
-            Text(code),
-            Text(rule.name),
-            Text(rule.family),
-            Text(rule.severity, style=_STYLE[rule.severity]),
-            Text("on" if rule.default_enabled else "strict"),
-            Text(rule.summary()),
-        )
+        severity = Text(rule.severity, style=_STYLE[rule.severity])
+        if not rule.default_enabled:
+            severity.append(" (strict)", style="dim")
+        table.add_row(Text(code), Text(rule.name), severity, Text(rule.summary()))
     out.print(table)
 
 
