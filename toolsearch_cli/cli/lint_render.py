@@ -20,7 +20,7 @@ def render_lint_text(out: Console, result: Any, strict: bool = False) -> None:
     for file, diagnostics in by_file.items():
         out.print(Text(file, style="bold underline"))
         for d in diagnostics:
-            where = f"{d.line or '-'}:{d.column or '-'}" if d.line else "-"
+            where = (f"{d.line}:{d.column}" if d.column else f"{d.line}") if d.line else "-"
             line = Text("  ")
             line.append(f"{where:<8}")
             line.append(f"{d.severity:<8}", style=_STYLE[d.severity])

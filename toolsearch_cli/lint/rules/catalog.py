@@ -45,12 +45,7 @@ class InvalidCatalog(Rule):
             exc = loaded.error
             if exc is None:
                 continue
-            subject = []
-            if exc.tool:
-                subject.append(f"tool {exc.tool!r}")
-            if exc.field:
-                subject.append(f"field {exc.field!r}")
-            prefix = f"{', '.join(subject)}: " if subject else ""
+            prefix = f"field {exc.field!r}: " if exc.field else ""  # the tool is the diagnostic's own key
             yield Finding(
                 f"cannot load this file: {prefix}{exc.message}",
                 file=exc.file or loaded.file,
