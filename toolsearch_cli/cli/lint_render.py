@@ -28,7 +28,7 @@ def render_lint_text(out: Console, result: Any, strict: bool = False) -> None:
             line.append(f"{d.name}  ", style="dim")
             if d.tool:
                 line.append(f"tool {d.tool!r}: ")
-            line.append(d.message)
+            line.append(" ".join(d.message.split()))
             out.print(line, soft_wrap=True)
             for r in d.related:
                 at = f"{r.file}:{r.line}" if r.line else (r.file or "")

@@ -16,14 +16,16 @@ class LintContext:
 
     files: list[LoadedFile]
     tools: list[Tool] = field(default_factory=list)
-    #: Resident names with the file that declared them.
+    #: Resident names with the file (and line) that declared them.
     resident: list[tuple[str, str]] = field(default_factory=list)
+    resident_lines: dict[str, int | None] = field(default_factory=dict)
     _cache: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for loaded in self.files:
             self.tools.extend(loaded.tools)
             self.resident.extend((name, loaded.file) for name in loaded.resident)
+            self.resident_lines[loaded.file] = loaded.resident_line
 
     @property
     def resident_names(self) -> set[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +21,8 @@ class LoadedFile:
     tools: list[Tool] = field(default_factory=list)
     resident: list[str] = field(default_factory=list)
     error: CatalogError | None = None
+    #: Line of the top-level ``resident:`` key (YAML), for findings about resident names.
+    resident_line: int | None = None
 
 
 def expand_sources(sources: Sequence[str] | None) -> list[tuple[str, str]]:
@@ -46,6 +49,13 @@ def expand_sources(sources: Sequence[str] | None) -> list[tuple[str, str]]:
     return list(dict.fromkeys(out))
 
 
+def _top_level_key_line(path: Path, key: str) -> int | None:
+    """The line of a top-level ``key:`` in a YAML file that loaded fine (the loader keeps no such mark)."""
+    pattern = re.compile(rf"^{re.escape(key)}\s*:", re.M)
+    match = pattern.search(path.read_text(encoding="utf-8"))
+    return match.string.count("\n", 0, match.start()) + 1 if match else None
+
+
 def load_files(sources: Sequence[str] | None) -> list[LoadedFile]:
     """Every catalog file of the sources, each loaded on its own; a broken file keeps its error."""
     loaded = []
@@ -56,6 +66,8 @@ def load_files(sources: Sequence[str] | None) -> list[LoadedFile]:
                 entry.tools, entry.resident = load_python_module(source)
             else:
                 entry.tools, entry.resident = LOADER_BY_SUFFIX[Path(source).suffix.lower()](Path(source), source)
+                if entry.resident:
+                    entry.resident_line = _top_level_key_line(Path(source), "resident")
         except CatalogError as exc:
             exc.file = exc.file or source
             entry.error = exc

@@ -93,6 +93,8 @@ class UnknownResident(Rule):
                 yield Finding(
                     f"resident tool {name!r} is not defined in the catalog{did_you_mean(name, names)}",
                     file=file,
+                    line=ctx.resident_lines.get(file),
+                    column=1 if ctx.resident_lines.get(file) else None,
                     field="resident",
                 )
 
