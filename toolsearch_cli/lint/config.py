@@ -36,6 +36,8 @@ class LintConfig:
     rules: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: Where the configuration came from, for error messages.
     origin: str = "configuration"
+    #: The folder per-file-ignores globs are relative to (the configuration file's folder).
+    root: Path | None = None
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], origin: str = "configuration") -> LintConfig:
@@ -104,7 +106,11 @@ class LintConfig:
             pattern: set(select_rules(sel, rules, self.origin)) for pattern, sel in self.per_file_ignores.items()
         }
         return ResolvedConfig(
-            enabled=[c for c in rules if c in enabled], severities=severities, options=options, per_file=per_file
+            enabled=[c for c in rules if c in enabled],
+            severities=severities,
+            options=options,
+            per_file=per_file,
+            root=self.root,
         )
 
 
@@ -116,14 +122,22 @@ class ResolvedConfig:
     severities: dict[str, Severity]
     options: dict[str, Options]
     per_file: dict[str, set[str]]
+    root: Path | None = None
 
     def ignored_in(self, file: str | None) -> set[str]:
-        if not file:
+        """Codes the per-file-ignores turn off for a file (globs match the path as shown, the path
+        relative to the configuration's folder, or the file name)."""
+        if not file or not self.per_file:
             return set()
-        posix = Path(file).as_posix()
+        names = {Path(file).as_posix(), Path(file).name}
+        if self.root is not None:
+            try:
+                names.add(Path(file).resolve().relative_to(self.root.resolve()).as_posix())
+            except ValueError:
+                pass
         out: set[str] = set()
         for pattern, codes in self.per_file.items():
-            if fnmatch.fnmatchcase(posix, pattern) or fnmatch.fnmatchcase(Path(posix).name, pattern):
+            if any(fnmatch.fnmatchcase(name, pattern) for name in names):
                 out |= codes
         return out
 
@@ -225,7 +239,14 @@ def load_config(path: Path | str | None) -> LintConfig:
         raise UsageError(f"{path}: no such configuration file")
     if path.suffix == ".toml":
         section = _pyproject_section(path)
-        return LintConfig.from_mapping(section or {}, origin=str(path))
+        config = LintConfig.from_mapping(section or {}, origin=str(path))
+    else:
+        config = _yaml_config(path)
+    config.root = path.parent
+    return config
+
+
+def _yaml_config(path: Path) -> LintConfig:
     import yaml
 
     try:
