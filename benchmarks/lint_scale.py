@@ -21,9 +21,9 @@ from toolsearch_cli.evaluate import load_queries
 from toolsearch_cli.lint import LintConfig
 from toolsearch_cli.lint.context import LintContext
 from toolsearch_cli.lint.engine import run_rules
+from toolsearch_cli.lint.rule import terms
 from toolsearch_cli.lint.rules import RULE_BY_CODE
 from toolsearch_cli.lint.rules.findability import overlapping_pairs
-from toolsearch_cli.lint.rule import terms
 from toolsearch_cli.lint.sources import load_files
 
 

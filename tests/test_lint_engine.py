@@ -117,7 +117,8 @@ def test_inline_yaml_suppression_by_code_or_name(tmp_path):
 
 
 def test_the_lint_key_is_validated_by_the_loader(tmp_path):
-    _write(tmp_path, {"a.yaml": "tools:\n  - name: x\n    description: Something long enough to pass.\n    lint: yes\n"})
+    text = "tools:\n  - name: x\n    description: Something long enough to pass.\n    lint: yes\n"
+    _write(tmp_path, {"a.yaml": text})
     [d] = lint([str(tmp_path)]).diagnostics
     assert d.code == "TS001" and "field 'lint'" in d.message
 
@@ -128,7 +129,9 @@ def test_select_ignore_extend_select_and_presets():
     assert "TS603" not in default.enabled and "TS101" in default.enabled
     strict = LintConfig(preset="strict").resolve(rules)
     assert strict.enabled == list(rules) and strict.options["TS601"]["top-k"] == 1
-    config = LintConfig.from_mapping({"select": ["TS1", "descriptions"], "ignore": ["TS105"], "extend-select": ["TS603"]})
+    config = LintConfig.from_mapping(
+        {"select": ["TS1", "descriptions"], "ignore": ["TS105"], "extend-select": ["TS603"]}
+    )
     enabled = config.resolve(rules).enabled
     assert enabled == [c for c in rules if c[:3] in ("TS1", "TS2") and c != "TS105"] + ["TS603"]
     assert LintConfig.from_mapping({"select": ["ALL"]}).resolve(rules).enabled == list(rules)
@@ -176,7 +179,9 @@ def test_pyproject_and_yaml_configuration_are_found_and_applied(tmp_path, monkey
     _write(
         tmp_path,
         {
-            "cat/a.yaml": "tools:\n  - name: renameProject\n    description: Renames.\n    parameters: {x: {type: string}}\n",
+            "cat/a.yaml": (
+                "tools:\n  - name: renameProject\n    description: Renames.\n    parameters: {x: {type: string}}\n"
+            ),
             "legacy/b.yaml": "tools:\n  - name: moveProject\n    description: Moves.\n",
         },
     )
@@ -245,8 +250,7 @@ def test_prefix_filtering_finds_exactly_the_pairs_all_pairs_would():
         slow = {
             (i, j)
             for i, j in itertools.combinations(range(len(tools)), 2)
-            if min(len(sets[i]), len(sets[j])) >= 2
-            and len(sets[i] & sets[j]) / len(sets[i] | sets[j]) >= threshold
+            if min(len(sets[i]), len(sets[j])) >= 2 and len(sets[i] & sets[j]) / len(sets[i] | sets[j]) >= threshold
         }
         assert set(fast) == slow, threshold
         assert threshold < 0.5 or slow or threshold == 0.9
@@ -277,7 +281,8 @@ def test_findability_uses_the_configured_ranker_and_top_k(tmp_path):
 
 
 def test_name_targets_can_be_chosen(tmp_path):
-    _write(tmp_path, {"a.yaml": "tools:\n  - name: ns.getWeather\n    description: Weather for a city, now and for the next days.\n"})
+    text = "tools:\n  - name: ns.getWeather\n    description: Weather for a city, now and for the next days.\n"
+    _write(tmp_path, {"a.yaml": text})
     gemini = LintConfig.from_mapping({"select": ["TS101"], "rules": {"TS101": {"target": ["gemini"]}}})
     assert lint([str(tmp_path)], gemini).diagnostics == []
     [d] = lint([str(tmp_path)], LintConfig(select=["TS101"])).diagnostics

@@ -19,30 +19,39 @@ def _split(values: list[str] | None) -> list[str] | None:
     return [part.strip() for value in values for part in value.split(",") if part.strip()]
 
 
+PATHS_ARGUMENT = typer.Argument(
+    None,
+    help="Catalog files, folders or modules. Default: $TOOLSEARCH_CATALOG, else ./catalogs, else the demo.",
+    metavar="[PATH]...",
+)
+CONFIG_OPTION = typer.Option(
+    None, "--config", help="pyproject.toml or .toolsearch.yaml. Default: the nearest one with lint settings."
+)
+SELECT_OPTION = typer.Option(None, "--select", help="Rules to run (codes, prefixes, names); comma list.")
+EXTEND_SELECT_OPTION = typer.Option(None, "--extend-select", help="Rules to add to the selection.")
+IGNORE_OPTION = typer.Option(None, "--ignore", help="Rules to skip.")
+OUTPUT_FILE_OPTION = typer.Option(None, "--output-file", "-o", help="Write the report to this file.")
+
+
 def lint(
-    paths: list[str] | None = typer.Argument(
-        None,
-        help="Catalog files, folders or modules. Default: $TOOLSEARCH_CATALOG, else ./catalogs, else the demo.",
-        metavar="[PATH]...",
-    ),
+    paths: list[str] | None = PATHS_ARGUMENT,
     output_format: str = typer.Option(
         "auto", "--format", "-f", help="text, json, github, sarif, or auto (github under GitHub Actions, else text)."
     ),
-    config: Path | None = typer.Option(
-        None, "--config", help="pyproject.toml or .toolsearch.yaml. Default: the nearest one with lint settings."
-    ),
+    config: Path | None = CONFIG_OPTION,
     isolated: bool = typer.Option(False, "--isolated", help="Ignore configuration files."),
     preset: str | None = typer.Option(None, "--preset", help="Rule preset: default or strict."),
-    select: list[str] | None = typer.Option(None, "--select", help="Rules to run (codes, prefixes, names); comma list."),
-    extend_select: list[str] | None = typer.Option(None, "--extend-select", help="Rules to add to the selection."),
-    ignore: list[str] | None = typer.Option(None, "--ignore", help="Rules to skip."),
+    select: list[str] | None = SELECT_OPTION,
+    extend_select: list[str] | None = EXTEND_SELECT_OPTION,
+    ignore: list[str] | None = IGNORE_OPTION,
     strict: bool = typer.Option(False, "--strict", help="Warnings fail too (exit 1)."),
     exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even when there are findings."),
-    output_file: Path | None = typer.Option(None, "--output-file", "-o", help="Write the report to this file."),
+    output_file: Path | None = OUTPUT_FILE_OPTION,
 ) -> None:
     """Lint tool metadata: names, descriptions, parameters, categories, tokens and findability."""
     from ..errors import UsageError, did_you_mean
-    from ..lint import LintConfig, find_config, lint as run_lint, load_config
+    from ..lint import LintConfig, find_config, load_config
+    from ..lint import lint as run_lint
     from ..lint.rules import RULE_BY_CODE
 
     if output_format not in LINT_FORMATS:

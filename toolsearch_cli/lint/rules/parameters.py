@@ -233,13 +233,12 @@ class UnknownRequiredParameter(Rule):
             required = schema.get("required")
             if not isinstance(required, list):
                 continue
-            props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+            raw = schema.get("properties")
+            props: dict[str, Any] = raw if isinstance(raw, dict) else {}
             for name in required:
                 if name not in props:
                     where = f" of {path.partition('.')[2]!r}" if "." in path else ""
-                    yield Finding.at(
-                        tool, path, f"required parameter {name!r}{where} is not defined in 'properties'"
-                    )
+                    yield Finding.at(tool, path, f"required parameter {name!r}{where} is not defined in 'properties'")
 
 
 def _refs(node: Any, guard: int = 0) -> Iterator[str]:
