@@ -19,6 +19,8 @@ from ..rule import Options, Rule, ordinal, quote_list, terms
 
 #: Tools listed as ranking above a missed tool in a message.
 _SHOWN_ABOVE = 3
+#: How deep rankings are read (at least): enough to say how far off a miss is, cheap to compute.
+_DEPTH = 10
 
 
 @dataclass(slots=True)
@@ -26,12 +28,17 @@ class ExampleRank:
     """Where one example query of a tool ranked it, and which tools ranked above it."""
 
     query: str
-    rank: int | None  # 1-based; None when not among the first MAX_RESULTS_LIMIT results
+    rank: int | None  # 1-based; None when not among the first ``depth`` results
     above: list[str] = field(default_factory=list)
+    depth: int = _DEPTH
 
 
-def example_ranks(ctx: LintContext, ranker: str) -> dict[str, list[ExampleRank]]:
-    """Tool name -> the rank of each of its example queries (searchable tools with examples only)."""
+def example_ranks(ctx: LintContext, ranker: str, top_k: int = 1) -> dict[str, list[ExampleRank]]:
+    """Tool name -> the rank of each of its example queries (searchable tools with examples only).
+
+    Rankings are read ``max(10, top_k)`` deep and computed once per lint run and depth.
+    """
+    depth = min(MAX_RESULTS_LIMIT, max(_DEPTH, top_k))
 
     def build() -> dict[str, list[ExampleRank]]:
         catalog = ctx.catalog()
@@ -42,19 +49,21 @@ def example_ranks(ctx: LintContext, ranker: str) -> dict[str, list[ExampleRank]]
             for query in tool.examples:
                 if not query.strip():
                     continue
-                hits = engine.search(catalog, SearchRequest(query=query, max_results=MAX_RESULTS_LIMIT, explain=False))
+                hits = engine.search(catalog, SearchRequest(query=query, max_results=depth, explain=False))
                 names = [h.tool.name for h in hits]
                 rank = names.index(tool.name) + 1 if tool.name in names else None
-                results.append(ExampleRank(query, rank, names[: (rank or len(names) + 1) - 1]))
+                results.append(ExampleRank(query, rank, names[: (rank or len(names) + 1) - 1], depth))
             if results:
                 out[tool.name] = results
         return out
 
-    return ctx.cached(f"example-ranks:{ranker}", build)
+    return ctx.cached(f"example-ranks:{ranker}:{depth}", build)
 
 
 def _describe(result: ExampleRank, name: str) -> str:
-    where = f"ranks {name!r} {ordinal(result.rank)}" if result.rank else f"does not find {name!r}"
+    where = (
+        f"ranks {name!r} {ordinal(result.rank)}" if result.rank else f"does not find {name!r} in the top {result.depth}"
+    )
     above = f"; ranked above it: {quote_list(result.above, _SHOWN_ABOVE)}" if result.above else ""
     return f"example {result.query!r} {where}{above}"
 
@@ -102,7 +111,7 @@ class ExampleNotFound(Rule):
     def check(self, ctx: LintContext, options: Options) -> Iterator[Finding]:
         k = options["top-k"]
         catalog = ctx.catalog()
-        for name, results in example_ranks(ctx, options["ranker"]).items():
+        for name, results in example_ranks(ctx, options["ranker"], k).items():
             if not any(r.rank and r.rank <= k for r in results):
                 continue  # unfindable-tool reports the tool once
             tool = catalog.get(name)
@@ -149,7 +158,7 @@ class UnfindableTool(Rule):
     def check(self, ctx: LintContext, options: Options) -> Iterator[Finding]:
         k = options["top-k"]
         catalog = ctx.catalog()
-        for name, results in example_ranks(ctx, options["ranker"]).items():
+        for name, results in example_ranks(ctx, options["ranker"], k).items():
             if any(r.rank and r.rank <= k for r in results):
                 continue
             tool = catalog.get(name)
