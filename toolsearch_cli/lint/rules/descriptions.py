@@ -188,16 +188,17 @@ def restates(description: str, name: str) -> bool:
 
 
 _PLACEHOLDER = re.compile(
-    r"\b(TODO|TBD|TBA|FIXME|XXX|lorem ipsum|placeholder|description goes here|add (a )?description|"
-    r"describe (this|me)|fill (this|me) in|no description( available)?)\b|^\s*(\.\.\.|…|-|n/?a|none|null|tbd)\s*$",
-    re.I,
+    r"\b(TODO|TBD|FIXME)\b"  # upper case only: "a todo list" is a real subject
+    r"|(?i:\blorem ipsum\b|\bdescription (goes )?here\b|\badd (a )?description\b|\bdescribe (this|me)\b"
+    r"|\bfill (this|me) in\b|\bno description( available)?\b|^\s*(\.\.\.|…|-|n/?a|none|null|tbd)\s*$)"
 )
 
 
 class PlaceholderDescription(Rule):
     """## What it does
-    Reports placeholder text in a tool or parameter description: `TODO`, `TBD`, `FIXME`,
-    `lorem ipsum`, `description goes here`, `n/a`, `...`.
+    Reports placeholder text in a tool or parameter description: `TODO`, `TBD`, `FIXME`
+    (upper case), `lorem ipsum`, `description goes here`, `no description`, and descriptions
+    that are only `n/a`, `none`, `-` or `...`.
 
     ## Why is this bad?
     Placeholders ship to the model as if they were documentation: the tool looks described

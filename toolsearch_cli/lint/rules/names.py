@@ -10,13 +10,14 @@ from ..context import LintContext
 from ..diagnostic import Finding, related_to
 from ..rule import Options, Rule, name_words
 
-#: Tool-name rules by provider: (pattern, max length, what the pattern means).
-PROVIDER_NAME_RULES: dict[str, tuple[re.Pattern[str], int, str]] = {
-    "openai": (re.compile(r"[a-zA-Z0-9_-]+"), 64, "letters, digits, '_' and '-'"),
-    "anthropic": (re.compile(r"[a-zA-Z0-9_-]+"), 128, "letters, digits, '_' and '-'"),
+#: Tool-name rules by provider: (pattern, max length, allowed characters, what the pattern means).
+PROVIDER_NAME_RULES: dict[str, tuple[re.Pattern[str], int, re.Pattern[str], str]] = {
+    "openai": (re.compile(r"[a-zA-Z0-9_-]+"), 64, re.compile(r"[a-zA-Z0-9_-]"), "letters, digits, '_' and '-'"),
+    "anthropic": (re.compile(r"[a-zA-Z0-9_-]+"), 128, re.compile(r"[a-zA-Z0-9_-]"), "letters, digits, '_' and '-'"),
     "gemini": (
         re.compile(r"[a-zA-Z_][a-zA-Z0-9_.:-]*"),
         64,
+        re.compile(r"[a-zA-Z0-9_.:-]"),
         "a letter or '_' first, then letters, digits, '_', '.', ':' and '-'",
     ),
 }
@@ -63,9 +64,9 @@ class InvalidToolName(Rule):
                     f"rule {self.code} ({self.name}): unknown target {target!r}"
                     f"{did_you_mean(target, PROVIDER_NAME_RULES)}; choose from {', '.join(PROVIDER_NAME_RULES)}"
                 )
-            pattern, limit, allowed = rule
+            pattern, limit, char, allowed = rule
             if not pattern.fullmatch(tool.name):
-                bad = sorted({ch for ch in tool.name if not re.fullmatch(r"[a-zA-Z0-9_.:-]", ch)})
+                bad = sorted({ch for ch in tool.name if not char.fullmatch(ch)})
                 detail = f" (found {', '.join(repr(c) for c in bad)})" if bad else ""
                 problems.append(f"{target} allows {allowed}{detail}")
             elif len(tool.name) > limit:
