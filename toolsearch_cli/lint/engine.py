@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..errors import UsageError
+from ..model import Tool
 from .config import LintConfig, ResolvedConfig, select_rules
 from .context import LintContext
 from .diagnostic import Diagnostic, Finding, Severity
@@ -89,7 +90,7 @@ def _inline_suppressions(ctx: LintContext, rules: dict[str, Rule]) -> dict[tuple
     aside for the ``unknown-suppression`` rule, which reports them."""
     out: dict[tuple[str | None, str], set[str]] = {}
     for tool in ctx.tools:
-        wanted = tool.lint.get("ignore") or []
+        wanted = inline_ignores(tool)
         codes: set[str] = set()
         for selector in wanted:
             try:
@@ -100,6 +101,14 @@ def _inline_suppressions(ctx: LintContext, rules: dict[str, Rule]) -> dict[tuple
             key = (tool.source.file if tool.source else None, tool.name)
             out.setdefault(key, set()).update(codes)
     return out
+
+
+def inline_ignores(tool: Tool) -> list[str]:
+    """The rules a tool's ``lint: {ignore: [...]}`` names (a single string is taken as one entry)."""
+    wanted = tool.lint.get("ignore") or []
+    if isinstance(wanted, str):
+        return [wanted]
+    return [str(w) for w in wanted] if isinstance(wanted, list | tuple | set) else []
 
 
 def _is_suppressed(code: str, finding: Finding, suppressed: dict[tuple[str | None, str], set[str]]) -> bool:

@@ -130,9 +130,10 @@ class UnknownSuppression(Rule):
 
     def check_tool(self, tool: Tool, ctx: LintContext, options: Options) -> Iterator[Finding]:
         from ..config import select_rules
+        from ..engine import inline_ignores
         from . import RULE_BY_CODE
 
-        for selector in tool.lint.get("ignore") or []:
+        for selector in inline_ignores(tool):
             try:
                 select_rules([selector], RULE_BY_CODE)
             except UsageError:
