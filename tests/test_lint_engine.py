@@ -333,3 +333,66 @@ def test_unknown_resident_points_at_the_resident_key(tmp_path):
     _write(tmp_path, {"a.yaml": "# note\nresident: [nope]\ntools:\n  - name: ok\n    description: An ok tool.\n"})
     [d] = lint([str(tmp_path)], LintConfig(select=["TS002"])).diagnostics
     assert (d.line, d.column, d.field) == (2, 1, "resident")
+
+
+def _custom_rule_class():
+    from toolsearch_cli.lint import Finding, Rule
+
+    class NoDigitsInNames(Rule):
+        """## What it does
+        Reports digits in tool names.
+
+        ## Why is this bad?
+        Versions belong in metadata.
+
+        ## Example
+        ```yaml
+        tools: [{name: getUser2, description: Get a user by id from the directory.}]
+        ```
+
+        ## Use instead
+        ```yaml
+        tools: [{name: getUser, description: Get a user by id from the directory.}]
+        ```
+        """
+
+        code = "TS199"
+        name = "digits-in-name"
+        severity = "error"
+
+        def check_tool(self, tool, ctx, options):
+            if any(ch.isdigit() for ch in tool.name):
+                yield Finding.at(tool, "name", "digits in the name")
+
+    return NoDigitsInNames
+
+
+def test_the_engine_stamps_code_name_and_severity_of_any_rule(tmp_path):
+    _write(tmp_path, {"a.yaml": "tools:\n  - name: getUser2\n    description: Get a user by id.\n"})
+    rule = _custom_rule_class()()
+    rules = {**RULE_BY_CODE, rule.code: rule}
+    config = LintConfig.from_mapping({"select": ["TS199"], "rules": {"digits-in-name": {"severity": "warning"}}})
+    [d] = lint([str(tmp_path)], config, rules=rules).diagnostics
+    assert (d.code, d.name, d.severity, d.line, d.column) == ("TS199", "digits-in-name", "warning", 2, 5)
+
+
+def test_rule_plugins_register_through_entry_points(monkeypatch):
+    import importlib.metadata
+
+    from toolsearch_cli.lint import rules as rules_module
+
+    class Entry:
+        name, value = "digits", "plugin:NoDigitsInNames"
+
+        def load(self):
+            return _custom_rule_class()
+
+    monkeypatch.setattr(importlib.metadata, "entry_points", lambda group: [Entry()] if "lint" in group else [])
+    monkeypatch.setattr(rules_module, "_plugins_loaded", False)
+    try:
+        rules_module.load_rule_plugins()
+        assert rules_module.RULE_BY_CODE["TS199"].name == "digits-in-name"
+        assert rules_module.RULE_BY_NAME["digits-in-name"].code == "TS199"
+    finally:
+        rules_module.RULE_BY_CODE.pop("TS199", None)
+        rules_module.RULE_BY_NAME.pop("digits-in-name", None)

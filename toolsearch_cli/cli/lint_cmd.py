@@ -105,10 +105,11 @@ def rule(
 ) -> None:
     """Show a lint rule's documentation, or list every rule."""
     from ..lint.config import rule_code
-    from ..lint.rules import RULE_BY_CODE
+    from ..lint.rules import RULE_BY_CODE, load_rule_plugins
     from .lint_render import render_rule_doc, render_rule_table
     from .render import console
 
+    load_rule_plugins()
     if code is None:
         render_rule_table(console(), RULE_BY_CODE)
         return

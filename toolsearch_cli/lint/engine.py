@@ -38,8 +38,10 @@ def lint(
     sources: Sequence[str] | str | None = None, config: LintConfig | None = None, rules: dict[str, Rule] | None = None
 ) -> LintResult:
     """Lint catalog sources (files, folders, modules; ``None`` = the default catalog)."""
-    from .rules import RULE_BY_CODE
+    from .rules import RULE_BY_CODE, load_rule_plugins
 
+    if rules is None:
+        load_rule_plugins()
     rules = rules or RULE_BY_CODE
     resolved = (config or LintConfig()).resolve(rules)
     if isinstance(sources, str):
