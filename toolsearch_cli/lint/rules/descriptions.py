@@ -6,7 +6,7 @@ import re
 import unicodedata
 from collections.abc import Iterator
 
-from ...model import Tool
+from ...model import Parameter, Tool
 from ..context import LintContext
 from ..diagnostic import Finding
 from ..rule import Options, Rule, name_words, terms
@@ -20,7 +20,7 @@ def described_fields(tool: Tool) -> Iterator[tuple[str, str]]:
         yield from _param_descriptions(top, "parameters")
 
 
-def _param_descriptions(param, prefix: str) -> Iterator[tuple[str, str]]:  # type: ignore[no-untyped-def]
+def _param_descriptions(param: Parameter, prefix: str) -> Iterator[tuple[str, str]]:
     path = f"{prefix}.{param.name}"
     if param.description:
         yield path, param.description

@@ -297,8 +297,8 @@ class ConfusableTools(Rule):
                 back = beaten_by.get(b, {}).get(a)
                 if back is not None and position[a] < position[b]:
                     reasons.setdefault((position[a], position[b]), []).append(
-                        f"each ranks above the other for the other's examples ({query!r} -> {b!r} first; "
-                        f"{back!r} -> {a!r} first)"
+                        f"each ranks above the other for the other's examples ({query!r} puts {b!r} above {a!r}; "
+                        f"{back!r} puts {a!r} above {b!r})"
                     )
 
         threshold = options["overlap-threshold"]

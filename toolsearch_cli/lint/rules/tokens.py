@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ...model import Tool
+from ...tokens import TokenCounter
 from ..context import LintContext
 from ..diagnostic import Finding
 from ..rule import Options, Rule
 
 
-def _counter(name: str):  # type: ignore[no-untyped-def]
+def _counter(name: str) -> TokenCounter:
     from ...tokens import get_counter
 
     return get_counter(name)
