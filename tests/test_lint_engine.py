@@ -396,3 +396,13 @@ def test_rule_plugins_register_through_entry_points(monkeypatch):
     finally:
         rules_module.RULE_BY_CODE.pop("TS199", None)
         rules_module.RULE_BY_NAME.pop("digits-in-name", None)
+
+
+def test_an_example_with_nothing_to_search_is_a_finding_not_a_crash(tmp_path):
+    text = (
+        "tools:\n  - name: getWeather\n    description: Get the current weather and the forecast for a city.\n"
+        '    examples: ["weather in Paris", "what is it"]\n'
+    )
+    _write(tmp_path, {"a.yaml": text})
+    [d] = lint([str(tmp_path)], LintConfig(select=["TS6"])).diagnostics
+    assert d.code == "TS601" and "'what is it' cannot be searched" in d.message

@@ -36,7 +36,9 @@ def render_lint_text(out: Console, result: Any, strict: bool = False) -> None:
         out.print()
     errors, warnings = result.count("error"), result.count("warning")
     files = len(result.files)
-    checked = f"{result.tool_count} tools in {files} file{'s' if files != 1 else ''}"
+    checked = (
+        f"{result.tool_count} tool{'s' if result.tool_count != 1 else ''} in {files} file{'s' if files != 1 else ''}"
+    )
     if not result.diagnostics:
         out.print(Text(f"All checks passed: {checked}, {len(result.rules_run)} rules.", style="green"))
         return

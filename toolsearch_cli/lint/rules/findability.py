@@ -11,6 +11,7 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from ...errors import SearchError
 from ...model import Tool
 from ...search import MAX_RESULTS_LIMIT, SearchRequest, get_ranker
 from ..context import LintContext
@@ -31,6 +32,8 @@ class ExampleRank:
     rank: int | None  # 1-based; None when not among the first ``depth`` results
     above: list[str] = field(default_factory=list)
     depth: int = _DEPTH
+    #: Why the query could not be searched at all (only stop words, say), else ``None``.
+    error: str | None = None
 
 
 def example_ranks(ctx: LintContext, ranker: str, top_k: int = 1) -> dict[str, list[ExampleRank]]:
@@ -49,7 +52,11 @@ def example_ranks(ctx: LintContext, ranker: str, top_k: int = 1) -> dict[str, li
             for query in tool.examples:
                 if not query.strip():
                     continue
-                hits = engine.search(catalog, SearchRequest(query=query, max_results=depth, explain=False))
+                try:
+                    hits = engine.search(catalog, SearchRequest(query=query, max_results=depth, explain=False))
+                except SearchError as exc:
+                    results.append(ExampleRank(query, None, [], depth, exc.message))
+                    continue
                 names = [h.tool.name for h in hits]
                 rank = names.index(tool.name) + 1 if tool.name in names else None
                 results.append(ExampleRank(query, rank, names[: (rank or len(names) + 1) - 1], depth))
@@ -61,6 +68,8 @@ def example_ranks(ctx: LintContext, ranker: str, top_k: int = 1) -> dict[str, li
 
 
 def _describe(result: ExampleRank, name: str) -> str:
+    if result.error:
+        return f"example {result.query!r} cannot be searched: {result.error}"
     where = (
         f"ranks {name!r} {ordinal(result.rank)}" if result.rank else f"does not find {name!r} in the top {result.depth}"
     )
