@@ -236,7 +236,7 @@ class UnknownRequiredParameter(Rule):
             raw = schema.get("properties")
             props: dict[str, Any] = raw if isinstance(raw, dict) else {}
             for name in required:
-                if name not in props:
+                if not isinstance(name, str) or name not in props:
                     where = f" of {path.partition('.')[2]!r}" if "." in path else ""
                     yield Finding.at(tool, path, f"required parameter {name!r}{where} is not defined in 'properties'")
 

@@ -54,7 +54,11 @@ class LargeToolDefinition(Rule):
     def check_tool(self, tool: Tool, ctx: LintContext, options: Options) -> Iterator[Finding]:
         from ...tokens import tool_tokens
 
-        count = tool_tokens(tool, _counter(options["counter"]))
+        try:
+            count = tool_tokens(tool, _counter(options["counter"]))
+        except (TypeError, ValueError) as exc:  # a code-built tool holding a non-JSON value
+            yield Finding.at(tool, "parameters", f"definition cannot be sent: not JSON-serialisable ({exc})")
+            return
         if count > options["max-tokens"]:
             yield Finding.at(
                 tool,
@@ -110,7 +114,10 @@ class LargeResidentSet(Rule):
         tools = [by_name[n] for n in names]
         if len(tools) > options["max-tools"]:
             yield Finding.at(first, "name", f"{len(tools)} resident tools (max {options['max-tools']})")
-        count = tools_tokens(tools, _counter(options["counter"]))
+        try:
+            count = tools_tokens(tools, _counter(options["counter"]))
+        except (TypeError, ValueError):
+            return  # large-tool-definition reports the tool that cannot be serialised
         if count > options["max-tokens"]:
             yield Finding.at(
                 first,
