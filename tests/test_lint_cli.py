@@ -122,3 +122,11 @@ def test_pre_commit_hook_definition():
     hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
     [hook] = [h for h in hooks if h["id"] == "toolsearch-lint"]
     assert hook["entry"].startswith("toolsearch lint") and hook["language"] == "python"
+
+
+def test_statistics_count_findings_per_rule(run_cli, at_root):
+    result = run_cli("lint", "catalogs/bad/descriptions.yaml", "--statistics")
+    assert result.code == 1
+    lines = result.stdout.splitlines()
+    assert lines[0].split()[:3] == ["2", "TS202", "short-description"]
+    assert lines[-1].split()[:3] == ["8", "in", "total"]

@@ -47,6 +47,7 @@ def lint(
     strict: bool = typer.Option(False, "--strict", help="Warnings fail too (exit 1)."),
     exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even when there are findings."),
     output_file: Path | None = OUTPUT_FILE_OPTION,
+    statistics: bool = typer.Option(False, "--statistics", help="Count findings per rule instead of listing them."),
 ) -> None:
     """Lint tool metadata: names, descriptions, parameters, categories, tokens and findability."""
     from ..errors import UsageError, did_you_mean
@@ -77,7 +78,12 @@ def lint(
         settings.ignore = [*settings.ignore, *merged.ignore]
     result = run_lint(paths or None, settings)
 
-    if output_format == "text":
+    if statistics and output_format == "text":
+        from .lint_render import render_lint_statistics
+        from .render import console
+
+        render_lint_statistics(console(), result)
+    elif output_format == "text":
         from .lint_render import render_lint_text
         from .render import console
 

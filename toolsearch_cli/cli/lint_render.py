@@ -77,3 +77,19 @@ def render_rule_doc(out: Console, rule: Any) -> None:
             out.print(Text(f"option {name}: default {default!r}{strict}", style="dim"), soft_wrap=True)
     out.print()
     out.print(rule.doc(), markup=False, highlight=False, soft_wrap=True)
+
+
+def render_lint_statistics(out: Console, result: Any) -> None:
+    """One line per rule that found something: count, code, name, severity; most frequent first."""
+    counts: dict[tuple[str, str, str], int] = {}
+    for d in result.diagnostics:
+        key = (d.code, d.name, d.severity)
+        counts[key] = counts.get(key, 0) + 1
+    for (code, name, severity), count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0][0])):
+        line = Text(f"{count:>6}  ")
+        line.append(f"{code} ", style="bold")
+        line.append(f"{name:<38}")
+        line.append(severity, style=_STYLE[severity])
+        out.print(line)
+    total = len(result.diagnostics)
+    out.print(Text(f"{total:>6}  in total ({result.tool_count} tools)", style="dim"))
