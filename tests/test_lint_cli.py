@@ -39,7 +39,7 @@ def test_the_bad_catalogs_fail_and_show_every_family(run_cli, at_root):
     text = run_cli("lint", "catalogs/bad")
     assert text.code == 1
     assert "catalogs/bad/names.yaml\n" in text.stdout
-    assert "20:5    error   TS104 reserved-tool-name  tool 'tool_search'" in text.stdout
+    assert "21:5    error   TS104 reserved-tool-name  tool 'tool_search'" in text.stdout
     assert "Found " in text.stdout and " errors, " in text.stdout
 
 

@@ -406,3 +406,19 @@ def test_an_example_with_nothing_to_search_is_a_finding_not_a_crash(tmp_path):
     _write(tmp_path, {"a.yaml": text})
     [d] = lint([str(tmp_path)], LintConfig(select=["TS6"])).diagnostics
     assert d.code == "TS601" and "'what is it' cannot be searched" in d.message
+
+
+def test_unused_suppressions_are_judged_only_for_rules_that_ran(tmp_path):
+    text = (
+        "tools:\n"
+        "  - name: processData\n    description: Convert a CSV file to JSON, one object per row.\n"
+        "    lint: {ignore: [TS105]}\n"  # used
+        "  - name: convertXml\n    description: Convert an XML file to JSON, one object per element.\n"
+        "    lint: {ignore: [TS105, TS203]}\n"  # TS105 unused; TS203 ran and found nothing: unused too
+        "  - name: convertYaml\n    description: Convert a YAML file to JSON, one object per document.\n"
+        "    lint: {ignore: [TS601]}\n"  # TS601 not selected: not judged
+    )
+    _write(tmp_path, {"a.yaml": text})
+    found = lint([str(tmp_path)], LintConfig(select=["TS004", "TS105", "TS203"])).diagnostics
+    assert [(d.code, d.tool, d.line) for d in found] == [("TS004", "convertXml", 7), ("TS004", "convertXml", 7)]
+    assert "'TS105'" in found[0].message or "'TS105'" in found[1].message

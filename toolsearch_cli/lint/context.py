@@ -19,6 +19,10 @@ class LintContext:
     #: Resident names with the file (and line) that declared them.
     resident: list[tuple[str, str]] = field(default_factory=list)
     resident_lines: dict[str, int | None] = field(default_factory=dict)
+    #: Set by the engine while it runs: the enabled codes, and the inline ignores that silenced
+    #: something, as (file, tool, code) — what ``unused-suppression`` checks against.
+    enabled: list[str] = field(default_factory=list)
+    used_suppressions: set[tuple[str | None, str, str]] = field(default_factory=set)
     _cache: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:

@@ -51,15 +51,20 @@ def lint(
 
 
 def run_rules(ctx: LintContext, resolved: ResolvedConfig, rules: dict[str, Rule]) -> LintResult:
-    """Run the enabled rules over a loaded context."""
+    """Run the enabled rules over a loaded context (rules marked ``runs_last`` after the others)."""
     suppressed = _inline_suppressions(ctx, rules)
+    ctx.enabled = list(resolved.enabled)
+    ctx.used_suppressions = set()
     diagnostics: list[Diagnostic] = []
-    for code in resolved.enabled:
+    order = sorted(resolved.enabled, key=lambda c: rules[c].runs_last)
+    for code in order:
         rule = rules[code]
         for finding in rule.check(ctx, resolved.options[code]):
             if code in resolved.ignored_in(finding.file):
                 continue
-            if _is_suppressed(code, finding, suppressed):
+            used = _suppressed_by(code, finding, suppressed)
+            if used is not None:
+                ctx.used_suppressions.add((*used, code))
                 continue
             diagnostics.append(_stamp(rule, resolved.severities[code], finding))
     diagnostics.sort(key=Diagnostic.sort_key)
@@ -113,8 +118,14 @@ def inline_ignores(tool: Tool) -> list[str]:
     return [str(w) for w in wanted] if isinstance(wanted, list | tuple | set) else []
 
 
-def _is_suppressed(code: str, finding: Finding, suppressed: dict[tuple[str | None, str], set[str]]) -> bool:
+def _suppressed_by(
+    code: str, finding: Finding, suppressed: dict[tuple[str | None, str], set[str]]
+) -> tuple[str | None, str] | None:
+    """The (file, tool) whose inline ignore silences this finding, or ``None``."""
     if not suppressed:
-        return False
+        return None
     places = [(finding.file, finding.tool)] + [(r.file, r.tool) for r in finding.related]
-    return any(tool is not None and code in suppressed.get((file, tool), ()) for file, tool in places)
+    for file, tool in places:
+        if tool is not None and code in suppressed.get((file, tool), ()):
+            return file, tool
+    return None

@@ -46,6 +46,8 @@ class Rule:
     strict_options: ClassVar[Options] = {}
     #: Whether the ``default`` preset runs the rule (``strict`` runs them all).
     default_enabled: ClassVar[bool] = True
+    #: Run after every other rule (for rules about what the others found).
+    runs_last: ClassVar[bool] = False
 
     @property
     def family(self) -> str:
@@ -89,10 +91,13 @@ class DocExample:
     failing: str
     passing: str
     options: Options
+    #: Other rules the example needs running (``# also-select: [...]``).
+    also_select: list[str]
 
 
 def doc_example(doc: str) -> DocExample | None:
-    """The YAML of *Example* and *Use instead*, and the options from ``# options:`` (if any)."""
+    """The YAML of *Example* and *Use instead*, with ``# options: {...}`` and ``# also-select: [...]``
+    from the Example block's leading comment lines."""
     import yaml
 
     sections = doc_sections(doc)
@@ -100,11 +105,16 @@ def doc_example(doc: str) -> DocExample | None:
     good = _FENCE.search(sections.get("Use instead", ""))
     if not bad or not good:
         return None
-    first = bad.group(1).splitlines()[0] if bad.group(1) else ""
     options: Options = {}
-    if first.startswith("# options:"):
-        options = yaml.safe_load(first.partition(":")[2]) or {}
-    return DocExample(bad.group(1), good.group(1), options)
+    also: list[str] = []
+    for line in bad.group(1).splitlines():
+        if not line.startswith("#"):
+            break
+        if line.startswith("# options:"):
+            options = yaml.safe_load(line.partition(":")[2]) or {}
+        elif line.startswith("# also-select:"):
+            also = yaml.safe_load(line.partition(":")[2]) or []
+    return DocExample(bad.group(1), good.group(1), options, also)
 
 
 # --- text helpers shared by rules ---------------------------------------------------------

@@ -138,3 +138,50 @@ class UnknownSuppression(Rule):
                 select_rules([selector], RULE_BY_CODE)
             except UsageError:
                 yield Finding.at(tool, "lint", f"lint ignore {selector!r} names no rule; run `toolsearch rule`")
+
+
+class UnusedSuppression(Rule):
+    """## What it does
+    Reports a `lint: {ignore: [...]}` entry on a tool that silenced nothing in this run, for
+    rules that ran (a suppression of a rule that was not selected is not judged).
+
+    ## Why is this bad?
+    Suppressions outlive the problems they were added for. A stale one hides the next real
+    finding of that rule on the tool, and tells readers a problem exists that does not.
+
+    ## Example
+    ```yaml
+    # also-select: [TS105]
+    tools:
+      - name: convertCsvToJson
+        description: Convert a CSV file to JSON, one object per row.
+        lint: {ignore: [vague-tool-name]}
+    ```
+
+    ## Use instead
+    ```yaml
+    tools:
+      - name: convertCsvToJson
+        description: Convert a CSV file to JSON, one object per row.
+    ```
+    """
+
+    code = "TS004"
+    name = "unused-suppression"
+    severity = "warning"
+    runs_last = True
+
+    def check_tool(self, tool: Tool, ctx: LintContext, options: Options) -> Iterator[Finding]:
+        from ..config import select_rules
+        from ..engine import inline_ignores
+        from . import RULE_BY_CODE
+
+        file = tool.source.file if tool.source else None
+        for selector in inline_ignores(tool):
+            try:
+                codes = select_rules([selector], RULE_BY_CODE)
+            except UsageError:
+                continue  # unknown-suppression reports it
+            judged = [c for c in codes if c in ctx.enabled and c != self.code]
+            if judged and not any((file, tool.name, c) in ctx.used_suppressions for c in judged):
+                yield Finding.at(tool, "lint", f"lint ignore {selector!r} silences nothing here; remove it")
