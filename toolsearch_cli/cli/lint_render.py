@@ -18,7 +18,7 @@ def render_lint_text(out: Console, result: Any, strict: bool = False) -> None:
     for d in result.diagnostics:
         by_file.setdefault(d.file or "(catalog)", []).append(d)
     for file, diagnostics in by_file.items():
-        out.print(Text(file, style="bold underline"))
+        out.print(Text(file, style="bold underline"), soft_wrap=True)
         for d in diagnostics:
             where = (f"{d.line}:{d.column}" if d.column else f"{d.line}") if d.line else "-"
             line = Text("  ")
@@ -40,7 +40,7 @@ def render_lint_text(out: Console, result: Any, strict: bool = False) -> None:
         f"{result.tool_count} tool{'s' if result.tool_count != 1 else ''} in {files} file{'s' if files != 1 else ''}"
     )
     if not result.diagnostics:
-        out.print(Text(f"All checks passed: {checked}, {len(result.rules_run)} rules.", style="green"))
+        out.print(Text(f"All checks passed: {checked}, {len(result.rules_run)} rules.", style="green"), soft_wrap=True)
         return
     problems = len(result.diagnostics)
     failing = result.failed(strict=strict)
@@ -50,8 +50,8 @@ def render_lint_text(out: Console, result: Any, strict: bool = False) -> None:
         f"in {len(by_file)} file{'s' if len(by_file) != 1 else ''}; checked {checked}.",
         style="bold red" if failing else "yellow",
     )
-    out.print(summary)
-    out.print(Text("Run `toolsearch rule CODE` for what a rule checks and how to fix it.", style="dim"))
+    out.print(summary, soft_wrap=True)
+    out.print(Text("Run `toolsearch rule CODE` for what a rule checks and how to fix it.", style="dim"), soft_wrap=True)
 
 
 def render_rule_table(out: Console, rules: Mapping[str, Any]) -> None:
