@@ -56,6 +56,8 @@ class Tool(BaseModel):
     source: Location | None = None
     #: Locations of individual fields, keyed by a dotted path (``description``, ``parameters.city``).
     field_locations: dict[str, Location] = Field(default_factory=dict, exclude=True, repr=False)
+    #: Per-tool lint settings (``{"ignore": [codes or names]}``), from YAML ``lint:`` or ``@tool(lint=...)``.
+    lint: dict[str, Any] = Field(default_factory=dict, exclude=True, repr=False)
     #: The Python callable behind the tool, when it came from a module.
     function: Callable[..., Any] | None = Field(default=None, exclude=True, repr=False)
     #: Context attributes a request must carry to see this tool (``{"role": ["admin"]}``; ``"*"``

@@ -31,7 +31,9 @@ ENV_VAR = "TOOLSEARCH_CATALOG"
 __all__ = [
     "ENV_VAR",
     "LOADER_BY_SUFFIX",
+    "SKIP_MARKER",
     "bundled_catalog_path",
+    "catalog_files",
     "default_sources",
     "load_catalog",
     "load_source",
@@ -62,6 +64,25 @@ def default_sources(explicit: Sequence[str] | None = None) -> list[str]:
     return [str(bundled_catalog_path())]
 
 
+#: A folder holding a file of this name is skipped when a folder above it is loaded (it still
+#: loads when named directly): for example catalogs that must not join the default catalog.
+SKIP_MARKER = ".toolsearch-skip"
+
+
+def catalog_files(folder: Path) -> list[Path]:
+    """Catalog files below a folder, sorted: known suffixes, no hidden parts, no skipped folders."""
+    skipped = [m.parent for m in folder.rglob(SKIP_MARKER) if m.parent != folder]
+    return sorted(
+        p
+        for p in folder.rglob("*")
+        if p.suffix.lower() in LOADER_BY_SUFFIX
+        and not p.name.lower().endswith(SKIPPED_SUFFIXES)
+        and p.is_file()
+        and not any(part.startswith(".") for part in p.relative_to(folder).parts)
+        and not any(p.is_relative_to(s) for s in skipped)
+    )
+
+
 def load_source(source: str) -> Loaded:
     """Tools and resident names from one source: a file, a folder or a Python module."""
     tools, resident, _ = load_source_with_groups(source)
@@ -78,21 +99,16 @@ def load_source_with_groups(source: str) -> tuple[list[Tool], list[str], list[To
     """Tools, resident names and tool groups from one source: a file, a folder or a Python module."""
     path = Path(source)
     if path.is_dir():
-        files = sorted(
-            p
-            for p in path.rglob("*")
-            if p.suffix.lower() in LOADER_BY_SUFFIX
-            and not p.name.lower().endswith(SKIPPED_SUFFIXES)
-            and p.is_file()
-            and not any(part.startswith(".") for part in p.relative_to(path).parts)
-        )
+        files = catalog_files(path)
         if not files:
             raise CatalogError(f"no catalog files ({', '.join(LOADER_BY_SUFFIX)}) in this folder", file=source)
         tools: list[Tool] = []
         resident: list[str] = []
         groups: list[ToolGroup] = []
         for file in files:
-            more, more_resident, more_groups = _with_groups(LOADER_BY_SUFFIX[file.suffix.lower()](file, _display(file)))
+            more, more_resident, more_groups = _with_groups(
+                LOADER_BY_SUFFIX[file.suffix.lower()](file, display_path(file))
+            )
             tools.extend(more)
             resident.extend(more_resident)
             groups.extend(more_groups)
@@ -115,7 +131,7 @@ def load_source_with_groups(source: str) -> tuple[list[Tool], list[str], list[To
     raise CatalogError("no such file, folder or importable module", file=source)
 
 
-def _display(path: Path) -> str:
+def display_path(path: Path) -> str:
     try:
         return str(path.resolve().relative_to(Path.cwd()))
     except ValueError:

@@ -7,8 +7,9 @@ Accepted documents:
 * a bare list of tools.
 
 Each tool is a mapping with ``name`` (required), ``description``, ``parameters``, ``category``,
-``tags``, ``examples``, ``metadata``, ``resident`` and ``requires`` (context attributes a request
-must carry to see the tool, e.g. ``{role: [admin]}``). See :mod:`toolsearch_cli.catalog.schema`
+``tags``, ``examples``, ``metadata``, ``resident``, ``requires`` (context attributes a request
+must carry to see the tool, e.g. ``{role: [admin]}``) and ``lint`` (``{ignore: [TS104]}``: lint
+rules not to apply to this tool). See :mod:`toolsearch_cli.catalog.schema`
 for the three accepted forms of ``parameters``.
 
 A mapping document may set ``requires`` for all its tools (a tool's own ``requires`` wins), and
@@ -73,7 +74,18 @@ _MarkedLoader.add_constructor("tag:yaml.org,2002:map", _construct_mapping)
 _MarkedLoader.add_constructor("tag:yaml.org,2002:seq", _construct_sequence)
 
 _DOCUMENT_KEYS = ("tools", "category", "resident", "groups", "requires")
-TOOL_KEYS = ("name", "description", "parameters", "category", "tags", "examples", "metadata", "resident", "requires")
+TOOL_KEYS = (
+    "name",
+    "description",
+    "parameters",
+    "category",
+    "tags",
+    "examples",
+    "metadata",
+    "resident",
+    "requires",
+    "lint",
+)
 
 
 def parse_yaml(text: str, file: str) -> Any:
@@ -343,6 +355,10 @@ def tool_from_mapping(item: Any, file: str, line: int | None, default_category: 
     resident = item.get("resident", False)
     if not isinstance(resident, bool):
         raise fail("resident", f"must be true or false, not {_kind(resident)}")
+    lint = item.get("lint") or {}
+    if not isinstance(lint, dict) or set(lint) - {"ignore"}:
+        raise fail("lint", "must be a mapping with one key, ignore: [rule codes or names]")
+    lint_ignore = _string_list(lint.get("ignore"), "lint", fail)
 
     requires: dict[str, list[str]] = {}
     if item.get("requires") is not None:
@@ -359,6 +375,7 @@ def tool_from_mapping(item: Any, file: str, line: int | None, default_category: 
         source=Location(file=file, line=line, column=getattr(item, "column", None)),
         field_locations=locations,
         requires=requires,
+        lint={"ignore": lint_ignore} if lint_ignore else {},
     )
     return tool, resident
 
