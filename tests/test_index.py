@@ -112,3 +112,17 @@ def test_analysed_fields_follow_field_order():
     fields = analyse_tool(Tool(name="getWeather", description="Weather of a city", category="Weather"))
     assert fields[0] == ({"get": 1, "weather": 1}, 2)  # name
     assert fields[2] == ({"weather": 1}, 1)  # category
+
+
+def test_counted_analysis_matches_the_term_lists_on_the_demo_catalog():
+    from collections import Counter
+
+    from toolsearch_cli import load_catalog
+    from toolsearch_cli.search.bm25f import tool_fields
+
+    from .conftest import DEMO
+
+    for tool in load_catalog([str(DEMO)]).tools:
+        lists = tool_fields(tool)
+        counted = analyse_tool(tool)
+        assert [(dict(Counter(terms)), len(terms)) for terms in lists.values()] == counted, tool.name

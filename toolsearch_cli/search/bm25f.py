@@ -22,13 +22,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import chain
 from typing import Any, ClassVar
 
 from ..errors import SearchError
 from ..model import _MAX_DEPTH, Catalog, Tool, _resolve_ref
 from .base import FIELDS, Contribution, Hit, SearchRequest
 from .index import Analysed, BM25FIndex, FieldModel
-from .text import analyze, analyze_query, classic_normalize
+from .text import analyze, analyze_lazy, analyze_query, classic_normalize
 
 try:
     from collections import _count_elements  # type: ignore[attr-defined]  # C helper behind Counter.update
@@ -65,25 +66,19 @@ MAX_FIELD_COUNT = 3
 
 def tool_fields(tool: Tool) -> dict[str, list[str]]:
     """The analysed terms of each indexed field of a tool."""
-    params: list[str] = []
-    param_text: list[str] = []
     enums: list[str] = []
     schema = tool.parameters
-    for name, description in _parameter_strings(schema, schema, 0, enums):
-        params.extend(_analyze_short(name))
-        if description:
-            param_text.extend(analyze(description))
-    for enum_value in enums:
-        param_text.extend(_analyze_short(enum_value))
-    tags: list[str] = []
-    for tag in tool.tags:
-        tags.extend(_analyze_short(tag))
+    pairs = list(_parameter_strings(schema, schema, 0, enums)) if schema.get("properties") else []
+    # One analyse call per field: analysis works token by token, so joining texts changes nothing.
+    param_text = analyze(" ".join([description for _, description in pairs if description]))
+    if enums:
+        param_text.extend(chain.from_iterable(map(_analyze_short, enums)))
     return {
         "name": analyze(tool.name),
         "description": analyze(tool.description),
-        "category": list(_analyze_short(tool.category or "")),
-        "tags": tags,
-        "params": params,
+        "category": list(_analyze_short(tool.category)) if tool.category else [],
+        "tags": list(chain.from_iterable(map(_analyze_short, tool.tags))),
+        "params": list(chain.from_iterable(map(_analyze_short, [name for name, _ in pairs]))),
         "param_text": param_text,
     }
 
@@ -138,13 +133,35 @@ FIELD_MODEL = FieldModel(
 
 
 def analyse_tool(tool: Tool) -> Analysed:
-    """Per index field (in FIELD_SPECS order): term counts and field length."""
+    """Per index field (in FIELD_SPECS order): term counts and field length.
+
+    The same terms as :func:`tool_fields`, counted straight from the analyser's cached token
+    tuples without building the lists (indexing speed).
+    """
+    enums: list[str] = []
+    schema = tool.parameters
+    pairs = list(_parameter_strings(schema, schema, 0, enums)) if schema.get("properties") else []
+    param_text = _token_terms(" ".join([description for _, description in pairs if description]))
+    if enums:
+        param_text = chain(param_text, chain.from_iterable(map(_analyze_short, enums)))
+    streams = (
+        _token_terms(tool.name),
+        _token_terms(tool.description),
+        _analyze_short(tool.category) if tool.category else (),
+        chain.from_iterable(map(_analyze_short, tool.tags)),
+        chain.from_iterable(map(_analyze_short, [name for name, _ in pairs])),
+        param_text,
+    )
     out: Analysed = []
-    for terms in tool_fields(tool).values():
+    for stream in streams:
         counts: dict[str, int] = {}
-        _count_elements(counts, terms)
-        out.append((counts, len(terms)))
+        _count_elements(counts, stream)
+        out.append((counts, sum(counts.values())))
     return out
+
+
+def _token_terms(text: str) -> Iterable[str]:
+    return analyze_lazy(text) if text else ()
 
 
 def build_index(tools: Iterable[Tool], *, backend: str | None = None) -> BM25FIndex:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 from functools import lru_cache
 from itertools import chain
 
@@ -198,6 +199,13 @@ def analyze(text: str | None) -> list[str]:
     if not text.isascii():
         text = unicodedata.normalize("NFKC", text)
     return list(chain.from_iterable(map(_analyze_token, text.split())))
+
+
+def analyze_lazy(text: str) -> Iterable[str]:
+    """:func:`analyze` as an iterator (no list built): for counting terms while indexing."""
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text)
+    return chain.from_iterable(map(_analyze_token, text.split()))
 
 
 @lru_cache(maxsize=262144)
