@@ -126,3 +126,18 @@ def test_counted_analysis_matches_the_term_lists_on_the_demo_catalog():
         lists = tool_fields(tool)
         counted = analyse_tool(tool)
         assert [(dict(Counter(terms)), len(terms)) for terms in lists.values()] == counted, tool.name
+
+
+@pytest.mark.parametrize("backend", ["python", "numpy"])
+def test_an_index_survives_pickling_for_the_disk_cache(backend):
+    import pickle
+
+    tools = [
+        Tool(name=f"tool{i}", description=f"{WORDS[i % len(WORDS)]} {WORDS[(i * 5) % len(WORDS)]}") for i in range(50)
+    ]
+    index = build_index(tools, backend=backend)
+    copy = pickle.loads(pickle.dumps(index))
+    for q in ["weather city", "send email", "天气"]:
+        assert ranking(copy, q) == ranking(index, q)
+    copy.add(Tool(name="late", description="weather email"))  # still updatable after loading
+    assert "late" in [name for name, _ in ranking(copy, "weather email")]

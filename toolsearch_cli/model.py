@@ -1,12 +1,15 @@
-"""The catalog model: tools, their parameters as JSON Schema, and catalogs of tools."""
+"""The catalog model: tools, their parameters as JSON Schema, and catalogs of tools.
+
+Plain dataclasses, not pydantic models: every CLI call imports this module, and pydantic's
+import and model construction cost more than 100 ms of start-up. Loaders validate what they
+read (with file:line errors) before building these objects.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
-
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from .errors import CatalogError, did_you_mean
 
@@ -14,10 +17,9 @@ from .errors import CatalogError, did_you_mean
 RESERVED_NAMES = frozenset({"toolSearch"})
 
 
-class Location(BaseModel):
+@dataclass(frozen=True, slots=True)
+class Location:
     """Where something was defined: a file (or module) and a 1-based line and column."""
-
-    model_config = ConfigDict(frozen=True)
 
     file: str
     line: int | None = None
@@ -40,29 +42,32 @@ def empty_schema() -> dict[str, Any]:
     return {"type": "object", "properties": {}}
 
 
-class Tool(BaseModel):
+@dataclass(kw_only=True, eq=True)
+class Tool:
     """A tool as the model sees it (name, description, JSON Schema parameters) plus search metadata."""
-
-    model_config = ConfigDict(arbitrary_types_allowed=True)
 
     name: str
     description: str = ""
-    parameters: dict[str, Any] = Field(default_factory=empty_schema)
+    parameters: dict[str, Any] = field(default_factory=empty_schema)
     category: str | None = None
-    tags: list[str] = Field(default_factory=list)
-    examples: list[str] = Field(default_factory=list)
-    metadata: dict[str, Any] = Field(default_factory=dict)
+    tags: list[str] = field(default_factory=list)
+    examples: list[str] = field(default_factory=list)
+    metadata: dict[str, Any] = field(default_factory=dict)
     #: Where the tool was defined; ``None`` for tools built in code.
     source: Location | None = None
     #: Locations of individual fields, keyed by a dotted path (``description``, ``parameters.city``).
-    field_locations: dict[str, Location] = Field(default_factory=dict, exclude=True, repr=False)
+    field_locations: dict[str, Location] = field(default_factory=dict, repr=False, compare=False)
     #: Per-tool lint settings (``{"ignore": [codes or names]}``), from YAML ``lint:`` or ``@tool(lint=...)``.
-    lint: dict[str, Any] = Field(default_factory=dict, exclude=True, repr=False)
+    lint: dict[str, Any] = field(default_factory=dict, repr=False)
     #: The Python callable behind the tool, when it came from a module.
-    function: Callable[..., Any] | None = Field(default=None, exclude=True, repr=False)
+    function: Callable[..., Any] | None = field(default=None, repr=False, compare=False)
     #: Context attributes a request must carry to see this tool (``{"role": ["admin"]}``; ``"*"``
     #: accepts any value). Empty: visible to everyone. See :meth:`visible_to`.
-    requires: dict[str, list[str]] = Field(default_factory=dict)
+    requires: dict[str, list[str]] = field(default_factory=dict)
+
+    def copy_with(self, **changes: Any) -> Tool:
+        """A copy with some fields replaced (the original is left alone)."""
+        return replace(self, **changes)
 
     def visible_to(self, context: Mapping[str, str] | None) -> bool:
         """Whether a request with these context attributes may see (and so search, get and run) the tool."""
@@ -163,46 +168,49 @@ def _name_error(tool: Tool, message: str) -> CatalogError:
 MATCHER_KINDS = ("always", "keywords", "regex", "context")
 
 
-class GroupMatcher(BaseModel):
+@dataclass(frozen=True, kw_only=True)
+class GroupMatcher:
     """When a tool group applies: always, a keyword or regex in the last user message, or context attributes."""
 
-    model_config = ConfigDict(frozen=True)
-
     kind: str = "always"
-    keywords: list[str] = Field(default_factory=list)
+    keywords: list[str] = field(default_factory=list)
     ignore_case: bool = False
     pattern: str | None = None
     #: For ``context``: attribute -> accepted values (``"*"``: any value); all must hold.
-    attributes: dict[str, list[str]] = Field(default_factory=dict)
+    attributes: dict[str, list[str]] = field(default_factory=dict)
 
 
-class ToolGroup(BaseModel):
+@dataclass(kw_only=True)
+class ToolGroup:
     """A deterministic set of tools (plus a system prompt) attached to a request when its matcher applies."""
 
     name: str
     description: str = ""
     system_prompt: str = ""
-    tools: list[str] = Field(default_factory=list)
-    matcher: GroupMatcher = Field(default_factory=GroupMatcher)
+    tools: list[str] = field(default_factory=list)
+    matcher: GroupMatcher = field(default_factory=GroupMatcher)
     source: Location | None = None
 
 
-class Catalog(BaseModel):
+@dataclass(kw_only=True)
+class Catalog:
     """Tools by unique name, plus the names of resident tools (always visible, never searched)."""
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
-
-    tools: list[Tool] = Field(default_factory=list)
-    resident: list[str] = Field(default_factory=list)
+    tools: list[Tool] = field(default_factory=list)
+    resident: list[str] = field(default_factory=list)
     #: Where the catalog came from (files, modules), for display.
-    sources: list[str] = Field(default_factory=list)
+    sources: list[str] = field(default_factory=list)
     #: Tool groups (deterministic disclosure); their tools are catalog tools named here.
-    groups: list[ToolGroup] = Field(default_factory=list)
+    groups: list[ToolGroup] = field(default_factory=list)
 
-    _by_name: dict[str, Tool] = PrivateAttr(default_factory=dict)
-    _indexes: dict[str, Any] = PrivateAttr(default_factory=dict)
+    _by_name: dict[str, Tool] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _indexes: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+    #: Key of this catalog in the on-disk cache (``None``: not cached), and the index keys the
+    #: cached copy holds (see :mod:`toolsearch_cli.catalog.cache`).
+    cache_key: str | None = field(default=None, init=False, repr=False, compare=False)
+    cache_stored: frozenset[str] | None = field(default=None, init=False, repr=False, compare=False)
 
-    def model_post_init(self, __context: Any) -> None:
+    def __post_init__(self) -> None:
         by_name: dict[str, Tool] = {}
         for tool in self.tools:
             if tool.name in RESERVED_NAMES:
@@ -263,6 +271,10 @@ class Catalog(BaseModel):
             if tool.category:
                 seen.setdefault(tool.category, None)
         return list(seen)
+
+    def index_keys(self) -> list[str]:
+        """Keys of the indexes built for this catalog so far."""
+        return list(self._indexes)
 
     def cached_index(self, key: str, build: Callable[[], Any]) -> Any:
         """An index built once per catalog and ranker (the catalog is treated as immutable)."""

@@ -9,11 +9,18 @@ from pathlib import Path
 from ..errors import CatalogError
 from ..model import Catalog, Tool, ToolGroup
 from .python_loader import is_module_reference, load_python_module, tool, tool_from_function
-from .yaml_loader import load_yaml_catalog
 
 Loaded = tuple[list[Tool], list[str]]
 #: What a loader returns: tools and resident names, optionally followed by tool groups.
 LoadedWithGroups = tuple[list[Tool], list[str]] | tuple[list[Tool], list[str], list[ToolGroup]]
+
+
+def load_yaml_catalog(path: Path, display: str | None = None) -> LoadedWithGroups:
+    """Load a YAML catalog file (PyYAML is imported on first use: a cached catalog never needs it)."""
+    from .yaml_loader import load_yaml_catalog as load
+
+    return load(path, display)
+
 
 #: File loaders by suffix, called with (path, name to show in messages). A folder loads every
 #: file whose suffix is a key here, recursively; Python files load only when named directly.
@@ -38,6 +45,7 @@ __all__ = [
     "load_catalog",
     "load_source",
     "load_source_with_groups",
+    "store_in_cache",
     "tool",
     "tool_from_function",
 ]
@@ -138,11 +146,56 @@ def display_path(path: Path) -> str:
         return str(path)
 
 
-def load_catalog(sources: Sequence[str] | str | None = None) -> Catalog:
-    """Load and merge catalog sources (see :func:`default_sources` for what ``None`` means)."""
+def load_catalog(sources: Sequence[str] | str | None = None, *, cache: bool = False) -> Catalog:
+    """Load and merge catalog sources (see :func:`default_sources` for what ``None`` means).
+
+    With ``cache=True`` (what the CLI uses) file catalogs are read from and written to the
+    on-disk cache of :mod:`toolsearch_cli.catalog.cache`, keyed by the files' content; a cached
+    catalog carries the indexes built before it was stored (see :func:`store_in_cache`).
+    """
     if isinstance(sources, str):
         sources = [sources]
     resolved = default_sources(sources)
+    key = None
+    if cache:
+        from . import cache as catalog_cache
+
+        if catalog_cache.enabled():
+            key = catalog_cache.key_for(resolved, {source: _cacheable_files(source) for source in resolved})
+            if key is not None:
+                cached = catalog_cache.load(key)
+                if cached is not None:
+                    cached.cache_stored = frozenset(cached.index_keys())
+                    return cached
+    catalog = _load_uncached(resolved)
+    catalog.cache_key = key
+    store_in_cache(catalog)
+    return catalog
+
+
+def store_in_cache(catalog: Catalog) -> None:
+    """Write a catalog loaded with ``cache=True`` back to the cache if it gained an index since."""
+    if catalog.cache_key is None:
+        return
+    built = frozenset(catalog.index_keys())
+    if catalog.cache_stored is not None and built <= catalog.cache_stored:
+        return
+    from . import cache as catalog_cache
+
+    if catalog_cache.store(catalog):
+        catalog.cache_stored = built
+
+
+def _cacheable_files(source: str) -> list[Path]:
+    path = Path(source)
+    if path.is_dir():
+        return catalog_files(path)
+    if path.is_file() and path.suffix.lower() in LOADER_BY_SUFFIX:
+        return [path]
+    return []
+
+
+def _load_uncached(resolved: list[str]) -> Catalog:
     tools: list[Tool] = []
     resident: list[str] = []
     groups: list[ToolGroup] = []

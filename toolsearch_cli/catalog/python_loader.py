@@ -253,7 +253,7 @@ def _collect(module: Any, display: str) -> tuple[list[Tool], list[str]]:
             return
         seen.add(id(obj))
         if isinstance(obj, Tool):
-            tools.append(obj if obj.source else obj.model_copy(update={"source": Location(file=display)}))
+            tools.append(obj if obj.source else obj.copy_with(source=Location(file=display)))
             return
         try:
             built = tool_from_function(obj, options)

@@ -17,7 +17,7 @@ def catalog(
 ) -> None:
     """List the tools of a catalog: name, category, tags, parameters and source file:line."""
     check_format(output_format)
-    loaded = load_catalog(catalog)
+    loaded = load_catalog(catalog, cache=True)
     if output_format == "json":
         resident = set(loaded.resident)
         payload = {

@@ -94,13 +94,16 @@ def eval_command(
             raise UsageError(
                 f"--diff-k {diff_k} is deeper than the runs were ranked ({depth}); raise the largest --k of both runs"
             )
-    loaded = load_catalog(catalog)
+    loaded = load_catalog(catalog, cache=True)
     query_set, source = _query_set(loaded, queries)
     ev.check_queries(query_set, loaded, category_field)
     if by is not None and by != "subset" and not any(q.value(by) is not None for q in query_set):
         raise UsageError(f"no query has the field {by!r} given by --by", field="by")
 
     runs = _run_all(loaded, query_set, rankers, cutoffs, category_field)
+    from ..catalog import store_in_cache
+
+    store_in_cache(loaded)  # with the indexes just built
     metrics = {run.ranker: run.metrics() for run in runs}
     payload: dict[str, Any] = {"rankers": metrics}
     if by is not None:

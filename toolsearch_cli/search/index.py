@@ -361,6 +361,17 @@ class _NumpyStore:
         self.delta_size = 0
         self.dead = 0
 
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        del state["np"]  # a module does not pickle; the on-disk catalog cache pickles indexes
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        import numpy
+
+        self.__dict__.update(state)
+        self.np = numpy
+
     def _grow(self, size: int) -> None:
         np = self.np
         if size <= self.capacity:
