@@ -50,7 +50,7 @@ def run() -> bool:
     print(f"\n### Start-up ({RUNS} alternating runs each, medians)\n")
     print("| command | median ms | min ms |")
     print("|---|---:|---:|")
-    print(f"| `python -c \"import typer, rich\"` (floor) | {f:.0f} | {min(floor):.0f} |")
+    print(f'| `python -c "import typer, rich"` (floor) | {f:.0f} | {min(floor):.0f} |')
     print(f"| `toolsearch search weather` | {o:.0f} | {min(ours):.0f} |")
     good = o - f <= TARGET_MS
     print(f"\n- over the floor: {o - f:.0f} ms (target at most {TARGET_MS:.0f} ms) — {'met' if good else 'NOT met'}")

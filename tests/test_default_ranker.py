@@ -70,10 +70,11 @@ def test_identifier_query_finds_split_name():
     assert names(search(catalog, "get_http_response")) == ["getHTTPResponse"]
 
 
-def test_light_stemming_meets_inflections():
+def test_stemming_meets_inflections():
     assert stem("scheduling") == stem("schedule") == stem("scheduled")
-    assert stem("files") == "file" and stem("queries") == "query"
-    assert stem("weather") == "weather" and stem("string") == "string"
+    assert stem("files") == "file" and stem("queries") == stem("query")
+    assert stem("translation") == stem("translate") and stem("weather") == "weather"
+    assert stem("v2beta") == "v2beta" and stem("bus") == "bus" and stem("天气") == "天气"
     catalog = Catalog(tools=[make("scheduleMeeting", "Schedule a meeting"), make("readFile", "Read a file")])
     assert names(search(catalog, "scheduling meetings")) == ["scheduleMeeting"]
 

@@ -58,7 +58,7 @@ FIELD_SPECS: dict[str, FieldSpec] = {
     "params": FieldSpec(0.7, 0.5, "parameters"),
     "param_text": FieldSpec(0.4, 0.3, "parameters"),
 }
-K1 = 1.2
+K1 = 1.5
 #: A term counts at most this many times per field: repeating a tag fifty times is stuffing,
 #: not evidence (measured neutral to slightly positive on the dev sets).
 MAX_FIELD_COUNT = 3

@@ -17,6 +17,7 @@ import unicodedata
 from collections.abc import Iterable
 from functools import lru_cache
 from itertools import chain
+from typing import Any
 
 # --- classic (reference parity) ------------------------------------------------------------
 
@@ -122,69 +123,25 @@ def split_identifiers(text: str) -> str:
     return _CAMEL.sub(" ", text)
 
 
-@lru_cache(maxsize=65536)
+_snowball: Any = None
+
+
 def stem(word: str) -> str:
-    """A light, conservative English stemmer (plurals, -ing, -ed, -ly, a few derivations).
+    """English Snowball (Porter2) stemming of a lowercase ASCII word; other words are left alone.
 
-    Conservative on purpose: it only needs to make query and tool words meet
-    (``scheduling``/``schedule``, ``files``/``file``, ``queries``/``query``) without
-    merging unrelated words.
+    Porter2 (via PyStemmer) replaced a home-made light stemmer: +0.02 R@5 on ultratool_en,
+    +0.005 on metatool, -0.01 on seal_tools (benchmarks/README.md). Words of three letters or
+    fewer, and anything with digits or non-ASCII letters, are not stemmed. Results are cached
+    by the word analyser.
     """
-    w = word
-    if len(w) <= 3 or not w.isascii() or not w.isalpha():
-        return w
-    # plurals
-    if w.endswith("sses"):
-        w = w[:-2]
-    elif w.endswith("ies") and len(w) > 4:
-        w = w[:-3] + "y"
-    elif w.endswith("es") and w[-3] in "sxz" and len(w) > 4:
-        w = w[:-2]
-    elif w.endswith("ches") or w.endswith("shes"):
-        w = w[:-2]
-    elif w.endswith("s") and not w.endswith(("ss", "us", "is")) and len(w) > 3:
-        w = w[:-1]
-    # verb / adverb / noun endings
-    for suffix, replacement, min_stem in _SUFFIXES:
-        if w.endswith(suffix) and len(w) - len(suffix) >= min_stem:
-            base = w[: len(w) - len(suffix)] + replacement
-            if suffix in ("ing", "ed") and (not _VOWEL.search(base) or base.endswith("e")):
-                break  # string, speed, feed: not inflections
-            if suffix in ("ing", "ed") and replacement == "":
-                base = _undo_doubling(base)
-            w = base
-            break
-    if w.endswith("e") and len(w) > 4:
-        w = w[:-1]
-    return w
+    global _snowball
+    if len(word) <= 3 or not word.isascii() or not word.isalpha():
+        return word
+    if _snowball is None:
+        import Stemmer
 
-
-_SUFFIXES = (
-    ("ational", "ate", 3),
-    ("ization", "ize", 3),
-    ("isation", "ize", 3),
-    ("ations", "ate", 3),
-    ("ation", "ate", 3),
-    ("ments", "", 4),
-    ("ment", "", 4),
-    ("ness", "", 4),
-    ("ingly", "", 3),
-    ("fully", "ful", 3),
-    ("ously", "ous", 3),
-    ("ively", "ive", 3),
-    ("ing", "", 3),
-    ("ied", "y", 2),
-    ("ed", "", 3),
-    ("ly", "", 4),
-)
-_VOWEL = re.compile(r"[aeiouy]")
-
-
-def _undo_doubling(base: str) -> str:
-    # running -> run, stopped -> stop; but not "fall", "pass", "buzz"
-    if len(base) >= 3 and base[-1] == base[-2] and base[-1] not in "lsz" and base[-1].isalpha():
-        return base[:-1]
-    return base
+        _snowball = Stemmer.Stemmer("english")
+    return _snowball.stemWord(word)
 
 
 def _cjk_terms(run: str) -> list[str]:
