@@ -8,16 +8,19 @@ from pathlib import Path
 
 from ..errors import CatalogError
 from ..model import Catalog, Tool
+from .formats import load_file
+from .mcp_client import is_live_source, load_live_source
 from .python_loader import is_module_reference, load_python_module, tool, tool_from_function
-from .yaml_loader import load_yaml_file
 
 Loaded = tuple[list[Tool], list[str]]
 
-#: File loaders by suffix, called with (path, name to show in messages). A folder loads every
-#: file whose suffix is a key here, recursively; Python files load only when named directly.
-LOADER_BY_SUFFIX: dict[str, Callable[[Path, str | None], Loaded]] = {
-    ".yaml": load_yaml_file,
-    ".yml": load_yaml_file,
+#: File loaders by suffix, called with (path, name to show in messages, format or None to detect
+#: it from the content). A folder loads every file whose suffix is a key here, recursively;
+#: Python files load only when named directly.
+LOADER_BY_SUFFIX: dict[str, Callable[[Path, str | None, str | None], Loaded]] = {
+    ".yaml": load_file,
+    ".yml": load_file,
+    ".json": load_file,
 }
 
 ENV_VAR = "TOOLSEARCH_CATALOG"
@@ -55,8 +58,14 @@ def default_sources(explicit: Sequence[str] | None = None) -> list[str]:
     return [str(bundled_catalog_path())]
 
 
-def load_source(source: str) -> Loaded:
-    """Tools and resident names from one source: a file, a folder or a Python module."""
+def load_source(source: str, catalog_format: str | None = None, *, prefix: bool = False) -> Loaded:
+    """Tools and resident names from one source: a file, a folder, a Python module or a live MCP server.
+
+    ``catalog_format`` forces the format of files (default: detected from each file's content);
+    ``prefix`` puts an MCP server's alias before its tool names.
+    """
+    if is_live_source(source):
+        return load_live_source(source, prefix=prefix)
     path = Path(source)
     if path.is_dir():
         files = sorted(
@@ -71,7 +80,7 @@ def load_source(source: str) -> Loaded:
         tools: list[Tool] = []
         resident: list[str] = []
         for file in files:
-            more, more_resident = LOADER_BY_SUFFIX[file.suffix.lower()](file, _display(file))
+            more, more_resident = LOADER_BY_SUFFIX[file.suffix.lower()](file, _display(file), catalog_format)
             tools.extend(more)
             resident.extend(more_resident)
         return tools, resident
@@ -85,7 +94,7 @@ def load_source(source: str) -> Loaded:
                 f"expected a folder, {', '.join(LOADER_BY_SUFFIX)} or .py file, or a module name",
                 file=source,
             )
-        return loader(path, None)
+        return loader(path, None, catalog_format)
     if path.suffix.lower() in (*LOADER_BY_SUFFIX, ".py", ".json"):
         raise CatalogError("no such file", file=source)
     if is_module_reference(source):
@@ -100,15 +109,19 @@ def _display(path: Path) -> str:
         return str(path)
 
 
-def load_catalog(sources: Sequence[str] | str | None = None) -> Catalog:
-    """Load and merge catalog sources (see :func:`default_sources` for what ``None`` means)."""
+def load_catalog(sources: Sequence[str] | str | None = None, catalog_format: str | None = None) -> Catalog:
+    """Load and merge catalog sources (see :func:`default_sources` for what ``None`` means).
+
+    ``catalog_format`` forces the format of every file (see :data:`formats.FORMATS`).
+    """
     if isinstance(sources, str):
         sources = [sources]
     resolved = default_sources(sources)
+    several_servers = sum(is_live_source(s) for s in resolved) > 1
     tools: list[Tool] = []
     resident: list[str] = []
     for source in resolved:
-        more, more_resident = load_source(source)
+        more, more_resident = load_source(source, catalog_format, prefix=several_servers)
         tools.extend(more)
         resident.extend(n for n in more_resident if n not in resident)
     return Catalog(tools=tools, resident=resident, sources=resolved)

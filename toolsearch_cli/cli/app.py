@@ -39,7 +39,7 @@ def root(
 
 
 app.command("search")(search_cmd.search)
-app.command("catalog")(catalog_cmd.catalog)
+app.add_typer(catalog_cmd.app, name="catalog")
 
 
 def main(argv: Sequence[str] | None = None) -> None:

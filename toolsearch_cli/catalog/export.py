@@ -1,0 +1,186 @@
+"""Write a catalog out in each format: toolsearch YAML, OpenAI, Anthropic and MCP.
+
+Every export loads back into the same catalog (names, descriptions, parameters, category, tags,
+examples, resident, metadata). A provider format carries what it can natively; the rest goes in
+the per-tool ``x-toolsearch`` extension (``_meta["x-toolsearch"]`` for MCP). ``plain=True``
+leaves the extension out, for sending the file to the provider as it is.
+
+================  ======================================  ==========================================
+format            native                                  in ``x-toolsearch`` (unless ``plain``)
+================  ======================================  ==========================================
+yaml              everything                              (not needed)
+openai            name, description, parameters, strict   category, tags, examples, resident, metadata
+openai-responses  the same, in the flat Responses form    the same
+anthropic         name, description, input_schema,        category, tags, examples, resident, metadata
+                  defer_loading (= not resident),
+                  cache_control
+mcp               name, title, description, inputSchema,  category, tags, examples, resident, metadata
+                  outputSchema, annotations, _meta
+================  ======================================  ==========================================
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+import yaml
+
+from ..errors import CatalogError
+from ..model import Catalog, Tool
+from .formats import EXTENSION_KEY
+
+_PROVIDER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+def extension(tool: Tool, resident: bool, fmt: str) -> dict[str, Any]:
+    """The ``x-toolsearch`` object of a tool: what ``fmt`` cannot carry natively, empty parts left out."""
+    metadata = {k: v for k, v in tool.metadata.items() if k != fmt}
+    ext: dict[str, Any] = {}
+    if tool.category:
+        ext["category"] = tool.category
+    if tool.tags:
+        ext["tags"] = list(tool.tags)
+    if tool.examples:
+        ext["examples"] = list(tool.examples)
+    if resident:
+        ext["resident"] = True
+    if metadata:
+        ext["metadata"] = metadata
+    return ext
+
+
+def _native(tool: Tool, fmt: str) -> dict[str, Any]:
+    value = tool.metadata.get(fmt)
+    return dict(value) if isinstance(value, dict) else {}
+
+
+def _check_name(tool: Tool, fmt: str) -> None:
+    if not _PROVIDER_NAME.match(tool.name):
+        where = tool.location_of("name")
+        raise CatalogError(
+            f"{fmt} tool names must match [A-Za-z0-9_-]{{1,64}}; rename the tool before converting",
+            file=where.file if where else None,
+            line=where.line if where else None,
+            tool=tool.name,
+            field="name",
+        )
+
+
+def _json(payload: Any) -> str:
+    return json.dumps(payload, ensure_ascii=False, indent=2) + "\n"
+
+
+def to_yaml(catalog: Catalog, plain: bool = False) -> str:
+    """toolsearch's own YAML format (full JSON Schema parameters, resident listed at the top)."""
+    tools = []
+    for tool in catalog.tools:
+        entry: dict[str, Any] = {"name": tool.name, "description": tool.description}
+        if tool.category:
+            entry["category"] = tool.category
+        if tool.tags:
+            entry["tags"] = list(tool.tags)
+        if tool.examples:
+            entry["examples"] = list(tool.examples)
+        entry["parameters"] = tool.parameters
+        if tool.metadata:
+            entry["metadata"] = tool.metadata
+        tools.append(entry)
+    doc: dict[str, Any] = {}
+    if catalog.resident:
+        doc["resident"] = list(catalog.resident)
+    doc["tools"] = tools
+    return yaml.safe_dump(doc, allow_unicode=True, sort_keys=False, width=100, default_flow_style=False)
+
+
+def _openai_entries(catalog: Catalog, plain: bool, flat: bool) -> list[dict[str, Any]]:
+    resident = set(catalog.resident)
+    out = []
+    for tool in catalog.tools:
+        _check_name(tool, "openai")
+        native = _native(tool, "openai")
+        outer = {k[len("tool.") :]: v for k, v in native.items() if k.startswith("tool.")}
+        inner = {k: v for k, v in native.items() if not k.startswith("tool.")}
+        function = {"name": tool.name, "description": tool.description, "parameters": tool.parameters, **inner}
+        entry: dict[str, Any] = {"type": "function", **function} if flat else {"type": "function", "function": function}
+        entry.update(outer)
+        ext = extension(tool, tool.name in resident, "openai")
+        if ext and not plain:
+            entry[EXTENSION_KEY] = ext
+        out.append(entry)
+    return out
+
+
+def to_openai(catalog: Catalog, plain: bool = False) -> str:
+    """``{"tools": [...]}`` in the Chat Completions form (``{"type": "function", "function": {...}}``)."""
+    return _json({"tools": _openai_entries(catalog, plain, flat=False)})
+
+
+def to_openai_responses(catalog: Catalog, plain: bool = False) -> str:
+    """``{"tools": [...]}`` in the flat Responses-API form (``{"type": "function", "name": ...}``)."""
+    return _json({"tools": _openai_entries(catalog, plain, flat=True)})
+
+
+def to_anthropic(catalog: Catalog, plain: bool = False) -> str:
+    """``{"tools": [...]}`` for the Messages API; every tool that is not resident gets ``defer_loading``."""
+    resident = set(catalog.resident)
+    out = []
+    for tool in catalog.tools:
+        _check_name(tool, "anthropic")
+        entry: dict[str, Any] = {"name": tool.name, "description": tool.description, "input_schema": tool.parameters}
+        entry.update(_native(tool, "anthropic"))
+        if tool.name not in resident:
+            entry["defer_loading"] = True
+        ext = extension(tool, tool.name in resident, "anthropic")
+        if ext and not plain:
+            entry[EXTENSION_KEY] = ext
+        out.append(entry)
+    return _json({"tools": out})
+
+
+def to_mcp(catalog: Catalog, plain: bool = False) -> str:
+    """A ``tools/list`` result: ``{"tools": [{name, title, description, inputSchema, ...}]}``."""
+    resident = set(catalog.resident)
+    out = []
+    for tool in catalog.tools:
+        native = _native(tool, "mcp")
+        meta = dict(native.pop("_meta", None) or {})
+        entry: dict[str, Any] = {"name": tool.name}
+        if "title" in native:
+            entry["title"] = native.pop("title")
+        entry["description"] = tool.description
+        entry["inputSchema"] = tool.parameters
+        entry.update(native)
+        ext = extension(tool, tool.name in resident, "mcp")
+        if ext and not plain:
+            meta[EXTENSION_KEY] = ext
+        if meta:
+            entry["_meta"] = meta
+        out.append(entry)
+    return _json({"tools": out})
+
+
+#: ``toolsearch catalog convert --to`` choices.
+EXPORTER_BY_NAME: dict[str, Callable[[Catalog, bool], str]] = {
+    "yaml": to_yaml,
+    "openai": to_openai,
+    "openai-responses": to_openai_responses,
+    "anthropic": to_anthropic,
+    "mcp": to_mcp,
+}
+
+
+def export_catalog(catalog: Catalog, fmt: str, *, plain: bool = False) -> str:
+    """The catalog as text in ``fmt`` (a key of :data:`EXPORTER_BY_NAME`)."""
+    exporter = EXPORTER_BY_NAME.get(fmt)
+    if exporter is None:
+        from ..errors import UsageError, did_you_mean
+
+        raise UsageError(
+            f"unknown export format {fmt!r}{did_you_mean(fmt, EXPORTER_BY_NAME)}; "
+            f"choose from {', '.join(EXPORTER_BY_NAME)}",
+            field="to",
+        )
+    return exporter(catalog, plain)

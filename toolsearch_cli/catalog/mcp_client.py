@@ -1,0 +1,193 @@
+"""Live MCP servers as catalog sources: ``mcp+stdio:COMMAND ARGS`` and ``mcp+http(s)://HOST/PATH``.
+
+The official ``mcp`` SDK (extra ``toolsearch-cli[mcp]``) is imported only when such a source is
+used. ``tools/list`` is followed through every page. ``ALIAS=mcp+...`` names a server: the alias
+is the default category of its tools and, when several servers are loaded together, the prefix
+of their names (``weather__get_forecast``); ``metadata.mcp.server`` / ``metadata.mcp.name`` keep
+the server and the name it knows the tool by. Without an alias the server's own name (from its
+``initialize`` answer) is used. ``$TOOLSEARCH_MCP_TIMEOUT`` (seconds, default 30) bounds the
+whole exchange.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import tempfile
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import CatalogError
+from ..model import Tool
+from .formats import Document, Loaded, load_document
+
+TIMEOUT_ENV = "TOOLSEARCH_MCP_TIMEOUT"
+DEFAULT_TIMEOUT = 30.0
+_MAX_PAGES = 10_000
+_LIVE = re.compile(r"^(?:(?P<alias>[A-Za-z][A-Za-z0-9_-]*)=)?(?P<target>mcp\+(?:stdio:|https?://).*)$", re.S)
+
+
+@dataclass(frozen=True)
+class LiveSource:
+    """A parsed ``[alias=]mcp+...`` source."""
+
+    text: str
+    alias: str | None
+    transport: str  # "stdio" or "http"
+    command: list[str]
+    url: str
+
+    @property
+    def display(self) -> str:
+        return self.text if self.alias is None else self.text[len(self.alias) + 1 :]
+
+
+def is_live_source(source: str) -> bool:
+    """Whether ``source`` names a live MCP server."""
+    return bool(_LIVE.match(source.strip()))
+
+
+def parse_live_source(source: str) -> LiveSource:
+    """Split ``[alias=]mcp+stdio:command args`` or ``[alias=]mcp+http://...`` into its parts."""
+    match = _LIVE.match(source.strip())
+    if not match:
+        raise CatalogError("not an MCP server source; expected mcp+stdio:COMMAND or mcp+http://HOST/PATH", file=source)
+    target = match.group("target")
+    if target.startswith("mcp+stdio:"):
+        try:
+            command = shlex.split(target[len("mcp+stdio:") :])
+        except ValueError as exc:
+            raise CatalogError(f"cannot split the server command: {exc}", file=target) from exc
+        if not command:
+            raise CatalogError("no server command after 'mcp+stdio:'", file=target)
+        return LiveSource(source.strip(), match.group("alias"), "stdio", command, "")
+    return LiveSource(source.strip(), match.group("alias"), "http", [], target[len("mcp+") :])
+
+
+def timeout_seconds() -> float:
+    raw = os.environ.get(TIMEOUT_ENV, "").strip()
+    if not raw:
+        return DEFAULT_TIMEOUT
+    try:
+        value = float(raw)
+    except ValueError:
+        raise CatalogError(f"${TIMEOUT_ENV} must be a number of seconds, not {raw!r}") from None
+    if value <= 0:
+        raise CatalogError(f"${TIMEOUT_ENV} must be positive, not {raw!r}")
+    return value
+
+
+def _leaf(exc: BaseException) -> BaseException:
+    """The first real error inside (possibly nested) exception groups."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
+def _last_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1] if lines else ""
+
+
+def fetch_tools(live: LiveSource, timeout: float | None = None) -> tuple[str | None, list[dict[str, Any]]]:
+    """The server's name and every tool of its ``tools/list`` (all pages), as wire-format dicts."""
+    try:
+        import anyio
+        from mcp import Client, StdioServerParameters
+        from mcp.client.stdio import stdio_client
+    except ImportError:
+        raise CatalogError(
+            "reading a live MCP server needs the MCP SDK: pip install 'toolsearch-cli[mcp]'", file=live.display
+        ) from None
+    limit = timeout if timeout is not None else timeout_seconds()
+    what = f"MCP server {' '.join(live.command)!r}" if live.transport == "stdio" else f"MCP server {live.url}"
+
+    async def run(errlog: Any) -> tuple[str | None, list[dict[str, Any]]]:
+        if live.transport == "stdio":
+            params = StdioServerParameters(command=live.command[0], args=live.command[1:], env=dict(os.environ))
+            server: Any = stdio_client(params, errlog=errlog)
+        else:
+            server = live.url
+        tools: list[dict[str, Any]] = []
+        with anyio.fail_after(limit):
+            async with Client(server, read_timeout_seconds=limit, cache=None) as client:
+                info = client.server_info
+                cursor: str | None = None
+                seen: set[str] = set()
+                for _ in range(_MAX_PAGES):
+                    page = await client.list_tools(cursor=cursor)
+                    tools.extend(t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in page.tools)
+                    cursor = page.next_cursor
+                    if not cursor:
+                        break
+                    if cursor in seen:
+                        raise _ProtocolProblem(f"tools/list returned the cursor {cursor!r} twice")
+                    seen.add(cursor)
+                return (info.name if info else None), tools
+
+    with tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as errlog:
+        try:
+            return anyio.run(run, errlog)
+        except BaseException as exc:  # noqa: BLE001 - every failure becomes one line naming the server
+            if isinstance(exc, KeyboardInterrupt | SystemExit):
+                raise
+            leaf = _leaf(exc)
+            errlog.seek(0)
+            said = _last_line(errlog.read())
+            if isinstance(leaf, TimeoutError):
+                problem = f"did not list its tools within {limit:g} s (set ${TIMEOUT_ENV} to wait longer)"
+            elif isinstance(leaf, FileNotFoundError):
+                problem = f"cannot be started: command not found: {live.command[0]}"
+            elif isinstance(leaf, _ProtocolProblem):
+                problem = f"returned invalid data: {leaf}"
+            elif live.transport == "stdio":
+                problem = f"failed: {_describe(leaf)}"
+            else:
+                problem = f"cannot be reached or failed: {_describe(leaf)}"
+            if said and not isinstance(leaf, FileNotFoundError):
+                problem += f"; its stderr ends with: {said}"
+            raise CatalogError(f"{what} {problem}", file=live.display) from exc
+
+
+class _ProtocolProblem(Exception):
+    pass
+
+
+def _describe(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def load_live_source(source: str, *, prefix: bool = False) -> Loaded:
+    """Tools of a live MCP server (see module doc for aliases and prefixes)."""
+    live = parse_live_source(source)
+    server_name, raw_tools = fetch_tools(live)
+    alias = live.alias or _alias_from(server_name, live)
+    doc = Document({"tools": raw_tools}, live.display)
+    tools, resident = load_document(doc, "mcp", default_category=alias)
+    out: list[Tool] = []
+    renamed: dict[str, str] = {}
+    for tool in tools:
+        mcp_meta = dict(tool.metadata.get("mcp", {}))
+        mcp_meta["server"] = alias
+        if prefix:
+            mcp_meta["name"] = tool.name
+            renamed[tool.name] = f"{alias}__{tool.name}"
+        metadata = {**tool.metadata, "mcp": mcp_meta}
+        out.append(tool.model_copy(update={"name": renamed.get(tool.name, tool.name), "metadata": metadata}))
+    return out, [renamed.get(n, n) for n in resident]
+
+
+def _alias_from(server_name: str | None, live: LiveSource) -> str:
+    if server_name and server_name.strip():
+        base = server_name
+    elif live.transport == "stdio":
+        script = next((a for a in reversed(live.command) if not a.startswith("-")), live.command[0])
+        base = os.path.splitext(os.path.basename(script))[0]
+    else:
+        base = re.sub(r"^https?://", "", live.url).split("/")[0]
+    return re.sub(r"[^A-Za-z0-9_-]+", "_", base).strip("_") or "mcp"
+
+
+__all__ = ["LiveSource", "fetch_tools", "is_live_source", "load_live_source", "parse_live_source"]
