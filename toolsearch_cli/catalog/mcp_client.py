@@ -11,10 +11,13 @@ whole exchange.
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
 import re
 import shlex
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -101,7 +104,7 @@ def fetch_tools(live: LiveSource, timeout: float | None = None) -> tuple[str | N
             "reading a live MCP server needs the MCP SDK: pip install 'toolsearch-cli[mcp]'", file=live.display
         ) from None
     limit = timeout if timeout is not None else timeout_seconds()
-    what = f"MCP server {' '.join(live.command)!r}" if live.transport == "stdio" else f"MCP server {live.url}"
+    what = "the MCP server"
 
     async def run(errlog: Any) -> tuple[str | None, list[dict[str, Any]]]:
         if live.transport == "stdio":
@@ -126,7 +129,7 @@ def fetch_tools(live: LiveSource, timeout: float | None = None) -> tuple[str | N
                     seen.add(cursor)
                 return (info.name if info else None), tools
 
-    with tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as errlog:
+    with tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as errlog, _sdk_logs() as logged:
         try:
             return anyio.run(run, errlog)
         except BaseException as exc:  # noqa: BLE001 - every failure becomes one line naming the server
@@ -137,10 +140,14 @@ def fetch_tools(live: LiveSource, timeout: float | None = None) -> tuple[str | N
             said = _last_line(errlog.read())
             if isinstance(leaf, TimeoutError):
                 problem = f"did not list its tools within {limit:g} s (set ${TIMEOUT_ENV} to wait longer)"
-            elif isinstance(leaf, FileNotFoundError):
-                problem = f"cannot be started: command not found: {live.command[0]}"
+            elif isinstance(leaf, FileNotFoundError | PermissionError):
+                problem = f"cannot be started: {leaf.strerror or leaf}: {live.command[0]}"
             elif isinstance(leaf, _ProtocolProblem):
                 problem = f"returned invalid data: {leaf}"
+            elif logged:
+                problem = f"returned invalid data: {logged[0]}"
+            elif live.transport == "stdio" and "connection closed" in str(leaf).lower():
+                problem = "exited (or closed its output) before listing its tools"
             elif live.transport == "stdio":
                 problem = f"failed: {_describe(leaf)}"
             else:
@@ -148,6 +155,33 @@ def fetch_tools(live: LiveSource, timeout: float | None = None) -> tuple[str | N
             if said and not isinstance(leaf, FileNotFoundError):
                 problem += f"; its stderr ends with: {said}"
             raise CatalogError(f"{what} {problem}", file=live.display) from exc
+
+
+@contextlib.contextmanager
+def _sdk_logs() -> Iterator[list[str]]:
+    """Keep the SDK's log records (tracebacks of bad messages) off stderr; collect them for the error."""
+    collected: list[str] = []
+
+    class Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if record.levelno >= logging.WARNING:
+                detail = record.exc_info[1] if record.exc_info else None
+                first = str(detail).splitlines()[0] if detail is not None and str(detail) else ""
+                collected.append(" ".join(f"{record.getMessage()} {first}".split()))
+
+    handler = Collect()
+    saved = []
+    for name in ("mcp", "httpx", "httpx2", "httpcore"):
+        logger = logging.getLogger(name)
+        saved.append((logger, logger.propagate))
+        logger.addHandler(handler)
+        logger.propagate = False
+    try:
+        yield collected
+    finally:
+        for logger, propagate in saved:
+            logger.removeHandler(handler)
+            logger.propagate = propagate
 
 
 class _ProtocolProblem(Exception):

@@ -36,7 +36,7 @@ def sanitize_name(raw: str) -> str:
     """A provider-valid tool name (``[A-Za-z0-9_-]{1,64}``) from an operationId or method+path."""
     if _NAME_OK.match(raw):
         return raw
-    name = re.sub(r"[^A-Za-z0-9_-]+", "_", raw).strip("_") or "operation"
+    name = re.sub(r"_{2,}", "_", re.sub(r"[^A-Za-z0-9_-]+", "_", raw)).strip("_") or "operation"
     if len(name) > 64:
         name = name[:55] + "_" + hashlib.sha1(raw.encode()).hexdigest()[:8]
     return name
