@@ -12,6 +12,7 @@ its line.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -120,6 +121,10 @@ def parse_document(text: str, file: str, *, json_hint: bool = False) -> Document
 # detection
 
 
+#: Anthropic server tools have dated types (``web_search_20250305``, ``tool_search_tool_regex_20251119``).
+_ANTHROPIC_SERVER_TOOL = re.compile(r"^[a-z_]+_\d{8}$")
+
+
 def _item_format(item: Any) -> str | None:
     if not isinstance(item, dict):
         return None
@@ -127,7 +132,7 @@ def _item_format(item: Any) -> str | None:
         return "openai"
     if item.get("type") == "function" and "name" in item:
         return "openai"  # the flat Responses-API form
-    if "input_schema" in item:
+    if "input_schema" in item or _ANTHROPIC_SERVER_TOOL.match(str(item.get("type", ""))):
         return "anthropic"
     if "inputSchema" in item:
         return "mcp"
@@ -434,12 +439,16 @@ def _anthropic(doc: Document, items: list[Any], base: str, default_category: str
             raise doc.error(at, f"an Anthropic tool must be a mapping, not {_kind(item)}")
         name = tool_name(doc, item.get("name"), pointer_join(at, "name"))
         kind = item.get("type", "custom")
-        if kind != "custom" or "input_schema" not in item:
+        if isinstance(kind, str) and kind.startswith("tool_search_tool_"):
+            continue  # Anthropic's own search tool: toolsearch brings its own
+        if kind != "custom":
             raise doc.error(
-                at,
-                f"an Anthropic tool needs 'input_schema' (type {kind!r} is a server tool, not a catalog tool)",
+                pointer_join(at, "type"),
+                f"{kind!r} is an Anthropic server tool, not a catalog tool; remove it from the catalog",
                 name,
             )
+        if "input_schema" not in item:
+            raise doc.error(at, "an Anthropic tool needs 'input_schema'", name)
         description = tool_description(doc, item.get("description"), pointer_join(at, "description"), name)
         parameters = checked_schema(doc, item.get("input_schema"), pointer_join(at, "input_schema"), name)
         extension = read_extension(doc, item.get(EXTENSION_KEY), pointer_join(at, EXTENSION_KEY), name)
