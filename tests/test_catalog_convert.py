@@ -86,9 +86,10 @@ def test_plain_leaves_the_extension_out(run_cli, tmp_path):
     path.write_text(result.stdout, encoding="utf-8")
     reloaded = load_catalog(str(path))
     assert sorted(reloaded.resident) == ["askUser", "currentTime"]
-    assert reloaded.categories() == [] and reloaded.get("getWeather").parameters == load_catalog(
-        SHIPPED["demo"]
-    ).get("getWeather").parameters
+    assert (
+        reloaded.categories() == []
+        and reloaded.get("getWeather").parameters == load_catalog(SHIPPED["demo"]).get("getWeather").parameters
+    )
 
 
 def test_convert_errors(run_cli, tmp_path):

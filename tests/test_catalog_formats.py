@@ -58,7 +58,9 @@ def test_openai_chat_tools_as_bare_array(write):
 def test_openai_request_body_and_responses_flat_form(write):
     body = {"model": "gpt-4.1", "tools": OPENAI_CHAT}
     assert load_catalog(dump(write, "request.json", body)).names == ["get_weather", "send_email"]
-    flat = {"tools": [{"type": "function", "name": "get_weather", "description": "Weather", "parameters": WEATHER_SCHEMA}]}
+    flat = {
+        "tools": [{"type": "function", "name": "get_weather", "description": "Weather", "parameters": WEATHER_SCHEMA}]
+    }
     catalog = load_catalog(dump(write, "responses.json", flat))
     assert catalog.get("get_weather").parameters == WEATHER_SCHEMA
 

@@ -23,7 +23,9 @@ def helpdesk():
 
 def test_one_tool_per_operation_named_by_operation_id_or_method_and_path(helpdesk):
     spec = yaml.safe_load(HELPDESK.read_text())
-    operations = sum(1 for item in spec["paths"].values() for key in item if key in ("get", "post", "put", "patch", "delete"))
+    operations = sum(
+        1 for item in spec["paths"].values() for key in item if key in ("get", "post", "put", "patch", "delete")
+    )
     assert operations >= 15 and len(helpdesk) == operations
     assert "listTickets" in helpdesk and "createTicket" in helpdesk
     assert "tickets_assign" in helpdesk  # operationId 'tickets.assign' made provider-valid
@@ -130,7 +132,10 @@ def test_pure_ref_cycle_is_reported_with_its_chain_and_line(tmp_path):
     with pytest.raises(CatalogError) as err:
         load_catalog(path)
     message = str(err.value)
-    assert "'$ref' cycle" in message and "#/components/schemas/A -> #/components/schemas/B -> #/components/schemas/A" in message
+    assert (
+        "'$ref' cycle" in message
+        and "#/components/schemas/A -> #/components/schemas/B -> #/components/schemas/A" in message
+    )
     assert err.value.tool == "makeA" and err.value.line is not None
 
 
