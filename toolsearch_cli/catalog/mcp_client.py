@@ -12,11 +12,8 @@ whole exchange.
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 import re
-import shlex
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -58,6 +55,8 @@ def parse_live_source(source: str) -> LiveSource:
         raise CatalogError("not an MCP server source; expected mcp+stdio:COMMAND or mcp+http://HOST/PATH", file=source)
     target = match.group("target")
     if target.startswith("mcp+stdio:"):
+        import shlex
+
         try:
             command = shlex.split(target[len("mcp+stdio:") :])
         except ValueError as exc:
@@ -129,6 +128,8 @@ def fetch_tools(live: LiveSource, timeout: float | None = None) -> tuple[str | N
                     seen.add(cursor)
                 return (info.name if info else None), tools
 
+    import tempfile
+
     with tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as errlog, _sdk_logs() as logged:
         try:
             return anyio.run(run, errlog)
@@ -160,10 +161,12 @@ def fetch_tools(live: LiveSource, timeout: float | None = None) -> tuple[str | N
 @contextlib.contextmanager
 def _sdk_logs() -> Iterator[list[str]]:
     """Keep the SDK's log records (tracebacks of bad messages) off stderr; collect them for the error."""
+    import logging
+
     collected: list[str] = []
 
     class Collect(logging.Handler):
-        def emit(self, record: logging.LogRecord) -> None:
+        def emit(self, record: Any) -> None:
             if record.levelno >= logging.WARNING:
                 detail = record.exc_info[1] if record.exc_info else None
                 first = str(detail).splitlines()[0] if detail is not None and str(detail) else ""

@@ -22,6 +22,7 @@ import hashlib
 import re
 from typing import Any
 
+from ..errors import CatalogError
 from ..model import Tool
 from .formats import Document, Loaded, build_tool, checked_schema, plain, pointer_join, pointer_tokens
 
@@ -186,10 +187,12 @@ def _operation_tool(
     properties: dict[str, Any] = {}
     required: list[str] = []
     where: dict[str, str] = {}
-    for param, _ in _parameters(doc, resolver, item, op, at, name):
+    origin: dict[str, str] = {}  # property -> JSON pointer of the schema it came from, for errors
+    for param, param_at in _parameters(doc, resolver, item, op, at, name):
         prop_name = param["name"] if param["name"] not in properties else f"{param['in']}_{param['name']}"
         properties[prop_name] = param["schema"]
         where[prop_name] = param["in"]
+        origin[prop_name] = pointer_join(param_at, "schema")
         if param["required"]:
             required.append(prop_name)
     body_mode = None
@@ -199,6 +202,7 @@ def _operation_tool(
         if not isinstance(body, dict):
             raise doc.error(body_at, "'requestBody' must be a mapping", name)
         content_type, schema = _body_schema(doc, resolver, body, body_at, name)
+        schema_at = pointer_join(body_at, "content", str(content_type), "schema")
         if schema is not None:
             body_required = body.get("required")
             props = schema.get("properties") if isinstance(schema, dict) else None
@@ -215,6 +219,7 @@ def _operation_tool(
                 for key, value in props.items():
                     properties[key] = value
                     where[key] = "body-property"
+                    origin[key] = pointer_join(schema_at, "properties", key)
                 if body_required is not False:
                     required.extend(r for r in schema.get("required", []) if r in props)
             else:
@@ -222,6 +227,7 @@ def _operation_tool(
                 key = "body" if "body" not in properties else "requestBody"
                 properties[key] = schema
                 where[key] = "body"
+                origin[key] = schema_at
                 if body_required:
                     required.append(key)
     parameters: dict[str, Any] = {"type": "object", "properties": properties}
@@ -229,7 +235,16 @@ def _operation_tool(
         parameters["required"] = required
     if resolver.defs:
         parameters["$defs"] = resolver.defs
-    parameters = checked_schema(Document(parameters, doc.file), parameters, "", name)
+    try:
+        parameters = checked_schema(Document(parameters, doc.file), parameters, "", name)
+    except CatalogError as exc:  # point at the schema in the document the bad property came from
+        tokens = pointer_tokens(exc.field or "")
+        if len(tokens) >= 2 and tokens[0] == "properties" and tokens[1] in origin:
+            exc.field = pointer_join(origin[tokens[1]], *tokens[2:])
+        else:
+            exc.field = at
+        exc.line = doc.line_of(exc.field)
+        raise
 
     native: dict[str, Any] = {"method": method.upper(), "path": path}
     if operation_id:
