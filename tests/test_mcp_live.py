@@ -12,7 +12,7 @@ import time
 import pytest
 
 from toolsearch_cli.catalog import load_catalog
-from toolsearch_cli.catalog.mcp_client import is_live_source, parse_live_source
+from toolsearch_cli.catalog.mcp_client import is_live_source, parse_live_source, shown_source, split_env_sources
 
 from .conftest import ROOT
 
@@ -33,11 +33,10 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def http_url():
+def start_http_server(*extra: str):
     port = free_port()
     process = subprocess.Popen(
-        [sys.executable, str(SERVERS / "weather_server.py"), "--http", str(port)],
+        [sys.executable, str(SERVERS / "weather_server.py"), "--http", str(port), *extra],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -57,6 +56,16 @@ def http_url():
         process.wait(timeout=10)
 
 
+@pytest.fixture(scope="module")
+def http_url():
+    yield from start_http_server()
+
+
+@pytest.fixture(scope="module")
+def guarded_url():
+    yield from start_http_server("--token", "s3cret-t0ken")
+
+
 def test_source_syntax():
     assert is_live_source("mcp+stdio:python server.py") and is_live_source("w=mcp+http://h/mcp")
     assert not is_live_source("catalogs/demo") and not is_live_source("mcp.yaml")
@@ -66,6 +75,22 @@ def test_source_syntax():
         ["python", "my server.py", "--flag"],
         "mcp+stdio:python 'my server.py' --flag",
     )
+
+
+def test_env_var_sources_keep_mcp_sources_whole():
+    value = "catalogs/demo:w=mcp+stdio:python x.py --a:mcp+http://127.0.0.1:8000/mcp:b.yaml:mcp+https://h.example/mcp"
+    assert split_env_sources(value, ":") == [
+        "catalogs/demo",
+        "w=mcp+stdio:python x.py --a",
+        "mcp+http://127.0.0.1:8000/mcp",
+        "b.yaml",
+        "mcp+https://h.example/mcp",
+    ]
+
+
+def test_credentials_in_urls_are_never_shown():
+    assert shown_source("s=mcp+https://user:pw@h.example/mcp?api_key=k") == "s=mcp+https://***@h.example/mcp?…"
+    assert shown_source("catalogs/demo") == "catalogs/demo"
 
 
 def test_search_a_stdio_server(run_cli):
@@ -123,10 +148,35 @@ def test_several_servers_get_alias_prefixes_and_alias_categories(http_url):
     assert catalog.get("stock__inventory_tool_0").category == "stock"
 
 
-def test_tools_list_pagination_is_followed(run_cli):
-    result = run_cli("catalog", "-c", stdio("paged_server.py", "8"), "-f", "json")
-    assert result.code == 0, result.stderr
-    assert [t["name"] for t in result.json()["tools"]] == [f"inventory_tool_{i}" for i in range(8)]
+def test_tools_list_pagination_is_followed(run_cli, monkeypatch):
+    # through $TOOLSEARCH_CATALOG, whose ':' separator must not cut the source apart
+    monkeypatch.setenv("TOOLSEARCH_CATALOG", stdio("paged_server.py", "8") + ":" + str(ROOT / "catalogs" / "demo"))
+    from toolsearch_cli.catalog import default_sources
+
+    assert len(default_sources()) == 2
+    catalog = load_catalog()
+    assert [n for n in catalog.names if n.startswith("inventory")] == [f"inventory_tool_{i}" for i in range(8)]
+    assert len(catalog) == 8 + 64
+
+
+def test_a_cursor_that_repeats_is_invalid_data(run_cli):
+    result = run_cli("catalog", "-c", stdio("paged_server.py", "8", "--loop"))
+    assert result.code == 2 and "returned invalid data: tools/list returned the cursor 'again' twice" in result.stderr
+
+
+def test_http_headers_from_the_environment_and_secrets_stay_hidden(run_cli, guarded_url, monkeypatch):
+    refused = run_cli("catalog", "-c", guarded_url)
+    assert refused.code == 2 and "TOOLSEARCH_MCP_HEADERS" in refused.stderr
+    monkeypatch.setenv("TOOLSEARCH_MCP_HEADERS", "Authorization: Bearer wrong-t0ken")
+    wrong = run_cli("catalog", "-c", guarded_url + "?key=k3y")
+    assert wrong.code == 2 and "wrong-t0ken" not in wrong.stderr and "k3y" not in wrong.stderr
+    monkeypatch.setenv("TOOLSEARCH_MCP_HEADERS", "Authorization: Bearer s3cret-t0ken")
+    allowed = run_cli("search", "storm alert", "-c", guarded_url, "-n", "1")
+    assert allowed.code == 0 and "create_weather_alert" in allowed.stdout
+    assert "s3cret" not in allowed.stdout + allowed.stderr
+    monkeypatch.setenv("TOOLSEARCH_MCP_HEADERS", "not a header line")
+    bad = run_cli("catalog", "-c", guarded_url)
+    assert bad.code == 2 and "line 1 is not 'Name: value'" in bad.stderr
 
 
 def test_a_server_that_crashes_on_start_is_one_line_naming_the_command(run_cli):

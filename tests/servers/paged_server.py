@@ -14,6 +14,7 @@ from mcp.server.stdio import stdio_server
 
 PAGE = 3
 COUNT = int(sys.argv[1]) if len(sys.argv) > 1 else 8
+LOOP = "--loop" in sys.argv
 TOOLS = [
     types.Tool(
         name=f"inventory_tool_{i}",
@@ -25,6 +26,8 @@ TOOLS = [
 
 
 async def list_tools(ctx, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+    if LOOP:
+        return types.ListToolsResult(tools=TOOLS[:PAGE], next_cursor="again")
     start = int(params.cursor) if params is not None and params.cursor else 0
     end = start + PAGE
     return types.ListToolsResult(tools=TOOLS[start:end], next_cursor=str(end) if end < len(TOOLS) else None)

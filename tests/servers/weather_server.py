@@ -2,6 +2,7 @@
 
     python tests/servers/weather_server.py                 # stdio (what ``mcp+stdio:`` starts)
     python tests/servers/weather_server.py --http PORT     # streamable HTTP on 127.0.0.1:PORT/mcp
+    python tests/servers/weather_server.py --http PORT --token SECRET   # ... requiring a bearer token
 
 Each tool carries its toolsearch category and tags in ``_meta["x-toolsearch"]``; the parameter
 schemas (nested models, lists of objects, enums) come from the type hints.
@@ -67,8 +68,27 @@ def get_air_quality(city: str) -> str:
     return f"AQI 42 in {city}"
 
 
+def serve_http(port: int, token: str | None) -> None:
+    """Streamable HTTP on 127.0.0.1:PORT/mcp; with a token, requests without ``Authorization: Bearer TOKEN`` get 401."""
+    if token is None:
+        server.run("streamable-http", host="127.0.0.1", port=port)
+        return
+    import uvicorn
+
+    app = server.streamable_http_app()
+
+    async def guarded(scope, receive, send):
+        if scope["type"] == "http" and dict(scope["headers"]).get(b"authorization") != f"Bearer {token}".encode():
+            await send({"type": "http.response.start", "status": 401, "headers": [(b"content-type", b"text/plain")]})
+            await send({"type": "http.response.body", "body": b"missing or wrong token"})
+            return
+        await app(scope, receive, send)
+
+    uvicorn.run(guarded, host="127.0.0.1", port=port, log_level="warning")
+
+
 if __name__ == "__main__":
-    if len(sys.argv) == 3 and sys.argv[1] == "--http":
-        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    if len(sys.argv) >= 3 and sys.argv[1] == "--http":
+        serve_http(int(sys.argv[2]), sys.argv[4] if len(sys.argv) == 5 and sys.argv[3] == "--token" else None)
     else:
         server.run()

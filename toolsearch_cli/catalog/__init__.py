@@ -9,7 +9,7 @@ from pathlib import Path
 from ..errors import CatalogError
 from ..model import Catalog, Tool
 from .formats import load_file
-from .mcp_client import is_live_source, load_live_source
+from .mcp_client import is_live_source, load_live_source, shown_source, split_env_sources
 from .python_loader import is_module_reference, load_python_module, tool, tool_from_function
 
 Loaded = tuple[list[Tool], list[str]]
@@ -52,7 +52,7 @@ def default_sources(explicit: Sequence[str] | None = None) -> list[str]:
         return list(explicit)
     env = os.environ.get(ENV_VAR, "").strip()
     if env:
-        return [part for part in env.split(os.pathsep) if part.strip()]
+        return [part for part in split_env_sources(env, os.pathsep) if part.strip()]
     if Path("catalogs").is_dir():
         return ["catalogs"]
     return [str(bundled_catalog_path())]
@@ -124,4 +124,4 @@ def load_catalog(sources: Sequence[str] | str | None = None, catalog_format: str
         more, more_resident = load_source(source, catalog_format, prefix=several_servers)
         tools.extend(more)
         resident.extend(n for n in more_resident if n not in resident)
-    return Catalog(tools=tools, resident=resident, sources=resolved)
+    return Catalog(tools=tools, resident=resident, sources=[shown_source(s) for s in resolved])

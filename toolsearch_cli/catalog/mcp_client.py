@@ -23,6 +23,7 @@ from ..model import Tool
 from .formats import Document, Loaded, load_document
 
 TIMEOUT_ENV = "TOOLSEARCH_MCP_TIMEOUT"
+HEADERS_ENV = "TOOLSEARCH_MCP_HEADERS"
 DEFAULT_TIMEOUT = 30.0
 _MAX_PAGES = 10_000
 _LIVE = re.compile(r"^(?:(?P<alias>[A-Za-z][A-Za-z0-9_-]*)=)?(?P<target>mcp\+(?:stdio:|https?://).*)$", re.S)
@@ -40,7 +41,20 @@ class LiveSource:
 
     @property
     def display(self) -> str:
-        return self.text if self.alias is None else self.text[len(self.alias) + 1 :]
+        """The source as shown in messages: no alias, and no credentials from the URL."""
+        text = self.text if self.alias is None else self.text[len(self.alias) + 1 :]
+        if self.transport == "http":
+            text = re.sub(r"//[^/@]*@", "//***@", text)
+            text = re.sub(r"\?.*$", "?…", text)
+        return text
+
+
+def shown_source(source: str) -> str:
+    """A source as it may be shown: live HTTP sources lose credentials (userinfo, query string)."""
+    if not is_live_source(source):
+        return source
+    live = parse_live_source(source)
+    return f"{live.alias}={live.display}" if live.alias else live.display
 
 
 def is_live_source(source: str) -> bool:
@@ -65,6 +79,63 @@ def parse_live_source(source: str) -> LiveSource:
             raise CatalogError("no server command after 'mcp+stdio:'", file=target)
         return LiveSource(source.strip(), match.group("alias"), "stdio", command, "")
     return LiveSource(source.strip(), match.group("alias"), "http", [], target[len("mcp+") :])
+
+
+def split_env_sources(value: str, separator: str) -> list[str]:
+    """Split ``$TOOLSEARCH_CATALOG`` on ``separator`` (``:``) without cutting MCP sources apart.
+
+    ``mcp+stdio:CMD`` keeps the part after ``mcp+stdio:`` (so the command itself cannot contain
+    the separator) and ``mcp+http://host:port/path`` keeps its scheme and port.
+    """
+    parts = value.split(separator)
+    out: list[str] = []
+    for part in parts:
+        if out and separator == ":" and _continues(out[-1], part):
+            out[-1] += ":" + part
+        else:
+            out.append(part)
+    return out
+
+
+def _continues(previous: str, part: str) -> bool:
+    head = previous.rpartition("=")[2] if _LIVE_ALIAS.match(previous) else previous
+    if head in ("mcp+stdio", "mcp+http", "mcp+https"):
+        return True  # "mcp+stdio" + "python x.py", "mcp+http" + "//host"
+    if head.startswith(("mcp+http://", "mcp+https://")) and "/" not in head.split("://", 1)[1]:
+        return part[:1].isdigit()  # "mcp+http://host" + "8000/mcp"
+    return False
+
+
+_LIVE_ALIAS = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*=mcp\+")
+
+
+def http_headers() -> dict[str, str]:
+    """Headers for HTTP servers from ``$TOOLSEARCH_MCP_HEADERS``: ``Name: value`` lines, or a JSON object.
+
+    The values (tokens, usually) never appear in messages.
+    """
+    raw = os.environ.get(HEADERS_ENV, "").strip()
+    if not raw:
+        return {}
+    if raw.startswith("{"):
+        import json
+
+        try:
+            parsed = json.loads(raw)
+        except ValueError:
+            parsed = None
+        if not isinstance(parsed, dict) or not all(isinstance(v, str) for v in parsed.values()):
+            raise CatalogError(f"${HEADERS_ENV} must be a JSON object of strings or 'Name: value' lines")
+        return {str(k): v for k, v in parsed.items()}
+    headers: dict[str, str] = {}
+    for number, line in enumerate(raw.splitlines(), 1):
+        name, colon, value = line.partition(":")
+        if not line.strip():
+            continue
+        if not colon or not name.strip() or " " in name.strip():
+            raise CatalogError(f"${HEADERS_ENV} line {number} is not 'Name: value' (value not shown)")
+        headers[name.strip()] = value.strip()
+    return headers
 
 
 def timeout_seconds() -> float:
@@ -103,14 +174,25 @@ def fetch_tools(live: LiveSource, timeout: float | None = None) -> tuple[str | N
             "reading a live MCP server needs the MCP SDK: pip install 'toolsearch-cli[mcp]'", file=live.display
         ) from None
     limit = timeout if timeout is not None else timeout_seconds()
+    headers = http_headers() if live.transport == "http" else {}
     what = "the MCP server"
 
     async def run(errlog: Any) -> tuple[str | None, list[dict[str, Any]]]:
-        if live.transport == "stdio":
-            params = StdioServerParameters(command=live.command[0], args=live.command[1:], env=dict(os.environ))
-            server: Any = stdio_client(params, errlog=errlog)
-        else:
-            server = live.url
+        async with contextlib.AsyncExitStack() as stack:
+            if live.transport == "stdio":
+                params = StdioServerParameters(command=live.command[0], args=live.command[1:], env=dict(os.environ))
+                server: Any = stdio_client(params, errlog=errlog)
+            elif headers:
+                import httpx2
+                from mcp.client.streamable_http import streamable_http_client
+
+                http = await stack.enter_async_context(httpx2.AsyncClient(headers=headers, timeout=limit))
+                server = streamable_http_client(live.url, http_client=http)
+            else:
+                server = live.url
+            return await list_all(server)
+
+    async def list_all(server: Any) -> tuple[str | None, list[dict[str, Any]]]:
         tools: list[dict[str, Any]] = []
         with anyio.fail_after(limit):
             async with Client(server, read_timeout_seconds=limit, cache=None) as client:
@@ -153,8 +235,14 @@ def fetch_tools(live: LiveSource, timeout: float | None = None) -> tuple[str | N
                 problem = f"failed: {_describe(leaf)}"
             else:
                 problem = f"cannot be reached or failed: {_describe(leaf)}"
+                if not headers:
+                    problem += f" (if it needs a token, set ${HEADERS_ENV})"
             if said and not isinstance(leaf, FileNotFoundError):
                 problem += f"; its stderr ends with: {said}"
+            if live.url:  # never echo credentials from the URL or the headers
+                problem = problem.replace(live.url, live.display[len("mcp+") :])
+            for value in headers.values():
+                problem = problem.replace(value, "***") if value else problem
             raise CatalogError(f"{what} {problem}", file=live.display) from exc
 
 
