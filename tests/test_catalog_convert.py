@@ -48,10 +48,10 @@ def test_every_shipped_catalog_round_trips_through_every_format(run_cli, tmp_pat
     assert export_catalog(converted, fmt) == out.read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize("fmt", ["openai", "anthropic", "mcp"])
+@pytest.mark.parametrize("fmt", list(EXPORTER_BY_NAME))
 def test_openapi_catalog_round_trips_and_still_searches(run_cli, tmp_path, fmt):
     original = load_catalog(HELPDESK)
-    out = tmp_path / "helpdesk.json"
+    out = tmp_path / f"helpdesk{SUFFIX.get(fmt, '.json')}"
     assert run_cli("catalog", "convert", "-t", fmt, "-c", HELPDESK, "-o", str(out)).code == 0
     assert meaning(load_catalog(str(out))) == meaning(original)
     found = run_cli("search", "reply to a ticket", "-c", str(out), "-f", "json", "-n", "1").json()

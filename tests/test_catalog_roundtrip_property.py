@@ -24,8 +24,35 @@ schemas = st.builds(
     st.dictionaries(st.from_regex(r"[a-z][a-zA-Z0-9_]{0,10}", fullmatch=True), leaf, max_size=4),
     st.sets(st.from_regex(r"[a-z][a-zA-Z0-9_]{0,10}", fullmatch=True), max_size=2),
 )
+scalars = st.one_of(st.integers(), text, st.booleans())
+#: metadata keys that collide with format names and their fields are the hard cases
+format_fields = st.dictionaries(
+    st.sampled_from(
+        [
+            "name",
+            "description",
+            "parameters",
+            "input_schema",
+            "inputSchema",
+            "type",
+            "function",
+            "defer_loading",
+            "_meta",
+            "title",
+            "strict",
+            "cache_control",
+            "tool.type",
+            "tool.x",
+            "x-toolsearch",
+        ]
+    ),
+    st.one_of(scalars, st.dictionaries(st.sampled_from(["a", "b"]), scalars, max_size=2)),
+    max_size=3,
+)
 metadata = st.dictionaries(
-    st.from_regex(r"[a-z]{1,8}", fullmatch=True), st.one_of(st.integers(), text, st.booleans()), max_size=3
+    st.one_of(st.sampled_from(["openai", "anthropic", "mcp", "yaml"]), st.from_regex(r"[a-z]{1,8}", fullmatch=True)),
+    st.one_of(scalars, format_fields),
+    max_size=3,
 )
 
 
@@ -56,7 +83,7 @@ def meaning(catalog):
     )
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(catalogs(), st.sampled_from(list(EXPORTER_BY_NAME)))
 def test_export_then_load_gives_the_same_catalog(catalog, fmt):
     doc = parse_document(export_catalog(catalog, fmt), "converted", json_hint=fmt != "yaml")

@@ -35,9 +35,37 @@ from .formats import EXTENSION_KEY
 _PROVIDER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
+#: Fields each format defines itself: ``metadata.<format>`` keys with these names cannot be written
+#: natively (they would overwrite the tool) and stay in the extension instead.
+_RESERVED = {
+    "openai": frozenset({"type", "function", "name", "description", "parameters", EXTENSION_KEY}),
+    "anthropic": frozenset({"name", "description", "input_schema", "defer_loading", EXTENSION_KEY}),
+    "mcp": frozenset({"name", "description", "inputSchema", EXTENSION_KEY}),
+}
+
+
+def _split_native(tool: Tool, fmt: str) -> tuple[dict[str, Any], Any]:
+    """``metadata.<fmt>`` split into what the format carries natively and what must stay in the extension."""
+    value = tool.metadata.get(fmt)
+    if fmt not in tool.metadata:
+        return {}, None
+    if not isinstance(value, dict):
+        return {}, value
+    reserved = _RESERVED.get(fmt, frozenset())
+    native = {k: v for k, v in value.items() if k not in reserved and not (k == "_meta" and not isinstance(v, dict))}
+    rest = {k: v for k, v in value.items() if k not in native}
+    if fmt == "openai":  # outer keys of the Chat Completions entry must not clash either
+        for key in [k for k in native if k.startswith("tool.") and k[len("tool.") :] in reserved]:
+            rest[key] = native.pop(key)
+    return native, (rest or None)
+
+
 def extension(tool: Tool, resident: bool, fmt: str) -> dict[str, Any]:
     """The ``x-toolsearch`` object of a tool: what ``fmt`` cannot carry natively, empty parts left out."""
     metadata = {k: v for k, v in tool.metadata.items() if k != fmt}
+    _, rest = _split_native(tool, fmt)
+    if rest is not None:
+        metadata[fmt] = rest
     ext: dict[str, Any] = {}
     if tool.category:
         ext["category"] = tool.category
@@ -53,8 +81,7 @@ def extension(tool: Tool, resident: bool, fmt: str) -> dict[str, Any]:
 
 
 def _native(tool: Tool, fmt: str) -> dict[str, Any]:
-    value = tool.metadata.get(fmt)
-    return dict(value) if isinstance(value, dict) else {}
+    return _split_native(tool, fmt)[0]
 
 
 def _check_name(tool: Tool, fmt: str) -> None:

@@ -349,7 +349,14 @@ def build_tool(
     """A :class:`Tool` from a provider entry: ``native`` (fields only that format has) goes to metadata.<fmt>."""
     metadata = dict(extension.get("metadata") or {})
     if native:
-        metadata[fmt] = {**metadata.get(fmt, {}), **plain(native)}
+        carried = metadata.get(fmt, {})
+        if not isinstance(carried, dict):
+            raise doc.error(
+                pointer_join(pointer, EXTENSION_KEY, "metadata", fmt),
+                f"must be a mapping: the tool also has {fmt} fields of its own ({', '.join(native)})",
+                name,
+            )
+        metadata[fmt] = {**carried, **plain(native)}
     return Tool(
         name=name,
         description=description,
