@@ -44,7 +44,7 @@ _RESERVED = {
 }
 
 
-def _split_native(tool: Tool, fmt: str) -> tuple[dict[str, Any], Any]:
+def _split_native(tool: Tool, fmt: str, flat: bool = False) -> tuple[dict[str, Any], Any]:
     """``metadata.<fmt>`` split into what the format carries natively and what must stay in the extension."""
     value = tool.metadata.get(fmt)
     if fmt not in tool.metadata:
@@ -54,16 +54,16 @@ def _split_native(tool: Tool, fmt: str) -> tuple[dict[str, Any], Any]:
     reserved = _RESERVED.get(fmt, frozenset())
     native = {k: v for k, v in value.items() if k not in reserved and not (k == "_meta" and not isinstance(v, dict))}
     rest = {k: v for k, v in value.items() if k not in native}
-    if fmt == "openai":  # outer keys of the Chat Completions entry must not clash either
-        for key in [k for k in native if k.startswith("tool.") and k[len("tool.") :] in reserved]:
+    if fmt == "openai":  # outer keys of the Chat Completions entry must not clash either; the flat form has none
+        for key in [k for k in native if k.startswith("tool.") and (flat or k[len("tool.") :] in reserved)]:
             rest[key] = native.pop(key)
-    return native, (rest or None)
+    return native, (rest if rest or not value else None)  # an empty mapping is kept as written
 
 
-def extension(tool: Tool, resident: bool, fmt: str) -> dict[str, Any]:
+def extension(tool: Tool, resident: bool, fmt: str, flat: bool = False) -> dict[str, Any]:
     """The ``x-toolsearch`` object of a tool: what ``fmt`` cannot carry natively, empty parts left out."""
     metadata = {k: v for k, v in tool.metadata.items() if k != fmt}
-    _, rest = _split_native(tool, fmt)
+    _, rest = _split_native(tool, fmt, flat)
     if rest is not None:
         metadata[fmt] = rest
     ext: dict[str, Any] = {}
@@ -127,13 +127,13 @@ def _openai_entries(catalog: Catalog, plain: bool, flat: bool) -> list[dict[str,
     out = []
     for tool in catalog.tools:
         _check_name(tool, "openai")
-        native = _native(tool, "openai")
+        native = _split_native(tool, "openai", flat)[0]
         outer = {k[len("tool.") :]: v for k, v in native.items() if k.startswith("tool.")}
         inner = {k: v for k, v in native.items() if not k.startswith("tool.")}
         function = {"name": tool.name, "description": tool.description, "parameters": tool.parameters, **inner}
         entry: dict[str, Any] = {"type": "function", **function} if flat else {"type": "function", "function": function}
         entry.update(outer)
-        ext = extension(tool, tool.name in resident, "openai")
+        ext = extension(tool, tool.name in resident, "openai", flat)
         if ext and not plain:
             entry[EXTENSION_KEY] = ext
         out.append(entry)
