@@ -10,7 +10,7 @@ from toolsearch_cli.catalog.formats import load_document, parse_document
 from toolsearch_cli.model import Catalog, Tool
 
 names = st.from_regex(r"[A-Za-z][A-Za-z0-9_-]{0,20}", fullmatch=True).filter(lambda n: n != "toolSearch")
-text = st.text(st.characters(blacklist_categories=("Cs", "Cc")), max_size=40)
+text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)  # control characters too
 words = st.lists(st.text(st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=12), max_size=4)
 leaf = st.fixed_dictionaries(
     {"type": st.sampled_from(["string", "integer", "boolean", "number"])}, optional={"description": text}

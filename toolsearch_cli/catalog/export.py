@@ -37,10 +37,13 @@ _PROVIDER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 #: Fields each format defines itself: ``metadata.<format>`` keys with these names cannot be written
 #: natively (they would overwrite the tool) and stay in the extension instead.
+#: Keys that decide format detection (``type``, ``function``, ``input_schema``, ``inputSchema``) are
+#: reserved in every format, so an export is always detected as what it is.
+_DETECTION_KEYS = frozenset({"type", "function", "input_schema", "inputSchema", EXTENSION_KEY})
 _RESERVED = {
-    "openai": frozenset({"type", "function", "name", "description", "parameters", EXTENSION_KEY}),
-    "anthropic": frozenset({"name", "description", "input_schema", "defer_loading", EXTENSION_KEY}),
-    "mcp": frozenset({"name", "description", "inputSchema", EXTENSION_KEY}),
+    "openai": _DETECTION_KEYS | {"name", "description", "parameters"},
+    "anthropic": _DETECTION_KEYS | {"name", "description", "defer_loading"},
+    "mcp": _DETECTION_KEYS | {"name", "description"},
 }
 
 
@@ -52,7 +55,10 @@ def _split_native(tool: Tool, fmt: str, flat: bool = False) -> tuple[dict[str, A
     if not isinstance(value, dict):
         return {}, value
     reserved = _RESERVED.get(fmt, frozenset())
-    native = {k: v for k, v in value.items() if k not in reserved and not (k == "_meta" and not isinstance(v, dict))}
+    # an MCP _meta that is not a non-empty mapping cannot sit beside x-toolsearch in _meta: keep it in the extension
+    native = {
+        k: v for k, v in value.items() if k not in reserved and not (k == "_meta" and not (isinstance(v, dict) and v))
+    }
     rest = {k: v for k, v in value.items() if k not in native}
     if fmt == "openai":  # outer keys of the Chat Completions entry must not clash either; the flat form has none
         for key in [k for k in native if k.startswith("tool.") and (flat or k[len("tool.") :] in reserved)]:
@@ -119,7 +125,21 @@ def to_yaml(catalog: Catalog, plain: bool = False) -> str:
     if catalog.resident:
         doc["resident"] = list(catalog.resident)
     doc["tools"] = tools
-    return yaml.safe_dump(doc, allow_unicode=True, sort_keys=False, width=100, default_flow_style=False)
+    return yaml.dump(doc, Dumper=_Dumper, allow_unicode=True, sort_keys=False, width=100, default_flow_style=False)
+
+
+class _Dumper(yaml.SafeDumper):
+    """A safe dumper that double-quotes strings holding YAML line breaks other than \\n, which
+    PyYAML would otherwise write raw and read back as plain line breaks."""
+
+
+def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    if any(ch in value for ch in "\x85\u2028\u2029"):
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style='"')
+    return dumper.represent_str(value)
+
+
+_Dumper.add_representer(str, _represent_str)
 
 
 def _openai_entries(catalog: Catalog, plain: bool, flat: bool) -> list[dict[str, Any]]:

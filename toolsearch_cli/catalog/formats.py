@@ -513,7 +513,7 @@ def _mcp(doc: Document, items: list[Any], base: str, default_category: str | Non
         meta = dict(meta or {})
         extension = read_extension(doc, meta.pop(EXTENSION_KEY, None), pointer_join(at, "_meta", EXTENSION_KEY), name)
         native = {k: v for k, v in item.items() if k not in ("name", "description", "inputSchema", "_meta")}
-        if meta:
+        if meta or (item.get("_meta") is not None and EXTENSION_KEY not in item["_meta"]):
             native["_meta"] = meta
         tool = build_tool(
             doc,
