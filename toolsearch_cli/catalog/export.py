@@ -219,10 +219,9 @@ EXPORTER_BY_NAME: dict[str, Callable[[Catalog, bool], str]] = {
 }
 
 
-def export_catalog(catalog: Catalog, fmt: str, *, plain: bool = False) -> str:
-    """The catalog as text in ``fmt`` (a key of :data:`EXPORTER_BY_NAME`)."""
-    exporter = EXPORTER_BY_NAME.get(fmt)
-    if exporter is None:
+def check_export_format(fmt: str) -> str:
+    """``fmt`` if it is a key of :data:`EXPORTER_BY_NAME`, else a usage error with a did-you-mean."""
+    if fmt not in EXPORTER_BY_NAME:
         from ..errors import UsageError, did_you_mean
 
         raise UsageError(
@@ -230,4 +229,9 @@ def export_catalog(catalog: Catalog, fmt: str, *, plain: bool = False) -> str:
             f"choose from {', '.join(EXPORTER_BY_NAME)}",
             field="to",
         )
-    return exporter(catalog, plain)
+    return fmt
+
+
+def export_catalog(catalog: Catalog, fmt: str, *, plain: bool = False) -> str:
+    """The catalog as text in ``fmt`` (a key of :data:`EXPORTER_BY_NAME`)."""
+    return EXPORTER_BY_NAME[check_export_format(fmt)](catalog, plain)

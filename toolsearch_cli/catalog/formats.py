@@ -28,9 +28,6 @@ Loaded = tuple[list[Tool], list[str]]
 EXTENSION_KEY = "x-toolsearch"
 EXTENSION_FIELDS = ("category", "tags", "examples", "resident", "metadata")
 
-#: ``--catalog-format`` names: ``yaml`` is toolsearch's own format (in YAML or JSON).
-FORMATS = ("auto", "yaml", "openai", "anthropic", "mcp", "openapi")
-
 
 def pointer_join(pointer: str, *parts: str | int) -> str:
     """Append reference tokens to a JSON pointer, escaping ``~`` and ``/``."""
@@ -176,20 +173,13 @@ def detect_format(data: Any) -> str:
 def load_document(doc: Document, catalog_format: str | None = None, *, default_category: str | None = None) -> Loaded:
     """Tools and resident names from a parsed document in the given (or detected) format."""
     fmt = catalog_format if catalog_format not in (None, "auto") else detect_format(doc.data)
-    if fmt == "yaml":
-        return tools_from_document(doc.data, doc.file)
-    if fmt == "openapi":
-        from .openapi import tools_from_openapi
-
-        return tools_from_openapi(doc)
-    loader = _LOADERS.get(fmt or "")
+    loader = LOADER_BY_FORMAT.get(fmt or "")
     if loader is None:
         raise CatalogError(
             f"unknown catalog format {fmt!r}{did_you_mean(str(fmt), FORMATS)}; choose from {', '.join(FORMATS)}",
             field="catalog-format",
         )
-    items, base = _tool_list(doc, fmt or "")
-    return loader(doc, items, base, default_category)
+    return loader(doc, default_category)
 
 
 def load_file(path: Path, display: str | None = None, catalog_format: str | None = None) -> Loaded:
@@ -546,8 +536,35 @@ def _mcp(doc: Document, items: list[Any], base: str, default_category: str | Non
     return tools, resident
 
 
-_LOADERS: dict[str, Callable[[Document, list[Any], str, str | None], Loaded]] = {
-    "openai": _openai,
-    "anthropic": _anthropic,
-    "mcp": _mcp,
+def _own(doc: Document, default_category: str | None) -> Loaded:
+    return tools_from_document(doc.data, doc.file)
+
+
+def _openapi(doc: Document, default_category: str | None) -> Loaded:
+    from .openapi import tools_from_openapi
+
+    return tools_from_openapi(doc)
+
+
+def _provider(
+    fmt: str, read: Callable[[Document, list[Any], str, str | None], Loaded]
+) -> Callable[[Document, str | None], Loaded]:
+    def load(doc: Document, default_category: str | None) -> Loaded:
+        items, base = _tool_list(doc, fmt)
+        return read(doc, items, base, default_category)
+
+    return load
+
+
+#: Loaders of parsed documents by format name, called with (document, default category);
+#: ``--catalog-format`` choices derive from the keys. ``yaml`` is toolsearch's own format (YAML or JSON).
+LOADER_BY_FORMAT: dict[str, Callable[[Document, str | None], Loaded]] = {
+    "yaml": _own,
+    "openai": _provider("openai", _openai),
+    "anthropic": _provider("anthropic", _anthropic),
+    "mcp": _provider("mcp", _mcp),
+    "openapi": _openapi,
 }
+
+#: ``--catalog-format`` values: ``auto`` (detect from the content) or a key of :data:`LOADER_BY_FORMAT`.
+FORMATS = ("auto", *LOADER_BY_FORMAT)

@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 
 from ..catalog import load_catalog
-from ..catalog.export import EXPORTER_BY_NAME, export_catalog
+from ..catalog.export import EXPORTER_BY_NAME, check_export_format, export_catalog
 from ..errors import UsageError
 from .options import CATALOG_FORMAT_OPTION, CATALOG_OPTION, FORMAT_OPTION, check_catalog_format, check_format
 from .render import console, error_console, render_catalog
@@ -77,8 +77,7 @@ def convert(
     catalog_format: str = CATALOG_FORMAT_OPTION,
 ) -> None:
     """Write the catalog in another format: yaml (toolsearch), openai, openai-responses, anthropic, mcp."""
-    if to not in EXPORTER_BY_NAME:
-        export_catalog(None, to)  # type: ignore[arg-type]  # raises the usage error with a did-you-mean
+    check_export_format(to)
     parent = ctx.obj or {}
     sources = catalog or parent.get("catalog")
     fmt = catalog_format if catalog_format != "auto" else parent.get("catalog_format", "auto")
