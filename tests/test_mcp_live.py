@@ -142,8 +142,7 @@ def test_several_servers_get_alias_prefixes_and_alias_categories(http_url):
         + [f"stock__inventory_tool_{i}" for i in range(4)]
     )
     air = catalog.get("sky__get_air_quality")
-    assert air.category == "sky" and air.metadata["mcp"]["server"] == "sky"
-    assert air.metadata["mcp"]["name"] == "get_air_quality"
+    assert air.category == "sky" and air.metadata["mcp_server"] == {"name": "sky", "tool": "get_air_quality"}
     assert catalog.get("sky__get_forecast").category == "forecast"  # its own category wins
     assert catalog.get("stock__inventory_tool_0").category == "stock"
 

@@ -3,10 +3,11 @@
 The official ``mcp`` SDK (extra ``toolsearch-cli[mcp]``) is imported only when such a source is
 used. ``tools/list`` is followed through every page. ``ALIAS=mcp+...`` names a server: the alias
 is the default category of its tools and, when several servers are loaded together, the prefix
-of their names (``weather__get_forecast``); ``metadata.mcp.server`` / ``metadata.mcp.name`` keep
-the server and the name it knows the tool by. Without an alias the server's own name (from its
-``initialize`` answer) is used. ``$TOOLSEARCH_MCP_TIMEOUT`` (seconds, default 30) bounds the
-whole exchange.
+of their names (``weather__get_forecast``). ``metadata.mcp_server`` (``{name, tool}``) keeps the
+server and the name it knows the tool by (outside ``metadata.mcp``, so an MCP export stays
+clean). Without an alias the server's own name (from its ``initialize`` answer) is used.
+``$TOOLSEARCH_MCP_TIMEOUT`` (seconds, default 30) bounds the whole exchange;
+``$TOOLSEARCH_MCP_HEADERS`` gives HTTP servers their headers (a token, usually).
 """
 
 from __future__ import annotations
@@ -294,12 +295,9 @@ def load_live_source(source: str, *, prefix: bool = False) -> Loaded:
     out: list[Tool] = []
     renamed: dict[str, str] = {}
     for tool in tools:
-        mcp_meta = dict(tool.metadata.get("mcp", {}))
-        mcp_meta["server"] = alias
         if prefix:
-            mcp_meta["name"] = tool.name
             renamed[tool.name] = f"{alias}__{tool.name}"
-        metadata = {**tool.metadata, "mcp": mcp_meta}
+        metadata = {**tool.metadata, "mcp_server": {"name": alias, "tool": tool.name}}
         out.append(tool.model_copy(update={"name": renamed.get(tool.name, tool.name), "metadata": metadata}))
     return out, [renamed.get(n, n) for n in resident]
 
