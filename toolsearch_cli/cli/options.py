@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from ..catalog import ENV_VAR
+from ..catalog.formats import FORMATS
 
 CATALOG_HELP = (
     f"Catalog source: a YAML or JSON file (toolsearch, OpenAI, Anthropic, MCP or OpenAPI format), a folder, "
@@ -19,15 +20,14 @@ CATALOG_OPTION = typer.Option(None, "--catalog", "-c", help=CATALOG_HELP, metava
 CATALOG_FORMAT_OPTION = typer.Option(
     "auto",
     "--catalog-format",
-    help="Format of the --catalog files: auto (detected from the content), yaml, openai, anthropic, mcp, openapi.",
+    help=f"Format of the --catalog files: {', '.join(FORMATS)} (auto: detected from each file's content; "
+    "yaml: toolsearch's own, in YAML or JSON).",
     metavar="FORMAT",
 )
 
 
 def check_catalog_format(value: str) -> str | None:
     """The --catalog-format value for load_catalog (None for auto); unknown names are a usage error."""
-    from ..catalog.formats import FORMATS
-
     if value not in FORMATS:
         from ..errors import UsageError, did_you_mean
 
