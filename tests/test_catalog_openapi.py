@@ -54,6 +54,8 @@ def test_parameters_from_path_query_header_and_body_merge_into_one_schema(helpde
     assert create.metadata["openapi"]["parameters"]["X-Request-Id"] == "header"
     assert create.metadata["openapi"]["parameters"]["subject"] == "body-property"
     assert create.metadata["openapi"]["body"] == "merged"
+    assert create.metadata["openapi"]["server"] == "https://helpdesk.example.com/api/v2"
+    assert (create.metadata["openapi"]["method"], create.metadata["openapi"]["path"]) == ("POST", "/tickets")
 
     listing = helpdesk.get("listTickets").parameters
     assert list(listing["properties"]) == ["pageSize", "cursor", "status", "priority", "assigneeId"]

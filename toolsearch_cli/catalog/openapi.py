@@ -8,7 +8,9 @@
   names do not clash with a parameter; otherwise the body is one ``body`` property.
   ``metadata.openapi.parameters`` says where each property goes (``path``, ``query``, ``header``,
   ``cookie``, ``body`` or ``body-property``), so a caller can rebuild the HTTP request;
-* category: the first tag; tags: all tags.
+* category: the first tag; tags: all tags;
+* ``metadata.openapi``: method, path, server URL (the first of the most specific ``servers``),
+  operationId, where each property goes, body mode and content type.
 
 Local ``$ref``\\ s (``#/components/...``) are resolved inline. A schema that contains itself
 (a tree, a linked list) is kept as JSON Schema ``$defs`` with ``$ref: '#/$defs/Name'`` and listed
@@ -247,6 +249,9 @@ def _operation_tool(
         raise
 
     native: dict[str, Any] = {"method": method.upper(), "path": path}
+    server = _server_url(op) or _server_url(item) or _server_url(doc.data)
+    if server:
+        native["server"] = server
     if operation_id:
         native["operationId"] = operation_id
     if where:
@@ -268,6 +273,15 @@ def _operation_tool(
         native=native,
         fmt="openapi",
     )
+
+
+def _server_url(owner: dict[str, Any]) -> str | None:
+    """The first ``servers[].url`` of a document, path item or operation (the most specific one wins)."""
+    servers = owner.get("servers")
+    if isinstance(servers, list) and servers and isinstance(servers[0], dict):
+        url = servers[0].get("url")
+        return url if isinstance(url, str) else None
+    return None
 
 
 def _parameters(
