@@ -21,6 +21,7 @@ sys.path.insert(0, str(ROOT))
 
 from toolsearch_cli.catalog import load_catalog  # noqa: E402
 from toolsearch_cli.catalog.export import EXPORTER_BY_NAME, export_catalog  # noqa: E402
+from toolsearch_cli.model import Catalog  # noqa: E402
 
 
 def median_ms(source: str, repeat: int) -> tuple[float, int]:
@@ -45,9 +46,7 @@ def main() -> None:
             path = Path(tmp) / f"demo.{fmt}{'.yaml' if fmt == 'yaml' else '.json'}"
             path.write_text(export_catalog(demo, fmt), encoding="utf-8")
             rows.append((f"demo as {fmt} ({path.stat().st_size // 1024} KiB)", str(path)))
-        big = demo.model_copy(
-            update={"tools": [t.model_copy(update={"name": f"{t.name}_{i}"}) for i in range(40) for t in demo.tools]}
-        )
+        big = Catalog(tools=[t.copy_with(name=f"{t.name}_{i}") for i in range(40) for t in demo.tools])
         path = Path(tmp) / "demo-x40.openai.json"
         path.write_text(export_catalog(big, "openai"), encoding="utf-8")
         rows.append((f"demo x40 as openai ({path.stat().st_size // 1024} KiB)", str(path)))

@@ -67,3 +67,9 @@ def make(name, description="", category=None, tags=(), params=None) -> Tool:
         tags=list(tags),
         parameters={"type": "object", "properties": params or {}},
     )
+
+
+@pytest.fixture(autouse=True)
+def _private_catalog_cache(tmp_path_factory, monkeypatch):
+    """Each test session gets its own on-disk catalog cache (never the user's ~/.cache)."""
+    monkeypatch.setenv("TOOLSEARCH_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "catalog-cache"))

@@ -20,18 +20,31 @@ SUFFIX = {"yaml": ".yaml"}
 
 def meaning(catalog):
     """Everything a catalog means: per tool name, description, parameters, category, tags, examples,
-    metadata and whether it is resident; plus the resident order."""
+    metadata, requires, lint and whether it is resident; the resident order; the tool groups."""
     resident = set(catalog.resident)
     tools = [
-        (t.name, t.description, t.parameters, t.category, t.tags, t.examples, t.metadata, t.name in resident)
+        (
+            t.name,
+            t.description,
+            t.parameters,
+            t.category,
+            t.tags,
+            t.examples,
+            t.metadata,
+            t.requires,
+            t.lint,
+            t.name in resident,
+        )
         for t in catalog.tools
     ]
-    return tools, list(catalog.resident)
+    groups = [(g.name, g.description, g.system_prompt, g.tools, g.matcher) for g in catalog.groups]
+    return tools, list(catalog.resident), groups
 
 
 def test_the_shipped_catalogs_are_not_trivial():
     demo, python = load_catalog(SHIPPED["demo"]), load_catalog(SHIPPED["python"])
     assert len(demo) == 64 and demo.resident and any(t.metadata for t in demo.tools)
+    assert demo.groups and any(t.requires for t in demo.tools)
     assert len(python) >= 5 and any("$defs" in t.parameters for t in python.tools)
 
 

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from toolsearch_cli.catalog.export import EXPORTER_BY_NAME, export_catalog
 from toolsearch_cli.catalog.formats import load_document, parse_document
-from toolsearch_cli.model import Catalog, Tool
+from toolsearch_cli.model import Catalog, GroupMatcher, Tool, ToolGroup
 
 names = st.from_regex(r"[A-Za-z][A-Za-z0-9_-]{0,20}", fullmatch=True).filter(lambda n: n != "toolSearch")
 text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)  # control characters too
@@ -56,6 +56,24 @@ metadata = st.dictionaries(
 )
 
 
+attribute = st.from_regex(r"[a-z]{1,6}", fullmatch=True)
+requires = st.dictionaries(attribute, st.lists(st.one_of(attribute, st.just("*")), min_size=1, max_size=2), max_size=2)
+codes = st.from_regex(r"TS[0-9]{3}", fullmatch=True)
+matchers = st.one_of(
+    st.just(GroupMatcher()),
+    st.builds(
+        lambda words, ic: GroupMatcher(kind="keywords", keywords=words, ignore_case=ic),
+        st.lists(st.text(min_size=1, max_size=8), min_size=1, max_size=3),
+        st.booleans(),
+    ),
+    st.builds(lambda ic: GroupMatcher(kind="regex", pattern="refund|退款", ignore_case=ic), st.booleans()),
+    st.builds(
+        lambda attrs: GroupMatcher(kind="context", attributes=attrs),
+        st.dictionaries(attribute, st.lists(attribute, min_size=1, max_size=2), min_size=1, max_size=2),
+    ),
+)
+
+
 @st.composite
 def catalogs(draw):
     tool_names = draw(st.lists(names, min_size=1, max_size=5, unique=True))
@@ -68,24 +86,40 @@ def catalogs(draw):
             tags=draw(words),
             examples=draw(words),
             metadata=draw(metadata),
+            requires=draw(requires),
+            lint=draw(
+                st.one_of(st.just({}), st.builds(lambda c: {"ignore": c}, st.lists(codes, min_size=1, max_size=3)))
+            ),
         )
         for name in tool_names
     ]
     resident = draw(st.lists(st.sampled_from(tool_names), unique=True, max_size=2))
-    return Catalog(tools=tools, resident=resident)
+    groups = [
+        ToolGroup(
+            name=f"group{i}",
+            description=draw(text),
+            system_prompt=draw(text),
+            tools=draw(st.lists(st.sampled_from(tool_names), unique=True, max_size=3)),
+            matcher=draw(matchers),
+        )
+        for i in range(draw(st.integers(0, 2)))
+    ]
+    return Catalog(tools=tools, resident=resident, groups=groups)
 
 
 def meaning(catalog):
     resident = set(catalog.resident)
-    return sorted(
-        (t.name, t.description, t.parameters, t.category, t.tags, t.examples, t.metadata, t.name in resident)
+    tools = sorted(
+        (t.name, t.description, t.parameters, t.category, t.tags, t.examples, t.metadata, t.requires, t.lint)
+        + (t.name in resident,)
         for t in catalog.tools
     )
+    return tools, [(g.name, g.description, g.system_prompt, g.tools, g.matcher) for g in catalog.groups]
 
 
 @settings(max_examples=100, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(catalogs(), st.sampled_from(list(EXPORTER_BY_NAME)))
 def test_export_then_load_gives_the_same_catalog(catalog, fmt):
     doc = parse_document(export_catalog(catalog, fmt), "converted", json_hint=fmt != "yaml")
-    tools, resident = load_document(doc)
-    assert meaning(Catalog(tools=tools, resident=resident)) == meaning(catalog)
+    tools, resident, groups = load_document(doc)
+    assert meaning(Catalog(tools=tools, resident=resident, groups=groups)) == meaning(catalog)

@@ -36,3 +36,23 @@ def test_eval_catalogs_load_with_their_parameters():
     assert tool.category == "Marketing" and tool.tags == ["Customer acquisition"]
     assert "target_audience" in tool.parameters["required"]
     assert search(catalog, "acquire new customers for marketing")[0].name == "acquireCustomers"
+
+
+def test_eval_command_on_a_dev_set_matches_the_library(run_cli):
+    root = SHARED / "eval" / "bfcl_static"
+    args = ["eval", "-c", str(root / "catalog.yaml"), "-q", str(root / "queries.yaml"), "--by", "subset"]
+    result = run_cli(*args, "-f", "json", "--min", "recall@5=0.5")
+    assert result.code == 0, result.stderr
+    data = result.json()
+    library = evaluate(load_catalog(str(root / "catalog.yaml")), load_queries(root / "queries.yaml")).as_dict()
+    cli = data["rankers"]["default"]
+    assert {k: v for k, v in cli.items() if k != "ms_per_query"} == pytest.approx(
+        {k: v for k, v in library.items() if k != "ms_per_query"}
+    )
+    assert {name: v["default"]["queries"] for name, v in data["by_subset"].items()} == {
+        "multiple": 200,
+        "parallel": 200,
+        "parallel_multiple": 200,
+        "simple_python": 400,
+    }
+    assert run_cli(*args, "--min", "recall@5=0.999").code == 1

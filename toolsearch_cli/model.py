@@ -1,23 +1,25 @@
-"""The catalog model: tools, their parameters as JSON Schema, and catalogs of tools."""
+"""The catalog model: tools, their parameters as JSON Schema, and catalogs of tools.
+
+Plain dataclasses, not pydantic models: every CLI call imports this module, and pydantic's
+import and model construction cost more than 100 ms of start-up. Loaders validate what they
+read (with file:line errors) before building these objects.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
-
-from .errors import CatalogError
+from .errors import CatalogError, did_you_mean
 
 #: The search tool's name; no catalog tool may take it.
 RESERVED_NAMES = frozenset({"toolSearch"})
 
 
-class Location(BaseModel):
+@dataclass(frozen=True, slots=True)
+class Location:
     """Where something was defined: a file (or module) and a 1-based line and column."""
-
-    model_config = ConfigDict(frozen=True)
 
     file: str
     line: int | None = None
@@ -27,28 +29,49 @@ class Location(BaseModel):
         return f"{self.file}:{self.line}" if self.line else self.file
 
 
+def attributes_allow(required: Mapping[str, list[str]], context: Mapping[str, str] | None) -> bool:
+    """True when ``context`` has every required attribute with an accepted value (``"*"``: any value)."""
+    for key, accepted in required.items():
+        value = (context or {}).get(key)
+        if value is None or ("*" not in accepted and value not in accepted):
+            return False
+    return True
+
+
 def empty_schema() -> dict[str, Any]:
     return {"type": "object", "properties": {}}
 
 
-class Tool(BaseModel):
+@dataclass(kw_only=True, eq=True)
+class Tool:
     """A tool as the model sees it (name, description, JSON Schema parameters) plus search metadata."""
-
-    model_config = ConfigDict(arbitrary_types_allowed=True)
 
     name: str
     description: str = ""
-    parameters: dict[str, Any] = Field(default_factory=empty_schema)
+    parameters: dict[str, Any] = field(default_factory=empty_schema)
     category: str | None = None
-    tags: list[str] = Field(default_factory=list)
-    examples: list[str] = Field(default_factory=list)
-    metadata: dict[str, Any] = Field(default_factory=dict)
+    tags: list[str] = field(default_factory=list)
+    examples: list[str] = field(default_factory=list)
+    metadata: dict[str, Any] = field(default_factory=dict)
     #: Where the tool was defined; ``None`` for tools built in code.
     source: Location | None = None
     #: Locations of individual fields, keyed by a dotted path (``description``, ``parameters.city``).
-    field_locations: dict[str, Location] = Field(default_factory=dict, exclude=True, repr=False)
+    field_locations: dict[str, Location] = field(default_factory=dict, repr=False, compare=False)
+    #: Per-tool lint settings (``{"ignore": [codes or names]}``), from YAML ``lint:`` or ``@tool(lint=...)``.
+    lint: dict[str, Any] = field(default_factory=dict, repr=False)
     #: The Python callable behind the tool, when it came from a module.
-    function: Callable[..., Any] | None = Field(default=None, exclude=True, repr=False)
+    function: Callable[..., Any] | None = field(default=None, repr=False, compare=False)
+    #: Context attributes a request must carry to see this tool (``{"role": ["admin"]}``; ``"*"``
+    #: accepts any value). Empty: visible to everyone. See :meth:`visible_to`.
+    requires: dict[str, list[str]] = field(default_factory=dict)
+
+    def copy_with(self, **changes: Any) -> Tool:
+        """A copy with some fields replaced (the original is left alone)."""
+        return replace(self, **changes)
+
+    def visible_to(self, context: Mapping[str, str] | None) -> bool:
+        """Whether a request with these context attributes may see (and so search, get and run) the tool."""
+        return attributes_allow(self.requires, context)
 
     def location_of(self, path: str) -> Location | None:
         """Best known location of a field path: the path, its nearest parent, else the tool."""
@@ -142,20 +165,52 @@ def _name_error(tool: Tool, message: str) -> CatalogError:
     )
 
 
-class Catalog(BaseModel):
+MATCHER_KINDS = ("always", "keywords", "regex", "context")
+
+
+@dataclass(frozen=True, kw_only=True)
+class GroupMatcher:
+    """When a tool group applies: always, a keyword or regex in the last user message, or context attributes."""
+
+    kind: str = "always"
+    keywords: list[str] = field(default_factory=list)
+    ignore_case: bool = False
+    pattern: str | None = None
+    #: For ``context``: attribute -> accepted values (``"*"``: any value); all must hold.
+    attributes: dict[str, list[str]] = field(default_factory=dict)
+
+
+@dataclass(kw_only=True)
+class ToolGroup:
+    """A deterministic set of tools (plus a system prompt) attached to a request when its matcher applies."""
+
+    name: str
+    description: str = ""
+    system_prompt: str = ""
+    tools: list[str] = field(default_factory=list)
+    matcher: GroupMatcher = field(default_factory=GroupMatcher)
+    source: Location | None = None
+
+
+@dataclass(kw_only=True)
+class Catalog:
     """Tools by unique name, plus the names of resident tools (always visible, never searched)."""
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
-
-    tools: list[Tool] = Field(default_factory=list)
-    resident: list[str] = Field(default_factory=list)
+    tools: list[Tool] = field(default_factory=list)
+    resident: list[str] = field(default_factory=list)
     #: Where the catalog came from (files, modules), for display.
-    sources: list[str] = Field(default_factory=list)
+    sources: list[str] = field(default_factory=list)
+    #: Tool groups (deterministic disclosure); their tools are catalog tools named here.
+    groups: list[ToolGroup] = field(default_factory=list)
 
-    _by_name: dict[str, Tool] = PrivateAttr(default_factory=dict)
-    _indexes: dict[str, Any] = PrivateAttr(default_factory=dict)
+    _by_name: dict[str, Tool] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _indexes: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+    #: Key of this catalog in the on-disk cache (``None``: not cached), and the index keys the
+    #: cached copy holds (see :mod:`toolsearch_cli.catalog.cache`).
+    cache_key: str | None = field(default=None, init=False, repr=False, compare=False)
+    cache_stored: frozenset[str] | None = field(default=None, init=False, repr=False, compare=False)
 
-    def model_post_init(self, __context: Any) -> None:
+    def __post_init__(self) -> None:
         by_name: dict[str, Tool] = {}
         for tool in self.tools:
             if tool.name in RESERVED_NAMES:
@@ -168,6 +223,26 @@ class Catalog(BaseModel):
         for name in self.resident:
             if name not in by_name:
                 raise CatalogError(f"resident tool {name!r} is not in the catalog", field="resident")
+        group_names: dict[str, ToolGroup] = {}
+        for group in self.groups:
+            where = group.source
+            if group.name in group_names:
+                raise CatalogError(
+                    "duplicate group name; group names must be unique",
+                    file=where.file if where else None,
+                    line=where.line if where else None,
+                    field="groups",
+                )
+            group_names[group.name] = group
+            for name in group.tools:
+                if name not in by_name:
+                    raise CatalogError(
+                        f"group {group.name!r} lists tool {name!r}, which is not in the catalog"
+                        f"{did_you_mean(name, by_name)}",
+                        file=where.file if where else None,
+                        line=where.line if where else None,
+                        field="groups",
+                    )
         self._by_name = by_name
 
     def __len__(self) -> int:
@@ -196,6 +271,10 @@ class Catalog(BaseModel):
             if tool.category:
                 seen.setdefault(tool.category, None)
         return list(seen)
+
+    def index_keys(self) -> list[str]:
+        """Keys of the indexes built for this catalog so far."""
+        return list(self._indexes)
 
     def cached_index(self, key: str, build: Callable[[], Any]) -> Any:
         """An index built once per catalog and ranker (the catalog is treated as immutable)."""

@@ -74,6 +74,11 @@ def createAlert(name: str, threshold: Threshold, notify: list[str]) -> dict[str,
     return {"alert": name}
 
 
+@tool(
+    category="ops",
+    tags=["rollback", "deploy", "revert", "回滚"],
+    examples=["roll back the checkout deploy, it is throwing errors", "把支付服务回滚到上一个版本"],
+)
 def rollbackDeployment(service: str, to_version: str | None = None) -> str:
     """Roll a service back to its previous (or a given) deployed version. 回滚服务到上一个版本。
 
@@ -84,7 +89,7 @@ def rollbackDeployment(service: str, to_version: str | None = None) -> str:
     return f"rolled back {service}"
 
 
-# A module-level list may hold plain functions and ready-made Tool objects.
+# A module-level list may hold functions (marked or plain) and ready-made Tool objects.
 TOOLS = [
     rollbackDeployment,
     Tool(

@@ -7,31 +7,49 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ..errors import CatalogError
-from ..model import Catalog, Tool
-from .formats import load_file
+from ..model import Catalog, Tool, ToolGroup
 from .mcp_client import is_live_source, load_live_source, shown_source, split_env_sources
 from .python_loader import is_module_reference, load_python_module, tool, tool_from_function
 
 Loaded = tuple[list[Tool], list[str]]
+#: What a loader returns: tools and resident names, optionally followed by tool groups.
+LoadedWithGroups = tuple[list[Tool], list[str]] | tuple[list[Tool], list[str], list[ToolGroup]]
 
-#: File loaders by suffix, called with (path, name to show in messages, format or None to detect
-#: it from the content). A folder loads every file whose suffix is a key here, recursively;
+
+def load_yaml_catalog(path: Path, display: str | None = None, catalog_format: str | None = None) -> LoadedWithGroups:
+    """Load a YAML or JSON catalog file in any supported format, detected from the content unless
+    ``catalog_format`` names it (PyYAML is imported on first use: a cached catalog never needs it)."""
+    from .formats import load_file
+
+    return load_file(path, display, catalog_format)
+
+
+#: File loaders by suffix, called with (path, name to show in messages[, format or None to detect
+#: it from the content]). A folder loads every file whose suffix is a key here, recursively;
 #: Python files load only when named directly.
-LOADER_BY_SUFFIX: dict[str, Callable[[Path, str | None, str | None], Loaded]] = {
-    ".yaml": load_file,
-    ".yml": load_file,
-    ".json": load_file,
+LOADER_BY_SUFFIX: dict[str, Callable[..., LoadedWithGroups]] = {
+    ".yaml": load_yaml_catalog,
+    ".yml": load_yaml_catalog,
+    ".json": load_yaml_catalog,
 }
+
+#: Files a folder walk skips although their suffix is a catalog's: simulation scripts
+#: (``*.sim.yaml``) live beside catalogs in ``catalogs/`` but are not catalogs.
+SKIPPED_SUFFIXES = (".sim.yaml", ".sim.yml")
 
 ENV_VAR = "TOOLSEARCH_CATALOG"
 
 __all__ = [
     "ENV_VAR",
     "LOADER_BY_SUFFIX",
+    "SKIP_MARKER",
     "bundled_catalog_path",
+    "catalog_files",
     "default_sources",
     "load_catalog",
     "load_source",
+    "load_source_with_groups",
+    "store_in_cache",
     "tool",
     "tool_from_function",
 ]
@@ -58,35 +76,67 @@ def default_sources(explicit: Sequence[str] | None = None) -> list[str]:
     return [str(bundled_catalog_path())]
 
 
+#: A folder holding a file of this name is skipped when a folder above it is loaded (it still
+#: loads when named directly): for example catalogs that must not join the default catalog.
+SKIP_MARKER = ".toolsearch-skip"
+
+
+def catalog_files(folder: Path) -> list[Path]:
+    """Catalog files below a folder, sorted: known suffixes, no hidden parts, no skipped folders."""
+    skipped = [m.parent for m in folder.rglob(SKIP_MARKER) if m.parent != folder]
+    return sorted(
+        p
+        for p in folder.rglob("*")
+        if p.suffix.lower() in LOADER_BY_SUFFIX
+        and not p.name.lower().endswith(SKIPPED_SUFFIXES)
+        and p.is_file()
+        and not any(part.startswith(".") for part in p.relative_to(folder).parts)
+        and not any(p.is_relative_to(s) for s in skipped)
+    )
+
+
 def load_source(source: str, catalog_format: str | None = None, *, prefix: bool = False) -> Loaded:
-    """Tools and resident names from one source: a file, a folder, a Python module or a live MCP server.
+    """Tools and resident names from one source: a file, a folder, a Python module or a live MCP server."""
+    tools, resident, _ = load_source_with_groups(source, catalog_format, prefix=prefix)
+    return tools, resident
+
+
+def _with_groups(loaded: LoadedWithGroups) -> tuple[list[Tool], list[str], list[ToolGroup]]:
+    if len(loaded) == 3:
+        return loaded  # type: ignore[return-value]
+    return loaded[0], loaded[1], []
+
+
+def load_source_with_groups(
+    source: str, catalog_format: str | None = None, *, prefix: bool = False
+) -> tuple[list[Tool], list[str], list[ToolGroup]]:
+    """Tools, resident names and tool groups from one source: a file, a folder, a Python module or a
+    live MCP server (``mcp+stdio:...``, ``mcp+http://...``).
 
     ``catalog_format`` forces the format of files (default: detected from each file's content);
     ``prefix`` puts an MCP server's alias before its tool names.
     """
     if is_live_source(source):
-        return load_live_source(source, prefix=prefix)
+        return _with_groups(load_live_source(source, prefix=prefix))
     path = Path(source)
     if path.is_dir():
-        files = sorted(
-            p
-            for p in path.rglob("*")
-            if p.suffix.lower() in LOADER_BY_SUFFIX
-            and p.is_file()
-            and not any(part.startswith(".") for part in p.relative_to(path).parts)
-        )
+        files = catalog_files(path)
         if not files:
             raise CatalogError(f"no catalog files ({', '.join(LOADER_BY_SUFFIX)}) in this folder", file=source)
         tools: list[Tool] = []
         resident: list[str] = []
+        groups: list[ToolGroup] = []
         for file in files:
-            more, more_resident = LOADER_BY_SUFFIX[file.suffix.lower()](file, _display(file), catalog_format)
+            more, more_resident, more_groups = _with_groups(
+                LOADER_BY_SUFFIX[file.suffix.lower()](file, display_path(file), catalog_format)
+            )
             tools.extend(more)
             resident.extend(more_resident)
-        return tools, resident
+            groups.extend(more_groups)
+        return tools, resident, groups
     if path.is_file():
         if path.suffix == ".py":
-            return load_python_module(source)
+            return _with_groups(load_python_module(source))
         loader = LOADER_BY_SUFFIX.get(path.suffix.lower())
         if loader is None:
             raise CatalogError(
@@ -94,34 +144,84 @@ def load_source(source: str, catalog_format: str | None = None, *, prefix: bool 
                 f"expected a folder, {', '.join(LOADER_BY_SUFFIX)} or .py file, or a module name",
                 file=source,
             )
-        return loader(path, None, catalog_format)
+        return _with_groups(loader(path, None, catalog_format))
     if path.suffix.lower() in (*LOADER_BY_SUFFIX, ".py", ".json"):
         raise CatalogError("no such file", file=source)
     if is_module_reference(source):
-        return load_python_module(source)
+        return _with_groups(load_python_module(source))
     raise CatalogError("no such file, folder or importable module", file=source)
 
 
-def _display(path: Path) -> str:
+def display_path(path: Path) -> str:
     try:
         return str(path.resolve().relative_to(Path.cwd()))
     except ValueError:
         return str(path)
 
 
-def load_catalog(sources: Sequence[str] | str | None = None, catalog_format: str | None = None) -> Catalog:
+def load_catalog(
+    sources: Sequence[str] | str | None = None, catalog_format: str | None = None, *, cache: bool = False
+) -> Catalog:
     """Load and merge catalog sources (see :func:`default_sources` for what ``None`` means).
 
-    ``catalog_format`` forces the format of every file (see :data:`formats.FORMATS`).
+    ``catalog_format`` forces the format of every file (see :data:`formats.FORMATS`); live MCP
+    servers are never cached.
+
+    With ``cache=True`` (what the CLI uses) file catalogs are read from and written to the
+    on-disk cache of :mod:`toolsearch_cli.catalog.cache`, keyed by the files' content; a cached
+    catalog carries the indexes built before it was stored (see :func:`store_in_cache`).
     """
     if isinstance(sources, str):
         sources = [sources]
     resolved = default_sources(sources)
+    key = None
+    if cache:
+        from . import cache as catalog_cache
+
+        if catalog_cache.enabled():
+            tagged = {f"{s}\0format={catalog_format}" if catalog_format else s: s for s in resolved}
+            key = catalog_cache.key_for(list(tagged), {t: _cacheable_files(s) for t, s in tagged.items()})
+            if key is not None:
+                cached = catalog_cache.load(key)
+                if cached is not None:
+                    cached.cache_stored = frozenset(cached.index_keys())
+                    return cached
+    catalog = _load_uncached(resolved, catalog_format)
+    catalog.cache_key = key
+    store_in_cache(catalog)
+    return catalog
+
+
+def store_in_cache(catalog: Catalog) -> None:
+    """Write a catalog loaded with ``cache=True`` back to the cache if it gained an index since."""
+    if catalog.cache_key is None:
+        return
+    built = frozenset(catalog.index_keys())
+    if catalog.cache_stored is not None and built <= catalog.cache_stored:
+        return
+    from . import cache as catalog_cache
+
+    if catalog_cache.store(catalog):
+        catalog.cache_stored = built
+
+
+def _cacheable_files(source: str) -> list[Path]:
+    path = Path(source)
+    if path.is_dir():
+        return catalog_files(path)
+    if path.is_file() and path.suffix.lower() in LOADER_BY_SUFFIX:
+        return [path]
+    return []
+
+
+def _load_uncached(resolved: list[str], catalog_format: str | None = None) -> Catalog:
     several_servers = sum(is_live_source(s) for s in resolved) > 1
     tools: list[Tool] = []
     resident: list[str] = []
+    groups: list[ToolGroup] = []
     for source in resolved:
-        more, more_resident = load_source(source, catalog_format, prefix=several_servers)
+        more, more_resident, more_groups = load_source_with_groups(source, catalog_format, prefix=several_servers)
         tools.extend(more)
         resident.extend(n for n in more_resident if n not in resident)
-    return Catalog(tools=tools, resident=resident, sources=[shown_source(s) for s in resolved])
+        groups.extend(more_groups)
+    return Catalog(tools=tools, resident=resident, sources=[shown_source(s) for s in resolved], groups=groups)

@@ -26,10 +26,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-import yaml
-
 from ..errors import CatalogError
-from ..model import Catalog, Tool
+from ..model import Catalog, Tool, ToolGroup
 from .formats import EXTENSION_KEY
 
 _PROVIDER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -83,7 +81,40 @@ def extension(tool: Tool, resident: bool, fmt: str, flat: bool = False) -> dict[
         ext["resident"] = True
     if metadata:
         ext["metadata"] = metadata
+    if tool.requires:
+        ext["requires"] = {k: list(v) for k, v in tool.requires.items()}
+    if tool.lint:
+        ext["lint"] = dict(tool.lint)
     return ext
+
+
+def group_to_dict(group: ToolGroup) -> dict[str, Any]:
+    """A tool group in the catalog format's ``groups`` form (what the YAML loader reads back)."""
+    out: dict[str, Any] = {"name": group.name}
+    if group.description:
+        out["description"] = group.description
+    if group.system_prompt:
+        out["system_prompt"] = group.system_prompt
+    out["tools"] = list(group.tools)
+    matcher = group.matcher
+    match: Any = "always"
+    if matcher.kind == "keywords":
+        match = {"keywords": list(matcher.keywords)}
+    elif matcher.kind == "regex":
+        match = {"regex": matcher.pattern}
+    elif matcher.kind == "context":
+        match = {"context": {k: list(v) for k, v in matcher.attributes.items()}}
+    if isinstance(match, dict) and matcher.ignore_case:
+        match["ignore_case"] = True
+    out["match"] = match
+    return out
+
+
+def _document(catalog: Catalog, tools: list[dict[str, Any]], plain: bool) -> dict[str, Any]:
+    doc: dict[str, Any] = {"tools": tools}
+    if catalog.groups and not plain:
+        doc[EXTENSION_KEY] = {"groups": [group_to_dict(g) for g in catalog.groups]}
+    return doc
 
 
 def _native(tool: Tool, fmt: str) -> dict[str, Any]:
@@ -120,26 +151,34 @@ def to_yaml(catalog: Catalog, plain: bool = False) -> str:
         entry["parameters"] = tool.parameters
         if tool.metadata:
             entry["metadata"] = tool.metadata
+        if tool.requires:
+            entry["requires"] = {k: list(v) for k, v in tool.requires.items()}
+        if tool.lint:
+            entry["lint"] = dict(tool.lint)
         tools.append(entry)
     doc: dict[str, Any] = {}
     if catalog.resident:
         doc["resident"] = list(catalog.resident)
     doc["tools"] = tools
-    return yaml.dump(doc, Dumper=_Dumper, allow_unicode=True, sort_keys=False, width=100, default_flow_style=False)
+    if catalog.groups:
+        doc["groups"] = [group_to_dict(g) for g in catalog.groups]
+    return _dump_yaml(doc)
 
 
-class _Dumper(yaml.SafeDumper):
-    """A safe dumper that double-quotes strings holding YAML line breaks other than \\n, which
-    PyYAML would otherwise write raw and read back as plain line breaks."""
+def _dump_yaml(doc: Any) -> str:
+    import yaml  # on first use: start-up of the CLI does not pay for PyYAML
 
+    class Dumper(yaml.SafeDumper):
+        """Double-quotes strings holding YAML line breaks other than \\n, which PyYAML would
+        otherwise write raw and read back as plain line breaks."""
 
-def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
-    if any(ch in value for ch in "\x85\u2028\u2029"):
-        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style='"')
-    return dumper.represent_str(value)
+    def represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+        if any(ch in value for ch in "\x85\u2028\u2029"):
+            return dumper.represent_scalar("tag:yaml.org,2002:str", value, style='"')
+        return dumper.represent_str(value)
 
-
-_Dumper.add_representer(str, _represent_str)
+    Dumper.add_representer(str, represent_str)
+    return yaml.dump(doc, Dumper=Dumper, allow_unicode=True, sort_keys=False, width=100, default_flow_style=False)
 
 
 def _openai_entries(catalog: Catalog, plain: bool, flat: bool) -> list[dict[str, Any]]:
@@ -162,12 +201,12 @@ def _openai_entries(catalog: Catalog, plain: bool, flat: bool) -> list[dict[str,
 
 def to_openai(catalog: Catalog, plain: bool = False) -> str:
     """``{"tools": [...]}`` in the Chat Completions form (``{"type": "function", "function": {...}}``)."""
-    return _json({"tools": _openai_entries(catalog, plain, flat=False)})
+    return _json(_document(catalog, _openai_entries(catalog, plain, flat=False), plain))
 
 
 def to_openai_responses(catalog: Catalog, plain: bool = False) -> str:
     """``{"tools": [...]}`` in the flat Responses-API form (``{"type": "function", "name": ...}``)."""
-    return _json({"tools": _openai_entries(catalog, plain, flat=True)})
+    return _json(_document(catalog, _openai_entries(catalog, plain, flat=True), plain))
 
 
 def to_anthropic(catalog: Catalog, plain: bool = False) -> str:
@@ -184,7 +223,7 @@ def to_anthropic(catalog: Catalog, plain: bool = False) -> str:
         if ext and not plain:
             entry[EXTENSION_KEY] = ext
         out.append(entry)
-    return _json({"tools": out})
+    return _json(_document(catalog, out, plain))
 
 
 def to_mcp(catalog: Catalog, plain: bool = False) -> str:
@@ -206,7 +245,7 @@ def to_mcp(catalog: Catalog, plain: bool = False) -> str:
         if meta:
             entry["_meta"] = meta
         out.append(entry)
-    return _json({"tools": out})
+    return _json(_document(catalog, out, plain))
 
 
 #: ``toolsearch catalog convert --to`` choices.

@@ -18,15 +18,25 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CatalogError, did_you_mean
-from ..model import Location, Tool
+from ..model import Location, Tool, ToolGroup
 from .schema import check_schema
-from .yaml_loader import parse_yaml, tools_from_document
 
 Loaded = tuple[list[Tool], list[str]]
+#: Tools, resident names and tool groups.
+LoadedAll = tuple[list[Tool], list[str], list[ToolGroup]]
 
-#: The per-tool extension key carrying what a provider format has no field for.
+#: The per-tool extension key carrying what a provider format has no field for; on the document
+#: (beside ``tools``) it carries the catalog's tool ``groups``.
 EXTENSION_KEY = "x-toolsearch"
-EXTENSION_FIELDS = ("category", "tags", "examples", "resident", "metadata")
+EXTENSION_FIELDS = ("category", "tags", "examples", "resident", "metadata", "requires", "lint")
+DOCUMENT_EXTENSION_FIELDS = ("groups",)
+
+
+def parse_yaml(text: str, file: str) -> Any:
+    """:func:`yaml_loader.parse_yaml`, imported on first use (PyYAML is not needed for JSON)."""
+    from .yaml_loader import parse_yaml as parse
+
+    return parse(text, file)
 
 
 def pointer_join(pointer: str, *parts: str | int) -> str:
@@ -154,7 +164,7 @@ def detect_format(data: Any) -> str:
         if "openapi" in data or "swagger" in data:
             return "openapi"
         items = data.get("tools")
-        if isinstance(items, list) and EXTENSION_KEY not in data:
+        if isinstance(items, list):
             for item in items:
                 found = _item_format(item)
                 if found:
@@ -170,8 +180,10 @@ def detect_format(data: Any) -> str:
     return "yaml"
 
 
-def load_document(doc: Document, catalog_format: str | None = None, *, default_category: str | None = None) -> Loaded:
-    """Tools and resident names from a parsed document in the given (or detected) format."""
+def load_document(
+    doc: Document, catalog_format: str | None = None, *, default_category: str | None = None
+) -> LoadedAll:
+    """Tools, resident names and groups from a parsed document in the given (or detected) format."""
     fmt = catalog_format if catalog_format not in (None, "auto") else detect_format(doc.data)
     loader = LOADER_BY_FORMAT.get(fmt or "")
     if loader is None:
@@ -182,8 +194,8 @@ def load_document(doc: Document, catalog_format: str | None = None, *, default_c
     return loader(doc, default_category)
 
 
-def load_file(path: Path, display: str | None = None, catalog_format: str | None = None) -> Loaded:
-    """Tools and resident names from a JSON or YAML file in any supported format."""
+def load_file(path: Path, display: str | None = None, catalog_format: str | None = None) -> LoadedAll:
+    """Tools, resident names and groups from a JSON or YAML file in any supported format."""
     return load_document(read_document(path, display), catalog_format)
 
 
@@ -318,6 +330,20 @@ def read_extension(doc: Document, raw: Any, pointer: str, tool: str) -> dict[str
     if metadata is not None and not isinstance(metadata, dict):
         raise doc.error(pointer_join(pointer, "metadata"), f"must be a mapping, not {_kind(metadata)}", tool)
     out["metadata"] = plain(metadata or {})
+    out["requires"] = {}
+    if raw.get("requires") is not None:
+        from .yaml_loader import parse_attributes
+
+        at = pointer_join(pointer, "requires")
+        out["requires"] = parse_attributes(raw["requires"], lambda message: doc.error(at, message, tool))
+    lint = raw.get("lint")
+    ignore = lint.get("ignore") if isinstance(lint, dict) else None
+    if lint is not None and (
+        not isinstance(lint, dict) or set(lint) - {"ignore"} or not isinstance(ignore, list | type(None))
+    ):
+        raise doc.error(pointer_join(pointer, "lint"), "must be a mapping with one key, ignore: [rule codes]", tool)
+    ignored = _string_list(doc, ignore, pointer_join(pointer, "lint", "ignore"), tool)
+    out["lint"] = {"ignore": ignored} if ignored else {}
     return out
 
 
@@ -367,6 +393,8 @@ def build_tool(
         tags=extension.get("tags", []),
         examples=extension.get("examples", []),
         metadata=metadata,
+        requires=extension.get("requires") or {},
+        lint=extension.get("lint") or {},
         source=Location(file=doc.file, line=doc.source_line(pointer)),
         field_locations={"name": Location(file=doc.file, line=doc.source_line(pointer_join(pointer, "name")))},
     )
@@ -536,29 +564,59 @@ def _mcp(doc: Document, items: list[Any], base: str, default_category: str | Non
     return tools, resident
 
 
-def _own(doc: Document, default_category: str | None) -> Loaded:
-    return tools_from_document(doc.data, doc.file)
+def _own(doc: Document, default_category: str | None) -> LoadedAll:
+    from .yaml_loader import groups_from_document, tools_from_document
+
+    tools, resident = tools_from_document(doc.data, doc.file)
+    return tools, resident, groups_from_document(doc.data, doc.file)
 
 
-def _openapi(doc: Document, default_category: str | None) -> Loaded:
+def _openapi(doc: Document, default_category: str | None) -> LoadedAll:
     from .openapi import tools_from_openapi
 
-    return tools_from_openapi(doc)
+    tools, resident = tools_from_openapi(doc)
+    return tools, resident, []
 
 
 def _provider(
     fmt: str, read: Callable[[Document, list[Any], str, str | None], Loaded]
-) -> Callable[[Document, str | None], Loaded]:
-    def load(doc: Document, default_category: str | None) -> Loaded:
+) -> Callable[[Document, str | None], LoadedAll]:
+    def load(doc: Document, default_category: str | None) -> LoadedAll:
         items, base = _tool_list(doc, fmt)
-        return read(doc, items, base, default_category)
+        tools, resident = read(doc, items, base, default_category)
+        return tools, resident, _document_groups(doc)
 
     return load
 
 
+def _document_groups(doc: Document) -> list[ToolGroup]:
+    """Tool groups from a document-level ``x-toolsearch`` object (beside ``tools``)."""
+    if not isinstance(doc.data, dict) or doc.data.get(EXTENSION_KEY) is None:
+        return []
+    ext = doc.data[EXTENSION_KEY]
+    at = pointer_join("", EXTENSION_KEY)
+    if not isinstance(ext, dict):
+        raise doc.error(at, f"'{EXTENSION_KEY}' must be a mapping, not {_kind(ext)}")
+    for key in ext:
+        if key not in DOCUMENT_EXTENSION_FIELDS:
+            raise doc.error(
+                pointer_join(at, key),
+                f"unknown '{EXTENSION_KEY}' field{did_you_mean(str(key), DOCUMENT_EXTENSION_FIELDS)}; "
+                f"expected {', '.join(DOCUMENT_EXTENSION_FIELDS)}",
+            )
+    from .yaml_loader import groups_from_document
+
+    try:
+        return groups_from_document(ext, doc.file)
+    except CatalogError as exc:
+        exc.field = pointer_join(at, "groups") + (f" ({exc.field})" if exc.field else "")
+        exc.line = exc.line or doc.line_of(pointer_join(at, "groups"))
+        raise
+
+
 #: Loaders of parsed documents by format name, called with (document, default category);
 #: ``--catalog-format`` choices derive from the keys. ``yaml`` is toolsearch's own format (YAML or JSON).
-LOADER_BY_FORMAT: dict[str, Callable[[Document, str | None], Loaded]] = {
+LOADER_BY_FORMAT: dict[str, Callable[[Document, str | None], LoadedAll]] = {
     "yaml": _own,
     "openai": _provider("openai", _openai),
     "anthropic": _provider("anthropic", _anthropic),

@@ -291,14 +291,14 @@ def load_live_source(source: str, *, prefix: bool = False) -> Loaded:
     server_name, raw_tools = fetch_tools(live)
     alias = live.alias or _alias_from(server_name, live)
     doc = Document({"tools": raw_tools}, live.display)
-    tools, resident = load_document(doc, "mcp", default_category=alias)
+    tools, resident, _ = load_document(doc, "mcp", default_category=alias)
     out: list[Tool] = []
     renamed: dict[str, str] = {}
     for tool in tools:
         if prefix:
             renamed[tool.name] = f"{alias}__{tool.name}"
         metadata = {**tool.metadata, "mcp_server": {"name": alias, "tool": tool.name}}
-        out.append(tool.model_copy(update={"name": renamed.get(tool.name, tool.name), "metadata": metadata}))
+        out.append(tool.copy_with(name=renamed.get(tool.name, tool.name), metadata=metadata))
     return out, [renamed.get(n, n) for n in resident]
 
 

@@ -37,8 +37,12 @@ def tool(
     examples: list[str] | None = None,
     metadata: dict[str, Any] | None = None,
     resident: bool = False,
+    lint: dict[str, Any] | None = None,
 ) -> Any:
-    """Mark a function as a catalog tool; usable bare (``@tool``) or with options."""
+    """Mark a function as a catalog tool; usable bare (``@tool``) or with options.
+
+    ``lint={"ignore": ["TS104"]}`` turns lint rules off for this tool.
+    """
     options = {
         "name": name,
         "description": description,
@@ -47,6 +51,7 @@ def tool(
         "examples": list(examples or []),
         "metadata": dict(metadata or {}),
         "resident": resident,
+        "lint": dict(lint or {}),
     }
 
     def mark(f: F) -> F:
@@ -134,6 +139,7 @@ def tool_from_function(func: Callable[..., Any], options: dict[str, Any] | None 
         metadata=options.get("metadata", {}),
         source=source,
         function=func,
+        lint=options.get("lint", {}),
     )
 
 
@@ -247,7 +253,7 @@ def _collect(module: Any, display: str) -> tuple[list[Tool], list[str]]:
             return
         seen.add(id(obj))
         if isinstance(obj, Tool):
-            tools.append(obj if obj.source else obj.model_copy(update={"source": Location(file=display)}))
+            tools.append(obj if obj.source else obj.copy_with(source=Location(file=display)))
             return
         try:
             built = tool_from_function(obj, options)

@@ -7,19 +7,27 @@ Accepted documents:
 * a bare list of tools.
 
 Each tool is a mapping with ``name`` (required), ``description``, ``parameters``, ``category``,
-``tags``, ``examples``, ``metadata`` and ``resident``. See :mod:`toolsearch_cli.catalog.schema`
+``tags``, ``examples``, ``metadata``, ``resident``, ``requires`` (context attributes a request
+must carry to see the tool, e.g. ``{role: [admin]}``) and ``lint`` (``{ignore: [TS104]}``: lint
+rules not to apply to this tool). See :mod:`toolsearch_cli.catalog.schema`
 for the three accepted forms of ``parameters``.
+
+A mapping document may set ``requires`` for all its tools (a tool's own ``requires`` wins), and
+may hold ``groups``: tool groups for deterministic disclosure, each with
+``name``, ``description``, ``system_prompt``, ``tools`` (catalog tool names) and ``match``
+(``always``; ``{keywords: [...], ignore_case: true}``; ``{regex: "..."}``; ``{context: {role: admin}}``).
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from ..errors import CatalogError, did_you_mean
-from ..model import Location, Tool
+from ..model import GroupMatcher, Location, Tool, ToolGroup
 from .schema import MarkedDict, MarkedList, parameters_to_schema
 
 try:  # the C parser is ~10x faster; the constructor stays Python's safe one either way
@@ -65,8 +73,19 @@ def _construct_sequence(loader: _MarkedLoader, node: yaml.SequenceNode) -> Marke
 _MarkedLoader.add_constructor("tag:yaml.org,2002:map", _construct_mapping)
 _MarkedLoader.add_constructor("tag:yaml.org,2002:seq", _construct_sequence)
 
-_DOCUMENT_KEYS = ("tools", "category", "resident")
-TOOL_KEYS = ("name", "description", "parameters", "category", "tags", "examples", "metadata", "resident")
+_DOCUMENT_KEYS = ("tools", "category", "resident", "groups", "requires")
+TOOL_KEYS = (
+    "name",
+    "description",
+    "parameters",
+    "category",
+    "tags",
+    "examples",
+    "metadata",
+    "resident",
+    "requires",
+    "lint",
+)
 
 
 def parse_yaml(text: str, file: str) -> Any:
@@ -99,9 +118,132 @@ def load_yaml_file(path: Path, display: str | None = None) -> tuple[list[Tool], 
     return tools_from_document(parse_yaml(text, file), file)
 
 
+def load_yaml_catalog(path: Path, display: str | None = None) -> tuple[list[Tool], list[str], list[ToolGroup]]:
+    """Tools, resident names and tool groups from one YAML file."""
+    file = display or str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise CatalogError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", file=file) from exc
+    except OSError as exc:
+        raise CatalogError(f"cannot read: {exc.strerror}", file=file) from exc
+    doc = parse_yaml(text, file)
+    tools, resident = tools_from_document(doc, file)
+    return tools, resident, groups_from_document(doc, file)
+
+
+GROUP_KEYS = ("name", "description", "system_prompt", "tools", "match")
+_MATCH_KEYS = ("keywords", "ignore_case", "regex", "context")
+
+
+def groups_from_document(doc: Any, file: str) -> list[ToolGroup]:
+    """The ``groups`` of a parsed catalog document (tool names are checked when the catalog is built)."""
+    if not isinstance(doc, dict) or doc.get("groups") is None:
+        return []
+    raw = doc["groups"]
+    top_line = getattr(doc, "key_lines", {}).get("groups", (None,))[0]
+    if not isinstance(raw, list):
+        raise CatalogError("'groups' must be a list of groups", file=file, line=top_line, field="groups")
+    groups = []
+    item_lines = getattr(raw, "item_lines", [])
+    for i, item in enumerate(raw):
+        line = item_lines[i] if i < len(item_lines) else top_line
+        groups.append(_group_from_mapping(item, file, line))
+    return groups
+
+
+def _group_from_mapping(item: Any, file: str, line: int | None) -> ToolGroup:
+    if not isinstance(item, dict):
+        raise CatalogError(f"a group must be a mapping, not {_kind(item)}", file=file, line=line, field="groups")
+    key_lines: dict[Any, tuple[int, int]] = getattr(item, "key_lines", {})
+
+    def fail(key: str, message: str) -> CatalogError:
+        at = key_lines.get(key.split(".")[0], (line, 0))[0]
+        return CatalogError(message, file=file, line=at, field=f"groups.{key}")
+
+    name = item.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise CatalogError("a group needs a non-empty 'name'", file=file, line=line, field="groups.name")
+    for key in item:
+        if key not in GROUP_KEYS:
+            raise fail(
+                str(key),
+                f"group {name!r}: unknown field {key!r}{did_you_mean(str(key), GROUP_KEYS)}; "
+                f"expected one of {', '.join(GROUP_KEYS)}",
+            )
+    texts = {}
+    for key in ("description", "system_prompt"):
+        value = item.get(key) or ""
+        if not isinstance(value, str):
+            raise fail(key, f"group {name!r}: must be a string, not {_kind(value)}")
+        texts[key] = value
+    tools = _string_list(item.get("tools"), "tools", lambda field, message: fail(field, f"group {name!r}: {message}"))
+    matcher = _matcher(item.get("match"), lambda message: fail("match", f"group {name!r}: {message}"))
+    return ToolGroup(
+        name=name,
+        description=texts["description"],
+        system_prompt=texts["system_prompt"],
+        tools=tools,
+        matcher=matcher,
+        source=Location(file=file, line=line),
+    )
+
+
+def _matcher(raw: Any, fail: Any) -> GroupMatcher:
+    if raw is None or raw == "always":
+        return GroupMatcher()
+    if not isinstance(raw, dict):
+        raise fail(f"'match' must be 'always' or a mapping with one of keywords, regex, context; not {_kind(raw)}")
+    for key in raw:
+        if key not in _MATCH_KEYS:
+            raise fail(
+                f"unknown matcher {key!r}{did_you_mean(str(key), _MATCH_KEYS)}; expected keywords, regex or context"
+            )
+    kinds = [k for k in ("keywords", "regex", "context") if k in raw]
+    if len(kinds) != 1:
+        raise fail("'match' needs exactly one of keywords, regex, context")
+    kind = kinds[0]
+    ignore_case = raw.get("ignore_case", False)
+    if not isinstance(ignore_case, bool):
+        raise fail("'ignore_case' must be true or false")
+    if ignore_case and kind == "context":
+        raise fail("'ignore_case' applies to keywords and regex only")
+    if kind == "keywords":
+        words = raw["keywords"]
+        if isinstance(words, str):
+            words = [words]
+        if not isinstance(words, list) or not words or not all(isinstance(w, str) and w for w in words):
+            raise fail("'keywords' must be a non-empty list of non-empty strings")
+        return GroupMatcher(kind="keywords", keywords=list(words), ignore_case=ignore_case)
+    if kind == "regex":
+        pattern = raw["regex"]
+        if not isinstance(pattern, str) or not pattern:
+            raise fail("'regex' must be a non-empty string")
+        try:
+            re.compile(pattern, re.IGNORECASE if ignore_case else 0)
+        except re.error as exc:
+            raise fail(f"invalid regex {pattern!r}: {exc}") from None
+        return GroupMatcher(kind="regex", pattern=pattern, ignore_case=ignore_case)
+    return GroupMatcher(kind="context", attributes=parse_attributes(raw["context"], fail))
+
+
+def parse_attributes(raw: Any, fail: Any) -> dict[str, list[str]]:
+    """``{role: admin}`` or ``{role: [admin, owner]}`` -> ``{"role": ["admin", "owner"]}`` (``"*"``: any value)."""
+    if not isinstance(raw, dict) or not raw:
+        raise fail("must be a mapping of context attribute -> accepted value(s), e.g. {role: admin}")
+    out: dict[str, list[str]] = {}
+    for key, value in raw.items():
+        values = value if isinstance(value, list) else [value]
+        if not values or not all(isinstance(v, str | int) and not isinstance(v, bool) for v in values):
+            raise fail(f"attribute {key!r} needs a value or a list of values (strings)")
+        out[str(key)] = [str(v) for v in values]
+    return out
+
+
 def tools_from_document(doc: Any, file: str) -> tuple[list[Tool], list[str]]:
     """Tools and resident names from a parsed catalog document."""
     default_category: str | None = None
+    default_requires: dict[str, list[str]] = {}
     resident: list[str] = []
     if doc is None:
         return [], []
@@ -131,6 +273,13 @@ def tools_from_document(doc: Any, file: str) -> tuple[list[Tool], list[str]]:
                 "'resident' must be a list of tool names", file=file, line=line_of.get("resident", (None,))[0]
             )
         resident = list(raw_resident)
+        if doc.get("requires") is not None:
+            where = line_of.get("requires", (None,))[0]
+
+            def requires_error(message: str) -> CatalogError:
+                return CatalogError(f"'requires' {message}", file=file, line=where, field="requires")
+
+            default_requires = parse_attributes(doc["requires"], requires_error)
     else:
         raise CatalogError(
             f"a catalog must be a mapping with 'tools' or a list of tools, not {_kind(doc)}", file=file, line=1
@@ -140,6 +289,8 @@ def tools_from_document(doc: Any, file: str) -> tuple[list[Tool], list[str]]:
     for i, item in enumerate(items):
         line = item_lines[i] if i < len(item_lines) else None
         tool, is_resident = tool_from_mapping(item, file, line, default_category)
+        if default_requires and not (isinstance(item, dict) and "requires" in item):
+            tool.requires = {k: list(v) for k, v in default_requires.items()}
         tools.append(tool)
         if is_resident and tool.name not in resident:
             resident.append(tool.name)
@@ -204,7 +355,14 @@ def tool_from_mapping(item: Any, file: str, line: int | None, default_category: 
     resident = item.get("resident", False)
     if not isinstance(resident, bool):
         raise fail("resident", f"must be true or false, not {_kind(resident)}")
+    lint = item.get("lint") or {}
+    if not isinstance(lint, dict) or set(lint) - {"ignore"}:
+        raise fail("lint", "must be a mapping with one key, ignore: [rule codes or names]")
+    lint_ignore = _string_list(lint.get("ignore"), "lint", fail)
 
+    requires: dict[str, list[str]] = {}
+    if item.get("requires") is not None:
+        requires = parse_attributes(item["requires"], lambda message: fail("requires", message))
     schema = parameters_to_schema(item.get("parameters"), fail, locations)
     tool = Tool(
         name=name,
@@ -216,6 +374,8 @@ def tool_from_mapping(item: Any, file: str, line: int | None, default_category: 
         metadata=dict(metadata),
         source=Location(file=file, line=line, column=getattr(item, "column", None)),
         field_locations=locations,
+        requires=requires,
+        lint={"ignore": lint_ignore} if lint_ignore else {},
     )
     return tool, resident
 

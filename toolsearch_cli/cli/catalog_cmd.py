@@ -35,7 +35,7 @@ def catalog(
         ctx.obj = {"catalog": catalog, "catalog_format": catalog_format}
         return
     check_format(output_format)
-    loaded = load_catalog(catalog, check_catalog_format(catalog_format))
+    loaded = load_catalog(catalog, check_catalog_format(catalog_format), cache=True)
     if output_format == "json":
         resident = set(loaded.resident)
         payload = {

@@ -6,7 +6,7 @@ import json
 
 import typer
 
-from ..catalog import load_catalog
+from ..catalog import load_catalog, store_in_cache
 from ..errors import UsageError, did_you_mean
 from ..search import RANKER_BY_NAME, parse_max_results
 from ..search import search as run_search
@@ -32,7 +32,7 @@ def search(
     """Search a catalog and see why each tool ranked where it did."""
     check_format(output_format)
     limit = parse_max_results(max_results)
-    loaded = load_catalog(catalog, check_catalog_format(catalog_format))
+    loaded = load_catalog(catalog, check_catalog_format(catalog_format), cache=True)
     if category is not None and category.strip() and classic_normalize(category):
         wanted = classic_normalize(category)
         known = loaded.categories()
@@ -43,6 +43,7 @@ def search(
                 field="category",
             )
     hits = run_search(loaded, query, max_results=limit, category=category, ranker=ranker)
+    store_in_cache(loaded)  # with its index, so the next call skips parsing and indexing
     if output_format == "json":
         payload = {
             "query": query,

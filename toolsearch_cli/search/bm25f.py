@@ -12,23 +12,32 @@ Why this model (figures in benchmarks/README.md):
 * the analyser (:func:`toolsearch_cli.search.text.analyze`): identifiers split, stop words and
   one-letter tokens dropped, light stemming, CJK bigrams.
 
-A term's contribution per posting does not depend on the query, so it is computed at index
-time: a query is a sum over the postings of its terms.
+The index (:mod:`toolsearch_cli.search.index`) keeps only per-field term counts and applies the
+catalog-wide statistics when a term is scored, so tools can be added and removed without a
+rebuild; a term's scores are cached until the catalog changes.
 """
 
 from __future__ import annotations
 
-import heapq
-import math
-from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import ClassVar
+from functools import lru_cache
+from itertools import chain
+from typing import Any, ClassVar
 
 from ..errors import SearchError
-from ..model import Catalog, Tool
+from ..model import _MAX_DEPTH, Catalog, Tool, _resolve_ref
 from .base import FIELDS, Contribution, Hit, SearchRequest
-from .text import analyze, analyze_query, classic_normalize, is_weak_term
+from .index import Analysed, BM25FIndex, FieldModel
+from .text import analyze, analyze_lazy, analyze_query, classic_normalize
+
+try:
+    from collections import _count_elements  # type: ignore[attr-defined]  # C helper behind Counter.update
+except ImportError:  # pragma: no cover - other Pythons
+
+    def _count_elements(mapping: dict[str, int], iterable: Iterable[str]) -> None:
+        for element in iterable:
+            mapping[element] = mapping.get(element, 0) + 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,126 +66,142 @@ MAX_FIELD_COUNT = 3
 
 def tool_fields(tool: Tool) -> dict[str, list[str]]:
     """The analysed terms of each indexed field of a tool."""
-    params: list[str] = []
-    param_text: list[str] = []
-    for top in tool.parameter_tree(include_array_items=True):
-        for p in top.walk():
-            params.extend(analyze(p.name))
-            param_text.extend(analyze(p.description))
-    for enum_value in _enum_values(tool.parameters):
-        param_text.extend(analyze(enum_value))
+    enums: list[str] = []
+    schema = tool.parameters
+    pairs = list(_parameter_strings(schema, schema, 0, enums)) if schema.get("properties") else []
+    # One analyse call per field: analysis works token by token, so joining texts changes nothing.
+    param_text = analyze(" ".join([description for _, description in pairs if description]))
+    if enums:
+        param_text.extend(chain.from_iterable(map(_analyze_short, enums)))
     return {
         "name": analyze(tool.name),
         "description": analyze(tool.description),
-        "category": analyze(tool.category),
-        "tags": [term for tag in tool.tags for term in analyze(tag)],
-        "params": params,
+        "category": list(_analyze_short(tool.category)) if tool.category else [],
+        "tags": list(chain.from_iterable(map(_analyze_short, tool.tags))),
+        "params": list(chain.from_iterable(map(_analyze_short, [name for name, _ in pairs]))),
         "param_text": param_text,
     }
 
 
-def _enum_values(schema: object, depth: int = 0) -> Iterable[str]:
-    if depth > 16:
+@lru_cache(maxsize=131072)
+def _analyze_short(text: str) -> tuple[str, ...]:
+    """Names, tags and categories repeat across tools: analyse each distinct one once."""
+    return tuple(analyze(text))
+
+
+def _parameter_strings(
+    schema: dict[str, Any], root: dict[str, Any], depth: int, enums: list[str]
+) -> Iterator[tuple[str, str]]:
+    """(name, description) of every parameter, nested ones and array items included, in tree order;
+    string ``enum`` values of parameters (and of array items) are appended to ``enums``.
+
+    The same walk as :meth:`Tool.parameter_tree` (local ``$ref`` resolved, depth-bounded), without
+    building Parameter objects: indexing 100,000 tools needs the speed.
+    """
+    if depth > _MAX_DEPTH:
         return
-    if isinstance(schema, dict):
-        enum = schema.get("enum")
+    schema = _resolve_ref(schema, root)
+    properties = schema.get("properties")
+    if not isinstance(properties, dict):
+        return
+    for name, prop in properties.items():
+        if not isinstance(prop, dict):
+            continue
+        if "$ref" in prop:
+            prop = _resolve_ref(prop, root)
+        yield str(name), str(prop.get("description") or "")
+        enum = prop.get("enum")
         if isinstance(enum, list):
-            yield from (str(v) for v in enum if isinstance(v, str))
-        for key, value in schema.items():
-            if key != "enum":
-                yield from _enum_values(value, depth + 1)
-    elif isinstance(schema, list):
-        for value in schema:
-            yield from _enum_values(value, depth + 1)
-
-
-class BM25FIndex:
-    """Postings of precomputed per-(term, tool) scores, plus what explanations need."""
-
-    def __init__(self, tools: list[Tool], specs: dict[str, FieldSpec] = FIELD_SPECS, k1: float = K1) -> None:
-        self.tools = tools
-        self.specs = specs
-        self.k1 = k1
-        n = len(tools)
-        field_terms = [tool_fields(t) for t in tools]
-        self.avg_length = {f: (sum(len(fields[f]) for fields in field_terms) / n if n else 0.0) or 1.0 for f in specs}
-        # term -> {doc: weighted, length-normalised term frequency}
-        pseudo_tf: dict[str, dict[int, float]] = {}
-        for doc, fields in enumerate(field_terms):
-            for f, terms in fields.items():
-                for term, count in Counter(terms).items():
-                    per_doc = pseudo_tf.setdefault(term, {})
-                    per_doc[doc] = per_doc.get(doc, 0.0) + self._field_tf(f, count, len(terms))
-        self.idf: dict[str, float] = {}
-        self.postings: dict[str, tuple[list[int], list[float]]] = {}
-        for term, per_doc in pseudo_tf.items():
-            df = len(per_doc)
-            idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
-            self.idf[term] = idf
-            self.postings[term] = (list(per_doc), [self._saturate(idf, tf) for tf in per_doc.values()])
-        self.by_category: dict[str, set[int]] = {}
-        for doc, tool in enumerate(tools):
-            if tool.category:
-                self.by_category.setdefault(classic_normalize(tool.category), set()).add(doc)
-
-    def _field_tf(self, field: str, count: int, length: int) -> float:
-        """A field's weighted, length-normalised count of a term (repeats capped)."""
-        spec = self.specs[field]
-        norm = 1.0 - spec.b + spec.b * length / self.avg_length[field]
-        return spec.weight * min(count, MAX_FIELD_COUNT) / norm
-
-    def _saturate(self, idf: float, tf: float) -> float:
-        return idf * tf * (self.k1 + 1.0) / (self.k1 + tf)
-
-    def scores(self, terms: list[str], allowed: set[int] | None = None) -> dict[int, float]:
-        """Summed scores of every tool sharing a term with the query.
-
-        When the query has a real word (not only single CJK characters), a tool must share one
-        of those: a lone character such as 天 is not a match for 今天的新闻 on its own.
-        """
-        acc: dict[int, float] = {}
-        strong = [t for t in terms if not is_weak_term(t)]
-        if strong and len(strong) < len(terms):
-            strong_docs: set[int] = set()
-            for term in strong:
-                posting = self.postings.get(term)
-                if posting is not None:
-                    strong_docs.update(posting[0])
-            allowed = strong_docs if allowed is None else allowed & strong_docs
-        for term in terms:
-            posting = self.postings.get(term)
-            if posting is None:
+            enums.extend(v for v in enum if isinstance(v, str))
+        items = prop.get("items")
+        if isinstance(items, dict):
+            items = _resolve_ref(items, root)
+            enum = items.get("enum")
+            if isinstance(enum, list):
+                enums.extend(v for v in enum if isinstance(v, str))
+            if prop.get("type") == "array":
+                yield from _parameter_strings(items, root, depth + 1, enums)
                 continue
-            for doc, s in zip(*posting, strict=True):
-                if allowed is None or doc in allowed:
-                    acc[doc] = acc.get(doc, 0.0) + s
-        return acc
+        if "properties" in prop or "$ref" in prop:
+            yield from _parameter_strings(prop, root, depth + 1, enums)
 
-    def explain(self, doc: int, terms: list[str], originals: dict[str, str]) -> tuple[list[str], list[Contribution]]:
-        """Split each term's score over the fields it occurred in, in proportion to their share."""
-        fields = tool_fields(self.tools[doc])
-        parts: list[Contribution] = []
-        matched: dict[str, None] = {}
-        for term in terms:
-            shares = {
-                f: self._field_tf(f, field_terms.count(term), len(field_terms))
-                for f, field_terms in fields.items()
-                if term in field_terms
-            }
-            tf = sum(shares.values())
-            if not tf:
-                continue
-            term_score = self._saturate(self.idf[term], tf)
-            merged: dict[str, float] = {}
-            for f, share in shares.items():
-                reported = self.specs[f].reported_as
-                merged[reported] = merged.get(reported, 0.0) + term_score * share / tf
-                matched.setdefault(reported, None)
-            label = originals.get(term, term)
-            for reported, points in merged.items():
-                detail = f"idf {self.idf[term]:.2f}" + (f", stem {term!r}" if label != term else "")
-                parts.append(Contribution(term=label, field=reported, points=points, detail=detail))
-        return sorted(matched, key=FIELDS.index), parts
+
+FIELD_IDS = {name: i for i, name in enumerate(FIELD_SPECS)}
+FIELD_MODEL = FieldModel(
+    [spec.weight for spec in FIELD_SPECS.values()], [spec.b for spec in FIELD_SPECS.values()], K1, MAX_FIELD_COUNT
+)
+
+
+def analyse_tool(tool: Tool) -> Analysed:
+    """Per index field (in FIELD_SPECS order): term counts and field length.
+
+    The same terms as :func:`tool_fields`, counted straight from the analyser's cached token
+    tuples without building the lists (indexing speed).
+    """
+    enums: list[str] = []
+    schema = tool.parameters
+    pairs = list(_parameter_strings(schema, schema, 0, enums)) if schema.get("properties") else []
+    param_text = _token_terms(" ".join([description for _, description in pairs if description]))
+    if enums:
+        param_text = chain(param_text, chain.from_iterable(map(_analyze_short, enums)))
+    streams = (
+        _token_terms(tool.name),
+        _token_terms(tool.description),
+        _analyze_short(tool.category) if tool.category else (),
+        chain.from_iterable(map(_analyze_short, tool.tags)),
+        chain.from_iterable(map(_analyze_short, [name for name, _ in pairs])),
+        param_text,
+    )
+    out: Analysed = []
+    for stream in streams:
+        counts: dict[str, int] = {}
+        _count_elements(counts, stream)
+        out.append((counts, sum(counts.values())))
+    return out
+
+
+def _token_terms(text: str) -> Iterable[str]:
+    return analyze_lazy(text) if text else ()
+
+
+def build_index(tools: Iterable[Tool], *, backend: str | None = None) -> BM25FIndex:
+    """An index of the default ranker over ``tools`` (updatable with ``add`` / ``remove``)."""
+    return BM25FIndex(tools, analyse_tool, FIELD_MODEL, backend=backend)
+
+
+def explain(
+    index: BM25FIndex, tool: Tool, terms: list[str], originals: dict[str, str]
+) -> tuple[list[str], list[Contribution]]:
+    """Split each term's score over the fields it occurred in, in proportion to their share."""
+    fields = analyse_tool(tool)
+    avgs = index.averages()
+    model = index.model
+    names = list(FIELD_SPECS)
+    parts: list[Contribution] = []
+    matched: dict[str, None] = {}
+    for term in terms:
+        shares = {
+            fid: model.field_tf(fid, counts[term], length, avgs[fid])
+            for fid, (counts, length) in enumerate(fields)
+            if term in counts
+        }
+        tf = 0.0
+        for share in shares.values():
+            tf += share
+        if not tf:
+            continue
+        idf = index.idf(term)
+        term_score = model.saturate(idf, tf)
+        merged: dict[str, float] = {}
+        for fid, share in shares.items():
+            reported = FIELD_SPECS[names[fid]].reported_as
+            merged[reported] = merged.get(reported, 0.0) + term_score * share / tf
+            matched.setdefault(reported, None)
+        label = originals.get(term, term)
+        for reported, points in merged.items():
+            detail = f"idf {idf:.2f}" + (f", stem {term!r}" if label != term else "")
+            parts.append(Contribution(term=label, field=reported, points=points, detail=detail))
+    return sorted(matched, key=FIELDS.index), parts
 
 
 class BM25FRanker:
@@ -195,22 +220,20 @@ class BM25FRanker:
                 "use words that describe the task",
                 field="query",
             )
-        index: BM25FIndex = catalog.cached_index("default", lambda: BM25FIndex(catalog.searchable()))
+        index: BM25FIndex = catalog.cached_index("default", lambda: build_index(catalog.searchable()))
         allowed: set[int] | None = None
         if request.category is not None:
-            wanted = classic_normalize(request.category)
-            if not wanted:
+            if not classic_normalize(request.category):
                 raise SearchError("the category is blank or only punctuation", field="category")
-            allowed = index.by_category.get(wanted, set())
-        acc = index.scores(terms, allowed)
-        best = heapq.nsmallest(request.max_results, acc.items(), key=lambda kv: (-kv[1], index.tools[kv[0]].name))
+            allowed = index.category_slots(request.category)
+        best = index.top(terms, request.max_results, allowed)
         if not request.explain:
-            return [Hit(tool=index.tools[doc], score=score) for doc, score in best]
+            return [Hit(tool=tool, score=score) for tool, score in best]
         originals = _originals(request.query)
         hits = []
-        for doc, score in best:
-            fields, parts = index.explain(doc, terms, originals)
-            hits.append(Hit(tool=index.tools[doc], score=score, matched_fields=fields, contributions=parts))
+        for tool, score in best:
+            fields, parts = explain(index, tool, terms, originals)
+            hits.append(Hit(tool=tool, score=score, matched_fields=fields, contributions=parts))
         return hits
 
 

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 from functools import lru_cache
+from itertools import chain
 
 # --- classic (reference parity) ------------------------------------------------------------
 
@@ -54,13 +56,44 @@ def classic_tokenize(text: str | None) -> list[str]:
 
 # Boundaries inside identifiers: fooBar, HTTPResponse -> HTTP|Response, v2Beta -> v2|Beta.
 _CAMEL = re.compile(r"(?<=[a-z\d])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
-_CJK_CLASS = (
-    "\u2e80-\u2fdf\u3040-\u30ff\u3100-\u312f\u3190-\u31ff\u3400-\u4dbf\u4e00-\u9fff"
-    "\uac00-\ud7af\uf900-\ufaff\U00020000-\U0003134f"
+# CJK ideographs, kana and hangul (code point ranges). Checked with ``ord`` rather than a regex
+# character class: compiling such a class costs milliseconds at every start-up.
+_CJK_RANGES = (
+    (0x2E80, 0x2FDF),
+    (0x3040, 0x30FF),
+    (0x3100, 0x312F),
+    (0x3190, 0x31FF),
+    (0x3400, 0x4DBF),
+    (0x4E00, 0x9FFF),
+    (0xAC00, 0xD7AF),
+    (0xF900, 0xFAFF),
+    (0x20000, 0x3134F),
 )
-# A word is a run of letters/digits that are not CJK, or a run of CJK ideographs/kana/hangul.
-_WORD = re.compile(rf"[{_CJK_CLASS}]+|[^\W_{_CJK_CLASS}]+")
-_IS_CJK = re.compile(rf"[{_CJK_CLASS}]")
+# A run of letters and digits; runs mixing CJK and other letters are split by _words().
+_RUN = re.compile(r"[^\W_]+")
+
+
+def is_cjk(ch: str) -> bool:
+    """Whether a character is a CJK ideograph, kana or hangul."""
+    code = ord(ch)
+    return code >= 0x2E80 and any(lo <= code <= hi for lo, hi in _CJK_RANGES)
+
+
+def _words(token: str) -> list[str]:
+    """Words of a token: runs of CJK characters, and runs of other letters and digits."""
+    runs = _RUN.findall(token)
+    if token.isascii():
+        return runs
+    out: list[str] = []
+    for run in runs:
+        start = 0
+        for i in range(1, len(run)):
+            if is_cjk(run[i]) != is_cjk(run[i - 1]):
+                out.append(run[start:i])
+                start = i
+        out.append(run[start:])
+    return out
+
 
 STOP_WORDS = frozenset(
     """
@@ -167,31 +200,52 @@ def _cjk_terms(run: str) -> list[str]:
 
 def is_weak_term(term: str) -> bool:
     """A single CJK character: it may add to a score but cannot make a match on its own."""
-    return len(term) == 1 and bool(_IS_CJK.match(term))
+    return len(term) == 1 and is_cjk(term)
 
 
 @lru_cache(maxsize=262144)
 def _analyze_word(word: str) -> tuple[str, ...]:
-    if _IS_CJK.match(word):
+    """Terms of one word as found in the text (case kept, so identifiers can be split here)."""
+    if is_cjk(word[0]):
         return tuple(_cjk_terms(word))
-    if len(word) < 2 or word in STOP_WORDS:
-        return ()
-    stemmed = stem(word)
-    if stemmed in STOP_WORDS:
-        return ()
-    return (stemmed,)
+    parts = [word.casefold()] if word.islower() or word.isdigit() else _CAMEL.sub(" ", word).casefold().split()
+    out = []
+    for part in parts:
+        if len(part) < 2 or part in STOP_WORDS:
+            continue
+        stemmed = stem(part)
+        if stemmed not in STOP_WORDS:
+            out.append(stemmed)
+    return tuple(out)
 
 
 def analyze(text: str | None) -> list[str]:
-    """Terms of a text for the default ranker, in order, with repeats (term frequency counts)."""
+    """Terms of a text for the default ranker, in order, with repeats (term frequency counts).
+
+    The text is split on whitespace and each distinct token and word is analysed once (cached):
+    identifier split, casefold, stop words, stemming, CJK characters and bigrams.
+    """
     if not text:
         return []
-    text = unicodedata.normalize("NFKC", text)
-    text = split_identifiers(text).casefold()
-    terms: list[str] = []
-    for word in _WORD.findall(text):
-        terms.extend(_analyze_word(word))
-    return terms
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text)
+    return list(chain.from_iterable(map(_analyze_token, text.split())))
+
+
+def analyze_lazy(text: str) -> Iterable[str]:
+    """:func:`analyze` as an iterator (no list built): for counting terms while indexing."""
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text)
+    return chain.from_iterable(map(_analyze_token, text.split()))
+
+
+@lru_cache(maxsize=262144)
+def _analyze_token(token: str) -> tuple[str, ...]:
+    """Terms of one whitespace-separated token; tokens repeat far more than texts, so cache them."""
+    words = _words(token)
+    if len(words) == 1:
+        return _analyze_word(words[0])
+    return tuple(chain.from_iterable(map(_analyze_word, words)))
 
 
 def analyze_query(text: str | None) -> list[str]:

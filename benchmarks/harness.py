@@ -1,0 +1,172 @@
+"""Our rankers against their peers, in one run: quality on ../shared/eval, scale, start-up.
+
+Usage:
+    pip install -e ".[bench]"
+    python benchmarks/harness.py                      # everything (about 10 minutes)
+    python benchmarks/harness.py --part quality       # quality table only
+    python benchmarks/harness.py --part scale --sizes 1000,10000
+    python benchmarks/harness.py --part startup
+
+Every figure is measured in this process (start-up in child processes of it), beside the peers
+measured the same way, and the targets of issue 3 are checked against those in-run figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+SETS = ("bfcl_static", "metatool", "seal_tools", "ultratool_en", "ultratool_zh")
+DEPTH = 10  # ranking depth for every ranker (MRR counts the first relevant tool within it)
+
+
+def machine() -> str:
+    import importlib.metadata as md
+
+    versions = []
+    for dist in ("toolsearch-cli", "numpy", "bm25s", "PyStemmer", "tantivy", "rank-bm25"):
+        try:
+            versions.append(f"{dist} {md.version(dist)}")
+        except md.PackageNotFoundError:
+            versions.append(f"{dist} (not installed)")
+    try:
+        cpu = next(
+            line.split(":", 1)[1].strip()
+            for line in Path("/proc/cpuinfo").read_text().splitlines()
+            if line.startswith("model name")
+        )
+    except (OSError, StopIteration):
+        cpu = platform.processor() or "unknown CPU"
+    import os
+
+    return f"{cpu}, {os.cpu_count()} cores; Python {platform.python_version()}; " + ", ".join(versions)
+
+
+def quality(shared: Path, sets: list[str], peers: list[str], rankers: list[str]) -> bool:
+    from peers import PEERS
+
+    from toolsearch_cli import load_catalog
+    from toolsearch_cli.errors import SearchError
+    from toolsearch_cli.evaluate import load_queries, query_metrics
+    from toolsearch_cli.search import get_ranker
+    from toolsearch_cli.search.base import SearchRequest
+
+    names = rankers + peers
+    table: dict[str, dict[str, dict[str, float]]] = {}
+    for set_name in sets:
+        catalog = load_catalog([str(shared / set_name / "catalog.yaml")])
+        queries = load_queries(shared / set_name / "queries.yaml")
+        tools = catalog.searchable()
+        table[set_name] = {}
+        for name in names:
+            if name in rankers:
+                impl = get_ranker(name)
+
+                def run(q: str, impl=impl, catalog=catalog) -> list[str]:
+                    try:
+                        hits = impl.search(catalog, SearchRequest(query=q, max_results=DEPTH, explain=False))
+                    except SearchError:
+                        return []
+                    return [h.tool.name for h in hits if h.score > 0]
+            else:
+                peer = PEERS[name](tools)
+
+                def run(q: str, peer=peer) -> list[str]:
+                    return peer.search(q, DEPTH)
+
+            sums = {"recall@5": 0.0, "mrr": 0.0, "ndcg@5": 0.0}
+            start = time.perf_counter()
+            for q in queries:
+                m = query_metrics(run(q.query), set(q.relevant), (5,))
+                for key in sums:
+                    sums[key] += m[key]
+            elapsed = time.perf_counter() - start
+            row = {k: v / len(queries) for k, v in sums.items()}
+            row["ms"] = 1000 * elapsed / len(queries)
+            table[set_name][name] = row
+            print(
+                f"  {set_name:<13} {name:<12} R@5 {row['recall@5']:.3f}  MRR {row['mrr']:.3f}  "
+                f"NDCG@5 {row['ndcg@5']:.3f}  {row['ms']:.2f} ms/q",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    print("\n### Quality (R@5 / MRR / NDCG@5, depth 10)\n")
+    print("| ranker | " + " | ".join(sets) + " | mean R@5 |")
+    print("|---|" + "---|" * len(sets) + "---:|")
+    means = {}
+    for name in names:
+        cells = [
+            f"{table[s][name]['recall@5']:.3f} / {table[s][name]['mrr']:.3f} / {table[s][name]['ndcg@5']:.3f}"
+            for s in sets
+        ]
+        means[name] = sum(table[s][name]["recall@5"] for s in sets) / len(sets)
+        label = f"**{name}**" if name == "default" else name
+        print(f"| {label} | " + " | ".join(cells) + f" | {means[name]:.3f} |")
+
+    ok = True
+    if "default" in rankers and peers:
+        print()
+        for s in sets:
+            best_r5 = max(table[s][p]["recall@5"] for p in peers)
+            best_mrr = max(table[s][p]["mrr"] for p in peers)
+            ours = table[s]["default"]
+            good = ours["recall@5"] >= best_r5 and ours["mrr"] >= best_mrr
+            ok &= good
+            print(
+                f"- {s}: default R@5 {ours['recall@5']:.3f} vs best peer {best_r5:.3f}, "
+                f"MRR {ours['mrr']:.3f} vs {best_mrr:.3f} — {'met' if good else 'NOT met'}"
+            )
+        if len(sets) == len(SETS):
+            best_peer = max(peers, key=lambda p: means[p])
+            margin = means["default"] - means[best_peer]
+            good = margin >= 0.03
+            ok &= good
+            print(
+                f"- mean R@5: default {means['default']:.3f} vs best peer {best_peer} {means[best_peer]:.3f} "
+                f"(+{margin:.3f}; target +0.030) — {'met' if good else 'NOT met'}"
+            )
+    return ok
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--shared", default=str(HERE.parent.parent / "shared"))
+    parser.add_argument("--part", default="quality,scale,startup")
+    parser.add_argument("--sets", default=",".join(SETS))
+    parser.add_argument("--rankers", default="default")
+    parser.add_argument("--peers", default="bm25s,bm25s+cjk,tantivy+cjk,rank-bm25")
+    parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--queries", type=int, default=500)
+    args = parser.parse_args()
+    parts = args.part.split(",")
+    print(f"Machine: {machine()}\n")
+    ok = True
+    shared = Path(args.shared) / "eval"
+    if "quality" in parts or "scale" in parts:
+        if not shared.is_dir():
+            print(f"no eval sets at {shared}", file=sys.stderr)
+            return 2
+    if "quality" in parts:
+        peers = [p for p in args.peers.split(",") if p]
+        ok &= quality(shared, args.sets.split(","), peers, args.rankers.split(","))
+    if "scale" in parts:
+        import scale
+
+        ok &= scale.run(shared / "seal_tools", [int(s) for s in args.sizes.split(",")], args.queries)
+    if "startup" in parts:
+        import startup
+
+        ok &= startup.run()
+    print(f"\nAll targets met: {'yes' if ok else 'NO'}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

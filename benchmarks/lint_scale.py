@@ -1,0 +1,109 @@
+"""Lint a large catalog (../shared/eval/seal_tools, ~4,000 tools) with findability and confusable pairs.
+
+Usage: python benchmarks/lint_scale.py [--shared PATH] [--set seal_tools] [--brute-force]
+
+The eval catalogs have no ``examples``; each query of ``queries.yaml`` is attached (in memory)
+as an example of the tools it is labelled with, so the findability rules search every query
+with the real ranker. Prints the load time, the time of each rule and the total; the baseline
+in the same run is the load itself (lint time as a multiple of it). ``--brute-force`` also
+times the all-pairs name/description overlap that prefix filtering avoids, and checks that both
+find the same pairs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from toolsearch_cli.evaluate import load_queries
+from toolsearch_cli.lint import LintConfig
+from toolsearch_cli.lint.context import LintContext
+from toolsearch_cli.lint.engine import run_rules
+from toolsearch_cli.lint.rule import terms
+from toolsearch_cli.lint.rules import RULE_BY_CODE
+from toolsearch_cli.lint.rules.findability import overlapping_pairs
+from toolsearch_cli.lint.sources import load_files
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--shared", default=str(Path(__file__).resolve().parent.parent.parent / "shared"))
+    parser.add_argument("--set", default="seal_tools")
+    parser.add_argument("--brute-force", action="store_true", help="also time the O(n^2) overlap baseline")
+    args = parser.parse_args()
+    folder = Path(args.shared) / "eval" / args.set
+    if not folder.is_dir():
+        print(f"no eval set at {folder}", file=sys.stderr)
+        return 2
+
+    start = time.perf_counter()
+    files = load_files([str(folder / "catalog.yaml")])
+    load_seconds = time.perf_counter() - start
+    if files[0].error:
+        print(f"cannot load: {files[0].error}", file=sys.stderr)
+        return 2
+    by_name = {t.name: t for t in files[0].tools}
+    attached = 0
+    for query in load_queries(str(folder / "queries.yaml")):
+        for name in query.relevant:
+            if name in by_name:
+                by_name[name].examples.append(query.query)
+                attached += 1
+    with_examples = sum(1 for t in files[0].tools if t.examples)
+
+    resolved = LintConfig().resolve(RULE_BY_CODE)
+    ctx = LintContext(files)
+    per_rule: list[tuple[str, float, int]] = []
+    total = 0
+    lint_start = time.perf_counter()
+    for code in resolved.enabled:
+        t0 = time.perf_counter()
+        single = LintConfig(select=[code]).resolve(RULE_BY_CODE)
+        found = run_rules(ctx, single, RULE_BY_CODE).diagnostics
+        per_rule.append((code, time.perf_counter() - t0, len(found)))
+        total += len(found)
+    lint_seconds = time.perf_counter() - lint_start
+
+    print(f"{args.set}: {len(ctx.tools)} tools, {attached} examples on {with_examples} tools (from queries.yaml)")
+    print(f"{'rule':<6} {'name':<38} {'seconds':>8} {'findings':>9}")
+    for code, seconds, count in per_rule:
+        print(f"{code:<6} {RULE_BY_CODE[code].name:<38} {seconds:8.3f} {count:9d}")
+    print(f"load  {load_seconds:.2f} s (baseline)")
+    print(f"lint  {lint_seconds:.2f} s, {total} findings, {lint_seconds / load_seconds:.1f}x the load time")
+    print(f"total {load_seconds + lint_seconds:.2f} s (target: under 30 s)")
+
+    if args.brute_force:
+        tools = ctx.catalog().searchable()
+        options = RULE_BY_CODE["TS604"].options
+        threshold, min_terms = options["overlap-threshold"], options["min-terms"]
+        t0 = time.perf_counter()
+        fast = overlapping_pairs(tools, threshold, min_terms)
+        fast_seconds = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        sets = [terms(f"{t.name} {t.description}") for t in tools]
+        slow = {}
+        for j in range(len(sets)):
+            if len(sets[j]) < min_terms:
+                continue
+            for i in range(j):
+                if len(sets[i]) < min_terms:
+                    continue
+                shared = len(sets[i] & sets[j])
+                score = shared / (len(sets[i]) + len(sets[j]) - shared)
+                if score >= threshold:
+                    slow[(i, j)] = score
+        slow_seconds = time.perf_counter() - t0
+        same = set(fast) == set(slow)
+        print(
+            f"overlap pairs: prefix filtering {fast_seconds:.2f} s, all pairs {slow_seconds:.2f} s "
+            f"({slow_seconds / fast_seconds:.0f}x); {len(fast)} pairs; same pairs: {same}"
+        )
+        if not same:
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,236 @@
+"""Scale: synthetic catalogs of 1k / 10k / 100k tools, our index beside bm25s and tantivy.
+
+The catalogs replicate ``seal_tools`` (4,076 tools) with perturbed text: every copy after the
+first gets a new name suffix, and 15% of its description and parameter-description words are
+replaced by random words of the catalog's vocabulary (5% dropped). Queries are seal_tools' own
+queries: 500 timed, after 100 others as warm-up (so caches hold the common terms, as in a
+long-running process, but never the exact timed queries).
+
+Each (engine, size) runs in a fresh child process so memory figures do not mix:
+* build: seconds to index the tools (from Tool objects for us, including analysis; from
+  pre-extracted text for the peers, including their tokenisation), best of three builds;
+* p50 / p95: milliseconds per query, top 5, one thread;
+* memory: growth of the process's resident set (RSS) from before the first build to after the
+  queries, in MiB, so it covers the index and whatever caches the queries filled (the extra
+  builds' indexes are garbage by then).
+
+Run through ``benchmarks/harness.py --part scale`` or alone:
+``python benchmarks/scale.py --sizes 1000,10000``.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ENGINES = ("default", "default+explain", "bm25s", "tantivy")
+#: Extra builds per engine; the build figure is the fastest (the machine's other load is noise).
+REBUILDS = 2
+
+
+def rss_mib() -> float:
+    with open("/proc/self/statm") as f:
+        pages = int(f.read().split()[1])
+    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def synthetic_tools(seal_dir: Path, size: int, seed: int = 7) -> list:
+    from toolsearch_cli import load_catalog
+    from toolsearch_cli.model import Tool
+
+    base = load_catalog([str(seal_dir / "catalog.yaml")]).searchable()
+    rng = random.Random(seed)
+    vocabulary = sorted({w for t in base for w in t.description.split()})
+
+    def perturb(text: str) -> str:
+        out = []
+        for word in text.split():
+            roll = rng.random()
+            if roll < 0.05:
+                continue
+            out.append(rng.choice(vocabulary) if roll < 0.20 else word)
+        return " ".join(out)
+
+    tools = []
+    copy = 0
+    while len(tools) < size:
+        for tool in base:
+            if len(tools) >= size:
+                break
+            if copy == 0:
+                tools.append(tool)
+                continue
+            params = json.loads(json.dumps(tool.parameters))
+            for prop in (params.get("properties") or {}).values():
+                if isinstance(prop, dict) and isinstance(prop.get("description"), str):
+                    prop["description"] = perturb(prop["description"])
+            tools.append(
+                Tool(
+                    name=f"{tool.name}_{copy}",
+                    description=perturb(tool.description),
+                    parameters=params,
+                    category=tool.category,
+                    tags=list(tool.tags),
+                )
+            )
+        copy += 1
+    return tools
+
+
+def child(engine: str, size: int, seal_dir: Path, nqueries: int) -> dict:
+    from toolsearch_cli.evaluate import load_queries
+
+    tools = synthetic_tools(seal_dir, size)
+    queries = [q.query for q in load_queries(seal_dir / "queries.yaml")]
+    warm, timed = queries[:100], queries[100 : 100 + nqueries]
+    if engine.startswith("default"):
+        import numpy  # noqa: F401  - library import is not build time (bm25s imports it on import)
+
+        from toolsearch_cli.search.bm25f import build_index, explain
+        from toolsearch_cli.search.text import analyze_query
+
+        gc.collect()
+        before = rss_mib()
+        start = time.perf_counter()
+        index = build_index(tools)
+        build = time.perf_counter() - start
+        for _ in range(REBUILDS):
+            start = time.perf_counter()
+            build_index(tools)
+            build = min(build, time.perf_counter() - start)
+        with_explain = engine.endswith("explain")
+
+        def run(q: str) -> None:
+            terms = analyze_query(q)
+            best = index.top(terms, 5)
+            if with_explain:
+                for tool, _ in best:
+                    explain(index, tool, terms, {})
+
+        backend = index.backend
+    else:
+        sys.path.insert(0, str(HERE))
+        from peers import Bm25sPeer, TantivyPeer, tool_text
+
+        texts = [tool_text(t) for t in tools]
+
+        class Prepared:  # the peers read text through tool_text(); hand them the extracted text
+            def __init__(self, name: str, text: str) -> None:
+                self.name, self.text = name, text
+
+        import peers
+
+        peers.tool_text = lambda t: t.text  # type: ignore[assignment]
+        prepared = [Prepared(t.name, text) for t, text in zip(tools, texts, strict=True)]
+
+        def make() -> Bm25sPeer | TantivyPeer:
+            return Bm25sPeer(prepared, cjk=False) if engine == "bm25s" else TantivyPeer(prepared)
+
+        gc.collect()
+        before = rss_mib()
+        start = time.perf_counter()
+        peer = make()
+        build = time.perf_counter() - start
+        for _ in range(REBUILDS):
+            start = time.perf_counter()
+            make()
+            build = min(build, time.perf_counter() - start)
+
+        def run(q: str) -> None:
+            peer.search(q, 5)
+
+        backend = ""
+    for q in warm:
+        run(q)
+    times = []
+    for q in timed:
+        start = time.perf_counter()
+        run(q)
+        times.append(1000 * (time.perf_counter() - start))
+    gc.collect()
+    after = rss_mib()
+    times.sort()
+    return {
+        "engine": engine,
+        "size": size,
+        "backend": backend,
+        "build_s": build,
+        "p50_ms": statistics.median(times),
+        "p95_ms": times[int(0.95 * len(times)) - 1],
+        "memory_mib": after - before,
+    }
+
+
+def run(seal_dir: Path, sizes: list[int], nqueries: int) -> bool:
+    rows = []
+    for size in sizes:
+        for engine in ENGINES:
+            proc = subprocess.run(
+                [sys.executable, __file__, "--child", engine, str(size), str(seal_dir), str(nqueries)],
+                capture_output=True,
+                text=True,
+            )
+            if proc.returncode != 0:
+                print(proc.stderr, file=sys.stderr)
+                raise SystemExit(f"scale child {engine} {size} failed")
+            row = json.loads(proc.stdout.strip().splitlines()[-1])
+            rows.append(row)
+            print(
+                f"  {size:>7} {engine:<16} build {row['build_s']:.2f}s p50 {row['p50_ms']:.2f} ms "
+                f"p95 {row['p95_ms']:.2f} ms mem {row['memory_mib']:.0f} MiB",
+                file=sys.stderr,
+                flush=True,
+            )
+    print(f"\n### Scale (synthetic seal_tools replicas; {nqueries} queries, top 5, warm, one thread)\n")
+    print("| tools | engine | build s | p50 ms | p95 ms | memory MiB |")
+    print("|---:|---|---:|---:|---:|---:|")
+    for row in rows:
+        label = f"**{row['engine']}**" if row["engine"] == "default" else row["engine"]
+        if row["backend"]:
+            label += f" ({row['backend']})"
+        print(
+            f"| {row['size']:,} | {label} | {row['build_s']:.2f} | {row['p50_ms']:.2f} | {row['p95_ms']:.2f} "
+            f"| {row['memory_mib']:.0f} |"
+        )
+    ok = True
+    largest = max(sizes)
+    at = {r["engine"]: r for r in rows if r["size"] == largest}
+    ours, bm25s, tantivy = at["default"], at["bm25s"], at["tantivy"]
+    best_p50 = min(bm25s["p50_ms"], tantivy["p50_ms"])
+    best_p95 = min(bm25s["p95_ms"], tantivy["p95_ms"])
+    checks = [
+        ("p50", ours["p50_ms"] / best_p50, 1.5, f"{ours['p50_ms']:.2f} ms vs best peer {best_p50:.2f} ms"),
+        ("p95", ours["p95_ms"] / best_p95, 1.5, f"{ours['p95_ms']:.2f} ms vs best peer {best_p95:.2f} ms"),
+        ("build", ours["build_s"] / bm25s["build_s"], 1.0, f"{ours['build_s']:.2f} s vs bm25s {bm25s['build_s']:.2f}"),
+        ("memory", ours["memory_mib"] * 2**20 / 150e6, 1.0, f"{ours['memory_mib']:.0f} MiB vs 150 MB"),
+    ]
+    print(f"\nTargets at {largest:,} tools:")
+    for label, ratio, limit, detail in checks:
+        good = ratio <= limit
+        ok &= good
+        print(f"- {label}: {detail}: ratio {ratio:.2f} (limit {limit:.1f}) — {'met' if good else 'NOT met'}")
+    return ok
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "--child":
+        engine, size, seal, n = sys.argv[2], int(sys.argv[3]), Path(sys.argv[4]), int(sys.argv[5])
+        print(json.dumps(child(engine, size, seal, n)))
+    else:
+        import argparse
+
+        parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+        parser.add_argument("--shared", default=str(HERE.parent.parent / "shared"))
+        parser.add_argument("--sizes", default="1000,10000,100000")
+        parser.add_argument("--queries", type=int, default=500)
+        args = parser.parse_args()
+        ok = run(Path(args.shared) / "eval" / "seal_tools", [int(s) for s in args.sizes.split(",")], args.queries)
+        raise SystemExit(0 if ok else 1)

@@ -1,0 +1,143 @@
+"""The default ranker's index: backends agree, and add/remove equals a rebuild."""
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from toolsearch_cli.errors import CatalogError
+from toolsearch_cli.model import Tool
+from toolsearch_cli.search.bm25f import analyse_tool, build_index
+from toolsearch_cli.search.text import analyze_query
+
+pytest.importorskip("numpy")
+
+WORDS = ["weather", "city", "email", "send", "file", "read", "stock", "price", "天气", "查询", "邮件", "发送", "get"]
+
+tool_st = st.builds(
+    lambda name, desc, cat, tags, params: Tool(
+        name=name,
+        description=" ".join(desc),
+        category=cat,
+        tags=tags,
+        parameters={"type": "object", "properties": {p: {"type": "string", "description": p} for p in params}},
+    ),
+    name=st.text("abcdefgh", min_size=3, max_size=8),
+    desc=st.lists(st.sampled_from(WORDS), max_size=12),
+    cat=st.sampled_from([None, "Weather", "Mail"]),
+    tags=st.lists(st.sampled_from(WORDS), max_size=3),
+    params=st.lists(st.sampled_from(["city", "to", "body", "path"]), max_size=3, unique=True),
+)
+catalog_st = st.lists(tool_st, min_size=1, max_size=25, unique_by=lambda t: t.name)
+query_st = st.lists(st.sampled_from(WORDS), min_size=1, max_size=4).map(" ".join)
+
+
+def ranking(index, query, k=10, category=None):
+    allowed = index.category_slots(category) if category else None
+    return [(t.name, round(s, 9)) for t, s in index.top(analyze_query(query), k, allowed)]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tools=catalog_st, queries=st.lists(query_st, min_size=1, max_size=4))
+def test_python_and_numpy_backends_give_the_same_ranking(tools, queries):
+    py = build_index(tools, backend="python")
+    npy = build_index(tools, backend="numpy")
+    for q in queries:
+        assert ranking(py, q) == ranking(npy, q)
+        assert ranking(py, q, category="Weather") == ranking(npy, q, category="Weather")
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    tools=catalog_st,
+    extra=catalog_st,
+    remove_every=st.integers(2, 4),
+    queries=st.lists(query_st, min_size=1, max_size=3),
+    backend=st.sampled_from(["python", "numpy"]),
+)
+def test_adding_and_removing_tools_equals_a_rebuild(tools, extra, remove_every, queries, backend):
+    names = {t.name for t in tools}
+    extra = [t for t in extra if t.name not in names]
+    index = build_index(tools, backend=backend)
+    for q in queries:  # fill the per-term caches so a stale cache would show
+        ranking(index, q)
+    for tool in extra:
+        index.add(tool)
+    everything = tools + extra
+    removed = {t.name for t in everything[::remove_every]}
+    for name in removed:
+        index.remove(name)
+    kept = [t for t in everything if t.name not in removed]
+    rebuilt = build_index(kept, backend=backend)
+    assert len(index) == len(kept)
+    for q in queries:
+        assert ranking(index, q) == ranking(rebuilt, q)
+        assert ranking(index, q, category="Mail") == ranking(rebuilt, q, category="Mail")
+
+
+@pytest.mark.parametrize("backend", ["python", "numpy"])
+def test_many_changes_trigger_compaction_and_stay_exact(backend):
+    tools = [
+        Tool(name=f"tool{i}", description=f"{WORDS[i % len(WORDS)]} {WORDS[(i * 7) % len(WORDS)]}") for i in range(400)
+    ]
+    index = build_index(tools[:200], backend=backend)
+    for tool in tools[200:]:
+        index.add(tool)  # the numpy delta merges into the main arrays several times
+    for tool in tools[::3]:
+        index.remove(tool.name)  # past a quarter dead: compaction
+    kept = [t for t in tools if t.name not in {x.name for x in tools[::3]}]
+    rebuilt = build_index(kept, backend=backend)
+    for q in ["weather city", "send email", "天气 查询", "stock price read"]:
+        assert ranking(index, q) == ranking(rebuilt, q)
+        assert ranking(index, q)  # the queries do match something
+
+
+def test_duplicate_add_and_unknown_remove_are_errors():
+    index = build_index([Tool(name="a1", description="weather")], backend="python")
+    with pytest.raises(CatalogError, match="already holds a tool named 'a1'"):
+        index.add(Tool(name="a1", description="x"))
+    with pytest.raises(CatalogError, match="holds no tool named 'zz'"):
+        index.remove("zz")
+
+
+def test_backend_is_chosen_by_size():
+    from toolsearch_cli.search import index as index_module
+
+    small = build_index([Tool(name="a1", description="weather")])
+    assert small.backend == "python"
+    many = [Tool(name=f"t{i}", description="weather") for i in range(index_module.NUMPY_MIN_TOOLS)]
+    assert build_index(many).backend == "numpy"
+
+
+def test_analysed_fields_follow_field_order():
+    fields = analyse_tool(Tool(name="getWeather", description="Weather of a city", category="Weather"))
+    assert fields[0] == ({"get": 1, "weather": 1}, 2)  # name
+    assert fields[2] == ({"weather": 1}, 1)  # category
+
+
+def test_counted_analysis_matches_the_term_lists_on_the_demo_catalog():
+    from collections import Counter
+
+    from toolsearch_cli import load_catalog
+    from toolsearch_cli.search.bm25f import tool_fields
+
+    from .conftest import DEMO
+
+    for tool in load_catalog([str(DEMO)]).tools:
+        lists = tool_fields(tool)
+        counted = analyse_tool(tool)
+        assert [(dict(Counter(terms)), len(terms)) for terms in lists.values()] == counted, tool.name
+
+
+@pytest.mark.parametrize("backend", ["python", "numpy"])
+def test_an_index_survives_pickling_for_the_disk_cache(backend):
+    import pickle
+
+    tools = [
+        Tool(name=f"tool{i}", description=f"{WORDS[i % len(WORDS)]} {WORDS[(i * 5) % len(WORDS)]}") for i in range(50)
+    ]
+    index = build_index(tools, backend=backend)
+    copy = pickle.loads(pickle.dumps(index))
+    for q in ["weather city", "send email", "天气"]:
+        assert ranking(copy, q) == ranking(index, q)
+    copy.add(Tool(name="late", description="weather email"))  # still updatable after loading
+    assert "late" in [name for name, _ in ranking(copy, "weather email")]

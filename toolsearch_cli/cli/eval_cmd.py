@@ -1,0 +1,240 @@
+"""``toolsearch eval``: retrieval quality of one or more rankers on a labelled query set.
+
+Parse options -> load catalog, queries, gates and baseline (fail fast) -> run each ranker ->
+render (table or JSON), save, compare, gate. Exit 0, 1 when a ``--min`` gate fails, 2 for bad input.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+from .options import CATALOG_OPTION, FORMAT_OPTION, check_format
+
+if TYPE_CHECKING:
+    from ..evaluate import Query, RankerRun
+
+QUERIES_OPTION = typer.Option(
+    None,
+    "--queries",
+    "-q",
+    help="Labelled queries: YAML, JSON or JSONL list of {id, query, relevant: [names], subset?}. "
+    "Default: every example of every searchable tool, expecting that tool.",
+    metavar="FILE",
+)
+SAVE_OPTION = typer.Option(
+    None, "--save", help="Write the run (metrics and every query's ranks) as JSON.", metavar="FILE"
+)
+BASELINE_OPTION = typer.Option(
+    None,
+    "--baseline",
+    help="Compare with a run saved by --save: metric deltas and queries that moved out of / into the top k.",
+    metavar="FILE",
+)
+MIN_OPTION = typer.Option(
+    None,
+    "--min",
+    help="CI gate [RANKER:]METRIC=VALUE, e.g. recall@5=0.8 (repeatable); exit 1 when one fails.",
+    metavar="GATE",
+)
+
+
+def eval_command(
+    catalog: list[str] | None = CATALOG_OPTION,
+    queries: Path | None = QUERIES_OPTION,
+    ranker: str = typer.Option(
+        "default", "--ranker", "-r", help="Rankers to compare, comma-separated (or 'all').", metavar="NAMES"
+    ),
+    ks: str = typer.Option("1,5,10", "--k", help="Cut-offs for Recall@k and NDCG@k, comma-separated.", metavar="K,.."),
+    category_field: str | None = typer.Option(
+        None,
+        "--category-field",
+        help="Query field whose value is passed to search as the category filter (queries without it "
+        "search the whole catalog). With examples as queries, 'category' is the tool's own category.",
+        metavar="FIELD",
+    ),
+    by: str | None = typer.Option(
+        None, "--by", help="Also break the metrics down by a query field, e.g. subset.", metavar="FIELD"
+    ),
+    failures: int = typer.Option(
+        0, "--failures", help="List the N worst misses and what ranked above the expected tool.", metavar="N", min=0
+    ),
+    save: Path | None = SAVE_OPTION,
+    baseline: Path | None = BASELINE_OPTION,
+    diff_k: int | None = typer.Option(
+        None,
+        "--diff-k",
+        help="The k of the baseline diff (default 5 if measured, else the largest k).",
+        min=1,
+        metavar="K",
+    ),
+    minimum: list[str] | None = MIN_OPTION,
+    output_format: str = FORMAT_OPTION,
+) -> None:
+    """Measure retrieval quality (Recall@k, NDCG@k, MRR) of rankers on labelled queries."""
+    from .. import evaluate as ev
+    from ..catalog import load_catalog
+    from ..errors import UsageError
+
+    check_format(output_format)
+    cutoffs = ev.parse_ks(ks)
+    rankers = _rankers(ranker)
+    keys = ev.metric_keys(cutoffs)
+    gates = [ev.parse_gate(text, keys, rankers) for text in minimum or []]
+    old = ev.load_run_document(baseline) if baseline is not None else None
+    if old is not None and diff_k is not None:
+        # ranks are only known to each run's depth: past it, "not in the top k" would be a guess
+        depth = min(ev.eval_depth(cutoffs), int(old.get("depth") or 10))
+        if diff_k > depth:
+            raise UsageError(
+                f"--diff-k {diff_k} is deeper than the runs were ranked ({depth}); raise the largest --k of both runs"
+            )
+    loaded = load_catalog(catalog, cache=True)
+    query_set, source = _query_set(loaded, queries)
+    ev.check_queries(query_set, loaded, category_field)
+    if by is not None and by != "subset" and not any(q.value(by) is not None for q in query_set):
+        raise UsageError(f"no query has the field {by!r} given by --by", field="by")
+
+    runs = _run_all(loaded, query_set, rankers, cutoffs, category_field)
+    from ..catalog import store_in_cache
+
+    store_in_cache(loaded)  # with the indexes just built
+    metrics = {run.ranker: run.metrics() for run in runs}
+    payload: dict[str, Any] = {"rankers": metrics}
+    if by is not None:
+        payload[f"by_{by}"] = {value: {} for value in runs[0].by(by)}
+        for run in runs:
+            for value, values in run.by(by).items():
+                payload[f"by_{by}"][value][run.ranker] = values
+    misses = [m for run in runs for m in ev.worst_misses(loaded, run, failures)] if failures else []
+    if failures:
+        payload["failures"] = {run.ranker: [m.to_dict() for m in misses if m.ranker == run.ranker] for run in runs}
+    doc = ev.run_document(runs, source=source, catalog_sources=loaded.sources)
+    comparison = None
+    if old is not None:
+        k = diff_k or min(ev.default_diff_k(cutoffs), int(old.get("depth") or 10))
+        comparison = ev.compare_runs(doc, old, k)
+        comparison["file"] = str(baseline)
+        payload["baseline"] = comparison
+    gate_results = ev.check_gates(gates, metrics)
+    if gates:
+        payload["gates"] = [g.to_dict() for g in gate_results]
+
+    if save is not None:
+        _write_json(save, doc)
+    from . import eval_render as render
+    from .render import console, error_console
+
+    if output_format == "json":
+        typer.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+    else:
+        out = console()
+        render.render_summary(out, metrics, cutoffs, title=_title(source, len(query_set), loaded.sources))
+        if by is not None:
+            render.render_breakdown(out, by, payload[f"by_{by}"], cutoffs)
+        if failures:
+            render.render_misses(out, misses, failures)
+        if comparison is not None:
+            render.render_comparison(out, comparison)
+    err = error_console()
+    if save is not None:
+        err.print(f"saved the run to {save}", markup=False)
+    if gate_results:
+        render.render_gates(err, gate_results)
+        if not all(g.passed for g in gate_results):
+            raise typer.Exit(1)
+
+
+def _rankers(spec: str) -> list[str]:
+    """``default,classic`` or ``all`` -> ranker names, each checked (unknown: error with did-you-mean)."""
+    from ..errors import UsageError
+    from ..search import RANKER_BY_NAME, get_ranker, load_ranker_plugins
+
+    if spec.strip() == "all":
+        load_ranker_plugins()
+        return list(RANKER_BY_NAME)
+    names = list(dict.fromkeys(r.strip() for r in spec.split(",") if r.strip()))
+    if not names:
+        raise UsageError("--ranker needs at least one ranker name", field="ranker")
+    for name in names:
+        get_ranker(name)
+    return names
+
+
+def _query_set(catalog: Any, path: Path | None) -> tuple[list[Query], str]:
+    """The queries file's queries, or else the catalog's examples; and where they came from."""
+    from ..errors import UsageError
+    from ..evaluate import load_queries, queries_from_examples
+
+    if path is not None:
+        return load_queries(path), str(path)
+    queries = queries_from_examples(catalog)
+    if not queries:
+        raise UsageError(
+            f"the catalog ({', '.join(catalog.sources)}) has no examples to use as queries; "
+            "add `examples:` to its tools or pass --queries FILE",
+            field="queries",
+        )
+    return queries, "examples"
+
+
+def _title(source: str, count: int, sources: list[str]) -> str:
+    what = "catalog examples" if source == "examples" else source
+    return f"{count} queries from {what} · catalog {', '.join(sources)}"
+
+
+def _run_all(
+    catalog: Any, queries: list[Query], rankers: list[str], ks: list[int], category_field: str | None
+) -> list[RankerRun]:
+    """Run each ranker, with a progress bar on stderr when it is a terminal."""
+    from ..evaluate import run_ranker
+    from .render import error_console
+
+    err = error_console()
+    if not err.is_terminal:
+        return [run_ranker(catalog, queries, r, ks, category_field=category_field) for r in rankers]
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
+
+    runs = []
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=err,
+        transient=True,
+    ) as progress:
+        for name in rankers:
+            task = progress.add_task(f"eval {name}", total=len(queries))
+
+            def advance(task: TaskID = task) -> None:
+                progress.advance(task)
+
+            runs.append(run_ranker(catalog, queries, name, ks, category_field=category_field, on_query=advance))
+    return runs
+
+
+def _write_json(path: Path, doc: dict[str, Any]) -> None:
+    """Write atomically, so an interrupted run never leaves half a baseline behind."""
+    from ..errors import UsageError
+
+    target = path.resolve()
+    tmp: str | None = None
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(doc, fh, ensure_ascii=False, indent=1)
+            fh.write("\n")
+        os.replace(tmp, target)
+        tmp = None
+    except OSError as exc:
+        raise UsageError(f"cannot write the run: {exc.strerror}", file=str(path)) from exc
+    finally:
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)

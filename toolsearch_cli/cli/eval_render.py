@@ -1,0 +1,193 @@
+"""Rich renderers for ``toolsearch eval``: metric tables, misses with explanations, baseline diff, gates."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from ..evaluate import GateResult, Miss
+from .render import excerpt
+
+
+def _columns(ks: Sequence[int]) -> list[tuple[str, str]]:
+    cols = [(f"recall@{k}", f"R@{k}") for k in ks]
+    cols += [(f"ndcg@{k}", f"NDCG@{k}") for k in ks if k > 1]
+    cols += [("mrr", "MRR"), ("ms_per_query", "ms/q")]
+    return cols
+
+
+def _metrics_table(
+    headers: list[str], rows: list[tuple[list[str], dict[str, Any]]], ks: Sequence[int], title: str, count: str
+) -> Table:
+    """One row per (labels, metrics); the best quality value among rows sharing the first label is bold.
+
+    With two label columns (value, ranker), rows with the same value compete; with one, all rows do.
+    """
+    cols = _columns(ks)
+    table = Table(title=title, title_justify="left", title_style="bold", show_edge=False, header_style="bold")
+    # numbers never shrink; when the terminal is narrow the label columns wrap instead
+    for i, header in enumerate(headers):
+        longest = max([len(header)] + [len(label[i]) for label, _ in rows])
+        table.add_column(
+            header, style="cyan" if header == "ranker" else None, overflow="fold", min_width=min(longest, 10)
+        )
+    table.add_column(count, justify="right", no_wrap=True)
+    for _, header in cols:
+        table.add_column(header, justify="right", no_wrap=True)
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for label, metrics in rows:
+        groups.setdefault(label[0] if len(headers) > 1 else "", []).append(metrics)
+    for label, metrics in rows:
+        peers = groups[label[0] if len(headers) > 1 else ""]
+        cells: list[str | Text] = [*label, str(metrics["queries"])]
+        for key, _ in cols:
+            value = metrics[key]
+            if key == "ms_per_query":
+                cells.append(f"{value:.2f}")
+                continue
+            best = len(peers) > 1 and value == max(p[key] for p in peers) and value > 0
+            cells.append(Text(f"{value:.3f}", style="bold green" if best else ""))
+        table.add_row(*cells)
+    return table
+
+
+def render_summary(out: Console, metrics: dict[str, dict[str, Any]], ks: Sequence[int], *, title: str) -> None:
+    rows = [([name], values) for name, values in metrics.items()]
+    out.print(_metrics_table(["ranker"], rows, ks, title, "queries"))
+
+
+def render_breakdown(out: Console, field: str, groups: dict[str, dict[str, dict[str, Any]]], ks: Sequence[int]) -> None:
+    """Metrics per value of a field; the ranker column only when several rankers ran."""
+    several = len({name for by_ranker in groups.values() for name in by_ranker}) > 1
+    rows = [
+        ([value, name] if several else [value], metrics)
+        for value, by_ranker in groups.items()
+        for name, metrics in by_ranker.items()
+    ]
+    out.print()
+    out.print(_metrics_table([field, "ranker"] if several else [field], rows, ks, f"by {field}", "n"))
+
+
+def _explanation(hit_contributions: Sequence[Any], limit: int = 6) -> str:
+    parts = sorted(hit_contributions, key=lambda c: -c.points)
+    text = ", ".join(f"{c.term}→{c.field} {c.points:.2f}" for c in parts[:limit])
+    if len(parts) > limit:
+        text += f", … {len(parts) - limit} more"
+    return text or "(no explanation)"
+
+
+def render_misses(out: Console, misses: list[Miss], n: int) -> None:
+    out.print()
+    if not misses:
+        out.print(Text("no misses: every expected tool ranked above every other tool", style="green"))
+        return
+    out.print(Text(f"worst misses (up to {n} per ranker)", style="bold"))
+    for i, miss in enumerate(misses, 1):
+        out.print()
+        where = (
+            f"rank {miss.rank}, score {miss.score:.2f}, {miss.above_count} other tool(s) above"
+            if miss.rank is not None and miss.score is not None
+            else "not returned: it scored 0 for this query"
+        )
+        out.print(
+            Text.assemble(
+                (f"{i}. ", "dim"),
+                (f"[{miss.ranker}] ", "dim"),
+                (miss.query.id, "bold"),
+                "  ",
+                (excerpt(miss.query.query, 100), "italic"),
+            )
+        )
+        out.print(Text.assemble("   expected ", (miss.tool, "bold cyan"), f": {where}"))
+        if miss.hit is not None:
+            out.print(Text(f"     why: {_explanation(miss.hit.contributions)}", style="dim"))
+        if miss.above_count == 0:
+            out.print(Text("   no tool scored for this query", style="dim"))
+        for rank, hit in enumerate(miss.above, 1):
+            out.print(
+                Text.assemble(
+                    f"   above #{rank} ",
+                    (hit.tool.name, "yellow"),
+                    f" score {hit.score:.2f}",
+                    (f"  {excerpt(hit.tool.description, 70)}", "dim"),
+                )
+            )
+            out.print(Text(f"     why: {_explanation(hit.contributions)}", style="dim"))
+        if miss.above_count > len(miss.above):
+            out.print(Text(f"   … and {miss.above_count - len(miss.above)} more above it", style="dim"))
+
+
+def _rank(value: int | None) -> str:
+    return "—" if value is None else str(value)
+
+
+def render_comparison(out: Console, comparison: dict[str, Any]) -> None:
+    k = comparison["k"]
+    out.print()
+    out.print(Text(f"compared with {comparison['file']}", style="bold"))
+    table = Table(show_edge=False, header_style="bold")
+    for header, justify in (("ranker", "left"), ("metric", "left"), ("baseline", "right"), ("now", "right")):
+        table.add_column(header, justify=justify)  # type: ignore[arg-type]
+    table.add_column("delta", justify="right")
+    for ranker, diff in comparison["rankers"].items():
+        for key, d in diff["metrics"].items():
+            delta = d["delta"]
+            higher_is_better = key != "ms_per_query"
+            good = delta > 0 if higher_is_better else delta < 0
+            style = "" if abs(delta) < 1e-12 else ("green" if good else "red")
+            fmt = ".2f" if key == "ms_per_query" else ".3f"
+            table.add_row(
+                ranker,
+                key,
+                f"{d['baseline']:{fmt}}",
+                f"{d['current']:{fmt}}",
+                Text(f"{delta:+{fmt}}", style=style),
+            )
+    out.print(table)
+    for ranker, diff in comparison["rankers"].items():
+        for label, entries, style in (
+            (f"moved out of the top {k}", diff["moved_out"], "red"),
+            (f"moved into the top {k}", diff["moved_in"], "green"),
+        ):
+            out.print(Text(f"\n[{ranker}] {len(entries)} expected tool(s) {label}", style=f"bold {style}"))
+            for e in entries:
+                out.print(
+                    Text.assemble(
+                        "  ",
+                        (e["id"], "bold"),
+                        "  ",
+                        (e["tool"], "cyan"),
+                        f"  rank {_rank(e['before'])} → {_rank(e['after'])}  ",
+                        (excerpt(e["query"], 70), "dim italic"),
+                    )
+                )
+        notes = []
+        if diff["queries_only_now"]:
+            notes.append(f"{len(diff['queries_only_now'])} queries not in the baseline")
+        if diff["queries_only_in_baseline"]:
+            notes.append(f"{len(diff['queries_only_in_baseline'])} baseline queries gone")
+        notes.append(f"{diff['rank_changes']} rank change(s) in all")
+        out.print(Text(f"\n[{ranker}] " + "; ".join(notes), style="dim"))
+    for ranker in comparison["rankers_not_in_baseline"]:
+        out.print(Text(f"[{ranker}] not in the baseline: not compared", style="dim"))
+
+
+def render_gates(err: Console, results: list[GateResult]) -> None:
+    for r in results:
+        fmt = ".2f" if r.gate.metric == "ms_per_query" else ".3f"
+        if r.passed:
+            err.print(
+                f"gate passed: {r.ranker} {r.gate.metric} = {r.value:{fmt}} >= {r.gate.minimum:g}",
+                markup=False,
+                style="green",
+            )
+        else:
+            err.print(
+                f"gate failed: {r.ranker} {r.gate.metric} = {r.value:{fmt}} < {r.gate.minimum:g} (--min {r.gate.text})",
+                markup=False,
+                style="bold red",
+            )

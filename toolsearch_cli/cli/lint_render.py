@@ -1,0 +1,95 @@
+"""Rich rendering of lint results (grouped by file, with a summary) and of the rules' documentation."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+_STYLE = {"error": "bold red", "warning": "yellow"}
+
+
+def render_lint_text(out: Console, result: Any, strict: bool = False) -> None:
+    """Diagnostics grouped by file (``line:col  severity  code  name  message``), then a summary."""
+    by_file: dict[str, list[Any]] = {}
+    for d in result.diagnostics:
+        by_file.setdefault(d.file or "(catalog)", []).append(d)
+    for file, diagnostics in by_file.items():
+        out.print(Text(file, style="bold underline"), soft_wrap=True)
+        for d in diagnostics:
+            where = (f"{d.line}:{d.column}" if d.column else f"{d.line}") if d.line else "-"
+            line = Text("  ")
+            line.append(f"{where:<8}")
+            line.append(f"{d.severity:<8}", style=_STYLE[d.severity])
+            line.append(f"{d.code} ", style="bold")
+            line.append(f"{d.name}  ", style="dim")
+            if d.tool:
+                line.append(f"tool {d.tool!r}: ")
+            line.append(" ".join(d.message.split()))
+            out.print(line, soft_wrap=True)
+            for r in d.related:
+                at = f"{r.file}:{r.line}" if r.line else (r.file or "")
+                out.print(Text(f"{'':10}↳ {at}: {r.message}", style="dim"), soft_wrap=True)
+        out.print()
+    errors, warnings = result.count("error"), result.count("warning")
+    files = len(result.files)
+    checked = (
+        f"{result.tool_count} tool{'s' if result.tool_count != 1 else ''} in {files} file{'s' if files != 1 else ''}"
+    )
+    if not result.diagnostics:
+        out.print(Text(f"All checks passed: {checked}, {len(result.rules_run)} rules.", style="green"), soft_wrap=True)
+        return
+    problems = len(result.diagnostics)
+    failing = result.failed(strict=strict)
+    summary = Text(
+        f"Found {problems} problem{'s' if problems != 1 else ''} "
+        f"({errors} error{'s' if errors != 1 else ''}, {warnings} warning{'s' if warnings != 1 else ''}) "
+        f"in {len(by_file)} file{'s' if len(by_file) != 1 else ''}; checked {checked}.",
+        style="bold red" if failing else "yellow",
+    )
+    out.print(summary, soft_wrap=True)
+    out.print(Text("Run `toolsearch rule CODE` for what a rule checks and how to fix it.", style="dim"), soft_wrap=True)
+
+
+def render_rule_table(out: Console, rules: Mapping[str, Any]) -> None:
+    table = Table(show_edge=False, header_style="bold")
+    for header in ("code", "name", "severity"):
+        table.add_column(header, no_wrap=True)
+    table.add_column("what it checks", overflow="fold", min_width=20)
+    for code, rule in rules.items():
+        severity = Text(rule.severity, style=_STYLE[rule.severity])
+        if not rule.default_enabled:
+            severity.append(" (strict)", style="dim")
+        table.add_row(Text(code), Text(rule.name), severity, Text(rule.summary()))
+    out.print(table)
+
+
+def render_rule_doc(out: Console, rule: Any) -> None:
+    out.print(Text(f"{rule.code} {rule.name}", style="bold"))
+    status = "on by default" if rule.default_enabled else "off by default (on in the strict preset)"
+    out.print(Text(f"family: {rule.family} · severity: {rule.severity} · {status}", style="dim"))
+    if rule.options:
+        for name, default in rule.options.items():
+            strict = f" (strict: {rule.strict_options[name]!r})" if name in rule.strict_options else ""
+            out.print(Text(f"option {name}: default {default!r}{strict}", style="dim"), soft_wrap=True)
+    out.print()
+    out.print(rule.doc(), markup=False, highlight=False, soft_wrap=True)
+
+
+def render_lint_statistics(out: Console, result: Any) -> None:
+    """One line per rule that found something: count, code, name, severity; most frequent first."""
+    counts: dict[tuple[str, str, str], int] = {}
+    for d in result.diagnostics:
+        key = (d.code, d.name, d.severity)
+        counts[key] = counts.get(key, 0) + 1
+    for (code, name, severity), count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0][0])):
+        line = Text(f"{count:>6}  ")
+        line.append(f"{code} ", style="bold")
+        line.append(f"{name:<38}")
+        line.append(severity, style=_STYLE[severity])
+        out.print(line)
+    total = len(result.diagnostics)
+    out.print(Text(f"{total:>6}  in total ({result.tool_count} tools)", style="dim"))

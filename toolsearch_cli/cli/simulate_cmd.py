@@ -1,0 +1,120 @@
+"""``toolsearch simulate``: run a scripted conversation (or replay a recorded one) through the disclosure engine."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import typer
+
+from ..errors import UsageError
+from .options import CATALOG_OPTION, FORMAT_OPTION, check_format
+
+POLICY_HELP = "Disclosure policy: latest (each search replaces the hits) or cumulative; 'latest,cumulative' compares."
+
+
+SCRIPT_ARGUMENT = typer.Argument(None, help="Conversation script (*.sim.yaml); omit with --replay.")
+MODE_OPTION = typer.Option(None, "--mode", "-m", help="chat (state from the messages) or agent (run state).")
+POLICY_OPTION = typer.Option(None, "--policy", "-p", help=POLICY_HELP)
+MAX_ACTIVE_OPTION = typer.Option(
+    None, "--max-active", help="Cap on disclosed tools; cumulative evicts the least recently disclosed."
+)
+CONTEXT_OPTION = typer.Option(
+    None, "--context", help="Request context attribute key=value (e.g. role=admin); repeatable.", metavar="KEY=VALUE"
+)
+STATE_OPTION = typer.Option(
+    None, "--state", help="Agent mode: JSON run-state file, restored when present and saved after every search."
+)
+CHECK_OPTION = typer.Option(False, "--check", help="Exit 1 when an expectation fails or a protocol error occurs.")
+REPLAY_OPTION = typer.Option(
+    None, "--replay", help="Recorded conversation (OpenAI messages JSON/JSONL, or a transcript) to replay."
+)
+EXECUTE_OPTION = typer.Option(
+    False, "--execute", help="Run the Python functions of module catalogs for calls without a scripted result."
+)
+RANKER_OPTION = typer.Option(None, "--ranker", "-r", help="Ranker used by toolSearch (default: default).")
+COUNTER_OPTION = typer.Option("cl100k_base", "--counter", help="Token counter: cl100k_base (exact) or chars4.")
+
+
+def simulate(
+    script: str | None = SCRIPT_ARGUMENT,
+    catalog: list[str] | None = CATALOG_OPTION,
+    mode: str | None = MODE_OPTION,
+    policy: str | None = POLICY_OPTION,
+    max_active: int | None = MAX_ACTIVE_OPTION,
+    context: list[str] | None = CONTEXT_OPTION,
+    state: str | None = STATE_OPTION,
+    output_format: str = FORMAT_OPTION,
+    check: bool = CHECK_OPTION,
+    replay_file: str | None = REPLAY_OPTION,
+    execute: bool = EXECUTE_OPTION,
+    ranker: str | None = RANKER_OPTION,
+    counter: str = COUNTER_OPTION,
+) -> None:
+    """Show the tools every model request carries, what they cost in tokens, and check the script's expectations."""
+    from ..disclosure.policy import POLICY_BY_NAME
+    from ..simulate import load_conversation, load_script, merged_settings, parse_context, replay, run_script
+    from ..simulate.runner import build_engine
+
+    check_format(output_format)
+    if (script is None) == (replay_file is None):
+        raise UsageError("give a SCRIPT to simulate, or --replay FILE (not both)")
+    policies: list[str | None] = [p.strip() for p in (policy or "").split(",") if p.strip()] or [None]
+    for name in policies:
+        if name is not None and name not in POLICY_BY_NAME:
+            from ..disclosure.policy import get_policy
+
+            get_policy(name)  # raises the one-line error with a suggestion
+    if len(policies) > 1 and state:
+        raise UsageError("--state cannot be shared by several policies; compare without --state")
+    if max_active is not None and max_active < 1:
+        raise UsageError(f"--max-active must be at least 1, not {max_active}", field="max_active")
+    if mode is not None and mode not in ("chat", "agent"):
+        raise UsageError(f"unknown mode {mode!r}; choose from chat, agent", field="mode")
+    cli: dict[str, Any] = {
+        "catalog": catalog or None,
+        "mode": mode,
+        "max_active": max_active,
+        "context": parse_context(context),
+        "state_file": state,
+        "execute": execute,
+        "ranker": ranker,
+        "counter": counter,
+    }
+    transcripts = []
+    if replay_file is not None:
+        if mode == "agent" or state:
+            raise UsageError(
+                "--replay derives the state from the recorded messages (chat mode); drop --mode agent/--state"
+            )
+        messages = load_conversation(replay_file)
+        for name in policies:
+            settings = merged_settings(None, {**cli, "policy": name})
+            transcripts.append(replay(messages, build_engine(settings), settings, replay_file))
+    else:
+        assert script is not None
+        parsed = load_script(script)
+        for name in policies:
+            settings = merged_settings(parsed, {**cli, "policy": name})
+            transcripts.append(run_script(parsed, settings))
+
+    if output_format == "json":
+        if len(transcripts) == 1:
+            payload: Any = transcripts[0].to_dict()
+        else:
+            payload = {"format": "toolsearch.comparison", "runs": [t.to_dict() for t in transcripts]}
+        typer.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+    else:
+        from .render import console
+        from .simulate_render import render_comparison, render_transcript
+
+        out = console()
+        if len(transcripts) == 1:
+            render_transcript(out, transcripts[0])
+        else:
+            for transcript in transcripts:
+                render_transcript(out, transcript)
+                out.print()
+            render_comparison(out, transcripts)
+    if check and any(not t.ok for t in transcripts):
+        raise typer.Exit(1)

@@ -1,0 +1,344 @@
+"""The disclosure engine: which tools each model request carries, and what they cost in tokens.
+
+Chat mode derives the disclosed names from the message history (seed §4); agent mode keeps them
+in a :class:`~toolsearch_cli.disclosure.state.RunState` (seed §5). Both build the same
+:class:`RequestSnapshot`: prompt (resident) tools and the search tool in prompt order, then the
+tools of matched groups (§6), then the disclosed search hits. Every tool is checked against the
+request's context first: a tool the context may not see is never searched, disclosed or run.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import ToolsearchError, UsageError, did_you_mean
+from ..model import Catalog, Tool
+from ..search.base import DEFAULT_MAX_RESULTS
+from ..tokens import TokenCounter, get_counter, tool_tokens, tools_tokens
+from .groups import matched_groups, with_system_prompt
+from .history import OK, SearchEvent, latest_search_event, search_events
+from .manager import CatalogManager, category_known
+from .policy import Policy, get_policy
+from .search_tool import SEARCH_TOOL_NAME, ArgumentError, SearchOutcome, parse_arguments, search_tool_definition
+from .state import RunState
+
+RESIDENT, SEARCH, GROUP, DISCLOSED = "resident", "toolSearch", "group", "disclosed"
+#: Display order of the roles a visible tool can have.
+ROLES = (RESIDENT, SEARCH, GROUP, DISCLOSED)
+
+MODES = ("chat", "agent")
+
+
+@dataclass(slots=True)
+class VisibleTool:
+    """A tool in a request, why it is there, and its own token cost."""
+
+    tool: Tool
+    role: str
+    tokens: int
+    group: str | None = None
+
+    @property
+    def name(self) -> str:
+        return self.tool.name
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.tool.name, "role": self.role, "group": self.group, "tokens": self.tokens}
+
+
+@dataclass(slots=True)
+class RequestSnapshot:
+    """One model request as the engine would send it (the original conversation is not touched)."""
+
+    messages: list[dict[str, Any]]
+    tools: list[VisibleTool]
+    #: The disclosed names as state holds them (history or run state), before the visibility re-check.
+    active: list[str]
+    groups: list[str]
+    #: The latest search's result status (``ok``, ``empty``, ``error``...), ``None`` when there was none.
+    search_status: str | None
+    tool_tokens: int
+    message_tokens: int
+    baseline_tool_tokens: int
+    baseline_message_tokens: int
+    counter: str = "cl100k_base"
+    system_prompt: str = ""
+
+    @property
+    def names(self) -> list[str]:
+        return [t.name for t in self.tools]
+
+    @property
+    def disclosed(self) -> list[str]:
+        return [t.name for t in self.tools if t.role == DISCLOSED]
+
+    def get(self, name: str) -> VisibleTool | None:
+        return next((t for t in self.tools if t.name == name), None)
+
+    @property
+    def request_tokens(self) -> int:
+        return self.message_tokens + self.tool_tokens
+
+    @property
+    def baseline_request_tokens(self) -> int:
+        return self.baseline_message_tokens + self.baseline_tool_tokens
+
+    @property
+    def tool_share(self) -> float:
+        """Tool tokens as a fraction of the all-tools baseline's tool tokens."""
+        return self.tool_tokens / self.baseline_tool_tokens if self.baseline_tool_tokens else 0.0
+
+    @property
+    def saving_percent(self) -> float:
+        """How much smaller the whole request is than the all-tools baseline request, in percent."""
+        base = self.baseline_request_tokens
+        return 100.0 * (base - self.request_tokens) / base if base else 0.0
+
+    def openai_tools(self) -> list[dict[str, Any]]:
+        return [t.tool.to_openai() for t in self.tools]
+
+    def to_dict(self, *, include_messages: bool = False) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "tools": [t.to_dict() for t in self.tools],
+            "active": list(self.active),
+            "disclosed": self.disclosed,
+            "groups": list(self.groups),
+            "search_status": self.search_status,
+            "tokens": {
+                "counter": self.counter,
+                "tools": self.tool_tokens,
+                "messages": self.message_tokens,
+                "request": self.request_tokens,
+                "baseline_tools": self.baseline_tool_tokens,
+                "baseline_request": self.baseline_request_tokens,
+                "tool_share": round(self.tool_share, 4),
+                "saving_percent": round(self.saving_percent, 2),
+            },
+        }
+        if self.system_prompt:
+            out["system_prompt_added"] = self.system_prompt
+        if include_messages:
+            out["messages"] = self.messages
+        return out
+
+
+@dataclass(slots=True)
+class CallCheck:
+    """Whether a request may call a tool; ``kind`` names the protocol error when it may not."""
+
+    ok: bool
+    kind: str | None = None
+    message: str = ""
+
+
+class DisclosureEngine:
+    """Builds request snapshots for a catalog, a context and a disclosure policy."""
+
+    def __init__(
+        self,
+        catalog: Catalog,
+        *,
+        context: Mapping[str, str] | None = None,
+        policy: str = "latest",
+        max_active: int | None = None,
+        ranker: str = "default",
+        resident: Sequence[str] = (),
+        prompt_tools: Sequence[Tool] | None = None,
+        search_tool_name: str = SEARCH_TOOL_NAME,
+        default_max_results: int = DEFAULT_MAX_RESULTS,
+        counter: TokenCounter | None = None,
+        manager: CatalogManager | None = None,
+    ) -> None:
+        if max_active is not None and max_active < 1:
+            raise UsageError(f"max active tools must be at least 1, not {max_active}", field="max_active")
+        for name in resident:
+            if name not in catalog:
+                raise UsageError(
+                    f"resident tool {name!r} is not in the catalog{did_you_mean(name, catalog.names)}", field="resident"
+                )
+        if search_tool_name in catalog:
+            raise UsageError(
+                f"the search tool's name {search_tool_name!r} is taken by a catalog tool", field="search_tool_name"
+            )
+        self.catalog = catalog
+        self.context: dict[str, str] = dict(context or {})
+        self.policy: Policy = get_policy(policy)
+        self.max_active = max_active
+        self.default_max_results = default_max_results
+        self.manager = manager or CatalogManager.from_catalog(catalog, exclude=resident, ranker=ranker)
+        self.search_tool = search_tool_definition(search_tool_name, default_max_results=default_max_results)
+        if prompt_tools is None:
+            names = list(dict.fromkeys([*catalog.resident, *resident]))
+            prompt_tools = [t for t in (catalog.get(n) for n in names) if t is not None]
+        prompt = list(prompt_tools)
+        if not any(t.name == search_tool_name for t in prompt):
+            prompt.append(self.search_tool)
+        self.prompt_tools = prompt
+        self.counter = counter or get_counter()
+        self._tokens: dict[int, int] = {}
+        baseline = [t for t in prompt if t.name != search_tool_name and t.name not in catalog]
+        baseline += [t for t in catalog.tools if t.visible_to(self.context)]
+        self.baseline_tools = [t for t in baseline if t.visible_to(self.context)]
+        self.baseline_tool_tokens = tools_tokens(self.baseline_tools, self.counter)
+
+    @property
+    def search_tool_name(self) -> str:
+        return self.search_tool.name
+
+    # -- search ---------------------------------------------------------------------------------
+
+    def execute_search(self, arguments: Any) -> SearchOutcome:
+        """Run the search tool: names of visible, resolvable tools, or a readable error result."""
+        try:
+            args = parse_arguments(arguments, default_max_results=self.default_max_results)
+        except ArgumentError as exc:
+            return SearchOutcome(error=exc.message, field=exc.field)
+        if args.category is not None and not category_known(self.manager, args.category, self.context):
+            known = self.manager.categories(self.context)
+            return SearchOutcome(
+                error=f"no tool has category {args.category!r}; categories: {', '.join(known) or '(none)'}",
+                field="category",
+                arguments=args,
+            )
+        try:
+            names = self.manager.search(
+                args.query, max_results=args.max_results, category=args.category, context=self.context
+            )
+        except ToolsearchError as exc:
+            return SearchOutcome(error=exc.message, field=exc.field or "query", arguments=args)
+        except Exception as exc:  # noqa: BLE001 - a failing provider must not break the tool-call protocol
+            return SearchOutcome(error=f"the search failed: {type(exc).__name__}: {exc}", arguments=args)
+        return SearchOutcome(names=names, arguments=args)
+
+    def usable(self, names: Sequence[str]) -> list[str]:
+        """The names that resolve to a registered tool this context may see, de-duplicated, order kept."""
+        out: list[str] = []
+        for name in names:
+            tool = self.manager.resolve(name)
+            if tool is not None and name not in out and tool.visible_to(self.context):
+                out.append(name)
+        return out
+
+    def next_active(self, active: Sequence[str], outcome: SearchOutcome | SearchEvent | None) -> list[str]:
+        """The active names after a search (its outcome or its history event); one rule for both modes."""
+        hits: list[str] | None = None
+        if isinstance(outcome, SearchOutcome) and outcome.ok:
+            hits = self.usable(outcome.names)
+        elif isinstance(outcome, SearchEvent) and outcome.status == OK:
+            hits = self.usable(outcome.names)
+        # stale names (e.g. from an old state file) must not hold max-active slots
+        return self.policy.apply(self.usable(active), hits or None, self.max_active)
+
+    # -- chat mode ------------------------------------------------------------------------------
+
+    def active_from_history(self, messages: Sequence[Mapping[str, Any]]) -> tuple[list[str], str | None]:
+        """Chat mode: the disclosed names and the latest search's status, from the history alone."""
+        if self.policy.name == "latest":
+            event = latest_search_event(messages, self.search_tool_name)
+            if event is None:
+                return [], None
+            return self.next_active([], event), event.status
+        active: list[str] = []
+        status = None
+        for event in search_events(messages, self.search_tool_name):
+            active = self.next_active(active, event)
+            status = event.status
+        return active, status
+
+    # -- agent mode -----------------------------------------------------------------------------
+
+    def run_search(self, state: RunState, arguments: Any) -> SearchOutcome:
+        """Agent mode: execute a search call and store the new active names in the run state."""
+        outcome = self.execute_search(arguments)
+        state.active_names = self.next_active(state.active_names, outcome)
+        state.metadata["agentsflex.toolsearch.lastSearchStatus"] = _status_of(outcome)
+        return outcome
+
+    # -- snapshots ------------------------------------------------------------------------------
+
+    def snapshot(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        *,
+        state: RunState | None = None,
+    ) -> RequestSnapshot:
+        """The request for this history: chat mode without ``state``, agent mode with it."""
+        if state is None:
+            active, status = self.active_from_history(messages)
+        else:
+            active = state.active_names
+            raw = state.metadata.get("agentsflex.toolsearch.lastSearchStatus")
+            status = raw if isinstance(raw, str) else None
+        groups = matched_groups(self.catalog.groups, messages, self.context)
+        visible: list[VisibleTool] = []
+        position: dict[str, int] = {}
+
+        def add(tool: Tool, role: str, group: str | None = None) -> None:
+            position[tool.name] = len(visible)
+            visible.append(VisibleTool(tool, role, self._tool_tokens(tool), group))
+
+        for prompt_tool in self.prompt_tools:
+            if self.manager.resolve(prompt_tool.name) is prompt_tool:
+                continue  # the very catalog tool put in the prompt: hidden until searched (§4.4)
+            if prompt_tool.name in position or not prompt_tool.visible_to(self.context):
+                continue
+            add(prompt_tool, SEARCH if prompt_tool.name == self.search_tool_name else RESIDENT)
+        for group in groups:
+            for name in group.tools:
+                tool = self.catalog.get(name)
+                if tool is None or not tool.visible_to(self.context):
+                    continue
+                at = position.get(name)
+                if at is None:
+                    add(tool, GROUP, group.name)
+                elif visible[at].role == RESIDENT:  # a group tool replaces a prompt tool in place (§6)
+                    visible[at] = VisibleTool(tool, GROUP, self._tool_tokens(tool), group.name)
+        for name in self.usable(active):
+            if name not in position:  # a resident or group tool of the same name wins (§4.4)
+                add(self.manager.resolve(name), DISCLOSED)  # type: ignore[arg-type]
+        prompt = "\n\n".join(g.system_prompt for g in groups if g.system_prompt)
+        request_messages = with_system_prompt(messages, prompt)
+        return RequestSnapshot(
+            messages=request_messages,
+            tools=visible,
+            active=list(active),
+            groups=[g.name for g in groups],
+            search_status=status,
+            tool_tokens=tools_tokens([t.tool for t in visible], self.counter),
+            message_tokens=self.count_messages(request_messages),
+            baseline_tool_tokens=self.baseline_tool_tokens,
+            baseline_message_tokens=self.count_messages(messages),
+            counter=self.counter.name,
+            system_prompt=prompt,
+        )
+
+    def check_call(self, name: str, snapshot: RequestSnapshot) -> CallCheck:
+        """May the model call ``name`` in the request ``snapshot``? A hidden tool is never executable."""
+        if snapshot.get(name) is not None:
+            return CallCheck(True)
+        known = self.catalog.get(name) or next((t for t in self.prompt_tools if t.name == name), None)
+        if known is None and name != self.search_tool_name:
+            return CallCheck(False, "unknown-tool", f"{name!r} is not a tool of the catalog")
+        if known is not None and not known.visible_to(self.context):
+            return CallCheck(False, "not-visible", f"{name!r} is not permitted for this context")
+        return CallCheck(False, "not-visible", f"{name!r} was not sent in this request (not disclosed)")
+
+    def count_messages(self, messages: Sequence[Mapping[str, Any]]) -> int:
+        if not messages:
+            return 0
+        return self.counter.count(json.dumps(list(messages), ensure_ascii=False, separators=(",", ":")))
+
+    def _tool_tokens(self, tool: Tool) -> int:
+        key = id(tool)
+        if key not in self._tokens:
+            self._tokens[key] = tool_tokens(tool, self.counter)
+        return self._tokens[key]
+
+
+def _status_of(outcome: SearchOutcome) -> str:
+    if not outcome.ok:
+        return "error"
+    return "ok" if outcome.names else "empty"

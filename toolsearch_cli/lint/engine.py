@@ -1,0 +1,131 @@
+"""The engine: load, run the enabled rules, stamp code/name/severity, apply suppressions, sort."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..errors import UsageError
+from ..model import Tool
+from .config import LintConfig, ResolvedConfig, select_rules
+from .context import LintContext
+from .diagnostic import Diagnostic, Finding, Severity
+from .rule import Rule
+from .sources import load_files
+
+#: Docs link stamped on each diagnostic; ``None`` while the rules are documented by ``toolsearch rule``.
+RULE_URL: str | None = None
+
+
+@dataclass
+class LintResult:
+    """Diagnostics (sorted by file, line, column, code) and what was checked."""
+
+    diagnostics: list[Diagnostic]
+    files: list[str] = field(default_factory=list)
+    tool_count: int = 0
+    rules_run: list[str] = field(default_factory=list)
+
+    def count(self, severity: Severity) -> int:
+        return sum(1 for d in self.diagnostics if d.severity == severity)
+
+    def failed(self, *, strict: bool = False) -> bool:
+        """Whether any diagnostic is at or above the failure level (errors; warnings too when strict)."""
+        return any(d.severity == "error" or strict for d in self.diagnostics)
+
+
+def lint(
+    sources: Sequence[str] | str | None = None, config: LintConfig | None = None, rules: dict[str, Rule] | None = None
+) -> LintResult:
+    """Lint catalog sources (files, folders, modules; ``None`` = the default catalog)."""
+    from .rules import RULE_BY_CODE, load_rule_plugins
+
+    if rules is None:
+        load_rule_plugins()
+    rules = rules or RULE_BY_CODE
+    resolved = (config or LintConfig()).resolve(rules)
+    if isinstance(sources, str):
+        sources = [sources]
+    ctx = LintContext(load_files(sources))
+    return run_rules(ctx, resolved, rules)
+
+
+def run_rules(ctx: LintContext, resolved: ResolvedConfig, rules: dict[str, Rule]) -> LintResult:
+    """Run the enabled rules over a loaded context (rules marked ``runs_last`` after the others)."""
+    suppressed = _inline_suppressions(ctx, rules)
+    ctx.enabled = list(resolved.enabled)
+    ctx.used_suppressions = set()
+    diagnostics: list[Diagnostic] = []
+    order = sorted(resolved.enabled, key=lambda c: rules[c].runs_last)
+    for code in order:
+        rule = rules[code]
+        for finding in rule.check(ctx, resolved.options[code]):
+            if code in resolved.ignored_in(finding.file):
+                continue
+            used = _suppressed_by(code, finding, suppressed)
+            if used is not None:
+                ctx.used_suppressions.add((*used, code))
+                continue
+            diagnostics.append(_stamp(rule, resolved.severities[code], finding))
+    diagnostics.sort(key=Diagnostic.sort_key)
+    return LintResult(
+        diagnostics=diagnostics,
+        files=[f.file for f in ctx.files],
+        tool_count=len(ctx.tools),
+        rules_run=list(resolved.enabled),
+    )
+
+
+def _stamp(rule: Rule, severity: Severity, finding: Finding) -> Diagnostic:
+    return Diagnostic(
+        code=rule.code,
+        name=rule.name,
+        severity=severity,
+        message=finding.message,
+        file=finding.file,
+        line=finding.line,
+        column=finding.column,
+        tool=finding.tool,
+        field=finding.field,
+        related=tuple(finding.related),
+        url=RULE_URL.format(code=rule.code, name=rule.name) if RULE_URL else None,
+    )
+
+
+def _inline_suppressions(ctx: LintContext, rules: dict[str, Rule]) -> dict[tuple[str | None, str], set[str]]:
+    """(file, tool name) -> codes its ``lint: {ignore: [...]}`` turns off. Unknown names are kept
+    aside for the ``unknown-suppression`` rule, which reports them."""
+    out: dict[tuple[str | None, str], set[str]] = {}
+    for tool in ctx.tools:
+        wanted = inline_ignores(tool)
+        codes: set[str] = set()
+        for selector in wanted:
+            try:
+                codes.update(select_rules([selector], rules))
+            except UsageError:  # reported as a finding by TS003 (unknown-suppression)
+                continue
+        if codes:
+            key = (tool.source.file if tool.source else None, tool.name)
+            out.setdefault(key, set()).update(codes)
+    return out
+
+
+def inline_ignores(tool: Tool) -> list[str]:
+    """The rules a tool's ``lint: {ignore: [...]}`` names (a single string is taken as one entry)."""
+    wanted = tool.lint.get("ignore") or []
+    if isinstance(wanted, str):
+        return [wanted]
+    return [str(w) for w in wanted] if isinstance(wanted, list | tuple | set) else []
+
+
+def _suppressed_by(
+    code: str, finding: Finding, suppressed: dict[tuple[str | None, str], set[str]]
+) -> tuple[str | None, str] | None:
+    """The (file, tool) whose inline ignore silences this finding, or ``None``."""
+    if not suppressed:
+        return None
+    places = [(finding.file, finding.tool)] + [(r.file, r.tool) for r in finding.related]
+    for file, tool in places:
+        if tool is not None and code in suppressed.get((file, tool), ()):
+            return file, tool
+    return None

@@ -1,0 +1,187 @@
+"""TS0xx: the catalog itself — files that do not load, residents that do not exist, bad suppressions."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ...errors import UsageError
+from ...model import Tool
+from ..context import LintContext
+from ..diagnostic import Finding
+from ..rule import Options, Rule
+
+
+class InvalidCatalog(Rule):
+    """## What it does
+    Reports a catalog file that cannot be read, parsed or validated (malformed YAML, an
+    unknown field, a parameter schema that is not JSON Schema, a module that fails to import).
+
+    ## Why is this bad?
+    A file that does not load takes every tool in it out of the catalog: nothing in it can be
+    found, and `toolsearch search` refuses the whole catalog. The linter reports it as a
+    finding and goes on with the other files instead of stopping.
+
+    ## Example
+    ```yaml
+    tools:
+      - name: getWeather
+        descripton: Get the current weather for a city.
+    ```
+
+    ## Use instead
+    ```yaml
+    tools:
+      - name: getWeather
+        description: Get the current weather for a city.
+    ```
+    """
+
+    code = "TS001"
+    name = "invalid-catalog"
+    severity = "error"
+
+    def check(self, ctx: LintContext, options: Options) -> Iterator[Finding]:
+        for loaded in ctx.files:
+            exc = loaded.error
+            if exc is None:
+                continue
+            prefix = f"field {exc.field!r}: " if exc.field else ""  # the tool is the diagnostic's own key
+            yield Finding(
+                f"cannot load this file: {prefix}{exc.message}",
+                file=exc.file or loaded.file,
+                line=exc.line,
+                tool=exc.tool,
+                field=exc.field,
+            )
+
+
+class UnknownResident(Rule):
+    """## What it does
+    Reports a resident tool name (in a file's `resident:` list) that no catalog file defines.
+
+    ## Why is this bad?
+    Resident tools are sent on every request. A resident name with no tool behind it is a
+    typo or a leftover, and `toolsearch search` refuses such a catalog.
+
+    ## Example
+    ```yaml
+    resident: [currentTim]
+    tools:
+      - name: currentTime
+        description: Get the current date and time in a given time zone.
+    ```
+
+    ## Use instead
+    ```yaml
+    resident: [currentTime]
+    tools:
+      - name: currentTime
+        description: Get the current date and time in a given time zone.
+    ```
+    """
+
+    code = "TS002"
+    name = "unknown-resident"
+    severity = "error"
+
+    def check(self, ctx: LintContext, options: Options) -> Iterator[Finding]:
+        from ...errors import did_you_mean
+
+        names = {t.name for t in ctx.tools}
+        for name, file in ctx.resident:
+            if name not in names:
+                yield Finding(
+                    f"resident tool {name!r} is not defined in the catalog{did_you_mean(name, names)}",
+                    file=file,
+                    line=ctx.resident_lines.get(file),
+                    column=1 if ctx.resident_lines.get(file) else None,
+                    field="resident",
+                )
+
+
+class UnknownSuppression(Rule):
+    """## What it does
+    Reports a `lint: {ignore: [...]}` entry on a tool that names no rule.
+
+    ## Why is this bad?
+    A misspelt code suppresses nothing, so the finding it was meant to silence stays, or
+    worse, the intent is lost when the rule is renumbered.
+
+    ## Example
+    ```yaml
+    tools:
+      - name: getWeather
+        description: Get the current weather and forecast for a city.
+        lint: {ignore: [TS999]}
+    ```
+
+    ## Use instead
+    ```yaml
+    tools:
+      - name: getWeather
+        description: Get the current weather and forecast for a city.
+        lint: {ignore: [TS105]}
+    ```
+    """
+
+    code = "TS003"
+    name = "unknown-suppression"
+    severity = "warning"
+
+    def check_tool(self, tool: Tool, ctx: LintContext, options: Options) -> Iterator[Finding]:
+        from ..config import select_rules
+        from ..engine import inline_ignores
+        from . import RULE_BY_CODE
+
+        for selector in inline_ignores(tool):
+            try:
+                select_rules([selector], RULE_BY_CODE)
+            except UsageError:
+                yield Finding.at(tool, "lint", f"lint ignore {selector!r} names no rule; run `toolsearch rule`")
+
+
+class UnusedSuppression(Rule):
+    """## What it does
+    Reports a `lint: {ignore: [...]}` entry on a tool that silenced nothing in this run, for
+    rules that ran (a suppression of a rule that was not selected is not judged).
+
+    ## Why is this bad?
+    Suppressions outlive the problems they were added for. A stale one hides the next real
+    finding of that rule on the tool, and tells readers a problem exists that does not.
+
+    ## Example
+    ```yaml
+    # also-select: [TS105]
+    tools:
+      - name: convertCsvToJson
+        description: Convert a CSV file to JSON, one object per row.
+        lint: {ignore: [vague-tool-name]}
+    ```
+
+    ## Use instead
+    ```yaml
+    tools:
+      - name: convertCsvToJson
+        description: Convert a CSV file to JSON, one object per row.
+    ```
+    """
+
+    code = "TS004"
+    name = "unused-suppression"
+    severity = "warning"
+    runs_last = True
+
+    def check_tool(self, tool: Tool, ctx: LintContext, options: Options) -> Iterator[Finding]:
+        from ..config import select_rules
+        from ..engine import inline_ignores
+        from . import RULE_BY_CODE
+
+        file = tool.source.file if tool.source else None
+        for selector in inline_ignores(tool):
+            try:
+                codes = select_rules([selector], RULE_BY_CODE)
+            except UsageError:
+                continue  # unknown-suppression reports it
+            judged = [c for c in codes if c in ctx.enabled and c != self.code]
+            if judged and not any((file, tool.name, c) in ctx.used_suppressions for c in judged):
+                yield Finding.at(tool, "lint", f"lint ignore {selector!r} silences nothing here; remove it")

@@ -1,0 +1,327 @@
+"""TS6xx: findability, tied to the real ranker — do a tool's own example queries find it?
+
+Every example query is searched once per lint run (shared by the rules of this family). Pairs
+of confusable tools come from those rankings (who outranks whom) and from term overlap found
+with prefix filtering, so neither check compares every tool with every other.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from ...errors import SearchError
+from ...model import Tool
+from ...search import MAX_RESULTS_LIMIT, SearchRequest, get_ranker
+from ..context import LintContext
+from ..diagnostic import Finding, related_to
+from ..rule import Options, Rule, ordinal, quote_list, terms
+
+#: Tools listed as ranking above a missed tool in a message.
+_SHOWN_ABOVE = 3
+#: How deep rankings are read (at least): enough to say how far off a miss is, cheap to compute.
+_DEPTH = 10
+
+
+@dataclass(slots=True)
+class ExampleRank:
+    """Where one example query of a tool ranked it, and which tools ranked above it."""
+
+    query: str
+    rank: int | None  # 1-based; None when not among the first ``depth`` results
+    above: list[str] = field(default_factory=list)
+    depth: int = _DEPTH
+    #: Why the query could not be searched at all (only stop words, say), else ``None``.
+    error: str | None = None
+
+
+def example_ranks(ctx: LintContext, ranker: str, top_k: int = 1) -> dict[str, list[ExampleRank]]:
+    """Tool name -> the rank of each of its example queries (searchable tools with examples only).
+
+    Rankings are read ``max(10, top_k)`` deep and computed once per lint run and depth.
+    """
+    depth = min(MAX_RESULTS_LIMIT, max(_DEPTH, top_k))
+
+    def build() -> dict[str, list[ExampleRank]]:
+        catalog = ctx.catalog()
+        engine = get_ranker(ranker)
+        out: dict[str, list[ExampleRank]] = {}
+        for tool in catalog.searchable():
+            results = []
+            for query in tool.examples:
+                if not query.strip():
+                    continue
+                try:
+                    hits = engine.search(catalog, SearchRequest(query=query, max_results=depth, explain=False))
+                except SearchError as exc:
+                    results.append(ExampleRank(query, None, [], depth, exc.message))
+                    continue
+                names = [h.tool.name for h in hits]
+                rank = names.index(tool.name) + 1 if tool.name in names else None
+                results.append(ExampleRank(query, rank, names[: (rank or len(names) + 1) - 1], depth))
+            if results:
+                out[tool.name] = results
+        return out
+
+    return ctx.cached(f"example-ranks:{ranker}:{depth}", build)
+
+
+def _describe(result: ExampleRank, name: str) -> str:
+    if result.error:
+        return f"example {result.query!r} cannot be searched: {result.error}"
+    where = (
+        f"ranks {name!r} {ordinal(result.rank)}" if result.rank else f"does not find {name!r} in the top {result.depth}"
+    )
+    above = f"; ranked above it: {quote_list(result.above, _SHOWN_ABOVE)}" if result.above else ""
+    return f"example {result.query!r} {where}{above}"
+
+
+class ExampleNotFound(Rule):
+    """## What it does
+    Searches each `examples` query of a tool with the configured `ranker` and reports one that
+    does not rank the tool within the top `top-k` (default 3). (A tool that none of its
+    examples finds is reported once, by `unfindable-tool`.)
+
+    ## Why is this bad?
+    Examples are the queries users and models actually send. If search does not put the
+    tool in the first few results for them, the model never sees the tool's definition and
+    cannot call it. Fix the name, description or tags, or make the other tools distinct.
+
+    ## Example
+    ```yaml
+    tools:
+      - name: getWeather
+        description: Get the current weather and the forecast for a city.
+        examples: ["what is the weather in Paris", "will it rain in Oslo tomorrow"]
+      - name: getRainfallHistory
+        description: Past rainfall totals for a city, per day. Will it rain? Use getWeather.
+        examples: ["how much rain fell in Oslo last month"]
+    ```
+
+    ## Use instead
+    ```yaml
+    tools:
+      - name: getWeather
+        description: Get the current weather and the forecast (rain, temperature, wind) for a city.
+        examples: ["what is the weather in Paris", "will it rain in Oslo tomorrow"]
+      - name: getRainfallHistory
+        description: Past rainfall totals for a city, per day.
+        examples: ["how much rain fell in Oslo last month"]
+    ```
+    """
+
+    code = "TS601"
+    name = "example-not-found"
+    severity = "error"
+    options = {"top-k": 3, "ranker": "default"}
+    strict_options = {"top-k": 1}
+
+    def check(self, ctx: LintContext, options: Options) -> Iterator[Finding]:
+        k = options["top-k"]
+        catalog = ctx.catalog()
+        for name, results in example_ranks(ctx, options["ranker"], k).items():
+            if not any(r.rank and r.rank <= k for r in results):
+                continue  # unfindable-tool reports the tool once
+            tool = catalog.get(name)
+            assert tool is not None
+            for result in results:
+                if not result.rank or result.rank > k:
+                    yield Finding.at(
+                        tool, "examples", f"{_describe(result, name)} (ranker {options['ranker']}, top {k} wanted)"
+                    )
+
+
+class UnfindableTool(Rule):
+    """## What it does
+    Reports a tool that none of its `examples` queries ranks within the top `top-k` with the
+    configured `ranker`.
+
+    ## Why is this bad?
+    Nothing a user would type finds the tool: in a tool-search app it is as good as absent.
+    Usually the description uses other words than users do, or another tool claims them.
+
+    ## Example
+    ```yaml
+    tools:
+      - name: rotateCredentials
+        description: Invalidate and reissue the secret of a service principal.
+        examples: ["change my API key"]
+    ```
+
+    ## Use instead
+    ```yaml
+    tools:
+      - name: rotateCredentials
+        description: Rotate an API key or secret of a service account; the old key stops working.
+        examples: ["change my API key"]
+    ```
+    """
+
+    code = "TS602"
+    name = "unfindable-tool"
+    severity = "error"
+    options = {"top-k": 3, "ranker": "default"}
+    strict_options = {"top-k": 1}
+
+    def check(self, ctx: LintContext, options: Options) -> Iterator[Finding]:
+        k = options["top-k"]
+        catalog = ctx.catalog()
+        for name, results in example_ranks(ctx, options["ranker"], k).items():
+            if any(r.rank and r.rank <= k for r in results):
+                continue
+            tool = catalog.get(name)
+            assert tool is not None
+            detail = "; ".join(_describe(r, name) for r in results[:3])
+            more = f" (and {len(results) - 3} more)" if len(results) > 3 else ""
+            yield Finding.at(
+                tool,
+                "examples",
+                f"no example query finds {name!r} in the top {k} (ranker {options['ranker']}): {detail}{more}",
+            )
+
+
+class MissingExamples(Rule):
+    """## What it does
+    Reports a searchable tool with no `examples` (off by default; on in the `strict` preset).
+
+    ## Why is this bad?
+    Without example queries nobody can check that search finds the tool, and a change to
+    another tool can push it out of the results unnoticed.
+
+    ## Example
+    ```yaml
+    tools:
+      - name: getWeather
+        description: Get the current weather and the forecast for a city.
+    ```
+
+    ## Use instead
+    ```yaml
+    tools:
+      - name: getWeather
+        description: Get the current weather and the forecast for a city.
+        examples: ["what's the weather in Paris", "will it rain in Oslo tomorrow"]
+    ```
+    """
+
+    code = "TS603"
+    name = "missing-examples"
+    default_enabled = False
+
+    def check(self, ctx: LintContext, options: Options) -> Iterator[Finding]:
+        for tool in ctx.catalog().searchable():
+            if not any(e.strip() for e in tool.examples):
+                yield Finding.at(tool, "name", f"{tool.name!r} has no example queries to check findability with")
+
+
+def overlapping_pairs(tools: list[Tool], threshold: float, min_terms: int) -> dict[tuple[int, int], float]:
+    """Pairs (i < j) whose name+description term sets have a Jaccard similarity >= threshold.
+
+    Prefix filtering: with terms ordered rarest first, two sets that reach the threshold must
+    share one of the first ``|s| - ceil(threshold * |s|) + 1`` terms of each; only pairs sharing
+    such a rare term are compared, instead of all n² pairs.
+    """
+    sets = [terms(f"{t.name} {t.description}") for t in tools]
+    df: dict[str, int] = {}
+    for s in sets:
+        for term in s:
+            df[term] = df.get(term, 0) + 1
+    index: dict[str, list[int]] = {}
+    found: dict[tuple[int, int], float] = {}
+    for j, s in enumerate(sets):
+        if len(s) < min_terms:
+            continue
+        ordered = sorted(s, key=lambda t: (df[t], t))
+        prefix = ordered[: len(s) - math.ceil(threshold * len(s)) + 1]
+        candidates: set[int] = set()
+        for term in prefix:
+            postings = index.setdefault(term, [])
+            candidates.update(postings)
+            postings.append(j)
+        for i in candidates:
+            other = sets[i]
+            if min(len(s), len(other)) < threshold * max(len(s), len(other)):
+                continue  # sizes alone rule the threshold out
+            shared = len(s & other)
+            score = shared / (len(s) + len(other) - shared)
+            if score >= threshold:
+                found[(i, j)] = score
+    return found
+
+
+class ConfusableTools(Rule):
+    """## What it does
+    Reports pairs of tools a model or the ranker will mix up, once per pair with both
+    locations: each ranks above the other for the other's `examples` (with `ranker`), or their
+    names and descriptions share at least `overlap-threshold` of their terms (Jaccard).
+
+    ## Why is this bad?
+    When two tools answer the same queries, search shows the model the wrong one or both,
+    and the model picks between them by chance. Say in each description what it is for and
+    when to use the other, or merge them.
+
+    ## Example
+    ```yaml
+    tools:
+      - name: sendMessage
+        description: Send a chat message to a user or a channel.
+        examples: ["message the team channel"]
+      - name: postMessage
+        description: Post a chat message to a channel or a user.
+        examples: ["send a chat message to Bob"]
+    ```
+
+    ## Use instead
+    ```yaml
+    tools:
+      - name: sendDirectMessage
+        description: Send a private chat message to one user.
+        examples: ["send a chat message to Bob"]
+      - name: postChannelMessage
+        description: Post a message to a team channel everyone in it can read.
+        examples: ["message the team channel"]
+    ```
+    """
+
+    code = "TS604"
+    name = "confusable-tools"
+    options = {"ranker": "default", "overlap-threshold": 0.7, "min-terms": 4}
+    strict_options = {"overlap-threshold": 0.6}
+
+    def check(self, ctx: LintContext, options: Options) -> Iterator[Finding]:
+        catalog = ctx.catalog()
+        tools = catalog.searchable()
+        position = {t.name: i for i, t in enumerate(tools)}
+        reasons: dict[tuple[int, int], list[str]] = {}
+
+        ranks = example_ranks(ctx, options["ranker"])
+        beaten_by: dict[str, dict[str, str]] = {}  # tool -> {tool ranked above it: the example}
+        for name, results in ranks.items():
+            for result in results:
+                for other in result.above:
+                    beaten_by.setdefault(name, {}).setdefault(other, result.query)
+        for a, rivals in beaten_by.items():
+            for b, query in rivals.items():
+                back = beaten_by.get(b, {}).get(a)
+                if back is not None and position[a] < position[b]:
+                    reasons.setdefault((position[a], position[b]), []).append(
+                        f"each ranks above the other for the other's examples ({query!r} puts {b!r} above {a!r}; "
+                        f"{back!r} puts {a!r} above {b!r})"
+                    )
+
+        threshold = options["overlap-threshold"]
+        for pair, score in overlapping_pairs(tools, threshold, options["min-terms"]).items():
+            reasons.setdefault(pair, []).append(
+                f"names and descriptions share {score:.0%} of their terms (threshold {threshold:.0%})"
+            )
+
+        for (i, j), why in sorted(reasons.items()):
+            first, second = tools[i], tools[j]
+            yield Finding.at(
+                second,
+                "name",
+                f"{second.name!r} and {first.name!r} are confusable: {'; '.join(why)}; "
+                "say in each description when to use it rather than the other",
+                [related_to(first, f"confusable with {second.name!r}", "name")],
+            )

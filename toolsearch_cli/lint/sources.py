@@ -1,0 +1,76 @@
+"""Load catalog sources file by file, collecting errors instead of stopping at the first."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..catalog import LOADER_BY_SUFFIX, catalog_files, default_sources, display_path
+from ..catalog.python_loader import is_module_reference, load_python_module
+from ..errors import CatalogError, UsageError
+from ..model import Tool
+
+
+@dataclass(slots=True)
+class LoadedFile:
+    """One catalog file (or module): its tools and resident names, or the error that stopped it."""
+
+    file: str
+    tools: list[Tool] = field(default_factory=list)
+    resident: list[str] = field(default_factory=list)
+    error: CatalogError | None = None
+    #: Line of the top-level ``resident:`` key (YAML), for findings about resident names.
+    resident_line: int | None = None
+
+
+def expand_sources(sources: Sequence[str] | None) -> list[tuple[str, str]]:
+    """(kind, path-or-module) pairs to load: kind is ``file`` or ``module``. Bad paths are usage errors."""
+    out: list[tuple[str, str]] = []
+    for source in default_sources(sources):
+        path = Path(source)
+        if path.is_dir():
+            files = catalog_files(path)
+            if not files:
+                raise UsageError(f"{source}: no catalog files ({', '.join(LOADER_BY_SUFFIX)}) in this folder")
+            out.extend(("file", display_path(f)) for f in files)
+        elif path.is_file():
+            if path.suffix != ".py" and path.suffix.lower() not in LOADER_BY_SUFFIX:
+                raise UsageError(
+                    f"{source}: unknown catalog format {path.suffix or '(no suffix)'!r}; "
+                    f"expected a folder, {', '.join(LOADER_BY_SUFFIX)} or .py file, or a module name"
+                )
+            out.append(("file", source))
+        elif is_module_reference(source):
+            out.append(("module", source))
+        else:
+            raise UsageError(f"{source}: no such file, folder or importable module")
+    return list(dict.fromkeys(out))
+
+
+def _top_level_key_line(path: Path, key: str) -> int | None:
+    """The line of a top-level ``key:`` in a YAML file that loaded fine (the loader keeps no such mark)."""
+    pattern = re.compile(rf"^{re.escape(key)}\s*:", re.M)
+    match = pattern.search(path.read_text(encoding="utf-8"))
+    return match.string.count("\n", 0, match.start()) + 1 if match else None
+
+
+def load_files(sources: Sequence[str] | None) -> list[LoadedFile]:
+    """Every catalog file of the sources, each loaded on its own; a broken file keeps its error."""
+    loaded = []
+    for kind, source in expand_sources(sources):
+        entry = LoadedFile(source)
+        try:
+            if kind == "module" or source.endswith(".py"):
+                entry.tools, entry.resident = load_python_module(source)
+            else:
+                loaded_file = LOADER_BY_SUFFIX[Path(source).suffix.lower()](Path(source), source)
+                entry.tools, entry.resident = loaded_file[0], loaded_file[1]
+                if entry.resident:
+                    entry.resident_line = _top_level_key_line(Path(source), "resident")
+        except CatalogError as exc:
+            exc.file = exc.file or source
+            entry.error = exc
+        loaded.append(entry)
+    return loaded

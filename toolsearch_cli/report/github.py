@@ -1,0 +1,31 @@
+"""``--format github``: workflow commands that GitHub Actions turns into annotations."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..lint.diagnostic import Diagnostic
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def render_github(diagnostics: Sequence[Diagnostic]) -> str:
+    """One ``::error title=toolsearch (TS101),file=...,line=...,col=...::message`` line per diagnostic."""
+    lines = []
+    for d in diagnostics:
+        props = [f"title={_escape_property(f'toolsearch ({d.code})')}"]
+        if d.file:
+            props.append(f"file={_escape_property(d.file)}")
+            if d.line:
+                props.append(f"line={d.line}")
+                if d.column:
+                    props.append(f"col={d.column}")
+        subject = f"tool {d.tool!r}: " if d.tool else ""
+        lines.append(f"::{d.severity} {','.join(props)}::{_escape_data(f'{d.code} {d.name}: {subject}{d.message}')}")
+    return "".join(line + "\n" for line in lines)

@@ -1,0 +1,95 @@
+"""``--format sarif``: SARIF 2.1.0 (OASIS), for GitHub code scanning and other SARIF viewers."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import PurePath
+from typing import Any
+
+from ..lint.diagnostic import Diagnostic, Related
+from ..lint.rule import Rule, doc_sections
+
+SARIF_VERSION = "2.1.0"
+SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+_LEVEL = {"error": "error", "warning": "warning"}
+
+
+def _uri(file: str) -> str:
+    """A relative URI reference (forward slashes, spaces and the like percent-encoded)."""
+    from urllib.parse import quote
+
+    return quote(PurePath(file).as_posix())
+
+
+def _location(file: str | None, line: int | None, column: int | None, message: str | None = None) -> dict[str, Any]:
+    physical: dict[str, Any] = {"artifactLocation": {"uri": _uri(file or "")}}
+    if line:
+        region: dict[str, Any] = {"startLine": line}
+        if column:
+            region["startColumn"] = column
+        physical["region"] = region
+    out: dict[str, Any] = {"physicalLocation": physical}
+    if message:
+        out["message"] = {"text": message}
+    return out
+
+
+def _related(index: int, related: Related) -> dict[str, Any]:
+    loc = _location(related.file, related.line, related.column, related.message)
+    return {"id": index, **loc}
+
+
+def _rule_entry(rule: Rule) -> dict[str, Any]:
+    sections = doc_sections(rule.doc())
+    why = " ".join(sections.get("Why is this bad?", "").split())
+    return {
+        "id": rule.code,
+        "name": rule.name,
+        "shortDescription": {"text": rule.summary()},
+        "fullDescription": {"text": " ".join(sections.get("What it does", "").split())},
+        "help": {"text": f"{why} Run `toolsearch rule {rule.code}` for examples.".strip(), "markdown": rule.doc()},
+        "defaultConfiguration": {"level": _LEVEL[rule.severity]},
+        "properties": {"tags": [rule.family] + (["security"] if rule.code == "TS206" else [])},
+    }
+
+
+def render_sarif(diagnostics: Sequence[Diagnostic], rules: Mapping[str, Rule], version: str | None = None) -> str:
+    """A SARIF 2.1.0 log with one run: the rule table (every rule) and one result per diagnostic."""
+    from .. import __version__
+
+    codes = list(rules)
+    results = []
+    for d in diagnostics:
+        result: dict[str, Any] = {
+            "ruleId": d.code,
+            "level": _LEVEL[d.severity],
+            "message": {"text": (f"tool {d.tool!r}: " if d.tool else "") + d.message},
+        }
+        if d.code in rules:
+            result["ruleIndex"] = codes.index(d.code)
+        if d.file:
+            result["locations"] = [_location(d.file, d.line, d.column)]
+        if d.related:
+            result["relatedLocations"] = [_related(i, r) for i, r in enumerate(d.related) if r.file]
+        if d.tool:
+            result["properties"] = {"tool": d.tool, **({"field": d.field} if d.field else {})}
+        results.append(result)
+    log = {
+        "$schema": SARIF_SCHEMA,
+        "version": SARIF_VERSION,
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "toolsearch",
+                        "version": version or __version__,
+                        "rules": [_rule_entry(rules[c]) for c in codes],
+                    }
+                },
+                "results": results,
+                "columnKind": "unicodeCodePoints",
+            }
+        ],
+    }
+    return json.dumps(log, ensure_ascii=False, indent=2) + "\n"

@@ -1,0 +1,175 @@
+"""What a simulation or replay produced: one record per model request, and a summary.
+
+The transcript serialises to JSON (``--format json``); its ``messages`` can be replayed with
+``toolsearch simulate --replay``. JSON keys are API: add, never rename.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..disclosure.engine import RequestSnapshot
+from ..disclosure.search_tool import SearchOutcome
+
+TRANSCRIPT_FORMAT = "toolsearch.transcript"
+
+
+@dataclass(slots=True)
+class Finding:
+    """A failed expectation or a protocol error, with the script line it belongs to."""
+
+    kind: str  # "expectation" or a protocol error code: unknown-tool, not-visible, malformed-arguments
+    message: str
+    tool: str | None = None
+    line: int | None = None
+    expected: bool = False  # a protocol error the script declared with expect.protocol_errors
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "message": self.message,
+            "tool": self.tool,
+            "line": self.line,
+            "expected": self.expected,
+        }
+
+
+@dataclass(slots=True)
+class CallRecord:
+    """One tool call of the model's reply, and the result sent back."""
+
+    id: str
+    name: str
+    arguments: str
+    result: str | None
+    error: str | None = None  # protocol error code, when the call was refused
+    search: SearchOutcome | None = None
+    source: str = ""  # where the result came from: search, script, function, refused, none, recorded
+    is_search: bool = False  # a call of the search tool (executed, canned or recorded)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "id": self.id,
+            "name": self.name,
+            "arguments": self.arguments,
+            "result": self.result,
+            "result_source": self.source,
+            "error": self.error,
+        }
+        if self.search is not None:
+            out["search"] = self.search.to_dict()
+        return out
+
+
+@dataclass(slots=True)
+class RequestRecord:
+    """A model request: its snapshot, the reply to it, and what was checked."""
+
+    index: int
+    turn: int | None
+    snapshot: RequestSnapshot
+    reply_text: str | None = None
+    calls: list[CallRecord] = field(default_factory=list)
+    checks: int = 0
+    findings: list[Finding] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    line: int | None = None
+
+    @property
+    def failed(self) -> list[Finding]:
+        return [f for f in self.findings if not f.expected]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "turn": self.turn,
+            "line": self.line,
+            **self.snapshot.to_dict(),
+            "reply": {"content": self.reply_text, "tool_calls": [c.to_dict() for c in self.calls]},
+            "checks": self.checks,
+            "findings": [f.to_dict() for f in self.findings],
+            "warnings": list(self.warnings),
+        }
+
+
+@dataclass(slots=True)
+class Transcript:
+    """A whole simulated (or replayed) conversation."""
+
+    source: str
+    kind: str  # "script" or "replay"
+    mode: str
+    policy: str
+    max_active: int | None
+    context: dict[str, str]
+    catalog: list[str]
+    ranker: str
+    counter: str
+    requests: list[RequestRecord] = field(default_factory=list)
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    name: str = ""
+    state_file: str | None = None
+    restored: list[str] | None = None
+
+    @property
+    def failures(self) -> list[Finding]:
+        return [f for r in self.requests for f in r.failed]
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
+    def summary(self) -> dict[str, Any]:
+        snaps = [r.snapshot for r in self.requests]
+        if not snaps:
+            return {"requests": 0}
+        tool_tokens = sum(s.tool_tokens for s in snaps)
+        baseline_tools = sum(s.baseline_tool_tokens for s in snaps)
+        request_tokens = sum(s.request_tokens for s in snaps)
+        baseline_request = sum(s.baseline_request_tokens for s in snaps)
+        disclosed: dict[str, None] = {}
+        for s in snaps:
+            for name in s.disclosed:
+                disclosed.setdefault(name, None)
+        searches = sum(1 for r in self.requests for c in r.calls if c.is_search)
+        return {
+            "requests": len(snaps),
+            "searches": searches,
+            "tool_tokens": tool_tokens,
+            "baseline_tool_tokens": baseline_tools,
+            "tool_share": round(tool_tokens / baseline_tools, 4) if baseline_tools else 0.0,
+            "max_tool_share": round(max(s.tool_share for s in snaps), 4),
+            "request_tokens": request_tokens,
+            "baseline_request_tokens": baseline_request,
+            "saving_percent": round(100.0 * (baseline_request - request_tokens) / baseline_request, 2)
+            if baseline_request
+            else 0.0,
+            "peak_visible": max(len(s.tools) for s in snaps),
+            "distinct_disclosed": list(disclosed),
+            "checks": sum(r.checks for r in self.requests),
+            "failed": len(self.failures),
+            "protocol_errors": sum(1 for r in self.requests for f in r.findings if f.kind != "expectation"),
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": TRANSCRIPT_FORMAT,
+            "version": 1,
+            "name": self.name,
+            "source": self.source,
+            "kind": self.kind,
+            "mode": self.mode,
+            "policy": self.policy,
+            "max_active": self.max_active,
+            "context": dict(self.context),
+            "catalog": list(self.catalog),
+            "ranker": self.ranker,
+            "counter": self.counter,
+            "state_file": self.state_file,
+            "restored_active": self.restored,
+            "ok": self.ok,
+            "summary": self.summary(),
+            "requests": [r.to_dict() for r in self.requests],
+            "messages": self.messages,
+        }
