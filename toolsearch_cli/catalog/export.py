@@ -1,20 +1,22 @@
 """Write a catalog out in each format: toolsearch YAML, OpenAI, Anthropic and MCP.
 
 Every export loads back into the same catalog (names, descriptions, parameters, category, tags,
-examples, resident, metadata). A provider format carries what it can natively; the rest goes in
-the per-tool ``x-toolsearch`` extension (``_meta["x-toolsearch"]`` for MCP). ``plain=True``
-leaves the extension out, for sending the file to the provider as it is.
+examples, resident, metadata, requires, lint, tool groups). A provider format carries what it can
+natively; the rest goes in the per-tool ``x-toolsearch`` extension (``_meta["x-toolsearch"]`` for
+MCP), and the groups in a document-level ``x-toolsearch`` beside ``tools``. ``plain=True`` leaves
+the extensions out, for sending the file to the provider as it is.
 
 ================  ======================================  ==========================================
 format            native                                  in ``x-toolsearch`` (unless ``plain``)
 ================  ======================================  ==========================================
 yaml              everything                              (not needed)
-openai            name, description, parameters, strict   category, tags, examples, resident, metadata
+openai            name, description, parameters, strict   category, tags, examples, resident,
+                                                          metadata, requires, lint
 openai-responses  the same, in the flat Responses form    the same
-anthropic         name, description, input_schema,        category, tags, examples, resident, metadata
+anthropic         name, description, input_schema,        the same
                   defer_loading (= not resident),
                   cache_control
-mcp               name, title, description, inputSchema,  category, tags, examples, resident, metadata
+mcp               name, title, description, inputSchema,  the same
                   outputSchema, annotations, _meta
 ================  ======================================  ==========================================
 """
