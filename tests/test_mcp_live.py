@@ -226,3 +226,11 @@ def test_the_catalog_commands_do_not_import_the_sdk_for_files():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert json.loads(out.stdout.strip().lower()) is False
+
+
+def test_lint_reads_a_live_server_too(run_cli):
+    source = stdio("weather_server.py")
+    result = run_cli("lint", source)
+    assert result.code in (0, 1), result.stderr
+    assert "checked 4 tools in 1 file" in result.stdout
+    assert "tool 'get_air_quality': parameter 'city' has no description" in result.stdout
