@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..errors import CatalogError
 from ..model import Catalog, Tool, ToolGroup
+from .mcp_client import is_live_source, load_live_source, shown_source, split_env_sources
 from .python_loader import is_module_reference, load_python_module, tool, tool_from_function
 
 Loaded = tuple[list[Tool], list[str]]
@@ -15,18 +16,21 @@ Loaded = tuple[list[Tool], list[str]]
 LoadedWithGroups = tuple[list[Tool], list[str]] | tuple[list[Tool], list[str], list[ToolGroup]]
 
 
-def load_yaml_catalog(path: Path, display: str | None = None) -> LoadedWithGroups:
-    """Load a YAML catalog file (PyYAML is imported on first use: a cached catalog never needs it)."""
-    from .yaml_loader import load_yaml_catalog as load
+def load_yaml_catalog(path: Path, display: str | None = None, catalog_format: str | None = None) -> LoadedWithGroups:
+    """Load a YAML or JSON catalog file in any supported format, detected from the content unless
+    ``catalog_format`` names it (PyYAML is imported on first use: a cached catalog never needs it)."""
+    from .formats import load_file
 
-    return load(path, display)
+    return load_file(path, display, catalog_format)
 
 
-#: File loaders by suffix, called with (path, name to show in messages). A folder loads every
-#: file whose suffix is a key here, recursively; Python files load only when named directly.
-LOADER_BY_SUFFIX: dict[str, Callable[[Path, str | None], LoadedWithGroups]] = {
+#: File loaders by suffix, called with (path, name to show in messages[, format or None to detect
+#: it from the content]). A folder loads every file whose suffix is a key here, recursively;
+#: Python files load only when named directly.
+LOADER_BY_SUFFIX: dict[str, Callable[..., LoadedWithGroups]] = {
     ".yaml": load_yaml_catalog,
     ".yml": load_yaml_catalog,
+    ".json": load_yaml_catalog,
 }
 
 #: Files a folder walk skips although their suffix is a catalog's: simulation scripts
@@ -66,7 +70,7 @@ def default_sources(explicit: Sequence[str] | None = None) -> list[str]:
         return list(explicit)
     env = os.environ.get(ENV_VAR, "").strip()
     if env:
-        return [part for part in env.split(os.pathsep) if part.strip()]
+        return [part for part in split_env_sources(env, os.pathsep) if part.strip()]
     if Path("catalogs").is_dir():
         return ["catalogs"]
     return [str(bundled_catalog_path())]
@@ -91,9 +95,9 @@ def catalog_files(folder: Path) -> list[Path]:
     )
 
 
-def load_source(source: str) -> Loaded:
-    """Tools and resident names from one source: a file, a folder or a Python module."""
-    tools, resident, _ = load_source_with_groups(source)
+def load_source(source: str, catalog_format: str | None = None, *, prefix: bool = False) -> Loaded:
+    """Tools and resident names from one source: a file, a folder, a Python module or a live MCP server."""
+    tools, resident, _ = load_source_with_groups(source, catalog_format, prefix=prefix)
     return tools, resident
 
 
@@ -103,8 +107,17 @@ def _with_groups(loaded: LoadedWithGroups) -> tuple[list[Tool], list[str], list[
     return loaded[0], loaded[1], []
 
 
-def load_source_with_groups(source: str) -> tuple[list[Tool], list[str], list[ToolGroup]]:
-    """Tools, resident names and tool groups from one source: a file, a folder or a Python module."""
+def load_source_with_groups(
+    source: str, catalog_format: str | None = None, *, prefix: bool = False
+) -> tuple[list[Tool], list[str], list[ToolGroup]]:
+    """Tools, resident names and tool groups from one source: a file, a folder, a Python module or a
+    live MCP server (``mcp+stdio:...``, ``mcp+http://...``).
+
+    ``catalog_format`` forces the format of files (default: detected from each file's content);
+    ``prefix`` puts an MCP server's alias before its tool names.
+    """
+    if is_live_source(source):
+        return _with_groups(load_live_source(source, prefix=prefix))
     path = Path(source)
     if path.is_dir():
         files = catalog_files(path)
@@ -115,7 +128,7 @@ def load_source_with_groups(source: str) -> tuple[list[Tool], list[str], list[To
         groups: list[ToolGroup] = []
         for file in files:
             more, more_resident, more_groups = _with_groups(
-                LOADER_BY_SUFFIX[file.suffix.lower()](file, display_path(file))
+                LOADER_BY_SUFFIX[file.suffix.lower()](file, display_path(file), catalog_format)
             )
             tools.extend(more)
             resident.extend(more_resident)
@@ -131,7 +144,7 @@ def load_source_with_groups(source: str) -> tuple[list[Tool], list[str], list[To
                 f"expected a folder, {', '.join(LOADER_BY_SUFFIX)} or .py file, or a module name",
                 file=source,
             )
-        return _with_groups(loader(path, None))
+        return _with_groups(loader(path, None, catalog_format))
     if path.suffix.lower() in (*LOADER_BY_SUFFIX, ".py", ".json"):
         raise CatalogError("no such file", file=source)
     if is_module_reference(source):
@@ -146,8 +159,13 @@ def display_path(path: Path) -> str:
         return str(path)
 
 
-def load_catalog(sources: Sequence[str] | str | None = None, *, cache: bool = False) -> Catalog:
+def load_catalog(
+    sources: Sequence[str] | str | None = None, catalog_format: str | None = None, *, cache: bool = False
+) -> Catalog:
     """Load and merge catalog sources (see :func:`default_sources` for what ``None`` means).
+
+    ``catalog_format`` forces the format of every file (see :data:`formats.FORMATS`); live MCP
+    servers are never cached.
 
     With ``cache=True`` (what the CLI uses) file catalogs are read from and written to the
     on-disk cache of :mod:`toolsearch_cli.catalog.cache`, keyed by the files' content; a cached
@@ -161,13 +179,14 @@ def load_catalog(sources: Sequence[str] | str | None = None, *, cache: bool = Fa
         from . import cache as catalog_cache
 
         if catalog_cache.enabled():
-            key = catalog_cache.key_for(resolved, {source: _cacheable_files(source) for source in resolved})
+            tagged = {f"{s}\0format={catalog_format}" if catalog_format else s: s for s in resolved}
+            key = catalog_cache.key_for(list(tagged), {t: _cacheable_files(s) for t, s in tagged.items()})
             if key is not None:
                 cached = catalog_cache.load(key)
                 if cached is not None:
                     cached.cache_stored = frozenset(cached.index_keys())
                     return cached
-    catalog = _load_uncached(resolved)
+    catalog = _load_uncached(resolved, catalog_format)
     catalog.cache_key = key
     store_in_cache(catalog)
     return catalog
@@ -195,13 +214,14 @@ def _cacheable_files(source: str) -> list[Path]:
     return []
 
 
-def _load_uncached(resolved: list[str]) -> Catalog:
+def _load_uncached(resolved: list[str], catalog_format: str | None = None) -> Catalog:
+    several_servers = sum(is_live_source(s) for s in resolved) > 1
     tools: list[Tool] = []
     resident: list[str] = []
     groups: list[ToolGroup] = []
     for source in resolved:
-        more, more_resident, more_groups = load_source_with_groups(source)
+        more, more_resident, more_groups = load_source_with_groups(source, catalog_format, prefix=several_servers)
         tools.extend(more)
         resident.extend(n for n in more_resident if n not in resident)
         groups.extend(more_groups)
-    return Catalog(tools=tools, resident=resident, sources=resolved, groups=groups)
+    return Catalog(tools=tools, resident=resident, sources=[shown_source(s) for s in resolved], groups=groups)

@@ -39,7 +39,7 @@ def root(
 
 
 app.command("search")(search_cmd.search)
-app.command("catalog")(catalog_cmd.catalog)
+app.add_typer(catalog_cmd.app, name="catalog")
 app.command("simulate")(simulate_cmd.simulate)
 app.command("eval")(eval_cmd.eval_command)
 app.command("lint")(lint_cmd.lint)
@@ -85,6 +85,9 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 def _error(message: str) -> None:
+    from rich.markup import escape
+
     from .render import error_console
 
-    error_console().print(f"[bold red]error:[/] {message}", markup=True, highlight=False, soft_wrap=True)
+    # escaped: messages quote user text such as "toolsearch-cli[mcp]" or "parameters[0]"
+    error_console().print(f"[bold red]error:[/] {escape(message)}", markup=True, highlight=False, soft_wrap=True)

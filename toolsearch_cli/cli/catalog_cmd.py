@@ -1,23 +1,41 @@
-"""``toolsearch catalog``: list a catalog's tools and where each was defined."""
+"""``toolsearch catalog``: list a catalog's tools and where each was defined; ``catalog convert``."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import typer
 
 from ..catalog import load_catalog
-from .options import CATALOG_OPTION, FORMAT_OPTION, check_format
-from .render import console, render_catalog
+from ..catalog.export import EXPORTER_BY_NAME, check_export_format, export_catalog
+from ..errors import UsageError
+from .options import CATALOG_FORMAT_OPTION, CATALOG_OPTION, FORMAT_OPTION, check_catalog_format, check_format
+from .render import console, error_console, render_catalog
+
+app = typer.Typer(
+    help="List the tools of a catalog, or convert it to another format.",
+    invoke_without_command=True,
+    no_args_is_help=False,
+    add_completion=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
 
 
+@app.callback()
 def catalog(
+    ctx: typer.Context,
     catalog: list[str] | None = CATALOG_OPTION,
     output_format: str = FORMAT_OPTION,
+    catalog_format: str = CATALOG_FORMAT_OPTION,
 ) -> None:
     """List the tools of a catalog: name, category, tags, parameters and source file:line."""
+    if ctx.invoked_subcommand is not None:
+        ctx.obj = {"catalog": catalog, "catalog_format": catalog_format}
+        return
     check_format(output_format)
-    loaded = load_catalog(catalog, cache=True)
+    loaded = load_catalog(catalog, check_catalog_format(catalog_format), cache=True)
     if output_format == "json":
         resident = set(loaded.resident)
         payload = {
@@ -39,3 +57,39 @@ def catalog(
         typer.echo(json.dumps(payload, ensure_ascii=False, indent=2))
         return
     render_catalog(console(), loaded)
+
+
+OUT_OPTION = typer.Option(None, "--out", "-o", help="Write to this file instead of stdout.")
+
+
+@app.command("convert")
+def convert(
+    ctx: typer.Context,
+    to: str = typer.Option(..., "--to", "-t", help=f"Target format: {', '.join(EXPORTER_BY_NAME)}."),
+    out: Path | None = OUT_OPTION,
+    plain: bool = typer.Option(
+        False,
+        "--plain",
+        help="Leave out the x-toolsearch extension (category, tags, examples, resident, metadata), "
+        "for a file the provider accepts as it is; the conversion is then not round-trip safe.",
+    ),
+    catalog: list[str] | None = CATALOG_OPTION,
+    catalog_format: str = CATALOG_FORMAT_OPTION,
+) -> None:
+    """Write the catalog in another format: yaml (toolsearch), openai, openai-responses, anthropic, mcp."""
+    check_export_format(to)
+    parent = ctx.obj or {}
+    sources = catalog or parent.get("catalog")
+    fmt = catalog_format if catalog_format != "auto" else parent.get("catalog_format", "auto")
+    if to == "yaml" and plain:
+        raise UsageError("--plain applies to the provider formats; the yaml format always carries everything")
+    loaded = load_catalog(sources, check_catalog_format(fmt))
+    text = export_catalog(loaded, to, plain=plain)
+    if out is None:
+        typer.echo(text, nl=False)
+        return
+    try:
+        out.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot write {out}: {exc.strerror}", field="out") from exc
+    error_console().print(f"wrote {len(loaded)} tools as {to} to {out}", markup=False, highlight=False)

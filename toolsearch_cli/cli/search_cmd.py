@@ -11,7 +11,7 @@ from ..errors import UsageError, did_you_mean
 from ..search import RANKER_BY_NAME, parse_max_results
 from ..search import search as run_search
 from ..search.text import classic_normalize
-from .options import CATALOG_OPTION, FORMAT_OPTION, check_format
+from .options import CATALOG_FORMAT_OPTION, CATALOG_OPTION, FORMAT_OPTION, check_catalog_format, check_format
 from .render import console, error_console, render_hits
 
 
@@ -27,11 +27,12 @@ def search(
         False, "--explain", "-e", help="Show which query term hit which field for how many points."
     ),
     output_format: str = FORMAT_OPTION,
+    catalog_format: str = CATALOG_FORMAT_OPTION,
 ) -> None:
     """Search a catalog and see why each tool ranked where it did."""
     check_format(output_format)
     limit = parse_max_results(max_results)
-    loaded = load_catalog(catalog, cache=True)
+    loaded = load_catalog(catalog, check_catalog_format(catalog_format), cache=True)
     if category is not None and category.strip() and classic_normalize(category):
         wanted = classic_normalize(category)
         known = loaded.categories()

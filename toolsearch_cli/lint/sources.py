@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..catalog import LOADER_BY_SUFFIX, catalog_files, default_sources, display_path
+from ..catalog.mcp_client import is_live_source, load_live_source, shown_source
 from ..catalog.python_loader import is_module_reference, load_python_module
 from ..errors import CatalogError, UsageError
 from ..model import Tool
@@ -26,11 +27,14 @@ class LoadedFile:
 
 
 def expand_sources(sources: Sequence[str] | None) -> list[tuple[str, str]]:
-    """(kind, path-or-module) pairs to load: kind is ``file`` or ``module``. Bad paths are usage errors."""
+    """(kind, path-or-module) pairs to load: kind is ``file``, ``module`` or ``live`` (an MCP server).
+    Bad paths are usage errors."""
     out: list[tuple[str, str]] = []
     for source in default_sources(sources):
         path = Path(source)
-        if path.is_dir():
+        if is_live_source(source):  # a live MCP server: its tools are linted like a file's
+            out.append(("live", source))
+        elif path.is_dir():
             files = catalog_files(path)
             if not files:
                 raise UsageError(f"{source}: no catalog files ({', '.join(LOADER_BY_SUFFIX)}) in this folder")
@@ -62,7 +66,10 @@ def load_files(sources: Sequence[str] | None) -> list[LoadedFile]:
     for kind, source in expand_sources(sources):
         entry = LoadedFile(source)
         try:
-            if kind == "module" or source.endswith(".py"):
+            if kind == "live":
+                entry.file = shown_source(source)
+                entry.tools, entry.resident = load_live_source(source)
+            elif kind == "module" or source.endswith(".py"):
                 entry.tools, entry.resident = load_python_module(source)
             else:
                 loaded_file = LOADER_BY_SUFFIX[Path(source).suffix.lower()](Path(source), source)

@@ -1,0 +1,278 @@
+"""Write a catalog out in each format: toolsearch YAML, OpenAI, Anthropic and MCP.
+
+Every export loads back into the same catalog (names, descriptions, parameters, category, tags,
+examples, resident, metadata, requires, lint, tool groups). A provider format carries what it can
+natively; the rest goes in the per-tool ``x-toolsearch`` extension (``_meta["x-toolsearch"]`` for
+MCP), and the groups in a document-level ``x-toolsearch`` beside ``tools``. ``plain=True`` leaves
+the extensions out, for sending the file to the provider as it is.
+
+================  ======================================  ==========================================
+format            native                                  in ``x-toolsearch`` (unless ``plain``)
+================  ======================================  ==========================================
+yaml              everything                              (not needed)
+openai            name, description, parameters, strict   category, tags, examples, resident,
+                                                          metadata, requires, lint
+openai-responses  the same, in the flat Responses form    the same
+anthropic         name, description, input_schema,        the same
+                  defer_loading (= not resident),
+                  cache_control
+mcp               name, title, description, inputSchema,  the same
+                  outputSchema, annotations, _meta
+================  ======================================  ==========================================
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+from ..errors import CatalogError
+from ..model import Catalog, Tool, ToolGroup
+from .formats import EXTENSION_KEY
+
+_PROVIDER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+#: Fields each format defines itself: ``metadata.<format>`` keys with these names cannot be written
+#: natively (they would overwrite the tool) and stay in the extension instead.
+#: Keys that decide format detection (``type``, ``function``, ``input_schema``, ``inputSchema``) are
+#: reserved in every format, so an export is always detected as what it is.
+_DETECTION_KEYS = frozenset({"type", "function", "input_schema", "inputSchema", EXTENSION_KEY})
+_RESERVED = {
+    "openai": _DETECTION_KEYS | {"name", "description", "parameters"},
+    "anthropic": _DETECTION_KEYS | {"name", "description", "defer_loading"},
+    "mcp": _DETECTION_KEYS | {"name", "description"},
+}
+
+
+def _split_native(tool: Tool, fmt: str, flat: bool = False) -> tuple[dict[str, Any], Any]:
+    """``metadata.<fmt>`` split into what the format carries natively and what must stay in the extension."""
+    value = tool.metadata.get(fmt)
+    if fmt not in tool.metadata:
+        return {}, None
+    if not isinstance(value, dict):
+        return {}, value
+    reserved = _RESERVED.get(fmt, frozenset())
+    # an MCP _meta that is not a non-empty mapping cannot sit beside x-toolsearch in _meta: keep it in the extension
+    native = {
+        k: v for k, v in value.items() if k not in reserved and not (k == "_meta" and not (isinstance(v, dict) and v))
+    }
+    rest = {k: v for k, v in value.items() if k not in native}
+    if fmt == "openai":  # outer keys of the Chat Completions entry must not clash either; the flat form has none
+        for key in [k for k in native if k.startswith("tool.") and (flat or k[len("tool.") :] in reserved)]:
+            rest[key] = native.pop(key)
+    return native, (rest if rest or not value else None)  # an empty mapping is kept as written
+
+
+def extension(tool: Tool, resident: bool, fmt: str, flat: bool = False) -> dict[str, Any]:
+    """The ``x-toolsearch`` object of a tool: what ``fmt`` cannot carry natively, empty parts left out."""
+    metadata = {k: v for k, v in tool.metadata.items() if k != fmt}
+    _, rest = _split_native(tool, fmt, flat)
+    if rest is not None:
+        metadata[fmt] = rest
+    ext: dict[str, Any] = {}
+    if tool.category:
+        ext["category"] = tool.category
+    if tool.tags:
+        ext["tags"] = list(tool.tags)
+    if tool.examples:
+        ext["examples"] = list(tool.examples)
+    if resident:
+        ext["resident"] = True
+    if metadata:
+        ext["metadata"] = metadata
+    if tool.requires:
+        ext["requires"] = {k: list(v) for k, v in tool.requires.items()}
+    if tool.lint:
+        ext["lint"] = dict(tool.lint)
+    return ext
+
+
+def group_to_dict(group: ToolGroup) -> dict[str, Any]:
+    """A tool group in the catalog format's ``groups`` form (what the YAML loader reads back)."""
+    out: dict[str, Any] = {"name": group.name}
+    if group.description:
+        out["description"] = group.description
+    if group.system_prompt:
+        out["system_prompt"] = group.system_prompt
+    out["tools"] = list(group.tools)
+    matcher = group.matcher
+    match: Any = "always"
+    if matcher.kind == "keywords":
+        match = {"keywords": list(matcher.keywords)}
+    elif matcher.kind == "regex":
+        match = {"regex": matcher.pattern}
+    elif matcher.kind == "context":
+        match = {"context": {k: list(v) for k, v in matcher.attributes.items()}}
+    if isinstance(match, dict) and matcher.ignore_case:
+        match["ignore_case"] = True
+    out["match"] = match
+    return out
+
+
+def _document(catalog: Catalog, tools: list[dict[str, Any]], plain: bool) -> dict[str, Any]:
+    doc: dict[str, Any] = {"tools": tools}
+    if catalog.groups and not plain:
+        doc[EXTENSION_KEY] = {"groups": [group_to_dict(g) for g in catalog.groups]}
+    return doc
+
+
+def _native(tool: Tool, fmt: str) -> dict[str, Any]:
+    return _split_native(tool, fmt)[0]
+
+
+def _check_name(tool: Tool, fmt: str) -> None:
+    if not _PROVIDER_NAME.match(tool.name):
+        where = tool.location_of("name")
+        raise CatalogError(
+            f"{fmt} tool names must match [A-Za-z0-9_-]{{1,64}}; rename the tool before converting",
+            file=where.file if where else None,
+            line=where.line if where else None,
+            tool=tool.name,
+            field="name",
+        )
+
+
+def _json(payload: Any) -> str:
+    return json.dumps(payload, ensure_ascii=False, indent=2) + "\n"
+
+
+def to_yaml(catalog: Catalog, plain: bool = False) -> str:
+    """toolsearch's own YAML format (full JSON Schema parameters, resident listed at the top)."""
+    tools = []
+    for tool in catalog.tools:
+        entry: dict[str, Any] = {"name": tool.name, "description": tool.description}
+        if tool.category:
+            entry["category"] = tool.category
+        if tool.tags:
+            entry["tags"] = list(tool.tags)
+        if tool.examples:
+            entry["examples"] = list(tool.examples)
+        entry["parameters"] = tool.parameters
+        if tool.metadata:
+            entry["metadata"] = tool.metadata
+        if tool.requires:
+            entry["requires"] = {k: list(v) for k, v in tool.requires.items()}
+        if tool.lint:
+            entry["lint"] = dict(tool.lint)
+        tools.append(entry)
+    doc: dict[str, Any] = {}
+    if catalog.resident:
+        doc["resident"] = list(catalog.resident)
+    doc["tools"] = tools
+    if catalog.groups:
+        doc["groups"] = [group_to_dict(g) for g in catalog.groups]
+    return _dump_yaml(doc)
+
+
+def _dump_yaml(doc: Any) -> str:
+    import yaml  # on first use: start-up of the CLI does not pay for PyYAML
+
+    class Dumper(yaml.SafeDumper):
+        """Double-quotes strings holding YAML line breaks other than \\n, which PyYAML would
+        otherwise write raw and read back as plain line breaks."""
+
+    def represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+        if any(ch in value for ch in "\x85\u2028\u2029"):
+            return dumper.represent_scalar("tag:yaml.org,2002:str", value, style='"')
+        return dumper.represent_str(value)
+
+    Dumper.add_representer(str, represent_str)
+    return yaml.dump(doc, Dumper=Dumper, allow_unicode=True, sort_keys=False, width=100, default_flow_style=False)
+
+
+def _openai_entries(catalog: Catalog, plain: bool, flat: bool) -> list[dict[str, Any]]:
+    resident = set(catalog.resident)
+    out = []
+    for tool in catalog.tools:
+        _check_name(tool, "openai")
+        native = _split_native(tool, "openai", flat)[0]
+        outer = {k[len("tool.") :]: v for k, v in native.items() if k.startswith("tool.")}
+        inner = {k: v for k, v in native.items() if not k.startswith("tool.")}
+        function = {"name": tool.name, "description": tool.description, "parameters": tool.parameters, **inner}
+        entry: dict[str, Any] = {"type": "function", **function} if flat else {"type": "function", "function": function}
+        entry.update(outer)
+        ext = extension(tool, tool.name in resident, "openai", flat)
+        if ext and not plain:
+            entry[EXTENSION_KEY] = ext
+        out.append(entry)
+    return out
+
+
+def to_openai(catalog: Catalog, plain: bool = False) -> str:
+    """``{"tools": [...]}`` in the Chat Completions form (``{"type": "function", "function": {...}}``)."""
+    return _json(_document(catalog, _openai_entries(catalog, plain, flat=False), plain))
+
+
+def to_openai_responses(catalog: Catalog, plain: bool = False) -> str:
+    """``{"tools": [...]}`` in the flat Responses-API form (``{"type": "function", "name": ...}``)."""
+    return _json(_document(catalog, _openai_entries(catalog, plain, flat=True), plain))
+
+
+def to_anthropic(catalog: Catalog, plain: bool = False) -> str:
+    """``{"tools": [...]}`` for the Messages API; every tool that is not resident gets ``defer_loading``."""
+    resident = set(catalog.resident)
+    out = []
+    for tool in catalog.tools:
+        _check_name(tool, "anthropic")
+        entry: dict[str, Any] = {"name": tool.name, "description": tool.description, "input_schema": tool.parameters}
+        entry.update(_native(tool, "anthropic"))
+        if tool.name not in resident:
+            entry["defer_loading"] = True
+        ext = extension(tool, tool.name in resident, "anthropic")
+        if ext and not plain:
+            entry[EXTENSION_KEY] = ext
+        out.append(entry)
+    return _json(_document(catalog, out, plain))
+
+
+def to_mcp(catalog: Catalog, plain: bool = False) -> str:
+    """A ``tools/list`` result: ``{"tools": [{name, title, description, inputSchema, ...}]}``."""
+    resident = set(catalog.resident)
+    out = []
+    for tool in catalog.tools:
+        native = _native(tool, "mcp")
+        meta = dict(native.pop("_meta", None) or {})
+        entry: dict[str, Any] = {"name": tool.name}
+        if "title" in native:
+            entry["title"] = native.pop("title")
+        entry["description"] = tool.description
+        entry["inputSchema"] = tool.parameters
+        entry.update(native)
+        ext = extension(tool, tool.name in resident, "mcp")
+        if ext and not plain:
+            meta[EXTENSION_KEY] = ext
+        if meta:
+            entry["_meta"] = meta
+        out.append(entry)
+    return _json(_document(catalog, out, plain))
+
+
+#: ``toolsearch catalog convert --to`` choices.
+EXPORTER_BY_NAME: dict[str, Callable[[Catalog, bool], str]] = {
+    "yaml": to_yaml,
+    "openai": to_openai,
+    "openai-responses": to_openai_responses,
+    "anthropic": to_anthropic,
+    "mcp": to_mcp,
+}
+
+
+def check_export_format(fmt: str) -> str:
+    """``fmt`` if it is a key of :data:`EXPORTER_BY_NAME`, else a usage error with a did-you-mean."""
+    if fmt not in EXPORTER_BY_NAME:
+        from ..errors import UsageError, did_you_mean
+
+        raise UsageError(
+            f"unknown export format {fmt!r}{did_you_mean(fmt, EXPORTER_BY_NAME)}; "
+            f"choose from {', '.join(EXPORTER_BY_NAME)}",
+            field="to",
+        )
+    return fmt
+
+
+def export_catalog(catalog: Catalog, fmt: str, *, plain: bool = False) -> str:
+    """The catalog as text in ``fmt`` (a key of :data:`EXPORTER_BY_NAME`)."""
+    return EXPORTER_BY_NAME[check_export_format(fmt)](catalog, plain)

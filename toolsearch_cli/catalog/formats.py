@@ -1,0 +1,628 @@
+"""Catalogs in the formats tools already live in: OpenAI, Anthropic, MCP and OpenAPI (JSON or YAML).
+
+The format is detected from the content (:func:`detect_format`) or forced by name
+(``--catalog-format``). What a format cannot say (category, tags, examples, resident, toolsearch
+metadata) travels in an ``x-toolsearch`` extension object on each tool (inside ``_meta`` for MCP);
+what toolsearch has no field for (OpenAI ``strict``, Anthropic ``cache_control``, MCP ``title`` /
+``annotations`` / ``outputSchema`` ...) is kept in ``metadata.<format>`` and written back on export
+to that format. Errors name the file, the JSON pointer of the bad value and, when it can be found,
+its line.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..errors import CatalogError, did_you_mean
+from ..model import Location, Tool, ToolGroup
+from .schema import check_schema
+
+Loaded = tuple[list[Tool], list[str]]
+#: Tools, resident names and tool groups.
+LoadedAll = tuple[list[Tool], list[str], list[ToolGroup]]
+
+#: The per-tool extension key carrying what a provider format has no field for; on the document
+#: (beside ``tools``) it carries the catalog's tool ``groups``.
+EXTENSION_KEY = "x-toolsearch"
+EXTENSION_FIELDS = ("category", "tags", "examples", "resident", "metadata", "requires", "lint")
+DOCUMENT_EXTENSION_FIELDS = ("groups",)
+
+
+def parse_yaml(text: str, file: str) -> Any:
+    """:func:`yaml_loader.parse_yaml`, imported on first use (PyYAML is not needed for JSON)."""
+    from .yaml_loader import parse_yaml as parse
+
+    return parse(text, file)
+
+
+def pointer_join(pointer: str, *parts: str | int) -> str:
+    """Append reference tokens to a JSON pointer, escaping ``~`` and ``/``."""
+    for part in parts:
+        pointer += "/" + str(part).replace("~", "~0").replace("/", "~1")
+    return pointer
+
+
+def pointer_tokens(pointer: str) -> list[str]:
+    """The unescaped reference tokens of a JSON pointer."""
+    if not pointer:
+        return []
+    return [t.replace("~1", "/").replace("~0", "~") for t in pointer[1:].split("/")]
+
+
+#: JSON texts above this size (characters) are not parsed a second time just to give tools a line
+#: (5.7 MB took 2.2 s more); errors still name their line.
+_MARKED_JSON_LIMIT = 512_000
+
+
+class Document:
+    """Parsed catalog data plus what is needed to name the line of any JSON pointer in it."""
+
+    def __init__(self, data: Any, file: str, text: str | None = None) -> None:
+        self.data = data
+        self.file = file
+        self.text = text
+        self._marked: Any = data if hasattr(data, "key_lines") or hasattr(data, "item_lines") else None
+        self._parsed_marks = self._marked is not None
+
+    def line_of(self, pointer: str) -> int | None:
+        """Line of the value at ``pointer`` (or of its nearest ancestor), when the source shows it."""
+        if not self._parsed_marks:
+            self._parsed_marks = True
+            if self.text is not None:
+                try:  # JSON is (almost always) YAML: parse again, with marks, only to name a line
+                    self._marked = parse_yaml(self.text, self.file)
+                except CatalogError:
+                    self._marked = None
+        node, line = self._marked, None
+        if node is None:
+            return None
+        line = getattr(node, "line", None)
+        for token in pointer_tokens(pointer):
+            if isinstance(node, dict):
+                key: Any = token
+                if key not in node:
+                    return line
+                line = node.key_lines.get(key, (line,))[0] if hasattr(node, "key_lines") else line
+                node = node[key]
+            elif isinstance(node, list):
+                if not token.isdigit() or int(token) >= len(node):
+                    return line
+                lines = getattr(node, "item_lines", [])
+                line = lines[int(token)] if int(token) < len(lines) else line
+                node = node[int(token)]
+            else:
+                return line
+        return line
+
+    def source_line(self, pointer: str) -> int | None:
+        """Like :meth:`line_of` for tool locations, but only where lines come cheap: YAML, or JSON up to
+        :data:`_MARKED_JSON_LIMIT` (finding lines in JSON costs a second, YAML, parse of the text)."""
+        if self._marked is None and (self.text is None or len(self.text) > _MARKED_JSON_LIMIT):
+            return None
+        return self.line_of(pointer)
+
+    def error(self, pointer: str, message: str, tool: str | None = None) -> CatalogError:
+        """A one-line error naming file:line, the tool and the JSON pointer of the bad value."""
+        return CatalogError(message, file=self.file, line=self.line_of(pointer), tool=tool, field=pointer or "/")
+
+
+def read_document(path: Path, display: str | None = None) -> Document:
+    """Read a JSON or YAML file (JSON when the suffix says so or the text starts with ``{`` / ``[``)."""
+    file = display or str(path)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise CatalogError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", file=file) from exc
+    except OSError as exc:
+        raise CatalogError(f"cannot read: {exc.strerror}", file=file) from exc
+    return parse_document(text, file, json_hint=path.suffix.lower() == ".json")
+
+
+def parse_document(text: str, file: str, *, json_hint: bool = False) -> Document:
+    """Parse JSON or YAML text into a :class:`Document`."""
+    if json_hint or text.lstrip()[:1] in ("{", "["):
+        try:
+            return Document(json.loads(text), file, text)
+        except json.JSONDecodeError as exc:
+            if json_hint:
+                raise CatalogError(
+                    f"malformed JSON: {exc.msg} (column {exc.colno})", file=file, line=exc.lineno
+                ) from exc
+            # not JSON after all (a YAML flow mapping, say): YAML reports its own errors below
+    return Document(parse_yaml(text, file), file, text)
+
+
+# --------------------------------------------------------------------------------------------
+# detection
+
+
+#: Anthropic server tools have dated types (``web_search_20250305``, ``tool_search_tool_regex_20251119``).
+_ANTHROPIC_SERVER_TOOL = re.compile(r"^[a-z_]+_\d{8}$")
+
+
+def _item_format(item: Any) -> str | None:
+    if not isinstance(item, dict):
+        return None
+    if item.get("type") == "function" and isinstance(item.get("function"), dict):
+        return "openai"
+    if item.get("type") == "function" and "name" in item:
+        return "openai"  # the flat Responses-API form
+    if "input_schema" in item or _ANTHROPIC_SERVER_TOOL.match(str(item.get("type", ""))):
+        return "anthropic"
+    if "inputSchema" in item:
+        return "mcp"
+    return None
+
+
+def detect_format(data: Any) -> str:
+    """The format of parsed catalog data: openapi, openai, anthropic, mcp or yaml (toolsearch's own)."""
+    if isinstance(data, dict):
+        if "openapi" in data or "swagger" in data:
+            return "openapi"
+        items = data.get("tools")
+        if isinstance(items, list):
+            for item in items:
+                found = _item_format(item)
+                if found:
+                    return found
+            if items and "model" in data:  # a request body whose tools are none of the above
+                return "openai"
+        return "yaml"
+    if isinstance(data, list):
+        for item in data:
+            found = _item_format(item)
+            if found:
+                return found
+    return "yaml"
+
+
+def load_document(
+    doc: Document, catalog_format: str | None = None, *, default_category: str | None = None
+) -> LoadedAll:
+    """Tools, resident names and groups from a parsed document in the given (or detected) format."""
+    fmt = catalog_format if catalog_format not in (None, "auto") else detect_format(doc.data)
+    loader = LOADER_BY_FORMAT.get(fmt or "")
+    if loader is None:
+        raise CatalogError(
+            f"unknown catalog format {fmt!r}{did_you_mean(str(fmt), FORMATS)}; choose from {', '.join(FORMATS)}",
+            field="catalog-format",
+        )
+    return loader(doc, default_category)
+
+
+def load_file(path: Path, display: str | None = None, catalog_format: str | None = None) -> LoadedAll:
+    """Tools, resident names and groups from a JSON or YAML file in any supported format."""
+    return load_document(read_document(path, display), catalog_format)
+
+
+def _tool_list(doc: Document, fmt: str) -> tuple[list[Any], str]:
+    data = doc.data
+    if isinstance(data, list):
+        return data, ""
+    if isinstance(data, dict):
+        if "tools" not in data:
+            raise doc.error("", f"expected a list of {fmt} tools or a mapping with 'tools'")
+        if not isinstance(data["tools"], list):
+            raise doc.error("/tools", "'tools' must be a list")
+        return data["tools"], "/tools"
+    raise doc.error("", f"expected a list of {fmt} tools or a mapping with 'tools', not {_kind(data)}")
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "nothing"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    return "a mapping" if isinstance(value, dict) else type(value).__name__
+
+
+# --------------------------------------------------------------------------------------------
+# building tools
+
+
+def schema_pointer(schema: Any, dotted: str, base: str) -> str:
+    """Turn a dotted schema path from :func:`check_schema` (``parameters.a.items``) into a JSON pointer."""
+    parts = dotted.split(".")[1:]
+    pointer, node = base, schema
+    i = 0
+    while i < len(parts):
+        part = parts[i]
+        if part == "$defs" and i + 1 < len(parts):
+            pointer, node = pointer_join(pointer, "$defs", parts[i + 1]), _get(_get(node, "$defs"), parts[i + 1])
+            i += 2
+            continue
+        if "[" in part and part.endswith("]"):
+            key, _, index = part[:-1].partition("[")
+            pointer, node = pointer_join(pointer, key, index), _get(_get(node, key), index)
+        elif part == "items" and isinstance(node, dict) and isinstance(node.get("items"), dict):
+            pointer, node = pointer_join(pointer, "items"), node["items"]
+        else:
+            pointer, node = pointer_join(pointer, "properties", part), _get(_get(node, "properties"), part)
+        i += 1
+    return pointer
+
+
+def _get(node: Any, key: str) -> Any:
+    if isinstance(node, dict):
+        return node.get(key)
+    if isinstance(node, list) and key.isdigit() and int(key) < len(node):
+        return node[int(key)]
+    return None
+
+
+def plain(value: Any) -> Any:
+    """Deep copy into plain dicts and lists (dropping YAML marks)."""
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    return value
+
+
+def checked_schema(doc: Document, raw: Any, pointer: str, tool: str) -> dict[str, Any]:
+    """Validate a tool's JSON Schema parameters; errors point at the bad keyword."""
+    if raw is None:
+        return {"type": "object", "properties": {}}
+    if not isinstance(raw, dict):
+        raise doc.error(pointer, f"the parameters must be a JSON Schema mapping, not {_kind(raw)}", tool)
+
+    def fail(field: str, message: str) -> CatalogError:
+        return doc.error(schema_pointer(raw, field, pointer), message, tool)
+
+    check_schema(raw, "parameters", fail)
+    schema = plain(raw)
+    if not schema:
+        return {"type": "object", "properties": {}}
+    kind = schema.get("type")
+    if kind is None and "properties" in schema:
+        schema = {"type": "object", **schema}
+    elif kind != "object":
+        raise doc.error(
+            pointer_join(pointer, "type"), f"the parameters schema must have type 'object', not {kind!r}", tool
+        )
+    return schema
+
+
+def _string_list(doc: Document, value: Any, pointer: str, tool: str) -> list[str]:
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise doc.error(pointer, f"must be a list of strings, not {_kind(value)}", tool)
+    return list(value)
+
+
+def read_extension(doc: Document, raw: Any, pointer: str, tool: str) -> dict[str, Any]:
+    """Validate an ``x-toolsearch`` object: category, tags, examples, resident, metadata."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise doc.error(pointer, f"'{EXTENSION_KEY}' must be a mapping, not {_kind(raw)}", tool)
+    for key in raw:
+        if key not in EXTENSION_FIELDS:
+            raise doc.error(
+                pointer_join(pointer, key),
+                f"unknown '{EXTENSION_KEY}' field{did_you_mean(str(key), EXTENSION_FIELDS)}; "
+                f"expected {', '.join(EXTENSION_FIELDS)}",
+                tool,
+            )
+    out: dict[str, Any] = {}
+    category = raw.get("category")
+    if category is not None and not isinstance(category, str):
+        raise doc.error(pointer_join(pointer, "category"), f"must be a string, not {_kind(category)}", tool)
+    out["category"] = category
+    out["tags"] = _string_list(doc, raw.get("tags"), pointer_join(pointer, "tags"), tool)
+    out["examples"] = _string_list(doc, raw.get("examples"), pointer_join(pointer, "examples"), tool)
+    resident = raw.get("resident")
+    if resident is not None and not isinstance(resident, bool):
+        raise doc.error(pointer_join(pointer, "resident"), f"must be true or false, not {_kind(resident)}", tool)
+    out["resident"] = resident
+    metadata = raw.get("metadata")
+    if metadata is not None and not isinstance(metadata, dict):
+        raise doc.error(pointer_join(pointer, "metadata"), f"must be a mapping, not {_kind(metadata)}", tool)
+    out["metadata"] = plain(metadata or {})
+    out["requires"] = {}
+    if raw.get("requires") is not None:
+        from .yaml_loader import parse_attributes
+
+        at = pointer_join(pointer, "requires")
+        out["requires"] = parse_attributes(raw["requires"], lambda message: doc.error(at, message, tool))
+    lint = raw.get("lint")
+    ignore = lint.get("ignore") if isinstance(lint, dict) else None
+    if lint is not None and (
+        not isinstance(lint, dict) or set(lint) - {"ignore"} or not isinstance(ignore, list | type(None))
+    ):
+        raise doc.error(pointer_join(pointer, "lint"), "must be a mapping with one key, ignore: [rule codes]", tool)
+    ignored = _string_list(doc, ignore, pointer_join(pointer, "lint", "ignore"), tool)
+    out["lint"] = {"ignore": ignored} if ignored else {}
+    return out
+
+
+def tool_name(doc: Document, value: Any, pointer: str) -> str:
+    """A tool's name: a non-empty string."""
+    if not isinstance(value, str) or not value.strip():
+        raise doc.error(pointer, f"a tool needs a non-empty string name, not {_kind(value)}")
+    return value
+
+
+def tool_description(doc: Document, value: Any, pointer: str, tool: str) -> str:
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise doc.error(pointer, f"the description must be a string, not {_kind(value)}", tool)
+    return value
+
+
+def build_tool(
+    doc: Document,
+    pointer: str,
+    *,
+    name: str,
+    description: str,
+    parameters: dict[str, Any],
+    extension: dict[str, Any],
+    native: dict[str, Any],
+    fmt: str,
+    default_category: str | None = None,
+) -> Tool:
+    """A :class:`Tool` from a provider entry: ``native`` (fields only that format has) goes to metadata.<fmt>."""
+    metadata = dict(extension.get("metadata") or {})
+    if native:
+        carried = metadata.get(fmt, {})
+        if not isinstance(carried, dict):
+            raise doc.error(
+                pointer_join(pointer, EXTENSION_KEY, "metadata", fmt),
+                f"must be a mapping: the tool also has {fmt} fields of its own ({', '.join(native)})",
+                name,
+            )
+        metadata[fmt] = {**carried, **plain(native)}
+    return Tool(
+        name=name,
+        description=description,
+        parameters=parameters,
+        category=extension.get("category") or default_category,
+        tags=extension.get("tags", []),
+        examples=extension.get("examples", []),
+        metadata=metadata,
+        requires=extension.get("requires") or {},
+        lint=extension.get("lint") or {},
+        source=Location(file=doc.file, line=doc.source_line(pointer)),
+        field_locations={"name": Location(file=doc.file, line=doc.source_line(pointer_join(pointer, "name")))},
+    )
+
+
+def _check_unique(doc: Document, tools: list[Tool], pointers: list[str]) -> None:
+    seen: dict[str, str] = {}
+    for tool, pointer in zip(tools, pointers, strict=True):
+        if tool.name in seen:
+            raise doc.error(
+                pointer_join(pointer, "name"), f"duplicate tool name (first at {seen[tool.name]})", tool.name
+            )
+        seen[tool.name] = pointer
+
+
+# --------------------------------------------------------------------------------------------
+# OpenAI
+
+
+def _openai(doc: Document, items: list[Any], base: str, default_category: str | None) -> Loaded:
+    tools: list[Tool] = []
+    pointers: list[str] = []
+    resident: list[str] = []
+    for i, item in enumerate(items):
+        at = pointer_join(base, i)
+        if not isinstance(item, dict):
+            raise doc.error(at, f"an OpenAI tool must be a mapping, not {_kind(item)}")
+        kind = item.get("type", "function")
+        if kind != "function":
+            raise doc.error(
+                pointer_join(at, "type"),
+                f"only function tools can be searched; {kind!r} is a built-in OpenAI tool, remove it from the catalog",
+                item.get("name") if isinstance(item.get("name"), str) else None,
+            )
+        nested = isinstance(item.get("function"), dict)
+        body = item["function"] if nested else item
+        body_at = pointer_join(at, "function") if nested else at
+        name = tool_name(doc, body.get("name"), pointer_join(body_at, "name"))
+        description = tool_description(doc, body.get("description"), pointer_join(body_at, "description"), name)
+        parameters = checked_schema(doc, body.get("parameters"), pointer_join(body_at, "parameters"), name)
+        ext_raw = item.get(EXTENSION_KEY, body.get(EXTENSION_KEY))
+        ext_at = pointer_join(at if EXTENSION_KEY in item else body_at, EXTENSION_KEY)
+        extension = read_extension(doc, ext_raw, ext_at, name)
+        skip = {"name", "description", "parameters", EXTENSION_KEY, "type", "function"}
+        native = {k: v for k, v in body.items() if k not in skip}
+        if nested:
+            native.update({f"tool.{k}": v for k, v in item.items() if k not in skip})
+        tool = build_tool(
+            doc,
+            at,
+            name=name,
+            description=description,
+            parameters=parameters,
+            extension=extension,
+            native=native,
+            fmt="openai",
+            default_category=default_category,
+        )
+        tools.append(tool)
+        pointers.append(body_at)
+        if extension.get("resident"):
+            resident.append(name)
+    _check_unique(doc, tools, pointers)
+    return tools, resident
+
+
+# --------------------------------------------------------------------------------------------
+# Anthropic
+
+
+def _anthropic(doc: Document, items: list[Any], base: str, default_category: str | None) -> Loaded:
+    tools: list[Tool] = []
+    pointers: list[str] = []
+    explicit: dict[str, bool | None] = {}
+    deferred: dict[str, bool] = {}
+    for i, item in enumerate(items):
+        at = pointer_join(base, i)
+        if not isinstance(item, dict):
+            raise doc.error(at, f"an Anthropic tool must be a mapping, not {_kind(item)}")
+        name = tool_name(doc, item.get("name"), pointer_join(at, "name"))
+        kind = item.get("type", "custom")
+        if isinstance(kind, str) and kind.startswith("tool_search_tool_"):
+            continue  # Anthropic's own search tool: toolsearch brings its own
+        if kind != "custom":
+            raise doc.error(
+                pointer_join(at, "type"),
+                f"{kind!r} is an Anthropic server tool, not a catalog tool; remove it from the catalog",
+                name,
+            )
+        if "input_schema" not in item:
+            raise doc.error(at, "an Anthropic tool needs 'input_schema'", name)
+        description = tool_description(doc, item.get("description"), pointer_join(at, "description"), name)
+        parameters = checked_schema(doc, item.get("input_schema"), pointer_join(at, "input_schema"), name)
+        extension = read_extension(doc, item.get(EXTENSION_KEY), pointer_join(at, EXTENSION_KEY), name)
+        defer = item.get("defer_loading", False)
+        if not isinstance(defer, bool):
+            raise doc.error(pointer_join(at, "defer_loading"), f"must be true or false, not {_kind(defer)}", name)
+        skip = {"name", "description", "input_schema", EXTENSION_KEY, "defer_loading"}
+        native = {k: v for k, v in item.items() if k not in skip}
+        tool = build_tool(
+            doc,
+            at,
+            name=name,
+            description=description,
+            parameters=parameters,
+            extension=extension,
+            native=native,
+            fmt="anthropic",
+            default_category=default_category,
+        )
+        tools.append(tool)
+        pointers.append(at)
+        explicit[name] = extension.get("resident")
+        deferred[name] = defer
+    _check_unique(doc, tools, pointers)
+    # defer_loading is the inverse of resident: when any tool is deferred, the others stay loaded
+    any_deferred = any(deferred.values())
+    resident = [
+        t.name
+        for t in tools
+        if (explicit[t.name] if explicit[t.name] is not None else any_deferred and not deferred[t.name])
+    ]
+    return tools, resident
+
+
+# --------------------------------------------------------------------------------------------
+# MCP
+
+
+def _mcp(doc: Document, items: list[Any], base: str, default_category: str | None) -> Loaded:
+    tools: list[Tool] = []
+    pointers: list[str] = []
+    resident: list[str] = []
+    for i, item in enumerate(items):
+        at = pointer_join(base, i)
+        if not isinstance(item, dict):
+            raise doc.error(at, f"an MCP tool must be a mapping, not {_kind(item)}")
+        name = tool_name(doc, item.get("name"), pointer_join(at, "name"))
+        if "inputSchema" not in item:
+            raise doc.error(at, "an MCP tool needs 'inputSchema'", name)
+        description = tool_description(doc, item.get("description"), pointer_join(at, "description"), name)
+        parameters = checked_schema(doc, item.get("inputSchema"), pointer_join(at, "inputSchema"), name)
+        meta = item.get("_meta")
+        if meta is not None and not isinstance(meta, dict):
+            raise doc.error(pointer_join(at, "_meta"), f"must be a mapping, not {_kind(meta)}", name)
+        meta = dict(meta or {})
+        extension = read_extension(doc, meta.pop(EXTENSION_KEY, None), pointer_join(at, "_meta", EXTENSION_KEY), name)
+        native = {k: v for k, v in item.items() if k not in ("name", "description", "inputSchema", "_meta")}
+        if meta or (item.get("_meta") is not None and EXTENSION_KEY not in item["_meta"]):
+            native["_meta"] = meta
+        tool = build_tool(
+            doc,
+            at,
+            name=name,
+            description=description,
+            parameters=parameters,
+            extension=extension,
+            native=native,
+            fmt="mcp",
+            default_category=default_category,
+        )
+        tools.append(tool)
+        pointers.append(at)
+        if extension.get("resident"):
+            resident.append(name)
+    _check_unique(doc, tools, pointers)
+    return tools, resident
+
+
+def _own(doc: Document, default_category: str | None) -> LoadedAll:
+    from .yaml_loader import groups_from_document, tools_from_document
+
+    tools, resident = tools_from_document(doc.data, doc.file)
+    return tools, resident, groups_from_document(doc.data, doc.file)
+
+
+def _openapi(doc: Document, default_category: str | None) -> LoadedAll:
+    from .openapi import tools_from_openapi
+
+    tools, resident = tools_from_openapi(doc)
+    return tools, resident, []
+
+
+def _provider(
+    fmt: str, read: Callable[[Document, list[Any], str, str | None], Loaded]
+) -> Callable[[Document, str | None], LoadedAll]:
+    def load(doc: Document, default_category: str | None) -> LoadedAll:
+        items, base = _tool_list(doc, fmt)
+        tools, resident = read(doc, items, base, default_category)
+        return tools, resident, _document_groups(doc)
+
+    return load
+
+
+def _document_groups(doc: Document) -> list[ToolGroup]:
+    """Tool groups from a document-level ``x-toolsearch`` object (beside ``tools``)."""
+    if not isinstance(doc.data, dict) or doc.data.get(EXTENSION_KEY) is None:
+        return []
+    ext = doc.data[EXTENSION_KEY]
+    at = pointer_join("", EXTENSION_KEY)
+    if not isinstance(ext, dict):
+        raise doc.error(at, f"'{EXTENSION_KEY}' must be a mapping, not {_kind(ext)}")
+    for key in ext:
+        if key not in DOCUMENT_EXTENSION_FIELDS:
+            raise doc.error(
+                pointer_join(at, key),
+                f"unknown '{EXTENSION_KEY}' field{did_you_mean(str(key), DOCUMENT_EXTENSION_FIELDS)}; "
+                f"expected {', '.join(DOCUMENT_EXTENSION_FIELDS)}",
+            )
+    from .yaml_loader import groups_from_document
+
+    try:
+        return groups_from_document(ext, doc.file)
+    except CatalogError as exc:
+        exc.field = pointer_join(at, "groups") + (f" ({exc.field})" if exc.field else "")
+        exc.line = exc.line or doc.line_of(pointer_join(at, "groups"))
+        raise
+
+
+#: Loaders of parsed documents by format name, called with (document, default category);
+#: ``--catalog-format`` choices derive from the keys. ``yaml`` is toolsearch's own format (YAML or JSON).
+LOADER_BY_FORMAT: dict[str, Callable[[Document, str | None], LoadedAll]] = {
+    "yaml": _own,
+    "openai": _provider("openai", _openai),
+    "anthropic": _provider("anthropic", _anthropic),
+    "mcp": _provider("mcp", _mcp),
+    "openapi": _openapi,
+}
+
+#: ``--catalog-format`` values: ``auto`` (detect from the content) or a key of :data:`LOADER_BY_FORMAT`.
+FORMATS = ("auto", *LOADER_BY_FORMAT)

@@ -1,0 +1,316 @@
+"""Live MCP servers as catalog sources: ``mcp+stdio:COMMAND ARGS`` and ``mcp+http(s)://HOST/PATH``.
+
+The official ``mcp`` SDK (extra ``toolsearch-cli[mcp]``) is imported only when such a source is
+used. ``tools/list`` is followed through every page. ``ALIAS=mcp+...`` names a server: the alias
+is the default category of its tools and, when several servers are loaded together, the prefix
+of their names (``weather__get_forecast``). ``metadata.mcp_server`` (``{name, tool}``) keeps the
+server and the name it knows the tool by (outside ``metadata.mcp``, so an MCP export stays
+clean). Without an alias the server's own name (from its ``initialize`` answer) is used.
+``$TOOLSEARCH_MCP_TIMEOUT`` (seconds, default 30) bounds the whole exchange;
+``$TOOLSEARCH_MCP_HEADERS`` gives HTTP servers their headers (a token, usually).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import CatalogError
+from ..model import Tool
+from .formats import Document, Loaded, load_document
+
+TIMEOUT_ENV = "TOOLSEARCH_MCP_TIMEOUT"
+HEADERS_ENV = "TOOLSEARCH_MCP_HEADERS"
+DEFAULT_TIMEOUT = 30.0
+_MAX_PAGES = 10_000
+_LIVE = re.compile(r"^(?:(?P<alias>[A-Za-z][A-Za-z0-9_-]*)=)?(?P<target>mcp\+(?:stdio:|https?://).*)$", re.S)
+
+
+@dataclass(frozen=True)
+class LiveSource:
+    """A parsed ``[alias=]mcp+...`` source."""
+
+    text: str
+    alias: str | None
+    transport: str  # "stdio" or "http"
+    command: list[str]
+    url: str
+
+    @property
+    def display(self) -> str:
+        """The source as shown in messages: no alias, and no credentials from the URL."""
+        text = self.text if self.alias is None else self.text[len(self.alias) + 1 :]
+        if self.transport == "http":
+            text = re.sub(r"//[^/@]*@", "//***@", text)
+            text = re.sub(r"\?.*$", "?…", text)
+        return text
+
+
+def shown_source(source: str) -> str:
+    """A source as it may be shown: live HTTP sources lose credentials (userinfo, query string)."""
+    if not is_live_source(source):
+        return source
+    live = parse_live_source(source)
+    return f"{live.alias}={live.display}" if live.alias else live.display
+
+
+def is_live_source(source: str) -> bool:
+    """Whether ``source`` names a live MCP server."""
+    return bool(_LIVE.match(source.strip()))
+
+
+def parse_live_source(source: str) -> LiveSource:
+    """Split ``[alias=]mcp+stdio:command args`` or ``[alias=]mcp+http://...`` into its parts."""
+    match = _LIVE.match(source.strip())
+    if not match:
+        raise CatalogError("not an MCP server source; expected mcp+stdio:COMMAND or mcp+http://HOST/PATH", file=source)
+    target = match.group("target")
+    if target.startswith("mcp+stdio:"):
+        import shlex
+
+        try:
+            command = shlex.split(target[len("mcp+stdio:") :])
+        except ValueError as exc:
+            raise CatalogError(f"cannot split the server command: {exc}", file=target) from exc
+        if not command:
+            raise CatalogError("no server command after 'mcp+stdio:'", file=target)
+        return LiveSource(source.strip(), match.group("alias"), "stdio", command, "")
+    return LiveSource(source.strip(), match.group("alias"), "http", [], target[len("mcp+") :])
+
+
+def split_env_sources(value: str, separator: str) -> list[str]:
+    """Split ``$TOOLSEARCH_CATALOG`` on ``separator`` (``:``) without cutting MCP sources apart.
+
+    ``mcp+stdio:CMD`` keeps the part after ``mcp+stdio:`` (so the command itself cannot contain
+    the separator) and ``mcp+http://host:port/path`` keeps its scheme and port.
+    """
+    parts = value.split(separator)
+    out: list[str] = []
+    for part in parts:
+        if out and separator == ":" and _continues(out[-1], part):
+            out[-1] += ":" + part
+        else:
+            out.append(part)
+    return out
+
+
+def _continues(previous: str, part: str) -> bool:
+    head = previous.rpartition("=")[2] if _LIVE_ALIAS.match(previous) else previous
+    if head in ("mcp+stdio", "mcp+http", "mcp+https"):
+        return True  # "mcp+stdio" + "python x.py", "mcp+http" + "//host"
+    if head.startswith(("mcp+http://", "mcp+https://")) and "/" not in head.split("://", 1)[1]:
+        return part[:1].isdigit()  # "mcp+http://host" + "8000/mcp"
+    return False
+
+
+_LIVE_ALIAS = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*=mcp\+")
+
+
+def http_headers() -> dict[str, str]:
+    """Headers for HTTP servers from ``$TOOLSEARCH_MCP_HEADERS``: ``Name: value`` lines, or a JSON object.
+
+    The values (tokens, usually) never appear in messages.
+    """
+    raw = os.environ.get(HEADERS_ENV, "").strip()
+    if not raw:
+        return {}
+    if raw.startswith("{"):
+        import json
+
+        try:
+            parsed = json.loads(raw)
+        except ValueError:
+            parsed = None
+        if not isinstance(parsed, dict) or not all(isinstance(v, str) for v in parsed.values()):
+            raise CatalogError(f"${HEADERS_ENV} must be a JSON object of strings or 'Name: value' lines")
+        return {str(k): v for k, v in parsed.items()}
+    headers: dict[str, str] = {}
+    for number, line in enumerate(raw.splitlines(), 1):
+        name, colon, value = line.partition(":")
+        if not line.strip():
+            continue
+        if not colon or not name.strip() or " " in name.strip():
+            raise CatalogError(f"${HEADERS_ENV} line {number} is not 'Name: value' (value not shown)")
+        headers[name.strip()] = value.strip()
+    return headers
+
+
+def timeout_seconds() -> float:
+    raw = os.environ.get(TIMEOUT_ENV, "").strip()
+    if not raw:
+        return DEFAULT_TIMEOUT
+    try:
+        value = float(raw)
+    except ValueError:
+        raise CatalogError(f"${TIMEOUT_ENV} must be a number of seconds, not {raw!r}") from None
+    if value <= 0:
+        raise CatalogError(f"${TIMEOUT_ENV} must be positive, not {raw!r}")
+    return value
+
+
+def _leaf(exc: BaseException) -> BaseException:
+    """The first real error inside (possibly nested) exception groups."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
+def _last_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1] if lines else ""
+
+
+def fetch_tools(live: LiveSource, timeout: float | None = None) -> tuple[str | None, list[dict[str, Any]]]:
+    """The server's name and every tool of its ``tools/list`` (all pages), as wire-format dicts."""
+    try:
+        import anyio
+        from mcp import Client, StdioServerParameters
+        from mcp.client.stdio import stdio_client
+    except ImportError:
+        raise CatalogError(
+            "reading a live MCP server needs the MCP SDK: pip install 'toolsearch-cli[mcp]'", file=live.display
+        ) from None
+    limit = timeout if timeout is not None else timeout_seconds()
+    headers = http_headers() if live.transport == "http" else {}
+    what = "the MCP server"
+
+    async def run(errlog: Any) -> tuple[str | None, list[dict[str, Any]]]:
+        async with contextlib.AsyncExitStack() as stack:
+            if live.transport == "stdio":
+                params = StdioServerParameters(command=live.command[0], args=live.command[1:], env=dict(os.environ))
+                server: Any = stdio_client(params, errlog=errlog)
+            elif headers:
+                import httpx2
+                from mcp.client.streamable_http import streamable_http_client
+
+                http = await stack.enter_async_context(httpx2.AsyncClient(headers=headers, timeout=limit))
+                server = streamable_http_client(live.url, http_client=http)
+            else:
+                server = live.url
+            return await list_all(server)
+
+    async def list_all(server: Any) -> tuple[str | None, list[dict[str, Any]]]:
+        tools: list[dict[str, Any]] = []
+        with anyio.fail_after(limit):
+            async with Client(server, read_timeout_seconds=limit, cache=None) as client:
+                info = client.server_info
+                cursor: str | None = None
+                seen: set[str] = set()
+                for _ in range(_MAX_PAGES):
+                    page = await client.list_tools(cursor=cursor)
+                    tools.extend(t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in page.tools)
+                    cursor = page.next_cursor
+                    if not cursor:
+                        break
+                    if cursor in seen:
+                        raise _ProtocolProblem(f"tools/list returned the cursor {cursor!r} twice")
+                    seen.add(cursor)
+                return (info.name if info else None), tools
+
+    import tempfile
+
+    with tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as errlog, _sdk_logs() as logged:
+        try:
+            return anyio.run(run, errlog)
+        except BaseException as exc:  # noqa: BLE001 - every failure becomes one line naming the server
+            if isinstance(exc, KeyboardInterrupt | SystemExit):
+                raise
+            leaf = _leaf(exc)
+            errlog.seek(0)
+            said = _last_line(errlog.read())
+            if isinstance(leaf, TimeoutError):
+                problem = f"did not list its tools within {limit:g} s (set ${TIMEOUT_ENV} to wait longer)"
+            elif isinstance(leaf, FileNotFoundError | PermissionError):
+                problem = f"cannot be started: {leaf.strerror or leaf}: {live.command[0]}"
+            elif isinstance(leaf, _ProtocolProblem):
+                problem = f"returned invalid data: {leaf}"
+            elif logged:
+                problem = f"returned invalid data: {logged[0]}"
+            elif live.transport == "stdio" and "connection closed" in str(leaf).lower():
+                problem = "exited (or closed its output) before listing its tools"
+            elif live.transport == "stdio":
+                problem = f"failed: {_describe(leaf)}"
+            else:
+                problem = f"cannot be reached or failed: {_describe(leaf)}"
+                if not headers:
+                    problem += f" (if it needs a token, set ${HEADERS_ENV})"
+            if said and not isinstance(leaf, FileNotFoundError):
+                problem += f"; its stderr ends with: {said}"
+            if live.url:  # never echo credentials from the URL or the headers
+                problem = problem.replace(live.url, live.display[len("mcp+") :])
+            for value in headers.values():
+                problem = problem.replace(value, "***") if value else problem
+            raise CatalogError(f"{what} {problem}", file=live.display) from exc
+
+
+@contextlib.contextmanager
+def _sdk_logs() -> Iterator[list[str]]:
+    """Keep the SDK's log records (tracebacks of bad messages) off stderr; collect them for the error."""
+    import logging
+
+    collected: list[str] = []
+
+    class Collect(logging.Handler):
+        def emit(self, record: Any) -> None:
+            if record.levelno >= logging.WARNING:
+                detail = record.exc_info[1] if record.exc_info else None
+                first = str(detail).splitlines()[0] if detail is not None and str(detail) else ""
+                collected.append(" ".join(f"{record.getMessage()} {first}".split()))
+
+    handler = Collect()
+    saved = []
+    for name in ("mcp", "httpx", "httpx2", "httpcore"):
+        logger = logging.getLogger(name)
+        saved.append((logger, logger.propagate))
+        logger.addHandler(handler)
+        logger.propagate = False
+    try:
+        yield collected
+    finally:
+        for logger, propagate in saved:
+            logger.removeHandler(handler)
+            logger.propagate = propagate
+
+
+class _ProtocolProblem(Exception):
+    pass
+
+
+def _describe(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def load_live_source(source: str, *, prefix: bool = False) -> Loaded:
+    """Tools of a live MCP server (see module doc for aliases and prefixes)."""
+    live = parse_live_source(source)
+    server_name, raw_tools = fetch_tools(live)
+    alias = live.alias or _alias_from(server_name, live)
+    doc = Document({"tools": raw_tools}, live.display)
+    tools, resident, _ = load_document(doc, "mcp", default_category=alias)
+    out: list[Tool] = []
+    renamed: dict[str, str] = {}
+    for tool in tools:
+        if prefix:
+            renamed[tool.name] = f"{alias}__{tool.name}"
+        metadata = {**tool.metadata, "mcp_server": {"name": alias, "tool": tool.name}}
+        out.append(tool.copy_with(name=renamed.get(tool.name, tool.name), metadata=metadata))
+    return out, [renamed.get(n, n) for n in resident]
+
+
+def _alias_from(server_name: str | None, live: LiveSource) -> str:
+    if server_name and server_name.strip():
+        base = server_name
+    elif live.transport == "stdio":
+        script = next((a for a in reversed(live.command) if not a.startswith("-")), live.command[0])
+        base = os.path.splitext(os.path.basename(script))[0]
+    else:
+        base = re.sub(r"^https?://", "", live.url).split("/")[0]
+    return re.sub(r"[^A-Za-z0-9_-]+", "_", base).strip("_") or "mcp"
+
+
+__all__ = ["LiveSource", "fetch_tools", "is_live_source", "load_live_source", "parse_live_source"]

@@ -1,0 +1,373 @@
+"""OpenAPI 3.x documents as catalogs: one tool per operation.
+
+* name: the ``operationId``, else ``<method>_<path>``, sanitised to ``[A-Za-z0-9_-]{1,64}`` (the
+  rule OpenAI and Anthropic apply) and made unique;
+* description: the summary, then the description;
+* parameters: path, query, header and cookie parameters and the JSON request body merged into one
+  JSON Schema object. Body properties are merged in when the body is an object whose property
+  names do not clash with a parameter; otherwise the body is one ``body`` property.
+  ``metadata.openapi.parameters`` says where each property goes (``path``, ``query``, ``header``,
+  ``cookie``, ``body`` or ``body-property``), so a caller can rebuild the HTTP request;
+* category: the first tag; tags: all tags;
+* ``metadata.openapi``: method, path, server URL (the first of the most specific ``servers``),
+  operationId, where each property goes, body mode and content type.
+
+Local ``$ref``\\ s (``#/components/...``) are resolved inline. A schema that contains itself
+(a tree, a linked list) is kept as JSON Schema ``$defs`` with ``$ref: '#/$defs/Name'`` and listed
+in ``metadata.openapi.recursive``; a ``$ref`` that only leads back to itself is an error, as are
+external and dangling references.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Any
+
+from ..errors import CatalogError
+from ..model import Tool
+from .formats import Document, Loaded, build_tool, checked_schema, plain, pointer_join, pointer_tokens
+
+HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
+#: Header parameters OpenAPI says to ignore: the HTTP layer sets them.
+_IGNORED_HEADERS = frozenset({"accept", "content-type", "authorization"})
+_NAME_OK = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_MAX_DEPTH = 64
+
+
+def sanitize_name(raw: str) -> str:
+    """A provider-valid tool name (``[A-Za-z0-9_-]{1,64}``) from an operationId or method+path."""
+    if _NAME_OK.match(raw):
+        return raw
+    name = re.sub(r"_{2,}", "_", re.sub(r"[^A-Za-z0-9_-]+", "_", raw)).strip("_") or "operation"
+    if len(name) > 64:
+        name = name[:55] + "_" + hashlib.sha1(raw.encode()).hexdigest()[:8]
+    return name
+
+
+class _Resolver:
+    """Resolves local ``$ref``\\ s by inlining, keeping recursive schemas as ``$defs``."""
+
+    def __init__(self, doc: Document) -> None:
+        self.doc = doc
+        self.tool: str | None = None
+        self.defs: dict[str, Any] = {}
+        self.def_names: dict[str, str] = {}
+        self.recursive: set[str] = set()
+
+    def start_tool(self, name: str) -> None:
+        self.tool, self.defs, self.def_names, self.recursive = name, {}, {}, set()
+
+    def lookup(self, ref: Any, at: str) -> Any:
+        if not isinstance(ref, str):
+            raise self.doc.error(pointer_join(at, "$ref"), "'$ref' must be a string", self.tool)
+        if not ref.startswith("#"):
+            raise self.doc.error(
+                pointer_join(at, "$ref"),
+                f"only local references ('#/components/...') are supported, not {ref!r}; bundle the document first",
+                self.tool,
+            )
+        node: Any = self.doc.data
+        for token in pointer_tokens(ref[1:]):
+            if isinstance(node, dict) and token in node:
+                node = node[token]
+            elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+                node = node[int(token)]
+            else:
+                raise self.doc.error(pointer_join(at, "$ref"), f"'$ref' {ref!r} points at nothing", self.tool)
+        return node
+
+    def follow(self, node: Any, at: str) -> tuple[Any, str]:
+        """Follow a chain of ``$ref``\\ s to a real value; a chain that loops is an error."""
+        seen: list[str] = []
+        while isinstance(node, dict) and "$ref" in node:
+            ref = node["$ref"]
+            if ref in seen:
+                chain = " -> ".join([*seen, ref])
+                raise self.doc.error(pointer_join(at, "$ref"), f"'$ref' cycle with no schema in it: {chain}", self.tool)
+            seen.append(ref)
+            node, at = self.lookup(ref, at), ref[1:]
+        return node, at
+
+    def inline(self, node: Any, at: str, stack: tuple[str, ...] = ()) -> Any:
+        """A plain copy of ``node`` with every ``$ref`` replaced by what it points at."""
+        if len(stack) > _MAX_DEPTH:
+            raise self.doc.error(at, f"schema nested deeper than {_MAX_DEPTH} references", self.tool)
+        if isinstance(node, list):
+            return [self.inline(v, pointer_join(at, i), stack) for i, v in enumerate(node)]
+        if not isinstance(node, dict):
+            return plain(node)
+        if "$ref" not in node:
+            return {str(k): self.inline(v, pointer_join(at, k), stack) for k, v in node.items()}
+        siblings = {str(k): self.inline(v, pointer_join(at, k), stack) for k, v in node.items() if k != "$ref"}
+        target, target_at = self.follow(node, at)
+        if target_at in stack:  # the schema contains itself: refer to it through $defs
+            self.recursive.add(target_at)
+            return {"$ref": f"#/$defs/{self.def_name(target_at)}", **siblings}
+        result = self.inline(target, target_at, (*stack, target_at))
+        if target_at in self.recursive:
+            self.defs[self.def_name(target_at)] = result
+            result = {"$ref": f"#/$defs/{self.def_name(target_at)}"}
+        if siblings:
+            result = {**result, **siblings} if isinstance(result, dict) else result
+        return result
+
+    def def_name(self, target_at: str) -> str:
+        name = self.def_names.get(target_at)
+        if name is None:
+            base = re.sub(r"[^A-Za-z0-9_.-]+", "_", pointer_tokens(target_at)[-1] if target_at else "root") or "def"
+            name, n = base, 2
+            while name in self.def_names.values():
+                name, n = f"{base}{n}", n + 1
+            self.def_names[target_at] = name
+        return name
+
+
+def tools_from_openapi(doc: Document) -> Loaded:
+    """One tool per operation of an OpenAPI 3.x document."""
+    data = doc.data
+    if not isinstance(data, dict):
+        raise doc.error("", "an OpenAPI document must be a mapping")
+    if "swagger" in data:
+        raise doc.error("/swagger", "Swagger 2.0 is not supported; convert the document to OpenAPI 3 first")
+    version = str(data.get("openapi", ""))
+    if not version.startswith("3."):
+        raise doc.error("/openapi", f"expected an OpenAPI 3.x document, found version {version!r}")
+    paths = data.get("paths")
+    if paths is None:
+        paths = {}
+    if not isinstance(paths, dict):
+        raise doc.error("/paths", "'paths' must be a mapping of path to path item")
+    resolver = _Resolver(doc)
+    tools: list[Tool] = []
+    used: dict[str, str] = {}
+    for path, raw_item in paths.items():
+        item_at = pointer_join("/paths", str(path))
+        item, item_at = resolver.follow(raw_item, item_at)
+        if not isinstance(item, dict):
+            raise doc.error(item_at, "a path item must be a mapping")
+        for method in HTTP_METHODS:
+            if method in item:
+                op_at = pointer_join(item_at, method)
+                tool = _operation_tool(doc, resolver, str(path), method, item, op_at, used)
+                used[tool.name] = op_at
+                tools.append(tool)
+    return tools, []
+
+
+def _operation_tool(
+    doc: Document, resolver: _Resolver, path: str, method: str, item: dict[str, Any], at: str, used: dict[str, str]
+) -> Tool:
+    op = item[method]
+    if not isinstance(op, dict):
+        raise doc.error(at, f"the {method.upper()} operation must be a mapping")
+    operation_id = op.get("operationId")
+    if operation_id is not None and not isinstance(operation_id, str):
+        raise doc.error(pointer_join(at, "operationId"), "'operationId' must be a string")
+    name = sanitize_name(operation_id or f"{method}_{path}")
+    base, n = name, 2
+    while name in used:
+        suffix = f"_{n}"
+        name, n = base[: 64 - len(suffix)] + suffix, n + 1
+    resolver.start_tool(name)
+
+    def text(key: str) -> str:
+        value = op.get(key)
+        if value is not None and not isinstance(value, str):
+            raise doc.error(pointer_join(at, key), f"'{key}' must be a string", name)
+        return (value or "").strip()
+
+    summary, details = text("summary"), text("description")
+    if summary and details and not details.startswith(summary):
+        description = f"{summary}\n\n{details}"
+    else:
+        description = details or summary or f"{method.upper()} {path}"
+    tags = op.get("tags") or []
+    if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+        raise doc.error(pointer_join(at, "tags"), "'tags' must be a list of strings", name)
+
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    where: dict[str, str] = {}
+    origin: dict[str, str] = {}  # property -> JSON pointer of the schema it came from, for errors
+    for param, param_at in _parameters(doc, resolver, item, op, at, name):
+        prop_name = param["name"] if param["name"] not in properties else f"{param['in']}_{param['name']}"
+        properties[prop_name] = param["schema"]
+        where[prop_name] = param["in"]
+        origin[prop_name] = pointer_join(param_at, "schema")
+        if param["required"]:
+            required.append(prop_name)
+    body_mode = None
+    content_type = None
+    if "requestBody" in op:
+        body, body_at = resolver.follow(op["requestBody"], pointer_join(at, "requestBody"))
+        if not isinstance(body, dict):
+            raise doc.error(body_at, "'requestBody' must be a mapping", name)
+        content_type, schema = _body_schema(doc, resolver, body, body_at, name)
+        schema_at = pointer_join(body_at, "content", str(content_type), "schema")
+        if schema is not None:
+            body_required = body.get("required")
+            props = schema.get("properties") if isinstance(schema, dict) else None
+            mergeable = (
+                isinstance(props, dict)
+                and props
+                and schema.get("type", "object") == "object"
+                and not set(props) & set(properties)
+                and not any(k in schema for k in ("$ref", "oneOf", "anyOf", "allOf", "additionalProperties"))
+            )
+            if mergeable:
+                body_mode = "merged"
+                assert isinstance(props, dict)
+                for key, value in props.items():
+                    properties[key] = value
+                    where[key] = "body-property"
+                    origin[key] = pointer_join(schema_at, "properties", key)
+                if body_required is not False:
+                    required.extend(r for r in schema.get("required", []) if r in props)
+            else:
+                body_mode = "body"
+                key = "body" if "body" not in properties else "requestBody"
+                properties[key] = schema
+                where[key] = "body"
+                origin[key] = schema_at
+                if body_required:
+                    required.append(key)
+    parameters: dict[str, Any] = {"type": "object", "properties": properties}
+    if required:
+        parameters["required"] = required
+    if resolver.defs:
+        parameters["$defs"] = resolver.defs
+    try:
+        parameters = checked_schema(Document(parameters, doc.file), parameters, "", name)
+    except CatalogError as exc:  # point at the schema in the document the bad property came from
+        tokens = pointer_tokens(exc.field or "")
+        if len(tokens) >= 2 and tokens[0] == "properties" and tokens[1] in origin:
+            exc.field = pointer_join(origin[tokens[1]], *tokens[2:])
+        else:
+            exc.field = at
+        exc.line = doc.line_of(exc.field)
+        raise
+
+    native: dict[str, Any] = {"method": method.upper(), "path": path}
+    server = _server_url(op) or _server_url(item) or _server_url(doc.data)
+    if server:
+        native["server"] = server
+    if operation_id:
+        native["operationId"] = operation_id
+    if where:
+        native["parameters"] = where
+    if body_mode:
+        native["body"] = body_mode
+        native["contentType"] = content_type
+    if op.get("deprecated") is True:
+        native["deprecated"] = True
+    if resolver.recursive:
+        native["recursive"] = sorted("#" + r for r in resolver.recursive)
+    return build_tool(
+        doc,
+        at,
+        name=name,
+        description=description,
+        parameters=parameters,
+        extension={"category": tags[0] if tags else None, "tags": list(tags), "examples": []},
+        native=native,
+        fmt="openapi",
+    )
+
+
+def _server_url(owner: dict[str, Any]) -> str | None:
+    """The first ``servers[].url`` of a document, path item or operation (the most specific one wins)."""
+    servers = owner.get("servers")
+    if isinstance(servers, list) and servers and isinstance(servers[0], dict):
+        url = servers[0].get("url")
+        return url if isinstance(url, str) else None
+    return None
+
+
+def _parameters(
+    doc: Document, resolver: _Resolver, item: dict[str, Any], op: dict[str, Any], at: str, tool: str
+) -> list[tuple[dict[str, Any], str]]:
+    """Path-item parameters overridden by operation parameters (same name and location)."""
+    merged: dict[tuple[str, str], tuple[dict[str, Any], str]] = {}
+    for owner, owner_at in ((item, at.rpartition("/")[0]), (op, at)):
+        raw = owner.get("parameters")
+        if raw is None:
+            continue
+        list_at = pointer_join(owner_at, "parameters")
+        if not isinstance(raw, list):
+            raise doc.error(list_at, "'parameters' must be a list", tool)
+        for i, entry in enumerate(raw):
+            param, param_at = resolver.follow(entry, pointer_join(list_at, i))
+            if not isinstance(param, dict):
+                raise doc.error(param_at, "a parameter must be a mapping", tool)
+            name, location = param.get("name"), param.get("in")
+            if not isinstance(name, str) or not name:
+                raise doc.error(pointer_join(param_at, "name"), "a parameter needs a string 'name'", tool)
+            if location not in ("path", "query", "header", "cookie"):
+                raise doc.error(
+                    pointer_join(param_at, "in"),
+                    f"parameter 'in' must be path, query, header or cookie, not {location!r}",
+                    tool,
+                )
+            if location == "header" and name.lower() in _IGNORED_HEADERS:
+                continue
+            merged[(name, location)] = (param, param_at)
+    out = []
+    for (name, location), (param, param_at) in merged.items():
+        if "schema" in param:
+            schema = resolver.inline(param["schema"], pointer_join(param_at, "schema"))
+        elif isinstance(param.get("content"), dict) and param["content"]:
+            media = next(iter(param["content"]))
+            media_at = pointer_join(param_at, "content", media)
+            schema = resolver.inline(
+                (param["content"][media] or {}).get("schema", {}), pointer_join(media_at, "schema")
+            )
+        else:
+            schema = {"type": "string"}
+        if not isinstance(schema, dict):
+            raise doc.error(pointer_join(param_at, "schema"), "a parameter schema must be a mapping", tool)
+        description = param.get("description")
+        if isinstance(description, str) and description.strip():
+            schema = {**schema, "description": description.strip()}
+        if param.get("deprecated") is True:
+            schema = {**schema, "deprecated": True}
+        if "example" in param and "examples" not in schema:
+            schema = {**schema, "examples": [plain(param["example"])]}
+        out.append(
+            (
+                {
+                    "name": name,
+                    "in": location,
+                    "schema": schema,
+                    "required": location == "path" or param.get("required") is True,
+                },
+                param_at,
+            )
+        )
+    return out
+
+
+def _is_json(media: str) -> bool:
+    base = media.split(";")[0].strip().lower()
+    return base == "application/json" or base.endswith("+json") or base.endswith("/json")
+
+
+def _body_schema(
+    doc: Document, resolver: _Resolver, body: dict[str, Any], at: str, tool: str
+) -> tuple[str | None, dict[str, Any] | None]:
+    content = body.get("content")
+    if not isinstance(content, dict) or not content:
+        raise doc.error(pointer_join(at, "content"), "a request body needs 'content' (media type -> schema)", tool)
+    media = next((m for m in content if _is_json(str(m))), next(iter(content)))
+    entry = content[media]
+    if entry is None or "schema" not in entry:
+        return str(media), None
+    schema = resolver.inline(entry["schema"], pointer_join(at, "content", str(media), "schema"))
+    if not isinstance(schema, dict):
+        raise doc.error(pointer_join(at, "content", str(media), "schema"), "the body schema must be a mapping", tool)
+    if isinstance(body.get("description"), str) and "description" not in schema:
+        schema = {**schema, "description": body["description"].strip()}
+    return str(media), schema
+
+
+__all__ = ["sanitize_name", "tools_from_openapi"]
