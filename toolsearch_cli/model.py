@@ -63,6 +63,8 @@ class Tool(BaseModel):
     #: Context attributes a request must carry to see this tool (``{"role": ["admin"]}``; ``"*"``
     #: accepts any value). Empty: visible to everyone. See :meth:`visible_to`.
     requires: dict[str, list[str]] = Field(default_factory=dict)
+    #: A canned result for simulations (``toolsearch simulate --live``); ``None``: none. Never sent to a model.
+    mock: Any = Field(default=None, exclude=True, repr=False)
 
     def visible_to(self, context: Mapping[str, str] | None) -> bool:
         """Whether a request with these context attributes may see (and so search, get and run) the tool."""

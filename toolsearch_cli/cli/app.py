@@ -85,6 +85,9 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 def _error(message: str) -> None:
+    from rich.markup import escape
+
     from .render import error_console
 
-    error_console().print(f"[bold red]error:[/] {message}", markup=True, highlight=False, soft_wrap=True)
+    # escaped: a message may quote text in brackets, e.g. pip install 'toolsearch-cli[live]'
+    error_console().print(f"[bold red]error:[/] {escape(message)}", markup=True, highlight=False, soft_wrap=True)

@@ -75,6 +75,8 @@ class RequestRecord:
     findings: list[Finding] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     line: int | None = None
+    #: Live runs: latency, attempts and the provider's reported usage for this request.
+    live: dict[str, Any] | None = None
 
     @property
     def failed(self) -> list[Finding]:
@@ -90,6 +92,7 @@ class RequestRecord:
             "checks": self.checks,
             "findings": [f.to_dict() for f in self.findings],
             "warnings": list(self.warnings),
+            **({"live": self.live} if self.live is not None else {}),
         }
 
 
@@ -111,6 +114,10 @@ class Transcript:
     name: str = ""
     state_file: str | None = None
     restored: list[str] | None = None
+    #: Live runs: endpoint, model and options (never the API key), and the resident tools used.
+    live: dict[str, Any] | None = None
+    #: Why a live run stopped early (the one-line error), if it did.
+    error: str | None = None
 
     @property
     def failures(self) -> list[Finding]:
@@ -172,4 +179,6 @@ class Transcript:
             "summary": self.summary(),
             "requests": [r.to_dict() for r in self.requests],
             "messages": self.messages,
+            **({"live": self.live} if self.live is not None else {}),
+            **({"error": self.error} if self.error is not None else {}),
         }
