@@ -454,4 +454,14 @@ def test_custom_key_variable_and_temperature_are_used(run_cli, server, monkeypat
     assert result.code == 0, result.stderr
     assert server.requests[0].headers["authorization"] == "Bearer sk-other-key-123456"
     assert server.requests[0].body["temperature"] == 0.2
+    assert server.requests[0].body["tool_choice"] == "auto"  # OpenAI's default, said out loud for llama.cpp
     assert "sk-other-key-123456" not in result.stdout
+
+
+def test_tool_choice_can_be_required_or_omitted(live, server):
+    server.add(say("a"), say("b"))
+    assert live("--prompt", "hi", "--catalog", DEMO, "--tool-choice", "required").code == 0
+    assert live("--prompt", "hi", "--catalog", DEMO, "--tool-choice", "omit").code == 0
+    assert server.requests[0].body["tool_choice"] == "required"
+    assert "tool_choice" not in server.requests[1].body
+    assert live("--prompt", "hi", "--catalog", DEMO, "--tool-choice", "any").code == 2

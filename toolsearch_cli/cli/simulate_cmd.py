@@ -21,6 +21,7 @@ from .simulate_live import (
     RETRY_BACKOFF_OPTION,
     TEMPERATURE_OPTION,
     TIMEOUT_OPTION,
+    TOOL_CHOICE_OPTION,
 )
 
 POLICY_HELP = "Disclosure policy: latest (each search replaces the hits) or cumulative; 'latest,cumulative' compares."
@@ -70,6 +71,7 @@ def simulate(
     api_key_env: str = API_KEY_ENV_OPTION,
     max_iterations: int = MAX_ITERATIONS_OPTION,
     temperature: float | None = TEMPERATURE_OPTION,
+    tool_choice: str = TOOL_CHOICE_OPTION,
     timeout: float = TIMEOUT_OPTION,
     retries: int = RETRIES_OPTION,
     retry_backoff: float = RETRY_BACKOFF_OPTION,
@@ -130,6 +132,7 @@ def simulate(
             api_key_env=api_key_env,
             max_iterations=max_iterations,
             temperature=temperature,
+            tool_choice=tool_choice,
             timeout=timeout,
             retries=retries,
             retry_backoff=retry_backoff,

@@ -27,6 +27,9 @@ API_KEY_ENV_OPTION = typer.Option(
 )
 MAX_ITERATIONS_OPTION = typer.Option(10, "--max-iterations", help="Live: model requests per user message at most.")
 TEMPERATURE_OPTION = typer.Option(None, "--temperature", help="Live: sampling temperature (default: the server's).")
+TOOL_CHOICE_OPTION = typer.Option(
+    "auto", "--tool-choice", help="Live: tool_choice sent with the tools: auto, required, none, or omit (not sent)."
+)
 TIMEOUT_OPTION = typer.Option(60.0, "--timeout", help="Live: seconds to wait for each model reply.")
 RETRIES_OPTION = typer.Option(3, "--retries", help="Live: retries after HTTP 429 or 5xx (exponential backoff).")
 RETRY_BACKOFF_OPTION = typer.Option(
@@ -50,6 +53,7 @@ def run_live_command(
     api_key_env: str,
     max_iterations: int,
     temperature: float | None,
+    tool_choice: str,
     timeout: float,
     retries: int,
     retry_backoff: float,
@@ -72,6 +76,11 @@ def run_live_command(
         raise UsageError(f"--max-iterations must be at least 1, not {max_iterations}", field="max_iterations")
     if temperature is not None and not 0 <= temperature <= 2:
         raise UsageError(f"--temperature must be between 0 and 2, not {temperature:g}", field="temperature")
+    if tool_choice not in ("auto", "required", "none", "omit"):
+        raise UsageError(
+            f"--tool-choice must be auto, required, none or omit, not {tool_choice!r}", field="tool_choice"
+        )
+    choice = None if tool_choice == "omit" else tool_choice
     parsed = load_script(script) if script is not None else None
     user_messages(parsed, prompt)  # the one-line error before any request
     url = base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
@@ -85,6 +94,7 @@ def run_live_command(
         api_key_env=api_key_env,
         max_iterations=max_iterations,
         temperature=temperature,
+        tool_choice=choice,
         timeout=timeout,
         retries=retries,
     )
@@ -107,6 +117,7 @@ def run_live_command(
         api_key_env=api_key_env,
         timeout=timeout,
         temperature=temperature,
+        tool_choice=choice,
         retries=retries,
         backoff=retry_backoff,
         on_retry=on_retry,

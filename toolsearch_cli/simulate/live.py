@@ -40,6 +40,7 @@ class LiveOptions:
     api_key_env: str = "OPENAI_API_KEY"
     max_iterations: int = DEFAULT_MAX_ITERATIONS
     temperature: float | None = None
+    tool_choice: str | None = "auto"
     timeout: float = 60.0
     retries: int = 3
 
@@ -50,6 +51,7 @@ class LiveOptions:
             "api_key_env": self.api_key_env,
             "max_iterations": self.max_iterations,
             "temperature": self.temperature,
+            "tool_choice": self.tool_choice,
             "timeout": self.timeout,
             "retries": self.retries,
         }

@@ -88,6 +88,7 @@ class OpenAIChatClient:
         api_key_env: str = "OPENAI_API_KEY",
         timeout: float = 60.0,
         temperature: float | None = None,
+        tool_choice: str | None = "auto",
         retries: int = 3,
         backoff: float = 1.0,
         sleep: Callable[[float], None] = time.sleep,
@@ -106,6 +107,7 @@ class OpenAIChatClient:
         self.api_key_env = api_key_env
         self.timeout = timeout
         self.temperature = temperature
+        self.tool_choice = tool_choice
         self.retries = retries
         self.backoff = backoff
         self._sleep = sleep
@@ -123,6 +125,8 @@ class OpenAIChatClient:
         kwargs: dict[str, Any] = {"model": self.model, "messages": list(messages)}
         if tools:
             kwargs["tools"] = list(tools)
+            if self.tool_choice:  # OpenAI's default with tools; some servers (llama.cpp) need it said
+                kwargs["tool_choice"] = self.tool_choice
         if self.temperature is not None:
             kwargs["temperature"] = self.temperature
         waited: list[tuple[int, float]] = []
