@@ -95,6 +95,9 @@ def test_full_loop_sends_exactly_each_snapshots_tools(live, server):
     assert live_info["our_request_tokens"] == data["requests"][0]["tokens"]["request"]
     assert live_info["latency_ms"] >= 0 and live_info["attempts"] == 1
     assert data["live"]["model"] == "scripted-model" and data["live"]["api_key_env"] == "OPENAI_API_KEY"
+    totals = data["summary"]["live"]
+    assert totals["provider_usage"] == {"prompt_tokens": 500, "completion_tokens": 90, "total_tokens": 590}
+    assert totals["requests_with_usage"] == 5
 
 
 def test_table_output_shows_tables_reply_latency_and_both_token_counts(live, server):
@@ -109,7 +112,7 @@ def test_table_output_shows_tables_reply_latency_and_both_token_counts(live, ser
     assert "ours: request" in out and " ms" in out
     assert "→ says: It's cloudy" in out
     assert "key from $OPENAI_API_KEY" in out
-    assert "provider-reported prompt tokens 500" in out  # 5 requests × 100
+    assert "provider-reported usage prompt 500 + completion 90 tok" in out  # 5 requests
 
 
 def test_the_api_key_is_sent_but_never_printed_or_recorded(live, server, tmp_path):

@@ -133,12 +133,17 @@ def render_summary(out: Console, transcript: Transcript) -> None:
         markup=False,
     )
     if transcript.live is not None:
-        usage = live_totals(transcript)
+        live = summary["live"]
+        usage = live["provider_usage"]
+        reported = (
+            f"prompt {usage.get('prompt_tokens', 0)} + completion {usage.get('completion_tokens', 0)} tok"
+            if live["requests_with_usage"]
+            else "not reported"
+        )
         out.print(
             f"live: {transcript.live.get('model')} at {transcript.live.get('base_url')} · "
-            f"{usage['latency_ms'] / 1000:.1f}s waiting for the model · provider-reported prompt tokens "
-            f"{usage['prompt_tokens'] if usage['reported'] else 'not reported'} (ours: {summary['request_tokens']} "
-            f"{transcript.counter}, tools and messages as JSON)",
+            f"{live['latency_ms'] / 1000:.1f}s waiting for the model · provider-reported usage {reported} "
+            f"(ours: {summary['request_tokens']} request tok, {transcript.counter})",
             markup=False,
             highlight=False,
         )
@@ -206,22 +211,6 @@ def live_line(live: dict[str, Any], counter: str) -> str:
         parts.append("provider usage: not reported")
     parts.append(f"ours: request {live.get('our_request_tokens')} tok ({counter})")
     return "  " + " · ".join(parts)
-
-
-def live_totals(transcript: Transcript) -> dict[str, Any]:
-    latency = 0.0
-    prompt = completion = 0
-    reported = False
-    for r in transcript.requests:
-        if r.live is None:
-            continue
-        latency += float(r.live.get("latency_ms") or 0)
-        usage = r.live.get("usage") or {}
-        if "prompt_tokens" in usage:
-            reported = True
-            prompt += int(usage["prompt_tokens"])
-            completion += int(usage.get("completion_tokens") or 0)
-    return {"latency_ms": latency, "prompt_tokens": prompt, "completion_tokens": completion, "reported": reported}
 
 
 def render_live_header(out: Console, name: str, settings: Any, options: Any, has_key: bool) -> None:

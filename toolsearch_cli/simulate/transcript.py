@@ -157,7 +157,23 @@ class Transcript:
             "checks": sum(r.checks for r in self.requests),
             "failed": len(self.failures),
             "protocol_errors": sum(1 for r in self.requests for f in r.findings if f.kind != "expectation"),
+            **({"live": self._live_totals()} if self.live is not None else {}),
         }
+
+    def _live_totals(self) -> dict[str, Any]:
+        """Live runs: time spent waiting for the model and the provider's reported usage, summed."""
+        latency = 0.0
+        usage: dict[str, int] = {}
+        reported = 0
+        for r in self.requests:
+            info = r.live or {}
+            latency += float(info.get("latency_ms") or 0)
+            if info.get("usage"):
+                reported += 1
+                for key in ("prompt_tokens", "completion_tokens", "total_tokens"):
+                    if isinstance(info["usage"].get(key), int):
+                        usage[key] = usage.get(key, 0) + info["usage"][key]
+        return {"latency_ms": round(latency, 1), "requests_with_usage": reported, "provider_usage": usage}
 
     def to_dict(self) -> dict[str, Any]:
         return {
