@@ -278,7 +278,7 @@ def test_retry_after_is_honoured(live, server):
     server.add(Status(429, {}, {"Retry-After": "0"}), say("hi"))
     result = live("--prompt", "hello", "--catalog", DEMO)
     assert result.code == 0, result.stderr
-    assert "HTTP 429, retry 1/3 in 0s" in result.stdout
+    assert "request 1: HTTP 429, retry 1/3 in 0s" in result.stdout
 
 
 def test_no_retries_when_asked(live, server):

@@ -106,9 +106,15 @@ def run_live_command(
 
         out = console()
 
+    answered = [0]  # requests printed so far: a retry belongs to the next one
+
     def on_retry(status: int, attempt: int, delay: float) -> None:
         if out is not None:
-            out.print(f"  … HTTP {status}, retry {attempt}/{retries} in {delay:g}s", style="yellow", markup=False)
+            out.print(
+                f"… request {answered[0] + 1}: HTTP {status}, retry {attempt}/{retries} in {delay:g}s",
+                style="yellow",
+                markup=False,
+            )
 
     client = OpenAIChatClient(
         base_url=options.base_url,
@@ -130,6 +136,7 @@ def run_live_command(
         render_live_header(out, parsed.name if parsed else "--prompt", settings, options, api_key is not None)
 
         def on_request(record_: Any) -> None:
+            answered[0] += 1
             out.print()
             render_request(out, record_)
 
