@@ -468,3 +468,19 @@ def test_tool_choice_can_be_required_or_omitted(live, server):
     assert server.requests[0].body["tool_choice"] == "required"
     assert "tool_choice" not in server.requests[1].body
     assert live("--prompt", "hi", "--catalog", DEMO, "--tool-choice", "any").code == 2
+
+
+def test_python_tools_take_a_mock_and_bad_script_mocks_are_one_line_errors(run_cli, write):
+    from toolsearch_cli import tool
+    from toolsearch_cli.catalog.python_loader import tool_from_function
+
+    @tool(mock={"status": "restarted"})
+    def restartThing(name: str) -> str:
+        """Restart a thing."""
+        return name
+
+    assert tool_from_function(restartThing).mock == {"status": "restarted"}
+    assert "mock" not in tool_from_function(restartThing).to_openai()["function"]
+    script = write("bad.sim.yaml", f"catalog: {DEMO}\nmocks: [1, 2]\nturns:\n  - user: hi\n    steps: [{{say: a}}]\n")
+    result = run_cli("simulate", str(script))
+    assert result.code == 2 and "bad.sim.yaml:2" in result.stderr and "'mocks' must map tool names" in result.stderr
