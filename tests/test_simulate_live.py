@@ -89,6 +89,8 @@ def test_full_loop_sends_exactly_each_snapshots_tools(live, server):
     sources = [c["result_source"] for r in data["requests"] for c in r["reply"]["tool_calls"]]
     assert sources == ["search", "mock", "search", "mock"]
     assert server.requests[0].messages[0]["role"] == "system"  # the script's system prompt
+    assistant = server.requests[1].messages[-2]
+    assert assistant["role"] == "assistant" and assistant["content"] == ""  # not null: llama.cpp rejects null
     assert data["requests"][-1]["reply"]["content"].startswith("It's cloudy")
     live_info = data["requests"][0]["live"]
     assert live_info["usage"] == {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}

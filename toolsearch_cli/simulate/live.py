@@ -254,6 +254,9 @@ def _assistant_message(
         calls.append(ScriptedCall(name=call.name, arguments=arguments, id=call_id))
     if wire:
         assistant["tool_calls"] = wire
+        if assistant["content"] is None:
+            # "" rather than null: OpenAI takes both, llama.cpp's server rejects null (and a missing key)
+            assistant["content"] = ""
     return assistant, calls, generated
 
 
