@@ -349,6 +349,9 @@ def test_max_iterations_bounds_the_loop(live, server):
     data = result.json()
     assert len(server.requests) == 3 and len(data["requests"]) == 3
     assert "no final answer after 3 requests" in data["requests"][-1]["warnings"][0]
+    server.add(*[call("toolSearch", {"query": "weather"})] * 2)
+    table = live("--prompt", "loop", "--catalog", DEMO, "--max-iterations", "2")
+    assert "! turn 1: no final answer after 2 requests" in table.stdout
 
 
 def test_every_user_turn_of_a_script_is_sent(live, server, write):

@@ -157,8 +157,7 @@ def run_live(
     try:
         for turn_number, user in enumerate(users, 1):
             messages.append({"role": "user", "content": user})
-            final = False
-            for _ in range(options.max_iterations):
+            for iteration in range(1, options.max_iterations + 1):
                 snapshot = engine.snapshot(messages, state=state)
                 completion = client.complete(snapshot.messages, snapshot.openai_tools())
                 record = RequestRecord(len(transcript.requests) + 1, turn_number, snapshot, completion.content)
@@ -189,18 +188,18 @@ def run_live(
                         result.source = "mock"
                     record.calls.append(result)
                     messages.append({"role": "tool", "tool_call_id": result.id, "content": result.result})
+                final = not calls
+                if not final and iteration == options.max_iterations:
+                    record.warnings.append(
+                        f"turn {turn_number}: no final answer after {options.max_iterations} requests "
+                        "(--max-iterations)"
+                    )
                 transcript.requests.append(record)
                 save()
                 if on_request is not None:
                     on_request(record)
-                if not calls:
-                    final = True
+                if final:
                     break
-            if not final:
-                transcript.requests[-1].warnings.append(
-                    f"turn {turn_number}: no final answer after {options.max_iterations} requests (--max-iterations)"
-                )
-                save()
     except LiveError as exc:
         # whatever was done so far is kept: recorded, and handed to the caller with the error
         transcript.error = str(exc)
