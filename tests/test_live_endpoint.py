@@ -28,13 +28,22 @@ DEMO = ROOT / "catalogs" / "demo"
 SNAPSHOT_KEYS = ("tools", "active", "disclosed", "groups", "search_status", "tokens")
 
 
+CASES = {
+    # the shipped scenario, as a user would run it
+    "scenario": (str(SCENARIO),),
+    # a blunt prompt small models follow more readily: exercises search and disclosure for real
+    "prompt": ("--prompt", "toolSearch weather", "--catalog", str(DEMO), "--max-iterations", "3"),
+}
+
+
 @pytest.mark.skipif(not BASE_URL, reason="set TOOLSEARCH_LIVE_BASE_URL to run against a live model")
-def test_demo_scenario_against_a_live_endpoint_keeps_the_protocol_invariants(run_cli, tmp_path, capsys):
+@pytest.mark.parametrize("case", list(CASES))
+def test_demo_against_a_live_endpoint_keeps_the_protocol_invariants(run_cli, tmp_path, capsys, case):
     pytest.importorskip("openai")
     rec = tmp_path / "live.json"
     result = run_cli(
         "simulate",
-        str(SCENARIO),
+        *CASES[case],
         "--live",
         "--base-url",
         BASE_URL or "",
@@ -96,7 +105,7 @@ def test_demo_scenario_against_a_live_endpoint_keeps_the_protocol_invariants(run
     calls = [f"{c['name']}({c['arguments']})" for r in requests for c in r["reply"]["tool_calls"]]
     with capsys.disabled():
         print(
-            f"\nlive: {len(requests)} requests, tool calls: {', '.join(calls) or 'none'}, "
+            f"\nlive ({case}): {len(requests)} requests, tool calls: {', '.join(calls) or 'none'}, "
             f"final reply: {(requests[-1]['reply']['content'] or '')[:120]!r}, "
             f"protocol errors: {data['summary']['protocol_errors']}, error: {data.get('error')}"
         )
