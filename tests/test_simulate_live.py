@@ -489,3 +489,12 @@ def test_python_tools_take_a_mock_and_bad_script_mocks_are_one_line_errors(run_c
     script = write("bad.sim.yaml", f"catalog: {DEMO}\nmocks: [1, 2]\nturns:\n  - user: hi\n    steps: [{{say: a}}]\n")
     result = run_cli("simulate", str(script))
     assert result.code == 2 and "bad.sim.yaml:2" in result.stderr and "'mocks' must map tool names" in result.stderr
+
+
+def test_an_unwritable_recording_fails_before_any_request(live, server, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x", encoding="utf-8")
+    server.add(say("hi"))
+    result = live("--prompt", "hi", "--catalog", DEMO, "--record", str(blocker / "rec.json"))
+    assert result.code == 2 and "cannot write the recording" in result.stderr
+    assert server.requests == []

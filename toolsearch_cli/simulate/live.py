@@ -154,6 +154,7 @@ def run_live(
         if recorder is not None:
             recorder.save(transcript)
 
+    save()  # an unwritable --record path fails now, before any request is paid for
     try:
         for turn_number, user in enumerate(users, 1):
             messages.append({"role": "user", "content": user})
