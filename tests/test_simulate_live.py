@@ -330,6 +330,12 @@ def test_an_empty_reply_ends_the_run_and_keeps_the_recording(live, run_cli, serv
     assert replay.json()["requests"][1]["disclosed"] == data["requests"][1]["disclosed"]
 
 
+def test_a_whitespace_reply_is_empty_too(live, server):
+    server.add(say(" \n "))
+    result = live("--prompt", "hello", "--catalog", DEMO)
+    assert result.code == 2 and "empty reply" in result.stderr
+
+
 def test_an_error_mid_run_keeps_what_was_recorded_and_prints_the_partial_transcript(live, server, tmp_path):
     server.add(SEARCH_WEATHER, Status(500, {"error": {"message": "overloaded"}}))
     rec = tmp_path / "partial.json"

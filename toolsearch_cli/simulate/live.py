@@ -164,7 +164,7 @@ def run_live(
                 record = RequestRecord(len(transcript.requests) + 1, turn_number, snapshot, completion.content)
                 record.live = _live_info(completion, snapshot.request_tokens)
                 assistant, calls, generated = _assistant_message(completion, generated, record)
-                if not completion.content and not calls and not record.findings:
+                if not (completion.content or "").strip() and not calls and not record.findings:
                     transcript.requests.append(record)
                     transcript.error = (
                         f"the model sent an empty reply (no text, no tool calls) to request {record.index}"
