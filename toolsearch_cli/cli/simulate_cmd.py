@@ -77,7 +77,10 @@ def simulate(
     retry_backoff: float = RETRY_BACKOFF_OPTION,
     record: str | None = RECORD_OPTION,
 ) -> None:
-    """Show the tools every model request carries, what they cost in tokens, and check the script's expectations."""
+    """Show the tools every model request carries, what they cost in tokens, and check the script's expectations.
+
+    With --live a real model (OpenAI Chat Completions protocol) answers instead of the script.
+    """
     from ..disclosure.policy import POLICY_BY_NAME
     from ..simulate import load_conversation, load_script, merged_settings, parse_context, replay, run_script
     from ..simulate.runner import build_engine
