@@ -64,6 +64,8 @@ class Tool:
     #: Context attributes a request must carry to see this tool (``{"role": ["admin"]}``; ``"*"``
     #: accepts any value). Empty: visible to everyone. See :meth:`visible_to`.
     requires: dict[str, list[str]] = field(default_factory=dict)
+    #: A canned result for simulations (``toolsearch simulate --live``); ``None``: none. Never sent to a model.
+    mock: Any = field(default=None, repr=False)
 
     def copy_with(self, **changes: Any) -> Tool:
         """A copy with some fields replaced (the original is left alone)."""

@@ -38,6 +38,7 @@ def tool(
     metadata: dict[str, Any] | None = None,
     resident: bool = False,
     lint: dict[str, Any] | None = None,
+    mock: Any = None,
 ) -> Any:
     """Mark a function as a catalog tool; usable bare (``@tool``) or with options.
 
@@ -52,6 +53,7 @@ def tool(
         "metadata": dict(metadata or {}),
         "resident": resident,
         "lint": dict(lint or {}),
+        "mock": mock,
     }
 
     def mark(f: F) -> F:
@@ -140,6 +142,7 @@ def tool_from_function(func: Callable[..., Any], options: dict[str, Any] | None 
         source=source,
         function=func,
         lint=options.get("lint", {}),
+        mock=options.get("mock"),
     )
 
 

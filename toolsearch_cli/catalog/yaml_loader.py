@@ -8,9 +8,9 @@ Accepted documents:
 
 Each tool is a mapping with ``name`` (required), ``description``, ``parameters``, ``category``,
 ``tags``, ``examples``, ``metadata``, ``resident``, ``requires`` (context attributes a request
-must carry to see the tool, e.g. ``{role: [admin]}``) and ``lint`` (``{ignore: [TS104]}``: lint
-rules not to apply to this tool). See :mod:`toolsearch_cli.catalog.schema`
-for the three accepted forms of ``parameters``.
+must carry to see the tool, e.g. ``{role: [admin]}``), ``lint`` (``{ignore: [TS104]}``: lint
+rules not to apply to this tool) and ``mock`` (a canned result for live simulations). See
+:mod:`toolsearch_cli.catalog.schema` for the three accepted forms of ``parameters``.
 
 A mapping document may set ``requires`` for all its tools (a tool's own ``requires`` wins), and
 may hold ``groups``: tool groups for deterministic disclosure, each with
@@ -85,6 +85,7 @@ TOOL_KEYS = (
     "resident",
     "requires",
     "lint",
+    "mock",
 )
 
 
@@ -376,8 +377,18 @@ def tool_from_mapping(item: Any, file: str, line: int | None, default_category: 
         field_locations=locations,
         requires=requires,
         lint={"ignore": lint_ignore} if lint_ignore else {},
+        mock=_plain(item.get("mock")),
     )
     return tool, resident
+
+
+def _plain(value: Any) -> Any:
+    """A YAML value with plain dicts and lists (a ``mock`` result is sent as JSON)."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
 
 
 def _string_list(value: Any, field: str, fail: Any) -> list[str]:

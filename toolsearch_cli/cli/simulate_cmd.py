@@ -9,6 +9,20 @@ import typer
 
 from ..errors import UsageError
 from .options import CATALOG_OPTION, FORMAT_OPTION, check_format
+from .simulate_live import (
+    API_KEY_ENV_OPTION,
+    BASE_URL_OPTION,
+    LIVE_OPTION,
+    MAX_ITERATIONS_OPTION,
+    MODEL_OPTION,
+    PROMPT_OPTION,
+    RECORD_OPTION,
+    RETRIES_OPTION,
+    RETRY_BACKOFF_OPTION,
+    TEMPERATURE_OPTION,
+    TIMEOUT_OPTION,
+    TOOL_CHOICE_OPTION,
+)
 
 POLICY_HELP = "Disclosure policy: latest (each search replaces the hits) or cumulative; 'latest,cumulative' compares."
 
@@ -50,15 +64,40 @@ def simulate(
     execute: bool = EXECUTE_OPTION,
     ranker: str | None = RANKER_OPTION,
     counter: str = COUNTER_OPTION,
+    live: bool = LIVE_OPTION,
+    prompt: str | None = PROMPT_OPTION,
+    base_url: str | None = BASE_URL_OPTION,
+    model: str | None = MODEL_OPTION,
+    api_key_env: str = API_KEY_ENV_OPTION,
+    max_iterations: int = MAX_ITERATIONS_OPTION,
+    temperature: float | None = TEMPERATURE_OPTION,
+    tool_choice: str = TOOL_CHOICE_OPTION,
+    timeout: float = TIMEOUT_OPTION,
+    retries: int = RETRIES_OPTION,
+    retry_backoff: float = RETRY_BACKOFF_OPTION,
+    record: str | None = RECORD_OPTION,
 ) -> None:
-    """Show the tools every model request carries, what they cost in tokens, and check the script's expectations."""
+    """Show the tools every model request carries, what they cost in tokens, and check the script's expectations.
+
+    With --live a real model (OpenAI Chat Completions protocol) answers instead of the script.
+    """
     from ..disclosure.policy import POLICY_BY_NAME
     from ..simulate import load_conversation, load_script, merged_settings, parse_context, replay, run_script
     from ..simulate.runner import build_engine
 
     check_format(output_format)
-    if (script is None) == (replay_file is None):
-        raise UsageError("give a SCRIPT to simulate, or --replay FILE (not both)")
+    if live:
+        if replay_file is not None:
+            raise UsageError("--live asks a model; --replay reads a recording: use one of them")
+        if script is None and prompt is None:
+            raise UsageError("--live needs the user's message: --prompt TEXT or a SCRIPT", field="prompt")
+    else:
+        live_only = {"--prompt": prompt, "--base-url": base_url, "--model": model, "--record": record}
+        given = [name for name, value in live_only.items() if value is not None]
+        if given:
+            raise UsageError(f"{given[0]} is for live runs: add --live", field=given[0].lstrip("-"))
+        if (script is None) == (replay_file is None):
+            raise UsageError("give a SCRIPT to simulate, or --replay FILE (not both)")
     policies: list[str | None] = [p.strip() for p in (policy or "").split(",") if p.strip()] or [None]
     for name in policies:
         if name is not None and name not in POLICY_BY_NAME:
@@ -81,16 +120,49 @@ def simulate(
         "ranker": ranker,
         "counter": counter,
     }
+    if live:
+        from .simulate_live import run_live_command
+
+        run_live_command(
+            script=script,
+            settings_cli=cli,
+            policies=policies,
+            output_format=output_format,
+            check=check,
+            prompt=prompt,
+            base_url=base_url,
+            model=model,
+            api_key_env=api_key_env,
+            max_iterations=max_iterations,
+            temperature=temperature,
+            tool_choice=tool_choice,
+            timeout=timeout,
+            retries=retries,
+            retry_backoff=retry_backoff,
+            record=record,
+        )
+        return
     transcripts = []
     if replay_file is not None:
         if mode == "agent" or state:
             raise UsageError(
                 "--replay derives the state from the recorded messages (chat mode); drop --mode agent/--state"
             )
+        from ..simulate.live import recorded_transcript, recording_settings
+
         messages = load_conversation(replay_file)
+        recorded = recorded_transcript(replay_file)
+        # a toolsearch transcript (e.g. a --record file) replays with its own settings unless overridden
+        defaults = recording_settings(recorded) if recorded is not None else {}
         for name in policies:
-            settings = merged_settings(None, {**cli, "policy": name})
-            transcripts.append(replay(messages, build_engine(settings), settings, replay_file))
+            values = {**cli, "policy": name}
+            for key in ("catalog", "policy", "max_active", "ranker"):
+                if values.get(key) is None and key in defaults:
+                    values[key] = defaults[key]
+            values["context"] = {**defaults.get("context", {}), **cli["context"]}
+            settings = merged_settings(None, values)
+            engine = build_engine(settings, defaults.get("resident", ()))
+            transcripts.append(replay(messages, engine, settings, replay_file))
     else:
         assert script is not None
         parsed = load_script(script)

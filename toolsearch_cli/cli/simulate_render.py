@@ -85,6 +85,8 @@ def render_request(out: Console, record: RequestRecord) -> None:
         out.print(line)
     if record.reply_text:
         out.print(Text.assemble(("→ says: ", "dim"), excerpt(record.reply_text, 110)))
+    if record.live is not None:
+        out.print(live_line(record.live, snap.counter), style="dim", markup=False, highlight=False)
     for finding in record.findings:
         where = f"line {finding.line}: " if finding.line else ""
         if finding.expected:
@@ -130,6 +132,23 @@ def render_summary(out: Console, transcript: Transcript) -> None:
         f"{_pct(summary['saving_percent'])} · counter {transcript.counter}",
         markup=False,
     )
+    if transcript.live is not None:
+        live = summary["live"]
+        usage = live["provider_usage"]
+        reported = (
+            f"prompt {usage.get('prompt_tokens', 0)} + completion {usage.get('completion_tokens', 0)} tok"
+            if live["requests_with_usage"]
+            else "not reported"
+        )
+        out.print(
+            f"live: {transcript.live.get('model')} at {transcript.live.get('base_url')} · "
+            f"{live['latency_ms'] / 1000:.1f}s waiting for the model · provider-reported usage {reported} "
+            f"(ours: {summary['request_tokens']} request tok, {transcript.counter})",
+            markup=False,
+            highlight=False,
+        )
+    if transcript.error:
+        out.print(f"✗ stopped early: {transcript.error}", style="bold red", markup=False)
     failed = summary["failed"]
     if failed:
         out.print(
@@ -175,3 +194,34 @@ def render_comparison(out: Console, transcripts: list[Transcript]) -> None:
     for label, key, fmt in rows:
         summary.add_row(label, *(fmt(total.get(key, 0)) for total in totals))
     out.print(summary)
+
+
+def live_line(live: dict[str, Any], counter: str) -> str:
+    """One request's live figures: latency, retries, the provider's usage beside our own count."""
+    usage = live.get("usage") or {}
+    parts = [f"model {live.get('latency_ms', 0):.0f} ms"]
+    if live.get("attempts", 1) > 1:
+        parts.append(f"{live['attempts']} attempts")
+    if live.get("finish_reason"):
+        parts.append(f"finish {live['finish_reason']}")
+    if usage:
+        prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
+        parts.append(f"provider usage: prompt {prompt} + completion {completion} tok")
+    else:
+        parts.append("provider usage: not reported")
+    parts.append(f"ours: request {live.get('our_request_tokens')} tok ({counter})")
+    return "  " + " · ".join(parts)
+
+
+def render_live_header(out: Console, name: str, settings: Any, options: Any, has_key: bool) -> None:
+    """What a live run talks to, before the first request (the key itself is never shown)."""
+    key = f"key from ${options.api_key_env}" if has_key else f"no key (${options.api_key_env} unset)"
+    out.print(
+        Text.assemble(
+            (name, "bold"),
+            f"  ·  live · {options.model} at {options.base_url} · {key} · mode {settings.mode} · policy "
+            f"{settings.policy}"
+            + (f" · max-active {settings.max_active}" if settings.max_active else "")
+            + (f" · context {', '.join(f'{k}={v}' for k, v in settings.context.items())}" if settings.context else ""),
+        )
+    )

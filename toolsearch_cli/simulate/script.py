@@ -34,6 +34,7 @@ SCRIPT_KEYS = (
     "ranker",
     "max_results",
     "system",
+    "mocks",
     "turns",
 )
 TURN_KEYS = ("user", "steps")
@@ -105,6 +106,8 @@ class Script:
     ranker: str | None = None
     max_results: int | None = None
     system: str | None = None
+    #: Canned results of business tools by name, for live runs (``toolsearch simulate --live``).
+    mocks: dict[str, Any] = field(default_factory=dict)
 
 
 def load_script(path: str | Path) -> Script:
@@ -219,7 +222,26 @@ def parse_script(doc: Any, file: str, base: Path | None = None) -> Script:
         ranker=r.text(doc, "ranker"),
         max_results=r.positive(doc, "max_results"),
         system=r.text(doc, "system"),
+        mocks=_mocks(r, doc),
     )
+
+
+def _mocks(r: _Reader, doc: dict[str, Any]) -> dict[str, Any]:
+    node = doc.get("mocks")
+    if node is None:
+        return {}
+    if not isinstance(node, dict) or not all(isinstance(k, str) and k for k in node):
+        raise r.error("'mocks' must map tool names to canned results, e.g. {getWeather: {temp: 18}}", doc, "mocks")
+    return {str(k): _plain(v) for k, v in node.items()}
+
+
+def _plain(value: Any) -> Any:
+    """YAML marked containers as plain dicts and lists (results are sent as JSON)."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
 
 
 def _relative(base: Path, source: str) -> str:

@@ -75,6 +75,8 @@ class RequestRecord:
     findings: list[Finding] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     line: int | None = None
+    #: Live runs: latency, attempts and the provider's reported usage for this request.
+    live: dict[str, Any] | None = None
 
     @property
     def failed(self) -> list[Finding]:
@@ -90,6 +92,7 @@ class RequestRecord:
             "checks": self.checks,
             "findings": [f.to_dict() for f in self.findings],
             "warnings": list(self.warnings),
+            **({"live": self.live} if self.live is not None else {}),
         }
 
 
@@ -111,6 +114,10 @@ class Transcript:
     name: str = ""
     state_file: str | None = None
     restored: list[str] | None = None
+    #: Live runs: endpoint, model and options (never the API key), and the resident tools used.
+    live: dict[str, Any] | None = None
+    #: Why a live run stopped early (the one-line error), if it did.
+    error: str | None = None
 
     @property
     def failures(self) -> list[Finding]:
@@ -150,7 +157,23 @@ class Transcript:
             "checks": sum(r.checks for r in self.requests),
             "failed": len(self.failures),
             "protocol_errors": sum(1 for r in self.requests for f in r.findings if f.kind != "expectation"),
+            **({"live": self._live_totals()} if self.live is not None else {}),
         }
+
+    def _live_totals(self) -> dict[str, Any]:
+        """Live runs: time spent waiting for the model and the provider's reported usage, summed."""
+        latency = 0.0
+        usage: dict[str, int] = {}
+        reported = 0
+        for r in self.requests:
+            info = r.live or {}
+            latency += float(info.get("latency_ms") or 0)
+            if info.get("usage"):
+                reported += 1
+                for key in ("prompt_tokens", "completion_tokens", "total_tokens"):
+                    if isinstance(info["usage"].get(key), int):
+                        usage[key] = usage.get(key, 0) + info["usage"][key]
+        return {"latency_ms": round(latency, 1), "requests_with_usage": reported, "provider_usage": usage}
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -172,4 +195,6 @@ class Transcript:
             "summary": self.summary(),
             "requests": [r.to_dict() for r in self.requests],
             "messages": self.messages,
+            **({"live": self.live} if self.live is not None else {}),
+            **({"error": self.error} if self.error is not None else {}),
         }

@@ -1,0 +1,165 @@
+"""A real HTTP server on 127.0.0.1 that speaks the Chat Completions protocol with scripted replies.
+
+Not a mocked client: the ``openai`` SDK talks to it over a socket. Each POST to
+``/v1/chat/completions`` takes the next scripted reply; a reply is a completion built by
+:func:`say` / :func:`calls`, an :class:`Status` (any HTTP status, body and headers), a
+:class:`Sleep` (answer late, for timeouts), a :class:`Raw` body, or a function of the request
+body returning one of those. Every request (path, headers, JSON body) is kept for assertions.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Status:
+    code: int
+    body: Any = None
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Sleep:
+    seconds: float
+    then: Any = None
+
+
+@dataclass
+class Raw:
+    code: int
+    text: str
+    content_type: str = "application/json"
+
+
+def completion(message: dict[str, Any], finish_reason: str, usage: dict[str, int] | None) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "id": "chatcmpl-test",
+        "object": "chat.completion",
+        "created": 1767225600,
+        "model": "scripted-model",
+        "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}],
+    }
+    if usage is not None:
+        body["usage"] = usage
+    return body
+
+
+def _usage(prompt: int, completion_tokens: int) -> dict[str, int]:
+    return {"prompt_tokens": prompt, "completion_tokens": completion_tokens, "total_tokens": prompt + completion_tokens}
+
+
+def say(text: str | None, *, usage: dict[str, int] | None = None) -> dict[str, Any]:
+    """A final text answer."""
+    return completion({"role": "assistant", "content": text}, "stop", usage or _usage(100, 10))
+
+
+def calls(*items: tuple[str, Any] | tuple[str, Any, str], usage: dict[str, int] | None = None) -> dict[str, Any]:
+    """Tool calls: ``(name, arguments)`` or ``(name, arguments, id)``; non-string arguments become JSON."""
+    tool_calls = []
+    for i, item in enumerate(items):
+        name, arguments = item[0], item[1]
+        call_id = item[2] if len(item) > 2 else f"call_{name}_{i}_{time.monotonic_ns()}"
+        text = arguments if isinstance(arguments, str) else json.dumps(arguments)
+        tool_calls.append({"id": call_id, "type": "function", "function": {"name": name, "arguments": text}})
+    message = {"role": "assistant", "content": None, "tool_calls": tool_calls}
+    return completion(message, "tool_calls", usage or _usage(100, 20))
+
+
+def call(name: str, arguments: Any, **kwargs: Any) -> dict[str, Any]:
+    return calls((name, arguments), **kwargs)
+
+
+@dataclass
+class Seen:
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+
+    @property
+    def tool_names(self) -> list[str]:
+        return [t["function"]["name"] for t in self.body.get("tools") or []]
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        return self.body["messages"]
+
+
+class ChatServer:
+    """Serves scripted Chat Completions replies on a free port of 127.0.0.1 until :meth:`close`."""
+
+    def __init__(self, replies: list[Any] | None = None) -> None:
+        self.replies: deque[Any] = deque(replies or [])
+        self.requests: list[Seen] = []
+        self._lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:  # quiet
+                return
+
+            def do_POST(self) -> None:  # noqa: N802 - the http.server API
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length)
+                try:
+                    body = json.loads(raw)
+                except json.JSONDecodeError:
+                    body = {"_raw": raw.decode("utf-8", "replace")}
+                with server._lock:
+                    server.requests.append(Seen(self.path, {k.lower(): v for k, v in self.headers.items()}, body))
+                    reply = server.replies.popleft() if server.replies else Status(500, {"error": "no scripted reply"})
+                if callable(reply):
+                    reply = reply(body)
+                if isinstance(reply, Sleep):
+                    time.sleep(reply.seconds)
+                    reply = reply.then if reply.then is not None else say("late")
+                if not self.path.endswith("/chat/completions"):
+                    reply = Status(404, {"error": {"message": f"no route {self.path}"}})
+                try:
+                    if isinstance(reply, Status):
+                        self._send(reply.code, json.dumps(reply.body or {}), "application/json", reply.headers)
+                    elif isinstance(reply, Raw):
+                        self._send(reply.code, reply.text, reply.content_type, {})
+                    else:
+                        self._send(200, json.dumps(reply), "application/json", {})
+                except (BrokenPipeError, ConnectionResetError):
+                    return
+
+            def _send(self, code: int, text: str, content_type: str, headers: dict[str, str]) -> None:
+                data = text.encode("utf-8")
+                self.send_response(code)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(data)))
+                for key, value in headers.items():
+                    self.send_header(key, value)
+                self.end_headers()
+                self.wfile.write(data)
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self.port = self._server.server_address[1]
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def add(self, *replies: Any) -> None:
+        self.replies.extend(replies)
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+
+Reply = dict[str, Any] | Status | Sleep | Raw | Callable[[dict[str, Any]], Any]

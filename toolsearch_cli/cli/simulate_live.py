@@ -1,0 +1,173 @@
+"""``toolsearch simulate --live``: the options and the run, printing each request as it is answered."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+import typer
+
+from ..errors import UsageError
+
+LIVE_OPTION = typer.Option(
+    False, "--live", help="Ask a real model (OpenAI Chat Completions protocol); needs toolsearch-cli[live]."
+)
+PROMPT_OPTION = typer.Option(None, "--prompt", help="Live: the user's message (else the SCRIPT's user turns).")
+BASE_URL_OPTION = typer.Option(
+    None,
+    "--base-url",
+    help="Live: API base URL, e.g. http://127.0.0.1:8080/v1 (default: $OPENAI_BASE_URL, else OpenAI).",
+)
+MODEL_OPTION = typer.Option(None, "--model", help="Live: model name sent with each request (required with --live).")
+API_KEY_ENV_OPTION = typer.Option(
+    "OPENAI_API_KEY",
+    "--api-key-env",
+    help="Live: environment variable holding the API key (never printed or recorded).",
+)
+MAX_ITERATIONS_OPTION = typer.Option(10, "--max-iterations", help="Live: model requests per user message at most.")
+TEMPERATURE_OPTION = typer.Option(None, "--temperature", help="Live: sampling temperature (default: the server's).")
+TOOL_CHOICE_OPTION = typer.Option(
+    "auto", "--tool-choice", help="Live: tool_choice sent with the tools: auto, required, none, or omit (not sent)."
+)
+TIMEOUT_OPTION = typer.Option(60.0, "--timeout", help="Live: seconds to wait for each model reply.")
+RETRIES_OPTION = typer.Option(3, "--retries", help="Live: retries after HTTP 429 or 5xx (exponential backoff).")
+RETRY_BACKOFF_OPTION = typer.Option(
+    1.0, "--retry-backoff", help="Live: seconds before the first retry, doubled each time (Retry-After wins)."
+)
+RECORD_OPTION = typer.Option(
+    None, "--record", help="Live: write messages + snapshots to FILE after every request (replay with --replay FILE)."
+)
+
+
+def run_live_command(
+    *,
+    script: str | None,
+    settings_cli: dict[str, Any],
+    policies: list[str | None],
+    output_format: str,
+    check: bool,
+    prompt: str | None,
+    base_url: str | None,
+    model: str | None,
+    api_key_env: str,
+    max_iterations: int,
+    temperature: float | None,
+    tool_choice: str,
+    timeout: float,
+    retries: int,
+    retry_backoff: float,
+    record: str | None,
+) -> None:
+    from ..simulate import load_script, merged_settings
+    from ..simulate.live import LiveOptions, Recorder, run_live, user_messages
+    from ..simulate.live_client import DEFAULT_BASE_URL, LiveError, OpenAIChatClient
+
+    if len(policies) > 1:
+        raise UsageError(
+            "--live runs one policy; to compare, --record FILE then --replay FILE --policy latest,cumulative",
+            field="policy",
+        )
+    if not model or not model.strip():
+        raise UsageError("--live needs --model NAME (the model the server should run)", field="model")
+    if not api_key_env.strip():
+        raise UsageError("--api-key-env needs the name of an environment variable", field="api_key_env")
+    if max_iterations < 1:
+        raise UsageError(f"--max-iterations must be at least 1, not {max_iterations}", field="max_iterations")
+    if temperature is not None and not 0 <= temperature <= 2:
+        raise UsageError(f"--temperature must be between 0 and 2, not {temperature:g}", field="temperature")
+    if tool_choice not in ("auto", "required", "none", "omit"):
+        raise UsageError(
+            f"--tool-choice must be auto, required, none or omit, not {tool_choice!r}", field="tool_choice"
+        )
+    choice = None if tool_choice == "omit" else tool_choice
+    parsed = load_script(script) if script is not None else None
+    user_messages(parsed, prompt)  # the one-line error before any request
+    url = base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+    if not url.startswith(("http://", "https://")):
+        raise UsageError(f"--base-url must start with http:// or https://, not {url!r}", field="base_url")
+    api_key = os.environ.get(api_key_env) or None
+    settings = merged_settings(parsed, {**settings_cli, "policy": policies[0]})
+    options = LiveOptions(
+        base_url=url.rstrip("/"),
+        model=model,
+        api_key_env=api_key_env,
+        max_iterations=max_iterations,
+        temperature=temperature,
+        tool_choice=choice,
+        timeout=timeout,
+        retries=retries,
+    )
+
+    table = output_format == "table"
+    out: Any = None
+    if table:
+        from .render import console
+
+        out = console()
+
+    answered = [0]  # requests printed so far: a retry belongs to the next one
+
+    def on_retry(status: int, attempt: int, delay: float) -> None:
+        if out is not None:
+            out.print(
+                f"… request {answered[0] + 1}: HTTP {status}, retry {attempt}/{retries} in {delay:g}s",
+                style="yellow",
+                markup=False,
+            )
+
+    client = OpenAIChatClient(
+        base_url=options.base_url,
+        model=model,
+        api_key=api_key,
+        api_key_env=api_key_env,
+        timeout=timeout,
+        temperature=temperature,
+        tool_choice=choice,
+        retries=retries,
+        backoff=retry_backoff,
+        on_retry=on_retry,
+    )
+    recorder = Recorder(record, client.redact) if record else None
+    on_request = None
+    if out is not None:
+        from .simulate_render import render_live_header, render_request
+
+        render_live_header(out, parsed.name if parsed else "--prompt", settings, options, api_key is not None)
+
+        def on_request(record_: Any) -> None:
+            answered[0] += 1
+            out.print()
+            render_request(out, record_)
+
+    failure: LiveError | None = None
+    try:
+        transcript = run_live(
+            client,
+            settings,
+            options,
+            script=parsed,
+            prompt=prompt,
+            source=script or "--prompt",
+            recorder=recorder,
+            on_request=on_request,
+        )
+    except LiveError as exc:
+        partial = getattr(exc, "transcript", None)
+        if partial is None:
+            raise
+        failure, transcript = exc, partial
+    if out is not None:
+        from .simulate_render import render_summary
+
+        out.print()
+        render_summary(out, transcript)
+        if record:
+            verb = "kept what was recorded in" if failure else "recorded to"
+            out.print(f"{verb} {record} (replay: toolsearch simulate --replay {record})", style="dim", markup=False)
+    else:
+        typer.echo(client.redact(json.dumps(transcript.to_dict(), ensure_ascii=False, indent=2)))
+    if failure is not None:
+        raise failure
+    if check and not transcript.ok:
+        raise typer.Exit(1)

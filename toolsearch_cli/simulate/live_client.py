@@ -1,0 +1,287 @@
+"""A Chat Completions client for live simulations, on the official ``openai`` SDK (extra ``[live]``).
+
+The SDK is imported lazily, when a live run starts. Its own retries are switched off: this client
+retries HTTP 429 and 5xx itself (bounded, exponential backoff, ``Retry-After`` honoured up to a
+cap) so that every attempt can be reported. Every failure becomes a :class:`LiveError` with one
+readable line; the API key never appears in it (any echo of it is masked).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from ..errors import ToolsearchError
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+#: The longest wait a server's ``Retry-After`` header can ask for.
+MAX_RETRY_AFTER = 60.0
+#: Sent when the key variable is unset: local servers (llama.cpp, vLLM, Ollama) ignore the key.
+NO_KEY = "no-key"
+
+
+class LiveError(ToolsearchError):
+    """A live run cannot go on: the server is unreachable, refused the request, or answered nonsense."""
+
+
+@dataclass(slots=True)
+class Completion:
+    """One model answer, as plain data."""
+
+    content: str | None
+    #: Tool calls as sent by the server: ``{"id", "type", "function": {"name", "arguments"}}``.
+    tool_calls: list[Any]
+    finish_reason: str | None
+    #: The provider's token usage (``prompt_tokens``, ``completion_tokens``, ``total_tokens``), if reported.
+    usage: dict[str, int] | None
+    #: Seconds for the successful attempt.
+    latency: float
+    attempts: int = 1
+    model: str | None = None
+    #: ``(status, seconds waited)`` for every retried attempt.
+    retries: list[tuple[int, float]] = field(default_factory=list)
+
+
+class ChatClient(Protocol):
+    """Anything that answers a Chat Completions request."""
+
+    base_url: str
+    model: str
+
+    def complete(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]]) -> Completion: ...
+
+
+class Redactor:
+    """Masks a secret wherever it might be echoed (error bodies, recorded text)."""
+
+    def __init__(self, secret: str | None) -> None:
+        self.secret = secret if secret and secret != NO_KEY and len(secret) >= 4 else None
+
+    def __call__(self, text: str) -> str:
+        if self.secret and self.secret in text:
+            return text.replace(self.secret, "***")
+        return text
+
+
+def _import_openai() -> Any:
+    try:
+        import openai
+    except ImportError:
+        raise LiveError(
+            "--live needs the OpenAI SDK, which is not installed: pip install 'toolsearch-cli[live]'"
+        ) from None
+    return openai
+
+
+class OpenAIChatClient:
+    """Chat Completions over HTTP with the ``openai`` SDK; bounded retries for 429 and 5xx."""
+
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        model: str,
+        api_key: str | None,
+        api_key_env: str = "OPENAI_API_KEY",
+        timeout: float = 60.0,
+        temperature: float | None = None,
+        tool_choice: str | None = "auto",
+        retries: int = 3,
+        backoff: float = 1.0,
+        sleep: Callable[[float], None] = time.sleep,
+        on_retry: Callable[[int, int, float], None] | None = None,
+    ) -> None:
+        if timeout <= 0:
+            raise LiveError(f"--timeout must be positive, not {timeout:g}")
+        if retries < 0:
+            raise LiveError(f"--retries must be 0 or more, not {retries}")
+        if backoff < 0:
+            raise LiveError(f"--retry-backoff must be 0 or more, not {backoff:g}")
+        openai = _import_openai()
+        self._openai = openai
+        self.base_url = base_url.rstrip("/")
+        self.model = model
+        self.api_key_env = api_key_env
+        self.timeout = timeout
+        self.temperature = temperature
+        self.tool_choice = tool_choice
+        self.retries = retries
+        self.backoff = backoff
+        self._sleep = sleep
+        self._on_retry = on_retry
+        self.redact = Redactor(api_key)
+        try:
+            self._client = openai.OpenAI(
+                base_url=self.base_url, api_key=api_key or NO_KEY, timeout=timeout, max_retries=0
+            )
+        except Exception as exc:  # noqa: BLE001 - e.g. an invalid URL: one line, never the key
+            raise LiveError(f"cannot set up the client for {self.base_url}: {self.redact(str(exc))}") from None
+
+    def complete(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]]) -> Completion:
+        openai = self._openai
+        kwargs: dict[str, Any] = {"model": self.model, "messages": list(messages)}
+        if tools:
+            kwargs["tools"] = list(tools)
+            if self.tool_choice:  # OpenAI's default with tools; some servers (llama.cpp) need it said
+                kwargs["tool_choice"] = self.tool_choice
+        if self.temperature is not None:
+            kwargs["temperature"] = self.temperature
+        waited: list[tuple[int, float]] = []
+        attempt = 0
+        while True:
+            attempt += 1
+            start = time.perf_counter()
+            try:
+                response = self._client.chat.completions.create(**kwargs)
+            except openai.APITimeoutError:
+                raise LiveError(
+                    f"the model server at {self.base_url} did not answer within {self.timeout:g}s (--timeout)"
+                ) from None
+            except openai.APIConnectionError as exc:
+                raise LiveError(f"cannot reach the model server at {self.base_url}: {_cause(exc)}") from None
+            except openai.APIStatusError as exc:
+                status = exc.status_code
+                if (status == 429 or status >= 500) and attempt <= self.retries:
+                    delay = _retry_after(exc.response.headers)
+                    if delay is None:
+                        delay = self.backoff * 2 ** (attempt - 1)
+                    waited.append((status, delay))
+                    if self._on_retry is not None:
+                        self._on_retry(status, attempt, delay)
+                    self._sleep(delay)
+                    continue
+                raise LiveError(self._status_message(status, exc, attempt)) from None
+            except openai.APIError as exc:  # e.g. a 200 whose body is not a completion
+                raise LiveError(
+                    f"the model server at {self.base_url} sent a reply that is not a chat completion: "
+                    f"{_one_line(self.redact(str(exc)))}"
+                ) from None
+            latency = time.perf_counter() - start
+            return self._completion(response, latency, attempt, waited)
+
+    def _completion(self, response: Any, latency: float, attempts: int, waited: list[tuple[int, float]]) -> Completion:
+        data = _as_dict(response)
+        if not isinstance(data, dict):
+            raise LiveError(f"the model server at {self.base_url} sent a reply that is not a JSON object")
+        choices = data.get("choices")
+        if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+            raise LiveError(f"the model server at {self.base_url} sent a completion without choices")
+        choice = choices[0]
+        raw_message = choice.get("message")
+        message: dict[str, Any] = raw_message if isinstance(raw_message, dict) else {}
+        content = message.get("content")
+        if content is not None and not isinstance(content, str):
+            content = json.dumps(content, ensure_ascii=False)
+        calls = message.get("tool_calls")
+        usage = data.get("usage") if isinstance(data.get("usage"), dict) else None
+        if usage is not None:
+            usage = {k: v for k, v in usage.items() if isinstance(v, int) and not isinstance(v, bool)}
+        return Completion(
+            content=content,
+            tool_calls=list(calls) if isinstance(calls, list) else [],
+            finish_reason=choice.get("finish_reason") if isinstance(choice.get("finish_reason"), str) else None,
+            usage=usage or None,
+            latency=latency,
+            attempts=attempts,
+            model=data.get("model") if isinstance(data.get("model"), str) else None,
+            retries=list(waited),
+        )
+
+    def _status_message(self, status: int, exc: Any, attempts: int) -> str:
+        detail = _server_message(exc, self.redact)
+        said = f": {detail}" if detail else ""
+        tries = f" after {attempts} attempts" if attempts > 1 else ""
+        where = f"{self.base_url}/chat/completions"
+        if status == 401:
+            return (
+                f"the model server rejected the API key (HTTP 401) at {where}; "
+                f"check ${self.api_key_env} (--api-key-env){said}"
+            )
+        if status == 403:
+            return f"the API key has no access to model {self.model!r} (HTTP 403) at {where}{said}"
+        if status == 404:
+            return f"not found (HTTP 404) at {where}: check --base-url and --model {self.model!r}{said}"
+        if status == 429:
+            return f"rate limited (HTTP 429){tries} at {where}; try again later or raise --retries{said}"
+        if status >= 500:
+            return f"the model server failed (HTTP {status}){tries} at {where}{said}"
+        return f"the model server refused the request (HTTP {status}) at {where}{said}"
+
+
+def _as_dict(response: Any) -> Any:
+    if isinstance(response, dict):
+        return response
+    for method in ("model_dump", "to_dict"):
+        dump = getattr(response, method, None)
+        if callable(dump):
+            try:
+                return dump()
+            except Exception:  # noqa: BLE001,S112 - try the next way of reading it
+                continue
+    if isinstance(response, str | bytes):
+        try:
+            return json.loads(response)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            return None
+    return None
+
+
+def _cause(exc: BaseException) -> str:
+    """The innermost reason of a connection error, e.g. ``[Errno 111] Connection refused``."""
+    inner: BaseException | None = exc
+    text = str(exc)
+    while inner is not None:
+        if str(inner):
+            text = str(inner)
+        inner = inner.__cause__ or inner.__context__
+    lowered = text.lower()
+    if "refused" in lowered:
+        return "connection refused (is the server running?)"
+    if "name or service not known" in lowered or "nodename nor servname" in lowered or "getaddrinfo" in lowered:
+        return "unknown host"
+    return _one_line(text) or "connection error"
+
+
+def _retry_after(headers: Any) -> float | None:
+    try:
+        raw = headers.get("retry-after-ms")
+        if raw is not None:
+            return min(max(float(raw) / 1000.0, 0.0), MAX_RETRY_AFTER)
+        raw = headers.get("retry-after")
+        if raw is not None:
+            return min(max(float(raw), 0.0), MAX_RETRY_AFTER)
+    except (TypeError, ValueError, AttributeError):
+        return None
+    return None
+
+
+def _server_message(exc: Any, redact: Callable[[str], str]) -> str:
+    body = getattr(exc, "body", None)
+    text = ""
+    if isinstance(body, dict):
+        error = body.get("error", body)
+        if isinstance(error, dict):
+            message = error.get("message") or error.get("detail")
+            text = message if isinstance(message, str) else json.dumps(error, ensure_ascii=False)
+        elif isinstance(error, str):
+            text = error
+        else:
+            text = json.dumps(body, ensure_ascii=False)
+    elif isinstance(body, str):
+        text = body
+    elif body is not None:
+        text = json.dumps(body, ensure_ascii=False, default=str)
+    else:
+        try:
+            text = exc.response.text
+        except Exception:  # noqa: BLE001 - the body may be unreadable
+            text = ""
+    text = _one_line(redact(text))
+    return text if len(text) <= 200 else text[:199] + "…"
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
