@@ -141,3 +141,38 @@ def test_an_index_survives_pickling_for_the_disk_cache(backend):
         assert ranking(copy, q) == ranking(index, q)
     copy.add(Tool(name="late", description="weather email"))  # still updatable after loading
     assert "late" in [name for name, _ in ranking(copy, "weather email")]
+
+
+def test_catalog_changes_update_the_built_index_in_place():
+    from toolsearch_cli.model import Catalog
+    from toolsearch_cli.search import search
+
+    catalog = Catalog(tools=[Tool(name="getWeather", description="weather of a city")])
+    assert [h.name for h in search(catalog, "weather")] == ["getWeather"]
+    index = catalog.cached_index("default", lambda: None)
+    catalog.add_tool(Tool(name="getForecast", description="weather forecast for the week"))
+    catalog.remove_tool("getWeather")
+    assert catalog.cached_index("default", lambda: None) is index  # updated, not rebuilt
+    assert [h.name for h in search(catalog, "weather")] == ["getForecast"]
+    with pytest.raises(CatalogError, match="duplicate tool name"):
+        catalog.add_tool(Tool(name="getForecast"))
+    with pytest.raises(CatalogError, match="no tool named 'nope'"):
+        catalog.remove_tool("nope")
+
+
+def test_manager_registrations_reach_the_index_without_a_rebuild():
+    from toolsearch_cli.disclosure.manager import CatalogManager
+
+    manager = CatalogManager([Tool(name="getWeather", description="weather of a city")])
+    assert manager.search("weather", max_results=5) == ["getWeather"]
+    provider = manager.provider
+    catalog = provider._catalog
+    index = catalog.cached_index("default", lambda: None)
+    manager.register(Tool(name="getForecast", description="weather forecast"))
+    manager.register(Tool(name="getWeather", description="umbrella advice"), replace=True)
+    assert manager.search("forecast", max_results=5) == ["getForecast"]
+    assert manager.search("umbrella", max_results=5) == ["getWeather"]
+    assert manager.search("city", max_results=5) == []  # the replaced description is gone
+    assert provider._catalog is catalog and catalog.cached_index("default", lambda: None) is index
+    manager.unregister("getForecast")
+    assert manager.search("forecast", max_results=5) == []

@@ -274,6 +274,35 @@ class Catalog:
                 seen.setdefault(tool.category, None)
         return list(seen)
 
+    def add_tool(self, tool: Tool) -> None:
+        """Add a searchable tool at run time; built indexes that can grow are updated, not rebuilt."""
+        if tool.name in RESERVED_NAMES:
+            raise _name_error(tool, f"the name {tool.name!r} is reserved for the search tool; rename the tool")
+        if tool.name in self._by_name:
+            raise _name_error(tool, "duplicate tool name; tool names must be unique")
+        self.tools.append(tool)
+        self._by_name[tool.name] = tool
+        self._changed(lambda index: index.add(tool))
+
+    def remove_tool(self, name: str) -> None:
+        """Remove a tool at run time; built indexes that can shrink are updated, not rebuilt."""
+        tool = self._by_name.pop(name, None)
+        if tool is None:
+            raise CatalogError(f"no tool named {name!r} in the catalog", tool=name, field="name")
+        self.tools.remove(tool)
+        was_resident = name in self.resident
+        if was_resident:
+            self.resident.remove(name)
+        self._changed(None if was_resident else (lambda index: index.remove(name)))
+
+    def _changed(self, update: Callable[[Any], None] | None) -> None:
+        self.cache_key = None  # no longer what the cached files say
+        for key, index in list(self._indexes.items()):
+            if update is not None and hasattr(index, "add") and hasattr(index, "remove"):
+                update(index)
+            elif update is not None:
+                del self._indexes[key]  # an index that cannot change in place is rebuilt on next use
+
     def index_keys(self) -> list[str]:
         """Keys of the indexes built for this catalog so far."""
         return list(self._indexes)

@@ -35,11 +35,23 @@ class RankerProvider:
         self._version = -1
 
     def search(self, query: str, category: str | None, limit: int) -> list[str]:
-        if self._catalog is None or self._version != self._manager.version:
+        if self._catalog is None:
             self._catalog = Catalog(tools=self._manager.tools())
-            self._version = self._manager.version
+        elif self._version != self._manager.version:
+            self._sync(self._catalog)
+        self._version = self._manager.version
         request = SearchRequest(query=query, max_results=limit, category=category, explain=False)
         return [hit.name for hit in self._ranker.search(self._catalog, request)]
+
+    def _sync(self, catalog: Catalog) -> None:
+        """Apply the manager's registrations to the indexed catalog tool by tool (no full rebuild)."""
+        wanted = {tool.name: tool for tool in self._manager.tools()}
+        for tool in list(catalog.tools):
+            if wanted.get(tool.name) is not tool:
+                catalog.remove_tool(tool.name)
+        for name, tool in wanted.items():
+            if catalog.get(name) is None:
+                catalog.add_tool(tool)
 
 
 class CatalogManager:
