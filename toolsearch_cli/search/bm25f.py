@@ -132,11 +132,11 @@ FIELD_MODEL = FieldModel(
 )
 
 
-def analyse_tool(tool: Tool) -> Analysed:
-    """Per index field (in FIELD_SPECS order): term counts and field length.
+def tool_streams(tool: Tool) -> tuple[Iterable[str], ...]:
+    """Per index field (in FIELD_SPECS order), the tool's terms as an iterable (repeats kept).
 
-    The same terms as :func:`tool_fields`, counted straight from the analyser's cached token
-    tuples without building the lists (indexing speed).
+    The same terms as :func:`tool_fields`, straight from the analyser's cached token tuples
+    without building lists: a bulk build extends one flat list with them (indexing speed).
     """
     enums: list[str] = []
     schema = tool.parameters
@@ -144,7 +144,7 @@ def analyse_tool(tool: Tool) -> Analysed:
     param_text = _token_terms(" ".join([description for _, description in pairs if description]))
     if enums:
         param_text = chain(param_text, chain.from_iterable(map(_analyze_short, enums)))
-    streams = (
+    return (
         _token_terms(tool.name),
         _token_terms(tool.description),
         _analyze_short(tool.category) if tool.category else (),
@@ -152,8 +152,12 @@ def analyse_tool(tool: Tool) -> Analysed:
         chain.from_iterable(map(_analyze_short, [name for name, _ in pairs])),
         param_text,
     )
+
+
+def analyse_tool(tool: Tool) -> Analysed:
+    """Per index field (in FIELD_SPECS order): term counts and field length."""
     out: Analysed = []
-    for stream in streams:
+    for stream in tool_streams(tool):
         counts: dict[str, int] = {}
         _count_elements(counts, stream)
         out.append((counts, sum(counts.values())))
@@ -166,7 +170,7 @@ def _token_terms(text: str) -> Iterable[str]:
 
 def build_index(tools: Iterable[Tool], *, backend: str | None = None) -> BM25FIndex:
     """An index of the default ranker over ``tools`` (updatable with ``add`` / ``remove``)."""
-    return BM25FIndex(tools, analyse_tool, FIELD_MODEL, backend=backend)
+    return BM25FIndex(tools, analyse_tool, FIELD_MODEL, backend=backend, streams=tool_streams)
 
 
 def explain(

@@ -72,9 +72,13 @@ class BM25FIndex:
         model: FieldModel,
         *,
         backend: str | None = None,
+        streams: Any = None,
     ) -> None:
         tools = list(tools)
         self.analyse = analyse
+        #: Optional ``tool -> per-field iterables of terms`` (the same terms ``analyse`` counts):
+        #: lets a bulk build count terms with NumPy instead of per-tool dicts.
+        self.streams = streams
         self.model = model
         self.nfields = len(model.weights)
         if backend is None:
@@ -384,9 +388,61 @@ class _NumpyStore:
         self.lengths, self.alive, self.capacity = lengths, alive, capacity
 
     def bulk_load(self, tools: list[Tool]) -> None:
-        np = self.np
         index = self.index
         assert not index.tools, "bulk_load builds an empty index"
+        self._grow(len(tools))
+        if index.streams is not None:
+            self._bulk_from_streams(tools)
+        else:
+            self._bulk_from_counts(tools)
+        release_free_memory()
+
+    def _bulk_from_streams(self, tools: list[Tool]) -> None:
+        """Every term occurrence into one flat list; counting, ids and ordering done by NumPy."""
+        np = self.np
+        index = self.index
+        nfields = index.nfields
+        streams = index.streams
+        register = index._register_slot
+        occurrences: list[str] = []
+        extend = occurrences.extend
+        lengths = array("q")  # per (tool, field): number of term occurrences
+        append = lengths.append
+        for tool in tools:  # analysed one at a time: the analyses are never all in memory
+            register(tool)
+            for stream in streams(tool):
+                before = len(occurrences)
+                extend(stream)
+                append(len(occurrences) - before)
+        n = len(tools)
+        self.alive[:n] = True
+        per_field = np.frombuffer(lengths, dtype=np.int64) if n else np.zeros(0, dtype=np.int64)
+        if n:
+            by_field = per_field.reshape(n, nfields).T
+            self.lengths[:, :n] = by_field
+            index.length_sum = [int(total) for total in by_field.sum(axis=1)]
+        term_ids = {term: i for i, term in enumerate(dict.fromkeys(occurrences))}
+        key = np.fromiter(map(term_ids.__getitem__, occurrences), dtype=np.int64, count=len(occurrences))
+        del occurrences
+        # One integer per occurrence, ordered by (term, slot, field); runs of equal keys are counts.
+        key *= max(n, 1) * nfields
+        key += np.repeat(np.arange(n * nfields, dtype=np.int64), per_field)
+        del per_field, lengths
+        key, counts = np.unique(key, return_counts=True)
+        fids = (key % nfields).astype(np.int8)
+        key //= nfields
+        slots = (key % max(n, 1)).astype(np.int32)
+        key //= max(n, 1)
+        terms = key
+        counts = np.minimum(counts, index.model.max_count).astype(np.int8)
+        first = self._group_starts(terms, slots)
+        df = np.bincount(terms[first], minlength=len(term_ids)).tolist()
+        index.df = dict(zip(term_ids, df, strict=True))
+        self._set_main(term_ids, terms, slots, fids, counts)
+
+    def _bulk_from_counts(self, tools: list[Tool]) -> None:
+        np = self.np
+        index = self.index
         analyse = index.analyse
         nfields = index.nfields
         entry_terms: list[str] = []
@@ -394,7 +450,6 @@ class _NumpyStore:
         # per (tool, field): how many distinct terms, and the field's length
         sizes = array("q")
         lengths = array("q")
-        self._grow(len(tools))
         register = index._register_slot
         for tool in tools:  # analysed one at a time: the analyses are never all in memory
             register(tool)
@@ -427,8 +482,6 @@ class _NumpyStore:
         df = np.bincount(terms[first], minlength=len(term_ids)).tolist()
         index.df = dict(zip(term_ids, df, strict=True))
         self._set_main(term_ids, terms, slots, fids, counts)
-        del terms, first
-        release_free_memory()
 
     def _group_starts(self, terms: Any, slots: Any) -> Any:
         """Positions where a new (term, slot) run starts."""
