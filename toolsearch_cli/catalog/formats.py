@@ -17,7 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..errors import CatalogError, did_you_mean
+from ..errors import CatalogError, did_you_mean, kind_of
+from ..files import read_text
 from ..model import Location, Tool, ToolGroup
 from .schema import check_schema
 
@@ -113,12 +114,7 @@ class Document:
 def read_document(path: Path, display: str | None = None) -> Document:
     """Read a JSON or YAML file (JSON when the suffix says so or the text starts with ``{`` / ``[``)."""
     file = display or str(path)
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise CatalogError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", file=file) from exc
-    except OSError as exc:
-        raise CatalogError(f"cannot read: {exc.strerror}", file=file) from exc
+    text = read_text(path, file, encoding="utf-8-sig")
     return parse_document(text, file, json_hint=path.suffix.lower() == ".json")
 
 
@@ -209,21 +205,7 @@ def _tool_list(doc: Document, fmt: str) -> tuple[list[Any], str]:
         if not isinstance(data["tools"], list):
             raise doc.error("/tools", "'tools' must be a list")
         return data["tools"], "/tools"
-    raise doc.error("", f"expected a list of {fmt} tools or a mapping with 'tools', not {_kind(data)}")
-
-
-def _kind(value: Any) -> str:
-    if value is None:
-        return "nothing"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    return "a mapping" if isinstance(value, dict) else type(value).__name__
+    raise doc.error("", f"expected a list of {fmt} tools or a mapping with 'tools', not {kind_of(data)}")
 
 
 # --------------------------------------------------------------------------------------------
@@ -274,7 +256,7 @@ def checked_schema(doc: Document, raw: Any, pointer: str, tool: str) -> dict[str
     if raw is None:
         return {"type": "object", "properties": {}}
     if not isinstance(raw, dict):
-        raise doc.error(pointer, f"the parameters must be a JSON Schema mapping, not {_kind(raw)}", tool)
+        raise doc.error(pointer, f"the parameters must be a JSON Schema mapping, not {kind_of(raw)}", tool)
 
     def fail(field: str, message: str) -> CatalogError:
         return doc.error(schema_pointer(raw, field, pointer), message, tool)
@@ -297,7 +279,7 @@ def _string_list(doc: Document, value: Any, pointer: str, tool: str) -> list[str
     if value is None:
         return []
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise doc.error(pointer, f"must be a list of strings, not {_kind(value)}", tool)
+        raise doc.error(pointer, f"must be a list of strings, not {kind_of(value)}", tool)
     return list(value)
 
 
@@ -306,7 +288,7 @@ def read_extension(doc: Document, raw: Any, pointer: str, tool: str) -> dict[str
     if raw is None:
         return {}
     if not isinstance(raw, dict):
-        raise doc.error(pointer, f"'{EXTENSION_KEY}' must be a mapping, not {_kind(raw)}", tool)
+        raise doc.error(pointer, f"'{EXTENSION_KEY}' must be a mapping, not {kind_of(raw)}", tool)
     for key in raw:
         if key not in EXTENSION_FIELDS:
             raise doc.error(
@@ -318,17 +300,17 @@ def read_extension(doc: Document, raw: Any, pointer: str, tool: str) -> dict[str
     out: dict[str, Any] = {}
     category = raw.get("category")
     if category is not None and not isinstance(category, str):
-        raise doc.error(pointer_join(pointer, "category"), f"must be a string, not {_kind(category)}", tool)
+        raise doc.error(pointer_join(pointer, "category"), f"must be a string, not {kind_of(category)}", tool)
     out["category"] = category
     out["tags"] = _string_list(doc, raw.get("tags"), pointer_join(pointer, "tags"), tool)
     out["examples"] = _string_list(doc, raw.get("examples"), pointer_join(pointer, "examples"), tool)
     resident = raw.get("resident")
     if resident is not None and not isinstance(resident, bool):
-        raise doc.error(pointer_join(pointer, "resident"), f"must be true or false, not {_kind(resident)}", tool)
+        raise doc.error(pointer_join(pointer, "resident"), f"must be true or false, not {kind_of(resident)}", tool)
     out["resident"] = resident
     metadata = raw.get("metadata")
     if metadata is not None and not isinstance(metadata, dict):
-        raise doc.error(pointer_join(pointer, "metadata"), f"must be a mapping, not {_kind(metadata)}", tool)
+        raise doc.error(pointer_join(pointer, "metadata"), f"must be a mapping, not {kind_of(metadata)}", tool)
     out["metadata"] = plain(metadata or {})
     out["requires"] = {}
     if raw.get("requires") is not None:
@@ -350,7 +332,7 @@ def read_extension(doc: Document, raw: Any, pointer: str, tool: str) -> dict[str
 def tool_name(doc: Document, value: Any, pointer: str) -> str:
     """A tool's name: a non-empty string."""
     if not isinstance(value, str) or not value.strip():
-        raise doc.error(pointer, f"a tool needs a non-empty string name, not {_kind(value)}")
+        raise doc.error(pointer, f"a tool needs a non-empty string name, not {kind_of(value)}")
     return value
 
 
@@ -358,7 +340,7 @@ def tool_description(doc: Document, value: Any, pointer: str, tool: str) -> str:
     if value is None:
         return ""
     if not isinstance(value, str):
-        raise doc.error(pointer, f"the description must be a string, not {_kind(value)}", tool)
+        raise doc.error(pointer, f"the description must be a string, not {kind_of(value)}", tool)
     return value
 
 
@@ -421,7 +403,7 @@ def _openai(doc: Document, items: list[Any], base: str, default_category: str | 
     for i, item in enumerate(items):
         at = pointer_join(base, i)
         if not isinstance(item, dict):
-            raise doc.error(at, f"an OpenAI tool must be a mapping, not {_kind(item)}")
+            raise doc.error(at, f"an OpenAI tool must be a mapping, not {kind_of(item)}")
         kind = item.get("type", "function")
         if kind != "function":
             raise doc.error(
@@ -473,7 +455,7 @@ def _anthropic(doc: Document, items: list[Any], base: str, default_category: str
     for i, item in enumerate(items):
         at = pointer_join(base, i)
         if not isinstance(item, dict):
-            raise doc.error(at, f"an Anthropic tool must be a mapping, not {_kind(item)}")
+            raise doc.error(at, f"an Anthropic tool must be a mapping, not {kind_of(item)}")
         name = tool_name(doc, item.get("name"), pointer_join(at, "name"))
         kind = item.get("type", "custom")
         if isinstance(kind, str) and kind.startswith("tool_search_tool_"):
@@ -491,7 +473,7 @@ def _anthropic(doc: Document, items: list[Any], base: str, default_category: str
         extension = read_extension(doc, item.get(EXTENSION_KEY), pointer_join(at, EXTENSION_KEY), name)
         defer = item.get("defer_loading", False)
         if not isinstance(defer, bool):
-            raise doc.error(pointer_join(at, "defer_loading"), f"must be true or false, not {_kind(defer)}", name)
+            raise doc.error(pointer_join(at, "defer_loading"), f"must be true or false, not {kind_of(defer)}", name)
         skip = {"name", "description", "input_schema", EXTENSION_KEY, "defer_loading"}
         native = {k: v for k, v in item.items() if k not in skip}
         tool = build_tool(
@@ -531,7 +513,7 @@ def _mcp(doc: Document, items: list[Any], base: str, default_category: str | Non
     for i, item in enumerate(items):
         at = pointer_join(base, i)
         if not isinstance(item, dict):
-            raise doc.error(at, f"an MCP tool must be a mapping, not {_kind(item)}")
+            raise doc.error(at, f"an MCP tool must be a mapping, not {kind_of(item)}")
         name = tool_name(doc, item.get("name"), pointer_join(at, "name"))
         if "inputSchema" not in item:
             raise doc.error(at, "an MCP tool needs 'inputSchema'", name)
@@ -539,7 +521,7 @@ def _mcp(doc: Document, items: list[Any], base: str, default_category: str | Non
         parameters = checked_schema(doc, item.get("inputSchema"), pointer_join(at, "inputSchema"), name)
         meta = item.get("_meta")
         if meta is not None and not isinstance(meta, dict):
-            raise doc.error(pointer_join(at, "_meta"), f"must be a mapping, not {_kind(meta)}", name)
+            raise doc.error(pointer_join(at, "_meta"), f"must be a mapping, not {kind_of(meta)}", name)
         meta = dict(meta or {})
         extension = read_extension(doc, meta.pop(EXTENSION_KEY, None), pointer_join(at, "_meta", EXTENSION_KEY), name)
         native = {k: v for k, v in item.items() if k not in ("name", "description", "inputSchema", "_meta")}
@@ -596,7 +578,7 @@ def _document_groups(doc: Document) -> list[ToolGroup]:
     ext = doc.data[EXTENSION_KEY]
     at = pointer_join("", EXTENSION_KEY)
     if not isinstance(ext, dict):
-        raise doc.error(at, f"'{EXTENSION_KEY}' must be a mapping, not {_kind(ext)}")
+        raise doc.error(at, f"'{EXTENSION_KEY}' must be a mapping, not {kind_of(ext)}")
     for key in ext:
         if key not in DOCUMENT_EXTENSION_FIELDS:
             raise doc.error(

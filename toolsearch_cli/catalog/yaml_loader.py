@@ -27,6 +27,7 @@ from typing import Any
 import yaml
 
 from ..errors import CatalogError, did_you_mean
+from ..files import read_text
 from ..model import GroupMatcher, Location, Tool, ToolGroup
 from .schema import MarkedDict, MarkedList, parameters_to_schema
 
@@ -110,24 +111,14 @@ def parse_yaml(text: str, file: str) -> Any:
 def load_yaml_file(path: Path, display: str | None = None) -> tuple[list[Tool], list[str]]:
     """Tools and resident names from one YAML file."""
     file = display or str(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise CatalogError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", file=file) from exc
-    except OSError as exc:
-        raise CatalogError(f"cannot read: {exc.strerror}", file=file) from exc
+    text = read_text(path, file)
     return tools_from_document(parse_yaml(text, file), file)
 
 
 def load_yaml_catalog(path: Path, display: str | None = None) -> tuple[list[Tool], list[str], list[ToolGroup]]:
     """Tools, resident names and tool groups from one YAML file."""
     file = display or str(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise CatalogError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", file=file) from exc
-    except OSError as exc:
-        raise CatalogError(f"cannot read: {exc.strerror}", file=file) from exc
+    text = read_text(path, file)
     doc = parse_yaml(text, file)
     tools, resident = tools_from_document(doc, file)
     return tools, resident, groups_from_document(doc, file)

@@ -16,6 +16,7 @@ from ..catalog.yaml_loader import parse_yaml
 from ..disclosure.engine import MODES
 from ..disclosure.policy import POLICY_BY_NAME
 from ..errors import CatalogError, ToolsearchError, did_you_mean
+from ..files import read_text
 
 
 class ScriptError(ToolsearchError):
@@ -113,12 +114,7 @@ class Script:
 def load_script(path: str | Path) -> Script:
     """Parse and validate a script file; catalog paths become relative to the current directory."""
     file = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise ScriptError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", file=file) from exc
-    except OSError as exc:
-        raise ScriptError(f"cannot read the script: {exc.strerror}", file=file) from exc
+    text = read_text(path, file, what="the script", error=ScriptError)
     try:
         doc = parse_yaml(text, file)
     except CatalogError as exc:
