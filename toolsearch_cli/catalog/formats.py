@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -393,157 +394,157 @@ def _check_unique(doc: Document, tools: list[Tool], pointers: list[str]) -> None
 
 
 # --------------------------------------------------------------------------------------------
+# provider formats: one loop, one reader of an entry per format
+
+
+@dataclass
+class _Entry:
+    """One provider tool entry, read and checked; ``pointer`` is where its name lives."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    extension: dict[str, Any]
+    native: dict[str, Any]
+    pointer: str
+    deferred: bool = False
+
+
+#: Reads one tool entry (a mapping at a JSON pointer); None skips it.
+EntryReader = Callable[[Document, dict[str, Any], str], _Entry | None]
+
+
+def _provider_tools(
+    doc: Document, items: list[Any], base: str, fmt: str, label: str, read: EntryReader, default_category: str | None
+) -> list[tuple[Tool, _Entry]]:
+    """Each entry read by ``read`` and built into a :class:`Tool`; tool names must be unique."""
+    built: list[tuple[Tool, _Entry]] = []
+    for i, item in enumerate(items):
+        at = pointer_join(base, i)
+        if not isinstance(item, dict):
+            raise doc.error(at, f"{label} tool must be a mapping, not {kind_of(item)}")
+        entry = read(doc, item, at)
+        if entry is None:
+            continue
+        tool = build_tool(
+            doc,
+            at,
+            name=entry.name,
+            description=entry.description,
+            parameters=entry.parameters,
+            extension=entry.extension,
+            native=entry.native,
+            fmt=fmt,
+            default_category=default_category,
+        )
+        built.append((tool, entry))
+    _check_unique(doc, [tool for tool, _ in built], [entry.pointer for _, entry in built])
+    return built
+
+
+def _flagged_resident(built: list[tuple[Tool, _Entry]]) -> list[str]:
+    """Tools marked ``resident: true`` in their extension."""
+    return [tool.name for tool, entry in built if entry.extension.get("resident")]
+
+
+def _described(doc: Document, body: dict[str, Any], at: str, schema_key: str, name: str) -> tuple[str, dict[str, Any]]:
+    """The entry's description and its parameters' JSON Schema (under ``schema_key``)."""
+    description = tool_description(doc, body.get("description"), pointer_join(at, "description"), name)
+    parameters = checked_schema(doc, body.get(schema_key), pointer_join(at, schema_key), name)
+    return description, parameters
+
+
 # OpenAI
 
 
-def _openai(doc: Document, items: list[Any], base: str, default_category: str | None) -> Loaded:
-    tools: list[Tool] = []
-    pointers: list[str] = []
-    resident: list[str] = []
-    for i, item in enumerate(items):
-        at = pointer_join(base, i)
-        if not isinstance(item, dict):
-            raise doc.error(at, f"an OpenAI tool must be a mapping, not {kind_of(item)}")
-        kind = item.get("type", "function")
-        if kind != "function":
-            raise doc.error(
-                pointer_join(at, "type"),
-                f"only function tools can be searched; {kind!r} is a built-in OpenAI tool, remove it from the catalog",
-                item.get("name") if isinstance(item.get("name"), str) else None,
-            )
-        nested = isinstance(item.get("function"), dict)
-        body = item["function"] if nested else item
-        body_at = pointer_join(at, "function") if nested else at
-        name = tool_name(doc, body.get("name"), pointer_join(body_at, "name"))
-        description = tool_description(doc, body.get("description"), pointer_join(body_at, "description"), name)
-        parameters = checked_schema(doc, body.get("parameters"), pointer_join(body_at, "parameters"), name)
-        ext_raw = item.get(EXTENSION_KEY, body.get(EXTENSION_KEY))
-        ext_at = pointer_join(at if EXTENSION_KEY in item else body_at, EXTENSION_KEY)
-        extension = read_extension(doc, ext_raw, ext_at, name)
-        skip = {"name", "description", "parameters", EXTENSION_KEY, "type", "function"}
-        native = {k: v for k, v in body.items() if k not in skip}
-        if nested:
-            native.update({f"tool.{k}": v for k, v in item.items() if k not in skip})
-        tool = build_tool(
-            doc,
-            at,
-            name=name,
-            description=description,
-            parameters=parameters,
-            extension=extension,
-            native=native,
-            fmt="openai",
-            default_category=default_category,
+def _openai_entry(doc: Document, item: dict[str, Any], at: str) -> _Entry:
+    kind = item.get("type", "function")
+    if kind != "function":
+        raise doc.error(
+            pointer_join(at, "type"),
+            f"only function tools can be searched; {kind!r} is a built-in OpenAI tool, remove it from the catalog",
+            item.get("name") if isinstance(item.get("name"), str) else None,
         )
-        tools.append(tool)
-        pointers.append(body_at)
-        if extension.get("resident"):
-            resident.append(name)
-    _check_unique(doc, tools, pointers)
-    return tools, resident
+    nested = isinstance(item.get("function"), dict)
+    body = item["function"] if nested else item
+    body_at = pointer_join(at, "function") if nested else at
+    name = tool_name(doc, body.get("name"), pointer_join(body_at, "name"))
+    description, parameters = _described(doc, body, body_at, "parameters", name)
+    ext_raw = item.get(EXTENSION_KEY, body.get(EXTENSION_KEY))
+    ext_at = pointer_join(at if EXTENSION_KEY in item else body_at, EXTENSION_KEY)
+    extension = read_extension(doc, ext_raw, ext_at, name)
+    skip = {"name", "description", "parameters", EXTENSION_KEY, "type", "function"}
+    native = {k: v for k, v in body.items() if k not in skip}
+    if nested:
+        native.update({f"tool.{k}": v for k, v in item.items() if k not in skip})
+    return _Entry(name, description, parameters, extension, native, body_at)
 
 
-# --------------------------------------------------------------------------------------------
+def _openai(doc: Document, items: list[Any], base: str, default_category: str | None) -> Loaded:
+    built = _provider_tools(doc, items, base, "openai", "an OpenAI", _openai_entry, default_category)
+    return [tool for tool, _ in built], _flagged_resident(built)
+
+
 # Anthropic
 
 
-def _anthropic(doc: Document, items: list[Any], base: str, default_category: str | None) -> Loaded:
-    tools: list[Tool] = []
-    pointers: list[str] = []
-    explicit: dict[str, bool | None] = {}
-    deferred: dict[str, bool] = {}
-    for i, item in enumerate(items):
-        at = pointer_join(base, i)
-        if not isinstance(item, dict):
-            raise doc.error(at, f"an Anthropic tool must be a mapping, not {kind_of(item)}")
-        name = tool_name(doc, item.get("name"), pointer_join(at, "name"))
-        kind = item.get("type", "custom")
-        if isinstance(kind, str) and kind.startswith("tool_search_tool_"):
-            continue  # Anthropic's own search tool: toolsearch brings its own
-        if kind != "custom":
-            raise doc.error(
-                pointer_join(at, "type"),
-                f"{kind!r} is an Anthropic server tool, not a catalog tool; remove it from the catalog",
-                name,
-            )
-        if "input_schema" not in item:
-            raise doc.error(at, "an Anthropic tool needs 'input_schema'", name)
-        description = tool_description(doc, item.get("description"), pointer_join(at, "description"), name)
-        parameters = checked_schema(doc, item.get("input_schema"), pointer_join(at, "input_schema"), name)
-        extension = read_extension(doc, item.get(EXTENSION_KEY), pointer_join(at, EXTENSION_KEY), name)
-        defer = item.get("defer_loading", False)
-        if not isinstance(defer, bool):
-            raise doc.error(pointer_join(at, "defer_loading"), f"must be true or false, not {kind_of(defer)}", name)
-        skip = {"name", "description", "input_schema", EXTENSION_KEY, "defer_loading"}
-        native = {k: v for k, v in item.items() if k not in skip}
-        tool = build_tool(
-            doc,
-            at,
-            name=name,
-            description=description,
-            parameters=parameters,
-            extension=extension,
-            native=native,
-            fmt="anthropic",
-            default_category=default_category,
+def _anthropic_entry(doc: Document, item: dict[str, Any], at: str) -> _Entry | None:
+    name = tool_name(doc, item.get("name"), pointer_join(at, "name"))
+    kind = item.get("type", "custom")
+    if isinstance(kind, str) and kind.startswith("tool_search_tool_"):
+        return None  # Anthropic's own search tool: toolsearch brings its own
+    if kind != "custom":
+        raise doc.error(
+            pointer_join(at, "type"),
+            f"{kind!r} is an Anthropic server tool, not a catalog tool; remove it from the catalog",
+            name,
         )
-        tools.append(tool)
-        pointers.append(at)
-        explicit[name] = extension.get("resident")
-        deferred[name] = defer
-    _check_unique(doc, tools, pointers)
+    if "input_schema" not in item:
+        raise doc.error(at, "an Anthropic tool needs 'input_schema'", name)
+    description, parameters = _described(doc, item, at, "input_schema", name)
+    extension = read_extension(doc, item.get(EXTENSION_KEY), pointer_join(at, EXTENSION_KEY), name)
+    defer = item.get("defer_loading", False)
+    if not isinstance(defer, bool):
+        raise doc.error(pointer_join(at, "defer_loading"), f"must be true or false, not {kind_of(defer)}", name)
+    skip = {"name", "description", "input_schema", EXTENSION_KEY, "defer_loading"}
+    native = {k: v for k, v in item.items() if k not in skip}
+    return _Entry(name, description, parameters, extension, native, at, deferred=defer)
+
+
+def _anthropic(doc: Document, items: list[Any], base: str, default_category: str | None) -> Loaded:
+    built = _provider_tools(doc, items, base, "anthropic", "an Anthropic", _anthropic_entry, default_category)
     # defer_loading is the inverse of resident: when any tool is deferred, the others stay loaded
-    any_deferred = any(deferred.values())
-    resident = [
-        t.name
-        for t in tools
-        if (explicit[t.name] if explicit[t.name] is not None else any_deferred and not deferred[t.name])
-    ]
-    return tools, resident
+    any_deferred = any(entry.deferred for _, entry in built)
+    resident = []
+    for tool, entry in built:
+        explicit = entry.extension.get("resident")
+        if explicit if explicit is not None else any_deferred and not entry.deferred:
+            resident.append(tool.name)
+    return [tool for tool, _ in built], resident
 
 
-# --------------------------------------------------------------------------------------------
 # MCP
 
 
+def _mcp_entry(doc: Document, item: dict[str, Any], at: str) -> _Entry:
+    name = tool_name(doc, item.get("name"), pointer_join(at, "name"))
+    if "inputSchema" not in item:
+        raise doc.error(at, "an MCP tool needs 'inputSchema'", name)
+    description, parameters = _described(doc, item, at, "inputSchema", name)
+    meta = item.get("_meta")
+    if meta is not None and not isinstance(meta, dict):
+        raise doc.error(pointer_join(at, "_meta"), f"must be a mapping, not {kind_of(meta)}", name)
+    meta = dict(meta or {})
+    extension = read_extension(doc, meta.pop(EXTENSION_KEY, None), pointer_join(at, "_meta", EXTENSION_KEY), name)
+    native = {k: v for k, v in item.items() if k not in ("name", "description", "inputSchema", "_meta")}
+    if meta or (item.get("_meta") is not None and EXTENSION_KEY not in item["_meta"]):
+        native["_meta"] = meta
+    return _Entry(name, description, parameters, extension, native, at)
+
+
 def _mcp(doc: Document, items: list[Any], base: str, default_category: str | None) -> Loaded:
-    tools: list[Tool] = []
-    pointers: list[str] = []
-    resident: list[str] = []
-    for i, item in enumerate(items):
-        at = pointer_join(base, i)
-        if not isinstance(item, dict):
-            raise doc.error(at, f"an MCP tool must be a mapping, not {kind_of(item)}")
-        name = tool_name(doc, item.get("name"), pointer_join(at, "name"))
-        if "inputSchema" not in item:
-            raise doc.error(at, "an MCP tool needs 'inputSchema'", name)
-        description = tool_description(doc, item.get("description"), pointer_join(at, "description"), name)
-        parameters = checked_schema(doc, item.get("inputSchema"), pointer_join(at, "inputSchema"), name)
-        meta = item.get("_meta")
-        if meta is not None and not isinstance(meta, dict):
-            raise doc.error(pointer_join(at, "_meta"), f"must be a mapping, not {kind_of(meta)}", name)
-        meta = dict(meta or {})
-        extension = read_extension(doc, meta.pop(EXTENSION_KEY, None), pointer_join(at, "_meta", EXTENSION_KEY), name)
-        native = {k: v for k, v in item.items() if k not in ("name", "description", "inputSchema", "_meta")}
-        if meta or (item.get("_meta") is not None and EXTENSION_KEY not in item["_meta"]):
-            native["_meta"] = meta
-        tool = build_tool(
-            doc,
-            at,
-            name=name,
-            description=description,
-            parameters=parameters,
-            extension=extension,
-            native=native,
-            fmt="mcp",
-            default_category=default_category,
-        )
-        tools.append(tool)
-        pointers.append(at)
-        if extension.get("resident"):
-            resident.append(name)
-    _check_unique(doc, tools, pointers)
-    return tools, resident
+    built = _provider_tools(doc, items, base, "mcp", "an MCP", _mcp_entry, default_category)
+    return [tool for tool, _ in built], _flagged_resident(built)
 
 
 def _own(doc: Document, default_category: str | None) -> LoadedAll:
