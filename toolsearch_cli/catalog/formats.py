@@ -21,7 +21,7 @@ from typing import Any
 from ..errors import CatalogError, did_you_mean, kind_of
 from ..files import read_text
 from ..model import Location, Tool, ToolGroup
-from .schema import check_schema
+from .schema import check_schema, plain
 
 Loaded = tuple[list[Tool], list[str]]
 #: Tools, resident names and tool groups.
@@ -241,15 +241,6 @@ def _get(node: Any, key: str) -> Any:
     if isinstance(node, list) and key.isdigit() and int(key) < len(node):
         return node[int(key)]
     return None
-
-
-def plain(value: Any) -> Any:
-    """Deep copy into plain dicts and lists (dropping YAML marks)."""
-    if isinstance(value, dict):
-        return {str(k): plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [plain(v) for v in value]
-    return value
 
 
 def checked_schema(doc: Document, raw: Any, pointer: str, tool: str) -> dict[str, Any]:

@@ -29,7 +29,7 @@ import yaml
 from ..errors import CatalogError, did_you_mean
 from ..files import read_text
 from ..model import GroupMatcher, Location, Tool, ToolGroup
-from .schema import MarkedDict, MarkedList, parameters_to_schema
+from .schema import MarkedDict, MarkedList, parameters_to_schema, plain
 
 try:  # the C parser is ~10x faster; the constructor stays Python's safe one either way
     _Base: type = yaml.CSafeLoader
@@ -368,18 +368,9 @@ def tool_from_mapping(item: Any, file: str, line: int | None, default_category: 
         field_locations=locations,
         requires=requires,
         lint={"ignore": lint_ignore} if lint_ignore else {},
-        mock=_plain(item.get("mock")),
+        mock=plain(item.get("mock")),
     )
     return tool, resident
-
-
-def _plain(value: Any) -> Any:
-    """A YAML value with plain dicts and lists (a ``mock`` result is sent as JSON)."""
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
 
 
 def _string_list(value: Any, field: str, fail: Any) -> list[str]:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..catalog.schema import plain
 from ..catalog.yaml_loader import parse_yaml
 from ..disclosure.engine import MODES
 from ..disclosure.policy import POLICY_BY_NAME
@@ -228,16 +229,7 @@ def _mocks(r: _Reader, doc: dict[str, Any]) -> dict[str, Any]:
         return {}
     if not isinstance(node, dict) or not all(isinstance(k, str) and k for k in node):
         raise r.error("'mocks' must map tool names to canned results, e.g. {getWeather: {temp: 18}}", doc, "mocks")
-    return {str(k): _plain(v) for k, v in node.items()}
-
-
-def _plain(value: Any) -> Any:
-    """YAML marked containers as plain dicts and lists (results are sent as JSON)."""
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
+    return {str(k): plain(v) for k, v in node.items()}
 
 
 def _relative(base: Path, source: str) -> str:
