@@ -275,20 +275,24 @@ def _string_list(doc: Document, value: Any, pointer: str, tool: str) -> list[str
     return list(value)
 
 
+def _check_extension(doc: Document, raw: Any, pointer: str, fields: tuple[str, ...], tool: str | None = None) -> None:
+    """An ``x-toolsearch`` object (a tool's or the document's): a mapping with only the known ``fields``."""
+    if not isinstance(raw, dict):
+        raise doc.error(pointer, f"'{EXTENSION_KEY}' must be a mapping, not {kind_of(raw)}", tool)
+    for key in raw:
+        if key not in fields:
+            raise doc.error(
+                pointer_join(pointer, key),
+                f"unknown '{EXTENSION_KEY}' field{did_you_mean(str(key), fields)}; expected {', '.join(fields)}",
+                tool,
+            )
+
+
 def read_extension(doc: Document, raw: Any, pointer: str, tool: str) -> dict[str, Any]:
     """Validate an ``x-toolsearch`` object: category, tags, examples, resident, metadata."""
     if raw is None:
         return {}
-    if not isinstance(raw, dict):
-        raise doc.error(pointer, f"'{EXTENSION_KEY}' must be a mapping, not {kind_of(raw)}", tool)
-    for key in raw:
-        if key not in EXTENSION_FIELDS:
-            raise doc.error(
-                pointer_join(pointer, key),
-                f"unknown '{EXTENSION_KEY}' field{did_you_mean(str(key), EXTENSION_FIELDS)}; "
-                f"expected {', '.join(EXTENSION_FIELDS)}",
-                tool,
-            )
+    _check_extension(doc, raw, pointer, EXTENSION_FIELDS, tool)
     out: dict[str, Any] = {}
     category = raw.get("category")
     if category is not None and not isinstance(category, str):
@@ -569,15 +573,7 @@ def _document_groups(doc: Document) -> list[ToolGroup]:
         return []
     ext = doc.data[EXTENSION_KEY]
     at = pointer_join("", EXTENSION_KEY)
-    if not isinstance(ext, dict):
-        raise doc.error(at, f"'{EXTENSION_KEY}' must be a mapping, not {kind_of(ext)}")
-    for key in ext:
-        if key not in DOCUMENT_EXTENSION_FIELDS:
-            raise doc.error(
-                pointer_join(at, key),
-                f"unknown '{EXTENSION_KEY}' field{did_you_mean(str(key), DOCUMENT_EXTENSION_FIELDS)}; "
-                f"expected {', '.join(DOCUMENT_EXTENSION_FIELDS)}",
-            )
+    _check_extension(doc, ext, at, DOCUMENT_EXTENSION_FIELDS)
     from .yaml_loader import groups_from_document
 
     try:
