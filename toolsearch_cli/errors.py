@@ -61,3 +61,23 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
     """Return ``" (did you mean 'x'?)"`` for the closest choice, or ``""``."""
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def kind_of(value: object, other: str | None = None) -> str:
+    """Describe a value's JSON kind for an error message: ``"a string"``, ``"a list"``, ``"nothing"`` ...
+
+    Anything that is not a JSON kind is described as ``other``, or by its type name when not given.
+    """
+    if value is None:
+        return "nothing"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return other if other is not None else type(value).__name__

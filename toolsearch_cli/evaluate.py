@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from .catalog.yaml_loader import parse_yaml
-from .errors import CatalogError, SearchError, UsageError, did_you_mean
+from .errors import CatalogError, SearchError, UsageError, did_you_mean, kind_of
+from .files import read_text
 from .model import Catalog
 from .search import get_ranker
 from .search.base import Hit, SearchRequest
@@ -70,12 +71,7 @@ def load_queries(path: str | Path) -> list[Query]:
     else is YAML. Errors name the file and line.
     """
     file = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise CatalogError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", file=file) from exc
-    except OSError as exc:
-        raise CatalogError(f"cannot read: {exc.strerror}", file=file) from exc
+    text = read_text(path, file)
     suffix = Path(path).suffix.lower()
     items: list[tuple[Any, int | None]]
     if suffix == ".json":
@@ -143,22 +139,12 @@ def _jsonl_items(text: str, file: str) -> list[tuple[Any, int | None]]:
     return items
 
 
-def _kind(value: Any) -> str:
-    if value is None:
-        return "nothing"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    return "a list" if isinstance(value, list) else "a mapping" if isinstance(value, dict) else "a value"
-
-
 def _query_from_item(item: Any, file: str, line: int | None) -> Query:
     if not isinstance(item, dict):
         raise CatalogError(
-            f"each query must be a mapping {{id, query, relevant}}, not {_kind(item)}", file=file, line=line
+            f"each query must be a mapping {{id, query, relevant}}, not {kind_of(item, 'a value')}",
+            file=file,
+            line=line,
         )
     line = getattr(item, "line", line)
     key_lines = {str(k): v[0] for k, v in getattr(item, "key_lines", {}).items()}
@@ -174,13 +160,13 @@ def _query_from_item(item: Any, file: str, line: int | None) -> Query:
     if raw_id is None:
         raise missing("id", "an 'id' (a unique name for the query)")
     if isinstance(raw_id, bool) or not isinstance(raw_id, str | int):
-        raise fail(f"'id' must be a string or a number, not {_kind(raw_id)}", "id")
+        raise fail(f"'id' must be a string or a number, not {kind_of(raw_id, 'a value')}", "id")
     qid = str(raw_id)
     text = item.get("query")
     if text is None:
         raise missing("query", "a 'query' string")
     if not isinstance(text, str) or not text.strip():
-        raise fail(f"query {qid!r}: 'query' must be a non-empty string, not {_kind(text)}", "query")
+        raise fail(f"query {qid!r}: 'query' must be a non-empty string, not {kind_of(text, 'a value')}", "query")
     relevant = item.get("relevant")
     if relevant is None:
         raise missing("relevant", "'relevant': a non-empty list of tool names")
@@ -191,7 +177,7 @@ def _query_from_item(item: Any, file: str, line: int | None) -> Query:
     subset = item.get("subset")
     if subset is not None:
         if isinstance(subset, bool) or not isinstance(subset, str | int | float):
-            raise fail(f"query {qid!r}: 'subset' must be a string, not {_kind(subset)}", "subset")
+            raise fail(f"query {qid!r}: 'subset' must be a string, not {kind_of(subset, 'a value')}", "subset")
         subset = str(subset)
     return Query(
         id=qid,
@@ -258,7 +244,7 @@ def check_queries(queries: Sequence[Query], catalog: Catalog, category_field: st
         if value is None:
             continue
         if not isinstance(value, str):
-            raise q.error(f"the category must be a string, not {_kind(value)}", field=category_field)
+            raise q.error(f"the category must be a string, not {kind_of(value, 'a value')}", field=category_field)
         if classic_normalize(value) not in known:
             raise q.error(
                 f"no tool has category {value!r}{did_you_mean(value, known.values())}",

@@ -72,22 +72,35 @@ def extension(tool: Tool, resident: bool, fmt: str, flat: bool = False) -> dict[
     _, rest = _split_native(tool, fmt, flat)
     if rest is not None:
         metadata[fmt] = rest
-    ext: dict[str, Any] = {}
-    if tool.category:
-        ext["category"] = tool.category
-    if tool.tags:
-        ext["tags"] = list(tool.tags)
-    if tool.examples:
-        ext["examples"] = list(tool.examples)
+    ext: dict[str, Any] = _labels(tool)
     if resident:
         ext["resident"] = True
     if metadata:
         ext["metadata"] = metadata
-    if tool.requires:
-        ext["requires"] = {k: list(v) for k, v in tool.requires.items()}
-    if tool.lint:
-        ext["lint"] = dict(tool.lint)
+    ext.update(_conditions(tool))
     return ext
+
+
+def _labels(tool: Tool) -> dict[str, Any]:
+    """A tool's category, tags and examples, those it has (in this order: output order is kept)."""
+    out: dict[str, Any] = {}
+    if tool.category:
+        out["category"] = tool.category
+    if tool.tags:
+        out["tags"] = list(tool.tags)
+    if tool.examples:
+        out["examples"] = list(tool.examples)
+    return out
+
+
+def _conditions(tool: Tool) -> dict[str, Any]:
+    """A tool's ``requires`` and ``lint`` settings, those it has."""
+    out: dict[str, Any] = {}
+    if tool.requires:
+        out["requires"] = {k: list(v) for k, v in tool.requires.items()}
+    if tool.lint:
+        out["lint"] = dict(tool.lint)
+    return out
 
 
 def group_to_dict(group: ToolGroup) -> dict[str, Any]:
@@ -143,20 +156,11 @@ def to_yaml(catalog: Catalog, plain: bool = False) -> str:
     """toolsearch's own YAML format (full JSON Schema parameters, resident listed at the top)."""
     tools = []
     for tool in catalog.tools:
-        entry: dict[str, Any] = {"name": tool.name, "description": tool.description}
-        if tool.category:
-            entry["category"] = tool.category
-        if tool.tags:
-            entry["tags"] = list(tool.tags)
-        if tool.examples:
-            entry["examples"] = list(tool.examples)
+        entry: dict[str, Any] = {"name": tool.name, "description": tool.description, **_labels(tool)}
         entry["parameters"] = tool.parameters
         if tool.metadata:
             entry["metadata"] = tool.metadata
-        if tool.requires:
-            entry["requires"] = {k: list(v) for k, v in tool.requires.items()}
-        if tool.lint:
-            entry["lint"] = dict(tool.lint)
+        entry.update(_conditions(tool))
         tools.append(entry)
     doc: dict[str, Any] = {}
     if catalog.resident:

@@ -14,12 +14,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import CatalogError, did_you_mean
+from ..errors import CatalogError, did_you_mean, kind_of
+from ..files import read_text
 from ..model import Location, Tool, ToolGroup
-from .schema import check_schema
+from .schema import check_schema, plain
 
 Loaded = tuple[list[Tool], list[str]]
 #: Tools, resident names and tool groups.
@@ -113,12 +115,7 @@ class Document:
 def read_document(path: Path, display: str | None = None) -> Document:
     """Read a JSON or YAML file (JSON when the suffix says so or the text starts with ``{`` / ``[``)."""
     file = display or str(path)
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise CatalogError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", file=file) from exc
-    except OSError as exc:
-        raise CatalogError(f"cannot read: {exc.strerror}", file=file) from exc
+    text = read_text(path, file, encoding="utf-8-sig")
     return parse_document(text, file, json_hint=path.suffix.lower() == ".json")
 
 
@@ -209,21 +206,7 @@ def _tool_list(doc: Document, fmt: str) -> tuple[list[Any], str]:
         if not isinstance(data["tools"], list):
             raise doc.error("/tools", "'tools' must be a list")
         return data["tools"], "/tools"
-    raise doc.error("", f"expected a list of {fmt} tools or a mapping with 'tools', not {_kind(data)}")
-
-
-def _kind(value: Any) -> str:
-    if value is None:
-        return "nothing"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    return "a mapping" if isinstance(value, dict) else type(value).__name__
+    raise doc.error("", f"expected a list of {fmt} tools or a mapping with 'tools', not {kind_of(data)}")
 
 
 # --------------------------------------------------------------------------------------------
@@ -260,21 +243,12 @@ def _get(node: Any, key: str) -> Any:
     return None
 
 
-def plain(value: Any) -> Any:
-    """Deep copy into plain dicts and lists (dropping YAML marks)."""
-    if isinstance(value, dict):
-        return {str(k): plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [plain(v) for v in value]
-    return value
-
-
 def checked_schema(doc: Document, raw: Any, pointer: str, tool: str) -> dict[str, Any]:
     """Validate a tool's JSON Schema parameters; errors point at the bad keyword."""
     if raw is None:
         return {"type": "object", "properties": {}}
     if not isinstance(raw, dict):
-        raise doc.error(pointer, f"the parameters must be a JSON Schema mapping, not {_kind(raw)}", tool)
+        raise doc.error(pointer, f"the parameters must be a JSON Schema mapping, not {kind_of(raw)}", tool)
 
     def fail(field: str, message: str) -> CatalogError:
         return doc.error(schema_pointer(raw, field, pointer), message, tool)
@@ -297,38 +271,42 @@ def _string_list(doc: Document, value: Any, pointer: str, tool: str) -> list[str
     if value is None:
         return []
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise doc.error(pointer, f"must be a list of strings, not {_kind(value)}", tool)
+        raise doc.error(pointer, f"must be a list of strings, not {kind_of(value)}", tool)
     return list(value)
+
+
+def _check_extension(doc: Document, raw: Any, pointer: str, fields: tuple[str, ...], tool: str | None = None) -> None:
+    """An ``x-toolsearch`` object (a tool's or the document's): a mapping with only the known ``fields``."""
+    if not isinstance(raw, dict):
+        raise doc.error(pointer, f"'{EXTENSION_KEY}' must be a mapping, not {kind_of(raw)}", tool)
+    for key in raw:
+        if key not in fields:
+            raise doc.error(
+                pointer_join(pointer, key),
+                f"unknown '{EXTENSION_KEY}' field{did_you_mean(str(key), fields)}; expected {', '.join(fields)}",
+                tool,
+            )
 
 
 def read_extension(doc: Document, raw: Any, pointer: str, tool: str) -> dict[str, Any]:
     """Validate an ``x-toolsearch`` object: category, tags, examples, resident, metadata."""
     if raw is None:
         return {}
-    if not isinstance(raw, dict):
-        raise doc.error(pointer, f"'{EXTENSION_KEY}' must be a mapping, not {_kind(raw)}", tool)
-    for key in raw:
-        if key not in EXTENSION_FIELDS:
-            raise doc.error(
-                pointer_join(pointer, key),
-                f"unknown '{EXTENSION_KEY}' field{did_you_mean(str(key), EXTENSION_FIELDS)}; "
-                f"expected {', '.join(EXTENSION_FIELDS)}",
-                tool,
-            )
+    _check_extension(doc, raw, pointer, EXTENSION_FIELDS, tool)
     out: dict[str, Any] = {}
     category = raw.get("category")
     if category is not None and not isinstance(category, str):
-        raise doc.error(pointer_join(pointer, "category"), f"must be a string, not {_kind(category)}", tool)
+        raise doc.error(pointer_join(pointer, "category"), f"must be a string, not {kind_of(category)}", tool)
     out["category"] = category
     out["tags"] = _string_list(doc, raw.get("tags"), pointer_join(pointer, "tags"), tool)
     out["examples"] = _string_list(doc, raw.get("examples"), pointer_join(pointer, "examples"), tool)
     resident = raw.get("resident")
     if resident is not None and not isinstance(resident, bool):
-        raise doc.error(pointer_join(pointer, "resident"), f"must be true or false, not {_kind(resident)}", tool)
+        raise doc.error(pointer_join(pointer, "resident"), f"must be true or false, not {kind_of(resident)}", tool)
     out["resident"] = resident
     metadata = raw.get("metadata")
     if metadata is not None and not isinstance(metadata, dict):
-        raise doc.error(pointer_join(pointer, "metadata"), f"must be a mapping, not {_kind(metadata)}", tool)
+        raise doc.error(pointer_join(pointer, "metadata"), f"must be a mapping, not {kind_of(metadata)}", tool)
     out["metadata"] = plain(metadata or {})
     out["requires"] = {}
     if raw.get("requires") is not None:
@@ -350,7 +328,7 @@ def read_extension(doc: Document, raw: Any, pointer: str, tool: str) -> dict[str
 def tool_name(doc: Document, value: Any, pointer: str) -> str:
     """A tool's name: a non-empty string."""
     if not isinstance(value, str) or not value.strip():
-        raise doc.error(pointer, f"a tool needs a non-empty string name, not {_kind(value)}")
+        raise doc.error(pointer, f"a tool needs a non-empty string name, not {kind_of(value)}")
     return value
 
 
@@ -358,7 +336,7 @@ def tool_description(doc: Document, value: Any, pointer: str, tool: str) -> str:
     if value is None:
         return ""
     if not isinstance(value, str):
-        raise doc.error(pointer, f"the description must be a string, not {_kind(value)}", tool)
+        raise doc.error(pointer, f"the description must be a string, not {kind_of(value)}", tool)
     return value
 
 
@@ -411,157 +389,157 @@ def _check_unique(doc: Document, tools: list[Tool], pointers: list[str]) -> None
 
 
 # --------------------------------------------------------------------------------------------
+# provider formats: one loop, one reader of an entry per format
+
+
+@dataclass
+class _Entry:
+    """One provider tool entry, read and checked; ``pointer`` is where its name lives."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    extension: dict[str, Any]
+    native: dict[str, Any]
+    pointer: str
+    deferred: bool = False
+
+
+#: Reads one tool entry (a mapping at a JSON pointer); None skips it.
+EntryReader = Callable[[Document, dict[str, Any], str], _Entry | None]
+
+
+def _provider_tools(
+    doc: Document, items: list[Any], base: str, fmt: str, label: str, read: EntryReader, default_category: str | None
+) -> list[tuple[Tool, _Entry]]:
+    """Each entry read by ``read`` and built into a :class:`Tool`; tool names must be unique."""
+    built: list[tuple[Tool, _Entry]] = []
+    for i, item in enumerate(items):
+        at = pointer_join(base, i)
+        if not isinstance(item, dict):
+            raise doc.error(at, f"{label} tool must be a mapping, not {kind_of(item)}")
+        entry = read(doc, item, at)
+        if entry is None:
+            continue
+        tool = build_tool(
+            doc,
+            at,
+            name=entry.name,
+            description=entry.description,
+            parameters=entry.parameters,
+            extension=entry.extension,
+            native=entry.native,
+            fmt=fmt,
+            default_category=default_category,
+        )
+        built.append((tool, entry))
+    _check_unique(doc, [tool for tool, _ in built], [entry.pointer for _, entry in built])
+    return built
+
+
+def _flagged_resident(built: list[tuple[Tool, _Entry]]) -> list[str]:
+    """Tools marked ``resident: true`` in their extension."""
+    return [tool.name for tool, entry in built if entry.extension.get("resident")]
+
+
+def _described(doc: Document, body: dict[str, Any], at: str, schema_key: str, name: str) -> tuple[str, dict[str, Any]]:
+    """The entry's description and its parameters' JSON Schema (under ``schema_key``)."""
+    description = tool_description(doc, body.get("description"), pointer_join(at, "description"), name)
+    parameters = checked_schema(doc, body.get(schema_key), pointer_join(at, schema_key), name)
+    return description, parameters
+
+
 # OpenAI
 
 
-def _openai(doc: Document, items: list[Any], base: str, default_category: str | None) -> Loaded:
-    tools: list[Tool] = []
-    pointers: list[str] = []
-    resident: list[str] = []
-    for i, item in enumerate(items):
-        at = pointer_join(base, i)
-        if not isinstance(item, dict):
-            raise doc.error(at, f"an OpenAI tool must be a mapping, not {_kind(item)}")
-        kind = item.get("type", "function")
-        if kind != "function":
-            raise doc.error(
-                pointer_join(at, "type"),
-                f"only function tools can be searched; {kind!r} is a built-in OpenAI tool, remove it from the catalog",
-                item.get("name") if isinstance(item.get("name"), str) else None,
-            )
-        nested = isinstance(item.get("function"), dict)
-        body = item["function"] if nested else item
-        body_at = pointer_join(at, "function") if nested else at
-        name = tool_name(doc, body.get("name"), pointer_join(body_at, "name"))
-        description = tool_description(doc, body.get("description"), pointer_join(body_at, "description"), name)
-        parameters = checked_schema(doc, body.get("parameters"), pointer_join(body_at, "parameters"), name)
-        ext_raw = item.get(EXTENSION_KEY, body.get(EXTENSION_KEY))
-        ext_at = pointer_join(at if EXTENSION_KEY in item else body_at, EXTENSION_KEY)
-        extension = read_extension(doc, ext_raw, ext_at, name)
-        skip = {"name", "description", "parameters", EXTENSION_KEY, "type", "function"}
-        native = {k: v for k, v in body.items() if k not in skip}
-        if nested:
-            native.update({f"tool.{k}": v for k, v in item.items() if k not in skip})
-        tool = build_tool(
-            doc,
-            at,
-            name=name,
-            description=description,
-            parameters=parameters,
-            extension=extension,
-            native=native,
-            fmt="openai",
-            default_category=default_category,
+def _openai_entry(doc: Document, item: dict[str, Any], at: str) -> _Entry:
+    kind = item.get("type", "function")
+    if kind != "function":
+        raise doc.error(
+            pointer_join(at, "type"),
+            f"only function tools can be searched; {kind!r} is a built-in OpenAI tool, remove it from the catalog",
+            item.get("name") if isinstance(item.get("name"), str) else None,
         )
-        tools.append(tool)
-        pointers.append(body_at)
-        if extension.get("resident"):
-            resident.append(name)
-    _check_unique(doc, tools, pointers)
-    return tools, resident
+    nested = isinstance(item.get("function"), dict)
+    body = item["function"] if nested else item
+    body_at = pointer_join(at, "function") if nested else at
+    name = tool_name(doc, body.get("name"), pointer_join(body_at, "name"))
+    description, parameters = _described(doc, body, body_at, "parameters", name)
+    ext_raw = item.get(EXTENSION_KEY, body.get(EXTENSION_KEY))
+    ext_at = pointer_join(at if EXTENSION_KEY in item else body_at, EXTENSION_KEY)
+    extension = read_extension(doc, ext_raw, ext_at, name)
+    skip = {"name", "description", "parameters", EXTENSION_KEY, "type", "function"}
+    native = {k: v for k, v in body.items() if k not in skip}
+    if nested:
+        native.update({f"tool.{k}": v for k, v in item.items() if k not in skip})
+    return _Entry(name, description, parameters, extension, native, body_at)
 
 
-# --------------------------------------------------------------------------------------------
+def _openai(doc: Document, items: list[Any], base: str, default_category: str | None) -> Loaded:
+    built = _provider_tools(doc, items, base, "openai", "an OpenAI", _openai_entry, default_category)
+    return [tool for tool, _ in built], _flagged_resident(built)
+
+
 # Anthropic
 
 
-def _anthropic(doc: Document, items: list[Any], base: str, default_category: str | None) -> Loaded:
-    tools: list[Tool] = []
-    pointers: list[str] = []
-    explicit: dict[str, bool | None] = {}
-    deferred: dict[str, bool] = {}
-    for i, item in enumerate(items):
-        at = pointer_join(base, i)
-        if not isinstance(item, dict):
-            raise doc.error(at, f"an Anthropic tool must be a mapping, not {_kind(item)}")
-        name = tool_name(doc, item.get("name"), pointer_join(at, "name"))
-        kind = item.get("type", "custom")
-        if isinstance(kind, str) and kind.startswith("tool_search_tool_"):
-            continue  # Anthropic's own search tool: toolsearch brings its own
-        if kind != "custom":
-            raise doc.error(
-                pointer_join(at, "type"),
-                f"{kind!r} is an Anthropic server tool, not a catalog tool; remove it from the catalog",
-                name,
-            )
-        if "input_schema" not in item:
-            raise doc.error(at, "an Anthropic tool needs 'input_schema'", name)
-        description = tool_description(doc, item.get("description"), pointer_join(at, "description"), name)
-        parameters = checked_schema(doc, item.get("input_schema"), pointer_join(at, "input_schema"), name)
-        extension = read_extension(doc, item.get(EXTENSION_KEY), pointer_join(at, EXTENSION_KEY), name)
-        defer = item.get("defer_loading", False)
-        if not isinstance(defer, bool):
-            raise doc.error(pointer_join(at, "defer_loading"), f"must be true or false, not {_kind(defer)}", name)
-        skip = {"name", "description", "input_schema", EXTENSION_KEY, "defer_loading"}
-        native = {k: v for k, v in item.items() if k not in skip}
-        tool = build_tool(
-            doc,
-            at,
-            name=name,
-            description=description,
-            parameters=parameters,
-            extension=extension,
-            native=native,
-            fmt="anthropic",
-            default_category=default_category,
+def _anthropic_entry(doc: Document, item: dict[str, Any], at: str) -> _Entry | None:
+    name = tool_name(doc, item.get("name"), pointer_join(at, "name"))
+    kind = item.get("type", "custom")
+    if isinstance(kind, str) and kind.startswith("tool_search_tool_"):
+        return None  # Anthropic's own search tool: toolsearch brings its own
+    if kind != "custom":
+        raise doc.error(
+            pointer_join(at, "type"),
+            f"{kind!r} is an Anthropic server tool, not a catalog tool; remove it from the catalog",
+            name,
         )
-        tools.append(tool)
-        pointers.append(at)
-        explicit[name] = extension.get("resident")
-        deferred[name] = defer
-    _check_unique(doc, tools, pointers)
+    if "input_schema" not in item:
+        raise doc.error(at, "an Anthropic tool needs 'input_schema'", name)
+    description, parameters = _described(doc, item, at, "input_schema", name)
+    extension = read_extension(doc, item.get(EXTENSION_KEY), pointer_join(at, EXTENSION_KEY), name)
+    defer = item.get("defer_loading", False)
+    if not isinstance(defer, bool):
+        raise doc.error(pointer_join(at, "defer_loading"), f"must be true or false, not {kind_of(defer)}", name)
+    skip = {"name", "description", "input_schema", EXTENSION_KEY, "defer_loading"}
+    native = {k: v for k, v in item.items() if k not in skip}
+    return _Entry(name, description, parameters, extension, native, at, deferred=defer)
+
+
+def _anthropic(doc: Document, items: list[Any], base: str, default_category: str | None) -> Loaded:
+    built = _provider_tools(doc, items, base, "anthropic", "an Anthropic", _anthropic_entry, default_category)
     # defer_loading is the inverse of resident: when any tool is deferred, the others stay loaded
-    any_deferred = any(deferred.values())
-    resident = [
-        t.name
-        for t in tools
-        if (explicit[t.name] if explicit[t.name] is not None else any_deferred and not deferred[t.name])
-    ]
-    return tools, resident
+    any_deferred = any(entry.deferred for _, entry in built)
+    resident = []
+    for tool, entry in built:
+        explicit = entry.extension.get("resident")
+        if explicit if explicit is not None else any_deferred and not entry.deferred:
+            resident.append(tool.name)
+    return [tool for tool, _ in built], resident
 
 
-# --------------------------------------------------------------------------------------------
 # MCP
 
 
+def _mcp_entry(doc: Document, item: dict[str, Any], at: str) -> _Entry:
+    name = tool_name(doc, item.get("name"), pointer_join(at, "name"))
+    if "inputSchema" not in item:
+        raise doc.error(at, "an MCP tool needs 'inputSchema'", name)
+    description, parameters = _described(doc, item, at, "inputSchema", name)
+    meta = item.get("_meta")
+    if meta is not None and not isinstance(meta, dict):
+        raise doc.error(pointer_join(at, "_meta"), f"must be a mapping, not {kind_of(meta)}", name)
+    meta = dict(meta or {})
+    extension = read_extension(doc, meta.pop(EXTENSION_KEY, None), pointer_join(at, "_meta", EXTENSION_KEY), name)
+    native = {k: v for k, v in item.items() if k not in ("name", "description", "inputSchema", "_meta")}
+    if meta or (item.get("_meta") is not None and EXTENSION_KEY not in item["_meta"]):
+        native["_meta"] = meta
+    return _Entry(name, description, parameters, extension, native, at)
+
+
 def _mcp(doc: Document, items: list[Any], base: str, default_category: str | None) -> Loaded:
-    tools: list[Tool] = []
-    pointers: list[str] = []
-    resident: list[str] = []
-    for i, item in enumerate(items):
-        at = pointer_join(base, i)
-        if not isinstance(item, dict):
-            raise doc.error(at, f"an MCP tool must be a mapping, not {_kind(item)}")
-        name = tool_name(doc, item.get("name"), pointer_join(at, "name"))
-        if "inputSchema" not in item:
-            raise doc.error(at, "an MCP tool needs 'inputSchema'", name)
-        description = tool_description(doc, item.get("description"), pointer_join(at, "description"), name)
-        parameters = checked_schema(doc, item.get("inputSchema"), pointer_join(at, "inputSchema"), name)
-        meta = item.get("_meta")
-        if meta is not None and not isinstance(meta, dict):
-            raise doc.error(pointer_join(at, "_meta"), f"must be a mapping, not {_kind(meta)}", name)
-        meta = dict(meta or {})
-        extension = read_extension(doc, meta.pop(EXTENSION_KEY, None), pointer_join(at, "_meta", EXTENSION_KEY), name)
-        native = {k: v for k, v in item.items() if k not in ("name", "description", "inputSchema", "_meta")}
-        if meta or (item.get("_meta") is not None and EXTENSION_KEY not in item["_meta"]):
-            native["_meta"] = meta
-        tool = build_tool(
-            doc,
-            at,
-            name=name,
-            description=description,
-            parameters=parameters,
-            extension=extension,
-            native=native,
-            fmt="mcp",
-            default_category=default_category,
-        )
-        tools.append(tool)
-        pointers.append(at)
-        if extension.get("resident"):
-            resident.append(name)
-    _check_unique(doc, tools, pointers)
-    return tools, resident
+    built = _provider_tools(doc, items, base, "mcp", "an MCP", _mcp_entry, default_category)
+    return [tool for tool, _ in built], _flagged_resident(built)
 
 
 def _own(doc: Document, default_category: str | None) -> LoadedAll:
@@ -595,15 +573,7 @@ def _document_groups(doc: Document) -> list[ToolGroup]:
         return []
     ext = doc.data[EXTENSION_KEY]
     at = pointer_join("", EXTENSION_KEY)
-    if not isinstance(ext, dict):
-        raise doc.error(at, f"'{EXTENSION_KEY}' must be a mapping, not {_kind(ext)}")
-    for key in ext:
-        if key not in DOCUMENT_EXTENSION_FIELDS:
-            raise doc.error(
-                pointer_join(at, key),
-                f"unknown '{EXTENSION_KEY}' field{did_you_mean(str(key), DOCUMENT_EXTENSION_FIELDS)}; "
-                f"expected {', '.join(DOCUMENT_EXTENSION_FIELDS)}",
-            )
+    _check_extension(doc, ext, at, DOCUMENT_EXTENSION_FIELDS)
     from .yaml_loader import groups_from_document
 
     try:

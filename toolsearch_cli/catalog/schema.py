@@ -69,6 +69,15 @@ def parameters_to_schema(raw: Any, fail: Fail, locations: dict[str, Location] | 
     return schema
 
 
+def plain(value: Any) -> Any:
+    """Deep copy into plain dicts and lists with string keys (dropping YAML marks), ready to send as JSON."""
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    return value
+
+
 def _plain(value: Any) -> Any:
     """Deep copy into plain dicts and lists (dropping the marks)."""
     if isinstance(value, dict):

@@ -27,8 +27,9 @@ from typing import Any
 import yaml
 
 from ..errors import CatalogError, did_you_mean
+from ..files import read_text
 from ..model import GroupMatcher, Location, Tool, ToolGroup
-from .schema import MarkedDict, MarkedList, parameters_to_schema
+from .schema import MarkedDict, MarkedList, parameters_to_schema, plain
 
 try:  # the C parser is ~10x faster; the constructor stays Python's safe one either way
     _Base: type = yaml.CSafeLoader
@@ -110,24 +111,14 @@ def parse_yaml(text: str, file: str) -> Any:
 def load_yaml_file(path: Path, display: str | None = None) -> tuple[list[Tool], list[str]]:
     """Tools and resident names from one YAML file."""
     file = display or str(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise CatalogError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", file=file) from exc
-    except OSError as exc:
-        raise CatalogError(f"cannot read: {exc.strerror}", file=file) from exc
+    text = read_text(path, file)
     return tools_from_document(parse_yaml(text, file), file)
 
 
 def load_yaml_catalog(path: Path, display: str | None = None) -> tuple[list[Tool], list[str], list[ToolGroup]]:
     """Tools, resident names and tool groups from one YAML file."""
     file = display or str(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise CatalogError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", file=file) from exc
-    except OSError as exc:
-        raise CatalogError(f"cannot read: {exc.strerror}", file=file) from exc
+    text = read_text(path, file)
     doc = parse_yaml(text, file)
     tools, resident = tools_from_document(doc, file)
     return tools, resident, groups_from_document(doc, file)
@@ -377,18 +368,9 @@ def tool_from_mapping(item: Any, file: str, line: int | None, default_category: 
         field_locations=locations,
         requires=requires,
         lint={"ignore": lint_ignore} if lint_ignore else {},
-        mock=_plain(item.get("mock")),
+        mock=plain(item.get("mock")),
     )
     return tool, resident
-
-
-def _plain(value: Any) -> Any:
-    """A YAML value with plain dicts and lists (a ``mock`` result is sent as JSON)."""
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
 
 
 def _string_list(value: Any, field: str, fail: Any) -> list[str]:

@@ -7,12 +7,11 @@ and correct (``{"error": ..., "field": ...}``), so the tool-call protocol is nev
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..model import Tool
-from ..search.base import DEFAULT_MAX_RESULTS, MAX_RESULTS_LIMIT
+from ..search.base import DEFAULT_MAX_RESULTS, MAX_RESULTS_LIMIT, whole_number
 from ..search.text import classic_normalize
 
 SEARCH_TOOL_NAME = "toolSearch"
@@ -154,24 +153,13 @@ def _max_results(value: Any, default: int) -> int:
     """A positive whole number, given as a number or numeric text (``" 3 "``, ``"3.0"``); capped at the limit."""
     if value is None:
         return default
-    bad = ArgumentError(
-        f"'maxResults' must be a positive whole number (1-{MAX_RESULTS_LIMIT}), not {_show(value)}", field="maxResults"
-    )
-    if isinstance(value, bool):
-        raise bad
-    number: float
-    if isinstance(value, int | float):
-        number = value
-    elif isinstance(value, str):
-        try:
-            number = float(value.strip())
-        except ValueError:
-            raise bad from None
-    else:
-        raise bad
-    if not math.isfinite(number) or number != int(number) or number < 1:
-        raise bad
-    return min(int(number), MAX_RESULTS_LIMIT)
+    number = whole_number(value)
+    if number is None or number < 1:
+        raise ArgumentError(
+            f"'maxResults' must be a positive whole number (1-{MAX_RESULTS_LIMIT}), not {_show(value)}",
+            field="maxResults",
+        )
+    return min(number, MAX_RESULTS_LIMIT)
 
 
 def _show(value: Any) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
@@ -68,25 +69,40 @@ class SearchRequest:
     explain: bool = True
 
 
-def parse_max_results(value: Any) -> int:
-    """Accept an int or a numeric string (``" 3 "``, ``"3.0"``) and clamp it to 1..50."""
-    if value is None:
-        return DEFAULT_MAX_RESULTS
+def whole_number(value: Any) -> int | None:
+    """``value`` as a whole number: an int, an integral float or numeric text (``" 3 "``, ``"3.0"``); else None.
+
+    Booleans are not numbers here. Shared by every reader of a max-results value, each of which
+    keeps its own range rule and error message.
+    """
     if isinstance(value, bool):
-        raise SearchError(f"max results must be a whole number, not {value!r}", field="maxResults")
+        return None
+    if isinstance(value, int):
+        return value
     number: float
-    if isinstance(value, int | float):
+    if isinstance(value, float):
         number = value
     elif isinstance(value, str):
         try:
             number = float(value.strip())
         except ValueError:
-            raise SearchError(f"max results must be a whole number, not {value!r}", field="maxResults") from None
+            return None
     else:
-        raise SearchError(f"max results must be a whole number, not {type(value).__name__}", field="maxResults")
-    if number != number or number in (float("inf"), float("-inf")) or number != int(number):
-        raise SearchError(f"max results must be a whole number, not {value!r}", field="maxResults")
-    return max(1, min(MAX_RESULTS_LIMIT, int(number)))
+        return None
+    if not math.isfinite(number) or number != int(number):
+        return None
+    return int(number)
+
+
+def parse_max_results(value: Any) -> int:
+    """Accept an int or a numeric string (``" 3 "``, ``"3.0"``) and clamp it to 1..50."""
+    if value is None:
+        return DEFAULT_MAX_RESULTS
+    number = whole_number(value)
+    if number is None:
+        shown = repr(value) if isinstance(value, int | float | str) else type(value).__name__
+        raise SearchError(f"max results must be a whole number, not {shown}", field="maxResults")
+    return max(1, min(MAX_RESULTS_LIMIT, number))
 
 
 class Ranker(Protocol):

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..disclosure.engine import DisclosureEngine
 from ..disclosure.history import tool_calls
+from ..files import read_text
 from .runner import Settings, _new_transcript, check_arguments
 from .script import ScriptError
 from .transcript import CallRecord, Finding, RequestRecord, Transcript
@@ -25,12 +26,7 @@ ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 def load_conversation(path: str | Path) -> list[dict[str, Any]]:
     """Read recorded messages from JSON or JSONL; every message is checked for a known role."""
     file = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise ScriptError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", file=file) from exc
-    except OSError as exc:
-        raise ScriptError(f"cannot read the conversation: {exc.strerror}", file=file) from exc
+    text = read_text(path, file, what="the conversation", error=ScriptError)
     if not text.strip():
         raise ScriptError("the conversation file is empty", file=file, line=1)
     lines: list[int]

@@ -12,10 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..catalog.schema import plain
 from ..catalog.yaml_loader import parse_yaml
 from ..disclosure.engine import MODES
 from ..disclosure.policy import POLICY_BY_NAME
 from ..errors import CatalogError, ToolsearchError, did_you_mean
+from ..files import read_text
 
 
 class ScriptError(ToolsearchError):
@@ -113,12 +115,7 @@ class Script:
 def load_script(path: str | Path) -> Script:
     """Parse and validate a script file; catalog paths become relative to the current directory."""
     file = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise ScriptError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", file=file) from exc
-    except OSError as exc:
-        raise ScriptError(f"cannot read the script: {exc.strerror}", file=file) from exc
+    text = read_text(path, file, what="the script", error=ScriptError)
     try:
         doc = parse_yaml(text, file)
     except CatalogError as exc:
@@ -232,16 +229,7 @@ def _mocks(r: _Reader, doc: dict[str, Any]) -> dict[str, Any]:
         return {}
     if not isinstance(node, dict) or not all(isinstance(k, str) and k for k in node):
         raise r.error("'mocks' must map tool names to canned results, e.g. {getWeather: {temp: 18}}", doc, "mocks")
-    return {str(k): _plain(v) for k, v in node.items()}
-
-
-def _plain(value: Any) -> Any:
-    """YAML marked containers as plain dicts and lists (results are sent as JSON)."""
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
+    return {str(k): plain(v) for k, v in node.items()}
 
 
 def _relative(base: Path, source: str) -> str:

@@ -77,6 +77,16 @@ def _describe(result: ExampleRank, name: str) -> str:
     return f"example {result.query!r} {where}{above}"
 
 
+def _ranked_tools(ctx: LintContext, options: Options) -> Iterator[tuple[Tool, list[ExampleRank], bool]]:
+    """Each tool with examples, its examples' ranks, and whether any of them finds it in the top ``top-k``."""
+    k = options["top-k"]
+    catalog = ctx.catalog()
+    for name, results in example_ranks(ctx, options["ranker"], k).items():
+        tool = catalog.get(name)
+        assert tool is not None
+        yield tool, results, any(r.rank and r.rank <= k for r in results)
+
+
 class ExampleNotFound(Rule):
     """## What it does
     Searches each `examples` query of a tool with the configured `ranker` and reports one that
@@ -119,12 +129,10 @@ class ExampleNotFound(Rule):
 
     def check(self, ctx: LintContext, options: Options) -> Iterator[Finding]:
         k = options["top-k"]
-        catalog = ctx.catalog()
-        for name, results in example_ranks(ctx, options["ranker"], k).items():
-            if not any(r.rank and r.rank <= k for r in results):
+        for tool, results, found in _ranked_tools(ctx, options):
+            if not found:
                 continue  # unfindable-tool reports the tool once
-            tool = catalog.get(name)
-            assert tool is not None
+            name = tool.name
             for result in results:
                 if not result.rank or result.rank > k:
                     yield Finding.at(
@@ -166,12 +174,10 @@ class UnfindableTool(Rule):
 
     def check(self, ctx: LintContext, options: Options) -> Iterator[Finding]:
         k = options["top-k"]
-        catalog = ctx.catalog()
-        for name, results in example_ranks(ctx, options["ranker"], k).items():
-            if any(r.rank and r.rank <= k for r in results):
+        for tool, results, found in _ranked_tools(ctx, options):
+            if found:
                 continue
-            tool = catalog.get(name)
-            assert tool is not None
+            name = tool.name
             detail = "; ".join(_describe(r, name) for r in results[:3])
             more = f" (and {len(results) - 3} more)" if len(results) > 3 else ""
             yield Finding.at(
