@@ -561,10 +561,7 @@ def run_document(
 def load_run_document(path: str | Path) -> dict[str, Any]:
     """Read a ``--save`` file back; anything else is a one-line error."""
     file = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"cannot read the baseline: {exc.strerror}", file=file) from exc
+    text = read_text(path, file, what="the baseline", error=UsageError)
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:

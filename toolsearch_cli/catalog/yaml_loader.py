@@ -26,7 +26,7 @@ from typing import Any
 
 import yaml
 
-from ..errors import CatalogError, did_you_mean
+from ..errors import CatalogError, did_you_mean, kind_of
 from ..files import read_text
 from ..model import GroupMatcher, Location, Tool, ToolGroup
 from .schema import MarkedDict, MarkedList, parameters_to_schema, plain
@@ -290,11 +290,7 @@ def tools_from_document(doc: Any, file: str) -> tuple[list[Tool], list[str]]:
 
 
 def _kind(value: Any) -> str:
-    if value is None:
-        return "nothing"
-    return {str: "a string", int: "a number", float: "a number", bool: "a boolean", list: "a list"}.get(
-        type(value), "a mapping" if isinstance(value, dict) else type(value).__name__
-    )
+    return kind_of(value)
 
 
 def tool_from_mapping(item: Any, file: str, line: int | None, default_category: str | None = None) -> tuple[Tool, bool]:

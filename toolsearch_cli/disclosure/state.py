@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
+from ..files import read_text
 
 ACTIVE_TOOL_NAMES_KEY = "agentsflex.toolsearch.activeToolNames"
 STATE_FORMAT = "toolsearch.run-state"
@@ -56,9 +57,10 @@ class RunState:
         """Read a state file written by :meth:`save` (or a bare metadata mapping)."""
         file = str(path)
         try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise UsageError(f"cannot read the run state: {exc.strerror}", file=file, field="state") from exc
+            text = read_text(path, file, what="the run state", error=UsageError)
+        except UsageError as exc:
+            exc.field = "state"
+            raise
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
