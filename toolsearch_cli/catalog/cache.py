@@ -4,8 +4,9 @@ A cache entry is keyed by everything its content depends on, never by file times
 
 * the bytes of every catalog file the sources resolve to (so any edit misses the cache);
 * the sources as given, the working directory (locations are shown relative to it);
-* this package's version, the Python version, and a fingerprint of the package's own source
-  files (so an upgraded or edited toolsearch never reads objects pickled by another build).
+* this package's version, the Python version, PyStemmer's version (indexes hold stemmed
+  terms), and a fingerprint of the package's own source files (so an upgraded or edited
+  toolsearch never reads objects pickled by another build).
 
 Only file catalogs are cached (YAML/JSON); a Python module runs code and is always imported.
 An entry stores its key and is re-checked on load; a missing, stale, corrupt or unreadable
@@ -61,6 +62,15 @@ def _package_fingerprint() -> bytes:
     return digest.digest()
 
 
+def _stemmer_version() -> str:
+    """Cached indexes hold stemmed terms: a different stemmer release must not reuse them."""
+    try:
+        import Stemmer
+    except ImportError:  # pragma: no cover - PyStemmer is a dependency
+        return "none"
+    return str(Stemmer.version())
+
+
 def key_for(sources: Sequence[str], files_of: dict[str, list[Path]]) -> str | None:
     """The cache key of these sources, or ``None`` when they cannot be cached.
 
@@ -68,7 +78,7 @@ def key_for(sources: Sequence[str], files_of: dict[str, list[Path]]) -> str | No
     """
     digest = hashlib.sha256()
     digest.update(MAGIC)
-    digest.update(f"{__version__}\n{sys.version}\n{os.getcwd()}\n".encode())
+    digest.update(f"{__version__}\n{sys.version}\n{os.getcwd()}\n{_stemmer_version()}\n".encode())
     digest.update(_package_fingerprint())
     for source in sources:
         files = files_of.get(source)
