@@ -7,8 +7,6 @@ render (table or JSON), save, compare, gate. Exit 0, 1 when a ``--min`` gate fai
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -222,19 +220,7 @@ def _run_all(
 def _write_json(path: Path, doc: dict[str, Any]) -> None:
     """Write atomically, so an interrupted run never leaves half a baseline behind."""
     from ..errors import UsageError
+    from ..files import write_text_atomic
 
-    target = path.resolve()
-    tmp: str | None = None
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(doc, fh, ensure_ascii=False, indent=1)
-            fh.write("\n")
-        os.replace(tmp, target)
-        tmp = None
-    except OSError as exc:
-        raise UsageError(f"cannot write the run: {exc.strerror}", file=str(path)) from exc
-    finally:
-        if tmp is not None:
-            Path(tmp).unlink(missing_ok=True)
+    text = json.dumps(doc, ensure_ascii=False, indent=1) + "\n"
+    write_text_atomic(path, text, what="the run", error=UsageError)

@@ -88,10 +88,13 @@ def lint(
         from .render import console
 
         if output_file is not None:
-            with output_file.open("w", encoding="utf-8") as handle:
-                from rich.console import Console
+            import io
 
-                render_lint_text(Console(file=handle, highlight=False, no_color=True, width=200), result, strict)
+            from rich.console import Console
+
+            buffer = io.StringIO()
+            render_lint_text(Console(file=buffer, highlight=False, no_color=True, width=200), result, strict)
+            _write_report(output_file, buffer.getvalue())
         else:
             render_lint_text(console(), result, strict)
     else:
@@ -99,11 +102,19 @@ def lint(
 
         text = REPORTER_BY_NAME[output_format](result.diagnostics, RULE_BY_CODE)
         if output_file is not None:
-            output_file.write_text(text, encoding="utf-8")
+            _write_report(output_file, text)
         else:
             typer.echo(text, nl=False)
     if result.failed(strict=strict) and not exit_zero:
         raise typer.Exit(1)
+
+
+def _write_report(path: Path, text: str) -> None:
+    """Write the report file; an unwritable path is a one-line error (exit 2), not a traceback."""
+    from ..errors import UsageError
+    from ..files import write_text_atomic
+
+    write_text_atomic(path, text, what="the report", error=UsageError, field="output-file")
 
 
 def rule(

@@ -12,8 +12,6 @@ rewrites the recording after every request, so an error never loses what was alr
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections import defaultdict, deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -23,6 +21,7 @@ from typing import Any
 from ..disclosure.history import tool_calls
 from ..disclosure.state import RunState
 from ..errors import UsageError
+from ..files import write_text_atomic
 from .live_client import ChatClient, Completion, LiveError, Redactor
 from .runner import Settings, _answer, _new_transcript, build_engine
 from .script import Script, ScriptedCall
@@ -66,16 +65,7 @@ class Recorder:
 
     def save(self, transcript: Transcript) -> None:
         text = self.redact(json.dumps(transcript.to_dict(), ensure_ascii=False, indent=2)) + "\n"
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", dir=self.path.parent)
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
-            os.replace(tmp, self.path)
-        except OSError as exc:
-            raise UsageError(
-                f"cannot write the recording: {exc.strerror}", file=str(self.path), field="record"
-            ) from exc
+        write_text_atomic(self.path, text, what="the recording", error=UsageError, field="record")
 
 
 class Mocks:

@@ -1,0 +1,64 @@
+"""Bad input found in a review of the merged commands: each is a one-line error (exit 2), and files
+the commands write are ordinary files."""
+
+from __future__ import annotations
+
+import os
+import stat
+
+import pytest
+
+from toolsearch_cli.disclosure.state import RunState
+from toolsearch_cli.errors import UsageError
+from toolsearch_cli.files import write_text_atomic
+
+from .conftest import DEMO
+
+BAD = DEMO.parent / "bad"
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "github", "sarif"])
+def test_lint_output_file_that_cannot_be_written_is_a_one_line_error(run_cli, tmp_path, fmt):
+    result = run_cli("lint", str(BAD), "-f", fmt, "-o", str(tmp_path))  # a folder, not a file
+    assert result.code == 2
+    assert result.stderr.startswith(f"error: {tmp_path}: field 'output-file': cannot write the report: ")
+    assert result.stderr.count("\n") == 1
+    assert "Traceback" not in result.stderr
+
+
+def test_lint_output_file_holds_the_text_report(run_cli, tmp_path):
+    out = tmp_path / "report.txt"
+    result = run_cli("lint", str(BAD), "-o", str(out))
+    assert result.code == 1
+    text = out.read_text(encoding="utf-8")
+    assert "TS001 invalid-catalog" in text and "\x1b[" not in text
+    assert result.stdout == ""
+
+
+def _mode(path) -> int:
+    return stat.S_IMODE(os.stat(path).st_mode)
+
+
+def _umask_mode() -> int:
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def test_eval_save_writes_a_file_with_ordinary_permissions(run_cli, tmp_path):
+    save = tmp_path / "run.json"
+    assert run_cli("eval", "-c", str(DEMO), "-f", "json", "--save", str(save)).code == 0
+    assert _mode(save) == _umask_mode()  # not the temporary file's owner-only 0600
+
+
+def test_run_state_and_atomic_writes_keep_permissions_and_leave_no_temporary_file(tmp_path):
+    state = tmp_path / "state.json"
+    RunState().save(state)
+    assert _mode(state) == _umask_mode()
+    os.chmod(state, 0o640)
+    RunState().save(state)
+    assert _mode(state) == 0o640  # an existing file keeps its mode
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["state.json"]
+    with pytest.raises(UsageError, match="cannot write the thing"):
+        write_text_atomic(tmp_path, "x", what="the thing", error=UsageError)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["state.json"]
