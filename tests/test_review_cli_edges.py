@@ -62,3 +62,30 @@ def test_run_state_and_atomic_writes_keep_permissions_and_leave_no_temporary_fil
     with pytest.raises(UsageError, match="cannot write the thing"):
         write_text_atomic(tmp_path, "x", what="the thing", error=UsageError)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["state.json"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["search"], "error: Missing argument 'query' (see 'toolsearch search -h')"),
+        (["search", "x", "--explai"], "error: No such option: --explai"),
+        (["nope"], "error: No such command 'nope' (see 'toolsearch -h')"),
+        (["simulate", "x.sim.yaml", "--max-active", "abc"], "error: Invalid value for '--max-active'"),
+        (["eval", "--failures", "-1"], "error: Invalid value for '--failures'"),
+        (["catalog", "convert"], "error: Missing option '--to'"),
+    ],
+)
+def test_parser_errors_are_one_line_with_a_help_hint(run_cli, args, message):
+    result = run_cli(*args)
+    assert result.code == 2
+    assert result.stderr.startswith(message)
+    assert result.stderr.count("\n") == 1 and "Usage:" not in result.stderr
+    assert result.stdout == ""
+
+
+def test_malformed_yaml_lint_configuration_names_the_line_and_the_problem(run_cli, write):
+    config = write(".toolsearch.yaml", "lint:\n  select: [TS1\n  ignore: []\n")
+    result = run_cli("lint", str(BAD), "--config", str(config))
+    assert result.code == 2
+    assert result.stderr.startswith(f"error: {config}:3: cannot read the configuration: malformed YAML: ")
+    assert "flow sequence" in result.stderr and result.stderr.count("\n") == 1

@@ -247,13 +247,16 @@ def load_config(path: Path | str | None) -> LintConfig:
 
 
 def _yaml_config(path: Path) -> LintConfig:
-    import yaml
+    from ..catalog.schema import plain
+    from ..catalog.yaml_loader import parse_yaml
+    from ..errors import CatalogError
+    from ..files import read_text
 
+    text = read_text(path, what="the configuration", error=UsageError)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise UsageError(f"{path}: cannot read the configuration: {first}") from exc
+        data = plain(parse_yaml(text, str(path))) or {}
+    except CatalogError as exc:  # malformed YAML: the line and the problem, as for catalogs
+        raise UsageError(f"cannot read the configuration: {exc.message}", file=str(path), line=exc.line) from exc
     if not isinstance(data, dict):
         raise UsageError(f"{path}: expected a mapping with a 'lint' key")
     return LintConfig.from_mapping(data.get("lint") or {}, origin=str(path))
