@@ -89,3 +89,25 @@ def test_malformed_yaml_lint_configuration_names_the_line_and_the_problem(run_cl
     assert result.code == 2
     assert result.stderr.startswith(f"error: {config}:3: cannot read the configuration: malformed YAML: ")
     assert "flow sequence" in result.stderr and result.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("expect", "field", "message"),
+    [
+        ("{not_visible: [getWeathr]}", "not_visible", "tool 'getWeathr' (did you mean 'getWeather'?)"),
+        ("{visible: [noSuchTool]}", "visible", "tool 'noSuchTool'"),
+        ("{hits: [sendEmial]}", "hits", "tool 'sendEmial' (did you mean 'sendEmail'?)"),
+        ("{groups: [admin-consol]}", "groups", "group 'admin-consol' (did you mean 'admin-console'?)"),
+        ("{protocol_errors: [not_visible]}", "protocol_errors", "protocol error 'not_visible' (did you mean"),
+    ],
+)
+def test_script_expectations_naming_unknown_tools_are_errors(run_cli, write, expect, field, message):
+    # a misspelt name in not_visible used to pass forever; in visible it failed as if the engine were wrong
+    script = write(
+        "typo.sim.yaml",
+        f"catalog: {DEMO}\nturns:\n  - user: hi\n    steps:\n      - expect: {expect}\n        say: ok\n",
+    )
+    result = run_cli("simulate", str(script), "--check")
+    assert result.code == 2
+    assert result.stderr.startswith(f"error: {script}:5: field '{field}': 'expect' names {message}")
+    assert result.stderr.count("\n") == 1 and result.stdout == ""

@@ -131,6 +131,7 @@ def run_script(script: Script, settings: Settings, engine: DisclosureEngine | No
     if settings.state_file and settings.mode != "agent":
         raise UsageError("--state keeps agent-mode run state; use it with --mode agent", field="state")
     engine = engine or build_engine(settings, script.resident)
+    check_expected_names(script, engine)
     state: RunState | None = None
     restored: list[str] | None = None
     if settings.mode == "agent":
@@ -175,6 +176,39 @@ def run_script(script: Script, settings: Settings, engine: DisclosureEngine | No
         state.save(settings.state_file)
     transcript.messages = messages
     return transcript
+
+
+#: Protocol error kinds an ``expect: {protocol_errors: [...]}`` may declare.
+PROTOCOL_ERROR_KINDS = ("unknown-tool", "not-visible", "malformed-arguments", "malformed-tool-call")
+
+
+def check_expected_names(script: Script, engine: DisclosureEngine) -> None:
+    """Every tool, group and protocol error an ``expect`` names must exist: a misspelt name would
+    make ``not_visible`` pass forever and ``visible`` fail for the wrong reason."""
+    from ..errors import did_you_mean
+    from .script import ScriptError
+
+    tools = [t.name for t in engine.catalog.tools] + [t.name for t in engine.prompt_tools] + [engine.search_tool_name]
+    in_catalog = f"the catalog ({', '.join(engine.catalog.sources)})"
+    known: dict[str, tuple[list[str], str, str]] = {
+        "visible": (tools, "tool", in_catalog),
+        "not_visible": (tools, "tool", in_catalog),
+        "hits": (tools, "tool", in_catalog),
+        "groups": ([g.name for g in engine.catalog.groups], "group", in_catalog),
+        "protocol_errors": (list(PROTOCOL_ERROR_KINDS), "protocol error", "the known kinds"),
+    }
+    for turn in script.turns:
+        for step in turn.steps:
+            for e in step.expect:
+                for key, (choices, what, where) in known.items():
+                    for name in getattr(e, key) or ():
+                        if name not in choices:
+                            raise ScriptError(
+                                f"'expect' names {what} {name!r}{did_you_mean(name, choices)}, which is not in {where}",
+                                file=script.file,
+                                line=e.line or step.line,
+                                field=key,
+                            )
 
 
 def _new_transcript(source: str, kind: str, settings: Settings, engine: DisclosureEngine) -> Transcript:
