@@ -111,3 +111,16 @@ def test_script_expectations_naming_unknown_tools_are_errors(run_cli, write, exp
     assert result.code == 2
     assert result.stderr.startswith(f"error: {script}:5: field '{field}': 'expect' names {message}")
     assert result.stderr.count("\n") == 1 and result.stdout == ""
+
+
+def test_a_scripts_unknown_resident_tool_names_the_script(run_cli, write):
+    script = write(
+        "resident.sim.yaml",
+        f"catalog: {DEMO}\nresident: [currentTme]\nturns:\n  - user: hi\n    steps:\n      - say: ok\n",
+    )
+    result = run_cli("simulate", str(script))
+    assert result.code == 2
+    assert result.stderr.startswith(
+        f"error: {script}: field 'resident': resident tool 'currentTme' is not in the catalog"
+    )
+    assert "did you mean 'currentTime'" in result.stderr and result.stderr.count("\n") == 1

@@ -126,7 +126,7 @@ def run_live(
         raise UsageError("--state keeps agent-mode run state; use it with --mode agent", field="state")
     users = user_messages(script, prompt)
     resident = list(script.resident) if script else []
-    engine = build_engine(settings, resident)
+    engine = build_engine(settings, resident, script.file if script else None)
     state: RunState | None = None
     if settings.mode == "agent":
         state = RunState.load_or_new(settings.state_file)

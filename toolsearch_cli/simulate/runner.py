@@ -18,7 +18,7 @@ from ..disclosure.engine import DisclosureEngine, RequestSnapshot
 from ..disclosure.history import SearchEvent, ToolCall, parse_search_result
 from ..disclosure.search_tool import SearchOutcome
 from ..disclosure.state import RunState
-from ..errors import UsageError
+from ..errors import ToolsearchError, UsageError
 from ..model import Tool
 from ..search.base import DEFAULT_MAX_RESULTS
 from ..tokens import get_counter
@@ -77,18 +77,25 @@ def merged_settings(script: Script | None, cli: Mapping[str, Any]) -> Settings:
     )
 
 
-def build_engine(settings: Settings, resident: Sequence[str] = ()) -> DisclosureEngine:
+def build_engine(settings: Settings, resident: Sequence[str] = (), source: str | None = None) -> DisclosureEngine:
+    """The engine for ``settings``; ``source`` (the script or recording that named ``resident``)
+    is the file an unknown resident tool is reported against."""
     catalog = load_catalog(settings.catalog)
-    return DisclosureEngine(
-        catalog,
-        context=settings.context,
-        policy=settings.policy,
-        max_active=settings.max_active,
-        ranker=settings.ranker,
-        resident=resident,
-        default_max_results=settings.max_results,
-        counter=get_counter(settings.counter),
-    )
+    try:
+        return DisclosureEngine(
+            catalog,
+            context=settings.context,
+            policy=settings.policy,
+            max_active=settings.max_active,
+            ranker=settings.ranker,
+            resident=resident,
+            default_max_results=settings.max_results,
+            counter=get_counter(settings.counter),
+        )
+    except ToolsearchError as exc:
+        if exc.field == "resident" and exc.file is None:
+            exc.file = source
+        raise
 
 
 # -- the model protocol ---------------------------------------------------------------------------
@@ -130,7 +137,7 @@ def run_script(script: Script, settings: Settings, engine: DisclosureEngine | No
     """Run every turn of the script through the engine and return the transcript."""
     if settings.state_file and settings.mode != "agent":
         raise UsageError("--state keeps agent-mode run state; use it with --mode agent", field="state")
-    engine = engine or build_engine(settings, script.resident)
+    engine = engine or build_engine(settings, script.resident, script.file)
     check_expected_names(script, engine)
     state: RunState | None = None
     restored: list[str] | None = None
