@@ -124,3 +124,15 @@ def test_a_scripts_unknown_resident_tool_names_the_script(run_cli, write):
         f"error: {script}: field 'resident': resident tool 'currentTme' is not in the catalog"
     )
     assert "did you mean 'currentTime'" in result.stderr and result.stderr.count("\n") == 1
+
+
+def test_eval_takes_catalog_format_like_search(run_cli, tmp_path):
+    exported = tmp_path / "demo.anthropic.json"
+    assert run_cli("catalog", "convert", "--to", "anthropic", "-c", str(DEMO), "-o", str(exported)).code == 0
+    forced = run_cli("eval", "-c", str(exported), "--catalog-format", "anthropic", "-f", "json")
+    assert forced.code == 0, forced.stderr
+    detected = run_cli("eval", "-c", str(exported), "-f", "json")
+    assert forced.json()["rankers"]["default"]["queries"] == detected.json()["rankers"]["default"]["queries"] > 0
+    wrong = run_cli("eval", "-c", str(exported), "--catalog-format", "mcp")
+    assert wrong.code == 2 and "an MCP tool needs 'inputSchema'" in wrong.stderr
+    assert wrong.stderr.count("\n") == 1

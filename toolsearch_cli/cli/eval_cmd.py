@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from .options import CATALOG_OPTION, FORMAT_OPTION, check_format
+from .options import CATALOG_FORMAT_OPTION, CATALOG_OPTION, FORMAT_OPTION, check_catalog_format, check_format
 
 if TYPE_CHECKING:
     from ..evaluate import Query, RankerRun
@@ -73,6 +73,7 @@ def eval_command(
     ),
     minimum: list[str] | None = MIN_OPTION,
     output_format: str = FORMAT_OPTION,
+    catalog_format: str = CATALOG_FORMAT_OPTION,
 ) -> None:
     """Measure retrieval quality (Recall@k, NDCG@k, MRR) of rankers on labelled queries."""
     from .. import evaluate as ev
@@ -80,6 +81,7 @@ def eval_command(
     from ..errors import UsageError
 
     check_format(output_format)
+    forced_format = check_catalog_format(catalog_format)
     cutoffs = ev.parse_ks(ks)
     rankers = _rankers(ranker)
     keys = ev.metric_keys(cutoffs)
@@ -92,7 +94,7 @@ def eval_command(
             raise UsageError(
                 f"--diff-k {diff_k} is deeper than the runs were ranked ({depth}); raise the largest --k of both runs"
             )
-    loaded = load_catalog(catalog, cache=True)
+    loaded = load_catalog(catalog, forced_format, cache=True)
     query_set, source = _query_set(loaded, queries)
     ev.check_queries(query_set, loaded, category_field)
     if by is not None and by != "subset" and not any(q.value(by) is not None for q in query_set):
