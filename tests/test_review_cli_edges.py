@@ -136,3 +136,18 @@ def test_eval_takes_catalog_format_like_search(run_cli, tmp_path):
     wrong = run_cli("eval", "-c", str(exported), "--catalog-format", "mcp")
     assert wrong.code == 2 and "an MCP tool needs 'inputSchema'" in wrong.stderr
     assert wrong.stderr.count("\n") == 1
+
+
+def test_duplicate_keys_in_a_json_catalog_are_errors_as_in_yaml(run_cli, write):
+    # json.loads kept the last value: a tool silently renamed, or a whole tool list dropped
+    renamed = write("renamed.json", '{"tools": [\n {"name": "a",\n  "description": "x", "name": "b"}]}')
+    result = run_cli("catalog", "-c", str(renamed))
+    assert result.code == 2
+    assert result.stderr == (
+        f"error: {renamed}:3: duplicate key 'name' (first at line 2); "
+        "JSON readers would silently keep only the last one\n"
+    )
+    dropped = write("dropped.json", '{"tools": [{"name": "a", "description": "x"}], "tools": []}')
+    assert "duplicate key 'tools'" in run_cli("search", "a", "-c", str(dropped)).stderr
+    fine = write("fine.json", '{"tools": [{"name": "a", "description": "alpha tool"}]}')
+    assert run_cli("catalog", "-c", str(fine)).code == 0
