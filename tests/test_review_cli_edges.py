@@ -151,3 +151,14 @@ def test_duplicate_keys_in_a_json_catalog_are_errors_as_in_yaml(run_cli, write):
     assert "duplicate key 'tools'" in run_cli("search", "a", "-c", str(dropped)).stderr
     fine = write("fine.json", '{"tools": [{"name": "a", "description": "alpha tool"}]}')
     assert run_cli("catalog", "-c", str(fine)).code == 0
+
+
+def test_context_attribute_given_twice_with_different_values_is_an_error(run_cli):
+    # the last value used to win silently: a run meant for role=admin ran as someone else
+    script = str(DEMO.parent / "scenarios" / "weather-email.en.sim.yaml")
+    result = run_cli("simulate", script, "--context", "role=admin", "--context", "role=viewer")
+    assert result.code == 2
+    assert result.stderr == (
+        "error: field 'context': --context gives 'role' twice ('admin', 'viewer'); a context attribute has one value\n"
+    )
+    assert run_cli("simulate", script, "--context", "role=admin", "--context", "role=admin", "--check").code == 0

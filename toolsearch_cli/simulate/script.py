@@ -333,7 +333,13 @@ def parse_context(pairs: list[str] | None) -> dict[str, str]:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
             raise UsageError(f"--context takes key=value, not {pair!r}", field="context")
-        out[key.strip()] = value.strip()
+        key, value = key.strip(), value.strip()
+        if key in out and out[key] != value:
+            raise UsageError(
+                f"--context gives {key!r} twice ({out[key]!r}, {value!r}); a context attribute has one value",
+                field="context",
+            )
+        out[key] = value
     return out
 
 
