@@ -162,3 +162,24 @@ def test_context_attribute_given_twice_with_different_values_is_an_error(run_cli
         "error: field 'context': --context gives 'role' twice ('admin', 'viewer'); a context attribute has one value\n"
     )
     assert run_cli("simulate", script, "--context", "role=admin", "--context", "role=admin", "--check").code == 0
+
+
+def test_lint_reports_the_group_errors_that_search_refuses(run_cli, write):
+    # lint said "All checks passed" on a catalog that `toolsearch search` refuses
+    catalog = write(
+        "g/tools.yaml",
+        "tools:\n  - name: getWeather\n    description: Get the current weather and the forecast for a city.\n"
+        "groups:\n  - name: ops\n    tools: [getWeathr]\n",
+    )
+    write("g/more.yaml", "groups:\n  - name: ops\n    tools: [getWeather]\ntools: []\n")
+    assert run_cli("search", "weather", "-c", str(catalog.parent)).code == 2
+    result = run_cli("lint", str(catalog.parent), "-f", "json", "--select", "TS001")
+    assert result.code == 1
+    found = [(d["filename"].rsplit("/", 1)[-1], d["location"]["row"], d["message"]) for d in result.json()]
+    assert (
+        "tools.yaml",
+        5,
+        "cannot load this file: field 'groups': group 'ops' lists tool 'getWeathr', which is not in the catalog "
+        "(did you mean 'getWeather'?)",
+    ) in found
+    assert any("duplicate group name 'ops'" in f[2] for f in found)  # defined in both files
