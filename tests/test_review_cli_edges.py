@@ -183,3 +183,12 @@ def test_lint_reports_the_group_errors_that_search_refuses(run_cli, write):
         "(did you mean 'getWeather'?)",
     ) in found
     assert any("duplicate group name 'ops'" in f[2] for f in found)  # defined in both files
+
+
+def test_a_blank_eval_query_is_called_blank(run_cli, write):
+    queries = write("q.yaml", '- {id: a, query: "  ", relevant: [getWeather]}\n')
+    result = run_cli("eval", "-c", str(DEMO), "-q", str(queries))
+    assert result.code == 2
+    assert result.stderr == (
+        f"error: {queries}:1: field 'query': query 'a': 'query' must be a non-empty string, not a blank string\n"
+    )

@@ -166,7 +166,8 @@ def _query_from_item(item: Any, file: str, line: int | None) -> Query:
     if text is None:
         raise missing("query", "a 'query' string")
     if not isinstance(text, str) or not text.strip():
-        raise fail(f"query {qid!r}: 'query' must be a non-empty string, not {kind_of(text, 'a value')}", "query")
+        found = "a blank string" if isinstance(text, str) else kind_of(text, "a value")
+        raise fail(f"query {qid!r}: 'query' must be a non-empty string, not {found}", "query")
     relevant = item.get("relevant")
     if relevant is None:
         raise missing("relevant", "'relevant': a non-empty list of tool names")
