@@ -192,3 +192,12 @@ def test_a_blank_eval_query_is_called_blank(run_cli, write):
     assert result.stderr == (
         f"error: {queries}:1: field 'query': query 'a': 'query' must be a non-empty string, not a blank string\n"
     )
+
+
+def test_evaluate_does_not_import_pyyaml_until_a_yaml_queries_file_is_read():
+    import subprocess
+    import sys
+
+    code = "import sys, toolsearch_cli.evaluate; print('yaml' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"  # `toolsearch eval` on a cached catalog with its examples never needs YAML

@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .catalog.yaml_loader import parse_yaml
 from .errors import CatalogError, SearchError, UsageError, did_you_mean, kind_of
 from .files import read_text
 from .model import Catalog
@@ -79,6 +78,8 @@ def load_queries(path: str | Path) -> list[Query]:
     elif suffix in (".jsonl", ".ndjson"):
         items = _jsonl_items(text, file)
     else:
+        from .catalog.yaml_loader import parse_yaml  # PyYAML only for YAML queries files
+
         doc = parse_yaml(text, file)
         if doc is None:
             items = []
