@@ -201,3 +201,12 @@ def test_evaluate_does_not_import_pyyaml_until_a_yaml_queries_file_is_read():
     code = "import sys, toolsearch_cli.evaluate; print('yaml' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"  # `toolsearch eval` on a cached catalog with its examples never needs YAML
+
+
+def test_convert_out_is_written_atomically_with_ordinary_permissions(run_cli, tmp_path):
+    out = tmp_path / "demo.openai.json"
+    out.write_text("old", encoding="utf-8")
+    os.chmod(out, 0o640)
+    assert run_cli("catalog", "convert", "--to", "openai", "-c", str(DEMO), "-o", str(out)).code == 0
+    assert out.read_text(encoding="utf-8").startswith("{") and _mode(out) == 0o640
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["demo.openai.json"]

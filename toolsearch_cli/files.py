@@ -37,9 +37,11 @@ def write_text_atomic(
     what: str,
     error: type[ToolsearchError] = CatalogError,
     field: str | None = None,
+    make_parents: bool = True,
 ) -> None:
     """Write ``text`` to ``path`` through a temporary file in the same folder, so an interrupted
-    write never leaves half a file; missing parent folders are created.
+    write never leaves half a file; missing parent folders are created unless ``make_parents``
+    is false (then a missing folder is an error).
 
     The file gets the permissions an ordinary write would give it (an existing file keeps its own,
     a new one follows the umask), not the owner-only mode of the temporary file. A failure raises
@@ -51,7 +53,8 @@ def write_text_atomic(
     target = Path(path)
     tmp: str | None = None
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
+        if make_parents:
+            target.parent.mkdir(parents=True, exist_ok=True)
         try:
             mode = target.stat().st_mode & 0o7777
         except FileNotFoundError:

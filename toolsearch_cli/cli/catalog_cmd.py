@@ -88,8 +88,7 @@ def convert(
     if out is None:
         typer.echo(text, nl=False)
         return
-    try:
-        out.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"cannot write {out}: {exc.strerror}", field="out") from exc
+    from ..files import write_text_atomic
+
+    write_text_atomic(out, text, what=str(out), error=UsageError, field="out", make_parents=False)
     error_console().print(f"wrote {len(loaded)} tools as {to} to {out}", markup=False, highlight=False)
