@@ -210,3 +210,9 @@ def test_convert_out_is_written_atomically_with_ordinary_permissions(run_cli, tm
     assert run_cli("catalog", "convert", "--to", "openai", "-c", str(DEMO), "-o", str(out)).code == 0
     assert out.read_text(encoding="utf-8").startswith("{") and _mode(out) == 0o640
     assert sorted(p.name for p in tmp_path.iterdir()) == ["demo.openai.json"]
+
+
+def test_catalog_group_options_are_checked_before_a_subcommand(run_cli):
+    result = run_cli("catalog", "-f", "nope", "convert", "--to", "yaml", "-c", str(DEMO))
+    assert result.code == 2 and result.stderr == "error: unknown format 'nope'; choose from table, json\n"
+    assert result.stdout == ""

@@ -31,10 +31,10 @@ def catalog(
     catalog_format: str = CATALOG_FORMAT_OPTION,
 ) -> None:
     """List the tools of a catalog: name, category, tags, parameters and source file:line."""
+    check_format(output_format)
     if ctx.invoked_subcommand is not None:
         ctx.obj = {"catalog": catalog, "catalog_format": catalog_format}
         return
-    check_format(output_format)
     loaded = load_catalog(catalog, check_catalog_format(catalog_format), cache=True)
     if output_format == "json":
         resident = set(loaded.resident)
