@@ -216,3 +216,21 @@ def test_catalog_group_options_are_checked_before_a_subcommand(run_cli):
     result = run_cli("catalog", "-f", "nope", "convert", "--to", "yaml", "-c", str(DEMO))
     assert result.code == 2 and result.stderr == "error: unknown format 'nope'; choose from table, json\n"
     assert result.stdout == ""
+
+
+@pytest.mark.parametrize(
+    ("rules", "message"),
+    [
+        ("{TS101: {target: [openai, nope]}}", "rule TS101 (invalid-tool-name): unknown target 'nope'"),
+        ("{example-not-found: {ranker: nope}}", "rule TS601 (example-not-found): unknown ranker 'nope'"),
+        ("{confusable-tools: {ranker: clasic}}", "rule TS604 (confusable-tools): unknown ranker 'clasic'"),
+    ],
+)
+def test_bad_rule_option_values_fail_when_the_configuration_is_read(run_cli, write, rules, message):
+    # they used to fail only when a tool reached the rule (an empty catalog passed), without the file
+    config = write(".toolsearch.yaml", f"lint:\n  rules: {rules}\n")
+    empty = write("empty.yaml", "tools: []\n")
+    for catalog in (empty, DEMO):
+        result = run_cli("lint", str(catalog), "--config", str(config))
+        assert result.code == 2
+        assert result.stderr.startswith(f"error: {config}: {message}") and result.stderr.count("\n") == 1

@@ -102,6 +102,9 @@ class LintConfig:
                         f"{where}: unknown option {option!r}{did_you_mean(str(option), rule.options)}; options: {known}"
                     )
                 options[code][option] = check_option_value(where, option, value, rule.options[option])
+                problem = rule.check_option(option, value)
+                if problem:
+                    raise UsageError(f"{where}: {problem}")
         per_file = {
             pattern: set(select_rules(sel, rules, self.origin)) for pattern, sel in self.per_file_ignores.items()
         }
