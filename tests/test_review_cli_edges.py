@@ -234,3 +234,12 @@ def test_bad_rule_option_values_fail_when_the_configuration_is_read(run_cli, wri
         result = run_cli("lint", str(catalog), "--config", str(config))
         assert result.code == 2
         assert result.stderr.startswith(f"error: {config}: {message}") and result.stderr.count("\n") == 1
+
+
+def test_lint_statistics_go_to_the_output_file(run_cli, tmp_path):
+    out = tmp_path / "stats.txt"
+    result = run_cli("lint", str(BAD), "--statistics", "-o", str(out))
+    assert result.code == 1 and result.stdout == ""  # -o used to be ignored: printed, no file
+    text = out.read_text(encoding="utf-8")
+    assert "TS001 invalid-catalog" in text and "TS202 short-description" in text
+    assert run_cli("lint", str(BAD), "--statistics").stdout == text

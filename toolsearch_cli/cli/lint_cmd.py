@@ -78,13 +78,8 @@ def lint(
         settings.ignore = [*settings.ignore, *merged.ignore]
     result = run_lint(paths or None, settings)
 
-    if statistics and output_format == "text":
-        from .lint_render import render_lint_statistics
-        from .render import console
-
-        render_lint_statistics(console(), result)
-    elif output_format == "text":
-        from .lint_render import render_lint_text
+    if output_format == "text":
+        from .lint_render import render_lint_statistics, render_lint_text
         from .render import console
 
         if output_file is not None:
@@ -93,10 +88,15 @@ def lint(
             from rich.console import Console
 
             buffer = io.StringIO()
-            render_lint_text(Console(file=buffer, highlight=False, no_color=True, width=200), result, strict)
-            _write_report(output_file, buffer.getvalue())
+            out = Console(file=buffer, highlight=False, no_color=True, width=200)
         else:
-            render_lint_text(console(), result, strict)
+            out = console()
+        if statistics:
+            render_lint_statistics(out, result)
+        else:
+            render_lint_text(out, result, strict)
+        if output_file is not None:
+            _write_report(output_file, buffer.getvalue())
     else:
         from ..report import REPORTER_BY_NAME
 
