@@ -243,3 +243,14 @@ def test_lint_statistics_go_to_the_output_file(run_cli, tmp_path):
     text = out.read_text(encoding="utf-8")
     assert "TS001 invalid-catalog" in text and "TS202 short-description" in text
     assert run_cli("lint", str(BAD), "--statistics").stdout == text
+
+
+def test_pre_commit_hook_runs_when_any_kind_of_catalog_file_changes():
+    import re
+
+    import yaml
+
+    hooks = yaml.safe_load((DEMO.parent.parent / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    [hook] = [h for h in hooks if h["id"] == "toolsearch-lint"]
+    for name in ("catalogs/a.yaml", "catalogs/b.yml", "catalogs/tools.json", "catalogs/ops.py", "pyproject.toml"):
+        assert re.search(hook["files"], name), name  # .json catalogs did not trigger the hook
