@@ -254,3 +254,14 @@ def test_pre_commit_hook_runs_when_any_kind_of_catalog_file_changes():
     [hook] = [h for h in hooks if h["id"] == "toolsearch-lint"]
     for name in ("catalogs/a.yaml", "catalogs/b.yml", "catalogs/tools.json", "catalogs/ops.py", "pyproject.toml"):
         assert re.search(hook["files"], name), name  # .json catalogs did not trigger the hook
+
+
+def test_a_scripts_unknown_ranker_names_the_script_line(run_cli, write):
+    script = write(
+        "r.sim.yaml", f"catalog: {DEMO}\nranker: clasic\nturns:\n  - user: hi\n    steps:\n      - say: ok\n"
+    )
+    result = run_cli("simulate", str(script))
+    assert result.code == 2
+    assert result.stderr.startswith(
+        f"error: {script}:2: field 'ranker': unknown ranker 'clasic' (did you mean 'classic'?)"
+    )

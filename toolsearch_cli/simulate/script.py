@@ -216,11 +216,24 @@ def parse_script(doc: Any, file: str, base: Path | None = None) -> Script:
         mode=r.choice(doc, "mode", MODES),
         policy=r.choice(doc, "policy", list(POLICY_BY_NAME)),
         max_active=r.positive(doc, "max_active"),
-        ranker=r.text(doc, "ranker"),
+        ranker=_ranker(r, doc),
         max_results=r.positive(doc, "max_results"),
         system=r.text(doc, "system"),
         mocks=_mocks(r, doc),
     )
+
+
+def _ranker(r: _Reader, doc: dict[str, Any]) -> str | None:
+    """The script's ``ranker``, checked here so a bad name points at the script's line."""
+    from ..search import get_ranker
+
+    name = r.text(doc, "ranker")
+    if name is not None:
+        try:
+            get_ranker(name)
+        except ToolsearchError as exc:
+            raise r.error(exc.message, doc, "ranker") from None
+    return name
 
 
 def _mocks(r: _Reader, doc: dict[str, Any]) -> dict[str, Any]:
