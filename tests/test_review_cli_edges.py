@@ -265,3 +265,15 @@ def test_a_scripts_unknown_ranker_names_the_script_line(run_cli, write):
     assert result.stderr.startswith(
         f"error: {script}:2: field 'ranker': unknown ranker 'clasic' (did you mean 'classic'?)"
     )
+
+
+def test_a_scripts_missing_catalog_path_names_the_script_line(run_cli, write):
+    script = write(
+        "s/m.sim.yaml", "name: m\ncatalog: ../nowhere/tools.yaml\nturns:\n  - user: hi\n    steps:\n      - say: ok\n"
+    )
+    result = run_cli("simulate", str(script))
+    assert result.code == 2
+    assert result.stderr.startswith(
+        f"error: {script}:2: field 'catalog': catalog '../nowhere/tools.yaml' does not exist"
+    )
+    assert result.stderr.count("\n") == 1

@@ -193,6 +193,13 @@ def parse_script(doc: Any, file: str, base: Path | None = None) -> Script:
     catalog = r.names(doc, "catalog")
     if base is not None:
         catalog = [_relative(base, c) for c in catalog]
+        for source in catalog:
+            if _missing_path(base, source):
+                raise r.error(
+                    f"catalog {source!r} does not exist (paths are relative to the script's folder, {base})",
+                    doc,
+                    "catalog",
+                )
     context: dict[str, str] = {}
     if doc.get("context") is not None:
         raw = doc["context"]
@@ -250,6 +257,14 @@ def _relative(base: Path, source: str) -> str:
     if candidate.exists():
         return os.path.normpath(candidate)
     return source  # a module name, or a path the loader will report as missing
+
+
+def _missing_path(base: Path, source: str) -> bool:
+    """A catalog source written as a path (a slash or a catalog suffix) that is not there; module
+    names and live servers are left to the loader."""
+    if "mcp+" in source or Path(source).exists() or (base / source).exists():
+        return False
+    return "/" in source or os.sep in source or Path(source).suffix.lower() in (".yaml", ".yml", ".json", ".py")
 
 
 def _item_line(node: Any, i: int) -> int | None:
