@@ -277,3 +277,15 @@ def test_a_scripts_missing_catalog_path_names_the_script_line(run_cli, write):
         f"error: {script}:2: field 'catalog': catalog '../nowhere/tools.yaml' does not exist"
     )
     assert result.stderr.count("\n") == 1
+
+
+def test_a_scripts_mocks_for_unknown_tools_are_errors(run_cli, write):
+    script = write(
+        "m.sim.yaml",
+        f"catalog: {DEMO}\nmocks: {{getWeathr: {{t: 1}}}}\nturns:\n  - user: hi\n    steps:\n      - say: ok\n",
+    )
+    result = run_cli("simulate", str(script))
+    assert result.code == 2
+    assert result.stderr.startswith(
+        f"error: {script}:2: field 'mocks': 'mocks' names tool 'getWeathr' (did you mean 'getWeather'?)"
+    )

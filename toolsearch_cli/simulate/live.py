@@ -23,7 +23,7 @@ from ..disclosure.state import RunState
 from ..errors import UsageError
 from ..files import write_text_atomic
 from .live_client import ChatClient, Completion, LiveError, Redactor
-from .runner import Settings, _answer, _new_transcript, build_engine
+from .runner import Settings, _answer, _new_transcript, build_engine, check_mock_names
 from .script import Script, ScriptedCall
 from .transcript import Finding, RequestRecord, Transcript
 
@@ -127,6 +127,8 @@ def run_live(
     users = user_messages(script, prompt)
     resident = list(script.resident) if script else []
     engine = build_engine(settings, resident, script.file if script else None)
+    if script is not None:
+        check_mock_names(script, engine)
     state: RunState | None = None
     if settings.mode == "agent":
         state = RunState.load_or_new(settings.state_file)

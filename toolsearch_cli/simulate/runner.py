@@ -139,6 +139,7 @@ def run_script(script: Script, settings: Settings, engine: DisclosureEngine | No
         raise UsageError("--state keeps agent-mode run state; use it with --mode agent", field="state")
     engine = engine or build_engine(settings, script.resident, script.file)
     check_expected_names(script, engine)
+    check_mock_names(script, engine)
     state: RunState | None = None
     restored: list[str] | None = None
     if settings.mode == "agent":
@@ -216,6 +217,23 @@ def check_expected_names(script: Script, engine: DisclosureEngine) -> None:
                                 line=e.line or step.line,
                                 field=key,
                             )
+
+
+def check_mock_names(script: Script, engine: DisclosureEngine) -> None:
+    """Every tool the script's ``mocks`` answers for must exist (a misspelt one would answer nothing)."""
+    from ..errors import did_you_mean
+    from .script import ScriptError
+
+    tools = [t.name for t in engine.catalog.tools]
+    for name in script.mocks:
+        if name not in tools:
+            raise ScriptError(
+                f"'mocks' names tool {name!r}{did_you_mean(name, tools)}, which is not in the catalog "
+                f"({', '.join(engine.catalog.sources)})",
+                file=script.file,
+                line=script.mocks_line,
+                field="mocks",
+            )
 
 
 def _new_transcript(source: str, kind: str, settings: Settings, engine: DisclosureEngine) -> Transcript:

@@ -110,6 +110,7 @@ class Script:
     system: str | None = None
     #: Canned results of business tools by name, for live runs (``toolsearch simulate --live``).
     mocks: dict[str, Any] = field(default_factory=dict)
+    mocks_line: int | None = None
 
 
 def load_script(path: str | Path) -> Script:
@@ -227,6 +228,7 @@ def parse_script(doc: Any, file: str, base: Path | None = None) -> Script:
         max_results=r.positive(doc, "max_results"),
         system=r.text(doc, "system"),
         mocks=_mocks(r, doc),
+        mocks_line=doc.key_lines.get("mocks", (None,))[0] if hasattr(doc, "key_lines") else None,
     )
 
 
