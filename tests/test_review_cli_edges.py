@@ -289,3 +289,11 @@ def test_a_scripts_mocks_for_unknown_tools_are_errors(run_cli, write):
     assert result.stderr.startswith(
         f"error: {script}:2: field 'mocks': 'mocks' names tool 'getWeathr' (did you mean 'getWeather'?)"
     )
+
+
+def test_a_catalog_source_given_twice_loads_once_and_overlapping_sources_say_so(run_cli):
+    assert run_cli("catalog", "-c", str(DEMO), "-c", str(DEMO)).code == 0  # was a clash with itself
+    overlap = run_cli("catalog", "-c", str(DEMO), "-c", str(DEMO / "weather.yaml"))
+    assert overlap.code == 2
+    assert overlap.stderr.startswith(f"error: {DEMO / 'weather.yaml'}:16: tool 'getWeather', field 'name': ")
+    assert "this file is loaded twice (do two catalog sources reach it?)" in overlap.stderr
