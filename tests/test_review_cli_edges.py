@@ -297,3 +297,22 @@ def test_a_catalog_source_given_twice_loads_once_and_overlapping_sources_say_so(
     assert overlap.code == 2
     assert overlap.stderr.startswith(f"error: {DEMO / 'weather.yaml'}:16: tool 'getWeather', field 'name': ")
     assert "this file is loaded twice (do two catalog sources reach it?)" in overlap.stderr
+
+
+def test_credentials_in_the_live_base_url_are_never_printed_or_recorded(run_cli, tmp_path):
+    pytest.importorskip("openai")
+    import socket
+
+    with socket.socket() as sock:  # a port nobody listens on: connection refused
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    record = tmp_path / "run.json"
+    url = f"http://user:s3cret-pass@127.0.0.1:{port}/v1?api-key=s3cret-query"
+    result = run_cli(
+        "simulate", "--live", "--model", "m", "--prompt", "hi", "-c", str(DEMO),
+        "--base-url", url, "--retries", "0", "--record", str(record),
+    )  # fmt: skip
+    assert result.code == 2
+    assert f"cannot reach the model server at http://***@127.0.0.1:{port}/v1?…" in result.stderr
+    for text in (result.stdout, result.stderr, record.read_text(encoding="utf-8")):
+        assert "s3cret" not in text
