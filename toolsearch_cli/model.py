@@ -178,9 +178,6 @@ def _name_error(tool: Tool, message: str) -> CatalogError:
     )
 
 
-MATCHER_KINDS = ("always", "keywords", "regex", "context")
-
-
 @dataclass(frozen=True, kw_only=True)
 class GroupMatcher:
     """When a tool group applies: always, a keyword or regex in the last user message, or context attributes."""
