@@ -316,3 +316,13 @@ def test_credentials_in_the_live_base_url_are_never_printed_or_recorded(run_cli,
     assert f"cannot reach the model server at http://***@127.0.0.1:{port}/v1?…" in result.stderr
     for text in (result.stdout, result.stderr, record.read_text(encoding="utf-8")):
         assert "s3cret" not in text
+
+
+def test_a_pyproject_named_by_config_without_lint_settings_is_an_error(run_cli, write):
+    # it was silently read as "no settings", so a typo in the table name went unnoticed
+    config = write("pyproject.toml", '[project]\nname = "x"\n\n[tool.toolsearch.lnt]\nignore = ["TS2"]\n')
+    result = run_cli("lint", str(DEMO), "--config", str(config))
+    assert result.code == 2
+    assert result.stderr == f"error: {config}: no [tool.toolsearch.lint] table in this file\n"
+    empty = write("empty/pyproject.toml", "[tool.toolsearch.lint]\n")
+    assert run_cli("lint", str(DEMO), "--config", str(empty)).code == 0

@@ -242,7 +242,9 @@ def load_config(path: Path | str | None) -> LintConfig:
         raise UsageError(f"{path}: no such configuration file")
     if path.suffix == ".toml":
         section = _pyproject_section(path)
-        config = LintConfig.from_mapping(section or {}, origin=str(path))
+        if section is None:  # found files always have one: this one was named by --config
+            raise UsageError(f"{path}: no [tool.toolsearch.lint] table in this file")
+        config = LintConfig.from_mapping(section, origin=str(path))
     else:
         config = _yaml_config(path)
     config.root = path.parent
