@@ -326,3 +326,12 @@ def test_a_pyproject_named_by_config_without_lint_settings_is_an_error(run_cli, 
     assert result.stderr == f"error: {config}: no [tool.toolsearch.lint] table in this file\n"
     empty = write("empty/pyproject.toml", "[tool.toolsearch.lint]\n")
     assert run_cli("lint", str(DEMO), "--config", str(empty)).code == 0
+
+
+def test_lint_statistics_with_a_machine_format_is_an_error_not_ignored(run_cli, monkeypatch):
+    for fmt in ("json", "github", "sarif"):
+        result = run_cli("lint", str(BAD), "--statistics", "-f", fmt)
+        assert result.code == 2 and result.stdout == ""
+        assert result.stderr == f"error: --statistics prints a text table; it cannot be combined with --format {fmt}\n"
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")  # auto would pick github: the table still prints
+    assert "TS202 short-description" in run_cli("lint", str(BAD), "--statistics").stdout

@@ -60,8 +60,11 @@ def lint(
             f"unknown format {output_format!r}{did_you_mean(output_format, LINT_FORMATS)}; "
             f"choose from {', '.join(LINT_FORMATS)}"
         )
+    if statistics and output_format not in ("text", "auto"):
+        raise UsageError(f"--statistics prints a text table; it cannot be combined with --format {output_format}")
     if output_format == "auto":
-        output_format = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
+        # the statistics table is text, also under GitHub Actions
+        output_format = "github" if os.environ.get("GITHUB_ACTIONS") == "true" and not statistics else "text"
     settings = LintConfig() if isolated else load_config(config or find_config())
     overrides: dict[str, object] = {}
     if preset is not None:
