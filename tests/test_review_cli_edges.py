@@ -335,3 +335,13 @@ def test_lint_statistics_with_a_machine_format_is_an_error_not_ignored(run_cli, 
         assert result.stderr == f"error: --statistics prints a text table; it cannot be combined with --format {fmt}\n"
     monkeypatch.setenv("GITHUB_ACTIONS", "true")  # auto would pick github: the table still prints
     assert "TS202 short-description" in run_cli("lint", str(BAD), "--statistics").stdout
+
+
+def test_replaying_a_policy_comparison_says_what_it_is(run_cli, tmp_path):
+    script = str(DEMO.parent / "scenarios" / "weather-email.en.sim.yaml")
+    compared = run_cli("simulate", script, "--policy", "latest,cumulative", "-f", "json")
+    saved = tmp_path / "cmp.json"
+    saved.write_text(compared.stdout, encoding="utf-8")
+    result = run_cli("simulate", "--replay", str(saved))
+    assert result.code == 2 and "this is a policy comparison" in result.stderr
+    assert result.stderr.count("\n") == 1
