@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .catalog.yaml_loader import parse_yaml
 from .errors import CatalogError, SearchError, UsageError, did_you_mean, kind_of
 from .files import read_text
 from .model import Catalog
@@ -79,6 +78,8 @@ def load_queries(path: str | Path) -> list[Query]:
     elif suffix in (".jsonl", ".ndjson"):
         items = _jsonl_items(text, file)
     else:
+        from .catalog.yaml_loader import parse_yaml  # PyYAML only for YAML queries files
+
         doc = parse_yaml(text, file)
         if doc is None:
             items = []
@@ -166,7 +167,8 @@ def _query_from_item(item: Any, file: str, line: int | None) -> Query:
     if text is None:
         raise missing("query", "a 'query' string")
     if not isinstance(text, str) or not text.strip():
-        raise fail(f"query {qid!r}: 'query' must be a non-empty string, not {kind_of(text, 'a value')}", "query")
+        found = "a blank string" if isinstance(text, str) else kind_of(text, "a value")
+        raise fail(f"query {qid!r}: 'query' must be a non-empty string, not {found}", "query")
     relevant = item.get("relevant")
     if relevant is None:
         raise missing("relevant", "'relevant': a non-empty list of tool names")

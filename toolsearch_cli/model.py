@@ -160,14 +160,22 @@ def _parameters_of(
         )
 
 
+def _same_place(a: Location | None, b: Location | None) -> bool:
+    """Whether two tools were read from the same line of the same file (however the path was spelt)."""
+    if a is None or b is None or a.line != b.line:
+        return False
+    if a.file == b.file:
+        return True
+    import os.path
+
+    return os.path.realpath(a.file) == os.path.realpath(b.file)
+
+
 def _name_error(tool: Tool, message: str) -> CatalogError:
     where = tool.location_of("name")
     return CatalogError(
         message, file=where.file if where else None, line=where.line if where else None, tool=tool.name, field="name"
     )
-
-
-MATCHER_KINDS = ("always", "keywords", "regex", "context")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -219,6 +227,8 @@ class Catalog:
                 raise _name_error(tool, f"the name {tool.name!r} is reserved for the search tool; rename the tool")
             other = by_name.get(tool.name)
             if other is not None:
+                if _same_place(other.source, tool.source):
+                    raise _name_error(tool, "this file is loaded twice (do two catalog sources reach it?)")
                 first = f" (first defined at {other.source})" if other.source else ""
                 raise _name_error(tool, f"duplicate tool name{first}; tool names must be unique")
             by_name[tool.name] = tool

@@ -65,12 +65,13 @@ def bundled_catalog_path() -> Path:
 
 
 def default_sources(explicit: Sequence[str] | None = None) -> list[str]:
-    """``--catalog`` values, else ``$TOOLSEARCH_CATALOG``, else ``./catalogs``, else the bundled demo."""
+    """``--catalog`` values, else ``$TOOLSEARCH_CATALOG``, else ``./catalogs``, else the bundled demo.
+    A source given twice loads once (as ``toolsearch lint`` does), not as a clash with itself."""
     if explicit:
-        return list(explicit)
+        return list(dict.fromkeys(explicit))
     env = os.environ.get(ENV_VAR, "").strip()
     if env:
-        return [part for part in split_env_sources(env, os.pathsep) if part.strip()]
+        return list(dict.fromkeys(part for part in split_env_sources(env, os.pathsep) if part.strip()))
     if Path("catalogs").is_dir():
         return ["catalogs"]
     return [str(bundled_catalog_path())]

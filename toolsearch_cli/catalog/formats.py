@@ -112,6 +112,24 @@ class Document:
         return CatalogError(message, file=self.file, line=self.line_of(pointer), tool=tool, field=pointer or "/")
 
 
+class _DuplicateKey(Exception):
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json.loads`` hook: an object with a key twice is an error, as in YAML catalogs (the
+    standard library would silently keep the last value: a tool's name, or the whole tool list)."""
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return obj
+
+
 def read_document(path: Path, display: str | None = None) -> Document:
     """Read a JSON or YAML file (JSON when the suffix says so or the text starts with ``{`` / ``[``)."""
     file = display or str(path)
@@ -123,7 +141,17 @@ def parse_document(text: str, file: str, *, json_hint: bool = False) -> Document
     """Parse JSON or YAML text into a :class:`Document`."""
     if json_hint or text.lstrip()[:1] in ("{", "["):
         try:
-            return Document(json.loads(text), file, text)
+            return Document(json.loads(text, object_pairs_hook=_unique_keys), file, text)
+        except _DuplicateKey as exc:
+            message, line = f"duplicate key {exc.key!r}", None
+            try:  # JSON is YAML: its loader names the line of the duplicate and of the first one
+                parse_yaml(text, file)
+            except CatalogError as marked:
+                if marked.message.startswith("duplicate key"):
+                    message, line = marked.message.split(";")[0], marked.line
+            raise CatalogError(
+                f"{message}; JSON readers would silently keep only the last one", file=file, line=line
+            ) from None
         except json.JSONDecodeError as exc:
             if json_hint:
                 raise CatalogError(

@@ -21,13 +21,11 @@ may hold ``groups``: tool groups for deterministic disclosure, each with
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any
 
 import yaml
 
 from ..errors import CatalogError, did_you_mean, kind_of
-from ..files import read_text
 from ..model import GroupMatcher, Location, Tool, ToolGroup
 from .schema import MarkedDict, MarkedList, parameters_to_schema, plain
 
@@ -106,22 +104,6 @@ def parse_yaml(text: str, file: str) -> Any:
     except CatalogError as exc:
         exc.file = file
         raise
-
-
-def load_yaml_file(path: Path, display: str | None = None) -> tuple[list[Tool], list[str]]:
-    """Tools and resident names from one YAML file."""
-    file = display or str(path)
-    text = read_text(path, file)
-    return tools_from_document(parse_yaml(text, file), file)
-
-
-def load_yaml_catalog(path: Path, display: str | None = None) -> tuple[list[Tool], list[str], list[ToolGroup]]:
-    """Tools, resident names and tool groups from one YAML file."""
-    file = display or str(path)
-    text = read_text(path, file)
-    doc = parse_yaml(text, file)
-    tools, resident = tools_from_document(doc, file)
-    return tools, resident, groups_from_document(doc, file)
 
 
 GROUP_KEYS = ("name", "description", "system_prompt", "tools", "match")

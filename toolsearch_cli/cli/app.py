@@ -73,15 +73,23 @@ def main(argv: Sequence[str] | None = None) -> None:
         sys.stderr.close()
         sys.exit(1)
     except Exception as exc:  # noqa: BLE001
-        if hasattr(exc, "show") and hasattr(exc, "exit_code"):  # the CLI parser's usage errors
-            exc.show()
-            sys.exit(exc.exit_code if exc.exit_code in (0, 2) else 2)
+        if hasattr(exc, "format_message") and hasattr(exc, "exit_code"):  # the CLI parser's usage errors
+            _error(_usage_message(exc))
+            sys.exit(2)
         # a bug: still one line unless --debug
         if debug:
             raise
         _error(f"internal error: {type(exc).__name__}: {exc} (run again with --debug for a traceback)")
         sys.exit(2)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _usage_message(exc: Exception) -> str:
+    """A parser error (unknown option, missing argument, bad value) as one line with a help hint."""
+    message = " ".join(str(exc.format_message()).split()).rstrip(".")  # type: ignore[attr-defined]
+    ctx = getattr(exc, "ctx", None)
+    command = getattr(ctx, "command_path", None) or "toolsearch"
+    return f"{message} (see '{command} -h')"
 
 
 def _error(message: str) -> None:

@@ -31,10 +31,10 @@ def catalog(
     catalog_format: str = CATALOG_FORMAT_OPTION,
 ) -> None:
     """List the tools of a catalog: name, category, tags, parameters and source file:line."""
+    check_format(output_format)
     if ctx.invoked_subcommand is not None:
         ctx.obj = {"catalog": catalog, "catalog_format": catalog_format}
         return
-    check_format(output_format)
     loaded = load_catalog(catalog, check_catalog_format(catalog_format), cache=True)
     if output_format == "json":
         resident = set(loaded.resident)
@@ -88,8 +88,7 @@ def convert(
     if out is None:
         typer.echo(text, nl=False)
         return
-    try:
-        out.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"cannot write {out}: {exc.strerror}", field="out") from exc
+    from ..files import write_text_atomic
+
+    write_text_atomic(out, text, what=str(out), error=UsageError, field="out", make_parents=False)
     error_console().print(f"wrote {len(loaded)} tools as {to} to {out}", markup=False, highlight=False)

@@ -7,14 +7,12 @@ render (table or JSON), save, compare, gate. Exit 0, 1 when a ``--min`` gate fai
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
 
-from .options import CATALOG_OPTION, FORMAT_OPTION, check_format
+from .options import CATALOG_FORMAT_OPTION, CATALOG_OPTION, FORMAT_OPTION, check_catalog_format, check_format
 
 if TYPE_CHECKING:
     from ..evaluate import Query, RankerRun
@@ -75,6 +73,7 @@ def eval_command(
     ),
     minimum: list[str] | None = MIN_OPTION,
     output_format: str = FORMAT_OPTION,
+    catalog_format: str = CATALOG_FORMAT_OPTION,
 ) -> None:
     """Measure retrieval quality (Recall@k, NDCG@k, MRR) of rankers on labelled queries."""
     from .. import evaluate as ev
@@ -82,6 +81,7 @@ def eval_command(
     from ..errors import UsageError
 
     check_format(output_format)
+    forced_format = check_catalog_format(catalog_format)
     cutoffs = ev.parse_ks(ks)
     rankers = _rankers(ranker)
     keys = ev.metric_keys(cutoffs)
@@ -94,7 +94,7 @@ def eval_command(
             raise UsageError(
                 f"--diff-k {diff_k} is deeper than the runs were ranked ({depth}); raise the largest --k of both runs"
             )
-    loaded = load_catalog(catalog, cache=True)
+    loaded = load_catalog(catalog, forced_format, cache=True)
     query_set, source = _query_set(loaded, queries)
     ev.check_queries(query_set, loaded, category_field)
     if by is not None and by != "subset" and not any(q.value(by) is not None for q in query_set):
@@ -222,19 +222,7 @@ def _run_all(
 def _write_json(path: Path, doc: dict[str, Any]) -> None:
     """Write atomically, so an interrupted run never leaves half a baseline behind."""
     from ..errors import UsageError
+    from ..files import write_text_atomic
 
-    target = path.resolve()
-    tmp: str | None = None
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(doc, fh, ensure_ascii=False, indent=1)
-            fh.write("\n")
-        os.replace(tmp, target)
-        tmp = None
-    except OSError as exc:
-        raise UsageError(f"cannot write the run: {exc.strerror}", file=str(path)) from exc
-    finally:
-        if tmp is not None:
-            Path(tmp).unlink(missing_ok=True)
+    text = json.dumps(doc, ensure_ascii=False, indent=1) + "\n"
+    write_text_atomic(path, text, what="the run", error=UsageError)

@@ -60,8 +60,11 @@ def lint(
             f"unknown format {output_format!r}{did_you_mean(output_format, LINT_FORMATS)}; "
             f"choose from {', '.join(LINT_FORMATS)}"
         )
+    if statistics and output_format not in ("text", "auto"):
+        raise UsageError(f"--statistics prints a text table; it cannot be combined with --format {output_format}")
     if output_format == "auto":
-        output_format = "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
+        # the statistics table is text, also under GitHub Actions
+        output_format = "github" if os.environ.get("GITHUB_ACTIONS") == "true" and not statistics else "text"
     settings = LintConfig() if isolated else load_config(config or find_config())
     overrides: dict[str, object] = {}
     if preset is not None:
@@ -78,32 +81,43 @@ def lint(
         settings.ignore = [*settings.ignore, *merged.ignore]
     result = run_lint(paths or None, settings)
 
-    if statistics and output_format == "text":
-        from .lint_render import render_lint_statistics
-        from .render import console
-
-        render_lint_statistics(console(), result)
-    elif output_format == "text":
-        from .lint_render import render_lint_text
+    if output_format == "text":
+        from .lint_render import render_lint_statistics, render_lint_text
         from .render import console
 
         if output_file is not None:
-            with output_file.open("w", encoding="utf-8") as handle:
-                from rich.console import Console
+            import io
 
-                render_lint_text(Console(file=handle, highlight=False, no_color=True, width=200), result, strict)
+            from rich.console import Console
+
+            buffer = io.StringIO()
+            out = Console(file=buffer, highlight=False, no_color=True, width=200)
         else:
-            render_lint_text(console(), result, strict)
+            out = console()
+        if statistics:
+            render_lint_statistics(out, result)
+        else:
+            render_lint_text(out, result, strict)
+        if output_file is not None:
+            _write_report(output_file, buffer.getvalue())
     else:
         from ..report import REPORTER_BY_NAME
 
         text = REPORTER_BY_NAME[output_format](result.diagnostics, RULE_BY_CODE)
         if output_file is not None:
-            output_file.write_text(text, encoding="utf-8")
+            _write_report(output_file, text)
         else:
             typer.echo(text, nl=False)
     if result.failed(strict=strict) and not exit_zero:
         raise typer.Exit(1)
+
+
+def _write_report(path: Path, text: str) -> None:
+    """Write the report file; an unwritable path is a one-line error (exit 2), not a traceback."""
+    from ..errors import UsageError
+    from ..files import write_text_atomic
+
+    write_text_atomic(path, text, what="the report", error=UsageError, field="output-file")
 
 
 def rule(

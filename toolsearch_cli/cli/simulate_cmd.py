@@ -161,7 +161,7 @@ def simulate(
                     values[key] = defaults[key]
             values["context"] = {**defaults.get("context", {}), **cli["context"]}
             settings = merged_settings(None, values)
-            engine = build_engine(settings, defaults.get("resident", ()))
+            engine = build_engine(settings, defaults.get("resident", ()), str(replay_file))
             transcripts.append(replay(messages, engine, settings, replay_file))
     else:
         assert script is not None

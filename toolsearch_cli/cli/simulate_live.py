@@ -61,7 +61,7 @@ def run_live_command(
 ) -> None:
     from ..simulate import load_script, merged_settings
     from ..simulate.live import LiveOptions, Recorder, run_live, user_messages
-    from ..simulate.live_client import DEFAULT_BASE_URL, LiveError, OpenAIChatClient
+    from ..simulate.live_client import DEFAULT_BASE_URL, LiveError, OpenAIChatClient, shown_url
 
     if len(policies) > 1:
         raise UsageError(
@@ -89,7 +89,7 @@ def run_live_command(
     api_key = os.environ.get(api_key_env) or None
     settings = merged_settings(parsed, {**settings_cli, "policy": policies[0]})
     options = LiveOptions(
-        base_url=url.rstrip("/"),
+        base_url=shown_url(url.rstrip("/")),  # printed and recorded: never credentials
         model=model,
         api_key_env=api_key_env,
         max_iterations=max_iterations,
@@ -117,7 +117,7 @@ def run_live_command(
             )
 
     client = OpenAIChatClient(
-        base_url=options.base_url,
+        base_url=url.rstrip("/"),
         model=model,
         api_key=api_key,
         api_key_env=api_key_env,

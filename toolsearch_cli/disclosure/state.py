@@ -8,14 +8,12 @@ disclosed again.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
-from ..files import read_text
+from ..files import read_text, write_text_atomic
 
 ACTIVE_TOOL_NAMES_KEY = "agentsflex.toolsearch.activeToolNames"
 STATE_FORMAT = "toolsearch.run-state"
@@ -43,14 +41,7 @@ class RunState:
         """Write the state atomically (a crash never leaves a half-written file)."""
         path = Path(path)
         text = json.dumps(self.to_dict(), ensure_ascii=False, indent=2) + "\n"
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
-            os.replace(tmp, path)
-        except OSError as exc:
-            raise UsageError(f"cannot write the run state: {exc.strerror}", file=str(path), field="state") from exc
+        write_text_atomic(path, text, what="the run state", error=UsageError, field="state")
 
     @classmethod
     def load(cls, path: str | Path) -> RunState:

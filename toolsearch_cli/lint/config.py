@@ -102,6 +102,9 @@ class LintConfig:
                         f"{where}: unknown option {option!r}{did_you_mean(str(option), rule.options)}; options: {known}"
                     )
                 options[code][option] = check_option_value(where, option, value, rule.options[option])
+                problem = rule.check_option(option, value)
+                if problem:
+                    raise UsageError(f"{where}: {problem}")
         per_file = {
             pattern: set(select_rules(sel, rules, self.origin)) for pattern, sel in self.per_file_ignores.items()
         }
@@ -239,7 +242,9 @@ def load_config(path: Path | str | None) -> LintConfig:
         raise UsageError(f"{path}: no such configuration file")
     if path.suffix == ".toml":
         section = _pyproject_section(path)
-        config = LintConfig.from_mapping(section or {}, origin=str(path))
+        if section is None:  # found files always have one: this one was named by --config
+            raise UsageError(f"{path}: no [tool.toolsearch.lint] table in this file")
+        config = LintConfig.from_mapping(section, origin=str(path))
     else:
         config = _yaml_config(path)
     config.root = path.parent
@@ -247,13 +252,16 @@ def load_config(path: Path | str | None) -> LintConfig:
 
 
 def _yaml_config(path: Path) -> LintConfig:
-    import yaml
+    from ..catalog.schema import plain
+    from ..catalog.yaml_loader import parse_yaml
+    from ..errors import CatalogError
+    from ..files import read_text
 
+    text = read_text(path, what="the configuration", error=UsageError)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise UsageError(f"{path}: cannot read the configuration: {first}") from exc
+        data = plain(parse_yaml(text, str(path))) or {}
+    except CatalogError as exc:  # malformed YAML: the line and the problem, as for catalogs
+        raise UsageError(f"cannot read the configuration: {exc.message}", file=str(path), line=exc.line) from exc
     if not isinstance(data, dict):
         raise UsageError(f"{path}: expected a mapping with a 'lint' key")
     return LintConfig.from_mapping(data.get("lint") or {}, origin=str(path))

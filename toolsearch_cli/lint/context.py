@@ -31,10 +31,6 @@ class LintContext:
             self.resident.extend((name, loaded.file) for name in loaded.resident)
             self.resident_lines[loaded.file] = loaded.resident_line
 
-    @property
-    def resident_names(self) -> set[str]:
-        return {name for name, _ in self.resident}
-
     def catalog(self) -> Catalog:
         """The catalog search sees: first tool of each name, reserved names and unknown residents left out."""
 

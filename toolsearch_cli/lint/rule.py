@@ -49,6 +49,12 @@ class Rule:
     #: Run after every other rule (for rules about what the others found).
     runs_last: ClassVar[bool] = False
 
+    @classmethod
+    def check_option(cls, option: str, value: Any) -> str | None:
+        """What is wrong with a configured option value beyond its type (``None``: nothing).
+        Called when the configuration is read, so a bad value fails even on an empty catalog."""
+        return None
+
     @property
     def family(self) -> str:
         return FAMILIES[self.code[:3]]

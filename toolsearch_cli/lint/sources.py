@@ -11,7 +11,7 @@ from ..catalog import LOADER_BY_SUFFIX, catalog_files, default_sources, display_
 from ..catalog.mcp_client import is_live_source, load_live_source, shown_source
 from ..catalog.python_loader import is_module_reference, load_python_module
 from ..errors import CatalogError, UsageError
-from ..model import Tool
+from ..model import Tool, ToolGroup
 
 
 @dataclass(slots=True)
@@ -24,6 +24,8 @@ class LoadedFile:
     error: CatalogError | None = None
     #: Line of the top-level ``resident:`` key (YAML), for findings about resident names.
     resident_line: int | None = None
+    #: The file's tool groups (checked against the tools of every file, as the catalog is).
+    groups: list[ToolGroup] = field(default_factory=list)
 
 
 def expand_sources(sources: Sequence[str] | None) -> list[tuple[str, str]]:
@@ -74,6 +76,7 @@ def load_files(sources: Sequence[str] | None) -> list[LoadedFile]:
             else:
                 loaded_file = LOADER_BY_SUFFIX[Path(source).suffix.lower()](Path(source), source)
                 entry.tools, entry.resident = loaded_file[0], loaded_file[1]
+                entry.groups = list(loaded_file[2]) if len(loaded_file) > 2 else []
                 if entry.resident:
                     entry.resident_line = _top_level_key_line(Path(source), "resident")
         except CatalogError as exc:

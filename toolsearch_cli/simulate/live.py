@@ -12,8 +12,6 @@ rewrites the recording after every request, so an error never loses what was alr
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections import defaultdict, deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -23,8 +21,9 @@ from typing import Any
 from ..disclosure.history import tool_calls
 from ..disclosure.state import RunState
 from ..errors import UsageError
+from ..files import write_text_atomic
 from .live_client import ChatClient, Completion, LiveError, Redactor
-from .runner import Settings, _answer, _new_transcript, build_engine
+from .runner import Settings, _answer, _new_transcript, build_engine, check_mock_names
 from .script import Script, ScriptedCall
 from .transcript import Finding, RequestRecord, Transcript
 
@@ -66,16 +65,7 @@ class Recorder:
 
     def save(self, transcript: Transcript) -> None:
         text = self.redact(json.dumps(transcript.to_dict(), ensure_ascii=False, indent=2)) + "\n"
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", dir=self.path.parent)
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
-            os.replace(tmp, self.path)
-        except OSError as exc:
-            raise UsageError(
-                f"cannot write the recording: {exc.strerror}", file=str(self.path), field="record"
-            ) from exc
+        write_text_atomic(self.path, text, what="the recording", error=UsageError, field="record")
 
 
 class Mocks:
@@ -136,7 +126,9 @@ def run_live(
         raise UsageError("--state keeps agent-mode run state; use it with --mode agent", field="state")
     users = user_messages(script, prompt)
     resident = list(script.resident) if script else []
-    engine = build_engine(settings, resident)
+    engine = build_engine(settings, resident, script.file if script else None)
+    if script is not None:
+        check_mock_names(script, engine)
     state: RunState | None = None
     if settings.mode == "agent":
         state = RunState.load_or_new(settings.state_file)

@@ -54,6 +54,15 @@ class ChatClient(Protocol):
     def complete(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]]) -> Completion: ...
 
 
+def shown_url(url: str) -> str:
+    """``url`` as it may be printed or recorded: userinfo (``user:pass@``) and the query string,
+    where credentials ride, are masked."""
+    import re
+
+    url = re.sub(r"^([a-zA-Z][a-zA-Z0-9+.-]*://)[^/@?#]*@", r"\1***@", url)
+    return re.sub(r"\?.*$", "?…", url)
+
+
 class Redactor:
     """Masks a secret wherever it might be echoed (error bodies, recorded text)."""
 
@@ -103,6 +112,7 @@ class OpenAIChatClient:
         openai = _import_openai()
         self._openai = openai
         self.base_url = base_url.rstrip("/")
+        self.shown_url = shown_url(self.base_url)  # for messages: no credentials from the URL
         self.model = model
         self.api_key_env = api_key_env
         self.timeout = timeout
@@ -118,7 +128,7 @@ class OpenAIChatClient:
                 base_url=self.base_url, api_key=api_key or NO_KEY, timeout=timeout, max_retries=0
             )
         except Exception as exc:  # noqa: BLE001 - e.g. an invalid URL: one line, never the key
-            raise LiveError(f"cannot set up the client for {self.base_url}: {self.redact(str(exc))}") from None
+            raise LiveError(f"cannot set up the client for {self.shown_url}: {self.redact(str(exc))}") from None
 
     def complete(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]]) -> Completion:
         openai = self._openai
@@ -138,10 +148,10 @@ class OpenAIChatClient:
                 response = self._client.chat.completions.create(**kwargs)
             except openai.APITimeoutError:
                 raise LiveError(
-                    f"the model server at {self.base_url} did not answer within {self.timeout:g}s (--timeout)"
+                    f"the model server at {self.shown_url} did not answer within {self.timeout:g}s (--timeout)"
                 ) from None
             except openai.APIConnectionError as exc:
-                raise LiveError(f"cannot reach the model server at {self.base_url}: {_cause(exc)}") from None
+                raise LiveError(f"cannot reach the model server at {self.shown_url}: {_cause(exc)}") from None
             except openai.APIStatusError as exc:
                 status = exc.status_code
                 if (status == 429 or status >= 500) and attempt <= self.retries:
@@ -156,7 +166,7 @@ class OpenAIChatClient:
                 raise LiveError(self._status_message(status, exc, attempt)) from None
             except openai.APIError as exc:  # e.g. a 200 whose body is not a completion
                 raise LiveError(
-                    f"the model server at {self.base_url} sent a reply that is not a chat completion: "
+                    f"the model server at {self.shown_url} sent a reply that is not a chat completion: "
                     f"{_one_line(self.redact(str(exc)))}"
                 ) from None
             latency = time.perf_counter() - start
@@ -165,10 +175,10 @@ class OpenAIChatClient:
     def _completion(self, response: Any, latency: float, attempts: int, waited: list[tuple[int, float]]) -> Completion:
         data = _as_dict(response)
         if not isinstance(data, dict):
-            raise LiveError(f"the model server at {self.base_url} sent a reply that is not a JSON object")
+            raise LiveError(f"the model server at {self.shown_url} sent a reply that is not a JSON object")
         choices = data.get("choices")
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-            raise LiveError(f"the model server at {self.base_url} sent a completion without choices")
+            raise LiveError(f"the model server at {self.shown_url} sent a completion without choices")
         choice = choices[0]
         raw_message = choice.get("message")
         message: dict[str, Any] = raw_message if isinstance(raw_message, dict) else {}
@@ -194,7 +204,7 @@ class OpenAIChatClient:
         detail = _server_message(exc, self.redact)
         said = f": {detail}" if detail else ""
         tries = f" after {attempts} attempts" if attempts > 1 else ""
-        where = f"{self.base_url}/chat/completions"
+        where = f"{self.shown_url}/chat/completions"
         if status == 401:
             return (
                 f"the model server rejected the API key (HTTP 401) at {where}; "

@@ -57,6 +57,13 @@ def _messages_of(data: Any, file: str, line: int) -> list[Any]:
         return [data]
     if isinstance(data, dict) and isinstance(data.get("messages"), list):
         return data["messages"]
+    if isinstance(data, dict) and data.get("format") == "toolsearch.comparison":
+        raise ScriptError(
+            "this is a policy comparison (simulate --policy A,B --format json), which holds one transcript "
+            "per policy; save one run with a single --policy and replay that",
+            file=file,
+            line=line,
+        )
     raise ScriptError(
         "expected a JSON array of messages or an object with 'messages' (a request body or a toolsearch transcript)",
         file=file,

@@ -18,7 +18,7 @@ from ..disclosure.engine import DisclosureEngine, RequestSnapshot
 from ..disclosure.history import SearchEvent, ToolCall, parse_search_result
 from ..disclosure.search_tool import SearchOutcome
 from ..disclosure.state import RunState
-from ..errors import UsageError
+from ..errors import ToolsearchError, UsageError
 from ..model import Tool
 from ..search.base import DEFAULT_MAX_RESULTS
 from ..tokens import get_counter
@@ -77,18 +77,25 @@ def merged_settings(script: Script | None, cli: Mapping[str, Any]) -> Settings:
     )
 
 
-def build_engine(settings: Settings, resident: Sequence[str] = ()) -> DisclosureEngine:
+def build_engine(settings: Settings, resident: Sequence[str] = (), source: str | None = None) -> DisclosureEngine:
+    """The engine for ``settings``; ``source`` (the script or recording that named ``resident``)
+    is the file an unknown resident tool is reported against."""
     catalog = load_catalog(settings.catalog)
-    return DisclosureEngine(
-        catalog,
-        context=settings.context,
-        policy=settings.policy,
-        max_active=settings.max_active,
-        ranker=settings.ranker,
-        resident=resident,
-        default_max_results=settings.max_results,
-        counter=get_counter(settings.counter),
-    )
+    try:
+        return DisclosureEngine(
+            catalog,
+            context=settings.context,
+            policy=settings.policy,
+            max_active=settings.max_active,
+            ranker=settings.ranker,
+            resident=resident,
+            default_max_results=settings.max_results,
+            counter=get_counter(settings.counter),
+        )
+    except ToolsearchError as exc:
+        if exc.field == "resident" and exc.file is None:
+            exc.file = source
+        raise
 
 
 # -- the model protocol ---------------------------------------------------------------------------
@@ -130,7 +137,9 @@ def run_script(script: Script, settings: Settings, engine: DisclosureEngine | No
     """Run every turn of the script through the engine and return the transcript."""
     if settings.state_file and settings.mode != "agent":
         raise UsageError("--state keeps agent-mode run state; use it with --mode agent", field="state")
-    engine = engine or build_engine(settings, script.resident)
+    engine = engine or build_engine(settings, script.resident, script.file)
+    check_expected_names(script, engine)
+    check_mock_names(script, engine)
     state: RunState | None = None
     restored: list[str] | None = None
     if settings.mode == "agent":
@@ -175,6 +184,56 @@ def run_script(script: Script, settings: Settings, engine: DisclosureEngine | No
         state.save(settings.state_file)
     transcript.messages = messages
     return transcript
+
+
+#: Protocol error kinds an ``expect: {protocol_errors: [...]}`` may declare.
+PROTOCOL_ERROR_KINDS = ("unknown-tool", "not-visible", "malformed-arguments", "malformed-tool-call")
+
+
+def check_expected_names(script: Script, engine: DisclosureEngine) -> None:
+    """Every tool, group and protocol error an ``expect`` names must exist: a misspelt name would
+    make ``not_visible`` pass forever and ``visible`` fail for the wrong reason."""
+    from ..errors import did_you_mean
+    from .script import ScriptError
+
+    tools = [t.name for t in engine.catalog.tools] + [t.name for t in engine.prompt_tools] + [engine.search_tool_name]
+    in_catalog = f"the catalog ({', '.join(engine.catalog.sources)})"
+    known: dict[str, tuple[list[str], str, str]] = {
+        "visible": (tools, "tool", in_catalog),
+        "not_visible": (tools, "tool", in_catalog),
+        "hits": (tools, "tool", in_catalog),
+        "groups": ([g.name for g in engine.catalog.groups], "group", in_catalog),
+        "protocol_errors": (list(PROTOCOL_ERROR_KINDS), "protocol error", "the known kinds"),
+    }
+    for turn in script.turns:
+        for step in turn.steps:
+            for e in step.expect:
+                for key, (choices, what, where) in known.items():
+                    for name in getattr(e, key) or ():
+                        if name not in choices:
+                            raise ScriptError(
+                                f"'expect' names {what} {name!r}{did_you_mean(name, choices)}, which is not in {where}",
+                                file=script.file,
+                                line=e.line or step.line,
+                                field=key,
+                            )
+
+
+def check_mock_names(script: Script, engine: DisclosureEngine) -> None:
+    """Every tool the script's ``mocks`` answers for must exist (a misspelt one would answer nothing)."""
+    from ..errors import did_you_mean
+    from .script import ScriptError
+
+    tools = [t.name for t in engine.catalog.tools]
+    for name in script.mocks:
+        if name not in tools:
+            raise ScriptError(
+                f"'mocks' names tool {name!r}{did_you_mean(name, tools)}, which is not in the catalog "
+                f"({', '.join(engine.catalog.sources)})",
+                file=script.file,
+                line=script.mocks_line,
+                field="mocks",
+            )
 
 
 def _new_transcript(source: str, kind: str, settings: Settings, engine: DisclosureEngine) -> Transcript:

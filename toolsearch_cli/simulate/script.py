@@ -110,6 +110,7 @@ class Script:
     system: str | None = None
     #: Canned results of business tools by name, for live runs (``toolsearch simulate --live``).
     mocks: dict[str, Any] = field(default_factory=dict)
+    mocks_line: int | None = None
 
 
 def load_script(path: str | Path) -> Script:
@@ -193,6 +194,13 @@ def parse_script(doc: Any, file: str, base: Path | None = None) -> Script:
     catalog = r.names(doc, "catalog")
     if base is not None:
         catalog = [_relative(base, c) for c in catalog]
+        for source in catalog:
+            if _missing_path(base, source):
+                raise r.error(
+                    f"catalog {source!r} does not exist (paths are relative to the script's folder, {base})",
+                    doc,
+                    "catalog",
+                )
     context: dict[str, str] = {}
     if doc.get("context") is not None:
         raw = doc["context"]
@@ -216,11 +224,25 @@ def parse_script(doc: Any, file: str, base: Path | None = None) -> Script:
         mode=r.choice(doc, "mode", MODES),
         policy=r.choice(doc, "policy", list(POLICY_BY_NAME)),
         max_active=r.positive(doc, "max_active"),
-        ranker=r.text(doc, "ranker"),
+        ranker=_ranker(r, doc),
         max_results=r.positive(doc, "max_results"),
         system=r.text(doc, "system"),
         mocks=_mocks(r, doc),
+        mocks_line=doc.key_lines.get("mocks", (None,))[0] if hasattr(doc, "key_lines") else None,
     )
+
+
+def _ranker(r: _Reader, doc: dict[str, Any]) -> str | None:
+    """The script's ``ranker``, checked here so a bad name points at the script's line."""
+    from ..search import get_ranker
+
+    name = r.text(doc, "ranker")
+    if name is not None:
+        try:
+            get_ranker(name)
+        except ToolsearchError as exc:
+            raise r.error(exc.message, doc, "ranker") from None
+    return name
 
 
 def _mocks(r: _Reader, doc: dict[str, Any]) -> dict[str, Any]:
@@ -237,6 +259,14 @@ def _relative(base: Path, source: str) -> str:
     if candidate.exists():
         return os.path.normpath(candidate)
     return source  # a module name, or a path the loader will report as missing
+
+
+def _missing_path(base: Path, source: str) -> bool:
+    """A catalog source written as a path (a slash or a catalog suffix) that is not there; module
+    names and live servers are left to the loader."""
+    if "mcp+" in source or Path(source).exists() or (base / source).exists():
+        return False
+    return "/" in source or os.sep in source or Path(source).suffix.lower() in (".yaml", ".yml", ".json", ".py")
 
 
 def _item_line(node: Any, i: int) -> int | None:
@@ -333,7 +363,13 @@ def parse_context(pairs: list[str] | None) -> dict[str, str]:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
             raise UsageError(f"--context takes key=value, not {pair!r}", field="context")
-        out[key.strip()] = value.strip()
+        key, value = key.strip(), value.strip()
+        if key in out and out[key] != value:
+            raise UsageError(
+                f"--context gives {key!r} twice ({out[key]!r}, {value!r}); a context attribute has one value",
+                field="context",
+            )
+        out[key] = value
     return out
 
 

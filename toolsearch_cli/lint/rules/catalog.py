@@ -53,6 +53,38 @@ class InvalidCatalog(Rule):
                 tool=exc.tool,
                 field=exc.field,
             )
+        yield from _group_errors(ctx)
+
+
+def _group_errors(ctx: LintContext) -> Iterator[Finding]:
+    """Tool groups the catalog would refuse (``toolsearch search`` stops on them): a group name
+    used twice, or a group listing a tool that no file defines."""
+    from ...errors import did_you_mean
+
+    names = {t.name for t in ctx.tools}
+    seen: set[str] = set()
+    for loaded in ctx.files:
+        for group in loaded.groups:
+            file = group.source.file if group.source else loaded.file
+            line = group.source.line if group.source else None
+            if group.name in seen:
+                yield Finding(
+                    f"cannot load this file: field 'groups': duplicate group name {group.name!r}; "
+                    "group names must be unique",
+                    file=file,
+                    line=line,
+                    field="groups",
+                )
+            seen.add(group.name)
+            for name in group.tools:
+                if name not in names:
+                    yield Finding(
+                        f"cannot load this file: field 'groups': group {group.name!r} lists tool {name!r}, "
+                        f"which is not in the catalog{did_you_mean(name, names)}",
+                        file=file,
+                        line=line,
+                        field="groups",
+                    )
 
 
 class UnknownResident(Rule):

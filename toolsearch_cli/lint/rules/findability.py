@@ -10,8 +10,9 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
-from ...errors import SearchError
+from ...errors import SearchError, ToolsearchError
 from ...model import Tool
 from ...search import MAX_RESULTS_LIMIT, SearchRequest, get_ranker
 from ..context import LintContext
@@ -87,6 +88,17 @@ def _ranked_tools(ctx: LintContext, options: Options) -> Iterator[tuple[Tool, li
         yield tool, results, any(r.rank and r.rank <= k for r in results)
 
 
+def _check_ranker(option: str, value: Any) -> str | None:
+    """A ``ranker`` option must name a ranker (checked when the configuration is read)."""
+    if option != "ranker":
+        return None
+    try:
+        get_ranker(value)
+    except ToolsearchError as exc:
+        return exc.message
+    return None
+
+
 class ExampleNotFound(Rule):
     """## What it does
     Searches each `examples` query of a tool with the configured `ranker` and reports one that
@@ -126,6 +138,10 @@ class ExampleNotFound(Rule):
     severity = "error"
     options = {"top-k": 3, "ranker": "default"}
     strict_options = {"top-k": 1}
+
+    @classmethod
+    def check_option(cls, option: str, value: Any) -> str | None:
+        return _check_ranker(option, value)
 
     def check(self, ctx: LintContext, options: Options) -> Iterator[Finding]:
         k = options["top-k"]
@@ -171,6 +187,10 @@ class UnfindableTool(Rule):
     severity = "error"
     options = {"top-k": 3, "ranker": "default"}
     strict_options = {"top-k": 1}
+
+    @classmethod
+    def check_option(cls, option: str, value: Any) -> str | None:
+        return _check_ranker(option, value)
 
     def check(self, ctx: LintContext, options: Options) -> Iterator[Finding]:
         k = options["top-k"]
@@ -294,6 +314,10 @@ class ConfusableTools(Rule):
     name = "confusable-tools"
     options = {"ranker": "default", "overlap-threshold": 0.7, "min-terms": 4}
     strict_options = {"overlap-threshold": 0.6}
+
+    @classmethod
+    def check_option(cls, option: str, value: Any) -> str | None:
+        return _check_ranker(option, value)
 
     def check(self, ctx: LintContext, options: Options) -> Iterator[Finding]:
         catalog = ctx.catalog()

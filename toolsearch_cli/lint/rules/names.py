@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import Any
 
 from ...model import RESERVED_NAMES, Tool
 from ..context import LintContext
@@ -52,6 +53,18 @@ class InvalidToolName(Rule):
     name = "invalid-tool-name"
     severity = "error"
     options = {"target": ["openai", "anthropic", "gemini"]}
+
+    @classmethod
+    def check_option(cls, option: str, value: Any) -> str | None:
+        from ...errors import did_you_mean
+
+        for target in value if option == "target" else ():
+            if target not in PROVIDER_NAME_RULES:
+                return (
+                    f"unknown target {target!r}{did_you_mean(target, PROVIDER_NAME_RULES)}; "
+                    f"choose from {', '.join(PROVIDER_NAME_RULES)}"
+                )
+        return None
 
     def check_tool(self, tool: Tool, ctx: LintContext, options: Options) -> Iterator[Finding]:
         from ...errors import UsageError, did_you_mean
