@@ -126,7 +126,6 @@ def _parameter_strings(
             yield from _parameter_strings(prop, root, depth + 1, enums)
 
 
-FIELD_IDS = {name: i for i, name in enumerate(FIELD_SPECS)}
 FIELD_MODEL = FieldModel(
     [spec.weight for spec in FIELD_SPECS.values()], [spec.b for spec in FIELD_SPECS.values()], K1, MAX_FIELD_COUNT
 )
