@@ -1,6 +1,9 @@
 """Lint a large catalog (../shared/eval/seal_tools, ~4,000 tools) with findability and confusable pairs.
 
-Usage: python benchmarks/lint_scale.py [--shared PATH] [--set seal_tools] [--brute-force]
+Usage: python benchmarks/lint_scale.py [--shared PATH] [--set seal_tools] [--tools 5000] [--brute-force]
+
+The catalog is topped up to ``--tools`` tools (default 5,000, the size the lint target names)
+with perturbed copies of its own tools (see scale.py); 0 lints the set as it is.
 
 The eval catalogs have no ``examples``; each query of ``queries.yaml`` is attached (in memory)
 as an example of the tools it is labelled with, so the findability rules search every query
@@ -32,6 +35,9 @@ def main() -> int:
     parser.add_argument("--shared", default=str(Path(__file__).resolve().parent.parent.parent / "shared"))
     parser.add_argument("--set", default="seal_tools")
     parser.add_argument("--brute-force", action="store_true", help="also time the O(n^2) overlap baseline")
+    parser.add_argument(
+        "--tools", type=int, default=5000, help="top the catalog up to this many tools with perturbed copies (scale.py)"
+    )
     args = parser.parse_args()
     folder = Path(args.shared) / "eval" / args.set
     if not folder.is_dir():
@@ -52,6 +58,14 @@ def main() -> int:
                 by_name[name].examples.append(query.query)
                 attached += 1
     with_examples = sum(1 for t in files[0].tools if t.examples)
+    loaded_tools = len(files[0].tools)
+    if args.tools > loaded_tools:
+        # Perturbed copies (renamed, 15% of words replaced) as benchmarks/scale.py builds them; they
+        # carry no examples, so they add to every search and to the confusable-pair candidates.
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from scale import synthetic_tools
+
+        files[0].tools.extend(synthetic_tools(folder, args.tools)[loaded_tools:])
 
     resolved = LintConfig().resolve(RULE_BY_CODE)
     ctx = LintContext(files)
@@ -66,7 +80,10 @@ def main() -> int:
         total += len(found)
     lint_seconds = time.perf_counter() - lint_start
 
-    print(f"{args.set}: {len(ctx.tools)} tools, {attached} examples on {with_examples} tools (from queries.yaml)")
+    print(
+        f"{args.set}: {len(ctx.tools)} tools ({loaded_tools} from the set), {attached} examples on {with_examples} "
+        "tools (from queries.yaml)"
+    )
     print(f"{'rule':<6} {'name':<38} {'seconds':>8} {'findings':>9}")
     for code, seconds, count in per_rule:
         print(f"{code:<6} {RULE_BY_CODE[code].name:<38} {seconds:8.3f} {count:9d}")
