@@ -331,6 +331,16 @@ def test_baseline_notes_rankers_and_queries_it_cannot_compare(run_cli, files, wr
     assert diff["rankers"]["default"]["queries_only_now"] == ["q6"]
 
 
+def test_a_baseline_of_another_ranker_or_a_diff_k_without_baseline_is_an_error(run_cli, files, tmp_path):
+    save = tmp_path / "classic.json"
+    assert run_eval(run_cli, files, "-r", "classic", "--save", str(save)).code == 0
+    other = run_eval(run_cli, files, "--baseline", str(save))
+    assert other.code == 2
+    assert "holds runs of classic, this run is of default" in other.stderr and len(other.stderr.splitlines()) == 1
+    alone = run_eval(run_cli, files, "--diff-k", "3")
+    assert alone.code == 2 and "--diff-k sets the cut-off of a baseline comparison" in alone.stderr
+
+
 def test_a_bad_baseline_file_is_a_one_line_error(run_cli, files, write):
     not_a_run = write("other.json", '{"rankers": {}}')
     result = run_eval(run_cli, files, "--baseline", str(not_a_run))

@@ -335,6 +335,23 @@ def test_replay_of_openai_messages_json_and_jsonl_flags_undisclosed_calls(run_cl
     assert table.code == 0 and "pending" in table.stdout
 
 
+def test_replay_flags_malformed_tool_calls_a_real_api_would_reject(run_cli, write):
+    messages = [
+        {"role": "user", "content": "weather?"},
+        {"role": "assistant", "content": "", "tool_calls": "x"},
+        {"role": "assistant", "content": "", "tool_calls": [{"id": "c", "function": {"arguments": "{}"}}]},
+    ]
+    write("cat.yaml", CATALOG)
+    path = write("conv.json", json.dumps(messages))
+    result = run_cli(
+        "simulate", "--replay", str(path), "--catalog", str(path.parent / "cat.yaml"), "--check", "-f", "json"
+    )
+    assert result.code == 1
+    findings = [f for r in result.json()["requests"] for f in r["findings"]]
+    assert [f["kind"] for f in findings] == ["malformed-tool-call", "malformed-tool-call"]
+    assert "'tool_calls' must be a list" in findings[0]["message"] and '"x"' in findings[0]["message"]
+
+
 def test_bad_replay_files_are_one_line_errors(run_cli, write, scenario):
     for name, text, needle in [
         ("a.jsonl", '{"role": "user", "content": "x"}\n{oops\n', "a.jsonl:2:"),

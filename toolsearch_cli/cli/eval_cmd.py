@@ -86,7 +86,15 @@ def eval_command(
     rankers = _rankers(ranker)
     keys = ev.metric_keys(cutoffs)
     gates = [ev.parse_gate(text, keys, rankers) for text in minimum or []]
+    if diff_k is not None and baseline is None:
+        raise UsageError("--diff-k sets the cut-off of a baseline comparison; give the run to compare with --baseline")
     old = ev.load_run_document(baseline) if baseline is not None else None
+    if old is not None and not set(rankers) & set(old["rankers"]):
+        raise UsageError(
+            f"the baseline {baseline} holds runs of {', '.join(old['rankers'])}, this run is of {', '.join(rankers)}; "
+            "compare runs of the same ranker (--ranker)",
+            field="baseline",
+        )
     if old is not None and diff_k is not None:
         # ranks are only known to each run's depth: past it, "not in the top k" would be a guess
         depth = min(ev.eval_depth(cutoffs), int(old.get("depth") or 10))

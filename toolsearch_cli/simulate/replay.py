@@ -117,7 +117,15 @@ def replay(
         record = RequestRecord(
             len(transcript.requests) + 1, turn or None, snapshot, content if isinstance(content, str) else None
         )
-        for call in tool_calls(message):
+        raw_calls = message.get("tool_calls")
+        calls = tool_calls(message)
+        if raw_calls is not None and (not isinstance(raw_calls, list) or len(calls) != len(raw_calls)):
+            # a real API rejects these; the engine skips them, the replay reports them
+            shown = json.dumps(raw_calls, ensure_ascii=False, default=str)[:120]
+            record.findings.append(
+                Finding("malformed-tool-call", f"'tool_calls' must be a list of calls with a function name: {shown}")
+            )
+        for call in calls:
             raw = (
                 call.arguments
                 if isinstance(call.arguments, str)
