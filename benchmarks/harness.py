@@ -49,7 +49,7 @@ def machine() -> str:
 
 
 def quality(shared: Path, sets: list[str], peers: list[str], rankers: list[str]) -> bool:
-    from peers import PEERS
+    from peers import PEERS, tool_text
 
     from toolsearch_cli import load_catalog
     from toolsearch_cli.errors import SearchError
@@ -75,7 +75,7 @@ def quality(shared: Path, sets: list[str], peers: list[str], rankers: list[str])
                         return []
                     return [h.tool.name for h in hits if h.score > 0]
             else:
-                peer = PEERS[name](tools)
+                peer = PEERS[name]([t.name for t in tools], [tool_text(t) for t in tools])
 
                 def run(q: str, peer=peer) -> list[str]:
                     return peer.search(q, DEPTH)

@@ -1,8 +1,8 @@
 """Peer rankers a user might pick instead of ours, behind one small interface.
 
-Each peer indexes the same text per tool (name, description, parameter names and parameter
-descriptions, category and tags) and answers ``search(query, k) -> [tool names]``, best first,
-only positive scores. Installed by the ``bench`` extra: ``pip install -e ".[bench]"``.
+Each peer is built from tool names and their text (``tool_text``: name, description, parameter
+names and parameter descriptions, category and tags) and answers ``search(query, k) -> [tool
+names]``, best first, only positive scores. Installed by the ``bench`` extra: ``pip install -e ".[bench]"``.
 
 * ``bm25s``        — bm25s with its own tokenizer and English stop words (what its README shows);
 * ``bm25s+cjk``    — bm25s over text pre-tokenised with identifier splitting and CJK bigrams,
@@ -54,7 +54,7 @@ class Peer:
 
 
 class Bm25sPeer(Peer):
-    def __init__(self, tools: Sequence[Tool], *, cjk: bool) -> None:
+    def __init__(self, names: Sequence[str], texts: Sequence[str], *, cjk: bool) -> None:
         import bm25s
 
         self.name = "bm25s+cjk" if cjk else "bm25s"
@@ -65,8 +65,8 @@ class Bm25sPeer(Peer):
             import Stemmer
 
             self._stemmer = Stemmer.Stemmer("english")
-        self.names = [t.name for t in tools]
-        corpus = [self._prep(tool_text(t)) for t in tools]
+        self.names = list(names)
+        corpus = [self._prep(text) for text in texts]
         tokens = bm25s.tokenize(corpus, stopwords="en", stemmer=self._stemmer, show_progress=False)
         self.retriever = bm25s.BM25()
         self.retriever.index(tokens, show_progress=False)
@@ -88,7 +88,7 @@ class Bm25sPeer(Peer):
 class TantivyPeer(Peer):
     name = "tantivy+cjk"
 
-    def __init__(self, tools: Sequence[Tool]) -> None:
+    def __init__(self, names: Sequence[str], texts: Sequence[str]) -> None:
         import tantivy
 
         self._tantivy = tantivy
@@ -98,16 +98,16 @@ class TantivyPeer(Peer):
         self.schema = builder.build()
         self.index = tantivy.Index(self.schema)
         writer = self.index.writer(heap_size=128_000_000, num_threads=1)
-        for i, tool in enumerate(tools):
+        for i, text in enumerate(texts):
             document = tantivy.Document()
             document.add_unsigned("doc", i)
-            document.add_text("body", cjk_pretokenize(tool_text(tool)))
+            document.add_text("body", cjk_pretokenize(text))
             writer.add_document(document)
         writer.commit()
         writer.wait_merging_threads()
         self.index.reload()
         self.searcher = self.index.searcher()
-        self.names = [t.name for t in tools]
+        self.names = list(names)
 
     def search(self, query: str, k: int) -> list[str]:
         words = " ".join(_WORD.findall(cjk_pretokenize(query)))
@@ -125,11 +125,11 @@ class TantivyPeer(Peer):
 class RankBm25Peer(Peer):
     name = "rank-bm25"
 
-    def __init__(self, tools: Sequence[Tool]) -> None:
+    def __init__(self, names: Sequence[str], texts: Sequence[str]) -> None:
         from rank_bm25 import BM25Okapi
 
-        self.names = [t.name for t in tools]
-        self.bm25 = BM25Okapi([self._tokens(tool_text(t)) for t in tools])
+        self.names = list(names)
+        self.bm25 = BM25Okapi([self._tokens(text) for text in texts])
 
     @staticmethod
     def _tokens(text: str) -> list[str]:
@@ -144,9 +144,10 @@ class RankBm25Peer(Peer):
         return [self.names[i] for i in order if scores[i] > 0]
 
 
-PEERS: dict[str, Callable[[Sequence[Tool]], Peer]] = {
-    "bm25s": lambda tools: Bm25sPeer(tools, cjk=False),
-    "bm25s+cjk": lambda tools: Bm25sPeer(tools, cjk=True),
+#: Peers by name, built from (tool names, tool texts).
+PEERS: dict[str, Callable[[Sequence[str], Sequence[str]], Peer]] = {
+    "bm25s": lambda names, texts: Bm25sPeer(names, texts, cjk=False),
+    "bm25s+cjk": lambda names, texts: Bm25sPeer(names, texts, cjk=True),
     "tantivy+cjk": TantivyPeer,
     "rank-bm25": RankBm25Peer,
 }

@@ -120,19 +120,11 @@ def child(engine: str, size: int, seal_dir: Path, nqueries: int) -> dict:
         sys.path.insert(0, str(HERE))
         from peers import Bm25sPeer, TantivyPeer, tool_text
 
-        texts = [tool_text(t) for t in tools]
-
-        class Prepared:  # the peers read text through tool_text(); hand them the extracted text
-            def __init__(self, name: str, text: str) -> None:
-                self.name, self.text = name, text
-
-        import peers
-
-        peers.tool_text = lambda t: t.text  # type: ignore[assignment]
-        prepared = [Prepared(t.name, text) for t, text in zip(tools, texts, strict=True)]
+        names = [t.name for t in tools]
+        texts = [tool_text(t) for t in tools]  # extracted before the timer: peers index plain text
 
         def make() -> Bm25sPeer | TantivyPeer:
-            return Bm25sPeer(prepared, cjk=False) if engine == "bm25s" else TantivyPeer(prepared)
+            return Bm25sPeer(names, texts, cjk=False) if engine == "bm25s" else TantivyPeer(names, texts)
 
         gc.collect()
         before = rss_mib()

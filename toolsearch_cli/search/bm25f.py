@@ -65,22 +65,8 @@ MAX_FIELD_COUNT = 3
 
 
 def tool_fields(tool: Tool) -> dict[str, list[str]]:
-    """The analysed terms of each indexed field of a tool."""
-    enums: list[str] = []
-    schema = tool.parameters
-    pairs = list(_parameter_strings(schema, schema, 0, enums)) if schema.get("properties") else []
-    # One analyse call per field: analysis works token by token, so joining texts changes nothing.
-    param_text = analyze(" ".join([description for _, description in pairs if description]))
-    if enums:
-        param_text.extend(chain.from_iterable(map(_analyze_short, enums)))
-    return {
-        "name": analyze(tool.name),
-        "description": analyze(tool.description),
-        "category": list(_analyze_short(tool.category)) if tool.category else [],
-        "tags": list(chain.from_iterable(map(_analyze_short, tool.tags))),
-        "params": list(chain.from_iterable(map(_analyze_short, [name for name, _ in pairs]))),
-        "param_text": param_text,
-    }
+    """The analysed terms of each indexed field of a tool, by field name (repeats kept)."""
+    return {name: list(stream) for name, stream in zip(FIELD_SPECS, tool_streams(tool), strict=True)}
 
 
 @lru_cache(maxsize=131072)
@@ -134,8 +120,8 @@ FIELD_MODEL = FieldModel(
 def tool_streams(tool: Tool) -> tuple[Iterable[str], ...]:
     """Per index field (in FIELD_SPECS order), the tool's terms as an iterable (repeats kept).
 
-    The same terms as :func:`tool_fields`, straight from the analyser's cached token tuples
-    without building lists: a bulk build extends one flat list with them (indexing speed).
+    Straight from the analyser's cached token tuples without building lists: a bulk build
+    extends one flat list with them (indexing speed).
     """
     enums: list[str] = []
     schema = tool.parameters
@@ -169,7 +155,7 @@ def _token_terms(text: str) -> Iterable[str]:
 
 def build_index(tools: Iterable[Tool], *, backend: str | None = None) -> BM25FIndex:
     """An index of the default ranker over ``tools`` (updatable with ``add`` / ``remove``)."""
-    return BM25FIndex(tools, analyse_tool, FIELD_MODEL, backend=backend, streams=tool_streams)
+    return BM25FIndex(tools, analyse_tool, tool_streams, FIELD_MODEL, backend=backend)
 
 
 def explain(

@@ -69,15 +69,15 @@ class BM25FIndex:
         self,
         tools: Iterable[Tool],
         analyse: Any,
+        streams: Any,
         model: FieldModel,
         *,
         backend: str | None = None,
-        streams: Any = None,
     ) -> None:
         tools = list(tools)
+        #: ``tool -> per field (term counts, length)``: for one-tool changes and the Python backend.
         self.analyse = analyse
-        #: Optional ``tool -> per-field iterables of terms`` (the same terms ``analyse`` counts):
-        #: lets a bulk build count terms with NumPy instead of per-tool dicts.
+        #: ``tool -> per-field iterables of the same terms``: a NumPy bulk build counts them itself.
         self.streams = streams
         self.model = model
         self.nfields = len(model.weights)
@@ -391,10 +391,7 @@ class _NumpyStore:
         index = self.index
         assert not index.tools, "bulk_load builds an empty index"
         self._grow(len(tools))
-        if index.streams is not None:
-            self._bulk_from_streams(tools)
-        else:
-            self._bulk_from_counts(tools)
+        self._bulk_from_streams(tools)
         release_free_memory()
 
     def _bulk_from_streams(self, tools: list[Tool]) -> None:
@@ -435,49 +432,6 @@ class _NumpyStore:
         key //= max(n, 1)
         terms = key
         counts = np.minimum(counts, index.model.max_count).astype(np.int8)
-        first = self._group_starts(terms, slots)
-        df = np.bincount(terms[first], minlength=len(term_ids)).tolist()
-        index.df = dict(zip(term_ids, df, strict=True))
-        self._set_main(term_ids, terms, slots, fids, counts)
-
-    def _bulk_from_counts(self, tools: list[Tool]) -> None:
-        np = self.np
-        index = self.index
-        analyse = index.analyse
-        nfields = index.nfields
-        entry_terms: list[str] = []
-        entry_counts = array("q")
-        # per (tool, field): how many distinct terms, and the field's length
-        sizes = array("q")
-        lengths = array("q")
-        register = index._register_slot
-        for tool in tools:  # analysed one at a time: the analyses are never all in memory
-            register(tool)
-            for counts, length in analyse(tool):
-                lengths.append(length)
-                sizes.append(len(counts))
-                if counts:
-                    entry_terms.extend(counts)
-                    entry_counts.extend(counts.values())
-        n = len(tools)
-        self.alive[:n] = True
-        if n:
-            by_field = np.frombuffer(lengths, dtype=np.int64).reshape(n, nfields).T
-            self.lengths[:, :n] = by_field
-            index.length_sum = [int(total) for total in by_field.sum(axis=1)]
-        per_field = np.frombuffer(sizes, dtype=np.int64) if n else np.zeros(0, dtype=np.int64)
-        slots = np.repeat(np.repeat(np.arange(n, dtype=np.int32), nfields), per_field)
-        fids = np.repeat(np.tile(np.arange(nfields, dtype=np.int8), n), per_field)
-        del lengths, sizes, per_field
-        term_ids = {term: i for i, term in enumerate(dict.fromkeys(entry_terms))}
-        terms = np.fromiter(map(term_ids.__getitem__, entry_terms), dtype=np.int64, count=len(entry_terms))
-        del entry_terms
-        # Entries arrive in slot then field order; a stable sort by term keeps that order inside a term.
-        order = np.argsort(terms, kind="stable")
-        terms, slots, fids = terms[order], slots[order], fids[order]
-        counts = np.frombuffer(entry_counts, dtype=np.int64) if n else np.zeros(0, dtype=np.int64)
-        counts = np.minimum(counts[order], index.model.max_count).astype(np.int8)
-        del entry_counts, order
         first = self._group_starts(terms, slots)
         df = np.bincount(terms[first], minlength=len(term_ids)).tolist()
         index.df = dict(zip(term_ids, df, strict=True))
