@@ -11,13 +11,13 @@ its line.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..bounded import loads_json
 from ..errors import CatalogError, did_you_mean, kind_of
 from ..files import read_text
 from ..model import Location, Tool, ToolGroup
@@ -112,24 +112,6 @@ class Document:
         return CatalogError(message, file=self.file, line=self.line_of(pointer), tool=tool, field=pointer or "/")
 
 
-class _DuplicateKey(Exception):
-    def __init__(self, key: str) -> None:
-        self.key = key
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """``json.loads`` hook: an object with a key twice is an error, as in YAML catalogs (the
-    standard library would silently keep the last value: a tool's name, or the whole tool list)."""
-    obj = dict(pairs)
-    if len(obj) != len(pairs):
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise _DuplicateKey(key)
-            seen.add(key)
-    return obj
-
-
 def read_document(path: Path, display: str | None = None) -> Document:
     """Read a JSON or YAML file (JSON when the suffix says so or the text starts with ``{`` / ``[``)."""
     file = display or str(path)
@@ -137,26 +119,26 @@ def read_document(path: Path, display: str | None = None) -> Document:
     return parse_document(text, file, json_hint=path.suffix.lower() == ".json")
 
 
+def _duplicate_line(text: str, file: str, key: str) -> tuple[str, int | None]:
+    """JSON is YAML: its loader names the line of a duplicate key and of the first one."""
+    try:
+        parse_yaml(text, file)
+    except CatalogError as marked:
+        if marked.message.startswith("duplicate key"):
+            return marked.message.split(";")[0], marked.line
+    return f"duplicate key {key!r}", None
+
+
 def parse_document(text: str, file: str, *, json_hint: bool = False) -> Document:
     """Parse JSON or YAML text into a :class:`Document`."""
     if json_hint or text.lstrip()[:1] in ("{", "["):
         try:
-            return Document(json.loads(text, object_pairs_hook=_unique_keys), file, text)
-        except _DuplicateKey as exc:
-            message, line = f"duplicate key {exc.key!r}", None
-            try:  # JSON is YAML: its loader names the line of the duplicate and of the first one
-                parse_yaml(text, file)
-            except CatalogError as marked:
-                if marked.message.startswith("duplicate key"):
-                    message, line = marked.message.split(";")[0], marked.line
-            raise CatalogError(
-                f"{message}; JSON readers would silently keep only the last one", file=file, line=line
-            ) from None
-        except json.JSONDecodeError as exc:
-            if json_hint:
-                raise CatalogError(
-                    f"malformed JSON: {exc.msg} (column {exc.colno})", file=file, line=exc.lineno
-                ) from exc
+            return Document(
+                loads_json(text, file, duplicate_hint=lambda key: _duplicate_line(text, file, key)), file, text
+            )
+        except CatalogError as exc:
+            if json_hint or not exc.message.startswith("malformed JSON"):
+                raise
             # not JSON after all (a YAML flow mapping, say): YAML reports its own errors below
     return Document(parse_yaml(text, file), file, text)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import CatalogError, did_you_mean
+from ..errors import CatalogError, did_you_mean, kind_of
 from ..model import Location
 
 JSON_TYPES = frozenset({"string", "integer", "number", "boolean", "array", "object", "null"})
@@ -198,6 +198,8 @@ def check_schema(schema: Any, path: str, fail: Fail, depth: int = 0) -> None:
     if kind is not None:
         kinds = kind if isinstance(kind, list) else [kind]
         for k in kinds:
+            if not isinstance(k, str):
+                raise fail_at("type", f"'type' must be a type name or a list of them, not {kind_of(k)}")
             if k not in JSON_TYPES and k not in LENIENT_TYPES:
                 raise fail_at(
                     "type",

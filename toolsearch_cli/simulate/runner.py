@@ -13,6 +13,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ..bounded import JSONRefused, strict_json
 from ..catalog import load_catalog
 from ..disclosure.engine import DisclosureEngine, RequestSnapshot
 from ..disclosure.history import SearchEvent, ToolCall, parse_search_result
@@ -357,7 +358,9 @@ _JSON_TYPES: dict[str, tuple[type, ...]] = {
 def check_arguments(tool: Tool, text: str) -> tuple[dict[str, Any] | None, str | None]:
     """Parse call arguments and check them against the tool's schema (required, unknown, top-level types)."""
     try:
-        value = json.loads(text) if text.strip() else {}
+        value = strict_json(text) if text.strip() else {}
+    except JSONRefused as exc:
+        return None, f"arguments are refused ({exc.message})"
     except json.JSONDecodeError as exc:
         return None, f"arguments are not valid JSON ({exc.msg})"
     if not isinstance(value, dict):
