@@ -22,7 +22,7 @@ import re
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import IO, Literal
 
 from rich.console import Console, ConsoleOptions, RenderableType
 from rich.segment import Segment
@@ -82,9 +82,10 @@ def _width(stderr: bool) -> int | None:
     return UNWRAPPED_WIDTH
 
 
-def console() -> Console:
-    """The console for a command's output (stdout)."""
-    return SafeConsole(markup=False, emoji=False, highlight=False, soft_wrap=False, width=_width(False))
+def console(file: IO[str] | None = None) -> Console:
+    """The console for a command's output: stdout, or ``file`` (a report written unwrapped, without colour)."""
+    width = _width(False) if file is None else UNWRAPPED_WIDTH
+    return SafeConsole(file=file, markup=False, emoji=False, highlight=False, soft_wrap=False, width=width)
 
 
 def error_console() -> Console:
@@ -150,6 +151,7 @@ def render_table(
     title: str | None = None,
     wide: bool = False,
     key_columns: int = 1,
+    ruled: bool = True,
 ) -> None:
     """Print rows as a table that fits ``out.width``, or stacked when no table can.
 
@@ -176,8 +178,9 @@ def render_table(
             # cut text needs only a few cells; wrapped text (wide) its longest word, within reason
             least = max(_TEXT_MIN, min(max(_longest_word(r[i]) for r in cells) if cells else 0, 30)) if wide else 0
             minimum.append(min(widest, max(_TEXT_MIN, least)))
-    # one space of padding between a cell and each rule; the outer edges have none
-    overhead = 2 * n - 2 + (n - 1)
+    # ruled: one space of padding on both sides of every cell and a rule between columns;
+    # plain (no rules): two spaces between columns, none at the edges
+    overhead = 3 * n - 1 if ruled else 2 * (n - 1)
     widths = list(natural)
     excess = sum(widths) + overhead - out.width
     # shrink text columns first, then labels, then the headers of numbers, each down to its minimum
@@ -194,7 +197,10 @@ def render_table(
     if excess > 0:
         _stacked(out, columns, cells, key_columns)
         return
-    table = Table(show_edge=False, header_style="bold", pad_edge=False)
+    if ruled:
+        table = Table(show_edge=False, header_style="bold")
+    else:
+        table = Table(show_edge=False, header_style="dim", box=None, pad_edge=False)
     for col, width in zip(columns, widths, strict=True):
         cut = col.kind == "text" and not wide
         table.add_column(
@@ -276,6 +282,7 @@ def render_hits(out: Console, hits: list[Hit], *, explain: bool = False, wide: b
             [[c.term, c.field, f"{c.points:.2f}", c.detail] for c in hit.contributions],
             wide=True,
             key_columns=2,
+            ruled=False,
         )
 
 
