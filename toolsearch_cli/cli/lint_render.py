@@ -63,7 +63,7 @@ def render_rule_table(out: Console, rules: Mapping[str, Any]) -> None:
         if not rule.default_enabled:
             severity.append(" (strict)", style="dim")
         rows.append([code, rule.name, severity, rule.summary()])
-    columns = [Col("code", style="bold"), Col("name"), Col("severity"), Col("what it checks", "text")]
+    columns = [Col("code", "name", style="bold"), Col("name", "name"), Col("severity"), Col("what it checks", "text")]
     render_table(out, columns, rows, wide=True, key_columns=2)
 
 

@@ -22,7 +22,7 @@ import re
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import IO, Literal
+from typing import IO, Any, Literal
 
 from rich.console import Console, ConsoleOptions, RenderableType
 from rich.segment import Segment
@@ -54,7 +54,10 @@ def data(value: object, style: str = "") -> Text:
 
 
 class SafeConsole(Console):
-    """A Console that cannot be told to interpret data: every rendered segment goes through shown()."""
+    """A Console that cannot be told to interpret data: every string and rendered segment goes through shown()."""
+
+    def render_str(self, text: str, **kwargs: Any) -> Text:
+        return super().render_str(shown(text), **kwargs)  # before Rich drops BEL & co. silently
 
     def render(self, renderable: RenderableType, options: ConsoleOptions | None = None) -> Iterable[Segment]:
         for segment in super().render(renderable, options):
@@ -112,10 +115,10 @@ def plural(n: int, one: str, many: str | None = None) -> str:
 
 @dataclass(frozen=True)
 class Col:
-    """A table column. ``kind``: number (never cut or wrapped), label (wraps, never cut), text (cut with …)."""
+    """A table column. ``kind``: number or name (never cut or wrapped), label (wraps), text (cut with …)."""
 
     header: str
-    kind: Literal["number", "label", "text"] = "label"
+    kind: Literal["number", "name", "label", "text"] = "label"
     style: str = ""
     justify: Literal["left", "right"] = "left"
     limit: int | None = None  # the widest a label column grows to before it wraps
@@ -167,7 +170,7 @@ def render_table(
     for i, col in enumerate(columns):
         head = Text(col.header)
         widest = max([_natural(head)] + [_natural(r[i]) for r in cells])
-        if col.kind == "number":
+        if col.kind in ("number", "name"):
             natural.append(widest)
             minimum.append(max([_longest_word(head)] + [_natural(r[i]) for r in cells]))
         elif col.kind == "label":
@@ -184,7 +187,7 @@ def render_table(
     widths = list(natural)
     excess = sum(widths) + overhead - out.width
     # shrink text columns first, then labels, then the headers of numbers, each down to its minimum
-    for kinds in (("text",), ("label",), ("number",)):
+    for kinds in (("text",), ("label",), ("number", "name")):
         for i, col in sorted(enumerate(columns), key=lambda ic: -widths[ic[0]]):
             if excess <= 0:
                 break
@@ -208,7 +211,7 @@ def render_table(
             justify=col.justify,
             style=col.style or None,
             width=width,
-            no_wrap=col.kind == "number" or cut,
+            no_wrap=col.kind in ("number", "name") or cut,
             overflow="ellipsis" if cut else "fold",
         )
     for row in cells:
@@ -222,7 +225,10 @@ def _stacked(out: Console, columns: Sequence[Col], cells: Sequence[Sequence[Text
 
     for row in cells:
         keys = zip(columns, row[:key_columns], strict=False)
-        head = Text(" · ").join(Text.assemble(cell, style=col.style or "bold") for col, cell in keys)
+        head = Text(" · ").join(
+            Text.assemble(f"{col.header} " if col.kind == "number" else "", cell, style=col.style or "bold")
+            for col, cell in keys
+        )
         out.print(head, soft_wrap=True)
         line = Text("  ")
         for col, cell in zip(columns[key_columns:], row[key_columns:], strict=True):
@@ -252,7 +258,7 @@ def render_hits(out: Console, hits: list[Hit], *, explain: bool = False, wide: b
             hit.tool.name,
             hit.tool.category or "",
             _score(hit.score),
-            ",".join(FIELD_ABBREVIATIONS.get(f, f) for f in hit.matched_fields),
+            ", ".join(FIELD_ABBREVIATIONS.get(f, f) for f in hit.matched_fields),
             " ".join(hit.tool.description.split()) if wide else excerpt(hit.tool.description, 120),
         ]
         for i, hit in enumerate(hits, 1)
@@ -325,6 +331,5 @@ def render_catalog(out: Console, catalog: Catalog, *, wide: bool = False) -> Non
         data(
             f"\n{plural(len(catalog), 'tool')} ({len(resident)} resident, {searchable} searchable) "
             f"in {plural(len(categories), 'category', 'categories')}, from {', '.join(catalog.sources)}"
-        ),
-        soft_wrap=True,
+        )
     )

@@ -95,6 +95,5 @@ def search(
             f"\n{len(hits)} of {plural(len(searchable), 'searchable tool')} · ranker {ranker}{seen_by} · "
             f"{', '.join(loaded.sources)}",
             "dim",
-        ),
-        soft_wrap=True,
+        )
     )
