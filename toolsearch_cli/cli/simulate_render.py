@@ -20,21 +20,14 @@ def _pct(value: float) -> str:
 
 
 def render_transcript(out: Console, transcript: Transcript) -> None:
-    title = transcript.name or transcript.source
-    out.print(
-        Text.assemble(
-            data(title, "bold"),
-            data(
-                f"  ·  {transcript.kind} · mode {transcript.mode} · policy {transcript.policy}"
-                + (f" · max-active {transcript.max_active}" if transcript.max_active else "")
-                + (
-                    f" · context {', '.join(f'{k}={v}' for k, v in transcript.context.items())}"
-                    if transcript.context
-                    else ""
-                )
-            ),
-        ),
-        soft_wrap=True,
+    _heading(
+        out,
+        transcript.name or transcript.source,
+        transcript.kind,
+        transcript.mode,
+        transcript.policy,
+        transcript.max_active,
+        transcript.context,
     )
     if transcript.restored is not None:
         restored = ", ".join(transcript.restored) or "(none)"
@@ -208,19 +201,17 @@ def live_line(live: dict[str, Any], counter: str) -> str:
 def render_live_header(out: Console, name: str, settings: Any, options: Any, has_key: bool) -> None:
     """What a live run talks to, before the first request (the key itself is never shown)."""
     key = f"key from ${options.api_key_env}" if has_key else f"no key (${options.api_key_env} unset)"
-    out.print(
-        Text.assemble(
-            data(name, "bold"),
-            data(
-                f"  ·  live · {options.model} at {options.base_url} · {key} · mode {settings.mode} · policy "
-                f"{settings.policy}"
-                + (f" · max-active {settings.max_active}" if settings.max_active else "")
-                + (
-                    f" · context {', '.join(f'{k}={v}' for k, v in settings.context.items())}"
-                    if settings.context
-                    else ""
-                )
-            ),
-        ),
-        soft_wrap=True,
-    )
+    what = f"live · {options.model} at {options.base_url} · {key}"
+    _heading(out, name, what, settings.mode, settings.policy, settings.max_active, settings.context)
+
+
+def _heading(
+    out: Console, title: str, what: str, mode: str, policy: str, max_active: int | None, context: dict[str, str]
+) -> None:
+    """``title  ·  what · mode M · policy P · max-active N · context k=v``: the line above a run."""
+    parts = [what, f"mode {mode}", f"policy {policy}"]
+    if max_active:
+        parts.append(f"max-active {max_active}")
+    if context:
+        parts.append(f"context {', '.join(f'{k}={v}' for k, v in context.items())}")
+    out.print(Text.assemble(data(title, "bold"), data("  ·  " + " · ".join(parts))))
