@@ -245,35 +245,23 @@ def test_alias_bomb_in_the_lint_configuration(run_cli, write, tmp_path):
 # ---------------------------------------------------------------- 17. schemas that branch back to themselves
 
 
-def linked_node_openapi() -> str:
+def openapi_posting(operation_id: str, root: str, schemas: dict) -> str:
+    """An OpenAPI document with one POST operation whose JSON body is ``#/components/schemas/<root>``."""
+    body = {"content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{root}"}}}}
     return json.dumps(
         {
             "openapi": "3.0.0",
             "info": {"title": "t", "version": "1"},
-            "paths": {
-                "/n": {
-                    "post": {
-                        "operationId": "putNode",
-                        "requestBody": {
-                            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/LinkedNode"}}}
-                        },
-                    }
-                }
-            },
-            "components": {
-                "schemas": {
-                    "LinkedNode": {
-                        "type": "object",
-                        "properties": {
-                            "value": {"type": "string"},
-                            "prev": {"$ref": "#/components/schemas/LinkedNode"},
-                            "next": {"$ref": "#/components/schemas/LinkedNode"},
-                        },
-                    }
-                }
-            },
+            "paths": {f"/{operation_id}": {"post": {"operationId": operation_id, "requestBody": body}}},
+            "components": {"schemas": schemas},
         }
     )
+
+
+def linked_node_openapi() -> str:
+    node = {"$ref": "#/components/schemas/LinkedNode"}
+    linked = {"type": "object", "properties": {"value": {"type": "string"}, "prev": node, "next": node}}
+    return openapi_posting("putNode", "LinkedNode", {"LinkedNode": linked})
 
 
 def fan_out_openapi(width: int = 8, levels: int = 11) -> str:
@@ -281,23 +269,7 @@ def fan_out_openapi(width: int = 8, levels: int = 11) -> str:
     for level in range(levels - 1, -1, -1):
         ref = {"$ref": f"#/components/schemas/L{level + 1}"}
         schemas[f"L{level}"] = {"type": "object", "properties": {f"p{i}": ref for i in range(width)}}
-    return json.dumps(
-        {
-            "openapi": "3.0.0",
-            "info": {"title": "t", "version": "1"},
-            "paths": {
-                "/f": {
-                    "post": {
-                        "operationId": "fan",
-                        "requestBody": {
-                            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/L0"}}}
-                        },
-                    }
-                }
-            },
-            "components": {"schemas": schemas},
-        }
-    )
+    return openapi_posting("fan", "L0", schemas)
 
 
 MCP_LINKED = json.dumps(
