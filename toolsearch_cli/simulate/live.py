@@ -44,6 +44,7 @@ class LiveOptions:
     tool_choice: str | None = "auto"
     timeout: float = 60.0
     retries: int = 3
+    max_tokens: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -55,6 +56,7 @@ class LiveOptions:
             "tool_choice": self.tool_choice,
             "timeout": self.timeout,
             "retries": self.retries,
+            "max_tokens": self.max_tokens,
         }
 
 
@@ -137,6 +139,7 @@ class LiveModel:
         self.mocks = Mocks(script)
         self.generated = 0
         self._turn = 0
+        self._asked = 0  # requests made in the whole run
 
     def start(self) -> list[dict[str, Any]]:
         return [{"role": "system", "content": self.system}] if self.system else []
@@ -154,6 +157,7 @@ class LiveModel:
 
     def reply(self, snapshot: RequestSnapshot) -> Reply:
         self._requests += 1
+        self._asked += 1
         completion = self.client.complete(snapshot.messages, snapshot.openai_tools())
         reply = Reply(content=completion.content, calls=[])
         reply.live = _live_info(completion, snapshot.request_tokens)
@@ -161,7 +165,7 @@ class LiveModel:
         if not (completion.content or "").strip() and not reply.calls and not reply.findings:
             reply.warnings.append("empty reply: no text and no tool calls")
             reply.stop = LiveError(
-                "the model sent an empty reply (no text, no tool calls) to this request"
+                f"the model sent an empty reply (no text, no tool calls) to request {self._asked}"
                 f" (finish_reason {completion.finish_reason or 'none'})"
             )
             return reply
