@@ -5,40 +5,22 @@ Cut-off replies, servers that dropped the tools, a live run measured against its
 scripted mode's default results (script ``mocks``, catalog ``mock``).
 """
 
+# ruff: noqa: F811 - the fixtures `live` and `server` are shared with test_simulate_live
 from __future__ import annotations
 
 import json
 
 import pytest
 
-from .chat_server import ChatServer, Status, _usage, call, say
+from .chat_server import Status, _usage, call, say
 from .conftest import ROOT
+from .test_simulate_live import MOCKED_CATALOG, live, server  # noqa: F401
 
 pytest.importorskip("openai")
 
 EN = ROOT / "catalogs" / "scenarios" / "weather-email.en.sim.yaml"
 DEMO = str(ROOT / "catalogs" / "demo")
 SEARCH_WEATHER = call("toolSearch", {"query": "current weather for a city", "maxResults": 3})
-
-
-@pytest.fixture
-def server():
-    srv = ChatServer()
-    yield srv
-    srv.close()
-
-
-@pytest.fixture
-def live(run_cli, server, monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-diagnose-000000")
-    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
-
-    def run(*args: str):
-        return run_cli(
-            "simulate", "--live", "--base-url", server.url, "--model", "m", "--retry-backoff", "0.001", *args
-        )
-
-    return run
 
 
 def kinds(data):
@@ -160,15 +142,8 @@ def test_a_changing_500_and_a_repeated_503_are_still_retried(live, server):
 
 
 def test_scripted_calls_without_a_result_use_the_script_mocks_then_the_catalog_mock(run_cli, write):
-    catalog = write(
-        "cat.yaml",
-        "tools:\n"
-        "  - name: getStock\n    description: Stock price of a ticker symbol.\n"
-        "    parameters: {symbol: {type: string, required: true}}\n    mock: {price: 42}\n"
-        "  - name: getNews\n    description: Latest news headlines about a company.\n"
-        "    parameters: {company: {type: string, required: true}}\n    mock: catalog news\n"
-        "  - name: getRates\n    description: Interest rates of a central bank.\n",
-    )
+    rates = "  - name: getRates\n    description: Interest rates of a central bank.\n"
+    catalog = write("cat.yaml", MOCKED_CATALOG + rates)
     script = write(
         "m.sim.yaml",
         f"catalog: {catalog}\npolicy: cumulative\nmocks: {{getNews: [headline one]}}\nturns:\n"

@@ -379,15 +379,18 @@ def test_every_user_turn_of_a_script_is_sent(live, server, write):
     assert users == ["first question", "second question"]
 
 
+#: Two tools with a catalog ``mock`` each (a mapping and a text).
+MOCKED_CATALOG = (
+    "tools:\n"
+    "  - name: getStock\n    description: Stock price of a ticker symbol.\n"
+    "    parameters: {symbol: {type: string, required: true}}\n    mock: {price: 42}\n"
+    "  - name: getNews\n    description: Latest news headlines about a company.\n"
+    "    parameters: {company: {type: string, required: true}}\n    mock: catalog news\n"
+)
+
+
 def test_mocks_from_the_script_key_and_from_the_catalog(live, server, write):
-    catalog = write(
-        "cat.yaml",
-        "tools:\n"
-        "  - name: getStock\n    description: Stock price of a ticker symbol.\n"
-        "    parameters: {symbol: {type: string, required: true}}\n    mock: {price: 42}\n"
-        "  - name: getNews\n    description: Latest news headlines about a company.\n"
-        "    parameters: {company: {type: string, required: true}}\n    mock: catalog news\n",
-    )
+    catalog = write("cat.yaml", MOCKED_CATALOG)
     script = write(
         "m.sim.yaml",
         f"catalog: {catalog}\nmocks: {{getNews: [headline one]}}\nturns:\n  - user: stock and news\n"
