@@ -42,7 +42,10 @@ SYSTEM_OPTION = typer.Option(
     None, "--system", help="Live: system message sent first (replaces the script's 'system'); some servers need one."
 )
 RECORD_OPTION = typer.Option(
-    None, "--record", help="Live: write messages + snapshots to FILE after every request (replay with --replay FILE)."
+    None,
+    "--record",
+    help="Live: write messages + snapshots to FILE after every request (replay with --replay FILE).",
+    metavar="FILE",
 )
 
 
