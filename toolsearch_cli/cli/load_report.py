@@ -28,16 +28,13 @@ def configure_loading(*, strict: bool, live_ttl: str | None, refresh: bool, sani
 
 
 def print_warnings(warnings: list[LoadWarning]) -> None:
-    from .render import error_console
+    from rich.text import Text
+
+    from .render import data, error_console
 
     err = error_console()
     for warning in warnings[:SHOWN]:
-        err.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
+        err.print(Text.assemble(("warning:", "yellow"), " ", data(warning)))
     more = len(warnings) - SHOWN
     tail = f" ({more} not shown; `toolsearch lint` lists them all)" if more > 0 else ""
-    err.print(
-        f"{summary(warnings)}{tail}; the rest of the catalog is loaded (--strict makes them errors)",
-        markup=False,
-        highlight=False,
-        soft_wrap=True,
-    )
+    err.print(data(f"{summary(warnings)}{tail}; the rest of the catalog is loaded (--strict makes them errors)"))
