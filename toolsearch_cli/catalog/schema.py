@@ -214,9 +214,9 @@ def check_schema(schema: Any, path: str, fail: Fail, depth: int = 0, *, types: b
     if kind is not None:
         kinds = kind if isinstance(kind, list) else [kind]
         for k in kinds:
-            if not isinstance(k, str):
+            if isinstance(k, dict | list):  # not even hashable: {a: 1} is no type name
                 raise fail_at("type", f"'type' must be a type name or a list of them, not {kind_of(k)}")
-            if k not in JSON_TYPES and k not in LENIENT_TYPES and types:
+            if k not in JSON_TYPES and k not in LENIENT_TYPES and (types or not isinstance(k, str)):
                 raise fail_at(
                     "type",
                     f"unknown JSON Schema type {k!r}{did_you_mean(str(k), JSON_TYPES)}; "
