@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..catalog import load_catalog
+from ..catalog.python_loader import user_code_output
 from ..disclosure.engine import DisclosureEngine, RequestSnapshot
 from ..disclosure.history import SearchEvent, ToolCall, parse_search_result
 from ..disclosure.search_tool import SearchOutcome
@@ -295,9 +296,10 @@ def _answer(
     elif settings.execute and tool.tool.function is not None:
         out.source = "function"
         try:
-            value = tool.tool.function(**(arguments or {}))
+            with user_code_output():  # what the tool prints must not corrupt --format json
+                value = tool.tool.function(**(arguments or {}))
             out.result = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-        except Exception as exc:  # noqa: BLE001 - a failing tool is a tool result, as in a real loop
+        except (Exception, SystemExit) as exc:  # noqa: BLE001 - a failing tool is a tool result; it never ends the run
             out.result = _refusal(f"{type(exc).__name__}: {exc}")
             record.warnings.append(f"{call.name} raised {type(exc).__name__}: {exc}")
     else:
