@@ -38,12 +38,15 @@ def _alive(pid: int) -> bool:
         return False
 
 
-@pytest.mark.parametrize(("sig", "code", "word"), [(signal.SIGTERM, 143, "terminated"), (signal.SIGINT, 130, "interrupted")])
+@pytest.mark.parametrize(
+    ("sig", "code", "word"), [(signal.SIGTERM, 143, "terminated"), (signal.SIGINT, 130, "interrupted")]
+)
 def test_a_signal_stops_a_live_mcp_server_it_started(tmp_path, sig, code, word):
     """21: a real stdio MCP server (it never answers tools/list) is stopped when toolsearch is."""
     pytest.importorskip("mcp", reason="the MCP SDK (extra toolsearch-cli[mcp]) is not installed")
     pidfile = tmp_path / "server.pid"
-    server = " ".join(shlex.quote(p) for p in (sys.executable, str(ROOT / "tests/servers/stalling_server.py"), str(pidfile)))
+    argv = (sys.executable, str(ROOT / "tests" / "servers" / "stalling_server.py"), str(pidfile))
+    server = " ".join(shlex.quote(p) for p in argv)
     process = subprocess.Popen(
         [*TOOLSEARCH, "search", "weather", "-c", f"mcp+stdio:{server}"],
         env=dict(os.environ, TOOLSEARCH_MCP_TIMEOUT="120"),
