@@ -8,7 +8,7 @@ from typing import Any
 import typer
 
 from ..errors import UsageError
-from .options import CATALOG_OPTION, FORMAT_OPTION, check_format
+from .options import CATALOG_OPTION, CONTEXT_OPTION, FORMAT_OPTION, check_format
 from .simulate_live import (
     API_KEY_ENV_OPTION,
     BASE_URL_OPTION,
@@ -24,30 +24,49 @@ from .simulate_live import (
     TOOL_CHOICE_OPTION,
 )
 
-POLICY_HELP = "Disclosure policy: latest (each search replaces the hits) or cumulative; 'latest,cumulative' compares."
-
-
-SCRIPT_ARGUMENT = typer.Argument(None, help="Conversation script (*.sim.yaml); omit with --replay.")
-MODE_OPTION = typer.Option(None, "--mode", "-m", help="chat (state from the messages) or agent (run state).")
-POLICY_OPTION = typer.Option(None, "--policy", "-p", help=POLICY_HELP)
-MAX_ACTIVE_OPTION = typer.Option(
-    None, "--max-active", help="Cap on disclosed tools; cumulative evicts the least recently disclosed."
+POLICY_HELP = (
+    "Disclosure policy: latest (each search replaces the hits) or cumulative; 'latest,cumulative' compares. "
+    "Default: the script's policy, else latest."
 )
-CONTEXT_OPTION = typer.Option(
-    None, "--context", help="Request context attribute key=value (e.g. role=admin); repeatable.", metavar="KEY=VALUE"
+
+
+SCRIPT_ARGUMENT = typer.Argument(None, help="Conversation script (*.sim.yaml); omit with --replay.", metavar="[SCRIPT]")
+MODE_OPTION = typer.Option(
+    None,
+    "--mode",
+    "-m",
+    help="chat (state from the messages) or agent (run state). Default: the script's mode, else chat.",
+    metavar="MODE",
+)
+POLICY_OPTION = typer.Option(None, "--policy", "-p", help=POLICY_HELP, metavar="POLICY")
+MAX_ACTIVE_OPTION = typer.Option(
+    None,
+    "--max-active",
+    help="Cap on disclosed tools; cumulative evicts the least recently used (a call is a use), then the lowest ranked.",
+    metavar="N",
 )
 STATE_OPTION = typer.Option(
-    None, "--state", help="Agent mode: JSON run-state file, restored when present and saved after every search."
+    None,
+    "--state",
+    help="Agent mode: JSON run-state file, restored when present and saved after every search.",
+    metavar="FILE",
 )
 CHECK_OPTION = typer.Option(False, "--check", help="Exit 1 when an expectation fails or a protocol error occurs.")
 REPLAY_OPTION = typer.Option(
-    None, "--replay", help="Recorded conversation (OpenAI messages JSON/JSONL, or a transcript) to replay."
+    None,
+    "--replay",
+    help="Recorded conversation (OpenAI messages JSON/JSONL, or a transcript) to replay.",
+    metavar="FILE",
 )
 EXECUTE_OPTION = typer.Option(
     False, "--execute", help="Run the Python functions of module catalogs for calls without a scripted result."
 )
-RANKER_OPTION = typer.Option(None, "--ranker", "-r", help="Ranker used by toolSearch (default: default).")
-COUNTER_OPTION = typer.Option("cl100k_base", "--counter", help="Token counter: cl100k_base (exact) or chars4.")
+RANKER_OPTION = typer.Option(
+    None, "--ranker", "-r", help="Ranker used by toolSearch (default: default).", metavar="NAME"
+)
+COUNTER_OPTION = typer.Option(
+    "cl100k_base", "--counter", help="Token counter: cl100k_base (exact) or chars4.", metavar="NAME"
+)
 
 
 def simulate(

@@ -36,7 +36,10 @@ RETRY_BACKOFF_OPTION = typer.Option(
     1.0, "--retry-backoff", help="Live: seconds before the first retry, doubled each time (Retry-After wins)."
 )
 RECORD_OPTION = typer.Option(
-    None, "--record", help="Live: write messages + snapshots to FILE after every request (replay with --replay FILE)."
+    None,
+    "--record",
+    help="Live: write messages + snapshots to FILE after every request (replay with --replay FILE).",
+    metavar="FILE",
 )
 
 
