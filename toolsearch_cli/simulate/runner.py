@@ -284,6 +284,8 @@ def _answer(
         return _answer_search(engine, call, call_id, state, settings, out, record, message_index)
     tool = snapshot.get(call.name)
     assert tool is not None
+    if state is not None:
+        engine.note_call(state, call.name)  # a use: under cumulative it outlives uncalled hits
     arguments, problem = check_arguments(tool.tool, text)
     if problem is not None:
         record.findings.append(Finding("malformed-arguments", f"{call.name}: {problem}", call.name, call.line))
