@@ -226,7 +226,7 @@ def test_failures_list_the_worst_misses_with_what_ranked_above(run_cli, files):
     # worst first: the tool that was not returned at all, then the one at rank 2
     assert out.index("1. [default] q5") < out.index("2. [default] q4")
     assert "expected sendEmail: not returned: it scored 0 for this query" in out
-    assert "expected getWeather: rank 2" in out and "1 other tool(s) above" in out
+    assert "expected getWeather: rank 2" in out and "1 other tool above" in out
     above = out[out.index("2. [default] q4") :]
     assert "above #1 getAirQuality" in above
     assert "pollution→description" in above  # why getAirQuality won

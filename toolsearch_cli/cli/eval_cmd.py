@@ -193,7 +193,7 @@ def _query_set(catalog: Any, path: Path | None) -> tuple[list[Query], str]:
 
 def _title(source: str, count: int, sources: list[str]) -> str:
     what = "catalog examples" if source == "examples" else source
-    return f"{count} queries from {what} · catalog {', '.join(sources)}"
+    return f"{count} {'query' if count == 1 else 'queries'} from {what} · catalog {', '.join(sources)}"
 
 
 def _run_all(
