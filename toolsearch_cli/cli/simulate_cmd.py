@@ -14,11 +14,13 @@ from .simulate_live import (
     BASE_URL_OPTION,
     LIVE_OPTION,
     MAX_ITERATIONS_OPTION,
+    MAX_TOKENS_OPTION,
     MODEL_OPTION,
     PROMPT_OPTION,
     RECORD_OPTION,
     RETRIES_OPTION,
     RETRY_BACKOFF_OPTION,
+    SYSTEM_OPTION,
     TEMPERATURE_OPTION,
     TIMEOUT_OPTION,
     TOOL_CHOICE_OPTION,
@@ -95,6 +97,8 @@ def simulate(
     retries: int = RETRIES_OPTION,
     retry_backoff: float = RETRY_BACKOFF_OPTION,
     record: str | None = RECORD_OPTION,
+    max_tokens: int | None = MAX_TOKENS_OPTION,
+    system: str | None = SYSTEM_OPTION,
 ) -> None:
     """Show the tools every model request carries, what they cost in tokens, and check the script's expectations.
 
@@ -111,7 +115,14 @@ def simulate(
         if script is None and prompt is None:
             raise UsageError("--live needs the user's message: --prompt TEXT or a SCRIPT", field="prompt")
     else:
-        live_only = {"--prompt": prompt, "--base-url": base_url, "--model": model, "--record": record}
+        live_only = {
+            "--prompt": prompt,
+            "--base-url": base_url,
+            "--model": model,
+            "--record": record,
+            "--max-tokens": max_tokens,
+            "--system": system,
+        }
         given = [name for name, value in live_only.items() if value is not None]
         if given:
             raise UsageError(f"{given[0]} is for live runs: add --live", field=given[0].lstrip("-"))
@@ -159,6 +170,8 @@ def simulate(
             retries=retries,
             retry_backoff=retry_backoff,
             record=record,
+            max_tokens=max_tokens,
+            system=system,
         )
         return
     transcripts = []
@@ -181,7 +194,10 @@ def simulate(
             values["context"] = {**defaults.get("context", {}), **cli["context"]}
             settings = merged_settings(None, values)
             engine = build_engine(settings, defaults.get("resident", ()), str(replay_file))
-            transcripts.append(replay(messages, engine, settings, replay_file))
+            error = recorded.get("error") if recorded is not None else None
+            transcripts.append(
+                replay(messages, engine, settings, replay_file, error=error if isinstance(error, str) else None)
+            )
     else:
         assert script is not None
         parsed = load_script(script)

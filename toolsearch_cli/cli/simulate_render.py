@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.text import Text
 
 from ..disclosure.engine import DISCLOSED, GROUP, RESIDENT, ROLES, SEARCH
-from ..simulate.transcript import RequestRecord, Transcript
+from ..simulate.transcript import DIAGNOSTIC_KINDS, RequestRecord, Transcript
 from .render import Col, data, excerpt, plural, render_table
 
 ROLE_STYLE = {RESIDENT: "yellow", SEARCH: "magenta", GROUP: "blue", DISCLOSED: "bold cyan"}
@@ -80,7 +80,10 @@ def render_request(out: Console, record: RequestRecord) -> None:
         if finding.expected:
             out.print(f"  (expected {finding.kind}) {where}{finding.message}", style="dim", markup=False)
         else:
-            label = "✗ expectation" if finding.kind == "expectation" else f"✗ protocol error {finding.kind}"
+            if finding.kind == "expectation" or finding.kind in DIAGNOSTIC_KINDS:
+                label = f"✗ {finding.kind}"
+            else:
+                label = f"✗ protocol error {finding.kind}"
             out.print(f"  {label}: {where}{finding.message}", style="bold red", markup=False)
     if record.checks and not record.failed:
         out.print(f"  ✓ {record.checks} check{'s' if record.checks != 1 else ''} passed", style="green")
