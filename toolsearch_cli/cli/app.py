@@ -77,7 +77,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     debug = "--debug" in args[:end]
     args = [a for a in args[:end] if a != "--debug"] + args[end:]
     try:
-        code = app(args=args, prog_name="toolsearch", standalone_mode=False)
+        try:
+            code = app(args=args, prog_name="toolsearch", standalone_mode=False)
+        finally:
+            from .load_report import reset_loading
+
+            reset_loading()  # the global options hold for this command only
     except ToolsearchError as exc:
         if debug:
             import traceback
