@@ -276,6 +276,8 @@ class _Loop:
             return self._search(call, call_id, out, record, at)
         tool = snapshot.get(call.name)
         assert tool is not None
+        if self.state is not None:
+            self.engine.note_call(self.state, call.name)  # a use: under cumulative it outlives uncalled hits
         arguments, problem = check_arguments(tool.tool, text)
         if problem is not None:
             record.findings.append(Finding("malformed-arguments", f"{call.name}: {problem}", call.name, call.line))
