@@ -219,6 +219,8 @@ class Catalog:
     #: cached copy holds (see :mod:`toolsearch_cli.catalog.cache`).
     cache_key: str | None = field(default=None, init=False, repr=False, compare=False)
     cache_stored: frozenset[str] | None = field(default=None, init=False, repr=False, compare=False)
+    #: What loading left out or changed (:class:`catalog.lenient.LoadWarning`\ s), in source order.
+    warnings: list[Any] = field(default_factory=list, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         by_name: dict[str, Tool] = {}

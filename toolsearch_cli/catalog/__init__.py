@@ -31,6 +31,7 @@ LOADER_BY_SUFFIX: dict[str, Callable[..., LoadedWithGroups]] = {
     ".yaml": load_yaml_catalog,
     ".yml": load_yaml_catalog,
     ".json": load_yaml_catalog,
+    ".jsonl": load_yaml_catalog,
 }
 
 #: Files a folder walk skips although their suffix is a catalog's: simulation scripts
@@ -139,10 +140,13 @@ def load_source_with_groups(
         if path.suffix == ".py":
             return _with_groups(load_python_module(source))
         loader = LOADER_BY_SUFFIX.get(path.suffix.lower())
+        if loader is None and catalog_format not in (None, "auto"):
+            loader = load_yaml_catalog  # --catalog-format says what the file is, whatever its name
         if loader is None:
             raise CatalogError(
                 f"unknown catalog format {path.suffix or '(no suffix)'!r}; "
-                f"expected a folder, {', '.join(LOADER_BY_SUFFIX)} or .py file, or a module name",
+                f"expected a folder, {', '.join(LOADER_BY_SUFFIX)} or .py file, or a module name "
+                "(or name the file's format with --catalog-format)",
                 file=source,
             )
         return _with_groups(loader(path, None, catalog_format))
@@ -161,17 +165,30 @@ def display_path(path: Path) -> str:
 
 
 def load_catalog(
-    sources: Sequence[str] | str | None = None, catalog_format: str | None = None, *, cache: bool = False
+    sources: Sequence[str] | str | None = None,
+    catalog_format: str | None = None,
+    *,
+    cache: bool = False,
+    strict: bool | None = None,
 ) -> Catalog:
     """Load and merge catalog sources (see :func:`default_sources` for what ``None`` means).
 
     ``catalog_format`` forces the format of every file (see :data:`formats.FORMATS`); live MCP
-    servers are never cached.
+    servers are never cached here (see :mod:`.live_cache` for their own cache).
+
+    Problems that leave the rest of the catalog usable (a non-standard parameter type, a tool
+    that is not a function, one failing server of several) are kept in ``catalog.warnings`` and
+    shown by :func:`lenient.settings`'s ``report``; ``strict`` (default: the settings') makes
+    them errors. See :mod:`toolsearch_cli.catalog.lenient`.
 
     With ``cache=True`` (what the CLI uses) file catalogs are read from and written to the
     on-disk cache of :mod:`toolsearch_cli.catalog.cache`, keyed by the files' content; a cached
     catalog carries the indexes built before it was stored (see :func:`store_in_cache`).
     """
+    from .lenient import collecting, settings
+
+    if strict is None:
+        strict = settings().strict
     if isinstance(sources, str):
         sources = [sources]
     resolved = default_sources(sources)
@@ -186,10 +203,26 @@ def load_catalog(
                 cached = catalog_cache.load(key)
                 if cached is not None:
                     cached.cache_stored = frozenset(cached.index_keys())
-                    return cached
-    catalog = _load_uncached(resolved, catalog_format)
+                    return _report(cached, strict)
+    with collecting(strict) as found:
+        catalog = _load_uncached(resolved, catalog_format)
+    catalog.warnings = found
     catalog.cache_key = key
     store_in_cache(catalog)
+    return _report(catalog, strict)
+
+
+def _report(catalog: Catalog, strict: bool) -> Catalog:
+    """Raise the first warning when strict (a cached catalog keeps the warnings it was loaded with),
+    else show them through the settings' ``report``."""
+    from .lenient import settings
+
+    warnings = getattr(catalog, "warnings", None) or []  # an entry cached by an older build has none
+    if warnings and strict:
+        raise warnings[0].to_error()
+    report = settings().report
+    if warnings and report is not None:
+        report(warnings)
     return catalog
 
 
@@ -216,13 +249,33 @@ def _cacheable_files(source: str) -> list[Path]:
 
 
 def _load_uncached(resolved: list[str], catalog_format: str | None = None) -> Catalog:
-    several_servers = sum(is_live_source(s) for s in resolved) > 1
+    from .lenient import warn
+    from .mcp_client import fetch_live_sources, tools_from_live
+
+    live = [s for s in resolved if is_live_source(s)]
+    several_servers = len(live) > 1
+    fetched = fetch_live_sources(live) if live else {}
     tools: list[Tool] = []
     resident: list[str] = []
     groups: list[ToolGroup] = []
+    failed: list[CatalogError] = []
     for source in resolved:
-        more, more_resident, more_groups = load_source_with_groups(source, catalog_format, prefix=several_servers)
+        if source in fetched:
+            answer = fetched[source]
+            if isinstance(answer, CatalogError):
+                if len(resolved) == 1:
+                    raise answer
+                failed.append(answer)
+                continue
+            more, more_resident = tools_from_live(source, *answer, prefix=several_servers)
+            more_groups: list[ToolGroup] = []
+        else:
+            more, more_resident, more_groups = load_source_with_groups(source, catalog_format, prefix=several_servers)
         tools.extend(more)
         resident.extend(n for n in more_resident if n not in resident)
         groups.extend(more_groups)
+    if failed and len(failed) == len(resolved):
+        raise failed[0]  # nothing is left to work with: the first server's error, as with one server
+    for problem in failed:  # one server down of several: the others are still worth searching
+        warn(problem, "server")
     return Catalog(tools=tools, resident=resident, sources=[shown_source(s) for s in resolved], groups=groups)

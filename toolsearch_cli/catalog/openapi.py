@@ -27,6 +27,7 @@ from typing import Any
 from ..errors import CatalogError
 from ..model import Tool
 from .formats import Document, Loaded, build_tool, checked_schema, plain, pointer_join, pointer_tokens
+from .lenient import collecting, note_original_types, warn
 
 HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 #: Header parameters OpenAPI says to ignore: the HTTP layer sets them.
@@ -237,16 +238,25 @@ def _operation_tool(
         parameters["required"] = required
     if resolver.defs:
         parameters["$defs"] = resolver.defs
-    try:
-        parameters = checked_schema(Document(parameters, doc.file), parameters, "", name)
-    except CatalogError as exc:  # point at the schema in the document the bad property came from
+
+    def relocate(exc: CatalogError) -> CatalogError:
+        """Point at the schema in the document the bad property came from."""
         tokens = pointer_tokens(exc.field or "")
         if len(tokens) >= 2 and tokens[0] == "properties" and tokens[1] in origin:
             exc.field = pointer_join(origin[tokens[1]], *tokens[2:])
         else:
             exc.field = at
         exc.line = doc.line_of(exc.field)
-        raise
+        return exc
+
+    originals: dict[str, str] = {}
+    try:
+        with collecting() as found:  # warnings too are moved to their place in the document
+            parameters = checked_schema(Document(parameters, doc.file), parameters, "", name, originals)
+    except CatalogError as exc:
+        raise relocate(exc) from None
+    for warning in found:
+        warn(relocate(warning.to_error()), warning.kind)
 
     native: dict[str, Any] = {"method": method.upper(), "path": path}
     server = _server_url(op) or _server_url(item) or _server_url(doc.data)
@@ -269,7 +279,12 @@ def _operation_tool(
         name=name,
         description=description,
         parameters=parameters,
-        extension={"category": tags[0] if tags else None, "tags": list(tags), "examples": []},
+        extension={
+            "category": tags[0] if tags else None,
+            "tags": list(tags),
+            "examples": [],
+            "metadata": note_original_types({}, originals),
+        },
         native=native,
         fmt="openapi",
     )

@@ -333,7 +333,12 @@ def tool_from_mapping(item: Any, file: str, line: int | None, default_category: 
     requires: dict[str, list[str]] = {}
     if item.get("requires") is not None:
         requires = parse_attributes(item["requires"], lambda message: fail("requires", message))
-    schema = parameters_to_schema(item.get("parameters"), fail, locations)
+    originals: dict[str, str] = {}
+    schema = parameters_to_schema(item.get("parameters"), fail, locations, originals)
+    if originals:
+        from .lenient import note_original_types
+
+        metadata = note_original_types(dict(metadata), originals)
     tool = Tool(
         name=name,
         description=description,

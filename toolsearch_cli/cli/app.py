@@ -34,8 +34,29 @@ def root(
         False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
     ),
     debug: bool = typer.Option(False, "--debug", help="Show a traceback for errors."),
+    strict: bool = typer.Option(
+        False,
+        "--strict",
+        help="Catalog load warnings (non-standard parameter types, tools that are not functions, "
+        "a failing MCP server of several) are errors.",
+    ),
+    live_ttl: str | None = typer.Option(
+        None,
+        "--live-ttl",
+        help="Reuse live MCP servers' tool lists for this long (90, 10m, 2h; default $TOOLSEARCH_LIVE_TTL, else off).",
+        metavar="DURATION",
+    ),
+    refresh: bool = typer.Option(False, "--refresh", help="Ask live MCP servers again even when cached."),
+    sanitize_names: bool = typer.Option(
+        False,
+        "--sanitize-names",
+        help="Rename live MCP servers' tools to provider-valid names ([A-Za-z0-9_-], at most 64 characters).",
+    ),
 ) -> None:
     """Search, simulate, lint and evaluate progressive disclosure of large LLM tool catalogs."""
+    from .load_report import configure_loading
+
+    configure_loading(strict=strict, live_ttl=live_ttl, refresh=refresh, sanitize_names=sanitize_names)
 
 
 app.command("search")(search_cmd.search)

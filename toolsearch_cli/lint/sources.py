@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..catalog import LOADER_BY_SUFFIX, catalog_files, default_sources, display_path
+from ..catalog.lenient import LoadWarning, collecting
 from ..catalog.mcp_client import is_live_source, load_live_source, shown_source
 from ..catalog.python_loader import is_module_reference, load_python_module
 from ..errors import CatalogError, UsageError
@@ -26,6 +27,8 @@ class LoadedFile:
     resident_line: int | None = None
     #: The file's tool groups (checked against the tools of every file, as the catalog is).
     groups: list[ToolGroup] = field(default_factory=list)
+    #: What loading left out or changed (reported by the ``load-warning`` rule).
+    warnings: list[LoadWarning] = field(default_factory=list)
 
 
 def expand_sources(sources: Sequence[str] | None) -> list[tuple[str, str]]:
@@ -68,19 +71,25 @@ def load_files(sources: Sequence[str] | None) -> list[LoadedFile]:
     for kind, source in expand_sources(sources):
         entry = LoadedFile(source)
         try:
-            if kind == "live":
-                entry.file = shown_source(source)
-                entry.tools, entry.resident = load_live_source(source)
-            elif kind == "module" or source.endswith(".py"):
-                entry.tools, entry.resident = load_python_module(source)
-            else:
-                loaded_file = LOADER_BY_SUFFIX[Path(source).suffix.lower()](Path(source), source)
-                entry.tools, entry.resident = loaded_file[0], loaded_file[1]
-                entry.groups = list(loaded_file[2]) if len(loaded_file) > 2 else []
-                if entry.resident:
-                    entry.resident_line = _top_level_key_line(Path(source), "resident")
+            with collecting() as entry.warnings:
+                _load_one(entry, kind, source)
         except CatalogError as exc:
             exc.file = exc.file or source
             entry.error = exc
         loaded.append(entry)
     return loaded
+
+
+def _load_one(entry: LoadedFile, kind: str, source: str) -> None:
+    """Load one file, module or live server into ``entry``."""
+    if kind == "live":
+        entry.file = shown_source(source)
+        entry.tools, entry.resident = load_live_source(source)
+    elif kind == "module" or source.endswith(".py"):
+        entry.tools, entry.resident = load_python_module(source)
+    else:
+        loaded_file = LOADER_BY_SUFFIX[Path(source).suffix.lower()](Path(source), source)
+        entry.tools, entry.resident = loaded_file[0], loaded_file[1]
+        entry.groups = list(loaded_file[2]) if len(loaded_file) > 2 else []
+        if entry.resident:
+            entry.resident_line = _top_level_key_line(Path(source), "resident")
