@@ -248,12 +248,18 @@ def _cacheable_files(source: str) -> list[Path]:
     return []
 
 
+def prefixes_live_names(sources: Sequence[str]) -> bool:
+    """Whether live MCP servers' tool names get their alias as a prefix (``alias__tool``): when
+    several servers are loaded together. ``lint`` asks the same, so it sees the names search does."""
+    return sum(is_live_source(s) for s in sources) > 1
+
+
 def _load_uncached(resolved: list[str], catalog_format: str | None = None) -> Catalog:
     from .lenient import warn
     from .mcp_client import fetch_live_sources, tools_from_live
 
     live = [s for s in resolved if is_live_source(s)]
-    several_servers = len(live) > 1
+    several_servers = prefixes_live_names(live)
     fetched = fetch_live_sources(live) if live else {}
     tools: list[Tool] = []
     resident: list[str] = []

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..catalog import LOADER_BY_SUFFIX, catalog_files, default_sources, display_path
+from ..catalog import LOADER_BY_SUFFIX, catalog_files, default_sources, display_path, prefixes_live_names
 from ..catalog.lenient import LoadWarning, collecting
 from ..catalog.mcp_client import is_live_source, load_live_source, shown_source
 from ..catalog.python_loader import is_module_reference, load_python_module
@@ -68,11 +68,13 @@ def _top_level_key_line(path: Path, key: str) -> int | None:
 def load_files(sources: Sequence[str] | None) -> list[LoadedFile]:
     """Every catalog file of the sources, each loaded on its own; a broken file keeps its error."""
     loaded = []
-    for kind, source in expand_sources(sources):
+    expanded = expand_sources(sources)
+    prefix = prefixes_live_names([source for kind, source in expanded if kind == "live"])
+    for kind, source in expanded:
         entry = LoadedFile(source)
         try:
             with collecting() as entry.warnings:
-                _load_one(entry, kind, source)
+                _load_one(entry, kind, source, prefix)
         except CatalogError as exc:
             exc.file = exc.file or source
             entry.error = exc
@@ -80,11 +82,11 @@ def load_files(sources: Sequence[str] | None) -> list[LoadedFile]:
     return loaded
 
 
-def _load_one(entry: LoadedFile, kind: str, source: str) -> None:
-    """Load one file, module or live server into ``entry``."""
+def _load_one(entry: LoadedFile, kind: str, source: str, prefix: bool) -> None:
+    """Load one file, module or live server (its names prefixed with its alias when ``prefix``) into ``entry``."""
     if kind == "live":
         entry.file = shown_source(source)
-        entry.tools, entry.resident = load_live_source(source)
+        entry.tools, entry.resident = load_live_source(source, prefix=prefix)
     elif kind == "module" or source.endswith(".py"):
         entry.tools, entry.resident = load_python_module(source)
     else:

@@ -133,9 +133,23 @@ class DuplicateToolName(Rule):
                 )
 
 
+#: Words that give a name a direction: the words before and after them are not interchangeable.
+_DIRECTION_WORDS = frozenset({"to", "from", "into", "onto", "2", "vs", "versus", "than", "per"})
+
+
 def name_key(name: str) -> str:
-    """Case, separators and word order removed: ``get_user``, ``GetUser`` and ``userGet`` are one key."""
-    return " ".join(sorted(name_words(name)))
+    """Case, separators and word order removed: ``get_user``, ``GetUser`` and ``userGet`` are one key.
+
+    Order counts across a direction word: ``liter_to_gallon`` and ``gallon_to_liter`` are opposite
+    conversions, not one name written twice (the words on each side of ``to`` are sorted apart)."""
+    parts: list[list[str]] = [[]]
+    for word in name_words(name):
+        if word in _DIRECTION_WORDS:
+            parts.append([word])
+            parts.append([])
+        else:
+            parts[-1].append(word)
+    return " | ".join(" ".join(sorted(part)) for part in parts if part)
 
 
 class NearDuplicateToolName(Rule):
