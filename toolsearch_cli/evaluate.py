@@ -154,8 +154,18 @@ def _query_from_item(item: Any, file: str, line: int | None) -> Query:
         return CatalogError(message, file=file, line=key_lines.get(field, line), field=field)
 
     def missing(field: str, what: str) -> CatalogError:
-        hint = did_you_mean(field, [str(k) for k in item if str(k) not in QUERY_FIELDS])
-        return fail(f"each query needs {what}{hint}", field)
+        import difflib
+
+        unknown = [str(k) for k in item if str(k) not in QUERY_FIELDS]
+        typo = difflib.get_close_matches(field, unknown, n=1, cutoff=0.6)
+        if typo:  # point at the misspelt key, and name the right one
+            return CatalogError(
+                f"each query needs {what}; is {typo[0]!r} a misspelling of {field!r}?",
+                file=file,
+                line=key_lines.get(typo[0], line),
+                field=typo[0],
+            )
+        return fail(f"each query needs {what}", field)
 
     raw_id = item.get("id")
     if raw_id is None:
@@ -218,6 +228,17 @@ def queries_from_examples(catalog: Catalog) -> list[Query]:
     return out
 
 
+def check_field(queries: Sequence[Query], name: str, option: str) -> None:
+    """A field named by an option (--by, --category-field) must be set in at least one query."""
+    if not any(q.value(name) is not None for q in queries):
+        fields = sorted({k for q in queries for k in q.extra} | {"subset" for q in queries if q.subset})
+        raise UsageError(
+            f"no query has the field {name!r} given by {option}"
+            f"{did_you_mean(name, fields)}; fields: {', '.join(fields) or '(none)'}",
+            field=option.lstrip("-"),
+        )
+
+
 def check_queries(queries: Sequence[Query], catalog: Catalog, category_field: str | None = None) -> None:
     """Every relevant tool must be searchable in the catalog; every category value must exist there."""
     resident = set(catalog.resident)
@@ -226,7 +247,8 @@ def check_queries(queries: Sequence[Query], catalog: Catalog, category_field: st
         for name in q.relevant:
             if name not in catalog:
                 raise q.error(
-                    f"names a tool that is not in the catalog{did_you_mean(name, names)} ({len(names)} tools)",
+                    f"names a tool that is not in the catalog{did_you_mean(name, names)} "
+                    f"({len(names)} tool{'s' if len(names) != 1 else ''})",
                     field="relevant",
                     tool=name,
                 )
@@ -234,12 +256,7 @@ def check_queries(queries: Sequence[Query], catalog: Catalog, category_field: st
                 raise q.error("names a resident tool, which search never returns", field="relevant", tool=name)
     if category_field is None:
         return
-    if not any(q.value(category_field) is not None for q in queries):
-        fields = sorted({k for q in queries for k in q.extra} | {"subset" for q in queries if q.subset})
-        raise UsageError(
-            f"no query has the field {category_field!r} given by --category-field"
-            f"{did_you_mean(category_field, fields)}; fields: {', '.join(fields) or '(none)'}"
-        )
+    check_field(queries, category_field, "--category-field")
     known = {classic_normalize(c): c for c in catalog.categories()}
     for q in queries:
         value = q.value(category_field)

@@ -16,6 +16,8 @@ from ..errors import UsageError
 from ..files import read_text, write_text_atomic
 
 ACTIVE_TOOL_NAMES_KEY = "agentsflex.toolsearch.activeToolNames"
+#: Tools called since the last search, oldest first (the cumulative policy counts a call as a use).
+USED_SINCE_SEARCH_KEY = "agentsflex.toolsearch.usedSinceLastSearch"
 STATE_FORMAT = "toolsearch.run-state"
 
 
