@@ -93,7 +93,12 @@ def _run(args: list[str], terminated: list[bool]) -> int:
     debug = "--debug" in args[:end]
     args = [a for a in args[:end] if a != "--debug"] + args[end:]
     try:
-        code = app(args=args, prog_name="toolsearch", standalone_mode=False)
+        try:
+            code = app(args=args, prog_name="toolsearch", standalone_mode=False)
+        finally:
+            from .load_report import reset_loading
+
+            reset_loading()  # the global options hold for this command only
     except ToolsearchError as exc:
         if debug:
             import traceback
