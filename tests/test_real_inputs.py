@@ -129,6 +129,20 @@ def test_npm_mcp_servers_load_together_search_and_lint_clean(npm_servers):
     assert counts.get("TS304", 0) == 0
 
 
+def test_one_npm_server_twice_under_two_aliases_is_linted_as_search_sees_it(npm_servers, tmp_path):
+    filesystem = next(s for s in npm_servers if s.startswith("filesystem="))
+    command = filesystem.partition("=")[2].rsplit(" ", 1)[0]
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "code").mkdir()
+    sources = [f"docs={command} {tmp_path / 'docs'}", f"code={command} {tmp_path / 'code'}"]
+    searched = sorted(t.name for t in load_catalog(sources).tools)
+    result = lint(sources)
+    assert result.tool_count == len(searched) >= 20
+    assert all(n.startswith(("docs__", "code__")) for n in searched)
+    # before lint applied the prefixes, every tool of the second server was a duplicate name
+    assert _counts(result).get("TS102", 0) == 0
+
+
 # --- large OpenAPI documents shipped in packages ----------------------------------------------
 
 
