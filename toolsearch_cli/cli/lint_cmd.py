@@ -74,7 +74,9 @@ def lint(
     if output_format == "auto":
         # the statistics table is text, also under GitHub Actions
         output_format = "github" if os.environ.get("GITHUB_ACTIONS") == "true" and not statistics else "text"
-    settings = LintConfig() if isolated else load_config(config or find_config())
+    from .render import warn
+
+    settings = LintConfig() if isolated else load_config(config or find_config(warn=warn))
     overrides: dict[str, object] = {}
     if preset is not None:
         overrides["preset"] = preset
