@@ -77,7 +77,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     debug = "--debug" in args[:end]
     args = [a for a in args[:end] if a != "--debug"] + args[end:]
     try:
-        code = app(args=args, prog_name="toolsearch", standalone_mode=False)
+        command = typer.main.get_command(app)
+        _placeholders(command)
+        code = command.main(args=args, prog_name="toolsearch", standalone_mode=False)
     except ToolsearchError as exc:
         if debug:
             import traceback
@@ -108,6 +110,20 @@ def main(argv: Sequence[str] | None = None) -> None:
         _error(f"internal error: {type(exc).__name__}: {exc} (run again with --debug for a traceback)")
         sys.exit(2)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+_PLACEHOLDER = {"str": "TEXT", "string": "TEXT", "int": "N", "integer": "N", "float": "NUMBER", "path": "PATH"}
+
+
+def _placeholders(command: object) -> None:
+    """Options without a metavar get a word for their value in help (TEXT, N, NUMBER), not ``<str>``."""
+    for param in getattr(command, "params", []):
+        option = getattr(param, "param_type_name", "") == "option" and not getattr(param, "is_flag", False)
+        if option and param.metavar is None:
+            name = str(getattr(param.type, "name", "value"))
+            param.metavar = _PLACEHOLDER.get(name, name.upper())
+    for sub in getattr(command, "commands", {}).values():
+        _placeholders(sub)
 
 
 def _usage_message(exc: Exception) -> str:
