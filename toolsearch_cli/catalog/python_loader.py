@@ -7,14 +7,16 @@ stay plain callables.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
 import inspect
+import os
 import re
 import sys
 import traceback
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -190,8 +192,43 @@ def is_module_reference(source: str) -> bool:
     return bool(re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", source)) and not Path(source).exists()
 
 
+@contextlib.contextmanager
+def user_code_output() -> Iterator[None]:
+    """While inside, what user code (a catalog module, an executed tool) prints to standard
+    output goes to standard error, so it cannot corrupt toolsearch's own output (JSON, SARIF,
+    a converted catalog). Both ``print`` and writes to file descriptor 1 are redirected."""
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None:
+            with contextlib.suppress(Exception):
+                stream.flush()
+    saved: int | None
+    try:
+        saved = os.dup(1)
+        os.dup2(2, 1)
+    except OSError:  # no descriptor 1 or 2 (an embedded interpreter): Python-level only
+        saved = None
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        with contextlib.suppress(Exception):
+            sys.stderr.flush()
+        if saved is not None:
+            os.dup2(saved, 1)
+            os.close(saved)
+
+
 def load_python_module(source: str) -> tuple[list[Tool], list[str]]:
-    """Import a module by dotted name or ``.py`` path and collect its tools and resident names."""
+    """Import a module by dotted name or ``.py`` path and collect its tools and resident names.
+
+    Importing runs the module's code: what it prints goes to standard error; Ctrl-C (a module
+    that loops while imported) interrupts toolsearch instead of becoming an import error.
+    """
+    with user_code_output():
+        return _load_python_module(source)
+
+
+def _load_python_module(source: str) -> tuple[list[Tool], list[str]]:
     if source.endswith(".py"):
         path = Path(source)
         module_name = f"_toolsearch_catalog_{abs(hash(str(path.resolve())))}"
@@ -206,6 +243,9 @@ def load_python_module(source: str) -> tuple[list[Tool], list[str]]:
             sys.path.insert(0, parent)
         try:
             spec.loader.exec_module(module)
+        except KeyboardInterrupt:
+            sys.modules.pop(module_name, None)
+            raise
         except BaseException as exc:  # noqa: BLE001 - any failure of user code becomes one line
             sys.modules.pop(module_name, None)
             raise _import_error(exc, source, str(path.resolve())) from exc
@@ -218,6 +258,8 @@ def load_python_module(source: str) -> tuple[list[Tool], list[str]]:
             sys.path.insert(0, str(Path.cwd()))
         try:
             module = importlib.import_module(source)
+        except KeyboardInterrupt:
+            raise
         except BaseException as exc:  # noqa: BLE001
             origin = (
                 getattr(importlib.util.find_spec(source.split(".")[0]), "origin", None)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 import typer
 
@@ -68,10 +70,24 @@ app.command("rule")(lint_cmd.rule)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Entry point: run the app, print a ToolsearchError as one line on stderr and exit 2."""
+    """Entry point: run the app, print a ToolsearchError as one line on stderr and exit 2.
+
+    Everything written to stdout and stderr (tracebacks under --debug included) has registered
+    secrets masked; SIGTERM stops the run as Ctrl-C does, so live MCP servers are shut down.
+    """
+    from ..redaction import forget_all, redacting_streams
+
     args = list(sys.argv[1:] if argv is None else argv)
     if not args:  # `toolsearch` alone: help, and success
         args = ["--help"]
+    forget_all()  # the secrets of this command only
+    with redacting_streams(), _sigterm_as_interrupt() as terminated:
+        code = _run(args, terminated)
+    sys.exit(code)
+
+
+def _run(args: list[str], terminated: list[bool]) -> int:
+    """Run the app; the exit code (errors printed)."""
     # --debug works anywhere before a `--`, also after the sub-command: take it out here
     end = args.index("--") if "--" in args else len(args)
     debug = "--debug" in args[:end]
@@ -88,28 +104,77 @@ def main(argv: Sequence[str] | None = None) -> None:
 
             sys.stderr.write(shown(traceback.format_exc()))  # data in the message stays literal
         _error(str(exc))
-        sys.exit(exc.exit_code)
+        return exc.exit_code
     except typer.Exit as exc:
-        sys.exit(exc.exit_code)
+        return exc.exit_code
     except typer.Abort:
         _error("aborted")
-        sys.exit(130)
+        return 130
     except KeyboardInterrupt:
-        _error("interrupted")
-        sys.exit(130)
+        return _interrupted(terminated)
     except BrokenPipeError:
         sys.stderr.close()
-        sys.exit(1)
+        return 1
     except Exception as exc:  # noqa: BLE001
         if hasattr(exc, "format_message") and hasattr(exc, "exit_code"):  # the CLI parser's usage errors
             _error(_usage_message(exc))
-            sys.exit(2)
-        # a bug: still one line unless --debug
+            return 2
+        # a bug: one line, or with --debug the traceback too; exit 2 either way (1 means a check failed)
         if debug:
-            raise
+            import traceback
+
+            from .render import shown
+
+            sys.stderr.write(shown(traceback.format_exc()))
+            _error(f"internal error: {type(exc).__name__}: {exc}")
+            return 2
         _error(f"internal error: {type(exc).__name__}: {exc} (run again with --debug for a traceback)")
-        sys.exit(2)
-    sys.exit(code if isinstance(code, int) else 0)
+        return 2
+    if code == 130:  # the CLI library turns Ctrl-C (and so SIGTERM) into this code, silently
+        return _interrupted(terminated)
+    return code if isinstance(code, int) else 0
+
+
+def _interrupted(terminated: list[bool]) -> int:
+    """Ctrl-C: "interrupted", exit 130; SIGTERM: "terminated", exit 143 (128 + the signal number)."""
+    if terminated:
+        _error("terminated")
+        return 143
+    _error("interrupted")
+    return 130
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[list[bool]]:
+    """While inside, SIGTERM (a CI timeout, ``kill``) does what Ctrl-C does, through the same
+    handler (so a running event loop cancels its tasks and live MCP servers are stopped); the
+    yielded list becomes ``[True]`` once it came."""
+    import signal
+
+    terminated: list[bool] = []
+    try:
+        previous = signal.getsignal(signal.SIGTERM)
+    except (ValueError, AttributeError):  # no SIGTERM here
+        yield terminated
+        return
+
+    def on_sigterm(signum: int, frame: Any) -> None:
+        terminated.append(True)
+        handler = signal.getsignal(signal.SIGINT)
+        if callable(handler):
+            handler(signal.SIGINT, frame)
+        else:
+            raise KeyboardInterrupt
+
+    try:
+        signal.signal(signal.SIGTERM, on_sigterm)
+    except ValueError:  # not the main thread: leave signals alone
+        yield terminated
+        return
+    try:
+        yield terminated
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 _PLACEHOLDER = {"str": "TEXT", "string": "TEXT", "int": "N", "integer": "N", "float": "NUMBER", "path": "PATH"}

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ..catalog.python_loader import user_code_output
 from ..disclosure.engine import DisclosureEngine, RequestSnapshot
 from ..disclosure.history import SearchEvent, ToolCall, parse_search_result
 from ..disclosure.search_tool import ArgumentError, SearchOutcome, parse_arguments
@@ -302,9 +303,10 @@ class _Loop:
         if self.settings.execute and tool.function is not None:
             out.source = "function"
             try:
-                value = tool.function(**(arguments or {}))
+                with user_code_output():  # what the tool prints must not corrupt --format json
+                    value = tool.function(**(arguments or {}))
                 out.result = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-            except Exception as exc:  # noqa: BLE001 - a failing tool is a tool result, as in a real loop
+            except (Exception, SystemExit) as exc:  # noqa: BLE001 - a failing tool is a tool result; it never ends the run
                 out.result = _refusal(f"{type(exc).__name__}: {exc}")
                 record.warnings.append(f"{call.name} raised {type(exc).__name__}: {exc}")
             return
