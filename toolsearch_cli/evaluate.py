@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .bounded import JSONRefused, loads_json, strict_json
 from .errors import CatalogError, SearchError, UsageError, did_you_mean, kind_of
 from .files import read_text
 from .model import Catalog
@@ -107,10 +108,7 @@ def _json_error(exc: json.JSONDecodeError, file: str, line_offset: int = 0) -> C
 
 
 def _json_items(text: str, file: str) -> list[tuple[Any, int | None]]:
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise _json_error(exc, file) from None
+    doc = loads_json(text, file)
     if not isinstance(doc, list):
         raise CatalogError("a JSON queries file must be a list of {id, query, relevant}", file=file, line=1)
     # The text is valid JSON: walk the list again to learn the line each item starts on.
@@ -134,7 +132,9 @@ def _jsonl_items(text: str, file: str) -> list[tuple[Any, int | None]]:
         if not raw.strip():
             continue
         try:
-            items.append((json.loads(raw), number))
+            items.append((strict_json(raw), number))
+        except JSONRefused as exc:
+            raise CatalogError(exc.message, file=file, line=number) from None
         except json.JSONDecodeError as exc:
             raise CatalogError(f"malformed JSON line: {exc.msg} (column {exc.colno})", file=file, line=number) from None
     return items
@@ -581,10 +581,7 @@ def load_run_document(path: str | Path) -> dict[str, Any]:
     """Read a ``--save`` file back; anything else is a one-line error."""
     file = str(path)
     text = read_text(path, file, what="the baseline", error=UsageError)
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise _json_error(exc, file) from None
+    doc = loads_json(text, file, error=UsageError)
     if (
         not isinstance(doc, dict)
         or doc.get("tool") != "toolsearch eval"
@@ -594,7 +591,39 @@ def load_run_document(path: str | Path) -> dict[str, Any]:
         raise UsageError("not a run saved by `toolsearch eval --save`", file=file, line=1)
     if doc.get("format") != SAVE_FORMAT:
         raise UsageError(f"saved with format {doc.get('format')!r}; this version reads format {SAVE_FORMAT}", file=file)
+    _check_run_document(doc, file, text)
     return doc
+
+
+def _check_run_document(doc: dict[str, Any], file: str, text: str) -> None:
+    """The parts of a saved run a comparison reads have the types ``--save`` writes (an edited
+    file may not): ``rankers``: ranker -> {metric: number}; ``ranks``: ranker -> query -> tool ->
+    rank (a whole number from 1) or null."""
+    from .catalog.formats import Document, pointer_join
+
+    located = Document(doc, file, text)
+
+    def fail(pointer: str, message: str) -> UsageError:
+        return UsageError(message, file=file, line=located.line_of(pointer), field=pointer)
+
+    for ranker, metrics in doc["rankers"].items():
+        if not isinstance(metrics, dict):
+            raise fail(
+                pointer_join("/rankers", ranker), f"must be a mapping of metric to number, not {kind_of(metrics)}"
+            )
+    for ranker, queries in doc["ranks"].items():
+        at = pointer_join("/ranks", ranker)
+        if not isinstance(queries, dict):
+            raise fail(at, f"must map query ids to the ranks of their tools, not {kind_of(queries)}")
+        for qid, ranks in queries.items():
+            if not isinstance(ranks, dict):
+                raise fail(pointer_join(at, qid), f"must map tool names to ranks, not {kind_of(ranks)}")
+            for tool, rank in ranks.items():
+                if rank is not None and (isinstance(rank, bool) or not isinstance(rank, int) or rank < 1):
+                    shown = rank if isinstance(rank, int) else kind_of(rank)
+                    raise fail(
+                        pointer_join(at, qid, tool), f"a rank must be a whole number from 1 or null, not {shown}"
+                    )
 
 
 def default_diff_k(ks: Sequence[int]) -> int:

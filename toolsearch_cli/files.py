@@ -17,19 +17,20 @@ def read_text(
     error: type[ToolsearchError] = CatalogError,
     encoding: str = "utf-8",
 ) -> str:
-    """The file's text; a missing, unreadable or non-UTF-8 file raises ``error`` naming ``file``.
+    """The file's text; a missing, unreadable, non-UTF-8 or too big file (see
+    :func:`bounded.read_bytes`) raises ``error`` naming ``file``.
 
     ``what`` names the file in the message (``"cannot read the script: ..."``); ``file`` is the
     name shown (the path by default).
     """
+    from .bounded import read_bytes
+
     shown = file if file is not None else str(path)
+    data = read_bytes(path, shown, what=what, error=error)
     try:
-        return Path(path).read_text(encoding=encoding)
+        return data.decode(encoding)
     except UnicodeDecodeError as exc:
         raise error(f"not UTF-8 text ({exc.reason} at byte {exc.start})", file=shown) from exc
-    except OSError as exc:
-        reading = f"cannot read {what}" if what else "cannot read"
-        raise error(f"{reading}: {exc.strerror}", file=shown) from exc
 
 
 def write_text_atomic(

@@ -6,6 +6,7 @@ import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from ..bounded import path_problem, safe_is_dir, safe_is_file
 from ..errors import CatalogError
 from ..model import Catalog, Tool, ToolGroup
 from .mcp_client import is_live_source, load_live_source, shown_source, split_env_sources
@@ -84,17 +85,38 @@ SKIP_MARKER = ".toolsearch-skip"
 
 
 def catalog_files(folder: Path) -> list[Path]:
-    """Catalog files below a folder, sorted: known suffixes, no hidden parts, no skipped folders."""
-    skipped = [m.parent for m in folder.rglob(SKIP_MARKER) if m.parent != folder]
-    return sorted(
-        p
-        for p in folder.rglob("*")
-        if p.suffix.lower() in LOADER_BY_SUFFIX
-        and not p.name.lower().endswith(SKIPPED_SUFFIXES)
-        and p.is_file()
-        and not any(part.startswith(".") for part in p.relative_to(folder).parts)
-        and not any(p.is_relative_to(s) for s in skipped)
-    )
+    """Catalog files below a folder, sorted: known suffixes, no hidden parts, no skipped folders.
+
+    A subfolder that cannot be read is an error, not a silent gap in the catalog; a symbolic link
+    that leads back to a folder above is followed once.
+    """
+
+    def refuse(exc: OSError) -> None:
+        raise CatalogError(f"cannot read this folder: {exc.strerror or exc}", file=str(exc.filename or folder))
+
+    found: list[Path] = []
+    visited: set[tuple[int, int]] = set()
+    for root, dirs, files in os.walk(folder, onerror=refuse, followlinks=True):
+        here = Path(root)
+        try:
+            info = os.stat(here)
+        except OSError as exc:
+            refuse(exc)
+        if (info.st_dev, info.st_ino) in visited or (here != folder and (here / SKIP_MARKER).exists()):
+            dirs[:] = []
+            continue
+        visited.add((info.st_dev, info.st_ino))
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in files:
+            path = here / name
+            if (
+                not name.startswith(".")
+                and path.suffix.lower() in LOADER_BY_SUFFIX
+                and not name.lower().endswith(SKIPPED_SUFFIXES)
+                and path.is_file()
+            ):
+                found.append(path)
+    return sorted(found)
 
 
 def load_source(source: str, catalog_format: str | None = None, *, prefix: bool = False) -> Loaded:
@@ -121,7 +143,7 @@ def load_source_with_groups(
     if is_live_source(source):
         return _with_groups(load_live_source(source, prefix=prefix))
     path = Path(source)
-    if path.is_dir():
+    if safe_is_dir(path):
         files = catalog_files(path)
         if not files:
             raise CatalogError(f"no catalog files ({', '.join(LOADER_BY_SUFFIX)}) in this folder", file=source)
@@ -136,7 +158,7 @@ def load_source_with_groups(
             resident.extend(more_resident)
             groups.extend(more_groups)
         return tools, resident, groups
-    if path.is_file():
+    if safe_is_file(path):
         if path.suffix == ".py":
             return _with_groups(load_python_module(source))
         loader = LOADER_BY_SUFFIX.get(path.suffix.lower())
@@ -150,6 +172,9 @@ def load_source_with_groups(
                 file=source,
             )
         return _with_groups(loader(path, None, catalog_format))
+    problem = path_problem(path)
+    if problem is not None and problem != "no such file":  # a FIFO, a device, a link loop, a name too long
+        raise CatalogError(problem, file=source)
     if path.suffix.lower() in (*LOADER_BY_SUFFIX, ".py", ".json"):
         raise CatalogError("no such file", file=source)
     if is_module_reference(source):
@@ -241,9 +266,9 @@ def store_in_cache(catalog: Catalog) -> None:
 
 def _cacheable_files(source: str) -> list[Path]:
     path = Path(source)
-    if path.is_dir():
+    if safe_is_dir(path):
         return catalog_files(path)
-    if path.is_file() and path.suffix.lower() in LOADER_BY_SUFFIX:
+    if safe_is_file(path) and path.suffix.lower() in LOADER_BY_SUFFIX:
         return [path]
     return []
 

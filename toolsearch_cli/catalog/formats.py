@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..bounded import JSONRefused, loads_json, strict_json
 from ..errors import CatalogError, did_you_mean, kind_of
 from ..files import read_text
 from ..model import Location, Tool, ToolGroup
@@ -113,24 +114,6 @@ class Document:
         return CatalogError(message, file=self.file, line=self.line_of(pointer), tool=tool, field=pointer or "/")
 
 
-class _DuplicateKey(Exception):
-    def __init__(self, key: str) -> None:
-        self.key = key
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """``json.loads`` hook: an object with a key twice is an error, as in YAML catalogs (the
-    standard library would silently keep the last value: a tool's name, or the whole tool list)."""
-    obj = dict(pairs)
-    if len(obj) != len(pairs):
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise _DuplicateKey(key)
-            seen.add(key)
-    return obj
-
-
 def read_document(path: Path, display: str | None = None) -> Document:
     """Read a JSON or YAML file (JSON when the suffix says so or the text starts with ``{`` / ``[``)."""
     file = display or str(path)
@@ -140,28 +123,30 @@ def read_document(path: Path, display: str | None = None) -> Document:
     return parse_document(text, file, json_hint=path.suffix.lower() == ".json")
 
 
+def _duplicate_line(text: str, file: str, key: str) -> tuple[str, int | None]:
+    """JSON is YAML: its loader names the line of a duplicate key and of the first one."""
+    try:
+        parse_yaml(text, file)
+    except CatalogError as marked:
+        if marked.message.startswith("duplicate key"):
+            return marked.message.split(";")[0], marked.line
+    return f"duplicate key {key!r}", None
+
+
 def parse_document(text: str, file: str, *, json_hint: bool = False) -> Document:
     """Parse JSON, JSON Lines (one value a line, as BFCL ships its tools) or YAML text into a :class:`Document`."""
     if json_hint or text.lstrip()[:1] in ("{", "["):
         try:
-            return Document(json.loads(text, object_pairs_hook=_unique_keys), file, text)
-        except _DuplicateKey as exc:
-            message, line = f"duplicate key {exc.key!r}", None
-            try:  # JSON is YAML: its loader names the line of the duplicate and of the first one
-                parse_yaml(text, file)
-            except CatalogError as marked:
-                if marked.message.startswith("duplicate key"):
-                    message, line = marked.message.split(";")[0], marked.line
-            raise CatalogError(
-                f"{message}; JSON readers would silently keep only the last one", file=file, line=line
-            ) from None
-        except json.JSONDecodeError as exc:
-            if exc.msg == "Extra data" and text.lstrip()[:1] == "{":
+            return Document(
+                loads_json(text, file, duplicate_hint=lambda key: _duplicate_line(text, file, key)), file, text
+            )
+        except CatalogError as exc:
+            if not exc.message.startswith("malformed JSON"):
+                raise
+            if exc.message.startswith("malformed JSON: Extra data") and text.lstrip()[:1] == "{":
                 return parse_json_lines(text, file)
             if json_hint:
-                raise CatalogError(
-                    f"malformed JSON: {exc.msg} (column {exc.colno})", file=file, line=exc.lineno
-                ) from exc
+                raise
             # not JSON after all (a YAML flow mapping, say): YAML reports its own errors below
     return Document(parse_yaml(text, file), file, text)
 
@@ -179,9 +164,9 @@ def parse_json_lines(text: str, file: str) -> Document:
         if not line.strip():
             continue
         try:
-            value = json.loads(line, object_pairs_hook=_unique_keys)
-        except _DuplicateKey as exc:
-            raise CatalogError(f"duplicate key {exc.key!r} in this JSON line", file=file, line=number) from None
+            value = strict_json(line)
+        except JSONRefused as exc:  # NaN, a huge number, a key twice, too deep
+            raise CatalogError(exc.message, file=file, line=number) from None
         except json.JSONDecodeError as exc:
             raise CatalogError(f"malformed JSON Lines: {exc.msg} (column {exc.colno})", file=file, line=number) from exc
         tools = value.get("function") if isinstance(value, dict) and "name" not in value else None

@@ -12,9 +12,10 @@
 * ``metadata.openapi``: method, path, server URL (the first of the most specific ``servers``),
   operationId, where each property goes, body mode and content type.
 
-Local ``$ref``\\ s (``#/components/...``) are resolved inline. A schema that contains itself
-(a tree, a linked list) is kept as JSON Schema ``$defs`` with ``$ref: '#/$defs/Name'`` and listed
-in ``metadata.openapi.recursive``; a ``$ref`` that only leads back to itself is an error, as are
+Local ``$ref``\\ s (``#/components/...``) are resolved inline, each target once per tool. A schema
+that contains itself (a tree, a linked list) is kept as JSON Schema ``$defs`` with
+``$ref: '#/$defs/Name'`` and listed in ``metadata.openapi.recursive``; so is a schema too large to
+copy into every place that refers to it; a ``$ref`` that only leads back to itself is an error, as are
 external and dangling references.
 """
 
@@ -34,6 +35,24 @@ HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "tra
 _IGNORED_HEADERS = frozenset({"accept", "content-type", "authorization"})
 _NAME_OK = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _MAX_DEPTH = 64
+#: A resolved ``$ref`` target with more values than this is kept once in ``$defs`` rather than
+#: copied into every place that refers to it.
+_INLINE_LIMIT = 500
+
+
+def _larger_than(value: Any, limit: int) -> bool:
+    """Whether ``value`` holds more than ``limit`` values (counting stops there)."""
+    count, stack = 0, [value]
+    while stack:
+        node = stack.pop()
+        count += 1
+        if count > limit:
+            return True
+        if isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False
 
 
 def sanitize_name(raw: str) -> str:
@@ -55,9 +74,11 @@ class _Resolver:
         self.defs: dict[str, Any] = {}
         self.def_names: dict[str, str] = {}
         self.recursive: set[str] = set()
+        #: Target pointer -> its resolved copy (or a ``$ref`` into ``defs``), for the current tool.
+        self.resolved: dict[str, Any] = {}
 
     def start_tool(self, name: str) -> None:
-        self.tool, self.defs, self.def_names, self.recursive = name, {}, {}, set()
+        self.tool, self.defs, self.def_names, self.recursive, self.resolved = name, {}, {}, set(), {}
 
     def lookup(self, ref: Any, at: str) -> Any:
         if not isinstance(ref, str):
@@ -91,7 +112,12 @@ class _Resolver:
         return node, at
 
     def inline(self, node: Any, at: str, stack: tuple[str, ...] = ()) -> Any:
-        """A plain copy of ``node`` with every ``$ref`` replaced by what it points at."""
+        """A plain copy of ``node`` with every ``$ref`` replaced by what it points at.
+
+        Each target is resolved once per tool (memoised): a schema that contains itself, or one
+        too big to copy at every place that refers to it (``$ref`` fan-out: 8 properties x 11
+        levels would unfold to 8^11 values), is kept once in ``$defs`` and referred to.
+        """
         if len(stack) > _MAX_DEPTH:
             raise self.doc.error(at, f"schema nested deeper than {_MAX_DEPTH} references", self.tool)
         if isinstance(node, list):
@@ -105,10 +131,14 @@ class _Resolver:
         if target_at in stack:  # the schema contains itself: refer to it through $defs
             self.recursive.add(target_at)
             return {"$ref": f"#/$defs/{self.def_name(target_at)}", **siblings}
-        result = self.inline(target, target_at, (*stack, target_at))
-        if target_at in self.recursive:
-            self.defs[self.def_name(target_at)] = result
-            result = {"$ref": f"#/$defs/{self.def_name(target_at)}"}
+        if target_at in self.resolved:
+            result = self.resolved[target_at]
+        else:
+            result = self.inline(target, target_at, (*stack, target_at))
+            if target_at in self.recursive or _larger_than(result, _INLINE_LIMIT):
+                self.defs[self.def_name(target_at)] = result
+                result = {"$ref": f"#/$defs/{self.def_name(target_at)}"}
+            self.resolved[target_at] = result
         if siblings:
             result = {**result, **siblings} if isinstance(result, dict) else result
         return result
@@ -333,10 +363,11 @@ def _parameters(
             schema = resolver.inline(param["schema"], pointer_join(param_at, "schema"))
         elif isinstance(param.get("content"), dict) and param["content"]:
             media = next(iter(param["content"]))
-            media_at = pointer_join(param_at, "content", media)
-            schema = resolver.inline(
-                (param["content"][media] or {}).get("schema", {}), pointer_join(media_at, "schema")
-            )
+            media_at = pointer_join(param_at, "content", str(media))
+            entry = param["content"][media] or {}
+            if not isinstance(entry, dict):
+                raise doc.error(media_at, "a media type must be a mapping (with 'schema')", tool)
+            schema = resolver.inline(entry.get("schema", {}), pointer_join(media_at, "schema"))
         else:
             schema = {"type": "string"}
         if not isinstance(schema, dict):
@@ -375,6 +406,8 @@ def _body_schema(
         raise doc.error(pointer_join(at, "content"), "a request body needs 'content' (media type -> schema)", tool)
     media = next((m for m in content if _is_json(str(m))), next(iter(content)))
     entry = content[media]
+    if entry is not None and not isinstance(entry, dict):
+        raise doc.error(pointer_join(at, "content", str(media)), "a media type must be a mapping (with 'schema')", tool)
     if entry is None or "schema" not in entry:
         return str(media), None
     schema = resolver.inline(entry["schema"], pointer_join(at, "content", str(media), "schema"))

@@ -20,8 +20,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ..errors import CatalogError
+from ..bounded import check_depth, safe_exists
+from ..errors import CatalogError, kind_of
 from ..model import Location, Tool
+from .schema import check_schema
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -118,6 +120,13 @@ def tool_from_function(func: Callable[..., Any], options: dict[str, Any] | None 
     for pname, param in signature.parameters.items():
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
             continue
+        if param.kind is param.POSITIONAL_ONLY:  # a tool is called with named arguments only
+            raise CatalogError(
+                f"parameter {pname!r} is positional-only, but tools are called with named arguments; "
+                "remove the '/' from the signature",
+                tool=name,
+                field=f"parameters.{pname}",
+            )
         annotation = hints.get(pname, Any)
         default = ... if param.default is param.empty else param.default
         fields[pname] = (annotation, Field(default, description=arg_docs.get(pname) or None))
@@ -189,7 +198,7 @@ def _display(file: str) -> str:
 
 def is_module_reference(source: str) -> bool:
     """A dotted module name (``pkg.tools``) rather than a path."""
-    return bool(re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", source)) and not Path(source).exists()
+    return bool(re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", source)) and not safe_exists(source)
 
 
 @contextlib.contextmanager
@@ -288,6 +297,42 @@ def _import_error(exc: BaseException, display: str, real_path: str | None) -> Ca
     return CatalogError(f"cannot import: {type(exc).__name__}: {message}".rstrip(": "), file=display, line=line)
 
 
+def _check_listed_tool(tool: Tool, display: str) -> None:
+    """A ``Tool`` object in ``TOOLS`` holds what a catalog file may hold: a name, text fields, a JSON
+    Schema object as parameters, and JSON data (no NaN, no deeper nesting than files may have)."""
+    import json
+
+    name = tool.name if isinstance(tool.name, str) and tool.name.strip() else None
+
+    def fail(field: str, message: str) -> CatalogError:
+        return CatalogError(message, file=display, tool=name, field=field)
+
+    if name is None:
+        raise fail("name", f"a tool in TOOLS needs a non-empty string name, not {kind_of(tool.name)}")
+    for field in ("description", "category"):
+        value = getattr(tool, field)
+        if not isinstance(value, str) and not (field == "category" and value is None):
+            raise fail(field, f"must be a string, not {kind_of(value)}")
+    for field in ("tags", "examples"):
+        value = getattr(tool, field)
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise fail(field, f"must be a list of strings, not {kind_of(value)}")
+    if not isinstance(tool.metadata, dict):
+        raise fail("metadata", f"must be a mapping, not {kind_of(tool.metadata)}")
+    if not isinstance(tool.parameters, dict):
+        raise fail("parameters", f"must be a JSON Schema mapping, not {kind_of(tool.parameters)}")
+    for field in ("parameters", "metadata", "mock"):
+        value = getattr(tool, field)
+        check_depth(value, display)
+        try:
+            json.dumps(value, allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            raise fail(field, f"must be JSON data: {exc}") from None
+    check_schema(tool.parameters, "parameters", fail)
+    if tool.parameters and tool.parameters.get("type", "object") != "object":
+        raise fail("parameters", f"the parameters schema must have type 'object', not {tool.parameters['type']!r}")
+
+
 def _collect(module: Any, display: str) -> tuple[list[Tool], list[str]]:
     tools: list[Tool] = []
     resident: list[str] = []
@@ -298,6 +343,7 @@ def _collect(module: Any, display: str) -> tuple[list[Tool], list[str]]:
             return
         seen.add(id(obj))
         if isinstance(obj, Tool):
+            _check_listed_tool(obj, display)
             tools.append(obj if obj.source else obj.copy_with(source=Location(file=display)))
             return
         try:
@@ -324,7 +370,12 @@ def _collect(module: Any, display: str) -> tuple[list[Tool], list[str]]:
                 raise CatalogError(
                     f"TOOLS[{i}] is {type(entry).__name__}; expected a Tool or a function", file=display, field="TOOLS"
                 )
-    for name in getattr(module, "RESIDENT", []) or []:
+    listed_resident = getattr(module, "RESIDENT", []) or []
+    if not isinstance(listed_resident, list | tuple) or not all(isinstance(n, str) for n in listed_resident):
+        raise CatalogError(
+            f"RESIDENT must be a list of tool names, not {kind_of(listed_resident)}", file=display, field="RESIDENT"
+        )
+    for name in listed_resident:
         if name not in resident:
             resident.append(name)
     if not tools:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import CatalogError, did_you_mean
+from ..errors import CatalogError, did_you_mean, kind_of
 from ..model import Location
 
 JSON_TYPES = frozenset({"string", "integer", "number", "boolean", "array", "object", "null"})
@@ -214,6 +214,8 @@ def check_schema(schema: Any, path: str, fail: Fail, depth: int = 0, *, types: b
     if kind is not None:
         kinds = kind if isinstance(kind, list) else [kind]
         for k in kinds:
+            if isinstance(k, dict | list):  # not even hashable: {a: 1} is no type name
+                raise fail_at("type", f"'type' must be a type name or a list of them, not {kind_of(k)}")
             if k not in JSON_TYPES and k not in LENIENT_TYPES and (types or not isinstance(k, str)):
                 raise fail_at(
                     "type",

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..bounded import path_problem, safe_is_dir, safe_is_file
 from ..catalog import LOADER_BY_SUFFIX, catalog_files, default_sources, display_path, prefixes_live_names
 from ..catalog.lenient import LoadWarning, collecting
 from ..catalog.mcp_client import is_live_source, load_live_source, shown_source
@@ -39,18 +40,20 @@ def expand_sources(sources: Sequence[str] | None) -> list[tuple[str, str]]:
         path = Path(source)
         if is_live_source(source):  # a live MCP server: its tools are linted like a file's
             out.append(("live", source))
-        elif path.is_dir():
+        elif safe_is_dir(path):
             files = catalog_files(path)
             if not files:
                 raise UsageError(f"{source}: no catalog files ({', '.join(LOADER_BY_SUFFIX)}) in this folder")
             out.extend(("file", display_path(f)) for f in files)
-        elif path.is_file():
+        elif safe_is_file(path):
             if path.suffix != ".py" and path.suffix.lower() not in LOADER_BY_SUFFIX:
                 raise UsageError(
                     f"{source}: unknown catalog format {path.suffix or '(no suffix)'!r}; "
                     f"expected a folder, {', '.join(LOADER_BY_SUFFIX)} or .py file, or a module name"
                 )
             out.append(("file", source))
+        elif (problem := path_problem(path)) not in (None, "no such file"):  # a FIFO, a link loop, a name too long
+            raise UsageError(f"{source}: {problem}")
         elif is_module_reference(source):
             out.append(("module", source))
         else:

@@ -26,7 +26,7 @@ from itertools import chain
 from typing import Any, ClassVar
 
 from ..errors import SearchError
-from ..model import _MAX_DEPTH, Catalog, Tool, _resolve_ref
+from ..model import _MAX_DEPTH, Catalog, Tool, _resolve_ref, first_expansion
 from .base import FIELDS, Contribution, Hit, SearchRequest
 from .index import Analysed, BM25FIndex, FieldModel, QueryPlan
 from .text import analyze, analyze_lazy, classic_normalize, split_sentences
@@ -85,40 +85,39 @@ def _analyze_short(text: str) -> tuple[str, ...]:
 
 
 def _parameter_strings(
-    schema: dict[str, Any], root: dict[str, Any], depth: int, enums: list[str]
+    schema: dict[str, Any], root: dict[str, Any], depth: int, enums: list[str], seen: set[str]
 ) -> Iterator[tuple[str, str]]:
     """(name, description) of every parameter, nested ones and array items included, in tree order;
     string ``enum`` values of parameters (and of array items) are appended to ``enums``.
 
-    The same walk as :meth:`Tool.parameter_tree` (local ``$ref`` resolved, depth-bounded), without
-    building Parameter objects: indexing 100,000 tools needs the speed.
+    The same walk as :meth:`Tool.parameter_tree` (local ``$ref`` resolved, each target once,
+    depth-bounded), without building Parameter objects: indexing 100,000 tools needs the speed.
     """
-    if depth > _MAX_DEPTH:
+    if depth > _MAX_DEPTH or not first_expansion(schema, seen):
         return
     schema = _resolve_ref(schema, root)
     properties = schema.get("properties")
     if not isinstance(properties, dict):
         return
-    for name, prop in properties.items():
-        if not isinstance(prop, dict):
+    for name, raw in properties.items():
+        if not isinstance(raw, dict):
             continue
-        if "$ref" in prop:
-            prop = _resolve_ref(prop, root)
+        prop = _resolve_ref(raw, root) if "$ref" in raw else raw
         yield str(name), str(prop.get("description") or "")
         enum = prop.get("enum")
         if isinstance(enum, list):
             enums.extend(v for v in enum if isinstance(v, str))
         items = prop.get("items")
         if isinstance(items, dict):
-            items = _resolve_ref(items, root)
-            enum = items.get("enum")
+            resolved = _resolve_ref(items, root)
+            enum = resolved.get("enum")
             if isinstance(enum, list):
                 enums.extend(v for v in enum if isinstance(v, str))
             if prop.get("type") == "array":
-                yield from _parameter_strings(items, root, depth + 1, enums)
+                yield from _parameter_strings(items, root, depth + 1, enums, seen)
                 continue
-        if "properties" in prop or "$ref" in prop:
-            yield from _parameter_strings(prop, root, depth + 1, enums)
+        if "properties" in prop or "$ref" in raw:
+            yield from _parameter_strings(raw, root, depth + 1, enums, seen)
 
 
 FIELD_MODEL = FieldModel(
@@ -134,7 +133,7 @@ def tool_streams(tool: Tool) -> tuple[Iterable[str], ...]:
     """
     enums: list[str] = []
     schema = tool.parameters
-    pairs = list(_parameter_strings(schema, schema, 0, enums)) if schema.get("properties") else []
+    pairs = list(_parameter_strings(schema, schema, 0, enums, set())) if schema.get("properties") else []
     param_text = _token_terms(" ".join([description for _, description in pairs if description]))
     if enums:
         param_text = chain(param_text, chain.from_iterable(map(_analyze_short, enums)))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..bounded import JSONRefused, strict_json
 from ..model import Tool
 
 _JSON_TYPES: dict[str, tuple[type, ...]] = {
@@ -21,7 +22,9 @@ _JSON_TYPES: dict[str, tuple[type, ...]] = {
 def check_arguments(tool: Tool, text: str) -> tuple[dict[str, Any] | None, str | None]:
     """Parse call arguments and check them against the tool's schema (required, unknown, top-level types)."""
     try:
-        value = json.loads(text) if text.strip() else {}
+        value = strict_json(text) if text.strip() else {}
+    except JSONRefused as exc:
+        return None, f"arguments are refused ({exc.message})"
     except json.JSONDecodeError as exc:
         return None, f"arguments are not valid JSON ({exc.msg})"
     if not isinstance(value, dict):

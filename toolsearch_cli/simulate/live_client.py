@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ..bounded import strict_json
 from ..errors import ToolsearchError
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -248,8 +249,8 @@ def _as_dict(response: Any) -> Any:
                 continue
     if isinstance(response, str | bytes):
         try:
-            return json.loads(response)
-        except (json.JSONDecodeError, UnicodeDecodeError):
+            return strict_json(response)
+        except (ValueError, UnicodeDecodeError):
             return None
     return None
 
