@@ -351,9 +351,14 @@ def tools_from_live(
 
 
 def _provider_name(name: str) -> str:
-    from .openapi import sanitize_name
+    """``[A-Za-z0-9_-]{1,64}``: other characters become ``_`` (the ``alias__`` separator is kept); a
+    longer name keeps its first 55 characters and a hash of the whole (so it stays unique)."""
+    import hashlib
 
-    return sanitize_name(name)
+    clean = re.sub(r"[^A-Za-z0-9_-]", "_", name) or "tool"
+    if len(clean) > 64:
+        clean = clean[:55] + "_" + hashlib.sha1(name.encode()).hexdigest()[:8]
+    return clean
 
 
 def _unique(name: str, taken: set[str]) -> str:

@@ -93,9 +93,14 @@ def _run(args: list[str], terminated: list[bool]) -> int:
     debug = "--debug" in args[:end]
     args = [a for a in args[:end] if a != "--debug"] + args[end:]
     try:
-        command = typer.main.get_command(app)
-        _placeholders(command)
-        code = command.main(args=args, prog_name="toolsearch", standalone_mode=False)
+        try:
+            command = typer.main.get_command(app)
+            _placeholders(command)
+            code = command.main(args=args, prog_name="toolsearch", standalone_mode=False)
+        finally:
+            from .load_report import reset_loading
+
+            reset_loading()  # the global options hold for this command only
     except ToolsearchError as exc:
         if debug:
             import traceback

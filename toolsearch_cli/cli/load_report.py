@@ -27,6 +27,11 @@ def configure_loading(*, strict: bool, live_ttl: str | None, refresh: bool, sani
     )
 
 
+def reset_loading() -> None:
+    """Back to the library's defaults (warnings kept on the catalog, nothing printed, no live cache)."""
+    configure(LoadSettings())
+
+
 def print_warnings(warnings: list[LoadWarning]) -> None:
     from rich.text import Text
 

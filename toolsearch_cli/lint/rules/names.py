@@ -14,7 +14,8 @@ from ..rule import Options, Rule, name_words
 #: Tool-name rules by provider: (pattern, max length, allowed characters, what the pattern means).
 PROVIDER_NAME_RULES: dict[str, tuple[re.Pattern[str], int, re.Pattern[str], str]] = {
     "openai": (re.compile(r"[a-zA-Z0-9_-]+"), 64, re.compile(r"[a-zA-Z0-9_-]"), "letters, digits, '_' and '-'"),
-    "anthropic": (re.compile(r"[a-zA-Z0-9_-]+"), 128, re.compile(r"[a-zA-Z0-9_-]"), "letters, digits, '_' and '-'"),
+    # Anthropic's tool-use guide: "Must match the regex ^[a-zA-Z0-9_-]{1,64}$" (what convert checks too)
+    "anthropic": (re.compile(r"[a-zA-Z0-9_-]+"), 64, re.compile(r"[a-zA-Z0-9_-]"), "letters, digits, '_' and '-'"),
     "gemini": (
         re.compile(r"[a-zA-Z_][a-zA-Z0-9_.:-]*"),
         64,
@@ -27,7 +28,7 @@ PROVIDER_NAME_RULES: dict[str, tuple[re.Pattern[str], int, re.Pattern[str], str]
 class InvalidToolName(Rule):
     """## What it does
     Checks each tool name against the naming rules of the providers in `target`: OpenAI
-    (`^[a-zA-Z0-9_-]+$`, at most 64 characters), Anthropic (same characters, at most 128) and
+    (`^[a-zA-Z0-9_-]+$`, at most 64 characters), Anthropic (the same, at most 64) and
     Gemini (a letter or `_` first, then letters, digits, `_ . : -`; at most 64).
 
     ## Why is this bad?
