@@ -7,7 +7,7 @@ from typing import Any
 
 import typer
 
-from ..errors import UsageError
+from ..errors import ToolsearchError, UsageError
 from .options import CATALOG_OPTION, CONTEXT_OPTION, FORMAT_OPTION, check_format
 from .simulate_live import (
     API_KEY_ENV_OPTION,
@@ -190,12 +190,19 @@ def simulate(
             _refuse_code_from_recording(defaults.get("catalog", ()), replay_file)
         for name in policies:
             values = {**cli, "policy": name}
+            recorded_keys = []
             for key in ("catalog", "policy", "max_active", "ranker"):
                 if values.get(key) is None and key in defaults:
                     values[key] = defaults[key]
+                    recorded_keys.append(key)
             values["context"] = {**defaults.get("context", {}), **cli["context"]}
-            settings = merged_settings(None, values)
-            engine = build_engine(settings, defaults.get("resident", ()), str(replay_file))
+            try:
+                settings = merged_settings(None, values)
+                engine = build_engine(settings, defaults.get("resident", ()), str(replay_file))
+            except ToolsearchError as exc:  # a bad setting read from the recording: name the recording
+                if exc.file is None and (exc.field in recorded_keys or exc.field == "context"):
+                    exc.file = str(replay_file)
+                raise
             error = recorded.get("error") if recorded is not None else None
             transcripts.append(
                 replay(messages, engine, settings, replay_file, error=error if isinstance(error, str) else None)

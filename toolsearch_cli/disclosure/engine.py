@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ToolsearchError, UsageError, did_you_mean
-from ..model import Catalog, Tool
+from ..model import Catalog, Tool, ToolGroup
 from ..search.base import DEFAULT_MAX_RESULTS
 from ..tokens import TokenCounter, get_counter, tool_tokens, tools_tokens
 from .groups import matched_groups, with_system_prompt
@@ -298,7 +298,8 @@ class DisclosureEngine:
             active = state.active_names
             raw = state.metadata.get("agentsflex.toolsearch.lastSearchStatus")
             status = raw if isinstance(raw, str) else None
-        groups = matched_groups(self.catalog.groups, messages, self.context)
+        # a group whose tools are all hidden from this request brings nothing: not even its prompt
+        groups = [g for g in matched_groups(self.catalog.groups, messages, self.context) if self._shows_any(g)]
         visible: list[VisibleTool] = []
         position: dict[str, int] = {}
 
@@ -341,6 +342,16 @@ class DisclosureEngine:
             system_prompt=prompt,
             baseline_tool_count=len(self.baseline_tools),
         )
+
+    def _shows_any(self, group: ToolGroup) -> bool:
+        """Whether a group has no tools (a prompt-only group) or one visible to this request's context."""
+        if not group.tools:
+            return True
+        for name in group.tools:
+            tool = self.catalog.get(name)
+            if tool is not None and tool.visible_to(self.context):
+                return True
+        return False
 
     def check_call(self, name: str, snapshot: RequestSnapshot) -> CallCheck:
         """May the model call ``name`` in the request ``snapshot``? A hidden tool is never executable."""

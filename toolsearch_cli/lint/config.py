@@ -38,36 +38,53 @@ class LintConfig:
     origin: str = "configuration"
     #: The folder per-file-ignores globs are relative to (the configuration file's folder).
     root: Path | None = None
+    #: Line of each setting in a YAML configuration, by dotted key (``rules.TS102.max-bytes``).
+    lines: dict[str, int] = field(default_factory=dict)
+
+    def at(self, *keys: Any) -> str:
+        """The origin with the line of the deepest of ``keys`` known (``.toolsearch.yaml:12``)."""
+        return _at(self.origin, self.lines, keys)
 
     @classmethod
-    def from_mapping(cls, data: Mapping[str, Any], origin: str = "configuration") -> LintConfig:
+    def from_mapping(
+        cls, data: Mapping[str, Any], origin: str = "configuration", lines: Mapping[str, int] | None = None
+    ) -> LintConfig:
         """Build from a mapping with kebab-case keys; wrong keys or types are usage errors."""
+        lines = dict(lines or {})
+        name = origin
+
+        def at(*keys: Any) -> str:
+            return _at(name, lines, keys)
+
         if not isinstance(data, Mapping):
             raise UsageError(f"{origin}: the lint configuration must be a mapping")
         for key in data:
             if key not in CONFIG_KEYS:
                 raise UsageError(
-                    f"{origin}: unknown lint setting {key!r}{did_you_mean(str(key), CONFIG_KEYS)}; "
+                    f"{at(key)}: unknown lint setting {key!r}{did_you_mean(str(key), CONFIG_KEYS)}; "
                     f"expected one of {', '.join(CONFIG_KEYS)}"
                 )
         preset = data.get("preset", "default")
         if preset not in PRESETS:
-            raise UsageError(f"{origin}: unknown preset {preset!r}; choose from {', '.join(PRESETS)}")
+            raise UsageError(f"{at('preset')}: unknown preset {preset!r}; choose from {', '.join(PRESETS)}")
         pfi = data.get("per-file-ignores", {}) or {}
         if not isinstance(pfi, Mapping):
-            raise UsageError(f"{origin}: 'per-file-ignores' must map file globs to lists of rules")
+            raise UsageError(f"{at('per-file-ignores')}: 'per-file-ignores' must map file globs to lists of rules")
         rules = data.get("rules", {}) or {}
         if not isinstance(rules, Mapping) or not all(isinstance(v, Mapping) for v in rules.values()):
-            raise UsageError(f"{origin}: 'rules' must map a rule code or name to a table of settings")
+            raise UsageError(f"{at('rules')}: 'rules' must map a rule code or name to a table of settings")
         select = data.get("select")
         return cls(
             preset=preset,
-            select=None if select is None else _selectors(select, "select", origin),
-            extend_select=_selectors(data.get("extend-select", []), "extend-select", origin),
-            ignore=_selectors(data.get("ignore", []), "ignore", origin),
-            per_file_ignores={str(k): _selectors(v, f"per-file-ignores.{k}", origin) for k, v in pfi.items()},
+            select=None if select is None else _selectors(select, "select", at("select")),
+            extend_select=_selectors(data.get("extend-select", []), "extend-select", at("extend-select")),
+            ignore=_selectors(data.get("ignore", []), "ignore", at("ignore")),
+            per_file_ignores={
+                str(k): _selectors(v, f"per-file-ignores.{k}", at("per-file-ignores", k)) for k, v in pfi.items()
+            },
             rules={str(k): dict(v) for k, v in rules.items()},
             origin=origin,
+            lines=lines,
         )
 
     def resolve(self, rules: Mapping[str, Rule]) -> ResolvedConfig:
@@ -87,10 +104,10 @@ class LintConfig:
             if self.preset == "strict":
                 options[code].update(rule.strict_options)
         for key, settings in self.rules.items():
-            code = rule_code(key, rules, self.origin)
+            code = rule_code(key, rules, self.at("rules", key))
             rule = rules[code]
             for option, value in settings.items():
-                where = f"{self.origin}: rule {code} ({rule.name})"
+                where = f"{self.at('rules', key, option)}: rule {code} ({rule.name})"
                 if option == "severity":
                     if value not in SEVERITIES:
                         raise UsageError(f"{where}: unknown severity {value!r}; choose from {', '.join(SEVERITIES)}")
@@ -145,8 +162,17 @@ class ResolvedConfig:
         return out
 
 
+def _at(origin: str, lines: Mapping[str, int], keys: tuple[Any, ...]) -> str:
+    for end in range(len(keys), 0, -1):
+        line = lines.get(".".join(str(k) for k in keys[:end]))
+        if line:
+            return f"{origin}:{line}"
+    return origin
+
+
 def check_option_value(where: str, option: str, value: Any, default: Any) -> Any:
-    """The value if it has the default's type (an int is accepted for a float), else a usage error."""
+    """The value if it has the default's type (an int is accepted for a float), else a usage error;
+    a number whose default is positive (a size, a count, a k) must be positive too."""
     expected: tuple[type, ...] = (type(default),)
     if isinstance(default, float):
         expected = (int, float)
@@ -156,6 +182,8 @@ def check_option_value(where: str, option: str, value: Any, default: Any) -> Any
     if not ok:
         kind = {bool: "true or false", int: "a whole number", float: "a number", str: "a string", list: "a list"}
         raise UsageError(f"{where}: option {option!r} must be {kind.get(type(default), type(default).__name__)}")
+    if isinstance(default, int | float) and not isinstance(default, bool) and default > 0 and not value > 0:
+        raise UsageError(f"{where}: option {option!r} must be more than 0, not {value}")
     return float(value) if isinstance(default, float) else value
 
 
@@ -268,9 +296,23 @@ def _yaml_config(path: Path) -> LintConfig:
 
     text = read_text(path, what="the configuration", error=UsageError)
     try:
-        data = plain(parse_yaml(text, str(path))) or {}
+        marked = parse_yaml(text, str(path))
     except CatalogError as exc:  # malformed YAML: the line and the problem, as for catalogs
         raise UsageError(f"cannot read the configuration: {exc.message}", file=str(path), line=exc.line) from exc
+    data = plain(marked) or {}
     if not isinstance(data, dict):
         raise UsageError(f"{path}: expected a mapping with a 'lint' key")
-    return LintConfig.from_mapping(data.get("lint") or {}, origin=str(path))
+    lint = marked.get("lint") if isinstance(marked, dict) else None
+    return LintConfig.from_mapping(data.get("lint") or {}, origin=str(path), lines=_key_lines(lint))
+
+
+def _key_lines(node: Any, prefix: str = "", depth: int = 0) -> dict[str, int]:
+    """Dotted key -> line of every key of a marked YAML mapping (three levels: rules.CODE.option)."""
+    out: dict[str, int] = {}
+    if not isinstance(node, dict) or depth > 3:
+        return out
+    for key, (line, _column) in getattr(node, "key_lines", {}).items():
+        dotted = f"{prefix}{key}"
+        out[dotted] = line
+        out.update(_key_lines(node.get(key), dotted + ".", depth + 1))
+    return out
