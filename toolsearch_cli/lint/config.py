@@ -172,7 +172,7 @@ def _at(origin: str, lines: Mapping[str, int], keys: tuple[Any, ...]) -> str:
 
 def check_option_value(where: str, option: str, value: Any, default: Any) -> Any:
     """The value if it has the default's type (an int is accepted for a float), else a usage error;
-    a number whose default is positive (a size, a count, a k) must be positive too."""
+    a number whose default is not negative (a size, a count, a threshold) must not be negative."""
     expected: tuple[type, ...] = (type(default),)
     if isinstance(default, float):
         expected = (int, float)
@@ -182,8 +182,8 @@ def check_option_value(where: str, option: str, value: Any, default: Any) -> Any
     if not ok:
         kind = {bool: "true or false", int: "a whole number", float: "a number", str: "a string", list: "a list"}
         raise UsageError(f"{where}: option {option!r} must be {kind.get(type(default), type(default).__name__)}")
-    if isinstance(default, int | float) and not isinstance(default, bool) and default > 0 and not value > 0:
-        raise UsageError(f"{where}: option {option!r} must be more than 0, not {value}")
+    if isinstance(default, int | float) and not isinstance(default, bool) and default >= 0 and value < 0:
+        raise UsageError(f"{where}: option {option!r} must be 0 or more, not {value}")
     return float(value) if isinstance(default, float) else value
 
 

@@ -92,7 +92,10 @@ def _ranked_tools(ctx: LintContext, options: Options) -> Iterator[tuple[Tool, li
 
 
 def _check_ranker(option: str, value: Any) -> str | None:
-    """A ``ranker`` option must name a ranker (checked when the configuration is read)."""
+    """A ``ranker`` option must name a ranker, a ``top-k`` be 1 or more (checked when the
+    configuration is read)."""
+    if option == "top-k" and isinstance(value, int) and value < 1:
+        return f"option 'top-k' must be 1 or more, not {value}"
     if option != "ranker":
         return None
     try:
