@@ -233,7 +233,7 @@ def test_bad_rule_option_values_fail_when_the_configuration_is_read(run_cli, wri
     for catalog in (empty, DEMO):
         result = run_cli("lint", str(catalog), "--config", str(config))
         assert result.code == 2
-        assert result.stderr.startswith(f"error: {config}: {message}") and result.stderr.count("\n") == 1
+        assert result.stderr.startswith(f"error: {config}:2: {message}") and result.stderr.count("\n") == 1
 
 
 def test_lint_statistics_go_to_the_output_file(run_cli, tmp_path):
