@@ -176,3 +176,41 @@ def test_debug_internal_errors_exit_2_with_the_traceback(run_cli, monkeypatch):
     assert debug.code == 2
     assert "Traceback (most recent call last)" in debug.stderr
     assert debug.stderr.rstrip().splitlines()[-1] == "error: internal error: RuntimeError: a bug"
+
+
+def _recording_naming(tmp_path, run_cli, catalog: str) -> Path:
+    """A real recording (a scripted run's transcript) whose catalog is then edited to ``catalog``."""
+    data = run_cli("simulate", str(ROOT / "catalogs/scenarios/weather-email.en.sim.yaml"), "--format", "json").json()
+    data["catalog"] = [catalog]
+    path = tmp_path / "rec.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("kind", ["py", "module", "stdio"])
+def test_replaying_a_recording_never_runs_the_code_it_names(run_cli, tmp_path, monkeypatch, kind):
+    """3: a recording naming a .py file, a module or an mcp+stdio server does not import/start it."""
+    marker = tmp_path / "ran"
+    code = f"open({str(marker)!r}, 'w').write('ran')\n"
+    (tmp_path / "evil_tools.py").write_text(code, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    catalog = {
+        "py": str(tmp_path / "evil_tools.py"),
+        "module": "evil_tools",
+        "stdio": f"mcp+stdio:{shlex.quote(sys.executable)} {shlex.quote(str(tmp_path / 'evil_tools.py'))}",
+    }[kind]
+    recording = _recording_naming(tmp_path, run_cli, catalog)
+    result = run_cli("simulate", "--replay", str(recording))
+    assert result.code == 2 and result.stderr.count("\n") == 1
+    assert "a replay never runs code" in result.stderr and "add --catalog" in result.stderr
+    assert not marker.exists()
+    # naming it on the command line is the user's consent
+    named = run_cli("simulate", "--replay", str(recording), "--catalog", catalog)
+    assert marker.exists() and "a replay never runs code" not in named.stderr
+
+
+def test_a_recording_naming_data_catalogs_replays_with_them(run_cli, tmp_path):
+    recording = _recording_naming(tmp_path, run_cli, str(DEMO))
+    result = run_cli("simulate", "--replay", str(recording), "--format", "json")
+    assert result.code == 0, result.stderr
+    assert result.json()["catalog"] == [str(DEMO)]

@@ -67,6 +67,22 @@ class Tool:
     #: A canned result for simulations (``toolsearch simulate --live``); ``None``: none. Never sent to a model.
     mock: Any = field(default=None, repr=False)
 
+    @property
+    def title(self) -> str:
+        """The tool's short human title, "" when it has none: MCP ``title`` (or ``annotations.title``),
+        OpenAPI ``summary``. Kept in ``metadata.<format>``; the default ranker weights it above the
+        (often long) description."""
+        for fmt, key in (("mcp", "title"), ("openapi", "summary")):
+            section = self.metadata.get(fmt)
+            if isinstance(section, dict):
+                value = section.get(key)
+                if not isinstance(value, str) and key == "title":
+                    annotations = section.get("annotations")
+                    value = annotations.get("title") if isinstance(annotations, dict) else None
+                if isinstance(value, str) and value.strip():
+                    return value.strip()
+        return ""
+
     def copy_with(self, **changes: Any) -> Tool:
         """A copy with some fields replaced (the original is left alone)."""
         return replace(self, **changes)

@@ -23,6 +23,7 @@ from typing import Any
 
 from ..errors import CatalogError
 from ..model import Tool
+from ..redaction import redact_data, register, register_url, shown_url
 from .formats import Document, Loaded, load_document
 
 TIMEOUT_ENV = "TOOLSEARCH_MCP_TIMEOUT"
@@ -47,8 +48,7 @@ class LiveSource:
         """The source as shown in messages: no alias, and no credentials from the URL."""
         text = self.text if self.alias is None else self.text[len(self.alias) + 1 :]
         if self.transport == "http":
-            text = re.sub(r"//[^/@]*@", "//***@", text)
-            text = re.sub(r"\?.*$", "?…", text)
+            text = "mcp+" + shown_url(text[len("mcp+") :])
         return text
 
 
@@ -81,6 +81,7 @@ def parse_live_source(source: str) -> LiveSource:
         if not command:
             raise CatalogError("no server command after 'mcp+stdio:'", file=target)
         return LiveSource(source.strip(), match.group("alias"), "stdio", command, "")
+    register_url(target[len("mcp+") :])  # masked wherever it might be printed or written
     return LiveSource(source.strip(), match.group("alias"), "http", [], target[len("mcp+") :])
 
 
@@ -129,6 +130,8 @@ def http_headers() -> dict[str, str]:
             parsed = None
         if not isinstance(parsed, dict) or not all(isinstance(v, str) for v in parsed.values()):
             raise CatalogError(f"${HEADERS_ENV} must be a JSON object of strings or 'Name: value' lines")
+        for value in parsed.values():
+            register(value)
         return {str(k): v for k, v in parsed.items()}
     headers: dict[str, str] = {}
     for number, line in enumerate(raw.splitlines(), 1):
@@ -138,6 +141,7 @@ def http_headers() -> dict[str, str]:
         if not colon or not name.strip() or " " in name.strip():
             raise CatalogError(f"${HEADERS_ENV} line {number} is not 'Name: value' (value not shown)")
         headers[name.strip()] = value.strip()
+        register(value.strip())
     return headers
 
 
@@ -333,7 +337,7 @@ def tools_from_live(
 
     live = parse_live_source(source)
     alias = live.alias or _alias_from(server_name, live)
-    doc = Document({"tools": raw_tools}, live.display)
+    doc = Document({"tools": redact_data(raw_tools)}, live.display)  # a credential the server echoes stays hidden
     tools, resident, _ = load_document(doc, "mcp", default_category=alias)
     sanitize = settings().sanitize_names
     out: list[Tool] = []

@@ -347,6 +347,8 @@ def _operation_tool(
         warn(relocate(warning.to_error()), warning.kind)
 
     native: dict[str, Any] = {"method": method.upper(), "path": path}
+    if summary:
+        native["summary"] = summary  # the tool's title: ranked above the description
     server = _server_url(op) or _server_url(item) or _server_url(doc.data) or _swagger_server(doc.data)
     if server:
         native["server"] = server

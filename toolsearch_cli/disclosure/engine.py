@@ -66,6 +66,8 @@ class RequestSnapshot:
     baseline_message_tokens: int
     counter: str = "cl100k_base"
     system_prompt: str = ""
+    #: How many tools the all-tools baseline sends (every tool the context may see).
+    baseline_tool_count: int = 0
 
     @property
     def names(self) -> list[str]:
@@ -113,6 +115,7 @@ class RequestSnapshot:
                 "messages": self.message_tokens,
                 "request": self.request_tokens,
                 "baseline_tools": self.baseline_tool_tokens,
+                "baseline_tool_count": self.baseline_tool_count,
                 "baseline_request": self.baseline_request_tokens,
                 "tool_share": round(self.tool_share, 4),
                 "saving_percent": round(self.saving_percent, 2),
@@ -336,6 +339,7 @@ class DisclosureEngine:
             baseline_message_tokens=self.count_messages(messages),
             counter=self.counter.name,
             system_prompt=prompt,
+            baseline_tool_count=len(self.baseline_tools),
         )
 
     def check_call(self, name: str, snapshot: RequestSnapshot) -> CallCheck:

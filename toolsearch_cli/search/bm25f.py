@@ -19,6 +19,7 @@ rebuild; a term's scores are cached until the catalog changes.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -42,17 +43,26 @@ except ImportError:  # pragma: no cover - other Pythons
 
 @dataclass(frozen=True, slots=True)
 class FieldSpec:
-    """One indexed field: the weight of a term there, and how much field length matters (b)."""
+    """One indexed field: the weight of a term there, how much field length matters (b), and the
+    length (in multiples of the field's average) past which a longer field is not penalised more."""
 
     weight: float
     b: float
     reported_as: str
+    max_ratio: float = math.inf
 
 
 #: Index fields. ``params`` holds parameter names; ``param_text`` their descriptions and enums.
 FIELD_SPECS: dict[str, FieldSpec] = {
     "name": FieldSpec(3.0, 0.3, "name"),
+    # An OpenAPI summary / MCP title: a few words saying what the tool does, so weighted above
+    # the description (which, in OpenAPI, starts with the summary and can run to pages).
+    "title": FieldSpec(3.0, 1.0, "description"),
     "description": FieldSpec(1.0, 0.75, "description"),
+    # The description of a tool that has a title: often pages of notes (GitHub's "create an
+    # issue" runs to 1,500 characters), compared with other such descriptions, and past twice
+    # their average length verbose rather than about more things.
+    "details": FieldSpec(1.0, 0.75, "description", 2.0),
     "category": FieldSpec(0.3, 0.0, "category"),
     "tags": FieldSpec(0.5, 0.5, "tags"),
     "params": FieldSpec(0.7, 0.5, "parameters"),
@@ -121,7 +131,11 @@ def _parameter_strings(
 
 
 FIELD_MODEL = FieldModel(
-    [spec.weight for spec in FIELD_SPECS.values()], [spec.b for spec in FIELD_SPECS.values()], K1, MAX_FIELD_COUNT
+    [spec.weight for spec in FIELD_SPECS.values()],
+    [spec.b for spec in FIELD_SPECS.values()],
+    K1,
+    MAX_FIELD_COUNT,
+    [spec.max_ratio for spec in FIELD_SPECS.values()],
 )
 
 
@@ -137,9 +151,12 @@ def tool_streams(tool: Tool) -> tuple[Iterable[str], ...]:
     param_text = _token_terms(" ".join([description for _, description in pairs if description]))
     if enums:
         param_text = chain(param_text, chain.from_iterable(map(_analyze_short, enums)))
+    title = tool.title
     return (
         _token_terms(tool.name),
-        _token_terms(tool.description),
+        _token_terms(title),
+        () if title else _token_terms(tool.description),
+        _token_terms(tool.description) if title else (),
         _analyze_short(tool.category) if tool.category else (),
         chain.from_iterable(map(_analyze_short, tool.tags)),
         chain.from_iterable(map(_analyze_short, [name for name, _ in pairs])),

@@ -273,6 +273,14 @@ def without_boilerplate(description: str, boilerplate: frozenset[str]) -> str:
     return " ".join(kept) if any(_sentence_key(s) for s in kept) else description
 
 
+def _own_name(tool: Tool) -> str:
+    """The name without the ``alias__`` prefix of its MCP server (shared by all the server's tools,
+    it tells none of them apart)."""
+    server = tool.metadata.get("mcp_server")
+    own = server.get("tool") if isinstance(server, dict) else None
+    return own if isinstance(own, str) and own else tool.name
+
+
 def overlapping_pairs(
     tools: list[Tool], threshold: float, min_terms: int, boilerplate: frozenset[str] = frozenset()
 ) -> dict[tuple[int, int], float]:
@@ -283,7 +291,7 @@ def overlapping_pairs(
     share one of the first ``|s| - ceil(threshold * |s|) + 1`` terms of each; only pairs sharing
     such a rare term are compared, instead of all n² pairs.
     """
-    sets = [terms(f"{t.name} {without_boilerplate(t.description, boilerplate)}") for t in tools]
+    sets = [terms(f"{_own_name(t)} {without_boilerplate(t.description, boilerplate)}") for t in tools]
     df: dict[str, int] = {}
     for s in sets:
         for term in s:
