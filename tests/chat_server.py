@@ -35,7 +35,7 @@ class Sleep:
 @dataclass
 class Raw:
     code: int
-    text: str
+    text: str | bytes
     content_type: str = "application/json"
 
 
@@ -149,8 +149,8 @@ class ChatServer:
                 except (BrokenPipeError, ConnectionResetError):
                     return
 
-            def _send(self, code: int, text: str, content_type: str, headers: dict[str, str]) -> None:
-                data = text.encode("utf-8")
+            def _send(self, code: int, text: str | bytes, content_type: str, headers: dict[str, str]) -> None:
+                data = text.encode("utf-8") if isinstance(text, str) else text
                 self.send_response(code)
                 self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(data)))

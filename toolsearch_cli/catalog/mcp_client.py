@@ -215,6 +215,10 @@ def fetch_tools(live: LiveSource, timeout: float | None = None) -> tuple[str | N
                     if cursor in seen:
                         raise _ProtocolProblem(f"tools/list returned the cursor {cursor!r} twice")
                     seen.add(cursor)
+                else:  # never cut a listing silently: an endless one is the server's fault, said so
+                    raise _ProtocolProblem(
+                        f"tools/list still had more pages after {_MAX_PAGES:,} pages ({len(tools):,} tools so far)"
+                    )
                 return (info.name if info else None), tools
 
     import tempfile

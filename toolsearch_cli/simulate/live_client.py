@@ -175,6 +175,16 @@ class OpenAIChatClient:
                     f"the model server at {self.shown_url} sent a reply that is not a chat completion: "
                     f"{_one_line(self.redact(str(exc)))}"
                 ) from None
+            except UnicodeDecodeError as exc:  # a body in no encoding it declares
+                raise LiveError(
+                    f"the model server at {self.shown_url} sent a reply that is not UTF-8 text "
+                    f"({exc.reason} at byte {exc.start})"
+                ) from None
+            except (RecursionError, ValueError) as exc:  # JSON nested too deep to read, or a broken number
+                raise LiveError(
+                    f"the model server at {self.shown_url} sent a reply that cannot be read as JSON: "
+                    f"{_one_line(self.redact(str(exc)))[:200]}"
+                ) from None
             latency = time.perf_counter() - start
             return self._completion(response, latency, attempt, waited)
 
@@ -264,13 +274,18 @@ def _cause(exc: BaseException) -> str:
 
 
 def _retry_after(headers: Any) -> float | None:
+    """Seconds a ``Retry-After`` (or ``retry-after-ms``) header asks for, capped; ``None`` when it
+    says nothing usable (missing, a date, ``nan``: the caller's backoff applies)."""
+    import math
+
     try:
-        raw = headers.get("retry-after-ms")
-        if raw is not None:
-            return min(max(float(raw) / 1000.0, 0.0), MAX_RETRY_AFTER)
-        raw = headers.get("retry-after")
-        if raw is not None:
-            return min(max(float(raw), 0.0), MAX_RETRY_AFTER)
+        for name, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+            raw = headers.get(name)
+            if raw is not None:
+                seconds = float(raw) / scale
+                if math.isnan(seconds):
+                    return None
+                return min(max(seconds, 0.0), MAX_RETRY_AFTER)
     except (TypeError, ValueError, AttributeError):
         return None
     return None
