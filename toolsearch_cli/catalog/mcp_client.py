@@ -471,7 +471,7 @@ def fetch_live_sources(
     for source, result in zip(todo, results, strict=True):
         out[source] = result
         if ttl > 0 and not isinstance(result, CatalogError):
-            live_cache.store(source, *result)
+            live_cache.store(source, result[0], redact_data(result[1]))  # no echoed credential on disk
     return {s: out[s] for s in dict.fromkeys(sources)}
 
 
