@@ -54,6 +54,13 @@ VARIANTS = {
     "title 2 b1": {"spec_title": (2.0, 1.0)},
     "title 3 b.75": {"spec_title": (3.0, 0.75)},
     "details cap 3": {"spec_details": (1.0, 0.75, 3.0)},
+    "H6": {"spec_name": (1.5, 0.75), "spec_params": (1.0, 0.5), "spec_param_text": (0.85, 0.4)},
+    "H6 title 2": {
+        "spec_name": (1.5, 0.75),
+        "spec_params": (1.0, 0.5),
+        "spec_param_text": (0.85, 0.4),
+        "spec_title": (2.0, 1.0),
+    },
 }
 
 
