@@ -686,10 +686,16 @@ class _NumpyStore:
     def add_best(self, whole: Any, accs: list[Any], factors: list[float]) -> tuple[Any, _LazyBest]:
         """``whole`` plus each slot's best ``factor × clause score``; per slot, (factor, clause)."""
         np = self.np
-        bonus = np.stack([acc * factor for acc, factor in zip(accs, factors, strict=True)])
-        which = bonus.argmax(axis=0)
-        top = bonus[which, np.arange(bonus.shape[1])]
-        return whole + top, _LazyBest(which, top, factors)
+        top = accs[0] * factors[0]
+        which = np.zeros(len(top), dtype=np.int8 if len(accs) < 128 else np.int16)
+        for c in range(1, len(accs)):
+            bonus = accs[c]
+            bonus *= factors[c]  # in place: the clause's scores are not needed afterwards
+            better = bonus > top
+            top[better] = bonus[better]
+            which[better] = c
+        whole += top
+        return whole, _LazyBest(which, top, factors)
 
     def best(self, acc: Any, k: int) -> list[tuple[int, float]]:
         np = self.np
