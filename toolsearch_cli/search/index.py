@@ -222,21 +222,32 @@ class BM25FIndex:
             return []
         store = self._store
         keep = store.mask(allowed, require)
-        whole = store.accumulate(terms, plan.weights, keep)
         clauses = [c for c in plan.clauses if any(t in self.df for t in c)]
         best_of: Any = {}  # slot -> (factor, clause) of its best sentence
-        top_score = store.maximum(whole)
-        if len(clauses) > 1 and plan.clause_share > 0 and top_score > 0:
+        if len(clauses) > 1 and plan.clause_share > 0:
+            sentences = [store.accumulate([t for t in c if t in self.df], c, keep) for c in clauses]
+            # The whole query's scores as the sentences' sums, corrected for the words whose
+            # weight is not the sum of their sentences' weights (repeated across sentences): each
+            # word's postings are read about once, not once for the query and once per sentence.
+            counted: dict[str, float] = {}
+            for clause in clauses:
+                for term, weight in clause.items():
+                    counted[term] = counted.get(term, 0.0) + weight
+            delta = {t: plan.weights.get(t, 1.0) - counted.get(t, 0.0) for t in terms}
+            delta = {t: d for t, d in delta.items() if d}
+            whole = store.total(sentences, list(delta), delta, keep)
+            top_score = store.maximum(whole)
             factors = []
             accs = []
-            for clause in clauses:
-                acc = store.accumulate([t for t in clause if t in self.df], clause, keep)
+            for acc in sentences:
                 peak = store.maximum(acc)
-                if peak > 0:
+                if peak > 0 and top_score > 0:
                     accs.append(acc)
                     factors.append(plan.clause_share * top_score / peak)
             if accs:
                 whole, best_of = store.add_best(whole, accs, factors)
+        else:
+            whole = store.accumulate(terms, plan.weights, keep)
         out = []
         for slot, score in store.best(whole, k):
             tool = self.tools[slot]
@@ -391,6 +402,18 @@ class _PythonStore:
                 if keep is None or slot in keep:
                     acc[slot] = acc.get(slot, 0.0) + score * weight
         return acc
+
+    def total(
+        self, accs: list[dict[int, float]], terms: list[str], weights: dict[str, float], keep: set[int] | None
+    ) -> dict[int, float]:
+        """The sum of ``accs`` plus the weighted scores of ``terms``."""
+        out = dict(accs[0])
+        for acc in accs[1:]:
+            for slot, score in acc.items():
+                out[slot] = out.get(slot, 0.0) + score
+        for slot, score in self.accumulate(terms, weights, keep).items():
+            out[slot] = out.get(slot, 0.0) + score
+        return out
 
     @staticmethod
     def maximum(acc: dict[int, float]) -> float:
@@ -679,23 +702,33 @@ class _NumpyStore:
             acc[~keep] = 0.0
         return acc
 
+    def total(self, accs: list[Any], terms: list[str], weights: dict[str, float], keep: Any) -> Any:
+        """The sum of ``accs`` plus the weighted scores of ``terms``."""
+        out = accs[0].copy()
+        for acc in accs[1:]:
+            out += acc
+        if terms:
+            out += self.accumulate(terms, weights, keep)
+        return out
+
     @staticmethod
     def maximum(acc: Any) -> float:
         return float(acc.max()) if len(acc) else 0.0
 
     def add_best(self, whole: Any, accs: list[Any], factors: list[float]) -> tuple[Any, _LazyBest]:
-        """``whole`` plus each slot's best ``factor × clause score``; per slot, (factor, clause)."""
+        """``whole`` plus each slot's best ``factor × clause score``; per slot, (factor, clause).
+
+        Two passes over the catalog per sentence (scale, running maximum); which sentence was
+        best is worked out later, only for the tools returned.
+        """
         np = self.np
-        top = accs[0] * factors[0]
-        which = np.zeros(len(top), dtype=np.int8 if len(accs) < 128 else np.int16)
-        for c in range(1, len(accs)):
-            bonus = accs[c]
-            bonus *= factors[c]  # in place: the clause's scores are not needed afterwards
-            better = bonus > top
-            top[better] = bonus[better]
-            which[better] = c
+        for acc, factor in zip(accs, factors, strict=True):
+            acc *= factor  # in place: the sentences' own scores are not needed afterwards
+        top = accs[0] if len(accs) == 1 else np.maximum(accs[0], accs[1])
+        for acc in accs[2:]:
+            np.maximum(top, acc, out=top)
         whole += top
-        return whole, _LazyBest(which, top, factors)
+        return whole, _LazyBest(accs, top, factors)
 
     def best(self, acc: Any, k: int) -> list[tuple[int, float]]:
         np = self.np
@@ -714,12 +747,13 @@ class _NumpyStore:
 class _LazyBest:
     """Per slot, (factor, clause) of its best sentence, read only for the few slots returned."""
 
-    def __init__(self, which: Any, top: Any, factors: list[float]) -> None:
-        self.which, self.top, self.factors = which, top, factors
+    def __init__(self, bonuses: list[Any], top: Any, factors: list[float]) -> None:
+        self.bonuses, self.top, self.factors = bonuses, top, factors
 
     def __contains__(self, slot: object) -> bool:
         return isinstance(slot, int) and bool(self.top[slot] > 0)
 
     def __getitem__(self, slot: int) -> tuple[float, int]:
-        c = int(self.which[slot])
+        values = [float(bonus[slot]) for bonus in self.bonuses]
+        c = values.index(max(values))  # the first best, as the Python backend picks it
         return self.factors[c], c
