@@ -25,7 +25,6 @@ import heapq
 import math
 from array import array
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
@@ -72,7 +71,6 @@ def idf_of(n: int, df: int) -> float:
 Analysed = list[tuple[dict[str, int], int]]
 
 
-@dataclass(frozen=True, slots=True)
 class QueryPlan:
     """What to score for a query: its terms and their weights, and its sentences.
 
@@ -84,10 +82,23 @@ class QueryPlan:
     matching the most words of any sentence filling every place.
     """
 
-    terms: list[str]
-    weights: dict[str, float] = field(default_factory=dict)
-    clauses: list[dict[str, float]] = field(default_factory=list)
-    clause_share: float = 0.0
+    __slots__ = ("terms", "weights", "clauses", "clause_share")
+
+    def __init__(
+        self,
+        terms: list[str],
+        weights: dict[str, float] | None = None,
+        clauses: list[dict[str, float]] | None = None,
+        clause_share: float = 0.0,
+    ) -> None:
+        # A plain class, not a dataclass: building one costs about a millisecond at start-up.
+        self.terms = terms
+        self.weights = weights or {}
+        self.clauses = clauses or []
+        self.clause_share = clause_share
+
+    def __repr__(self) -> str:
+        return f"QueryPlan({self.terms!r}, {self.weights!r}, {self.clauses!r}, {self.clause_share!r})"
 
 
 class BM25FIndex:
