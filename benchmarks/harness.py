@@ -22,7 +22,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-SETS = ("bfcl_static", "metatool", "seal_tools", "ultratool_en", "ultratool_zh")
+SETS = ("bfcl_static", "metatool", "seal_tools", "toolbench_g3", "ultratool_en", "ultratool_zh")
 DEPTH = 10  # ranking depth for every ranker (MRR counts the first relevant tool within it)
 
 

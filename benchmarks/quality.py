@@ -15,12 +15,13 @@ from pathlib import Path
 from toolsearch_cli import load_catalog
 from toolsearch_cli.evaluate import evaluate, load_queries
 
-SETS = ("bfcl_static", "metatool", "seal_tools", "ultratool_en", "ultratool_zh")
+SETS = ("bfcl_static", "metatool", "seal_tools", "toolbench_g3", "ultratool_en", "ultratool_zh")
 # The reference BM25 rows (R@1, R@5, R@10, NDCG@5, MRR) from shared/eval/README.md.
 REFERENCE_BM25 = {
     "bfcl_static": (0.666, 0.916, 0.955, 0.841, 0.842),
     "metatool": (0.390, 0.556, 0.610, 0.481, 0.471),
     "seal_tools": (0.441, 0.878, 0.937, 0.884, 0.974),
+    "toolbench_g3": (0.281, 0.564, 0.743, 0.573, 0.831),
     "ultratool_en": (0.266, 0.650, 0.796, 0.565, 0.654),
     "ultratool_zh": (0.308, 0.648, 0.808, 0.585, 0.685),
 }

@@ -52,13 +52,24 @@ def completion(message: dict[str, Any], finish_reason: str, usage: dict[str, int
     return body
 
 
+#: ``prompt_tokens`` of a default usage: filled in per request from what was sent (see :func:`prompt_tokens`).
+COUNTED = -1
+
+
 def _usage(prompt: int, completion_tokens: int) -> dict[str, int]:
     return {"prompt_tokens": prompt, "completion_tokens": completion_tokens, "total_tokens": prompt + completion_tokens}
 
 
+def prompt_tokens(body: dict[str, Any]) -> int:
+    """What a real server would report as prompt tokens, estimated: a token per 4 characters of the
+    messages and tools it was sent (the default usage of :func:`say` and :func:`calls`)."""
+    sent = json.dumps([body.get("messages"), body.get("tools")], ensure_ascii=False, separators=(",", ":"))
+    return len(sent) // 4
+
+
 def say(text: str | None, *, usage: dict[str, int] | None = None) -> dict[str, Any]:
     """A final text answer."""
-    return completion({"role": "assistant", "content": text}, "stop", usage or _usage(100, 10))
+    return completion({"role": "assistant", "content": text}, "stop", usage or _usage(COUNTED, 10))
 
 
 def calls(*items: tuple[str, Any] | tuple[str, Any, str], usage: dict[str, int] | None = None) -> dict[str, Any]:
@@ -70,7 +81,7 @@ def calls(*items: tuple[str, Any] | tuple[str, Any, str], usage: dict[str, int] 
         text = arguments if isinstance(arguments, str) else json.dumps(arguments)
         tool_calls.append({"id": call_id, "type": "function", "function": {"name": name, "arguments": text}})
     message = {"role": "assistant", "content": None, "tool_calls": tool_calls}
-    return completion(message, "tool_calls", usage or _usage(100, 20))
+    return completion(message, "tool_calls", usage or _usage(COUNTED, 20))
 
 
 def call(name: str, arguments: Any, **kwargs: Any) -> dict[str, Any]:
@@ -122,6 +133,10 @@ class ChatServer:
                 if isinstance(reply, Sleep):
                     time.sleep(reply.seconds)
                     reply = reply.then if reply.then is not None else say("late")
+                usage = reply.get("usage") if isinstance(reply, dict) else None
+                if isinstance(usage, dict) and usage.get("prompt_tokens") == COUNTED:
+                    counted = prompt_tokens(body)
+                    reply = {**reply, "usage": _usage(counted, usage["completion_tokens"])}
                 if not self.path.endswith("/chat/completions"):
                     reply = Status(404, {"error": {"message": f"no route {self.path}"}})
                 try:

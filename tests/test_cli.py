@@ -99,12 +99,19 @@ def test_blank_punctuation_or_stop_word_query_is_an_error_with_default_ranker(ru
     assert "query" in result.stderr and "Traceback" not in result.stderr
 
 
-@pytest.mark.parametrize(("value", "count"), [("3", 3), (" 2 ", 2), ("2.0", 2), ("0", 1), ("500", 50)])
+@pytest.mark.parametrize(("value", "count"), [("3", 3), (" 2 ", 2), ("2.0", 2), ("500", 50)])
 def test_max_results_accepts_numeric_strings_and_clamps(run_cli, value, count):
     result = run_cli("search", "a", "--catalog", str(DEMO), "--ranker", "classic", "-n", value, "-f", "json")
     assert result.code == 0
     assert result.json()["max_results"] == count
     assert len(result.json()["hits"]) == count
+
+
+@pytest.mark.parametrize("value", ["0", "-3", " 0.0 "])
+def test_max_results_below_one_is_an_error_not_one(run_cli, value):
+    result = run_cli("search", "weather", "--catalog", str(DEMO), "-n", value)
+    assert result.code == 2 and result.stdout == ""
+    assert f"--max-results must be at least 1, not {value.strip()}" in result.stderr
 
 
 @pytest.mark.parametrize("value", ["three", "2.5", "true"])

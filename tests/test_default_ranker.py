@@ -200,3 +200,67 @@ def test_explain_false_gives_the_same_ranking_without_explanations(demo):
     bare = ranker.search(demo, SearchRequest(query="upload a file", max_results=5, explain=False))
     assert [(h.name, h.score) for h in bare] == [(h.name, h.score) for h in full]
     assert all(not h.contributions for h in bare) and all(h.contributions for h in full)
+
+
+# -- verbose, multi-tool requests (issue 12) ---------------------------------------------------
+
+VIMEO = [
+    make(f"{name}_for_vimeo", f"{text} of Vimeo videos")
+    for name, text in [
+        ("searchvideos", "Search documentaries among"),
+        ("getvideoscomment", "Comments"),
+        ("getvideotags", "Tags"),
+        ("getvideoowner", "Owners"),
+        ("getvideoinfo", "Information"),
+    ]
+]
+INVOICES = [make(f"invoice{i}", f"Create invoice number {i} for a customer account") for i in range(30)]
+
+
+def test_each_sentence_of_a_multi_tool_request_gets_its_tool_near_the_top(monkeypatch):
+    from toolsearch_cli.search import bm25f
+
+    youtube = make("ytstream", "Streams of YouTube in many formats and sizes")
+    query = "Search Vimeo videos about documentaries with the comments, tags and owners of each Vimeo video. "
+    query += "Then stream it from YouTube."
+    assert "ytstream" in names(search(Catalog(tools=[*VIMEO, youtube, *INVOICES]), query))
+    # Scored as one bag of words, the tool of the short second sentence is outranked by Vimeo tools.
+    monkeypatch.setattr(bm25f, "CLAUSE_SHARE", 0.0)
+    assert "ytstream" not in names(search(Catalog(tools=[*VIMEO, youtube, *INVOICES]), query))
+
+
+def test_words_a_query_repeats_weigh_more():
+    catalog = Catalog(tools=[make("a_tool", "stream music"), make("b_tool", "video clips")])
+    assert names(search(catalog, "video stream"))[0] == "a_tool"  # a tie, broken by name
+    assert names(search(catalog, "a video stream of my video"))[0] == "b_tool"
+
+
+def test_sentences_split_at_sentence_punctuation_only():
+    from toolsearch_cli.search.text import split_sentences
+
+    text = "Pay 3.5 dollars. Then mail e.g.x and v1.2?  天气怎么样。查询邮件\nnext line;last"
+    assert split_sentences(text) == [
+        "Pay 3.5 dollars.",
+        "Then mail e.g.x and v1.2?",
+        "天气怎么样",
+        "查询邮件",
+        "next line;last",
+    ]
+
+
+def test_a_query_of_very_many_sentences_is_scored_as_a_whole():
+    from toolsearch_cli.search.bm25f import MAX_CLAUSES, query_plan
+
+    assert len(query_plan("weather. email. refund.").clauses) == 3
+    assert query_plan("weather. " * (MAX_CLAUSES + 1)).clauses == []
+    catalog = Catalog(tools=[GET_WEATHER, make("weatherNow", "current weather")])
+    assert set(names(search(catalog, "weather. " * 50_000))) == {"getWeather", "weatherNow"}
+
+
+def test_explanation_of_a_multi_sentence_request_adds_up(demo):
+    query = "Refund the payment of my last order. Then upload the receipt to the shared drive!"
+    hits = search(demo, query)
+    assert len({h.name for h in hits}) == len(hits) > 1
+    for hit in hits:
+        assert sum(c.points for c in hit.contributions) == pytest.approx(hit.score)
+    assert any("weight" in c.detail for h in hits for c in h.contributions)

@@ -6,8 +6,7 @@ from hypothesis import strategies as st
 
 from toolsearch_cli.errors import CatalogError
 from toolsearch_cli.model import Tool
-from toolsearch_cli.search.bm25f import analyse_tool, build_index
-from toolsearch_cli.search.text import analyze_query
+from toolsearch_cli.search.bm25f import analyse_tool, build_index, query_plan
 
 pytest.importorskip("numpy")
 
@@ -28,12 +27,13 @@ tool_st = st.builds(
     params=st.lists(st.sampled_from(["city", "to", "body", "path"]), max_size=3, unique=True),
 )
 catalog_st = st.lists(tool_st, min_size=1, max_size=25, unique_by=lambda t: t.name)
-query_st = st.lists(st.sampled_from(WORDS), min_size=1, max_size=4).map(" ".join)
+# Repeated words and several sentences: query-term weights and the best-sentence bonus are covered too.
+query_st = st.lists(st.sampled_from([*WORDS, ".", "?", "。"]), min_size=1, max_size=7).map(" ".join)
 
 
 def ranking(index, query, k=10, category=None):
     allowed = index.category_slots(category) if category else None
-    return [(t.name, round(s, 9)) for t, s in index.top(analyze_query(query), k, allowed)]
+    return [(t.name, round(s, 9)) for t, s, _ in index.rank(query_plan(query), k, allowed)]
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

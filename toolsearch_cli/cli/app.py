@@ -51,14 +51,19 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     if not args:  # `toolsearch` alone: help, and success
         args = ["--help"]
-    debug = "--debug" in args
+    # --debug works anywhere before a `--`, also after the sub-command: take it out here
+    end = args.index("--") if "--" in args else len(args)
+    debug = "--debug" in args[:end]
+    args = [a for a in args[:end] if a != "--debug"] + args[end:]
     try:
         code = app(args=args, prog_name="toolsearch", standalone_mode=False)
     except ToolsearchError as exc:
         if debug:
             import traceback
 
-            traceback.print_exc()
+            from .render import shown
+
+            sys.stderr.write(shown(traceback.format_exc()))  # data in the message stays literal
         _error(str(exc))
         sys.exit(exc.exit_code)
     except typer.Exit as exc:
@@ -93,9 +98,9 @@ def _usage_message(exc: Exception) -> str:
 
 
 def _error(message: str) -> None:
-    from rich.markup import escape
+    from rich.text import Text
 
-    from .render import error_console
+    from .render import data, error_console
 
-    # escaped: messages quote user text such as "toolsearch-cli[mcp]" or "parameters[0]"
-    error_console().print(f"[bold red]error:[/] {escape(message)}", markup=True, highlight=False, soft_wrap=True)
+    # literal: messages quote user text such as "toolsearch-cli[mcp]", "parameters[0]" or a name with ESC in it
+    error_console().print(Text.assemble(("error:", "bold red"), " ", data(message)))

@@ -11,7 +11,7 @@ from ..catalog import load_catalog
 from ..catalog.export import EXPORTER_BY_NAME, check_export_format, export_catalog
 from ..errors import UsageError
 from .options import CATALOG_FORMAT_OPTION, CATALOG_OPTION, FORMAT_OPTION, check_catalog_format, check_format
-from .render import console, error_console, render_catalog
+from .render import console, data, error_console, plural, render_catalog
 
 app = typer.Typer(
     help="List the tools of a catalog, or convert it to another format.",
@@ -29,6 +29,7 @@ def catalog(
     catalog: list[str] | None = CATALOG_OPTION,
     output_format: str = FORMAT_OPTION,
     catalog_format: str = CATALOG_FORMAT_OPTION,
+    wide: bool = typer.Option(False, "--wide", "-w", help="Show sources and tags in full, not cut to fit a line."),
 ) -> None:
     """List the tools of a catalog: name, category, tags, parameters and source file:line."""
     check_format(output_format)
@@ -56,16 +57,16 @@ def catalog(
         }
         typer.echo(json.dumps(payload, ensure_ascii=False, indent=2))
         return
-    render_catalog(console(), loaded)
+    render_catalog(console(), loaded, wide=wide)
 
 
-OUT_OPTION = typer.Option(None, "--out", "-o", help="Write to this file instead of stdout.")
+OUT_OPTION = typer.Option(None, "--out", "-o", help="Write to this file instead of stdout.", metavar="FILE")
 
 
 @app.command("convert")
 def convert(
     ctx: typer.Context,
-    to: str = typer.Option(..., "--to", "-t", help=f"Target format: {', '.join(EXPORTER_BY_NAME)}."),
+    to: str = typer.Option(..., "--to", "-t", help=f"Target format: {', '.join(EXPORTER_BY_NAME)}.", metavar="FORMAT"),
     out: Path | None = OUT_OPTION,
     plain: bool = typer.Option(
         False,
@@ -91,4 +92,4 @@ def convert(
     from ..files import write_text_atomic
 
     write_text_atomic(out, text, what=str(out), error=UsageError, field="out", make_parents=False)
-    error_console().print(f"wrote {len(loaded)} tools as {to} to {out}", markup=False, highlight=False)
+    error_console().print(data(f"wrote {plural(len(loaded), 'tool')} as {to} to {out}"))

@@ -6,11 +6,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from ..evaluate import GateResult, Miss
-from .render import excerpt
+from .render import Col, data, excerpt, render_table
 
 
 def _columns(ks: Sequence[int]) -> list[tuple[str, str]]:
@@ -21,26 +20,25 @@ def _columns(ks: Sequence[int]) -> list[tuple[str, str]]:
 
 
 def _metrics_table(
-    headers: list[str], rows: list[tuple[list[str], dict[str, Any]]], ks: Sequence[int], title: str, count: str
-) -> Table:
+    out: Console,
+    headers: list[str],
+    rows: list[tuple[list[str], dict[str, Any]]],
+    ks: Sequence[int],
+    title: str,
+    count: str,
+) -> None:
     """One row per (labels, metrics); the best quality value among rows sharing the first label is bold.
 
     With two label columns (value, ranker), rows with the same value compete; with one, all rows do.
+    Numbers are never cut: a terminal too narrow for the table gets one block per row instead.
     """
     cols = _columns(ks)
-    table = Table(title=title, title_justify="left", title_style="bold", show_edge=False, header_style="bold")
-    # numbers never shrink; when the terminal is narrow the label columns wrap instead
-    for i, header in enumerate(headers):
-        longest = max([len(header)] + [len(label[i]) for label, _ in rows])
-        table.add_column(
-            header, style="cyan" if header == "ranker" else None, overflow="fold", min_width=min(longest, 10)
-        )
-    table.add_column(count, justify="right", no_wrap=True)
-    for _, header in cols:
-        table.add_column(header, justify="right", no_wrap=True)
+    columns = [Col(header, style="cyan" if header == "ranker" else "") for header in headers]
+    columns += [Col(count, "number", justify="right")] + [Col(header, "number", justify="right") for _, header in cols]
     groups: dict[str, list[dict[str, Any]]] = {}
     for label, metrics in rows:
         groups.setdefault(label[0] if len(headers) > 1 else "", []).append(metrics)
+    cells_by_row: list[list[str | Text]] = []
     for label, metrics in rows:
         peers = groups[label[0] if len(headers) > 1 else ""]
         cells: list[str | Text] = [*label, str(metrics["queries"])]
@@ -51,13 +49,13 @@ def _metrics_table(
                 continue
             best = len(peers) > 1 and value == max(p[key] for p in peers) and value > 0
             cells.append(Text(f"{value:.3f}", style="bold green" if best else ""))
-        table.add_row(*cells)
-    return table
+        cells_by_row.append(cells)
+    render_table(out, columns, cells_by_row, title=title, key_columns=len(headers))
 
 
 def render_summary(out: Console, metrics: dict[str, dict[str, Any]], ks: Sequence[int], *, title: str) -> None:
     rows = [([name], values) for name, values in metrics.items()]
-    out.print(_metrics_table(["ranker"], rows, ks, title, "queries"))
+    _metrics_table(out, ["ranker"], rows, ks, title, "queries")
 
 
 def render_breakdown(out: Console, field: str, groups: dict[str, dict[str, dict[str, Any]]], ks: Sequence[int]) -> None:
@@ -69,7 +67,7 @@ def render_breakdown(out: Console, field: str, groups: dict[str, dict[str, dict[
         for name, metrics in by_ranker.items()
     ]
     out.print()
-    out.print(_metrics_table([field, "ranker"] if several else [field], rows, ks, f"by {field}", "n"))
+    _metrics_table(out, [field, "ranker"] if several else [field], rows, ks, f"by {field}", "n")
 
 
 def _explanation(hit_contributions: Sequence[Any], limit: int = 6) -> str:
@@ -96,27 +94,27 @@ def render_misses(out: Console, misses: list[Miss], n: int) -> None:
         out.print(
             Text.assemble(
                 (f"{i}. ", "dim"),
-                (f"[{miss.ranker}] ", "dim"),
-                (miss.query.id, "bold"),
+                data(f"[{miss.ranker}] ", "dim"),
+                data(miss.query.id, "bold"),
                 "  ",
-                (excerpt(miss.query.query, 100), "italic"),
+                data(excerpt(miss.query.query, 100), "italic"),
             )
         )
-        out.print(Text.assemble("   expected ", (miss.tool, "bold cyan"), f": {where}"))
+        out.print(Text.assemble("   expected ", data(miss.tool, "bold cyan"), f": {where}"))
         if miss.hit is not None:
-            out.print(Text(f"     why: {_explanation(miss.hit.contributions)}", style="dim"))
+            out.print(data(f"     why: {_explanation(miss.hit.contributions)}", "dim"))
         if miss.above_count == 0:
             out.print(Text("   no tool scored for this query", style="dim"))
         for rank, hit in enumerate(miss.above, 1):
             out.print(
                 Text.assemble(
                     f"   above #{rank} ",
-                    (hit.tool.name, "yellow"),
+                    data(hit.tool.name, "yellow"),
                     f" score {hit.score:.2f}",
-                    (f"  {excerpt(hit.tool.description, 70)}", "dim"),
+                    data(f"  {excerpt(hit.tool.description, 70)}", "dim"),
                 )
             )
-            out.print(Text(f"     why: {_explanation(hit.contributions)}", style="dim"))
+            out.print(data(f"     why: {_explanation(hit.contributions)}", "dim"))
         if miss.above_count > len(miss.above):
             out.print(Text(f"   … and {miss.above_count - len(miss.above)} more above it", style="dim"))
 
@@ -128,11 +126,7 @@ def _rank(value: int | None) -> str:
 def render_comparison(out: Console, comparison: dict[str, Any]) -> None:
     k = comparison["k"]
     out.print()
-    out.print(Text(f"compared with {comparison['file']}", style="bold"))
-    table = Table(show_edge=False, header_style="bold")
-    for header, justify in (("ranker", "left"), ("metric", "left"), ("baseline", "right"), ("now", "right")):
-        table.add_column(header, justify=justify)  # type: ignore[arg-type]
-    table.add_column("delta", justify="right")
+    rows: list[list[str | Text]] = []
     for ranker, diff in comparison["rankers"].items():
         for key, d in diff["metrics"].items():
             delta = d["delta"]
@@ -140,29 +134,26 @@ def render_comparison(out: Console, comparison: dict[str, Any]) -> None:
             good = delta > 0 if higher_is_better else delta < 0
             style = "" if abs(delta) < 1e-12 else ("green" if good else "red")
             fmt = ".2f" if key == "ms_per_query" else ".3f"
-            table.add_row(
-                ranker,
-                key,
-                f"{d['baseline']:{fmt}}",
-                f"{d['current']:{fmt}}",
-                Text(f"{delta:+{fmt}}", style=style),
+            rows.append(
+                [ranker, key, f"{d['baseline']:{fmt}}", f"{d['current']:{fmt}}", Text(f"{delta:+{fmt}}", style=style)]
             )
-    out.print(table)
+    columns = [Col("ranker"), Col("metric")] + [Col(h, "number", justify="right") for h in ("baseline", "now", "delta")]
+    render_table(out, columns, rows, title=f"compared with {comparison['file']}", key_columns=2)
     for ranker, diff in comparison["rankers"].items():
         for label, entries, style in (
             (f"moved out of the top {k}", diff["moved_out"], "red"),
             (f"moved into the top {k}", diff["moved_in"], "green"),
         ):
-            out.print(Text(f"\n[{ranker}] {len(entries)} expected tool(s) {label}", style=f"bold {style}"))
+            out.print(data(f"\n[{ranker}] {len(entries)} expected tool(s) {label}", f"bold {style}"))
             for e in entries:
                 out.print(
                     Text.assemble(
                         "  ",
-                        (e["id"], "bold"),
+                        data(e["id"], "bold"),
                         "  ",
-                        (e["tool"], "cyan"),
+                        data(e["tool"], "cyan"),
                         f"  rank {_rank(e['before'])} → {_rank(e['after'])}  ",
-                        (excerpt(e["query"], 70), "dim italic"),
+                        data(excerpt(e["query"], 70), "dim italic"),
                     )
                 )
         notes = []
@@ -171,9 +162,9 @@ def render_comparison(out: Console, comparison: dict[str, Any]) -> None:
         if diff["queries_only_in_baseline"]:
             notes.append(f"{len(diff['queries_only_in_baseline'])} baseline queries gone")
         notes.append(f"{diff['rank_changes']} rank change(s) in all")
-        out.print(Text(f"\n[{ranker}] " + "; ".join(notes), style="dim"))
+        out.print(data(f"\n[{ranker}] " + "; ".join(notes), "dim"))
     for ranker in comparison["rankers_not_in_baseline"]:
-        out.print(Text(f"[{ranker}] not in the baseline: not compared", style="dim"))
+        out.print(data(f"[{ranker}] not in the baseline: not compared", "dim"))
 
 
 def render_gates(err: Console, results: list[GateResult]) -> None:

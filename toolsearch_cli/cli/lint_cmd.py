@@ -25,22 +25,31 @@ PATHS_ARGUMENT = typer.Argument(
     metavar="[PATH]...",
 )
 CONFIG_OPTION = typer.Option(
-    None, "--config", help="pyproject.toml or .toolsearch.yaml. Default: the nearest one with lint settings."
+    None,
+    "--config",
+    help="pyproject.toml or .toolsearch.yaml. Default: the nearest one with lint settings.",
+    metavar="FILE",
 )
-SELECT_OPTION = typer.Option(None, "--select", help="Rules to run (codes, prefixes, names); comma list.")
-EXTEND_SELECT_OPTION = typer.Option(None, "--extend-select", help="Rules to add to the selection.")
-IGNORE_OPTION = typer.Option(None, "--ignore", help="Rules to skip.")
-OUTPUT_FILE_OPTION = typer.Option(None, "--output-file", "-o", help="Write the report to this file.")
+SELECT_OPTION = typer.Option(
+    None, "--select", help="Rules to run (codes, prefixes, names); comma list.", metavar="RULES"
+)
+EXTEND_SELECT_OPTION = typer.Option(None, "--extend-select", help="Rules to add to the selection.", metavar="RULES")
+IGNORE_OPTION = typer.Option(None, "--ignore", help="Rules to skip.", metavar="RULES")
+OUTPUT_FILE_OPTION = typer.Option(None, "--output-file", "-o", help="Write the report to this file.", metavar="FILE")
 
 
 def lint(
     paths: list[str] | None = PATHS_ARGUMENT,
     output_format: str = typer.Option(
-        "auto", "--format", "-f", help="text, json, github, sarif, or auto (github under GitHub Actions, else text)."
+        "auto",
+        "--format",
+        "-f",
+        help="text, json, github, sarif, or auto (github under GitHub Actions, else text).",
+        metavar="FORMAT",
     ),
     config: Path | None = CONFIG_OPTION,
     isolated: bool = typer.Option(False, "--isolated", help="Ignore configuration files."),
-    preset: str | None = typer.Option(None, "--preset", help="Rule preset: default or strict."),
+    preset: str | None = typer.Option(None, "--preset", help="Rule preset: default or strict.", metavar="NAME"),
     select: list[str] | None = SELECT_OPTION,
     extend_select: list[str] | None = EXTEND_SELECT_OPTION,
     ignore: list[str] | None = IGNORE_OPTION,
@@ -82,18 +91,13 @@ def lint(
     result = run_lint(paths or None, settings)
 
     if output_format == "text":
+        import io
+
         from .lint_render import render_lint_statistics, render_lint_text
         from .render import console
 
-        if output_file is not None:
-            import io
-
-            from rich.console import Console
-
-            buffer = io.StringIO()
-            out = Console(file=buffer, highlight=False, no_color=True, width=200)
-        else:
-            out = console()
+        buffer = io.StringIO()
+        out = console(buffer if output_file is not None else None)
         if statistics:
             render_lint_statistics(out, result)
         else:

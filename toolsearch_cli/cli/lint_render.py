@@ -6,8 +6,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
+
+from .render import Col, data, plural, render_table
 
 _STYLE = {"error": "bold red", "warning": "yellow"}
 
@@ -18,7 +19,7 @@ def render_lint_text(out: Console, result: Any, strict: bool = False) -> None:
     for d in result.diagnostics:
         by_file.setdefault(d.file or "(catalog)", []).append(d)
     for file, diagnostics in by_file.items():
-        out.print(Text(file, style="bold underline"), soft_wrap=True)
+        out.print(data(file, "bold underline"), soft_wrap=True)
         for d in diagnostics:
             where = (f"{d.line}:{d.column}" if d.column else f"{d.line}") if d.line else "-"
             line = Text("  ")
@@ -27,20 +28,21 @@ def render_lint_text(out: Console, result: Any, strict: bool = False) -> None:
             line.append(f"{d.code} ", style="bold")
             line.append(f"{d.name}  ", style="dim")
             if d.tool:
-                line.append(f"tool {d.tool!r}: ")
-            line.append(" ".join(d.message.split()))
+                line.append_text(data(f"tool {d.tool!r}: "))
+            line.append_text(data(" ".join(d.message.split())))
             out.print(line, soft_wrap=True)
             for r in d.related:
                 at = f"{r.file}:{r.line}" if r.line else (r.file or "")
-                out.print(Text(f"{'':10}↳ {at}: {r.message}", style="dim"), soft_wrap=True)
+                out.print(data(f"{'':10}↳ {at}: {r.message}", "dim"), soft_wrap=True)
         out.print()
     errors, warnings = result.count("error"), result.count("warning")
     files = len(result.files)
-    checked = (
-        f"{result.tool_count} tool{'s' if result.tool_count != 1 else ''} in {files} file{'s' if files != 1 else ''}"
-    )
+    checked = f"{plural(result.tool_count, 'tool')} in {plural(files, 'file')}"
     if not result.diagnostics:
-        out.print(Text(f"All checks passed: {checked}, {len(result.rules_run)} rules.", style="green"), soft_wrap=True)
+        out.print(
+            Text(f"All checks passed: {checked}, {plural(len(result.rules_run), 'rule')}.", style="green"),
+            soft_wrap=True,
+        )
         return
     problems = len(result.diagnostics)
     failing = result.failed(strict=strict)
@@ -55,16 +57,14 @@ def render_lint_text(out: Console, result: Any, strict: bool = False) -> None:
 
 
 def render_rule_table(out: Console, rules: Mapping[str, Any]) -> None:
-    table = Table(show_edge=False, header_style="bold")
-    for header in ("code", "name", "severity"):
-        table.add_column(header, no_wrap=True)
-    table.add_column("what it checks", overflow="fold", min_width=20)
+    rows: list[list[str | Text]] = []
     for code, rule in rules.items():
         severity = Text(rule.severity, style=_STYLE[rule.severity])
         if not rule.default_enabled:
             severity.append(" (strict)", style="dim")
-        table.add_row(Text(code), Text(rule.name), severity, Text(rule.summary()))
-    out.print(table)
+        rows.append([code, rule.name, severity, rule.summary()])
+    columns = [Col("code", "name", style="bold"), Col("name", "name"), Col("severity"), Col("what it checks", "text")]
+    render_table(out, columns, rows, wide=True, key_columns=2)
 
 
 def render_rule_doc(out: Console, rule: Any) -> None:
@@ -92,4 +92,4 @@ def render_lint_statistics(out: Console, result: Any) -> None:
         line.append(severity, style=_STYLE[severity])
         out.print(line)
     total = len(result.diagnostics)
-    out.print(Text(f"{total:>6}  in total ({result.tool_count} tools)", style="dim"))
+    out.print(Text(f"{total:>6}  in total ({plural(result.tool_count, 'tool')})", style="dim"))

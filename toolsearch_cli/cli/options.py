@@ -43,8 +43,18 @@ FORMATS = ("table", "json")
 
 
 FORMAT_OPTION = typer.Option(
-    "table", "--format", "-f", help="Output: table (for people) or json (stable, for scripts)."
+    "table", "--format", "-f", help="Output: table (for people) or json (stable, for scripts).", metavar="FORMAT"
 )
+
+CONTEXT_OPTION = typer.Option(
+    None,
+    "--context",
+    help="Request context attribute key=value (e.g. role=admin); repeatable. Tools that require other "
+    "attributes are hidden, as they are from a model.",
+    metavar="KEY=VALUE",
+)
+
+WIDE_OPTION = typer.Option(False, "--wide", "-w", help="Show descriptions in full (wrapped), not cut to fit a line.")
 
 
 def check_format(value: str) -> str:

@@ -1,21 +1,99 @@
-"""Rich renderers: each takes a Console and pure data, and prints."""
+"""Rich renderers: each takes a Console and pure data, and prints.
+
+Every piece of data (tool names, descriptions, categories, file names, model replies ...) reaches
+the terminal through this module, and is shown *literally*:
+
+- the consoles are made with markup, emoji codes and highlighting off, so ``[bold]``, ``[/x]``,
+  ``[link=...]`` and ``:smile:`` in data are plain text (and never a MarkupError);
+- :func:`shown` turns control characters (ESC, BEL, OSC sequences, CR, bidi overrides ...) into
+  visible escapes such as ``\\x1b`` before they are measured for a table;
+- as a last line of defence, :class:`SafeConsole` passes everything it renders through
+  :func:`shown` again, so a renderer that forgot cannot write an escape sequence to the terminal.
+
+Tables go through :func:`render_table`, which sizes the columns itself: numbers are never cut,
+labels wrap, free text is cut with a visible ``…`` (or wraps with ``wide``), and when even that
+does not fit the width, each row is stacked as ``header value`` pairs.
+"""
 
 from __future__ import annotations
 
-from rich.console import Console
+import os
+import re
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import IO, Any, Literal
+
+from rich.console import Console, ConsoleOptions, RenderableType
+from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
 from ..model import Catalog
 from ..search import Hit
 
+# C0 controls but newline and tab, DEL, C1 controls, and the invisible format characters that
+# reorder or hide text (bidi overrides/isolates, zero-width joiners are left alone: they are text)
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
 
-def console() -> Console:
-    return Console(highlight=False, soft_wrap=False)
+
+def _visible(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def shown(value: object) -> str:
+    """``value`` as text that prints literally: control characters become ``\\x1b``-style escapes."""
+    text = value if isinstance(value, str) else str(value)
+    return _CONTROL.sub(_visible, text)
+
+
+def data(value: object, style: str = "") -> Text:
+    """A piece of data as a Rich Text: never markup, never an emoji code, control characters visible."""
+    return Text(shown(value), style=style, end="")
+
+
+class SafeConsole(Console):
+    """A Console that cannot be told to interpret data: every string and rendered segment goes through shown()."""
+
+    def render_str(self, text: str, **kwargs: Any) -> Text:
+        return super().render_str(shown(text), **kwargs)  # before Rich drops BEL & co. silently
+
+    def render(self, renderable: RenderableType, options: ConsoleOptions | None = None) -> Iterable[Segment]:
+        for segment in super().render(renderable, options):
+            if segment.control or not _CONTROL.search(segment.text):
+                yield segment
+            else:
+                yield Segment(shown(segment.text), segment.style)
+
+
+# Piped output is not cut to 80 columns (as ruff and git do): lines are as long as they need.
+UNWRAPPED_WIDTH = 10_000
+
+
+def _width(stderr: bool) -> int | None:
+    """$COLUMNS when set, else the terminal's width (None: Rich asks it), else no wrapping."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    stream = sys.stderr if stderr else sys.stdout
+    try:
+        if stream.isatty():
+            return None
+    except (AttributeError, ValueError):
+        pass
+    return UNWRAPPED_WIDTH
+
+
+def console(file: IO[str] | None = None) -> Console:
+    """The console for a command's output: stdout, or ``file`` (a report written unwrapped, without colour)."""
+    width = _width(False) if file is None else UNWRAPPED_WIDTH
+    return SafeConsole(file=file, markup=False, emoji=False, highlight=False, soft_wrap=False, width=width)
 
 
 def error_console() -> Console:
-    return Console(stderr=True, highlight=False)
+    """The console for messages on stderr: literal, and never wrapped (one message, one line)."""
+    return SafeConsole(stderr=True, markup=False, emoji=False, highlight=False, soft_wrap=True, width=_width(True))
 
 
 def excerpt(text: str, width: int = 72) -> str:
@@ -27,95 +105,231 @@ def _score(value: float) -> str:
     return f"{value:.2f}" if value != int(value) else f"{value:.0f}"
 
 
+def plural(n: int, one: str, many: str | None = None) -> str:
+    """``1 tool``, ``2 tools``; ``many`` for irregular plurals."""
+    return f"{n} {one if n == 1 else (many or one + 's')}"
+
+
+# ---------------------------------------------------------------- tables that fit
+
+
+@dataclass(frozen=True)
+class Col:
+    """A table column. ``kind``: number or name (never cut or wrapped), label (wraps), text (cut with …)."""
+
+    header: str
+    kind: Literal["number", "name", "label", "text"] = "label"
+    style: str = ""
+    justify: Literal["left", "right"] = "left"
+    limit: int | None = None  # the widest a label column grows to before it wraps
+
+
+Cell = str | Text
+
+
+def _cell(value: Cell) -> Text:
+    return data(value) if isinstance(value, str) else value
+
+
+def _longest_word(text: Text) -> int:
+    from rich.cells import cell_len
+
+    return max((cell_len(word) for line in text.plain.split("\n") for word in line.split()), default=0)
+
+
+def _natural(text: Text) -> int:
+    from rich.cells import cell_len
+
+    return max((cell_len(line) for line in text.plain.split("\n")), default=0)
+
+
+_TEXT_MIN = 12  # a text column narrower than this is not worth showing: stack instead
+
+
+def render_table(
+    out: Console,
+    columns: Sequence[Col],
+    rows: Sequence[Sequence[Cell]],
+    *,
+    title: str | None = None,
+    wide: bool = False,
+    key_columns: int = 1,
+    ruled: bool = True,
+) -> None:
+    """Print rows as a table that fits ``out.width``, or stacked when no table can.
+
+    Numbers keep their full width; labels wrap; text columns get what is left (at least 12 cells)
+    and are cut with ``…`` unless ``wide``, when they wrap. When even the narrowest table is wider
+    than the console, each row is printed as its first ``key_columns`` cells, then ``header value``
+    pairs wrapped at the width: nothing is lost.
+    """
+    cells = [[_cell(v) for v in row] for row in rows]
+    n = len(columns)
+    natural = []
+    minimum = []
+    for i, col in enumerate(columns):
+        head = Text(col.header)
+        widest = max([_natural(head)] + [_natural(r[i]) for r in cells])
+        if col.kind in ("number", "name"):
+            natural.append(widest)
+            minimum.append(max([_longest_word(head)] + [_natural(r[i]) for r in cells]))
+        elif col.kind == "label":
+            natural.append(min(widest, col.limit) if col.limit else widest)
+            minimum.append(min(natural[-1], max([_longest_word(head), 10])))
+        else:
+            natural.append(widest)
+            # cut text needs only a few cells; wrapped text (wide) its longest word, within reason
+            least = max(_TEXT_MIN, min(max(_longest_word(r[i]) for r in cells) if cells else 0, 30)) if wide else 0
+            minimum.append(min(widest, max(_TEXT_MIN, least)))
+    # ruled: one space of padding on both sides of every cell and a rule between columns;
+    # plain (no rules): two spaces between columns, none at the edges
+    overhead = 3 * n - 1 if ruled else 2 * (n - 1)
+    widths = list(natural)
+    excess = sum(widths) + overhead - out.width
+    # shrink text columns first, then labels, then the headers of numbers, each down to its minimum
+    for kinds in (("text",), ("label",), ("number", "name")):
+        for i, col in sorted(enumerate(columns), key=lambda ic: -widths[ic[0]]):
+            if excess <= 0:
+                break
+            if col.kind in kinds:
+                cut = min(excess, widths[i] - minimum[i])
+                widths[i] -= cut
+                excess -= cut
+    if title:
+        out.print(data(title, "bold"), soft_wrap=True)
+    if excess > 0:
+        _stacked(out, columns, cells, key_columns)
+        return
+    if ruled:
+        table = Table(show_edge=False, header_style="bold")
+    else:
+        table = Table(show_edge=False, header_style="dim", box=None, pad_edge=False)
+    for col, width in zip(columns, widths, strict=True):
+        cut = col.kind == "text" and not wide
+        table.add_column(
+            col.header,
+            justify=col.justify,
+            style=col.style or None,
+            width=width,
+            no_wrap=col.kind in ("number", "name") or cut,
+            overflow="ellipsis" if cut else "fold",
+        )
+    for row in cells:
+        table.add_row(*row)
+    out.print(table)
+
+
+def _stacked(out: Console, columns: Sequence[Col], cells: Sequence[Sequence[Text]], key_columns: int) -> None:
+    """Each row: its key cells on a line, then ``header value`` pairs filling lines up to the width."""
+    from rich.cells import cell_len
+
+    for row in cells:
+        keys = zip(columns, row[:key_columns], strict=False)
+        head = Text(" · ").join(
+            Text.assemble(f"{col.header} " if col.kind == "number" else "", cell, style=col.style or "bold")
+            for col, cell in keys
+        )
+        out.print(head, soft_wrap=True)
+        line = Text("  ")
+        for col, cell in zip(columns[key_columns:], row[key_columns:], strict=True):
+            if not cell.plain:
+                continue
+            pair = Text.assemble((col.header, "dim"), " ", cell)
+            if len(line.plain) > 2 and cell_len(line.plain) + 3 + cell_len(pair.plain) > out.width:
+                out.print(line, soft_wrap=False, overflow="fold")
+                line = Text("  ")
+            if len(line.plain) > 2:
+                line.append(" · ", style="dim")
+            line.append_text(pair)
+        if len(line.plain) > 2:
+            out.print(line, soft_wrap=False, overflow="fold")
+
+
+# ---------------------------------------------------------------- search and catalog
+
+
 FIELD_ABBREVIATIONS = {"description": "desc", "category": "cat", "parameters": "params"}
 
 
-def _table(out: Console, columns: list[tuple[str, dict[str, object]]], rows: list[list[str | Text]]) -> Table:
-    """A table whose columns keep their content width (up to 40); the last one is cut to fit."""
-    table = Table(show_edge=False, header_style="bold")
-    widths = []
-    for i, (header, _) in enumerate(columns):
-        cells = [Text(cell) if isinstance(cell, str) else cell for cell in (r[i] for r in rows)]
-        widths.append(min(max([len(header)] + [c.cell_len for c in cells]), 40))
-    # each column is padded by one space on both sides, and separated by one rule character
-    used = sum(w + 2 for w in widths[:-1]) + len(columns) - 1
-    widths[-1] = max(8, min(widths[-1], out.width - used - 2))
-    for (header, options), width in zip(columns, widths, strict=True):
-        table.add_column(header, no_wrap=True, overflow="ellipsis", width=width, **options)  # type: ignore[arg-type]
-    for row in rows:
-        table.add_row(*row)
-    return table
-
-
-def render_hits(out: Console, hits: list[Hit], *, explain: bool = False) -> None:
-    rows: list[list[str | Text]] = [
+def render_hits(out: Console, hits: list[Hit], *, explain: bool = False, wide: bool = False) -> None:
+    rows: list[list[Cell]] = [
         [
             str(i),
             hit.tool.name,
             hit.tool.category or "",
             _score(hit.score),
-            ",".join(FIELD_ABBREVIATIONS.get(f, f) for f in hit.matched_fields),
-            excerpt(hit.tool.description, 120),
+            ", ".join(FIELD_ABBREVIATIONS.get(f, f) for f in hit.matched_fields),
+            " ".join(hit.tool.description.split()) if wide else excerpt(hit.tool.description, 120),
         ]
         for i, hit in enumerate(hits, 1)
     ]
-    table = _table(
+    render_table(
         out,
         [
-            ("#", {"justify": "right", "style": "dim"}),
-            ("tool", {"style": "bold cyan"}),
-            ("category", {}),
-            ("score", {"justify": "right"}),
-            ("matched", {}),
-            ("description", {}),
+            Col("#", "number", style="dim", justify="right"),
+            Col("tool", style="bold cyan", limit=40),
+            Col("category", limit=40),
+            Col("score", "number", justify="right"),
+            Col("matched"),
+            Col("description", "text"),
         ],
         rows,
+        wide=wide,
+        key_columns=2,
     )
-    out.print(table)
     if not explain:
         return
     for i, hit in enumerate(hits, 1):
         out.print()
-        out.print(Text.assemble((f"{i}. {hit.tool.name}", "bold cyan"), f"  score {_score(hit.score)}"))
-        detail = Table(show_edge=False, header_style="dim", box=None, padding=(0, 2))
-        detail.add_column("term")
-        detail.add_column("field")
-        detail.add_column("points", justify="right")
-        detail.add_column("why", style="dim")
-        for c in hit.contributions:
-            detail.add_row(c.term, c.field, f"{c.points:.2f}", c.detail)
-        out.print(detail)
+        out.print(Text.assemble(data(f"{i}. {hit.tool.name}", "bold cyan"), f"  score {_score(hit.score)}"))
+        render_table(
+            out,
+            [Col("term"), Col("field"), Col("points", "number", justify="right"), Col("why", "text", style="dim")],
+            [[c.term, c.field, f"{c.points:.2f}", c.detail] for c in hit.contributions],
+            wide=True,
+            key_columns=2,
+            ruled=False,
+        )
 
 
 def _short_source(source: str, width: int = 24) -> str:
     return source if len(source) <= width else "…" + source[-(width - 1) :]
 
 
-def render_catalog(out: Console, catalog: Catalog) -> None:
+def render_catalog(out: Console, catalog: Catalog, *, wide: bool = False) -> None:
     resident = set(catalog.resident)
-    rows: list[list[str | Text]] = []
+    rows: list[list[Cell]] = []
     for tool in catalog.tools:
-        name = Text(tool.name, style="bold cyan")
+        name = data(tool.name, "bold cyan")
         if tool.name in resident:
             name.append(" (resident)", style="yellow")
+        source = str(tool.source) if tool.source else ""
         rows.append(
             [
                 name,
                 tool.category or "",
                 str(tool.parameter_count()),
-                _short_source(str(tool.source)) if tool.source else "",
+                source if wide else _short_source(source),
                 ", ".join(tool.tags),
             ]
         )
-    table = _table(
+    render_table(
         out,
-        [("tool", {}), ("category", {}), ("params", {"justify": "right"}), ("source", {"style": "dim"}), ("tags", {})],
+        [
+            Col("tool", limit=40),
+            Col("category", limit=40),
+            Col("params", "number", justify="right"),
+            Col("source", style="dim"),
+            Col("tags", "text"),
+        ],
         rows,
+        wide=wide,
     )
-    out.print(table)
     categories = catalog.categories()
-    noun = "category" if len(categories) == 1 else "categories"
+    searchable = len(catalog) - len(resident)
     out.print(
-        f"\n{len(catalog)} tools ({len(resident)} resident, {len(catalog) - len(resident)} searchable) "
-        f"in {len(categories)} {noun}, from {', '.join(catalog.sources)}"
+        data(
+            f"\n{plural(len(catalog), 'tool')} ({len(resident)} resident, {searchable} searchable) "
+            f"in {plural(len(categories), 'category', 'categories')}, from {', '.join(catalog.sources)}"
+        )
     )

@@ -8,30 +8,53 @@ import typer
 
 from ..catalog import load_catalog, store_in_cache
 from ..errors import UsageError, did_you_mean
-from ..search import RANKER_BY_NAME, parse_max_results
+from ..search import MAX_RESULTS_LIMIT, RANKER_BY_NAME, parse_max_results
 from ..search import search as run_search
+from ..search.base import whole_number
 from ..search.text import classic_normalize
-from .options import CATALOG_FORMAT_OPTION, CATALOG_OPTION, FORMAT_OPTION, check_catalog_format, check_format
-from .render import console, error_console, render_hits
+from .options import (
+    CATALOG_FORMAT_OPTION,
+    CATALOG_OPTION,
+    CONTEXT_OPTION,
+    FORMAT_OPTION,
+    WIDE_OPTION,
+    check_catalog_format,
+    check_format,
+)
+from .render import console, data, error_console, plural, render_hits
 
 
 def search(
     query: str = typer.Argument(..., help="What the tool should do, in any language."),
     catalog: list[str] | None = CATALOG_OPTION,
     category: str | None = typer.Option(
-        None, "--category", help="Only tools of this category (normalised: WeatherApi = weather-api)."
+        None, "--category", help="Only tools of this category (normalised: WeatherApi = weather-api).", metavar="NAME"
     ),
-    max_results: str = typer.Option("5", "--max-results", "-n", help="How many results (1-50)."),
-    ranker: str = typer.Option("default", "--ranker", "-r", help=f"Ranker: {', '.join(RANKER_BY_NAME)}."),
+    max_results: str = typer.Option(
+        "5", "--max-results", "-n", help=f"How many results (1-{MAX_RESULTS_LIMIT}).", metavar="N"
+    ),
+    ranker: str = typer.Option(
+        "default", "--ranker", "-r", help=f"Ranker: {', '.join(RANKER_BY_NAME)}.", metavar="NAME"
+    ),
     explain: bool = typer.Option(
         False, "--explain", "-e", help="Show which query term hit which field for how many points."
     ),
+    context: list[str] | None = CONTEXT_OPTION,
+    wide: bool = WIDE_OPTION,
     output_format: str = FORMAT_OPTION,
     catalog_format: str = CATALOG_FORMAT_OPTION,
 ) -> None:
     """Search a catalog and see why each tool ranked where it did."""
     check_format(output_format)
-    limit = parse_max_results(max_results)
+    if (whole_number(max_results) or 0) < 1:  # not a number: parse_max_results says so
+        parse_max_results(max_results)
+        raise UsageError(f"--max-results must be at least 1, not {max_results.strip()}", field="max-results")
+    limit = parse_max_results(max_results)  # above the limit: the limit, as for a model's toolSearch call
+    attributes = None
+    if context:
+        from ..simulate.script import parse_context
+
+        attributes = parse_context(context)
     loaded = load_catalog(catalog, check_catalog_format(catalog_format), cache=True)
     if category is not None and category.strip() and classic_normalize(category):
         wanted = classic_normalize(category)
@@ -42,27 +65,35 @@ def search(
                 f"categories: {', '.join(known) or '(none)'}",
                 field="category",
             )
-    hits = run_search(loaded, query, max_results=limit, category=category, ranker=ranker)
+    hits = run_search(loaded, query, max_results=limit, category=category, ranker=ranker, context=attributes)
+    searchable = (
+        loaded.searchable() if attributes is None else [t for t in loaded.searchable() if t.visible_to(attributes)]
+    )
     store_in_cache(loaded)  # with its index, so the next call skips parsing and indexing
     if output_format == "json":
-        payload = {
+        payload: dict[str, object] = {
             "query": query,
             "ranker": ranker,
             "category": category,
             "max_results": limit,
             "hits": [{"rank": i, **hit.to_dict()} for i, hit in enumerate(hits, 1)],
         }
+        if attributes is not None:
+            payload["context"] = attributes
         typer.echo(json.dumps(payload, ensure_ascii=False, indent=2))
         return
+    seen_by = f" · context {', '.join(f'{k}={v}' for k, v in attributes.items())}" if attributes else ""
     if not hits:
         error_console().print(
-            f"no tool matches {query!r} ({len(loaded.searchable())} searchable tools, ranker {ranker})"
+            data(f"no tool matches {query!r} ({plural(len(searchable), 'searchable tool')}, ranker {ranker}{seen_by})")
         )
         return
     out = console()
-    render_hits(out, hits, explain=explain)
+    render_hits(out, hits, explain=explain, wide=wide)
     out.print(
-        f"\n{len(hits)} of {len(loaded.searchable())} searchable tools · ranker {ranker} · {', '.join(loaded.sources)}",
-        style="dim",
-        markup=False,
+        data(
+            f"\n{len(hits)} of {plural(len(searchable), 'searchable tool')} · ranker {ranker}{seen_by} · "
+            f"{', '.join(loaded.sources)}",
+            "dim",
+        )
     )

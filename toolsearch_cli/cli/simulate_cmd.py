@@ -8,46 +8,67 @@ from typing import Any
 import typer
 
 from ..errors import UsageError
-from .options import CATALOG_OPTION, FORMAT_OPTION, check_format
+from .options import CATALOG_OPTION, CONTEXT_OPTION, FORMAT_OPTION, check_format
 from .simulate_live import (
     API_KEY_ENV_OPTION,
     BASE_URL_OPTION,
     LIVE_OPTION,
     MAX_ITERATIONS_OPTION,
+    MAX_TOKENS_OPTION,
     MODEL_OPTION,
     PROMPT_OPTION,
     RECORD_OPTION,
     RETRIES_OPTION,
     RETRY_BACKOFF_OPTION,
+    SYSTEM_OPTION,
     TEMPERATURE_OPTION,
     TIMEOUT_OPTION,
     TOOL_CHOICE_OPTION,
 )
 
-POLICY_HELP = "Disclosure policy: latest (each search replaces the hits) or cumulative; 'latest,cumulative' compares."
-
-
-SCRIPT_ARGUMENT = typer.Argument(None, help="Conversation script (*.sim.yaml); omit with --replay.")
-MODE_OPTION = typer.Option(None, "--mode", "-m", help="chat (state from the messages) or agent (run state).")
-POLICY_OPTION = typer.Option(None, "--policy", "-p", help=POLICY_HELP)
-MAX_ACTIVE_OPTION = typer.Option(
-    None, "--max-active", help="Cap on disclosed tools; cumulative evicts the least recently disclosed."
+POLICY_HELP = (
+    "Disclosure policy: latest (each search replaces the hits) or cumulative; 'latest,cumulative' compares. "
+    "Default: the script's policy, else latest."
 )
-CONTEXT_OPTION = typer.Option(
-    None, "--context", help="Request context attribute key=value (e.g. role=admin); repeatable.", metavar="KEY=VALUE"
+
+
+SCRIPT_ARGUMENT = typer.Argument(None, help="Conversation script (*.sim.yaml); omit with --replay.", metavar="[SCRIPT]")
+MODE_OPTION = typer.Option(
+    None,
+    "--mode",
+    "-m",
+    help="chat (state from the messages) or agent (run state). Default: the script's mode, else chat.",
+    metavar="MODE",
+)
+POLICY_OPTION = typer.Option(None, "--policy", "-p", help=POLICY_HELP, metavar="POLICY")
+MAX_ACTIVE_OPTION = typer.Option(
+    None,
+    "--max-active",
+    help="Cap on disclosed tools; cumulative evicts the least recently used (a call is a use), then the lowest ranked.",
+    metavar="N",
 )
 STATE_OPTION = typer.Option(
-    None, "--state", help="Agent mode: JSON run-state file, restored when present and saved after every search."
+    None,
+    "--state",
+    help="Agent mode: JSON run-state file, restored when present and saved after every search.",
+    metavar="FILE",
 )
 CHECK_OPTION = typer.Option(False, "--check", help="Exit 1 when an expectation fails or a protocol error occurs.")
 REPLAY_OPTION = typer.Option(
-    None, "--replay", help="Recorded conversation (OpenAI messages JSON/JSONL, or a transcript) to replay."
+    None,
+    "--replay",
+    help="Recorded conversation (OpenAI messages JSON/JSONL, or a transcript) to replay.",
+    metavar="FILE",
 )
 EXECUTE_OPTION = typer.Option(
     False, "--execute", help="Run the Python functions of module catalogs for calls without a scripted result."
 )
-RANKER_OPTION = typer.Option(None, "--ranker", "-r", help="Ranker used by toolSearch (default: default).")
-COUNTER_OPTION = typer.Option("cl100k_base", "--counter", help="Token counter: cl100k_base (exact) or chars4.")
+RANKER_OPTION = typer.Option(
+    None, "--ranker", "-r", help="Ranker used by toolSearch (default: default).", metavar="NAME"
+)
+COUNTER_OPTION = typer.Option(
+    "cl100k_base", "--counter", help="Token counter: cl100k_base (exact) or chars4.", metavar="NAME"
+)
 
 
 def simulate(
@@ -76,6 +97,8 @@ def simulate(
     retries: int = RETRIES_OPTION,
     retry_backoff: float = RETRY_BACKOFF_OPTION,
     record: str | None = RECORD_OPTION,
+    max_tokens: int | None = MAX_TOKENS_OPTION,
+    system: str | None = SYSTEM_OPTION,
 ) -> None:
     """Show the tools every model request carries, what they cost in tokens, and check the script's expectations.
 
@@ -92,7 +115,14 @@ def simulate(
         if script is None and prompt is None:
             raise UsageError("--live needs the user's message: --prompt TEXT or a SCRIPT", field="prompt")
     else:
-        live_only = {"--prompt": prompt, "--base-url": base_url, "--model": model, "--record": record}
+        live_only = {
+            "--prompt": prompt,
+            "--base-url": base_url,
+            "--model": model,
+            "--record": record,
+            "--max-tokens": max_tokens,
+            "--system": system,
+        }
         given = [name for name, value in live_only.items() if value is not None]
         if given:
             raise UsageError(f"{given[0]} is for live runs: add --live", field=given[0].lstrip("-"))
@@ -140,6 +170,8 @@ def simulate(
             retries=retries,
             retry_backoff=retry_backoff,
             record=record,
+            max_tokens=max_tokens,
+            system=system,
         )
         return
     transcripts = []
@@ -162,7 +194,10 @@ def simulate(
             values["context"] = {**defaults.get("context", {}), **cli["context"]}
             settings = merged_settings(None, values)
             engine = build_engine(settings, defaults.get("resident", ()), str(replay_file))
-            transcripts.append(replay(messages, engine, settings, replay_file))
+            error = recorded.get("error") if recorded is not None else None
+            transcripts.append(
+                replay(messages, engine, settings, replay_file, error=error if isinstance(error, str) else None)
+            )
     else:
         assert script is not None
         parsed = load_script(script)

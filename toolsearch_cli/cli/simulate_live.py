@@ -35,8 +35,17 @@ RETRIES_OPTION = typer.Option(3, "--retries", help="Live: retries after HTTP 429
 RETRY_BACKOFF_OPTION = typer.Option(
     1.0, "--retry-backoff", help="Live: seconds before the first retry, doubled each time (Retry-After wins)."
 )
+MAX_TOKENS_OPTION = typer.Option(
+    None, "--max-tokens", help="Live: max_tokens for each reply (default: the server's); a cut-off reply is flagged."
+)
+SYSTEM_OPTION = typer.Option(
+    None, "--system", help="Live: system message sent first (replaces the script's 'system'); some servers need one."
+)
 RECORD_OPTION = typer.Option(
-    None, "--record", help="Live: write messages + snapshots to FILE after every request (replay with --replay FILE)."
+    None,
+    "--record",
+    help="Live: write messages + snapshots to FILE after every request (replay with --replay FILE).",
+    metavar="FILE",
 )
 
 
@@ -58,6 +67,8 @@ def run_live_command(
     retries: int,
     retry_backoff: float,
     record: str | None,
+    max_tokens: int | None = None,
+    system: str | None = None,
 ) -> None:
     from ..simulate import load_script, merged_settings
     from ..simulate.live import LiveOptions, Recorder, run_live, user_messages
@@ -80,6 +91,10 @@ def run_live_command(
         raise UsageError(
             f"--tool-choice must be auto, required, none or omit, not {tool_choice!r}", field="tool_choice"
         )
+    if max_tokens is not None and max_tokens < 1:
+        raise UsageError(f"--max-tokens must be at least 1, not {max_tokens}", field="max_tokens")
+    if system is not None and not system.strip():
+        raise UsageError("--system is blank: give the system message, or leave it out", field="system")
     choice = None if tool_choice == "omit" else tool_choice
     parsed = load_script(script) if script is not None else None
     user_messages(parsed, prompt)  # the one-line error before any request
@@ -97,6 +112,7 @@ def run_live_command(
         tool_choice=choice,
         timeout=timeout,
         retries=retries,
+        max_tokens=max_tokens,
     )
 
     table = output_format == "table"
@@ -127,6 +143,7 @@ def run_live_command(
         retries=retries,
         backoff=retry_backoff,
         on_retry=on_retry,
+        max_tokens=max_tokens,
     )
     recorder = Recorder(record, client.redact) if record else None
     on_request = None
@@ -148,6 +165,7 @@ def run_live_command(
             options,
             script=parsed,
             prompt=prompt,
+            system=system,
             source=script or "--prompt",
             recorder=recorder,
             on_request=on_request,

@@ -6,18 +6,13 @@ from collections.abc import Callable
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from ..disclosure.engine import DISCLOSED, GROUP, RESIDENT, ROLES, SEARCH
-from ..simulate.transcript import RequestRecord, Transcript
-from .render import excerpt
+from ..simulate.transcript import DIAGNOSTIC_KINDS, RequestRecord, Transcript
+from .render import Col, data, excerpt, plural, render_table
 
 ROLE_STYLE = {RESIDENT: "yellow", SEARCH: "magenta", GROUP: "blue", DISCLOSED: "bold cyan"}
-
-
-def _count(n: int, one: str, many: str | None = None) -> str:
-    return f"{n} {one if n == 1 else (many or one + 's')}"
 
 
 def _pct(value: float) -> str:
@@ -25,22 +20,18 @@ def _pct(value: float) -> str:
 
 
 def render_transcript(out: Console, transcript: Transcript) -> None:
-    title = transcript.name or transcript.source
-    out.print(
-        Text.assemble(
-            (f"{title}", "bold"),
-            f"  ·  {transcript.kind} · mode {transcript.mode} · policy {transcript.policy}"
-            + (f" · max-active {transcript.max_active}" if transcript.max_active else "")
-            + (
-                f" · context {', '.join(f'{k}={v}' for k, v in transcript.context.items())}"
-                if transcript.context
-                else ""
-            ),
-        )
+    _heading(
+        out,
+        transcript.name or transcript.source,
+        transcript.kind,
+        transcript.mode,
+        transcript.policy,
+        transcript.max_active,
+        transcript.context,
     )
     if transcript.restored is not None:
         restored = ", ".join(transcript.restored) or "(none)"
-        out.print(f"restored run state from {transcript.state_file}: active {restored}", style="dim", markup=False)
+        out.print(data(f"restored run state from {transcript.state_file}: active {restored}", "dim"))
     for record in transcript.requests:
         out.print()
         render_request(out, record)
@@ -54,19 +45,16 @@ def render_request(out: Console, record: RequestRecord) -> None:
     if record.turn:
         head.append(f" · turn {record.turn}", style="dim")
     if snap.search_status:
-        head.append(f" · latest search: {snap.search_status}", style="dim")
+        head.append_text(data(f" · latest search: {snap.search_status}", "dim"))
     if snap.groups:
-        head.append(f" · groups: {', '.join(snap.groups)}", style="dim")
+        head.append_text(data(f" · groups: {', '.join(snap.groups)}", "dim"))
     out.print(head)
-    table = Table(show_edge=False, header_style="bold", pad_edge=False)
-    table.add_column("role")
-    table.add_column("tool")
-    table.add_column("tokens", justify="right")
+    rows: list[list[str | Text]] = []
     for role in ROLES:
         for tool in (t for t in snap.tools if t.role == role):
             label = f"group {tool.group}" if role == GROUP else role
-            table.add_row(Text(label, style=ROLE_STYLE[role]), tool.name, str(tool.tokens))
-    out.print(table)
+            rows.append([data(label, ROLE_STYLE[role]), tool.name, str(tool.tokens)])
+    render_table(out, [Col("role"), Col("tool"), Col("tokens", "number", justify="right")], rows, key_columns=2)
     out.print(
         f"tools {snap.tool_tokens} tok = {_pct(100 * snap.tool_share)} of the all-tools baseline "
         f"({snap.baseline_tool_tokens} tok) · request {snap.request_tokens} vs {snap.baseline_request_tokens} tok "
@@ -75,16 +63,16 @@ def render_request(out: Console, record: RequestRecord) -> None:
         highlight=False,
     )
     if snap.system_prompt:
-        out.print(f"+ system prompt: {excerpt(snap.system_prompt, 100)}", style="blue", markup=False)
+        out.print(data(f"+ system prompt: {excerpt(snap.system_prompt, 100)}", "blue"))
     for call in record.calls:
         line = Text("→ ", style="dim")
-        line.append(f"{call.name}", style="bold")
-        line.append(f"({excerpt(call.arguments, 80)})")
+        line.append_text(data(call.name, "bold"))
+        line.append_text(data(f"({excerpt(call.arguments, 80)})"))
         if call.result is not None:
-            line.append(f" ⇒ {excerpt(call.result, 80)}", style="green" if not call.error else "red")
+            line.append_text(data(f" ⇒ {excerpt(call.result, 80)}", "green" if not call.error else "red"))
         out.print(line)
     if record.reply_text:
-        out.print(Text.assemble(("→ says: ", "dim"), excerpt(record.reply_text, 110)))
+        out.print(Text.assemble(("→ says: ", "dim"), data(excerpt(record.reply_text, 110))))
     if record.live is not None:
         out.print(live_line(record.live, snap.counter), style="dim", markup=False, highlight=False)
     for finding in record.findings:
@@ -92,7 +80,10 @@ def render_request(out: Console, record: RequestRecord) -> None:
         if finding.expected:
             out.print(f"  (expected {finding.kind}) {where}{finding.message}", style="dim", markup=False)
         else:
-            label = "✗ expectation" if finding.kind == "expectation" else f"✗ protocol error {finding.kind}"
+            if finding.kind == "expectation" or finding.kind in DIAGNOSTIC_KINDS:
+                label = f"✗ {finding.kind}"
+            else:
+                label = f"✗ protocol error {finding.kind}"
             out.print(f"  {label}: {where}{finding.message}", style="bold red", markup=False)
     if record.checks and not record.failed:
         out.print(f"  ✓ {record.checks} check{'s' if record.checks != 1 else ''} passed", style="green")
@@ -101,30 +92,31 @@ def render_request(out: Console, record: RequestRecord) -> None:
 
 
 def render_summary(out: Console, transcript: Transcript) -> None:
-    table = Table(title="summary", show_edge=False, header_style="bold", title_justify="left")
-    for header in ("#", "turn", "visible", "disclosed", "tool tok", "baseline", "share", "request", "saving", "result"):
-        table.add_column(header, justify="right" if header not in ("disclosed", "result") else "left")
+    """One row per request; the all-tools baseline, the same for every request, goes in the title."""
+    baselines = {r.snapshot.baseline_tool_tokens for r in transcript.requests}
+    per_row = len(baselines) > 1
+    columns = [Col(h, "number", justify="right") for h in ("#", "turn", "visible", "tool tok")]
+    if per_row:
+        columns.append(Col("baseline", "number", justify="right"))
+    columns += [Col(h, "number", justify="right") for h in ("share", "request", "saving")]
+    columns += [Col("ok"), Col("disclosed", "text")]
+    rows: list[list[str | Text]] = []
     for r in transcript.requests:
         s = r.snapshot
         result = Text("✗", style="bold red") if r.failed else Text("✓" if r.checks else "", style="green")
-        table.add_row(
-            str(r.index),
-            str(r.turn or ""),
-            str(len(s.tools)),
-            ", ".join(s.disclosed) or "—",
-            str(s.tool_tokens),
-            str(s.baseline_tool_tokens),
-            _pct(100 * s.tool_share),
-            str(s.request_tokens),
-            _pct(s.saving_percent),
-            result,
-        )
-    out.print(table)
+        row: list[str | Text] = [str(r.index), str(r.turn or ""), str(len(s.tools)), str(s.tool_tokens)]
+        if per_row:
+            row.append(str(s.baseline_tool_tokens))
+        row += [_pct(100 * s.tool_share), str(s.request_tokens), _pct(s.saving_percent), result]
+        row.append(", ".join(s.disclosed) or "—")
+        rows.append(row)
+    title = "summary" if per_row or not baselines else f"summary (all-tools baseline {baselines.pop()} tool tok)"
+    render_table(out, columns, rows, title=title, wide=True)
     summary = transcript.summary()
     if not summary.get("requests"):
         out.print("no model requests", style="dim")
         return
-    counts = f"{_count(summary['requests'], 'request')}, {_count(summary['searches'], 'search', 'searches')}"
+    counts = f"{plural(summary['requests'], 'request')}, {plural(summary['searches'], 'search', 'searches')}"
     out.print(
         f"{counts} · tool tokens {summary['tool_tokens']} vs "
         f"{summary['baseline_tool_tokens']} all-tools ({_pct(100 * summary['tool_share'])}; "
@@ -156,33 +148,28 @@ def render_summary(out: Console, transcript: Transcript) -> None:
             style="bold red",
         )
     elif summary["checks"]:
-        out.print(f"✓ all {summary['checks']} checks passed", style="green")
+        checks = summary["checks"]
+        out.print("✓ the check passed" if checks == 1 else f"✓ all {checks} checks passed", style="green")
 
 
 def render_comparison(out: Console, transcripts: list[Transcript]) -> None:
     """Per request: visible tools · tool tokens · share of the baseline, one column per policy; then totals."""
     out.print("policies side by side (visible tools · tool tokens · share of the all-tools baseline)", style="bold")
-    table = Table(show_edge=False, header_style="bold")
-    table.add_column("#", justify="right")
-    for t in transcripts:
-        table.add_column(t.policy, justify="right")
+    rows: list[list[str | Text]] = []
     for i in range(max(len(t.requests) for t in transcripts)):
-        row = [str(i + 1)]
+        row: list[str | Text] = [str(i + 1)]
         for t in transcripts:
             if i < len(t.requests):
                 s = t.requests[i].snapshot
                 row.append(f"{len(s.tools)} · {s.tool_tokens} · {_pct(100 * s.tool_share)}")
             else:
                 row.append("")
-        table.add_row(*row)
-    out.print(table)
+        rows.append(row)
+    policies = [Col(t.policy, "number", justify="right") for t in transcripts]
+    render_table(out, [Col("#", "number", justify="right"), *policies], rows)
     out.print()
     totals = [t.summary() for t in transcripts]
-    summary = Table(title="policy totals", show_edge=False, header_style="bold", title_justify="left")
-    summary.add_column("")
-    for t in transcripts:
-        summary.add_column(t.policy, justify="right")
-    rows: list[tuple[str, str, Callable[[Any], str]]] = [
+    formats: list[tuple[str, str, Callable[[Any], str]]] = [
         ("tool tokens", "tool_tokens", str),
         ("share of baseline", "tool_share", lambda v: _pct(100 * v)),
         ("max share per request", "max_tool_share", lambda v: _pct(100 * v)),
@@ -191,9 +178,10 @@ def render_comparison(out: Console, transcripts: list[Transcript]) -> None:
         ("distinct disclosed", "distinct_disclosed", lambda v: str(len(v))),
         ("failed checks", "failed", str),
     ]
-    for label, key, fmt in rows:
-        summary.add_row(label, *(fmt(total.get(key, 0)) for total in totals))
-    out.print(summary)
+    totals_rows: list[list[str | Text]] = [
+        [label, *(fmt(total.get(key, 0)) for total in totals)] for label, key, fmt in formats
+    ]
+    render_table(out, [Col(""), *policies], totals_rows, title="policy totals")
 
 
 def live_line(live: dict[str, Any], counter: str) -> str:
@@ -216,12 +204,17 @@ def live_line(live: dict[str, Any], counter: str) -> str:
 def render_live_header(out: Console, name: str, settings: Any, options: Any, has_key: bool) -> None:
     """What a live run talks to, before the first request (the key itself is never shown)."""
     key = f"key from ${options.api_key_env}" if has_key else f"no key (${options.api_key_env} unset)"
-    out.print(
-        Text.assemble(
-            (name, "bold"),
-            f"  ·  live · {options.model} at {options.base_url} · {key} · mode {settings.mode} · policy "
-            f"{settings.policy}"
-            + (f" · max-active {settings.max_active}" if settings.max_active else "")
-            + (f" · context {', '.join(f'{k}={v}' for k, v in settings.context.items())}" if settings.context else ""),
-        )
-    )
+    what = f"live · {options.model} at {options.base_url} · {key}"
+    _heading(out, name, what, settings.mode, settings.policy, settings.max_active, settings.context)
+
+
+def _heading(
+    out: Console, title: str, what: str, mode: str, policy: str, max_active: int | None, context: dict[str, str]
+) -> None:
+    """``title  ·  what · mode M · policy P · max-active N · context k=v``: the line above a run."""
+    parts = [what, f"mode {mode}", f"policy {policy}"]
+    if max_active:
+        parts.append(f"max-active {max_active}")
+    if context:
+        parts.append(f"context {', '.join(f'{k}={v}' for k, v in context.items())}")
+    out.print(Text.assemble(data(title, "bold"), data("  ·  " + " · ".join(parts))))

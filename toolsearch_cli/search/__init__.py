@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from ..errors import SearchError, did_you_mean
@@ -81,9 +83,24 @@ def search(
     max_results: Any = DEFAULT_MAX_RESULTS,
     category: str | None = None,
     ranker: str = "default",
+    context: Mapping[str, str] | None = None,
 ) -> list[Hit]:
-    """Rank the catalog's searchable tools for ``query``; only tools with a positive score, best first."""
+    """Rank the catalog's searchable tools for ``query``; only tools with a positive score, best first.
+
+    With ``context`` (request attributes such as ``{"role": "admin"}``), only tools visible to that
+    context are returned, as the disclosure engine filters ``toolSearch`` results; their scores are
+    those of the whole catalog.
+    """
     if not isinstance(query, str):
         raise SearchError("the query must be text", field="query")
     request = SearchRequest(query=query, max_results=parse_max_results(max_results), category=category)
-    return get_ranker(ranker).search(catalog, request)
+    engine = get_ranker(ranker)
+    if context is None:
+        return engine.search(catalog, request)
+    wanted, limit = request.max_results, request.max_results
+    while True:  # ask for more until the visible hits fill the slots or the ranker has no more
+        hits = engine.search(catalog, replace(request, max_results=limit))
+        visible = [hit for hit in hits if hit.tool.visible_to(context)]
+        if len(visible) >= wanted or len(hits) < limit:
+            return visible[:wanted]
+        limit *= 4

@@ -28,8 +28,8 @@ from typing import Any, ClassVar
 from ..errors import SearchError
 from ..model import _MAX_DEPTH, Catalog, Tool, _resolve_ref
 from .base import FIELDS, Contribution, Hit, SearchRequest
-from .index import Analysed, BM25FIndex, FieldModel
-from .text import analyze, analyze_lazy, analyze_query, classic_normalize
+from .index import Analysed, BM25FIndex, FieldModel, QueryPlan
+from .text import analyze, analyze_lazy, classic_normalize, split_sentences
 
 try:
     from collections import _count_elements  # type: ignore[attr-defined]  # C helper behind Counter.update
@@ -62,6 +62,15 @@ K1 = 1.5
 #: A term counts at most this many times per field: repeating a tag fifty times is stuffing,
 #: not evidence (measured neutral to slightly positive on the dev sets).
 MAX_FIELD_COUNT = 3
+#: Query term frequency saturation (BM25's k3): a term the query repeats weighs
+#: ``qtf * (k3 + 1) / (k3 + qtf)`` (twice: 1.33 with k3 = 1); 0 turns it off. Long requests
+#: repeat what they are about ("... videos on Vimeo ... the video with ID ...").
+QUERY_K3 = 1.0
+#: Share of a query's best-fitting sentence in a tool's score (QueryPlan.clause_share); 0 turns
+#: sentence splitting off. See benchmarks/README.md for the measurements behind both values.
+CLAUSE_SHARE = 0.5
+#: Queries with more sentences than this are scored as a whole only (bounded work per query).
+MAX_CLAUSES = 16
 
 
 def tool_fields(tool: Tool) -> dict[str, list[str]]:
@@ -149,6 +158,28 @@ def analyse_tool(tool: Tool) -> Analysed:
     return out
 
 
+def query_plan(query: str) -> QueryPlan:
+    """The analysed terms of a query with their weights and, for several sentences, each sentence's."""
+    terms, weights = _weighted(analyze(query))
+    clauses: list[dict[str, float]] = []
+    if CLAUSE_SHARE:
+        sentences = [sentence for sentence in (analyze(part) for part in split_sentences(query)) if sentence]
+        if 1 < len(sentences) <= MAX_CLAUSES:
+            for sentence in sentences:
+                distinct, repeated = _weighted(sentence)
+                clauses.append({term: repeated.get(term, 1.0) for term in distinct})
+    return QueryPlan(terms, weights, clauses, CLAUSE_SHARE)
+
+
+def _weighted(terms: list[str]) -> tuple[list[str], dict[str, float]]:
+    """Distinct terms in order, and the weight of each repeated one (see QUERY_K3)."""
+    counts: dict[str, int] = {}
+    _count_elements(counts, terms)
+    k3 = QUERY_K3
+    weights = {t: c * (k3 + 1.0) / (k3 + c) for t, c in counts.items() if c > 1} if k3 else {}
+    return list(counts), weights
+
+
 def _token_terms(text: str) -> Iterable[str]:
     return analyze_lazy(text) if text else ()
 
@@ -159,7 +190,7 @@ def build_index(tools: Iterable[Tool], *, backend: str | None = None) -> BM25FIn
 
 
 def explain(
-    index: BM25FIndex, tool: Tool, terms: list[str], originals: dict[str, str]
+    index: BM25FIndex, tool: Tool, terms: list[str], originals: dict[str, str], weights: dict[str, float] | None = None
 ) -> tuple[list[str], list[Contribution]]:
     """Split each term's score over the fields it occurred in, in proportion to their share."""
     fields = analyse_tool(tool)
@@ -180,7 +211,8 @@ def explain(
         if not tf:
             continue
         idf = index.idf(term)
-        term_score = model.saturate(idf, tf)
+        weight = (weights or {}).get(term, 1.0)
+        term_score = model.saturate(idf, tf) * weight
         merged: dict[str, float] = {}
         for fid, share in shares.items():
             reported = FIELD_SPECS[names[fid]].reported_as
@@ -189,6 +221,8 @@ def explain(
         label = originals.get(term, term)
         for reported, points in merged.items():
             detail = f"idf {idf:.2f}" + (f", stem {term!r}" if label != term else "")
+            if weight != 1.0:
+                detail += f", weight {weight:.2f}"
             parts.append(Contribution(term=label, field=reported, points=points, detail=detail))
     return sorted(matched, key=FIELDS.index), parts
 
@@ -200,8 +234,8 @@ class BM25FRanker:
     description: ClassVar[str] = "BM25F over name, description, category, tags and parameters"
 
     def search(self, catalog: Catalog, request: SearchRequest) -> list[Hit]:
-        terms = analyze_query(request.query)
-        if not terms:
+        plan = query_plan(request.query)
+        if not plan.terms:
             if not classic_normalize(request.query):
                 raise SearchError("the query is blank or only punctuation; say what the tool should do", field="query")
             raise SearchError(
@@ -215,13 +249,13 @@ class BM25FRanker:
             if not classic_normalize(request.category):
                 raise SearchError("the category is blank or only punctuation", field="category")
             allowed = index.category_slots(request.category)
-        best = index.top(terms, request.max_results, allowed)
+        best = index.rank(plan, request.max_results, allowed)
         if not request.explain:
-            return [Hit(tool=tool, score=score) for tool, score in best]
+            return [Hit(tool=tool, score=score) for tool, score, _ in best]
         originals = _originals(request.query)
         hits = []
-        for tool, score in best:
-            fields, parts = explain(index, tool, terms, originals)
+        for tool, score, weights in best:
+            fields, parts = explain(index, tool, list(weights), originals, weights)
             hits.append(Hit(tool=tool, score=score, matched_fields=fields, contributions=parts))
         return hits
 

@@ -25,6 +25,7 @@ import heapq
 import math
 from array import array
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
@@ -60,6 +61,24 @@ def idf_of(n: int, df: int) -> float:
 
 #: One tool's analysed fields: per field id, (term -> count, field length).
 Analysed = list[tuple[dict[str, int], int]]
+
+
+@dataclass(frozen=True, slots=True)
+class QueryPlan:
+    """What to score for a query: its terms and their weights, and its sentences.
+
+    ``terms`` are the distinct terms of the whole query and ``weights`` their weights (absent: 1).
+    ``clauses`` holds, per sentence of a query of several, that sentence's term weights. A tool's
+    score is then its whole-query score plus ``clause_share`` × the best whole-query score ×
+    its score for its best sentence relative to that sentence's best tool: a request for two or
+    three tools in turn gets each sentence's best tools near the top, instead of the tools
+    matching the most words of any sentence filling every place.
+    """
+
+    terms: list[str]
+    weights: dict[str, float] = field(default_factory=dict)
+    clauses: list[dict[str, float]] = field(default_factory=list)
+    clause_share: float = 0.0
 
 
 class BM25FIndex:
@@ -167,11 +186,22 @@ class BM25FIndex:
     # -- queries ------------------------------------------------------------------------------
 
     def top(self, terms: list[str], k: int, allowed: set[int] | None = None) -> list[tuple[Tool, float]]:
-        """The ``k`` best tools for the analysed query terms, best first; ties by name.
+        """The ``k`` best tools for distinct analysed query terms (each of weight 1), best first."""
+        return [(tool, score) for tool, score, _ in self.rank(QueryPlan(terms), k, allowed)]
 
-        When the query has a real word (not only single CJK characters), a tool must share one
-        of those: a lone character such as 天 is not a match for 今天的新闻 on its own.
+    def rank(
+        self, plan: QueryPlan, k: int, allowed: set[int] | None = None
+    ) -> list[tuple[Tool, float, dict[str, float]]]:
+        """The ``k`` best tools for a query plan, best first, ties by name; with each tool's term weights.
+
+        A tool's score is the weighted sum of its term scores over the whole query plus, when the
+        query has several sentences, a bonus for the sentence that suits it best (see
+        :class:`QueryPlan`). The third item gives each term's total weight for that tool, so an
+        explanation adds up to the score. When the query has a real word (not only single CJK
+        characters), a tool must share one of those: a lone character such as 天 is not a match
+        for 今天的新闻 on its own.
         """
+        terms = plan.terms
         strong = [t for t in terms if not is_weak_term(t)]
         require = None
         if strong and len(strong) < len(terms):
@@ -181,12 +211,34 @@ class BM25FIndex:
         terms = [t for t in terms if t in self.df]
         if not terms or k <= 0:
             return []
-        ranked = self._store.top(terms, k, allowed, require)
+        store = self._store
+        keep = store.mask(allowed, require)
+        whole = store.accumulate(terms, plan.weights, keep)
+        clauses = [c for c in plan.clauses if any(t in self.df for t in c)]
+        best_of: Any = {}  # slot -> (factor, clause) of its best sentence
+        top_score = store.maximum(whole)
+        if len(clauses) > 1 and plan.clause_share > 0 and top_score > 0:
+            factors = []
+            accs = []
+            for clause in clauses:
+                acc = store.accumulate([t for t in clause if t in self.df], clause, keep)
+                peak = store.maximum(acc)
+                if peak > 0:
+                    accs.append(acc)
+                    factors.append(plan.clause_share * top_score / peak)
+            if accs:
+                whole, best_of = store.add_best(whole, accs, factors)
         out = []
-        for slot, score in ranked:
+        for slot, score in store.best(whole, k):
             tool = self.tools[slot]
             assert tool is not None
-            out.append((tool, score))
+            weights = {t: plan.weights.get(t, 1.0) for t in terms}
+            if slot in best_of:
+                factor, c = best_of[slot]
+                for term, weight in clauses[c].items():
+                    if term in weights:
+                        weights[term] += factor * weight
+            out.append((tool, score, weights))
         return out
 
     def term_scores(self, term: str) -> tuple[Any, Any]:
@@ -311,21 +363,48 @@ class _PythonStore:
                 last = slot
         return slots, [model.saturate(idf, tf) for tf in tfs]
 
-    def top(
-        self, terms: list[str], k: int, allowed: set[int] | None, require: list[str] | None
-    ) -> list[tuple[int, float]]:
-        index = self.index
-        if require is not None:
-            required: set[int] = set()
-            for term in require:
-                required.update(index.term_scores(term)[0])
-            allowed = required if allowed is None else allowed & required
+    def mask(self, allowed: set[int] | None, require: list[str] | None) -> set[int] | None:
+        """The slots a tool may be in (None: any)."""
+        if require is None:
+            return allowed
+        required: set[int] = set()
+        for term in require:
+            required.update(self.index.term_scores(term)[0])
+        return required if allowed is None else allowed & required
+
+    def accumulate(self, terms: list[str], weights: dict[str, float], keep: set[int] | None) -> dict[int, float]:
+        """Weighted sum of the terms' scores per slot (slots outside ``keep`` left out)."""
         acc: dict[int, float] = {}
         for term in terms:
-            slots, scores = index.term_scores(term)
+            slots, scores = self.index.term_scores(term)
+            weight = weights.get(term, 1.0)
             for slot, score in zip(slots, scores, strict=True):
-                if allowed is None or slot in allowed:
-                    acc[slot] = acc.get(slot, 0.0) + score
+                if keep is None or slot in keep:
+                    acc[slot] = acc.get(slot, 0.0) + score * weight
+        return acc
+
+    @staticmethod
+    def maximum(acc: dict[int, float]) -> float:
+        return max(acc.values(), default=0.0)
+
+    @staticmethod
+    def add_best(
+        whole: dict[int, float], accs: list[dict[int, float]], factors: list[float]
+    ) -> tuple[dict[int, float], dict[int, tuple[float, int]]]:
+        """``whole`` plus each slot's best ``factor × clause score``; per slot, (factor, clause)."""
+        best: dict[int, tuple[float, float, int]] = {}
+        for c, (acc, factor) in enumerate(zip(accs, factors, strict=True)):
+            for slot, score in acc.items():
+                bonus = score * factor
+                if slot not in best or bonus > best[slot][0]:
+                    best[slot] = (bonus, factor, c)
+        out = dict(whole)
+        for slot, (bonus, _, _) in best.items():
+            out[slot] = out.get(slot, 0.0) + bonus
+        return out, {slot: (factor, c) for slot, (_, factor, c) in best.items()}
+
+    def best(self, acc: dict[int, float], k: int) -> list[tuple[int, float]]:
+        index = self.index
         return heapq.nsmallest(k, acc.items(), key=lambda item: _rank_key(index, item))
 
 
@@ -561,28 +640,47 @@ class _NumpyStore:
         k1 = self.index.model.k1
         return unique, idf * tf * (k1 + 1.0) / (k1 + tf)
 
-    def top(
-        self, terms: list[str], k: int, allowed: set[int] | None, require: list[str] | None
-    ) -> list[tuple[int, float]]:
+    def mask(self, allowed: set[int] | None, require: list[str] | None) -> Any:
+        """A boolean array of the slots a tool may be in (None: any)."""
         np = self.np
-        index = self.index
-        size = len(index.tools)
-        acc = np.zeros(size, dtype=np.float64)
-        for term in terms:
-            slots, scores = index.term_scores(term)
-            acc[slots] += scores
+        size = len(self.index.tools)
         mask = None
         if require is not None:
             mask = np.zeros(size, dtype=bool)
             for term in require:
-                mask[index.term_scores(term)[0]] = True
+                mask[self.index.term_scores(term)[0]] = True
         if allowed is not None:
             allowed_mask = np.zeros(size, dtype=bool)
             if allowed:
                 allowed_mask[np.fromiter(allowed, dtype=np.int64, count=len(allowed))] = True
             mask = allowed_mask if mask is None else mask & allowed_mask
-        if mask is not None:
-            acc[~mask] = 0.0
+        return mask
+
+    def accumulate(self, terms: list[str], weights: dict[str, float], keep: Any) -> Any:
+        """Weighted sum of the terms' scores per slot (zero outside ``keep``)."""
+        acc = self.np.zeros(len(self.index.tools), dtype=self.np.float64)
+        for term in terms:
+            slots, scores = self.index.term_scores(term)
+            weight = weights.get(term, 1.0)
+            acc[slots] += scores if weight == 1.0 else scores * weight
+        if keep is not None:
+            acc[~keep] = 0.0
+        return acc
+
+    @staticmethod
+    def maximum(acc: Any) -> float:
+        return float(acc.max()) if len(acc) else 0.0
+
+    def add_best(self, whole: Any, accs: list[Any], factors: list[float]) -> tuple[Any, _LazyBest]:
+        """``whole`` plus each slot's best ``factor × clause score``; per slot, (factor, clause)."""
+        np = self.np
+        bonus = np.stack([acc * factor for acc, factor in zip(accs, factors, strict=True)])
+        which = bonus.argmax(axis=0)
+        top = bonus[which, np.arange(bonus.shape[1])]
+        return whole + top, _LazyBest(which, top, factors)
+
+    def best(self, acc: Any, k: int) -> list[tuple[int, float]]:
+        np = self.np
         candidates = np.flatnonzero(acc > 0)
         scores = acc[candidates]
         if len(candidates) > k:
@@ -591,4 +689,19 @@ class _NumpyStore:
             keep = scores >= kth
             candidates, scores = candidates[keep], scores[keep]
         items = list(zip(candidates.tolist(), scores.tolist(), strict=True))
+        index = self.index
         return heapq.nsmallest(k, items, key=lambda item: _rank_key(index, item))
+
+
+class _LazyBest:
+    """Per slot, (factor, clause) of its best sentence, read only for the few slots returned."""
+
+    def __init__(self, which: Any, top: Any, factors: list[float]) -> None:
+        self.which, self.top, self.factors = which, top, factors
+
+    def __contains__(self, slot: object) -> bool:
+        return isinstance(slot, int) and bool(self.top[slot] > 0)
+
+    def __getitem__(self, slot: int) -> tuple[float, int]:
+        c = int(self.which[slot])
+        return self.factors[c], c

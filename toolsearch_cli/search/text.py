@@ -205,6 +205,16 @@ def _analyze_token(token: str) -> tuple[str, ...]:
     return tuple(chain.from_iterable(map(_analyze_word, words)))
 
 
+# A sentence ends at . ? ! ; followed by white space (not "3.5" or "e.g.x"), or at CJK
+# sentence punctuation or a line break.
+_SENTENCE_END = re.compile(r"(?<=[.?!;])\s+|[。？！；\n]+")
+
+
+def split_sentences(text: str) -> list[str]:
+    """The sentences of a text (empty ones dropped)."""
+    return [part for part in _SENTENCE_END.split(text) if part.strip()]
+
+
 def analyze_query(text: str | None) -> list[str]:
     """Distinct terms of a query, in first-seen order."""
     return list(dict.fromkeys(analyze(text)))

@@ -13,18 +13,20 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict, deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..disclosure.engine import RequestSnapshot
 from ..disclosure.history import tool_calls
-from ..disclosure.state import RunState
 from ..errors import UsageError
 from ..files import write_text_atomic
+from ..model import Tool
 from .live_client import ChatClient, Completion, LiveError, Redactor
-from .runner import Settings, _answer, _new_transcript, build_engine, check_mock_names
-from .script import Script, ScriptedCall
+from .loop import Reply, new_transcript, run_conversation
+from .runner import Settings, build_engine, check_mock_names
+from .script import Script, ScriptedCall, Step
 from .transcript import Finding, RequestRecord, Transcript
 
 DEFAULT_MAX_ITERATIONS = 10
@@ -42,6 +44,7 @@ class LiveOptions:
     tool_choice: str | None = "auto"
     timeout: float = 60.0
     retries: int = 3
+    max_tokens: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -53,6 +56,7 @@ class LiveOptions:
             "tool_choice": self.tool_choice,
             "timeout": self.timeout,
             "retries": self.retries,
+            "max_tokens": self.max_tokens,
         }
 
 
@@ -108,6 +112,135 @@ def user_messages(script: Script | None, prompt: str | None) -> list[str]:
     return [turn.user for turn in script.turns]
 
 
+class LiveModel:
+    """A model behind a Chat Completions endpoint: each request carries exactly the snapshot's tools.
+
+    Per user message, up to ``max_iterations`` requests (until a reply without tool calls). With a
+    script (and no ``prompt``), the script is what the model is measured against: each reply
+    takes the ``expect`` of the script's step at the same position in the turn, and a turn whose
+    model never called a tool the script calls fails a check. Live diagnostics: a reply cut off by
+    the token limit, and a server whose prompt-token count shows it never showed the tools.
+    """
+
+    def __init__(
+        self,
+        client: ChatClient,
+        options: LiveOptions,
+        *,
+        script: Script | None = None,
+        prompt: str | None = None,
+        system: str | None = None,
+    ) -> None:
+        self.client = client
+        self.options = options
+        self.users = user_messages(script, prompt)
+        self.script = script if prompt is None else None  # a --prompt run is not measured against the script
+        self.system = system if system is not None else (script.system if script is not None else None)
+        self.mocks = Mocks(script)
+        self.generated = 0
+        self._turn = 0
+        self._asked = 0  # requests made in the whole run
+
+    def start(self) -> list[dict[str, Any]]:
+        return [{"role": "system", "content": self.system}] if self.system else []
+
+    def turns(self) -> Iterator[list[dict[str, Any]]]:
+        for number, user in enumerate(self.users, 1):
+            self._turn, self._requests = number, 0
+            yield [{"role": "user", "content": user}]
+
+    def _step(self) -> Step | None:
+        if self.script is None:
+            return None
+        steps = self.script.turns[self._turn - 1].steps
+        return steps[self._requests - 1] if self._requests <= len(steps) else None
+
+    def reply(self, snapshot: RequestSnapshot) -> Reply:
+        self._requests += 1
+        self._asked += 1
+        completion = self.client.complete(snapshot.messages, snapshot.openai_tools())
+        reply = Reply(content=completion.content, calls=[])
+        reply.live = _live_info(completion, snapshot.request_tokens)
+        reply.assistant, reply.calls, self.generated = _assistant_message(completion, self.generated, reply.findings)
+        if not (completion.content or "").strip() and not reply.calls and not reply.findings:
+            reply.warnings.append("empty reply: no text and no tool calls")
+            reply.stop = LiveError(
+                f"the model sent an empty reply (no text, no tool calls) to request {self._asked}"
+                f" (finish_reason {completion.finish_reason or 'none'})"
+            )
+            return reply
+        reply.findings.extend(diagnose(completion, snapshot))
+        step = self._step()
+        if step is not None:
+            reply.expectations, reply.line = list(step.expect), step.line
+        return reply
+
+    def canned(self, call: ScriptedCall, tool: Tool) -> tuple[bool, Any]:
+        return self.mocks.take(call.name)
+
+    def more(self, reply: Reply, requests: int) -> bool:
+        return bool(reply.calls) and requests < self.options.max_iterations
+
+    def finish_turn(self, records: Sequence[RequestRecord]) -> None:
+        last = records[-1]
+        if last.calls:
+            last.warnings.append(
+                f"turn {self._turn}: no final answer after {self.options.max_iterations} requests (--max-iterations)"
+            )
+        if self.script is None:
+            return
+        turn = self.script.turns[self._turn - 1]
+        expected = list(dict.fromkeys(c.name for step in turn.steps for c in step.calls))
+        called = {c.name for r in records for c in r.calls}
+        last.checks += len(expected)
+        missing = [name for name in expected if name not in called]
+        if missing:
+            last.findings.append(
+                Finding(
+                    "expectation",
+                    f"turn {self._turn}: the model never called {' / '.join(missing)} that the script expects",
+                    line=turn.line,
+                )
+            )
+        if len(records) < len(turn.steps) and any(s.expect for s in turn.steps[len(records) :]):
+            last.warnings.append(
+                f"turn {self._turn}: the model answered after {len(records)} of the script's {len(turn.steps)} "
+                "steps; the later steps' expectations were not checked"
+            )
+
+    def unanswered(self) -> str:  # pragma: no cover - a live model answers or raises
+        return "the model did not answer this request"
+
+
+#: Below this share of our count of the tools' tokens, a provider's prompt-token count means the
+#: tools never reached the model (tokenizers differ, but not by half on JSON schemas).
+DROPPED_TOOLS_SHARE = 0.5
+
+
+def diagnose(completion: Completion, snapshot: RequestSnapshot) -> list[Finding]:
+    """Why a live reply cannot be trusted: cut off by the token limit, or the tools were dropped."""
+    out: list[Finding] = []
+    if completion.finish_reason == "length":
+        out.append(
+            Finding(
+                "truncated-reply",
+                "the reply was cut off by the token limit (finish_reason length): it is not a whole answer; "
+                "raise --max-tokens (or the server's limit)",
+            )
+        )
+    prompt = (completion.usage or {}).get("prompt_tokens")
+    if isinstance(prompt, int) and snapshot.tools and prompt < DROPPED_TOOLS_SHARE * snapshot.tool_tokens:
+        out.append(
+            Finding(
+                "tools-dropped",
+                f"the server counted {prompt} prompt tokens, fewer than the {snapshot.tool_tokens} tokens of the "
+                "tools alone: the model never saw the tools (some chat templates show tools only with a system "
+                "message: try --system)",
+            )
+        )
+    return out
+
+
 def run_live(
     client: ChatClient,
     settings: Settings,
@@ -115,6 +248,7 @@ def run_live(
     *,
     script: Script | None = None,
     prompt: str | None = None,
+    system: str | None = None,
     source: str = "",
     recorder: Recorder | None = None,
     on_request: Callable[[RequestRecord], None] | None = None,
@@ -124,84 +258,16 @@ def run_live(
         raise UsageError(f"--max-iterations must be at least 1, not {options.max_iterations}", field="max_iterations")
     if settings.state_file and settings.mode != "agent":
         raise UsageError("--state keeps agent-mode run state; use it with --mode agent", field="state")
-    users = user_messages(script, prompt)
+    model = LiveModel(client, options, script=script, prompt=prompt, system=system)
     resident = list(script.resident) if script else []
     engine = build_engine(settings, resident, script.file if script else None)
     if script is not None:
         check_mock_names(script, engine)
-    state: RunState | None = None
-    if settings.mode == "agent":
-        state = RunState.load_or_new(settings.state_file)
-    transcript = _new_transcript(source or (script.file if script else "--prompt"), "live", settings, engine)
+    transcript = new_transcript(source or (script.file if script else "--prompt"), "live", settings, engine)
     transcript.name = script.name if script else ""
-    transcript.restored = state.active_names if state is not None and settings.state_file else None
     transcript.live = {**options.to_dict(), "resident": resident}
-    messages: list[dict[str, Any]] = transcript.messages
-    if script is not None and script.system:
-        messages.append({"role": "system", "content": script.system})
-    mocks = Mocks(script)
-    generated = 0
-
-    def save() -> None:
-        if recorder is not None:
-            recorder.save(transcript)
-
-    save()  # an unwritable --record path fails now, before any request is paid for
-    try:
-        for turn_number, user in enumerate(users, 1):
-            messages.append({"role": "user", "content": user})
-            for iteration in range(1, options.max_iterations + 1):
-                snapshot = engine.snapshot(messages, state=state)
-                completion = client.complete(snapshot.messages, snapshot.openai_tools())
-                record = RequestRecord(len(transcript.requests) + 1, turn_number, snapshot, completion.content)
-                record.live = _live_info(completion, snapshot.request_tokens)
-                assistant, calls, generated = _assistant_message(completion, generated, record)
-                if not (completion.content or "").strip() and not calls and not record.findings:
-                    transcript.requests.append(record)
-                    transcript.error = (
-                        f"the model sent an empty reply (no text, no tool calls) to request {record.index}"
-                        f" (finish_reason {completion.finish_reason or 'none'})"
-                    )
-                    record.warnings.append("empty reply: no text and no tool calls")
-                    if on_request is not None:
-                        on_request(record)
-                    raise LiveError(transcript.error)
-                messages.append(assistant)
-                for call in calls:
-                    has, value = (False, None)
-                    tool = engine.catalog.get(call.name)
-                    if call.name != engine.search_tool_name and snapshot.get(call.name) is not None:
-                        has, value = mocks.take(call.name)
-                        if not has and tool is not None and tool.mock is not None:
-                            if not (settings.execute and tool.function is not None):
-                                has, value = True, tool.mock
-                    call.result, call.has_result = value, has
-                    result = _answer(engine, snapshot, call, call.id or "", state, settings, record, len(messages) - 1)
-                    if result.source == "script":
-                        result.source = "mock"
-                    record.calls.append(result)
-                    messages.append({"role": "tool", "tool_call_id": result.id, "content": result.result})
-                final = not calls
-                if not final and iteration == options.max_iterations:
-                    record.warnings.append(
-                        f"turn {turn_number}: no final answer after {options.max_iterations} requests "
-                        "(--max-iterations)"
-                    )
-                transcript.requests.append(record)
-                save()
-                if on_request is not None:
-                    on_request(record)
-                if final:
-                    break
-    except LiveError as exc:
-        # whatever was done so far is kept: recorded, and handed to the caller with the error
-        transcript.error = str(exc)
-        save()
-        exc.transcript = transcript  # type: ignore[attr-defined]
-        raise
-    if state is not None and settings.state_file:
-        state.save(settings.state_file)
-    return transcript
+    save = recorder.save if recorder is not None else None
+    return run_conversation(model, engine, settings, transcript, save=save, on_request=on_request)
 
 
 def _live_info(completion: Completion, our_tokens: int) -> dict[str, Any]:
@@ -219,7 +285,7 @@ def _live_info(completion: Completion, our_tokens: int) -> dict[str, Any]:
 
 
 def _assistant_message(
-    completion: Completion, generated: int, record: RequestRecord
+    completion: Completion, generated: int, findings: list[Finding]
 ) -> tuple[dict[str, Any], list[ScriptedCall], int]:
     """The assistant message to keep in the history, and its calls with ids (blank ids get one)."""
     assistant: dict[str, Any] = {"role": "assistant", "content": completion.content}
@@ -228,9 +294,7 @@ def _assistant_message(
     for raw in completion.tool_calls:
         parsed = tool_calls({"tool_calls": [raw]})
         if not parsed:
-            record.findings.append(
-                Finding("malformed-tool-call", f"a tool call without a function name: {_short(raw)}")
-            )
+            findings.append(Finding("malformed-tool-call", f"a tool call without a function name: {_short(raw)}"))
             continue
         call = parsed[0]
         call_id = call.id
@@ -291,6 +355,7 @@ def recorded_transcript(path: str | Path) -> dict[str, Any] | None:
 
 __all__ = [
     "DEFAULT_MAX_ITERATIONS",
+    "LiveModel",
     "LiveOptions",
     "Mocks",
     "Recorder",

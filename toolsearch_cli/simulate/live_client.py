@@ -19,6 +19,9 @@ from ..errors import ToolsearchError
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 #: The longest wait a server's ``Retry-After`` header can ask for.
 MAX_RETRY_AFTER = 60.0
+#: Server errors retried only until the same answer (status and body) comes twice: a 500 that
+#: repeats itself is the server's reply to this request. 502/503/504 are gateway or load faults.
+DETERMINISTIC_STATUSES = frozenset({500, 501, 505})
 #: Sent when the key variable is unset: local servers (llama.cpp, vLLM, Ollama) ignore the key.
 NO_KEY = "no-key"
 
@@ -102,6 +105,7 @@ class OpenAIChatClient:
         backoff: float = 1.0,
         sleep: Callable[[float], None] = time.sleep,
         on_retry: Callable[[int, int, float], None] | None = None,
+        max_tokens: int | None = None,
     ) -> None:
         if timeout <= 0:
             raise LiveError(f"--timeout must be positive, not {timeout:g}")
@@ -119,6 +123,7 @@ class OpenAIChatClient:
         self.temperature = temperature
         self.tool_choice = tool_choice
         self.retries = retries
+        self.max_tokens = max_tokens
         self.backoff = backoff
         self._sleep = sleep
         self._on_retry = on_retry
@@ -139,7 +144,10 @@ class OpenAIChatClient:
                 kwargs["tool_choice"] = self.tool_choice
         if self.temperature is not None:
             kwargs["temperature"] = self.temperature
+        if self.max_tokens is not None:
+            kwargs["max_tokens"] = self.max_tokens
         waited: list[tuple[int, float]] = []
+        previous: tuple[int, str] | None = None
         attempt = 0
         while True:
             attempt += 1
@@ -154,6 +162,11 @@ class OpenAIChatClient:
                 raise LiveError(f"cannot reach the model server at {self.shown_url}: {_cause(exc)}") from None
             except openai.APIStatusError as exc:
                 status = exc.status_code
+                answer = (status, _body_text(exc))
+                if status in DETERMINISTIC_STATUSES and answer == previous:
+                    # the same failure twice is the server's answer to this request, not a passing fault
+                    raise LiveError(self._status_message(status, exc, attempt, repeated=True)) from None
+                previous = answer
                 if (status == 429 or status >= 500) and attempt <= self.retries:
                     delay = _retry_after(exc.response.headers)
                     if delay is None:
@@ -200,10 +213,12 @@ class OpenAIChatClient:
             retries=list(waited),
         )
 
-    def _status_message(self, status: int, exc: Any, attempts: int) -> str:
+    def _status_message(self, status: int, exc: Any, attempts: int, repeated: bool = False) -> str:
         detail = _server_message(exc, self.redact)
         said = f": {detail}" if detail else ""
         tries = f" after {attempts} attempts" if attempts > 1 else ""
+        if repeated:
+            tries = f" twice with the same {'answer' if detail else 'empty body'} (not retried further)"
         where = f"{self.shown_url}/chat/completions"
         if status == 401:
             return (
@@ -291,6 +306,13 @@ def _server_message(exc: Any, redact: Callable[[str], str]) -> str:
             text = ""
     text = _one_line(redact(text))
     return text if len(text) <= 200 else text[:199] + "…"
+
+
+def _body_text(exc: Any) -> str:
+    try:
+        return str(exc.response.text)
+    except Exception:  # noqa: BLE001 - the body may be unreadable
+        return ""
 
 
 def _one_line(text: str) -> str:

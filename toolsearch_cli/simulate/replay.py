@@ -8,17 +8,20 @@ messages).
 
 from __future__ import annotations
 
+import bisect
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..disclosure.engine import DisclosureEngine
+from ..disclosure.engine import DisclosureEngine, RequestSnapshot
 from ..disclosure.history import tool_calls
 from ..files import read_text
-from .runner import Settings, _new_transcript, check_arguments
-from .script import ScriptError
-from .transcript import CallRecord, Finding, RequestRecord, Transcript
+from ..model import Tool
+from .loop import Reply, new_transcript, run_conversation
+from .runner import Settings
+from .script import ScriptedCall, ScriptError
+from .transcript import Finding, RequestRecord, Transcript
 
 ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 
@@ -100,29 +103,48 @@ def _jsonl(text: str, file: str, whole_error: json.JSONDecodeError) -> tuple[lis
     return messages, lines
 
 
-def replay(
-    messages: Sequence[Mapping[str, Any]], engine: DisclosureEngine, settings: Settings, source: str
-) -> Transcript:
-    """One record per assistant message (the request it answered), plus the pending request at the end."""
-    transcript = _new_transcript(source, "replay", settings, engine)
-    history = [dict(m) for m in messages]
-    turn = 0
-    for index, message in enumerate(history):
-        if message.get("role") == "user":
-            turn += 1
-        if message.get("role") != "assistant":
-            continue
-        snapshot = engine.snapshot(history[:index])
+class ReplayedModel:
+    """A recorded conversation as a model: each assistant message answers the request made with the
+    history before it. Its calls are checked like any other; their results are the recorded tool
+    messages (nothing is run). A history that does not end with an answer leaves a pending request;
+    ``error`` (a recording's own, e.g. why a live run stopped) is shown with it."""
+
+    def __init__(self, messages: Sequence[Mapping[str, Any]], search_tool_name: str, error: str | None = None) -> None:
+        self.history = [dict(m) for m in messages]
+        self.search_tool_name = search_tool_name
+        self.error = error
+        self._next: dict[str, Any] | None = None
+        self._results = _results_by_id(self.history)
+
+    def start(self) -> list[dict[str, Any]]:
+        return []
+
+    def turns(self) -> Iterator[list[dict[str, Any]]]:
+        opening: list[dict[str, Any]] = []
+        for index, message in enumerate(self.history):
+            if message.get("role") != "assistant":
+                opening.append(message)
+                continue
+            self._next = message
+            self._at = index
+            yield opening
+            opening = []
+        if opening:
+            self._next = None
+            yield opening
+
+    def reply(self, snapshot: RequestSnapshot) -> Reply | None:
+        message = self._next
+        if message is None:
+            return None
         content = message.get("content")
-        record = RequestRecord(
-            len(transcript.requests) + 1, turn or None, snapshot, content if isinstance(content, str) else None
-        )
+        reply = Reply(content=content if isinstance(content, str) else None, calls=[], assistant=message, recorded=True)
         raw_calls = message.get("tool_calls")
         calls = tool_calls(message)
         if raw_calls is not None and (not isinstance(raw_calls, list) or len(calls) != len(raw_calls)):
             # a real API rejects these; the engine skips them, the replay reports them
             shown = json.dumps(raw_calls, ensure_ascii=False, default=str)[:120]
-            record.findings.append(
+            reply.findings.append(
                 Finding("malformed-tool-call", f"'tool_calls' must be a list of calls with a function name: {shown}")
             )
         for call in calls:
@@ -131,39 +153,56 @@ def replay(
                 if isinstance(call.arguments, str)
                 else json.dumps(call.arguments or {}, ensure_ascii=False)
             )
-            result = _result_of(history, index, call.pairing_id)
-            out = CallRecord(
-                id=call.id,
-                name=call.name,
-                arguments=raw,
-                result=result,
-                source="recorded",
-                is_search=call.name == engine.search_tool_name,
-            )
-            check = engine.check_call(call.name, snapshot)
-            if not check.ok:
-                out.error = check.kind
-                record.findings.append(Finding(check.kind or "not-visible", check.message, call.name))
-            elif call.name != engine.search_tool_name:
-                tool = snapshot.get(call.name)
-                _, problem = check_arguments(tool.tool, raw)  # type: ignore[union-attr]
-                if problem is not None:
-                    out.error = "malformed-arguments"
-                    record.findings.append(Finding("malformed-arguments", f"{call.name}: {problem}", call.name))
-            record.calls.append(out)
-        transcript.requests.append(record)
-    if history and history[-1].get("role") != "assistant":
-        snapshot = engine.snapshot(history)
-        record = RequestRecord(len(transcript.requests) + 1, turn or None, snapshot)
-        record.warnings.append("pending: the conversation ends before the model answered this request")
-        transcript.requests.append(record)
-    transcript.messages = history
-    return transcript
+            result = _first_after(self._results.get(call.pairing_id), self._at)
+            reply.calls.append(ScriptedCall(name=call.name, arguments=raw, id=call.id, result=result, has_result=True))
+        return reply
+
+    def canned(self, call: ScriptedCall, tool: Tool) -> tuple[bool, Any]:  # pragma: no cover - replies are recorded
+        return False, None
+
+    def more(self, reply: Reply, requests: int) -> bool:
+        return False  # one recorded answer per request
+
+    def finish_turn(self, records: Sequence[RequestRecord]) -> None:
+        return None
+
+    def unanswered(self) -> str:
+        if self.error:
+            return f"pending: the recording stopped here with an error: {self.error}"
+        return "pending: the conversation ends before the model answered this request"
 
 
-def _result_of(history: Sequence[Mapping[str, Any]], index: int, call_id: str) -> str | None:
-    for later in history[index + 1 :]:
-        if later.get("role") == "tool" and later.get("tool_call_id") == call_id:
-            content = later.get("content")
-            return content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
-    return None
+def replay(
+    messages: Sequence[Mapping[str, Any]],
+    engine: DisclosureEngine,
+    settings: Settings,
+    source: str,
+    *,
+    error: str | None = None,
+) -> Transcript:
+    """One record per assistant message (the request it answered), plus the pending request at the end."""
+    transcript = new_transcript(source, "replay", settings, engine)
+    return run_conversation(ReplayedModel(messages, engine.search_tool_name, error), engine, settings, transcript)
+
+
+def _results_by_id(history: Sequence[Mapping[str, Any]]) -> dict[str, list[tuple[int, str | None]]]:
+    """Every tool message's content by ``tool_call_id``, in order (one pass: replays stay linear)."""
+    out: dict[str, list[tuple[int, str | None]]] = {}
+    for index, message in enumerate(history):
+        if message.get("role") != "tool":
+            continue
+        call_id = message.get("tool_call_id")
+        if not isinstance(call_id, str):
+            continue
+        content = message.get("content")
+        text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
+        out.setdefault(call_id, []).append((index, text))
+    return out
+
+
+def _first_after(results: list[tuple[int, str | None]] | None, index: int) -> str | None:
+    """The first recorded result after message ``index`` (results are in message order)."""
+    if not results:
+        return None
+    at = bisect.bisect_right(results, index, key=lambda item: item[0])
+    return results[at][1] if at < len(results) else None

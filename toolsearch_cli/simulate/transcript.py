@@ -14,12 +14,15 @@ from ..disclosure.search_tool import SearchOutcome
 
 TRANSCRIPT_FORMAT = "toolsearch.transcript"
 
+#: Findings about a live reply that are neither expectations nor protocol errors: it cannot be trusted.
+DIAGNOSTIC_KINDS = ("truncated-reply", "tools-dropped")
+
 
 @dataclass(slots=True)
 class Finding:
     """A failed expectation or a protocol error, with the script line it belongs to."""
 
-    kind: str  # "expectation" or a protocol error code: unknown-tool, not-visible, malformed-arguments
+    kind: str  # "expectation", a protocol error code (unknown-tool, not-visible, ...) or a DIAGNOSTIC_KINDS one
     message: str
     tool: str | None = None
     line: int | None = None
@@ -156,7 +159,10 @@ class Transcript:
             "distinct_disclosed": list(disclosed),
             "checks": sum(r.checks for r in self.requests),
             "failed": len(self.failures),
-            "protocol_errors": sum(1 for r in self.requests for f in r.findings if f.kind != "expectation"),
+            "protocol_errors": sum(
+                1 for r in self.requests for f in r.findings if f.kind not in ("expectation", *DIAGNOSTIC_KINDS)
+            ),
+            "diagnostics": sum(1 for r in self.requests for f in r.findings if f.kind in DIAGNOSTIC_KINDS),
             **({"live": self._live_totals()} if self.live is not None else {}),
         }
 

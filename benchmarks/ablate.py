@@ -1,0 +1,213 @@
+"""Ablations of the default ranker on every dev set, in one process (the table of benchmarks/README.md).
+
+Usage:
+    python benchmarks/ablate.py                       # every variant below
+    python benchmarks/ablate.py --variants current,no-tags --sets toolbench_g3
+    python benchmarks/ablate.py --diagnose toolbench_g3  # per-query misses of `current` vs `bm25ref`
+
+Each variant patches the ranker's module constants (field weights and b, k1, ...), rebuilds the
+index of every set and runs every query through the real `default` ranker. `bm25ref` is a
+re-implementation of the reference BM25 of ../shared/eval/README.md (k1 1.5, b 0.75, one field:
+name + description + parameter names and descriptions, no stemming), to compare per query.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from toolsearch_cli import load_catalog
+from toolsearch_cli.errors import SearchError
+from toolsearch_cli.evaluate import load_queries, query_metrics
+from toolsearch_cli.model import Catalog
+from toolsearch_cli.search import bm25f, text
+from toolsearch_cli.search.base import SearchRequest
+
+HERE = Path(__file__).resolve().parent
+SETS = ("bfcl_static", "metatool", "seal_tools", "toolbench_g3", "ultratool_en", "ultratool_zh")
+
+
+@contextmanager
+def patched(**changes: Any) -> Iterator[None]:
+    """Set attributes of the bm25f module (FIELD_SPECS entries as ``spec_<field>=(weight, b)``)."""
+    saved_specs = dict(bm25f.FIELD_SPECS)
+    saved = {}
+    try:
+        for key, value in changes.items():
+            if key.startswith("spec_"):
+                field = key[5:]
+                old = bm25f.FIELD_SPECS[field]
+                bm25f.FIELD_SPECS[field] = bm25f.FieldSpec(value[0], value[1], old.reported_as)
+            else:
+                saved[key] = getattr(bm25f, key)
+                setattr(bm25f, key, value)
+        _refresh_model()
+        yield
+    finally:
+        bm25f.FIELD_SPECS.clear()
+        bm25f.FIELD_SPECS.update(saved_specs)
+        for key, value in saved.items():
+            setattr(bm25f, key, value)
+        _refresh_model()
+
+
+def _refresh_model() -> None:
+    specs = bm25f.FIELD_SPECS.values()
+    bm25f.FIELD_MODEL = bm25f.FieldModel(
+        [s.weight for s in specs], [s.b for s in specs], bm25f.K1, bm25f.MAX_FIELD_COUNT
+    )
+
+
+#: name -> keyword arguments of :func:`patched`. ``current`` is the ranker as shipped.
+VARIANTS: dict[str, dict[str, Any]] = {
+    "current": {},
+}
+
+
+def default_run(catalog: Catalog) -> Callable[[str], list[str]]:
+    catalog._indexes.clear()
+    ranker = bm25f.BM25FRanker()
+
+    def run(query: str) -> list[str]:
+        try:
+            hits = ranker.search(catalog, SearchRequest(query=query, max_results=10, explain=False))
+        except SearchError:
+            return []
+        return [h.tool.name for h in hits if h.score > 0]
+
+    return run
+
+
+# -- the reference BM25, for per-query comparison --------------------------------------------
+
+_REF_STOP = frozenset("a an and are as at be by for from has in is it of on or that the to was were will with".split())
+
+
+def _ref_terms(value: str) -> list[str]:
+    out: list[str] = []
+    for word in text._RUN.findall(text.split_identifiers(value)):
+        for part in text._words(word):
+            part = part.casefold()
+            if text.is_cjk(part[0]):
+                out.extend(part if len(part) == 1 else [part[i : i + 2] for i in range(len(part) - 1)])
+            elif part not in _REF_STOP:
+                out.append(part)
+    return out
+
+
+def bm25ref_run(catalog: Catalog) -> Callable[[str], list[str]]:
+    docs: list[tuple[str, dict[str, int], int]] = []
+    df: dict[str, int] = {}
+    for tool in catalog.searchable():
+        parts = [tool.name, tool.description]
+        for top in tool.parameter_tree(include_array_items=True):
+            for p in top.walk():
+                parts += [p.name, p.description]
+        counts: dict[str, int] = {}
+        terms = _ref_terms(" ".join(parts))
+        for t in terms:
+            counts[t] = counts.get(t, 0) + 1
+        for t in counts:
+            df[t] = df.get(t, 0) + 1
+        docs.append((tool.name, counts, len(terms)))
+    n = len(docs)
+    avg = sum(d[2] for d in docs) / n
+
+    def run(query: str) -> list[str]:
+        terms = list(dict.fromkeys(_ref_terms(query)))
+        scored = []
+        for name, counts, length in docs:
+            s = 0.0
+            for t in terms:
+                tf = counts.get(t)
+                if tf:
+                    idf = math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5))
+                    s += idf * tf * 2.5 / (tf + 1.5 * (0.25 + 0.75 * length / avg))
+            if s > 0:
+                scored.append((-s, name))
+        scored.sort()
+        return [name for _, name in scored[:10]]
+
+    return run
+
+
+# -- running ------------------------------------------------------------------------------------
+
+
+def measure(sets: dict[str, tuple[Catalog, list[Any]]], make: Callable[[Catalog], Callable[[str], list[str]]]):
+    out = {}
+    for name, (catalog, queries) in sets.items():
+        run = make(catalog)
+        sums = {"recall@5": 0.0, "mrr": 0.0}
+        for q in queries:
+            m = query_metrics(run(q.query), set(q.relevant), (5,))
+            sums["recall@5"] += m["recall@5"]
+            sums["mrr"] += m["mrr"]
+        out[name] = {k: v / len(queries) for k, v in sums.items()}
+    return out
+
+
+def row(label: str, result: dict[str, dict[str, float]]) -> str:
+    cells = [f"{result[s]['recall@5']:.3f} / {result[s]['mrr']:.3f}" for s in result]
+    mean = sum(r["recall@5"] for r in result.values()) / len(result)
+    return f"| {label} | " + " | ".join(cells) + f" | {mean:.3f} |"
+
+
+def diagnose(catalog: Catalog, queries: list[Any], limit: int) -> None:
+    ours, ref = default_run(catalog), bm25ref_run(catalog)
+    shown = 0
+    for q in queries:
+        a, b = ours(q.query), ref(q.query)
+        ra = query_metrics(a, set(q.relevant), (5,))["recall@5"]
+        rb = query_metrics(b, set(q.relevant), (5,))["recall@5"]
+        if rb > ra:
+            print(f"\n{q.id}: default {ra:.2f} < bm25ref {rb:.2f}\n  {q.query}\n  relevant: {q.relevant}")
+            print(f"  default: {a[:6]}\n  bm25ref: {b[:6]}")
+            shown += 1
+            if shown >= limit:
+                return
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--shared", default=str(HERE.parent.parent / "shared"))
+    parser.add_argument("--sets", default=",".join(SETS))
+    parser.add_argument("--variants", default=",".join(VARIANTS))
+    parser.add_argument("--metatool-every", type=int, default=1, help="use every n-th metatool query (speed)")
+    parser.add_argument("--bm25ref", action="store_true", help="also measure the reference re-implementation")
+    parser.add_argument("--diagnose", metavar="SET")
+    parser.add_argument("--limit", type=int, default=20)
+    args = parser.parse_args()
+    root = Path(args.shared) / "eval"
+    names = [args.diagnose] if args.diagnose else args.sets.split(",")
+    sets = {}
+    for name in names:
+        catalog = load_catalog([str(root / name / "catalog.yaml")])
+        queries = load_queries(root / name / "queries.yaml")
+        if name == "metatool":
+            queries = queries[:: args.metatool_every]
+        sets[name] = (catalog, queries)
+    if args.diagnose:
+        diagnose(*sets[args.diagnose], args.limit)
+        return 0
+    print("| variant | " + " | ".join(sets) + " | mean R@5 |")
+    print("|---|" + "---|" * len(sets) + "---:|")
+    if args.bm25ref:
+        print(row("bm25ref (re-implemented)", measure(sets, bm25ref_run)), flush=True)
+    for variant in args.variants.split(","):
+        start = time.perf_counter()
+        with patched(**VARIANTS[variant]):
+            result = measure(sets, default_run)
+        print(row(variant, result), flush=True)
+        print(f"  ({time.perf_counter() - start:.1f}s)", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,190 @@
+"""Why didn't the model use the tool? Live-run diagnostics, against the real loopback chat server.
+
+Cut-off replies, servers that dropped the tools, a live run measured against its script,
+``--max-tokens``/``--system``, a failed recording's error on replay, deterministic 500s; and the
+scripted mode's default results (script ``mocks``, catalog ``mock``).
+"""
+
+# ruff: noqa: F811 - the fixtures `live` and `server` are shared with test_simulate_live
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from .chat_server import Status, _usage, call, say
+from .conftest import ROOT
+from .test_simulate_live import MOCKED_CATALOG, live, server  # noqa: F401
+
+pytest.importorskip("openai")
+
+EN = ROOT / "catalogs" / "scenarios" / "weather-email.en.sim.yaml"
+DEMO = str(ROOT / "catalogs" / "demo")
+SEARCH_WEATHER = call("toolSearch", {"query": "current weather for a city", "maxResults": 3})
+
+
+def kinds(data):
+    return [[f["kind"] for f in r["findings"]] for r in data["requests"]]
+
+
+def test_a_reply_cut_off_by_the_token_limit_is_flagged_and_fails_check(live, server):
+    cut = say("The weather in Shanghai is")
+    cut["choices"][0]["finish_reason"] = "length"
+    server.add(cut, cut)
+    data = live("--prompt", "weather?", "--catalog", DEMO, "--format", "json").json()
+    assert kinds(data) == [["truncated-reply"]]
+    assert data["ok"] is False and data["summary"]["diagnostics"] == 1 and data["summary"]["protocol_errors"] == 0
+    shown = live("--prompt", "weather?", "--catalog", DEMO, "--check")
+    assert shown.code == 1
+    assert "✗ truncated-reply" in shown.stdout and "--max-tokens" in shown.stdout
+
+
+def test_a_whole_reply_is_not_flagged(live, server):
+    server.add(say("It is sunny."))
+    data = live("--prompt", "weather?", "--catalog", DEMO, "--format", "json", "--check")
+    assert data.code == 0 and kinds(data.json()) == [[]]
+
+
+def test_prompt_tokens_below_our_tool_tokens_say_the_server_dropped_the_tools(live, server):
+    server.add(say("Hello!", usage=_usage(46, 5)))
+    result = live("--prompt", "weather?", "--catalog", DEMO, "--format", "json")
+    data = result.json()
+    finding = data["requests"][0]["findings"][0]
+    assert finding["kind"] == "tools-dropped"
+    tools = data["requests"][0]["tokens"]["tools"]
+    assert f"counted 46 prompt tokens, fewer than the {tools} tokens of the tools alone" in finding["message"]
+    assert "--system" in finding["message"]
+
+
+def test_a_live_run_is_measured_against_its_script(live, server):
+    server.add(say("I cannot check the weather."))
+    result = live(str(EN), "--format", "json", "--check")
+    assert result.code == 1
+    data = result.json()
+    messages = [f["message"] for f in data["requests"][0]["findings"]]
+    assert messages == ["turn 1: the model never called toolSearch / getWeather / sendEmail that the script expects"]
+    assert data["requests"][0]["line"] is not None  # step 1's expect was checked against request 1
+    assert data["requests"][0]["checks"] >= 3 + 5  # the three calls and step 1's expectations
+    assert any("expectations were not checked" in w for w in data["requests"][0]["warnings"])
+
+
+def test_a_live_run_failing_a_step_expectation_fails_check(live, server):
+    # request 2 searches for email instead of calling getWeather: step 3 then expects getWeather
+    # visible, but under the latest policy the email search replaced it
+    server.add(SEARCH_WEATHER, call("toolSearch", {"query": "send an email"}), say("done"))
+    result = live(str(EN), "--format", "json", "--check")
+    assert result.code == 1
+    data = result.json()
+    found = [(r["index"], f["message"]) for r in data["requests"] for f in r["findings"]]
+    assert found[0][0] == 3 and found[0][1].startswith("expected 'getWeather' to be visible")
+    assert found[1:] == [(3, "turn 1: the model never called getWeather / sendEmail that the script expects")]
+
+
+def test_max_tokens_and_system_are_sent(live, server):
+    server.add(say("hi"))
+    result = live("--prompt", "hello", "--catalog", DEMO, "--max-tokens", "64", "--system", "Use toolSearch.")
+    assert result.code == 0, result.stderr
+    body = server.requests[0].body
+    assert body["max_tokens"] == 64
+    assert body["messages"][0] == {"role": "system", "content": "Use toolSearch."}
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (("--max-tokens", "0"), "--max-tokens must be at least 1"),
+        (("--system", " "), "--system is blank"),
+    ],
+)
+def test_bad_max_tokens_and_system_are_one_line_errors(live, server, args, words):
+    result = live("--prompt", "hello", "--catalog", DEMO, *args)
+    assert result.code == 2 and words in result.stderr and server.requests == []
+
+
+def test_max_tokens_needs_live(run_cli):
+    result = run_cli("simulate", str(EN), "--max-tokens", "5")
+    assert result.code == 2 and "--max-tokens is for live runs" in result.stderr
+
+
+def test_replaying_a_failed_recording_shows_its_error(live, run_cli, server, tmp_path):
+    server.add(SEARCH_WEATHER, Status(400, {"error": {"message": "context window exceeded"}}))
+    rec = tmp_path / "failed.json"
+    assert live("--prompt", "weather?", "--catalog", DEMO, "--record", str(rec)).code == 2
+    replayed = run_cli("simulate", "--replay", str(rec), "--format", "json")
+    assert replayed.code == 0, replayed.stderr
+    pending = replayed.json()["requests"][-1]["warnings"][0]
+    assert pending.startswith("pending: the recording stopped here with an error:")
+    assert "HTTP 400" in pending and "context window exceeded" in pending
+    plain = run_cli("simulate", "--replay", str(rec))
+    assert "context window exceeded" in plain.stdout
+
+
+@pytest.mark.parametrize("body", [None, {"error": {"message": "template error"}}])
+def test_the_same_500_twice_stops_retrying(live, server, body):
+    server.add(*[Status(500, body)] * 4)
+    result = live("--prompt", "hello", "--catalog", DEMO, "--retries", "3")
+    assert result.code == 2
+    assert len(server.requests) == 2
+    assert "HTTP 500" in result.stderr and "twice with the same" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_changing_500_and_a_repeated_503_are_still_retried(live, server):
+    server.add(Status(500, {"error": {"message": "a"}}), Status(500, {"error": {"message": "b"}}), say("ok"))
+    assert live("--prompt", "hello", "--catalog", DEMO).code == 0
+    assert len(server.requests) == 3
+    server.add(Status(503), Status(503), say("ok"))
+    assert live("--prompt", "hello", "--catalog", DEMO).code == 0
+    assert len(server.requests) == 6
+
+
+# -- scripted mode: default results -------------------------------------------------------------------
+
+
+def test_scripted_calls_without_a_result_use_the_script_mocks_then_the_catalog_mock(run_cli, write):
+    rates = "  - name: getRates\n    description: Interest rates of a central bank.\n"
+    catalog = write("cat.yaml", MOCKED_CATALOG + rates)
+    script = write(
+        "m.sim.yaml",
+        f"catalog: {catalog}\npolicy: cumulative\nmocks: {{getNews: [headline one]}}\nturns:\n"
+        "  - user: stock and news\n    steps:\n"
+        "      - calls: [{name: toolSearch, arguments: {query: stock price}},"
+        " {name: toolSearch, arguments: {query: news headlines}}, {name: toolSearch, arguments: {query: rates}}]\n"
+        "      - calls: [{name: getStock, arguments: {symbol: ACME}}, {name: getNews, arguments: {company: ACME}},"
+        " {name: getRates, arguments: {}}]\n"
+        "      - say: done\n",
+    )
+    result = run_cli("simulate", str(script), "--format", "json")
+    assert result.code == 0, result.stderr
+    request = result.json()["requests"][1]
+    got = [(c["name"], c["result"], c["result_source"]) for c in request["reply"]["tool_calls"]]
+    assert got == [
+        ("getStock", '{"price":42}', "mock"),
+        ("getNews", '["headline one"]', "mock"),
+        ("getRates", "null", "none"),
+    ]
+    assert request["warnings"] == ["no result scripted or mocked for getRates; sent null"]
+
+
+def test_python_tool_mock_is_the_scripted_default(run_cli, write):
+    module = write(
+        "mock_tools.py",
+        "from toolsearch_cli import tool\n\n"
+        "@tool(mock={'status': 'restarted'})\n"
+        "def restartThing(name: str) -> str:\n"
+        '    """Restart a thing by name."""\n'
+        "    return 'ran ' + name\n",
+    )
+    script = write(
+        "p.sim.yaml",
+        f"catalog: {module}\nturns:\n  - user: restart it\n    steps:\n"
+        "      - call: {name: toolSearch, arguments: {query: restart a thing}}\n"
+        "      - call: {name: restartThing, arguments: {name: api}}\n"
+        "      - say: done\n",
+    )
+    plain = run_cli("simulate", str(script), "--format", "json").json()
+    call_ = plain["requests"][1]["reply"]["tool_calls"][0]
+    assert (json.loads(call_["result"]), call_["result_source"]) == ({"status": "restarted"}, "mock")
+    executed = run_cli("simulate", str(script), "--format", "json", "--execute").json()
+    call_ = executed["requests"][1]["reply"]["tool_calls"][0]
+    assert (call_["result"], call_["result_source"]) == ("ran api", "function")
