@@ -43,6 +43,7 @@ def main() -> int:
     names = ["input_ids", "attention_mask", "token_type_ids"]
     dynamic = {name: {0: "batch", 1: "tokens"} for name in names}
     dynamic["last_hidden_state"] = {0: "batch", 1: "tokens"}
+
     class Encoder(torch.nn.Module):  # keyword arguments: forward()'s positional order varies by release
         def __init__(self, inner: torch.nn.Module) -> None:
             super().__init__()

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from ..errors import SearchError
+from ..errors import ToolsearchError
 from ..model import Tool
 from .text import is_cjk, split_identifiers
 
@@ -48,8 +48,12 @@ MAX_TOKENS = 256
 MAX_TEXT_CHARS = 4000
 
 
-class EmbedError(SearchError):
-    """Vectors cannot be had: no model configured, a model folder that is not one, a failing endpoint."""
+class EmbedError(ToolsearchError):
+    """Vectors cannot be had: no model configured, a model folder that is not one, a failing endpoint.
+
+    Not a :class:`SearchError`: those are about one query (and an evaluation scores such a query as
+    a miss); this stops the run, whatever the query.
+    """
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,7 +205,8 @@ def _file_identity(*paths: Path) -> str:
 
 def _missing_extra(what: str, exc: ImportError) -> EmbedError:
     return EmbedError(
-        f"{what} needs {exc.name or 'an optional package'}, which is not installed: pip install 'toolsearch-cli[embed]'",
+        f"{what} needs {exc.name or 'an optional package'}, which is not installed: "
+        "pip install 'toolsearch-cli[embed]'",
         field="embed-model",
     )
 
@@ -230,9 +235,7 @@ class OnnxEmbedder:
             self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
             options = onnxruntime.SessionOptions()
             options.log_severity_level = 3
-            self.session = onnxruntime.InferenceSession(
-                str(model_file), options, providers=["CPUExecutionProvider"]
-            )
+            self.session = onnxruntime.InferenceSession(str(model_file), options, providers=["CPUExecutionProvider"])
         except Exception as exc:  # noqa: BLE001 - any unreadable model is one clear line
             raise EmbedError(
                 f"cannot load the embedding model in {folder}: {type(exc).__name__}: {str(exc)[:200]}",
@@ -346,7 +349,9 @@ class EndpointEmbedder:
                     field="embed-base-url",
                 )
             if rows and matrix.shape[1] != rows[0].shape[1]:
-                raise EmbedError(f"the embeddings endpoint {self.shown_url} changed its vector size", field="embed-model")
+                raise EmbedError(
+                    f"the embeddings endpoint {self.shown_url} changed its vector size", field="embed-model"
+                )
             rows.append(matrix)
         return _normalise(np.concatenate(rows)) if rows else np.zeros((0, 0), dtype=np.float32)
 

@@ -26,7 +26,7 @@ from .base import Contribution, Hit, SearchRequest
 from .bm25f import BM25FRanker
 from .embed import Embedder, current_embedder, has_cjk
 from .text import classic_normalize
-from .vectors import VectorIndex
+from .vectors import VectorIndex, VectorStore, store_enabled
 
 #: How many of each list's best tools are fused.
 CANDIDATES = 50
@@ -40,11 +40,21 @@ QUERY_CACHE = 50_000
 _query_vectors: OrderedDict[tuple[str, str], Any] = OrderedDict()
 
 
-def query_vectors(embedder: Embedder, queries: Sequence[str]) -> list[Any]:
-    """The model's vector of each query; cached, missing ones embedded in one batch."""
+def query_vectors(embedder: Embedder, queries: Sequence[str], *, persist: bool = False) -> list[Any]:
+    """The model's vector of each query; cached in memory, missing ones embedded in one batch.
+
+    ``persist``: also through the on-disk store of query vectors (an evaluation's queries), so
+    re-running an evaluation embeds nothing.
+    """
     missing = list(dict.fromkeys(q for q in queries if (embedder.model_id, q) not in _query_vectors))
     if missing:
-        for query, vector in zip(missing, embedder.embed(missing), strict=True):
+        if persist:
+            vectors = VectorStore(embedder.model_id, "queries").vectors(embedder, missing, persist=store_enabled())
+        else:  # rounded as the stored ones are, so a search scores as its evaluation did
+            import numpy as np
+
+            vectors = np.asarray(embedder.embed(missing), dtype=np.float32).astype(np.float16).astype(np.float32)
+        for query, vector in zip(missing, vectors, strict=True):
             _query_vectors[(embedder.model_id, query)] = vector
         while len(_query_vectors) > QUERY_CACHE:
             _query_vectors.popitem(last=False)
@@ -79,7 +89,7 @@ class EmbeddingRanker:
 
     def prepare(self, catalog: Catalog, queries: Sequence[str]) -> None:
         """Embed these queries in one batch ahead of many searches (evaluations)."""
-        query_vectors(current_embedder(), [q for q in queries if classic_normalize(q)])
+        query_vectors(current_embedder(), [q for q in queries if classic_normalize(q)], persist=True)
 
     def search(self, catalog: Catalog, request: SearchRequest) -> list[Hit]:
         _check_query(request)
@@ -91,7 +101,11 @@ class EmbeddingRanker:
             if cosine <= 0:
                 break
             parts = [Contribution("*", "semantic", cosine, f"cosine {cosine:.3f}")] if request.explain else []
-            hits.append(Hit(tool=tool, score=cosine, matched_fields=["semantic"] if request.explain else [], contributions=parts))
+            hits.append(
+                Hit(
+                    tool=tool, score=cosine, matched_fields=["semantic"] if request.explain else [], contributions=parts
+                )
+            )
         return hits
 
 

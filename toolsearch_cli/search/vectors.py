@@ -37,12 +37,13 @@ def store_enabled() -> bool:
 class VectorStore:
     """Text vectors of one model on disk, keyed by a 16-byte hash of the text."""
 
-    def __init__(self, model_id: str, folder: Path | None = None) -> None:
+    def __init__(self, model_id: str, kind: str = "tools", folder: Path | None = None) -> None:
         from ..catalog import cache
 
         self.model_id = model_id
         self.folder = folder if folder is not None else cache.cache_dir() / "vectors"
-        self.path = self.folder / (hashlib.sha256(model_id.encode()).hexdigest()[:32] + ".npz")
+        #: ``tools`` (catalog texts) or ``queries`` (an evaluation's query texts): separate files
+        self.path = self.folder / (hashlib.sha256(model_id.encode()).hexdigest()[:32] + f"-{kind}.npz")
         #: How many texts the last :meth:`vectors` call had to embed (0: all came from the cache).
         self.embedded = 0
 
