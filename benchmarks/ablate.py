@@ -43,7 +43,8 @@ def patched(**changes: Any) -> Iterator[None]:
             if key.startswith("spec_"):
                 field = key[5:]
                 old = bm25f.FIELD_SPECS[field]
-                bm25f.FIELD_SPECS[field] = bm25f.FieldSpec(value[0], value[1], old.reported_as)
+                ratio = value[2] if len(value) > 2 else old.max_ratio
+                bm25f.FIELD_SPECS[field] = bm25f.FieldSpec(value[0], value[1], old.reported_as, ratio)
             else:
                 saved[key] = getattr(bm25f, key)
                 setattr(bm25f, key, value)
@@ -60,7 +61,7 @@ def patched(**changes: Any) -> Iterator[None]:
 def _refresh_model() -> None:
     specs = bm25f.FIELD_SPECS.values()
     bm25f.FIELD_MODEL = bm25f.FieldModel(
-        [s.weight for s in specs], [s.b for s in specs], bm25f.K1, bm25f.MAX_FIELD_COUNT
+        [s.weight for s in specs], [s.b for s in specs], bm25f.K1, bm25f.MAX_FIELD_COUNT, [s.max_ratio for s in specs]
     )
 
 
@@ -70,13 +71,13 @@ VARIANTS: dict[str, dict[str, Any]] = {
 }
 
 
-def default_run(catalog: Catalog) -> Callable[[str], list[str]]:
+def default_run(catalog: Catalog, depth: int = 10) -> Callable[[str], list[str]]:
     catalog._indexes.clear()
     ranker = bm25f.BM25FRanker()
 
     def run(query: str) -> list[str]:
         try:
-            hits = ranker.search(catalog, SearchRequest(query=query, max_results=10, explain=False))
+            hits = ranker.search(catalog, SearchRequest(query=query, max_results=depth, explain=False))
         except SearchError:
             return []
         return [h.tool.name for h in hits if h.score > 0]

@@ -98,17 +98,23 @@ def test_anthropic_defer_loading_is_the_inverse_of_resident_and_cache_control_is
     assert load_catalog(dump(write, "plain.json", tools)).resident == []
 
 
-def test_anthropic_server_tools_are_refused_with_their_pointer_and_its_search_tool_skipped(write):
+def test_anthropic_server_tools_are_warned_about_with_their_pointer_and_its_search_tool_skipped(write):
     tools = [
         {"type": "tool_search_tool_regex_20251119", "name": "tool_search_tool_regex"},
         {"name": "a", "input_schema": {"type": "object"}, "defer_loading": True},
     ]
-    assert load_catalog(dump(write, "request.json", {"model": "claude", "tools": tools})).names == ["a"]
+    loaded = load_catalog(dump(write, "request.json", {"model": "claude", "tools": tools}))
+    assert loaded.names == ["a"] and loaded.warnings == []
     tools.append({"type": "web_search_20250305", "name": "web_search"})
     path = dump(write, "a.json", tools)
-    with pytest.raises(CatalogError) as err:
-        load_catalog(path)
     line = next(i for i, text in enumerate(open(path).read().splitlines(), 1) if "web_search_2025" in text)
+    loaded = load_catalog(path)  # the server tool is left out, the rest loads
+    assert loaded.names == ["a"]
+    [warning] = loaded.warnings
+    assert (warning.kind, warning.field, warning.line, warning.tool) == ("tool", "/2/type", line, "web_search")
+    assert "server tool" in warning.message
+    with pytest.raises(CatalogError) as err:
+        load_catalog(path, strict=True)
     assert err.value.field == "/2/type" and "server tool" in str(err.value) and err.value.line == line
 
 
@@ -169,19 +175,35 @@ def test_forced_format_overrides_detection(write, run_cli):
 def test_json_schema_errors_name_file_line_and_json_pointer(write, run_cli):
     data = json.loads(json.dumps(OPENAI_CHAT))
     data[0]["function"]["parameters"]["properties"]["where"]["properties"]["lat"]["type"] = "float"
+    data[0]["function"]["parameters"]["properties"]["where"]["properties"]["lon"]["type"] = "flot"
     path = dump(write, "bad.json", data)
-    result = run_cli("search", "weather", "-c", path)
-    assert result.code == 2 and result.stdout == ""
     line = next(i for i, text in enumerate(open(path).read().splitlines(), 1) if '"lat"' in text)
     expected = f"bad.json:{line}: tool 'get_weather', field '/0/function/parameters/properties/where/properties/lat'"
+    # --strict: the first non-standard type stops the load, on one line
+    result = run_cli("--strict", "search", "weather", "-c", path)
+    assert result.code == 2 and result.stdout == ""
     assert expected in result.stderr
-    assert "unknown JSON Schema type 'float'" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert "non-standard type 'float' read as 'number'" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    # by default: one warning line each, a count, and the tool is searched with the types mapped
+    result = run_cli("search", "weather", "-c", path)
+    assert result.code == 0 and "get_weather" in result.stdout
+    lines = result.stderr.strip().splitlines()
+    assert lines[0].startswith("warning: ") and lines[0].endswith(
+        f"{expected}: non-standard type 'float' read as 'number'"
+    )
+    assert "unknown JSON Schema type 'flot' (did you mean 'float'?); read as accepting any value" in lines[1]
+    assert lines[2].startswith("2 load warnings: 2 non-standard parameter types mapped;") and len(lines) == 3
+    tool = load_catalog(path).get("get_weather")
+    where = tool.parameters["properties"]["where"]["properties"]
+    assert where["lat"]["type"] == "number" and "type" not in where["lon"]
+    assert tool.metadata["original_types"] == {"where.lat": "float", "where.lon": "flot"}
 
 
 def test_yaml_errors_name_the_line_too(write):
     text = "tools:\n  - name: a\n    input_schema:\n      type: object\n      properties:\n        x: {type: strng}\n"
     with pytest.raises(CatalogError) as err:
-        load_catalog(str(write("a.yaml", text)))
+        load_catalog(str(write("a.yaml", text)), strict=True)
     assert err.value.line == 6 and err.value.field == "/tools/0/input_schema/properties/x"
 
 

@@ -179,14 +179,19 @@ def test_a_bad_parameter_schema_points_at_its_place_in_the_document(tmp_path):
     spec = minimal()
     spec["paths"]["/a"]["post"]["parameters"] = [{"name": "kind", "in": "query", "schema": {"type": "file"}}]
     path = write_spec(tmp_path, spec)
+    [warning] = load_catalog(path).warnings
+    assert warning.field == "/paths/~1a/post/parameters/0/schema" and "type 'file' read as 'string'" in str(warning)
+    assert "schema:" in Path(path).read_text().splitlines()[warning.line - 1]
+    spec["paths"]["/a"]["post"]["parameters"][0]["schema"]["type"] = "fiel"
+    path = write_spec(tmp_path, spec)
     with pytest.raises(CatalogError) as err:
-        load_catalog(path)
-    assert err.value.field == "/paths/~1a/post/parameters/0/schema" and "unknown JSON Schema type 'file'" in str(
+        load_catalog(path, strict=True)
+    assert err.value.field == "/paths/~1a/post/parameters/0/schema" and "unknown JSON Schema type 'fiel'" in str(
         err.value
     )
     assert "schema:" in Path(path).read_text().splitlines()[err.value.line - 1]
     spec["paths"]["/a"]["post"]["parameters"] = []
     spec["components"]["schemas"]["A"]["properties"]["x"] = {"type": "text"}
     with pytest.raises(CatalogError) as err:
-        load_catalog(write_spec(tmp_path, spec, "body.yaml"))
+        load_catalog(write_spec(tmp_path, spec, "body.yaml"), strict=True)
     assert err.value.field == "/paths/~1a/post/requestBody/content/application~1json/schema/properties/x"

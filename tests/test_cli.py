@@ -180,9 +180,9 @@ BAD_INPUTS = {
         "two.yaml:2: tool 'dup', field 'name': duplicate tool name (first defined at one.yaml:2)",
     ),
     "invalid-schema": (
-        {"bad.yaml": "tools:\n  - name: s\n    parameters:\n      city: {type: strng}\n"},
+        {"bad.yaml": "tools:\n  - name: s\n    parameters:\n      city: {type: 5}\n"},
         ["bad.yaml"],
-        "bad.yaml:4: tool 's', field 'parameters.city': unknown JSON Schema type 'strng' (did you mean 'string'?)",
+        "bad.yaml:4: tool 's', field 'parameters.city': unknown JSON Schema type 5",
     ),
     "schema-required-not-a-list": (
         {"bad.yaml": "tools:\n  - name: s\n    parameters:\n      type: object\n      required: city\n"},

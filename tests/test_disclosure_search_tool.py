@@ -157,20 +157,36 @@ def test_latest_policy_replaces_and_caps():
     assert policy.apply(["a"], None, None) == []
 
 
-def test_cumulative_policy_evicts_least_recently_disclosed_first():
+def test_cumulative_policy_evicts_least_recently_used_then_lowest_ranked():
     policy = CumulativePolicy()
     active = policy.apply([], ["a", "b"], 3)
+    assert active == ["a", "b"]  # most recent first; within a search, in rank order
     active = policy.apply(active, ["c"], 3)
-    assert active == ["a", "b", "c"]
-    active = policy.apply(active, ["d"], 3)  # a is the least recently disclosed
-    assert active == ["b", "c", "d"]
-    active = policy.apply(active, ["b"], 3)  # found again: refreshed, so c goes next
-    assert active == ["c", "d", "b"]
+    assert active == ["c", "a", "b"]
+    active = policy.apply(active, ["d"], 3)  # a and b were found together: b, ranked lower, goes
+    assert active == ["d", "c", "a"]
+    active = policy.apply(active, ["a"], 3)  # found again: refreshed, so c goes next
+    assert active == ["a", "d", "c"]
     active = policy.apply(active, ["e"], 3)
-    assert active == ["d", "b", "e"]
+    assert active == ["e", "a", "d"]
     assert policy.apply(active, None, 3) == active  # a failed search adds and removes nothing
     assert policy.apply(active, ["x", "y", "z", "w"], 3) == ["x", "y", "z"]  # best-ranked kept
-    assert policy.apply(["a"], ["b"], None) == ["a", "b"]
+    assert policy.apply(["a"], ["b"], None) == ["b", "a"]
+
+
+def test_cumulative_policy_counts_a_call_as_a_use():
+    """The issue's case: the top hit, just called, outlives the lower hits of the same search."""
+    policy = CumulativePolicy()
+    weather = policy.apply([], ["getWeather", "getWeatherAlerts", "getAirQuality"], 4)
+    without_call = policy.apply(weather, ["sendEmail", "createEmailDraft"], 4)
+    assert without_call == ["sendEmail", "createEmailDraft", "getWeather", "getWeatherAlerts"]  # by rank
+    called = policy.apply(weather, ["sendEmail", "createEmailDraft", "sendPaymentReminder"], 4, used=["getAirQuality"])
+    assert called == ["sendEmail", "createEmailDraft", "sendPaymentReminder", "getAirQuality"]
+    issue = policy.apply(weather, ["sendEmail", "createEmailDraft", "sendPaymentReminder"], 4, used=["getWeather"])
+    assert issue == ["sendEmail", "createEmailDraft", "sendPaymentReminder", "getWeather"]
+    used_twice = policy.apply(weather, ["sendEmail", "createEmailDraft"], 4, used=["getAirQuality", "getWeatherAlerts"])
+    assert used_twice == ["sendEmail", "createEmailDraft", "getWeatherAlerts", "getAirQuality"]
+    assert LatestPolicy().apply(weather, ["sendEmail"], 4, used=["getWeather"]) == ["sendEmail"]
 
 
 def test_cumulative_engine_in_chat_mode_accumulates_over_the_history():
@@ -184,11 +200,13 @@ def test_cumulative_engine_in_chat_mode_accumulates_over_the_history():
     messages = [{"role": "user", "content": "hi"}]
     messages += [call("1", "q"), {"role": "tool", "tool_call_id": "1", "content": '["weatherLookup"]'}]
     messages += [call("2", "q"), {"role": "tool", "tool_call_id": "2", "content": '["sendEmail"]'}]
-    assert eng.snapshot(messages).disclosed == ["weatherLookup", "sendEmail"]
+    assert eng.snapshot(messages).disclosed == ["sendEmail", "weatherLookup"]
+    used = [dict(call("u", "q"), tool_calls=[{"id": "u", "type": "function", "function": {"name": "weatherLookup"}}])]
+    messages += [*used, {"role": "tool", "tool_call_id": "u", "content": "{}"}]  # a call: a use
     messages += [call("3", "q"), {"role": "tool", "tool_call_id": "3", "content": '["calendar"]'}]
-    assert eng.snapshot(messages).disclosed == ["sendEmail", "calendar"]
+    assert eng.snapshot(messages).disclosed == ["calendar", "weatherLookup"]  # sendEmail was used less recently
     messages += [call("4", "q"), {"role": "tool", "tool_call_id": "4", "content": '{"error": "x"}'}]
-    assert eng.snapshot(messages).disclosed == ["sendEmail", "calendar"]
+    assert eng.snapshot(messages).disclosed == ["calendar", "weatherLookup"]
 
 
 def test_snapshot_carries_tool_request_and_baseline_tokens():

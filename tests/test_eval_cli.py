@@ -7,6 +7,8 @@ import math
 
 import pytest
 
+from .conftest import DEMO
+
 CATALOG = """\
 tools:
   - name: getWeather
@@ -224,7 +226,7 @@ def test_failures_list_the_worst_misses_with_what_ranked_above(run_cli, files):
     # worst first: the tool that was not returned at all, then the one at rank 2
     assert out.index("1. [default] q5") < out.index("2. [default] q4")
     assert "expected sendEmail: not returned: it scored 0 for this query" in out
-    assert "expected getWeather: rank 2" in out and "1 other tool(s) above" in out
+    assert "expected getWeather: rank 2" in out and "1 other tool above" in out
     above = out[out.index("2. [default] q4") :]
     assert "above #1 getAirQuality" in above
     assert "pollution→description" in above  # why getAirQuality won
@@ -504,3 +506,22 @@ def test_eval_is_listed_in_help(run_cli):
     for option in ("--queries", "--ranker", "--k", "--category-field", "--by", "--failures", "--save", "--baseline"):
         assert option in result.stdout
     assert "--min" in result.stdout
+
+
+def test_by_a_field_no_query_has_is_an_error_like_category_field(run_cli, write):
+    queries = write("q.yaml", "- id: a\n  query: weather\n  relevant: [getWeather]\n")
+    for field in ("subset", "categry"):
+        result = run_cli("eval", "--catalog", str(DEMO), "--queries", str(queries), "--by", field)
+        assert result.code == 2 and result.stdout == ""
+        assert f"no query has the field {field!r} given by --by" in result.stderr
+    result = run_cli("eval", "--catalog", str(DEMO), "--by", "categry")  # examples: category and subset
+    assert "(did you mean 'category'?); fields: category, subset" in result.stderr
+
+
+def test_a_misspelt_query_key_is_named_and_pointed_at(run_cli, write):
+    queries = write("q.yaml", "- id: a\n  relevant: [getWeather]\n  qury: weather\n")
+    result = run_cli("eval", "--catalog", str(DEMO), "--queries", str(queries))
+    assert result.code == 2
+    assert f"{queries}:3: field 'qury': each query needs a 'query' string; is 'qury' a misspelling of 'query'?" in (
+        result.stderr
+    )

@@ -13,18 +13,20 @@ pytest.importorskip("numpy")
 WORDS = ["weather", "city", "email", "send", "file", "read", "stock", "price", "天气", "查询", "邮件", "发送", "get"]
 
 tool_st = st.builds(
-    lambda name, desc, cat, tags, params: Tool(
+    lambda name, desc, cat, tags, params, title: Tool(
         name=name,
         description=" ".join(desc),
         category=cat,
         tags=tags,
         parameters={"type": "object", "properties": {p: {"type": "string", "description": p} for p in params}},
+        metadata={"openapi": {"summary": " ".join(title)}} if title else {},
     ),
     name=st.text("abcdefgh", min_size=3, max_size=8),
     desc=st.lists(st.sampled_from(WORDS), max_size=12),
     cat=st.sampled_from([None, "Weather", "Mail"]),
     tags=st.lists(st.sampled_from(WORDS), max_size=3),
     params=st.lists(st.sampled_from(["city", "to", "body", "path"]), max_size=3, unique=True),
+    title=st.lists(st.sampled_from(WORDS), max_size=3),  # an OpenAPI summary: title + details fields
 )
 catalog_st = st.lists(tool_st, min_size=1, max_size=25, unique_by=lambda t: t.name)
 # Repeated words and several sentences: query-term weights and the best-sentence bonus are covered too.
@@ -109,9 +111,20 @@ def test_backend_is_chosen_by_size():
 
 
 def test_analysed_fields_follow_field_order():
+    from toolsearch_cli.search.bm25f import FIELD_SPECS
+
+    at = {name: i for i, name in enumerate(FIELD_SPECS)}
     fields = analyse_tool(Tool(name="getWeather", description="Weather of a city", category="Weather"))
-    assert fields[0] == ({"get": 1, "weather": 1}, 2)  # name
-    assert fields[2] == ({"weather": 1}, 1)  # category
+    assert fields[at["name"]] == ({"get": 1, "weather": 1}, 2)
+    assert fields[at["category"]] == ({"weather": 1}, 1)
+    assert fields[at["description"]] == ({"weather": 1, "citi": 1}, 2)
+    assert fields[at["title"]] == fields[at["details"]] == ({}, 0)
+    # With a title (MCP title, OpenAPI summary) the description is indexed as details.
+    titled = Tool(name="getWeather", description="Weather of a city", metadata={"mcp": {"title": "City weather"}})
+    fields = analyse_tool(titled)
+    assert fields[at["title"]] == ({"citi": 1, "weather": 1}, 2)
+    assert fields[at["details"]] == ({"weather": 1, "citi": 1}, 2)
+    assert fields[at["description"]] == ({}, 0)
 
 
 def test_counted_analysis_matches_the_term_lists_on_the_demo_catalog():

@@ -130,3 +130,17 @@ def test_statistics_count_findings_per_rule(run_cli, at_root):
     lines = result.stdout.splitlines()
     assert lines[0].split()[:3] == ["2", "TS202", "short-description"]
     assert lines[-1].split()[:3] == ["8", "in", "total"]
+
+
+def test_yaml_config_beside_a_pyproject_with_lint_settings_wins_with_a_warning(run_cli, tmp_path, monkeypatch):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "pyproject.toml").write_text('[tool.toolsearch.lint]\nignore = ["TS2"]\n', encoding="utf-8")
+    (tmp_path / ".toolsearch.yaml").write_text("lint:\n  select: [TS101]\n", encoding="utf-8")
+    (tmp_path / "tools.yaml").write_text("tools:\n  - name: bad name\n    description: x\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    result = run_cli("lint", "tools.yaml", "--format", "json")
+    assert {d["code"] for d in json.loads(result.stdout)} == {"TS101"}  # the YAML's selection applies
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("warning: ")
+    assert ".toolsearch.yaml" in result.stderr and "ignoring [tool.toolsearch.lint]" in result.stderr
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n', encoding="utf-8")  # no lint settings: quiet
+    assert run_cli("lint", "tools.yaml", "--format", "json").stderr == ""

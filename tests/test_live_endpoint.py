@@ -1,11 +1,16 @@
-"""Opt-in: the shipped demo scenario against a real model endpoint (marker ``live``).
+"""Opt-in: the demo catalog against a real model endpoint (marker ``live``).
 
 Skipped unless ``TOOLSEARCH_LIVE_BASE_URL`` is set, e.g. to a local llama.cpp server (see the
 README's "Live runs" section). Optional: ``TOOLSEARCH_LIVE_MODEL`` (default ``local``),
 ``TOOLSEARCH_LIVE_API_KEY_ENV`` (default ``OPENAI_API_KEY``), ``TOOLSEARCH_LIVE_TIMEOUT``
-(seconds, default 600). Whatever the model does, the protocol invariants must hold: the first
-request carries only the resident tools and toolSearch, and every other tool a request carries
-was returned by an earlier toolSearch call. The recording must replay to identical snapshots.
+(seconds, default 600).
+
+Two tests. ``test_smoke_*`` (for tiny models too): whatever the model does, the protocol
+invariants hold — the first request carries only the resident tools and toolSearch, every other
+tool a request carries was returned by an earlier toolSearch call, and the recording replays to
+identical snapshots. ``test_a_capable_model_*``: what a model that can use tools must do —
+search, call the tool the search disclosed, and answer in full (``-k smoke`` skips it for tiny
+models).
 """
 
 from __future__ import annotations
@@ -36,14 +41,10 @@ CASES = {
 }
 
 
-@pytest.mark.skipif(not BASE_URL, reason="set TOOLSEARCH_LIVE_BASE_URL to run against a live model")
-@pytest.mark.parametrize("case", list(CASES))
-def test_demo_against_a_live_endpoint_keeps_the_protocol_invariants(run_cli, tmp_path, capsys, case):
-    pytest.importorskip("openai")
-    rec = tmp_path / "live.json"
-    result = run_cli(
+def run_live(run_cli, *args: str):
+    return run_cli(
         "simulate",
-        *CASES[case],
+        *args,
         "--live",
         "--base-url",
         BASE_URL or "",
@@ -55,12 +56,21 @@ def test_demo_against_a_live_endpoint_keeps_the_protocol_invariants(run_cli, tmp
         os.environ.get("TOOLSEARCH_LIVE_TIMEOUT", "600"),
         "--temperature",
         "0",
-        "--record",
-        str(rec),
         "--format",
         "json",
     )
-    # a model may misbehave (e.g. answer with nothing): that ends the run with exit 2, but the
+
+
+needs_endpoint = pytest.mark.skipif(not BASE_URL, reason="set TOOLSEARCH_LIVE_BASE_URL to run against a live model")
+
+
+@needs_endpoint
+@pytest.mark.parametrize("case", list(CASES))
+def test_smoke_demo_against_a_live_endpoint_keeps_the_protocol_invariants(run_cli, tmp_path, capsys, case):
+    pytest.importorskip("openai")
+    rec = tmp_path / "live.json"
+    result = run_live(run_cli, *CASES[case], "--record", str(rec))
+    # a tiny model may misbehave (e.g. answer with nothing): that ends the run with exit 2, but the
     # endpoint must have answered and the invariants below must still hold for what was done
     assert result.code == 0 or (result.code == 2 and "the model sent an empty reply" in result.stderr), result.stderr
     data = json.loads(rec.read_text(encoding="utf-8"))
@@ -109,3 +119,31 @@ def test_demo_against_a_live_endpoint_keeps_the_protocol_invariants(run_cli, tmp
             f"final reply: {(requests[-1]['reply']['content'] or '')[:120]!r}, "
             f"protocol errors: {data['summary']['protocol_errors']}, error: {data.get('error')}"
         )
+
+
+@needs_endpoint
+def test_a_capable_model_searches_then_calls_the_disclosed_tool_and_answers(run_cli):
+    pytest.importorskip("openai")
+    result = run_live(
+        run_cli,
+        "--prompt",
+        "What is the weather in Shanghai right now?",
+        "--catalog",
+        str(DEMO),
+        "--system",
+        "Use toolSearch to find a tool for the task, then call the tool it finds.",
+        "--max-iterations",
+        "5",
+    )
+    assert result.code == 0, result.stderr
+    data = result.json()
+    requests = data["requests"]
+    calls = [(r["index"], c["name"]) for r in requests for c in r["reply"]["tool_calls"]]
+    searched = [i for i, name in calls if name == "toolSearch"]
+    assert searched, f"the model never called toolSearch: {calls}"
+    weather = [r for r in requests if any(c["name"] == "getWeather" for c in r["reply"]["tool_calls"])]
+    assert weather, f"the model never called getWeather after searching: {calls}"
+    assert weather[0]["index"] > searched[0] and "getWeather" in weather[0]["disclosed"]
+    assert data["summary"]["protocol_errors"] == 0 and data["summary"]["diagnostics"] == 0, data["summary"]
+    final = requests[-1]
+    assert not final["reply"]["tool_calls"] and (final["reply"]["content"] or "").strip(), final["reply"]

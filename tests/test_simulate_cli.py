@@ -177,7 +177,7 @@ def test_policy_cumulative_and_max_active(run_cli, scenario):
     assert latest["requests"][3]["disclosed"] == ["sendEmail"]
     cumulative = run_cli("simulate", path, "--policy", "cumulative", "--format", "json").json()
     assert cumulative["policy"] == "cumulative"
-    assert cumulative["requests"][3]["disclosed"] == ["getWeather", "sendEmail"]
+    assert cumulative["requests"][3]["disclosed"] == ["sendEmail", "getWeather"]  # most recent first
     capped = run_cli("simulate", path, "--policy", "cumulative", "--max-active", "1", "--format", "json").json()
     assert capped["requests"][3]["disclosed"] == ["sendEmail"]
 
@@ -410,9 +410,9 @@ def test_cumulative_agent_state_drops_stale_names_before_counting_max_active(run
     ).json()
     assert data["restored_active"] == ["goneTool", "readEmail"]
     assert data["requests"][0]["disclosed"] == ["readEmail"]
-    assert data["requests"][1]["disclosed"] == ["readEmail", "getWeather"]
+    assert data["requests"][1]["disclosed"] == ["getWeather", "readEmail"]  # most recent first
     saved = json.loads(state.read_text(encoding="utf-8"))
-    assert saved["metadata"][ACTIVE_TOOL_NAMES_KEY] == ["readEmail", "getWeather"]
+    assert saved["metadata"][ACTIVE_TOOL_NAMES_KEY] == ["getWeather", "readEmail"]
 
 
 def test_real_process_runs_the_acceptance_scenario(tmp_path):
@@ -435,3 +435,22 @@ def test_replay_of_a_single_message_jsonl(run_cli, write):
     path = write("one.jsonl", json.dumps({"role": "user", "content": "weather?"}) + "\n")
     data = run_cli("simulate", "--replay", str(path), "--format", "json").json()
     assert len(data["requests"]) == 1 and data["requests"][0]["warnings"]
+
+
+@pytest.mark.parametrize("mode", ["chat", "agent"])
+def test_cumulative_keeps_the_tool_just_called_over_an_uncalled_better_hit(run_cli, scenario, mode):
+    """--max-active evicts the least recently used: the called second hit outlives the uncalled first one."""
+    steps = (
+        "      - call: {name: toolSearch, arguments: {query: email, maxResults: 2}}\n"
+        "      - call: {name: sendEmail, arguments: {address: a@example.com}, result: sent}\n" + SEARCH_WEATHER + SAY
+    )
+    path = scenario(steps)
+    args = ("simulate", path, "--policy", "cumulative", "--max-active", "2", "--mode", mode, "-f", "json")
+    disclosed = [r["disclosed"] for r in run_cli(*args).json()["requests"]]
+    assert disclosed[1] == ["readEmail", "sendEmail"]  # readEmail ranks first
+    assert disclosed[3] == ["getWeather", "sendEmail"]  # sendEmail was called: readEmail goes
+    uncalled = scenario(
+        "      - call: {name: toolSearch, arguments: {query: email, maxResults: 2}}\n" + SEARCH_WEATHER + SAY
+    )
+    disclosed = [r["disclosed"] for r in run_cli("simulate", uncalled, *args[2:]).json()["requests"]]
+    assert disclosed[2] == ["getWeather", "readEmail"]  # nothing called: the lower-ranked hit goes

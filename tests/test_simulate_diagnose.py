@@ -188,3 +188,39 @@ def test_python_tool_mock_is_the_scripted_default(run_cli, write):
     executed = run_cli("simulate", str(script), "--format", "json", "--execute").json()
     call_ = executed["requests"][1]["reply"]["tool_calls"][0]
     assert (call_["result"], call_["result_source"]) == ("ran api", "function")
+
+
+# -- small catalogs: when all tools are cheaper ---------------------------------------------------------
+
+TWO_TOOLS = (
+    "tools:\n"
+    "  - {name: getWeather, description: Get the weather for a city., parameters: {city: {type: string}}}\n"
+    "  - {name: sendEmail, description: Send an email., parameters: {to: {type: string}}}\n"
+)
+WEATHER_SCRIPT = (
+    "turns:\n  - user: weather in Paris\n    steps:\n"
+    "      - call: {name: toolSearch, arguments: {query: weather}}\n"
+    "      - call: {name: getWeather, arguments: {city: Paris}, result: sunny}\n"
+    "      - say: sunny\n"
+)
+
+
+def test_a_two_tool_catalog_says_all_tools_are_cheaper_and_where_disclosure_pays_off(run_cli, write):
+    catalog = write("two.yaml", TWO_TOOLS)
+    script = write("two.sim.yaml", f"catalog: {catalog}\n" + WEATHER_SCRIPT)
+    summary = run_cli("simulate", str(script), "--format", "json").json()["summary"]
+    assert summary["saving_percent"] < 0 and summary["all_tools_cheaper"] is True
+    assert summary["baseline_tool_count"] == 2
+    # the requests send on average as many tokens as about break_even_tools tools of this catalog
+    per_tool = summary["baseline_tool_tokens"] / 3 / 2
+    assert summary["break_even_tools"] - 1 < summary["tool_tokens"] / 3 / per_tool <= summary["break_even_tools"]
+    shown = run_cli("simulate", str(script)).stdout
+    assert "sending all 2 tools is cheaper than disclosure" in shown
+    assert f"disclosure pays off from about {summary['break_even_tools']} tools" in shown
+
+
+def test_a_large_catalog_does_not_say_all_tools_are_cheaper(run_cli):
+    result = run_cli("simulate", str(EN))
+    assert result.code == 0 and "cheaper than disclosure" not in result.stdout
+    summary = run_cli("simulate", str(EN), "--format", "json").json()["summary"]
+    assert summary["all_tools_cheaper"] is False and summary["break_even_tools"] < summary["baseline_tool_count"]

@@ -9,6 +9,18 @@ from .errors import CatalogError, SearchError, ToolsearchError, UsageError
 from .model import Catalog, Location, Parameter, Tool
 from .search import RANKER_BY_NAME, Hit, SearchRequest, search
 
+#: Loaded on first use (``toolsearch_cli.agent``: the engine and its tokenizer are not light).
+_LAZY = {"ToolSearch": "agent", "validate_arguments": "agent"}
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = [
     "RANKER_BY_NAME",
     "Catalog",
@@ -19,6 +31,7 @@ __all__ = [
     "SearchError",
     "SearchRequest",
     "Tool",
+    "ToolSearch",
     "ToolsearchError",
     "UsageError",
     "__version__",
@@ -26,4 +39,5 @@ __all__ = [
     "search",
     "tool",
     "tool_from_function",
+    "validate_arguments",
 ]

@@ -40,9 +40,21 @@ class ToolsearchError(Exception):
         if self.tool:
             subject.append(f"tool {self.tool!r}")
         if self.field:
-            subject.append(f"field {self.field!r}")
+            subject.append(f"field {_middle(self.field)!r}")
         prefix = f"{', '.join(subject)}: " if subject else ""
         return f"{where}{prefix}{self.message}"
+
+
+#: The longest field path an error shows (a 200-level schema has a 2 KB path): its ends are kept.
+_FIELD_WIDTH = 100
+
+
+def _middle(text: str, width: int = _FIELD_WIDTH) -> str:
+    """``text`` cut to ``width`` characters by eliding its middle."""
+    if len(text) <= width:
+        return text
+    half = (width - 3) // 2
+    return f"{text[:half]}...{text[-half:]}"
 
 
 class CatalogError(ToolsearchError):

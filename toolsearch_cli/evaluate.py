@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .bounded import JSONRefused, loads_json, strict_json
 from .errors import CatalogError, SearchError, UsageError, did_you_mean, kind_of
 from .files import read_text
 from .model import Catalog
@@ -107,10 +108,7 @@ def _json_error(exc: json.JSONDecodeError, file: str, line_offset: int = 0) -> C
 
 
 def _json_items(text: str, file: str) -> list[tuple[Any, int | None]]:
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise _json_error(exc, file) from None
+    doc = loads_json(text, file)
     if not isinstance(doc, list):
         raise CatalogError("a JSON queries file must be a list of {id, query, relevant}", file=file, line=1)
     # The text is valid JSON: walk the list again to learn the line each item starts on.
@@ -134,7 +132,9 @@ def _jsonl_items(text: str, file: str) -> list[tuple[Any, int | None]]:
         if not raw.strip():
             continue
         try:
-            items.append((json.loads(raw), number))
+            items.append((strict_json(raw), number))
+        except JSONRefused as exc:
+            raise CatalogError(exc.message, file=file, line=number) from None
         except json.JSONDecodeError as exc:
             raise CatalogError(f"malformed JSON line: {exc.msg} (column {exc.colno})", file=file, line=number) from None
     return items
@@ -154,8 +154,18 @@ def _query_from_item(item: Any, file: str, line: int | None) -> Query:
         return CatalogError(message, file=file, line=key_lines.get(field, line), field=field)
 
     def missing(field: str, what: str) -> CatalogError:
-        hint = did_you_mean(field, [str(k) for k in item if str(k) not in QUERY_FIELDS])
-        return fail(f"each query needs {what}{hint}", field)
+        import difflib
+
+        unknown = [str(k) for k in item if str(k) not in QUERY_FIELDS]
+        typo = difflib.get_close_matches(field, unknown, n=1, cutoff=0.6)
+        if typo:  # point at the misspelt key, and name the right one
+            return CatalogError(
+                f"each query needs {what}; is {typo[0]!r} a misspelling of {field!r}?",
+                file=file,
+                line=key_lines.get(typo[0], line),
+                field=typo[0],
+            )
+        return fail(f"each query needs {what}", field)
 
     raw_id = item.get("id")
     if raw_id is None:
@@ -218,6 +228,17 @@ def queries_from_examples(catalog: Catalog) -> list[Query]:
     return out
 
 
+def check_field(queries: Sequence[Query], name: str, option: str) -> None:
+    """A field named by an option (--by, --category-field) must be set in at least one query."""
+    if not any(q.value(name) is not None for q in queries):
+        fields = sorted({k for q in queries for k in q.extra} | {"subset" for q in queries if q.subset})
+        raise UsageError(
+            f"no query has the field {name!r} given by {option}"
+            f"{did_you_mean(name, fields)}; fields: {', '.join(fields) or '(none)'}",
+            field=option.lstrip("-"),
+        )
+
+
 def check_queries(queries: Sequence[Query], catalog: Catalog, category_field: str | None = None) -> None:
     """Every relevant tool must be searchable in the catalog; every category value must exist there."""
     resident = set(catalog.resident)
@@ -226,7 +247,8 @@ def check_queries(queries: Sequence[Query], catalog: Catalog, category_field: st
         for name in q.relevant:
             if name not in catalog:
                 raise q.error(
-                    f"names a tool that is not in the catalog{did_you_mean(name, names)} ({len(names)} tools)",
+                    f"names a tool that is not in the catalog{did_you_mean(name, names)} "
+                    f"({len(names)} tool{'s' if len(names) != 1 else ''})",
                     field="relevant",
                     tool=name,
                 )
@@ -234,12 +256,7 @@ def check_queries(queries: Sequence[Query], catalog: Catalog, category_field: st
                 raise q.error("names a resident tool, which search never returns", field="relevant", tool=name)
     if category_field is None:
         return
-    if not any(q.value(category_field) is not None for q in queries):
-        fields = sorted({k for q in queries for k in q.extra} | {"subset" for q in queries if q.subset})
-        raise UsageError(
-            f"no query has the field {category_field!r} given by --category-field"
-            f"{did_you_mean(category_field, fields)}; fields: {', '.join(fields) or '(none)'}"
-        )
+    check_field(queries, category_field, "--category-field")
     known = {classic_normalize(c): c for c in catalog.categories()}
     for q in queries:
         value = q.value(category_field)
@@ -570,10 +587,7 @@ def load_run_document(path: str | Path) -> dict[str, Any]:
     """Read a ``--save`` file back; anything else is a one-line error."""
     file = str(path)
     text = read_text(path, file, what="the baseline", error=UsageError)
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise _json_error(exc, file) from None
+    doc = loads_json(text, file, error=UsageError)
     if (
         not isinstance(doc, dict)
         or doc.get("tool") != "toolsearch eval"
@@ -583,7 +597,39 @@ def load_run_document(path: str | Path) -> dict[str, Any]:
         raise UsageError("not a run saved by `toolsearch eval --save`", file=file, line=1)
     if doc.get("format") != SAVE_FORMAT:
         raise UsageError(f"saved with format {doc.get('format')!r}; this version reads format {SAVE_FORMAT}", file=file)
+    _check_run_document(doc, file, text)
     return doc
+
+
+def _check_run_document(doc: dict[str, Any], file: str, text: str) -> None:
+    """The parts of a saved run a comparison reads have the types ``--save`` writes (an edited
+    file may not): ``rankers``: ranker -> {metric: number}; ``ranks``: ranker -> query -> tool ->
+    rank (a whole number from 1) or null."""
+    from .catalog.formats import Document, pointer_join
+
+    located = Document(doc, file, text)
+
+    def fail(pointer: str, message: str) -> UsageError:
+        return UsageError(message, file=file, line=located.line_of(pointer), field=pointer)
+
+    for ranker, metrics in doc["rankers"].items():
+        if not isinstance(metrics, dict):
+            raise fail(
+                pointer_join("/rankers", ranker), f"must be a mapping of metric to number, not {kind_of(metrics)}"
+            )
+    for ranker, queries in doc["ranks"].items():
+        at = pointer_join("/ranks", ranker)
+        if not isinstance(queries, dict):
+            raise fail(at, f"must map query ids to the ranks of their tools, not {kind_of(queries)}")
+        for qid, ranks in queries.items():
+            if not isinstance(ranks, dict):
+                raise fail(pointer_join(at, qid), f"must map tool names to ranks, not {kind_of(ranks)}")
+            for tool, rank in ranks.items():
+                if rank is not None and (isinstance(rank, bool) or not isinstance(rank, int) or rank < 1):
+                    shown = rank if isinstance(rank, int) else kind_of(rank)
+                    raise fail(
+                        pointer_join(at, qid, tool), f"a rank must be a whole number from 1 or null, not {shown}"
+                    )
 
 
 def default_diff_k(ks: Sequence[int]) -> int:

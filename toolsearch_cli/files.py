@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from typing import Any
 
 from .errors import CatalogError, ToolsearchError
 
@@ -15,19 +17,20 @@ def read_text(
     error: type[ToolsearchError] = CatalogError,
     encoding: str = "utf-8",
 ) -> str:
-    """The file's text; a missing, unreadable or non-UTF-8 file raises ``error`` naming ``file``.
+    """The file's text; a missing, unreadable, non-UTF-8 or too big file (see
+    :func:`bounded.read_bytes`) raises ``error`` naming ``file``.
 
     ``what`` names the file in the message (``"cannot read the script: ..."``); ``file`` is the
     name shown (the path by default).
     """
+    from .bounded import read_bytes
+
     shown = file if file is not None else str(path)
+    data = read_bytes(path, shown, what=what, error=error)
     try:
-        return Path(path).read_text(encoding=encoding)
+        return data.decode(encoding)
     except UnicodeDecodeError as exc:
         raise error(f"not UTF-8 text ({exc.reason} at byte {exc.start})", file=shown) from exc
-    except OSError as exc:
-        reading = f"cannot read {what}" if what else "cannot read"
-        raise error(f"{reading}: {exc.strerror}", file=shown) from exc
 
 
 def write_text_atomic(
@@ -39,25 +42,52 @@ def write_text_atomic(
     field: str | None = None,
     make_parents: bool = True,
 ) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same folder, so an interrupted
-    write never leaves half a file; missing parent folders are created unless ``make_parents``
-    is false (then a missing folder is an error).
+    """Write ``text`` (registered secrets masked) to ``path``, never losing what is there.
 
-    The file gets the permissions an ordinary write would give it (an existing file keeps its own,
-    a new one follows the umask), not the owner-only mode of the temporary file. A failure raises
-    ``error`` ("cannot write {what}: ...") naming the file, and leaves no temporary file behind.
+    * A regular file (or a new one) is written through a temporary file in the same folder and
+      renamed over it, so an interrupted write never leaves half a file; missing parent folders
+      are created unless ``make_parents`` is false (then a missing folder is an error). The file
+      gets the permissions an ordinary write would give it (an existing file keeps its own, a new
+      one follows the umask), not the owner-only mode of the temporary file.
+    * A symbolic link stays a link: the file it points to is written, as above.
+    * A FIFO or a character device (``/dev/null``, a terminal) is written to as it is, not
+      replaced by a regular file; this process's own output (``-o /dev/stdout``, wherever it
+      goes) is printed to, in order with the rest.
+    * Anything else (a folder, a socket, a block device) is refused.
+
+    A failure raises ``error`` ("cannot write {what}: ...") naming the file, and leaves no
+    temporary file behind.
     """
-    import os
+    import stat
     import tempfile
 
-    target = Path(path)
+    from .redaction import redact
+
+    text = redact(text)
     tmp: str | None = None
     try:
+        try:
+            st: os.stat_result | None = os.stat(path)  # through symlinks
+        except FileNotFoundError:
+            st = None
+        own = _own_stream(st) if st is not None else None
+        if own is not None:  # -o /dev/stdout: printed in order with the rest of the output
+            own.write(text)
+            own.flush()
+            return
+        if st is not None and (stat.S_ISFIFO(st.st_mode) or stat.S_ISCHR(st.st_mode)):
+            with open(path, "a", encoding="utf-8") as handle:
+                handle.write(text)
+            return
+        if st is not None and not stat.S_ISREG(st.st_mode):
+            kind = "it is a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file, FIFO or character device"
+            raise error(f"cannot write {what}: {kind}", file=str(path), field=field)
+        target = Path(os.path.realpath(path)) if os.path.islink(path) else Path(path)
         if make_parents:
             target.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            mode = target.stat().st_mode & 0o7777
-        except FileNotFoundError:
+        if st is not None:
+            mode = st.st_mode & 0o7777
+        else:
             umask = os.umask(0)
             os.umask(umask)
             mode = 0o666 & ~umask
@@ -72,3 +102,18 @@ def write_text_atomic(
     finally:
         if tmp is not None:
             Path(tmp).unlink(missing_ok=True)
+
+
+def _own_stream(st: os.stat_result) -> Any:
+    """``sys.stdout`` or ``sys.stderr`` when the file is this process's standard output or error
+    (``-o /dev/stdout``, even when the shell sent it to a file): written there, never replaced."""
+    import sys
+
+    for fd, stream in ((1, sys.stdout), (2, sys.stderr)):
+        try:
+            own = os.fstat(fd)
+        except OSError:
+            continue
+        if stream is not None and (own.st_dev, own.st_ino) == (st.st_dev, st.st_ino):
+            return stream
+    return None

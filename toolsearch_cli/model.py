@@ -67,6 +67,22 @@ class Tool:
     #: A canned result for simulations (``toolsearch simulate --live``); ``None``: none. Never sent to a model.
     mock: Any = field(default=None, repr=False)
 
+    @property
+    def title(self) -> str:
+        """The tool's short human title, "" when it has none: MCP ``title`` (or ``annotations.title``),
+        OpenAPI ``summary``. Kept in ``metadata.<format>``; the default ranker weights it above the
+        (often long) description."""
+        for fmt, key in (("mcp", "title"), ("openapi", "summary")):
+            section = self.metadata.get(fmt)
+            if isinstance(section, dict):
+                value = section.get(key)
+                if not isinstance(value, str) and key == "title":
+                    annotations = section.get("annotations")
+                    value = annotations.get("title") if isinstance(annotations, dict) else None
+                if isinstance(value, str) and value.strip():
+                    return value.strip()
+        return ""
+
     def copy_with(self, **changes: Any) -> Tool:
         """A copy with some fields replaced (the original is left alone)."""
         return replace(self, **changes)
@@ -84,8 +100,9 @@ class Tool:
         return self.source
 
     def parameter_tree(self, *, include_array_items: bool = False) -> list[Parameter]:
-        """The parameters as a tree (name, type, description, required, children)."""
-        return list(_parameters_of(self.parameters, self.parameters, include_array_items, 0))
+        """The parameters as a tree (name, type, description, required, children); the properties
+        of a ``$ref`` target are listed once, under its first use (see :func:`first_expansion`)."""
+        return list(_parameters_of(self.parameters, self.parameters, include_array_items, 0, set()))
 
     def parameter_count(self) -> int:
         """How many parameters, nested ones included."""
@@ -131,10 +148,24 @@ def _resolve_ref(schema: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]
     return node if isinstance(node, dict) else schema
 
 
+def first_expansion(schema: dict[str, Any], seen: set[str]) -> bool:
+    """Whether a walk should descend into ``schema``: not when it is a ``$ref`` the walk has already
+    followed. Walking each target once keeps walks linear in the schema's size: a ``LinkedNode``
+    whose ``prev`` and ``next`` refer to itself, or 8 properties x 11 levels of ``$ref`` fan-out,
+    would otherwise unfold into billions of nodes."""
+    ref = schema.get("$ref")
+    if not isinstance(ref, str):
+        return True
+    if ref in seen:
+        return False
+    seen.add(ref)
+    return True
+
+
 def _parameters_of(
-    schema: dict[str, Any], root: dict[str, Any], include_items: bool, depth: int
+    schema: dict[str, Any], root: dict[str, Any], include_items: bool, depth: int, seen: set[str]
 ) -> Iterator[Parameter]:
-    if depth > _MAX_DEPTH:  # recursive $ref: stop rather than loop
+    if depth > _MAX_DEPTH or not first_expansion(schema, seen):  # recursive $ref: stop rather than loop
         return
     schema = _resolve_ref(schema, root)
     properties = schema.get("properties")
@@ -142,15 +173,15 @@ def _parameters_of(
         return
     required = schema.get("required")
     required_names = set(required) if isinstance(required, list) else set()
-    for name, prop in properties.items():
-        if not isinstance(prop, dict):
+    for name, raw in properties.items():
+        if not isinstance(raw, dict):
             continue
-        prop = _resolve_ref(prop, root)
+        prop = _resolve_ref(raw, root)
         kind = prop.get("type")
-        children_source = prop
+        children_source = raw
         if include_items and kind == "array" and isinstance(prop.get("items"), dict):
             children_source = prop["items"]
-        children = list(_parameters_of(children_source, root, include_items, depth + 1))
+        children = list(_parameters_of(children_source, root, include_items, depth + 1, seen))
         yield Parameter(
             name=str(name),
             type=kind if isinstance(kind, str) else None,
@@ -219,6 +250,8 @@ class Catalog:
     #: cached copy holds (see :mod:`toolsearch_cli.catalog.cache`).
     cache_key: str | None = field(default=None, init=False, repr=False, compare=False)
     cache_stored: frozenset[str] | None = field(default=None, init=False, repr=False, compare=False)
+    #: What loading left out or changed (:class:`catalog.lenient.LoadWarning`\ s), in source order.
+    warnings: list[Any] = field(default_factory=list, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         by_name: dict[str, Tool] = {}

@@ -6,6 +6,7 @@ import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from ..bounded import path_problem, safe_is_dir, safe_is_file
 from ..errors import CatalogError
 from ..model import Catalog, Tool, ToolGroup
 from .mcp_client import is_live_source, load_live_source, shown_source, split_env_sources
@@ -31,6 +32,7 @@ LOADER_BY_SUFFIX: dict[str, Callable[..., LoadedWithGroups]] = {
     ".yaml": load_yaml_catalog,
     ".yml": load_yaml_catalog,
     ".json": load_yaml_catalog,
+    ".jsonl": load_yaml_catalog,
 }
 
 #: Files a folder walk skips although their suffix is a catalog's: simulation scripts
@@ -49,6 +51,7 @@ __all__ = [
     "load_catalog",
     "load_source",
     "load_source_with_groups",
+    "runs_code",
     "store_in_cache",
     "tool",
     "tool_from_function",
@@ -83,17 +86,59 @@ SKIP_MARKER = ".toolsearch-skip"
 
 
 def catalog_files(folder: Path) -> list[Path]:
-    """Catalog files below a folder, sorted: known suffixes, no hidden parts, no skipped folders."""
-    skipped = [m.parent for m in folder.rglob(SKIP_MARKER) if m.parent != folder]
-    return sorted(
-        p
-        for p in folder.rglob("*")
-        if p.suffix.lower() in LOADER_BY_SUFFIX
-        and not p.name.lower().endswith(SKIPPED_SUFFIXES)
-        and p.is_file()
-        and not any(part.startswith(".") for part in p.relative_to(folder).parts)
-        and not any(p.is_relative_to(s) for s in skipped)
-    )
+    """Catalog files below a folder, sorted: known suffixes, no hidden parts, no skipped folders.
+
+    A subfolder that cannot be read is an error, not a silent gap in the catalog; a symbolic link
+    that leads back to a folder above is followed once.
+    """
+
+    def refuse(exc: OSError) -> None:
+        raise CatalogError(f"cannot read this folder: {exc.strerror or exc}", file=str(exc.filename or folder))
+
+    found: list[Path] = []
+    visited: set[tuple[int, int]] = set()
+    for root, dirs, files in os.walk(folder, onerror=refuse, followlinks=True):
+        here = Path(root)
+        try:
+            info = os.stat(here)
+        except OSError as exc:
+            refuse(exc)
+        if (info.st_dev, info.st_ino) in visited or (here != folder and (here / SKIP_MARKER).exists()):
+            dirs[:] = []
+            continue
+        visited.add((info.st_dev, info.st_ino))
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in files:
+            path = here / name
+            if (
+                not name.startswith(".")
+                and path.suffix.lower() in LOADER_BY_SUFFIX
+                and not name.lower().endswith(SKIPPED_SUFFIXES)
+                and path.is_file()
+            ):
+                found.append(path)
+    return sorted(found)
+
+
+def runs_code(source: str) -> str | None:
+    """What loading ``source`` would run, as words (``"starts the program 'x'"``), or ``None`` for
+    data: files and folders of YAML/JSON, ``mcp+http`` servers. Python files and modules are
+    imported; ``mcp+stdio`` starts its command."""
+    source = source.strip()
+    if is_live_source(source):
+        from .mcp_client import parse_live_source
+
+        try:
+            live = parse_live_source(source)
+        except CatalogError:  # e.g. a stdio command that does not split: still a program
+            return "starts a program"
+        return f"starts the program {live.command[0]!r}" if live.transport == "stdio" else None
+    path = Path(source)
+    if path.suffix == ".py":
+        return "imports a Python file"
+    if not path.exists() and is_module_reference(source):
+        return "imports a Python module"
+    return None
 
 
 def load_source(source: str, catalog_format: str | None = None, *, prefix: bool = False) -> Loaded:
@@ -120,7 +165,7 @@ def load_source_with_groups(
     if is_live_source(source):
         return _with_groups(load_live_source(source, prefix=prefix))
     path = Path(source)
-    if path.is_dir():
+    if safe_is_dir(path):
         files = catalog_files(path)
         if not files:
             raise CatalogError(f"no catalog files ({', '.join(LOADER_BY_SUFFIX)}) in this folder", file=source)
@@ -135,17 +180,23 @@ def load_source_with_groups(
             resident.extend(more_resident)
             groups.extend(more_groups)
         return tools, resident, groups
-    if path.is_file():
+    if safe_is_file(path):
         if path.suffix == ".py":
             return _with_groups(load_python_module(source))
         loader = LOADER_BY_SUFFIX.get(path.suffix.lower())
+        if loader is None and catalog_format not in (None, "auto"):
+            loader = load_yaml_catalog  # --catalog-format says what the file is, whatever its name
         if loader is None:
             raise CatalogError(
                 f"unknown catalog format {path.suffix or '(no suffix)'!r}; "
-                f"expected a folder, {', '.join(LOADER_BY_SUFFIX)} or .py file, or a module name",
+                f"expected a folder, {', '.join(LOADER_BY_SUFFIX)} or .py file, or a module name "
+                "(or name the file's format with --catalog-format)",
                 file=source,
             )
         return _with_groups(loader(path, None, catalog_format))
+    problem = path_problem(path)
+    if problem is not None and problem != "no such file":  # a FIFO, a device, a link loop, a name too long
+        raise CatalogError(problem, file=source)
     if path.suffix.lower() in (*LOADER_BY_SUFFIX, ".py", ".json"):
         raise CatalogError("no such file", file=source)
     if is_module_reference(source):
@@ -161,17 +212,30 @@ def display_path(path: Path) -> str:
 
 
 def load_catalog(
-    sources: Sequence[str] | str | None = None, catalog_format: str | None = None, *, cache: bool = False
+    sources: Sequence[str] | str | None = None,
+    catalog_format: str | None = None,
+    *,
+    cache: bool = False,
+    strict: bool | None = None,
 ) -> Catalog:
     """Load and merge catalog sources (see :func:`default_sources` for what ``None`` means).
 
     ``catalog_format`` forces the format of every file (see :data:`formats.FORMATS`); live MCP
-    servers are never cached.
+    servers are never cached here (see :mod:`.live_cache` for their own cache).
+
+    Problems that leave the rest of the catalog usable (a non-standard parameter type, a tool
+    that is not a function, one failing server of several) are kept in ``catalog.warnings`` and
+    shown by :func:`lenient.settings`'s ``report``; ``strict`` (default: the settings') makes
+    them errors. See :mod:`toolsearch_cli.catalog.lenient`.
 
     With ``cache=True`` (what the CLI uses) file catalogs are read from and written to the
     on-disk cache of :mod:`toolsearch_cli.catalog.cache`, keyed by the files' content; a cached
     catalog carries the indexes built before it was stored (see :func:`store_in_cache`).
     """
+    from .lenient import collecting, settings
+
+    if strict is None:
+        strict = settings().strict
     if isinstance(sources, str):
         sources = [sources]
     resolved = default_sources(sources)
@@ -186,10 +250,26 @@ def load_catalog(
                 cached = catalog_cache.load(key)
                 if cached is not None:
                     cached.cache_stored = frozenset(cached.index_keys())
-                    return cached
-    catalog = _load_uncached(resolved, catalog_format)
+                    return _report(cached, strict)
+    with collecting(strict) as found:
+        catalog = _load_uncached(resolved, catalog_format)
+    catalog.warnings = found
     catalog.cache_key = key
     store_in_cache(catalog)
+    return _report(catalog, strict)
+
+
+def _report(catalog: Catalog, strict: bool) -> Catalog:
+    """Raise the first warning when strict (a cached catalog keeps the warnings it was loaded with),
+    else show them through the settings' ``report``."""
+    from .lenient import settings
+
+    warnings = getattr(catalog, "warnings", None) or []  # an entry cached by an older build has none
+    if warnings and strict:
+        raise warnings[0].to_error()
+    report = settings().report
+    if warnings and report is not None:
+        report(warnings)
     return catalog
 
 
@@ -208,21 +288,47 @@ def store_in_cache(catalog: Catalog) -> None:
 
 def _cacheable_files(source: str) -> list[Path]:
     path = Path(source)
-    if path.is_dir():
+    if safe_is_dir(path):
         return catalog_files(path)
-    if path.is_file() and path.suffix.lower() in LOADER_BY_SUFFIX:
+    if safe_is_file(path) and path.suffix.lower() in LOADER_BY_SUFFIX:
         return [path]
     return []
 
 
+def prefixes_live_names(sources: Sequence[str]) -> bool:
+    """Whether live MCP servers' tool names get their alias as a prefix (``alias__tool``): when
+    several servers are loaded together. ``lint`` asks the same, so it sees the names search does."""
+    return sum(is_live_source(s) for s in sources) > 1
+
+
 def _load_uncached(resolved: list[str], catalog_format: str | None = None) -> Catalog:
-    several_servers = sum(is_live_source(s) for s in resolved) > 1
+    from .lenient import warn
+    from .mcp_client import fetch_live_sources, tools_from_live
+
+    live = [s for s in resolved if is_live_source(s)]
+    several_servers = prefixes_live_names(live)
+    fetched = fetch_live_sources(live) if live else {}
     tools: list[Tool] = []
     resident: list[str] = []
     groups: list[ToolGroup] = []
+    failed: list[CatalogError] = []
     for source in resolved:
-        more, more_resident, more_groups = load_source_with_groups(source, catalog_format, prefix=several_servers)
+        if source in fetched:
+            answer = fetched[source]
+            if isinstance(answer, CatalogError):
+                if len(resolved) == 1:
+                    raise answer
+                failed.append(answer)
+                continue
+            more, more_resident = tools_from_live(source, *answer, prefix=several_servers)
+            more_groups: list[ToolGroup] = []
+        else:
+            more, more_resident, more_groups = load_source_with_groups(source, catalog_format, prefix=several_servers)
         tools.extend(more)
         resident.extend(n for n in more_resident if n not in resident)
         groups.extend(more_groups)
+    if failed and len(failed) == len(resolved):
+        raise failed[0]  # nothing is left to work with: the first server's error, as with one server
+    for problem in failed:  # one server down of several: the others are still worth searching
+        warn(problem, "server")
     return Catalog(tools=tools, resident=resident, sources=[shown_source(s) for s in resolved], groups=groups)

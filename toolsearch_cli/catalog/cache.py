@@ -35,7 +35,7 @@ MAX_ENTRIES = 32
 CACHE_DIR_VAR = "TOOLSEARCH_CACHE_DIR"
 NO_CACHE_VAR = "TOOLSEARCH_NO_CACHE"
 #: File suffixes whose catalogs may be cached (pure data, no code runs when loading them).
-CACHEABLE_SUFFIXES = (".yaml", ".yml", ".json")
+CACHEABLE_SUFFIXES = (".yaml", ".yml", ".json", ".jsonl")
 
 
 def enabled() -> bool:

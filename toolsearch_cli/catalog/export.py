@@ -137,6 +137,7 @@ def _native(tool: Tool, fmt: str) -> dict[str, Any]:
 
 
 def _check_name(tool: Tool, fmt: str) -> None:
+    """OpenAI's and Anthropic's rule for tool names, the one lint's invalid-tool-name (TS101) checks."""
     if not _PROVIDER_NAME.match(tool.name):
         where = tool.location_of("name")
         raise CatalogError(

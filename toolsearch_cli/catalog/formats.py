@@ -18,9 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..bounded import JSONRefused, loads_json, strict_json
 from ..errors import CatalogError, did_you_mean, kind_of
 from ..files import read_text
 from ..model import Location, Tool, ToolGroup
+from .lenient import map_types, note_original_types, warn
 from .schema import check_schema, plain
 
 Loaded = tuple[list[Tool], list[str]]
@@ -112,53 +114,82 @@ class Document:
         return CatalogError(message, file=self.file, line=self.line_of(pointer), tool=tool, field=pointer or "/")
 
 
-class _DuplicateKey(Exception):
-    def __init__(self, key: str) -> None:
-        self.key = key
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """``json.loads`` hook: an object with a key twice is an error, as in YAML catalogs (the
-    standard library would silently keep the last value: a tool's name, or the whole tool list)."""
-    obj = dict(pairs)
-    if len(obj) != len(pairs):
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise _DuplicateKey(key)
-            seen.add(key)
-    return obj
-
-
 def read_document(path: Path, display: str | None = None) -> Document:
     """Read a JSON or YAML file (JSON when the suffix says so or the text starts with ``{`` / ``[``)."""
     file = display or str(path)
     text = read_text(path, file, encoding="utf-8-sig")
+    if path.suffix.lower() == ".jsonl":
+        return parse_json_lines(text, file)
     return parse_document(text, file, json_hint=path.suffix.lower() == ".json")
 
 
+def _duplicate_line(text: str, file: str, key: str) -> tuple[str, int | None]:
+    """JSON is YAML: its loader names the line of a duplicate key and of the first one."""
+    try:
+        parse_yaml(text, file)
+    except CatalogError as marked:
+        if marked.message.startswith("duplicate key"):
+            return marked.message.split(";")[0], marked.line
+    return f"duplicate key {key!r}", None
+
+
 def parse_document(text: str, file: str, *, json_hint: bool = False) -> Document:
-    """Parse JSON or YAML text into a :class:`Document`."""
+    """Parse JSON, JSON Lines (one value a line, as BFCL ships its tools) or YAML text into a :class:`Document`."""
     if json_hint or text.lstrip()[:1] in ("{", "["):
         try:
-            return Document(json.loads(text, object_pairs_hook=_unique_keys), file, text)
-        except _DuplicateKey as exc:
-            message, line = f"duplicate key {exc.key!r}", None
-            try:  # JSON is YAML: its loader names the line of the duplicate and of the first one
-                parse_yaml(text, file)
-            except CatalogError as marked:
-                if marked.message.startswith("duplicate key"):
-                    message, line = marked.message.split(";")[0], marked.line
-            raise CatalogError(
-                f"{message}; JSON readers would silently keep only the last one", file=file, line=line
-            ) from None
-        except json.JSONDecodeError as exc:
+            return Document(
+                loads_json(text, file, duplicate_hint=lambda key: _duplicate_line(text, file, key)), file, text
+            )
+        except CatalogError as exc:
+            if not exc.message.startswith("malformed JSON"):
+                raise
+            if exc.message.startswith("malformed JSON: Extra data") and text.lstrip()[:1] == "{":
+                return parse_json_lines(text, file)
             if json_hint:
-                raise CatalogError(
-                    f"malformed JSON: {exc.msg} (column {exc.colno})", file=file, line=exc.lineno
-                ) from exc
+                raise
             # not JSON after all (a YAML flow mapping, say): YAML reports its own errors below
     return Document(parse_yaml(text, file), file, text)
+
+
+def parse_json_lines(text: str, file: str) -> Document:
+    """A JSON Lines text as a list (with the line of each item). Lines that are BFCL test entries
+    (``{"id", "question", "function": [tools]}``) give their tools; a tool that several entries
+    repeat is kept once, and a different one with a name already seen is skipped with a warning."""
+    from .schema import MarkedList
+
+    items = MarkedList()
+    items.line = 1
+    seen: dict[str, tuple[Any, int]] = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            value = strict_json(line)
+        except JSONRefused as exc:  # NaN, a huge number, a key twice, too deep
+            raise CatalogError(exc.message, file=file, line=number) from None
+        except json.JSONDecodeError as exc:
+            raise CatalogError(f"malformed JSON Lines: {exc.msg} (column {exc.colno})", file=file, line=number) from exc
+        tools = value.get("function") if isinstance(value, dict) and "name" not in value else None
+        for tool in tools if isinstance(tools, list) else [value]:
+            name = tool.get("name") if isinstance(tool, dict) else None
+            if isinstance(name, str) and name in seen:
+                first, at = seen[name]
+                if first != tool:
+                    warn(
+                        CatalogError(
+                            f"a second, different definition of this tool (the first is at line {at})",
+                            file=file,
+                            line=number,
+                            tool=name,
+                        ),
+                        "tool",
+                    )
+                continue
+            if isinstance(name, str):
+                seen[name] = (tool, number)
+            items.append(tool)
+            items.item_lines.append(number)
+    return Document(items, file, None)
 
 
 # --------------------------------------------------------------------------------------------
@@ -271,8 +302,11 @@ def _get(node: Any, key: str) -> Any:
     return None
 
 
-def checked_schema(doc: Document, raw: Any, pointer: str, tool: str) -> dict[str, Any]:
-    """Validate a tool's JSON Schema parameters; errors point at the bad keyword."""
+def checked_schema(
+    doc: Document, raw: Any, pointer: str, tool: str, originals: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """Validate a tool's JSON Schema parameters; errors point at the bad keyword. Non-standard
+    type names are mapped with a warning each; ``originals`` receives the names the source gave."""
     if raw is None:
         return {"type": "object", "properties": {}}
     if not isinstance(raw, dict):
@@ -281,8 +315,12 @@ def checked_schema(doc: Document, raw: Any, pointer: str, tool: str) -> dict[str
     def fail(field: str, message: str) -> CatalogError:
         return doc.error(schema_pointer(raw, field, pointer), message, tool)
 
-    check_schema(raw, "parameters", fail)
+    check_schema(raw, "parameters", fail, types=False)
     schema = plain(raw)
+    found = map_types(schema, fail)
+    check_schema(schema, "parameters", fail)
+    if originals is not None:
+        originals.update(found)
     if not schema:
         return {"type": "object", "properties": {}}
     kind = schema.get("type")
@@ -470,42 +508,79 @@ def _flagged_resident(built: list[tuple[Tool, _Entry]]) -> list[str]:
     return [tool.name for tool, entry in built if entry.extension.get("resident")]
 
 
-def _described(doc: Document, body: dict[str, Any], at: str, schema_key: str, name: str) -> tuple[str, dict[str, Any]]:
-    """The entry's description and its parameters' JSON Schema (under ``schema_key``)."""
+def _described(
+    doc: Document, body: dict[str, Any], at: str, schema_key: str, name: str, extension: dict[str, Any]
+) -> tuple[str, dict[str, Any]]:
+    """The entry's description and its parameters' JSON Schema (under ``schema_key``); the names of
+    non-standard types it mapped go to the extension's metadata."""
     description = tool_description(doc, body.get("description"), pointer_join(at, "description"), name)
-    parameters = checked_schema(doc, body.get(schema_key), pointer_join(at, schema_key), name)
+    originals: dict[str, str] = {}
+    parameters = checked_schema(doc, body.get(schema_key), pointer_join(at, schema_key), name, originals)
+    if originals:
+        extension["metadata"] = note_original_types(dict(extension.get("metadata") or {}), originals)
     return description, parameters
 
 
 # OpenAI
 
 
-def _openai_entry(doc: Document, item: dict[str, Any], at: str) -> _Entry:
+#: Tool types of a Responses request that are OpenAI's own (hosted) tools, not functions.
+_OPENAI_CUSTOM = "custom"
+
+
+def _openai_entry(doc: Document, item: dict[str, Any], at: str) -> _Entry | None:
     kind = item.get("type", "function")
     if kind != "function":
-        raise doc.error(
-            pointer_join(at, "type"),
-            f"only function tools can be searched; {kind!r} is a built-in OpenAI tool, remove it from the catalog",
-            item.get("name") if isinstance(item.get("name"), str) else None,
+        named = item.get("name") if isinstance(item.get("name"), str) else None
+        if isinstance(item.get("custom"), dict) and named is None:
+            named = item["custom"].get("name") if isinstance(item["custom"].get("name"), str) else None
+        what = (
+            "a custom tool (free-form text input, no JSON Schema)"
+            if kind == _OPENAI_CUSTOM
+            else "one of OpenAI's own tools, not a function"
         )
+        warn(
+            doc.error(
+                pointer_join(at, "type"),
+                f"not a function tool: {kind!r} is {what}; only function tools can be searched",
+                named,
+            ),
+            "tool",
+        )
+        return None
     nested = isinstance(item.get("function"), dict)
     body = item["function"] if nested else item
     body_at = pointer_join(at, "function") if nested else at
     name = tool_name(doc, body.get("name"), pointer_join(body_at, "name"))
-    description, parameters = _described(doc, body, body_at, "parameters", name)
     ext_raw = item.get(EXTENSION_KEY, body.get(EXTENSION_KEY))
     ext_at = pointer_join(at if EXTENSION_KEY in item else body_at, EXTENSION_KEY)
     extension = read_extension(doc, ext_raw, ext_at, name)
-    skip = {"name", "description", "parameters", EXTENSION_KEY, "type", "function"}
+    description, parameters = _described(doc, body, body_at, "parameters", name, extension)
+    defer = body.get("defer_loading", False)
+    if not isinstance(defer, bool):
+        raise doc.error(pointer_join(body_at, "defer_loading"), f"must be true or false, not {kind_of(defer)}", name)
+    skip = {"name", "description", "parameters", EXTENSION_KEY, "type", "function", "defer_loading"}
     native = {k: v for k, v in body.items() if k not in skip}
     if nested:
         native.update({f"tool.{k}": v for k, v in item.items() if k not in skip})
-    return _Entry(name, description, parameters, extension, native, body_at)
+    return _Entry(name, description, parameters, extension, native, body_at, deferred=defer)
 
 
 def _openai(doc: Document, items: list[Any], base: str, default_category: str | None) -> Loaded:
     built = _provider_tools(doc, items, base, "openai", "an OpenAI", _openai_entry, default_category)
-    return [tool for tool, _ in built], _flagged_resident(built)
+    return [tool for tool, _ in built], _resident_unless_deferred(built)
+
+
+def _resident_unless_deferred(built: list[tuple[Tool, _Entry]]) -> list[str]:
+    """Resident names where ``defer_loading`` (Anthropic, OpenAI Responses) is the inverse of resident:
+    when any tool is deferred, the others stay loaded; an explicit ``resident`` wins."""
+    any_deferred = any(entry.deferred for _, entry in built)
+    resident = []
+    for tool, entry in built:
+        explicit = entry.extension.get("resident")
+        if explicit if explicit is not None else any_deferred and not entry.deferred:
+            resident.append(tool.name)
+    return resident
 
 
 # Anthropic
@@ -517,15 +592,15 @@ def _anthropic_entry(doc: Document, item: dict[str, Any], at: str) -> _Entry | N
     if isinstance(kind, str) and kind.startswith("tool_search_tool_"):
         return None  # Anthropic's own search tool: toolsearch brings its own
     if kind != "custom":
-        raise doc.error(
-            pointer_join(at, "type"),
-            f"{kind!r} is an Anthropic server tool, not a catalog tool; remove it from the catalog",
-            name,
+        warn(
+            doc.error(pointer_join(at, "type"), f"{kind!r} is an Anthropic server tool, not a catalog tool", name),
+            "tool",
         )
+        return None
     if "input_schema" not in item:
         raise doc.error(at, "an Anthropic tool needs 'input_schema'", name)
-    description, parameters = _described(doc, item, at, "input_schema", name)
     extension = read_extension(doc, item.get(EXTENSION_KEY), pointer_join(at, EXTENSION_KEY), name)
+    description, parameters = _described(doc, item, at, "input_schema", name, extension)
     defer = item.get("defer_loading", False)
     if not isinstance(defer, bool):
         raise doc.error(pointer_join(at, "defer_loading"), f"must be true or false, not {kind_of(defer)}", name)
@@ -536,14 +611,7 @@ def _anthropic_entry(doc: Document, item: dict[str, Any], at: str) -> _Entry | N
 
 def _anthropic(doc: Document, items: list[Any], base: str, default_category: str | None) -> Loaded:
     built = _provider_tools(doc, items, base, "anthropic", "an Anthropic", _anthropic_entry, default_category)
-    # defer_loading is the inverse of resident: when any tool is deferred, the others stay loaded
-    any_deferred = any(entry.deferred for _, entry in built)
-    resident = []
-    for tool, entry in built:
-        explicit = entry.extension.get("resident")
-        if explicit if explicit is not None else any_deferred and not entry.deferred:
-            resident.append(tool.name)
-    return [tool for tool, _ in built], resident
+    return [tool for tool, _ in built], _resident_unless_deferred(built)
 
 
 # MCP
@@ -553,12 +621,12 @@ def _mcp_entry(doc: Document, item: dict[str, Any], at: str) -> _Entry:
     name = tool_name(doc, item.get("name"), pointer_join(at, "name"))
     if "inputSchema" not in item:
         raise doc.error(at, "an MCP tool needs 'inputSchema'", name)
-    description, parameters = _described(doc, item, at, "inputSchema", name)
     meta = item.get("_meta")
     if meta is not None and not isinstance(meta, dict):
         raise doc.error(pointer_join(at, "_meta"), f"must be a mapping, not {kind_of(meta)}", name)
     meta = dict(meta or {})
     extension = read_extension(doc, meta.pop(EXTENSION_KEY, None), pointer_join(at, "_meta", EXTENSION_KEY), name)
+    description, parameters = _described(doc, item, at, "inputSchema", name, extension)
     native = {k: v for k, v in item.items() if k not in ("name", "description", "inputSchema", "_meta")}
     if meta or (item.get("_meta") is not None and EXTENSION_KEY not in item["_meta"]):
         native["_meta"] = meta

@@ -13,14 +13,17 @@ clean). Without an alias the server's own name (from its ``initialize`` answer) 
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import re
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from ..errors import CatalogError
 from ..model import Tool
+from ..redaction import redact_data, register, register_url, shown_url
 from .formats import Document, Loaded, load_document
 
 TIMEOUT_ENV = "TOOLSEARCH_MCP_TIMEOUT"
@@ -45,8 +48,7 @@ class LiveSource:
         """The source as shown in messages: no alias, and no credentials from the URL."""
         text = self.text if self.alias is None else self.text[len(self.alias) + 1 :]
         if self.transport == "http":
-            text = re.sub(r"//[^/@]*@", "//***@", text)
-            text = re.sub(r"\?.*$", "?…", text)
+            text = "mcp+" + shown_url(text[len("mcp+") :])
         return text
 
 
@@ -79,6 +81,7 @@ def parse_live_source(source: str) -> LiveSource:
         if not command:
             raise CatalogError("no server command after 'mcp+stdio:'", file=target)
         return LiveSource(source.strip(), match.group("alias"), "stdio", command, "")
+    register_url(target[len("mcp+") :])  # masked wherever it might be printed or written
     return LiveSource(source.strip(), match.group("alias"), "http", [], target[len("mcp+") :])
 
 
@@ -127,6 +130,8 @@ def http_headers() -> dict[str, str]:
             parsed = None
         if not isinstance(parsed, dict) or not all(isinstance(v, str) for v in parsed.values()):
             raise CatalogError(f"${HEADERS_ENV} must be a JSON object of strings or 'Name: value' lines")
+        for value in parsed.values():
+            register(value)
         return {str(k): v for k, v in parsed.items()}
     headers: dict[str, str] = {}
     for number, line in enumerate(raw.splitlines(), 1):
@@ -136,6 +141,7 @@ def http_headers() -> dict[str, str]:
         if not colon or not name.strip() or " " in name.strip():
             raise CatalogError(f"${HEADERS_ENV} line {number} is not 'Name: value' (value not shown)")
         headers[name.strip()] = value.strip()
+        register(value.strip())
     return headers
 
 
@@ -247,33 +253,61 @@ def fetch_tools(live: LiveSource, timeout: float | None = None) -> tuple[str | N
             raise CatalogError(f"{what} {problem}", file=live.display) from exc
 
 
+_LOG_LOCK = threading.Lock()
+_LOG_USERS = 0
+_LOG_SAVED: list[tuple[Any, bool]] = []
+_THREAD_LOGS = threading.local()
+
+
+class _Collect(logging.Handler):
+    """Sends the SDK's log records to the list of the thread that is reading a server."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        collected = getattr(_THREAD_LOGS, "collected", None)
+        if collected is not None and record.levelno >= logging.WARNING:
+            detail = record.exc_info[1] if record.exc_info else None
+            first = str(detail).splitlines()[0] if detail is not None and str(detail) else ""
+            collected.append(" ".join(f"{record.getMessage()} {first}".split()))
+
+
+_HANDLER = _Collect()
+
+
+@contextlib.contextmanager
+def _sdk_logs_shared() -> Iterator[None]:
+    """Keep the SDK's log records off stderr while any thread reads a server (counted, so threads
+    reading servers at once install the handler once)."""
+    global _LOG_USERS
+    with _LOG_LOCK:
+        if _LOG_USERS == 0:
+            for name in ("mcp", "httpx", "httpx2", "httpcore"):
+                logger = logging.getLogger(name)
+                _LOG_SAVED.append((logger, logger.propagate))
+                logger.addHandler(_HANDLER)
+                logger.propagate = False
+        _LOG_USERS += 1
+    try:
+        yield
+    finally:
+        with _LOG_LOCK:
+            _LOG_USERS -= 1
+            if _LOG_USERS == 0:
+                for logger, propagate in _LOG_SAVED:
+                    logger.removeHandler(_HANDLER)
+                    logger.propagate = propagate
+                _LOG_SAVED.clear()
+
+
 @contextlib.contextmanager
 def _sdk_logs() -> Iterator[list[str]]:
-    """Keep the SDK's log records (tracebacks of bad messages) off stderr; collect them for the error."""
-    import logging
-
+    """The SDK's log records (tracebacks of bad messages) of this thread, kept off stderr; collected for the error."""
     collected: list[str] = []
-
-    class Collect(logging.Handler):
-        def emit(self, record: Any) -> None:
-            if record.levelno >= logging.WARNING:
-                detail = record.exc_info[1] if record.exc_info else None
-                first = str(detail).splitlines()[0] if detail is not None and str(detail) else ""
-                collected.append(" ".join(f"{record.getMessage()} {first}".split()))
-
-    handler = Collect()
-    saved = []
-    for name in ("mcp", "httpx", "httpx2", "httpcore"):
-        logger = logging.getLogger(name)
-        saved.append((logger, logger.propagate))
-        logger.addHandler(handler)
-        logger.propagate = False
+    _THREAD_LOGS.collected = collected
     try:
-        yield collected
+        with _sdk_logs_shared():
+            yield collected
     finally:
-        for logger, propagate in saved:
-            logger.removeHandler(handler)
-            logger.propagate = propagate
+        _THREAD_LOGS.collected = None
 
 
 class _ProtocolProblem(Exception):
@@ -286,20 +320,118 @@ def _describe(exc: BaseException) -> str:
 
 
 def load_live_source(source: str, *, prefix: bool = False) -> Loaded:
-    """Tools of a live MCP server (see module doc for aliases and prefixes)."""
+    """Tools of a live MCP server (see module doc for aliases and prefixes); the live-catalog cache
+    and sanitised names follow :func:`lenient.settings`."""
+    fetched = fetch_live_sources([source])[source]
+    if isinstance(fetched, CatalogError):
+        raise fetched
+    return tools_from_live(source, *fetched, prefix=prefix)
+
+
+def tools_from_live(
+    source: str, server_name: str | None, raw_tools: list[dict[str, Any]], *, prefix: bool = False
+) -> Loaded:
+    """Build the tools of a server's ``tools/list`` answer: alias as category (and name prefix),
+    ``metadata.mcp_server``, and provider-valid names when :func:`lenient.settings` asks for them."""
+    from .lenient import settings
+
     live = parse_live_source(source)
-    server_name, raw_tools = fetch_tools(live)
     alias = live.alias or _alias_from(server_name, live)
-    doc = Document({"tools": raw_tools}, live.display)
+    doc = Document({"tools": redact_data(raw_tools)}, live.display)  # a credential the server echoes stays hidden
     tools, resident, _ = load_document(doc, "mcp", default_category=alias)
+    sanitize = settings().sanitize_names
     out: list[Tool] = []
     renamed: dict[str, str] = {}
+    taken: set[str] = set()
     for tool in tools:
-        if prefix:
-            renamed[tool.name] = f"{alias}__{tool.name}"
+        name = f"{alias}__{tool.name}" if prefix else tool.name
+        if sanitize:
+            name = _unique(_provider_name(name), taken)
+        taken.add(name)
+        renamed[tool.name] = name
         metadata = {**tool.metadata, "mcp_server": {"name": alias, "tool": tool.name}}
-        out.append(tool.copy_with(name=renamed.get(tool.name, tool.name), metadata=metadata))
+        out.append(tool.copy_with(name=name, metadata=metadata))
     return out, [renamed.get(n, n) for n in resident]
+
+
+def _provider_name(name: str) -> str:
+    """``[A-Za-z0-9_-]{1,64}``: other characters become ``_`` (the ``alias__`` separator is kept); a
+    longer name keeps its first 55 characters and a hash of the whole (so it stays unique)."""
+    import hashlib
+
+    clean = re.sub(r"[^A-Za-z0-9_-]", "_", name) or "tool"
+    if len(clean) > 64:
+        clean = clean[:55] + "_" + hashlib.sha1(name.encode()).hexdigest()[:8]
+    return clean
+
+
+def _unique(name: str, taken: set[str]) -> str:
+    base, n = name, 2
+    while name in taken:
+        suffix = f"_{n}"
+        name, n = base[: 64 - len(suffix)] + suffix, n + 1
+    return name
+
+
+#: Live servers started at once (``$TOOLSEARCH_MCP_CONCURRENCY``); each is a process or a connection.
+CONCURRENCY_ENV = "TOOLSEARCH_MCP_CONCURRENCY"
+DEFAULT_CONCURRENCY = 8
+
+Fetched = tuple[str | None, list[dict[str, Any]]]
+
+
+def concurrency() -> int:
+    raw = os.environ.get(CONCURRENCY_ENV, "").strip()
+    if not raw:
+        return DEFAULT_CONCURRENCY
+    if not raw.isdigit() or not 1 <= int(raw) <= 64:
+        raise CatalogError(f"${CONCURRENCY_ENV} must be a whole number from 1 to 64, not {raw!r}")
+    return int(raw)
+
+
+def fetch_live_sources(
+    sources: list[str], *, ttl: float | None = None, refresh: bool | None = None, workers: int | None = None
+) -> dict[str, Fetched | CatalogError]:
+    """Each live source's (server name, raw tools), or the error it failed with.
+
+    Servers are asked concurrently (at most ``workers``, default :func:`concurrency`, at once).
+    With a ``ttl`` (seconds; default from :func:`lenient.settings`), an answer younger than that
+    is read from the live-catalog cache instead (unless ``refresh``) and new answers are stored.
+    Only the servers named in ``sources`` are ever started.
+    """
+    from . import live_cache
+    from .lenient import settings
+
+    ttl = settings().live_ttl if ttl is None else ttl
+    refresh = settings().refresh if refresh is None else refresh
+    out: dict[str, Fetched | CatalogError] = {}
+    todo: list[str] = []
+    for source in dict.fromkeys(sources):
+        hit = live_cache.load(source, ttl) if ttl > 0 and not refresh else None
+        if hit is not None:
+            out[source] = hit
+        else:
+            todo.append(source)
+
+    def one(source: str) -> Fetched | CatalogError:
+        try:
+            return fetch_tools(parse_live_source(source))
+        except CatalogError as exc:
+            return exc
+
+    limit = workers or concurrency()
+    if len(todo) <= 1 or limit == 1:
+        results = [one(s) for s in todo]
+    else:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with _sdk_logs_shared(), ThreadPoolExecutor(max_workers=min(limit, len(todo))) as pool:
+            results = list(pool.map(one, todo))
+    for source, result in zip(todo, results, strict=True):
+        out[source] = result
+        if ttl > 0 and not isinstance(result, CatalogError):
+            live_cache.store(source, *result)
+    return {s: out[s] for s in dict.fromkeys(sources)}
 
 
 def _alias_from(server_name: str | None, live: LiveSource) -> str:
@@ -313,4 +445,12 @@ def _alias_from(server_name: str | None, live: LiveSource) -> str:
     return re.sub(r"[^A-Za-z0-9_-]+", "_", base).strip("_") or "mcp"
 
 
-__all__ = ["LiveSource", "fetch_tools", "is_live_source", "load_live_source", "parse_live_source"]
+__all__ = [
+    "LiveSource",
+    "fetch_live_sources",
+    "fetch_tools",
+    "is_live_source",
+    "load_live_source",
+    "parse_live_source",
+    "tools_from_live",
+]

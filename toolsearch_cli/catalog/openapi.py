@@ -12,9 +12,10 @@
 * ``metadata.openapi``: method, path, server URL (the first of the most specific ``servers``),
   operationId, where each property goes, body mode and content type.
 
-Local ``$ref``\\ s (``#/components/...``) are resolved inline. A schema that contains itself
-(a tree, a linked list) is kept as JSON Schema ``$defs`` with ``$ref: '#/$defs/Name'`` and listed
-in ``metadata.openapi.recursive``; a ``$ref`` that only leads back to itself is an error, as are
+Local ``$ref``\\ s (``#/components/...``) are resolved inline, each target once per tool. A schema
+that contains itself (a tree, a linked list) is kept as JSON Schema ``$defs`` with
+``$ref: '#/$defs/Name'`` and listed in ``metadata.openapi.recursive``; so is a schema too large to
+copy into every place that refers to it; a ``$ref`` that only leads back to itself is an error, as are
 external and dangling references.
 """
 
@@ -27,12 +28,31 @@ from typing import Any
 from ..errors import CatalogError
 from ..model import Tool
 from .formats import Document, Loaded, build_tool, checked_schema, plain, pointer_join, pointer_tokens
+from .lenient import collecting, note_original_types, warn
 
 HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 #: Header parameters OpenAPI says to ignore: the HTTP layer sets them.
 _IGNORED_HEADERS = frozenset({"accept", "content-type", "authorization"})
 _NAME_OK = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _MAX_DEPTH = 64
+#: A resolved ``$ref`` target with more values than this is kept once in ``$defs`` rather than
+#: copied into every place that refers to it.
+_INLINE_LIMIT = 500
+
+
+def _larger_than(value: Any, limit: int) -> bool:
+    """Whether ``value`` holds more than ``limit`` values (counting stops there)."""
+    count, stack = 0, [value]
+    while stack:
+        node = stack.pop()
+        count += 1
+        if count > limit:
+            return True
+        if isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False
 
 
 def sanitize_name(raw: str) -> str:
@@ -54,9 +74,11 @@ class _Resolver:
         self.defs: dict[str, Any] = {}
         self.def_names: dict[str, str] = {}
         self.recursive: set[str] = set()
+        #: Target pointer -> its resolved copy (or a ``$ref`` into ``defs``), for the current tool.
+        self.resolved: dict[str, Any] = {}
 
     def start_tool(self, name: str) -> None:
-        self.tool, self.defs, self.def_names, self.recursive = name, {}, {}, set()
+        self.tool, self.defs, self.def_names, self.recursive, self.resolved = name, {}, {}, set(), {}
 
     def lookup(self, ref: Any, at: str) -> Any:
         if not isinstance(ref, str):
@@ -90,7 +112,12 @@ class _Resolver:
         return node, at
 
     def inline(self, node: Any, at: str, stack: tuple[str, ...] = ()) -> Any:
-        """A plain copy of ``node`` with every ``$ref`` replaced by what it points at."""
+        """A plain copy of ``node`` with every ``$ref`` replaced by what it points at.
+
+        Each target is resolved once per tool (memoised): a schema that contains itself, or one
+        too big to copy at every place that refers to it (``$ref`` fan-out: 8 properties x 11
+        levels would unfold to 8^11 values), is kept once in ``$defs`` and referred to.
+        """
         if len(stack) > _MAX_DEPTH:
             raise self.doc.error(at, f"schema nested deeper than {_MAX_DEPTH} references", self.tool)
         if isinstance(node, list):
@@ -104,10 +131,14 @@ class _Resolver:
         if target_at in stack:  # the schema contains itself: refer to it through $defs
             self.recursive.add(target_at)
             return {"$ref": f"#/$defs/{self.def_name(target_at)}", **siblings}
-        result = self.inline(target, target_at, (*stack, target_at))
-        if target_at in self.recursive:
-            self.defs[self.def_name(target_at)] = result
-            result = {"$ref": f"#/$defs/{self.def_name(target_at)}"}
+        if target_at in self.resolved:
+            result = self.resolved[target_at]
+        else:
+            result = self.inline(target, target_at, (*stack, target_at))
+            if target_at in self.recursive or _larger_than(result, _INLINE_LIMIT):
+                self.defs[self.def_name(target_at)] = result
+                result = {"$ref": f"#/$defs/{self.def_name(target_at)}"}
+            self.resolved[target_at] = result
         if siblings:
             result = {**result, **siblings} if isinstance(result, dict) else result
         return result
@@ -237,18 +268,29 @@ def _operation_tool(
         parameters["required"] = required
     if resolver.defs:
         parameters["$defs"] = resolver.defs
-    try:
-        parameters = checked_schema(Document(parameters, doc.file), parameters, "", name)
-    except CatalogError as exc:  # point at the schema in the document the bad property came from
+
+    def relocate(exc: CatalogError) -> CatalogError:
+        """Point at the schema in the document the bad property came from."""
         tokens = pointer_tokens(exc.field or "")
         if len(tokens) >= 2 and tokens[0] == "properties" and tokens[1] in origin:
             exc.field = pointer_join(origin[tokens[1]], *tokens[2:])
         else:
             exc.field = at
         exc.line = doc.line_of(exc.field)
-        raise
+        return exc
+
+    originals: dict[str, str] = {}
+    try:
+        with collecting() as found:  # warnings too are moved to their place in the document
+            parameters = checked_schema(Document(parameters, doc.file), parameters, "", name, originals)
+    except CatalogError as exc:
+        raise relocate(exc) from None
+    for warning in found:
+        warn(relocate(warning.to_error()), warning.kind)
 
     native: dict[str, Any] = {"method": method.upper(), "path": path}
+    if summary:
+        native["summary"] = summary  # the tool's title: ranked above the description
     server = _server_url(op) or _server_url(item) or _server_url(doc.data)
     if server:
         native["server"] = server
@@ -269,7 +311,12 @@ def _operation_tool(
         name=name,
         description=description,
         parameters=parameters,
-        extension={"category": tags[0] if tags else None, "tags": list(tags), "examples": []},
+        extension={
+            "category": tags[0] if tags else None,
+            "tags": list(tags),
+            "examples": [],
+            "metadata": note_original_types({}, originals),
+        },
         native=native,
         fmt="openapi",
     )
@@ -318,10 +365,11 @@ def _parameters(
             schema = resolver.inline(param["schema"], pointer_join(param_at, "schema"))
         elif isinstance(param.get("content"), dict) and param["content"]:
             media = next(iter(param["content"]))
-            media_at = pointer_join(param_at, "content", media)
-            schema = resolver.inline(
-                (param["content"][media] or {}).get("schema", {}), pointer_join(media_at, "schema")
-            )
+            media_at = pointer_join(param_at, "content", str(media))
+            entry = param["content"][media] or {}
+            if not isinstance(entry, dict):
+                raise doc.error(media_at, "a media type must be a mapping (with 'schema')", tool)
+            schema = resolver.inline(entry.get("schema", {}), pointer_join(media_at, "schema"))
         else:
             schema = {"type": "string"}
         if not isinstance(schema, dict):
@@ -360,6 +408,8 @@ def _body_schema(
         raise doc.error(pointer_join(at, "content"), "a request body needs 'content' (media type -> schema)", tool)
     media = next((m for m in content if _is_json(str(m))), next(iter(content)))
     entry = content[media]
+    if entry is not None and not isinstance(entry, dict):
+        raise doc.error(pointer_join(at, "content", str(media)), "a media type must be a mapping (with 'schema')", tool)
     if entry is None or "schema" not in entry:
         return str(media), None
     schema = resolver.inline(entry["schema"], pointer_join(at, "content", str(media), "schema"))

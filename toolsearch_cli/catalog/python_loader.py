@@ -7,19 +7,23 @@ stay plain callables.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
 import inspect
+import os
 import re
 import sys
 import traceback
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ..errors import CatalogError
+from ..bounded import check_depth, safe_exists
+from ..errors import CatalogError, kind_of
 from ..model import Location, Tool
+from .schema import check_schema
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -116,6 +120,13 @@ def tool_from_function(func: Callable[..., Any], options: dict[str, Any] | None 
     for pname, param in signature.parameters.items():
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
             continue
+        if param.kind is param.POSITIONAL_ONLY:  # a tool is called with named arguments only
+            raise CatalogError(
+                f"parameter {pname!r} is positional-only, but tools are called with named arguments; "
+                "remove the '/' from the signature",
+                tool=name,
+                field=f"parameters.{pname}",
+            )
         annotation = hints.get(pname, Any)
         default = ... if param.default is param.empty else param.default
         fields[pname] = (annotation, Field(default, description=arg_docs.get(pname) or None))
@@ -187,11 +198,46 @@ def _display(file: str) -> str:
 
 def is_module_reference(source: str) -> bool:
     """A dotted module name (``pkg.tools``) rather than a path."""
-    return bool(re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", source)) and not Path(source).exists()
+    return bool(re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", source)) and not safe_exists(source)
+
+
+@contextlib.contextmanager
+def user_code_output() -> Iterator[None]:
+    """While inside, what user code (a catalog module, an executed tool) prints to standard
+    output goes to standard error, so it cannot corrupt toolsearch's own output (JSON, SARIF,
+    a converted catalog). Both ``print`` and writes to file descriptor 1 are redirected."""
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None:
+            with contextlib.suppress(Exception):
+                stream.flush()
+    saved: int | None
+    try:
+        saved = os.dup(1)
+        os.dup2(2, 1)
+    except OSError:  # no descriptor 1 or 2 (an embedded interpreter): Python-level only
+        saved = None
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        with contextlib.suppress(Exception):
+            sys.stderr.flush()
+        if saved is not None:
+            os.dup2(saved, 1)
+            os.close(saved)
 
 
 def load_python_module(source: str) -> tuple[list[Tool], list[str]]:
-    """Import a module by dotted name or ``.py`` path and collect its tools and resident names."""
+    """Import a module by dotted name or ``.py`` path and collect its tools and resident names.
+
+    Importing runs the module's code: what it prints goes to standard error; Ctrl-C (a module
+    that loops while imported) interrupts toolsearch instead of becoming an import error.
+    """
+    with user_code_output():
+        return _load_python_module(source)
+
+
+def _load_python_module(source: str) -> tuple[list[Tool], list[str]]:
     if source.endswith(".py"):
         path = Path(source)
         module_name = f"_toolsearch_catalog_{abs(hash(str(path.resolve())))}"
@@ -206,6 +252,9 @@ def load_python_module(source: str) -> tuple[list[Tool], list[str]]:
             sys.path.insert(0, parent)
         try:
             spec.loader.exec_module(module)
+        except KeyboardInterrupt:
+            sys.modules.pop(module_name, None)
+            raise
         except BaseException as exc:  # noqa: BLE001 - any failure of user code becomes one line
             sys.modules.pop(module_name, None)
             raise _import_error(exc, source, str(path.resolve())) from exc
@@ -218,6 +267,8 @@ def load_python_module(source: str) -> tuple[list[Tool], list[str]]:
             sys.path.insert(0, str(Path.cwd()))
         try:
             module = importlib.import_module(source)
+        except KeyboardInterrupt:
+            raise
         except BaseException as exc:  # noqa: BLE001
             origin = (
                 getattr(importlib.util.find_spec(source.split(".")[0]), "origin", None)
@@ -246,6 +297,42 @@ def _import_error(exc: BaseException, display: str, real_path: str | None) -> Ca
     return CatalogError(f"cannot import: {type(exc).__name__}: {message}".rstrip(": "), file=display, line=line)
 
 
+def _check_listed_tool(tool: Tool, display: str) -> None:
+    """A ``Tool`` object in ``TOOLS`` holds what a catalog file may hold: a name, text fields, a JSON
+    Schema object as parameters, and JSON data (no NaN, no deeper nesting than files may have)."""
+    import json
+
+    name = tool.name if isinstance(tool.name, str) and tool.name.strip() else None
+
+    def fail(field: str, message: str) -> CatalogError:
+        return CatalogError(message, file=display, tool=name, field=field)
+
+    if name is None:
+        raise fail("name", f"a tool in TOOLS needs a non-empty string name, not {kind_of(tool.name)}")
+    for field in ("description", "category"):
+        value = getattr(tool, field)
+        if not isinstance(value, str) and not (field == "category" and value is None):
+            raise fail(field, f"must be a string, not {kind_of(value)}")
+    for field in ("tags", "examples"):
+        value = getattr(tool, field)
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise fail(field, f"must be a list of strings, not {kind_of(value)}")
+    if not isinstance(tool.metadata, dict):
+        raise fail("metadata", f"must be a mapping, not {kind_of(tool.metadata)}")
+    if not isinstance(tool.parameters, dict):
+        raise fail("parameters", f"must be a JSON Schema mapping, not {kind_of(tool.parameters)}")
+    for field in ("parameters", "metadata", "mock"):
+        value = getattr(tool, field)
+        check_depth(value, display)
+        try:
+            json.dumps(value, allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            raise fail(field, f"must be JSON data: {exc}") from None
+    check_schema(tool.parameters, "parameters", fail)
+    if tool.parameters and tool.parameters.get("type", "object") != "object":
+        raise fail("parameters", f"the parameters schema must have type 'object', not {tool.parameters['type']!r}")
+
+
 def _collect(module: Any, display: str) -> tuple[list[Tool], list[str]]:
     tools: list[Tool] = []
     resident: list[str] = []
@@ -256,6 +343,7 @@ def _collect(module: Any, display: str) -> tuple[list[Tool], list[str]]:
             return
         seen.add(id(obj))
         if isinstance(obj, Tool):
+            _check_listed_tool(obj, display)
             tools.append(obj if obj.source else obj.copy_with(source=Location(file=display)))
             return
         try:
@@ -282,7 +370,12 @@ def _collect(module: Any, display: str) -> tuple[list[Tool], list[str]]:
                 raise CatalogError(
                     f"TOOLS[{i}] is {type(entry).__name__}; expected a Tool or a function", file=display, field="TOOLS"
                 )
-    for name in getattr(module, "RESIDENT", []) or []:
+    listed_resident = getattr(module, "RESIDENT", []) or []
+    if not isinstance(listed_resident, list | tuple) or not all(isinstance(n, str) for n in listed_resident):
+        raise CatalogError(
+            f"RESIDENT must be a list of tool names, not {kind_of(listed_resident)}", file=display, field="RESIDENT"
+        )
+    for name in listed_resident:
         if name not in resident:
             resident.append(name)
     if not tools:

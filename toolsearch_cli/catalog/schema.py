@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import CatalogError, did_you_mean
+from ..errors import CatalogError, did_you_mean, kind_of
 from ..model import Location
 
 JSON_TYPES = frozenset({"string", "integer", "number", "boolean", "array", "object", "null"})
@@ -44,16 +44,26 @@ class MarkedList(list):  # type: ignore[type-arg]
         self.item_lines: list[int] = []
 
 
-def parameters_to_schema(raw: Any, fail: Fail, locations: dict[str, Location] | None = None) -> dict[str, Any]:
-    """Turn any accepted ``parameters`` value into a validated JSON Schema object."""
+def parameters_to_schema(
+    raw: Any, fail: Fail, locations: dict[str, Location] | None = None, originals: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """Turn any accepted ``parameters`` value into a validated JSON Schema object.
+
+    Non-standard type names are mapped (a warning each, see :func:`lenient.map_types`); the names
+    the source gave are put in ``originals`` (parameter path -> name) when it is given.
+    """
+    from .lenient import map_types
+
     if raw is None or raw == [] or raw == {}:
         return {"type": "object", "properties": {}}
     if isinstance(raw, list):
         schema = _from_list(raw, fail, locations)
+        found = map_types(schema, fail)
     elif isinstance(raw, dict):
         if isinstance(raw.get("type"), str):
-            check_schema(raw, "parameters", fail)  # on the marked mapping: errors keep their lines
+            check_schema(raw, "parameters", fail, types=False)  # on the marked mapping: errors keep their lines
             schema = _plain(raw)
+            found = map_types(schema, fail)
             if schema.get("type") != "object":
                 raise fail("parameters.type", f"the parameters schema must have type 'object', not {schema['type']!r}")
             schema.setdefault("properties", {})
@@ -63,9 +73,12 @@ def parameters_to_schema(raw: Any, fail: Fail, locations: dict[str, Location] | 
             schema = {"type": "object", "properties": properties}
             if required:
                 schema["required"] = required
+            found = map_types(schema, fail)
     else:
         raise fail("parameters", "must be a mapping (short form or JSON Schema) or a list of parameters")
     check_schema(schema, "parameters", fail)
+    if originals is not None:
+        originals.update(found)
     return schema
 
 
@@ -180,8 +193,11 @@ def _from_list(raw: list[Any], fail: Fail, locations: dict[str, Location] | None
     return schema
 
 
-def check_schema(schema: Any, path: str, fail: Fail, depth: int = 0) -> None:
-    """Reject what is not a JSON Schema: bad types, non-mapping properties, non-list required."""
+def check_schema(schema: Any, path: str, fail: Fail, depth: int = 0, *, types: bool = True) -> None:
+    """Reject what is not a JSON Schema: bad types, non-mapping properties, non-list required.
+
+    ``types=False`` lets type names that are strings pass (for a first check of the source, whose
+    non-standard type names :func:`lenient.map_types` maps afterwards)."""
     if depth > 64:
         raise fail(path, "schema nested deeper than 64 levels")
     if not isinstance(schema, dict):
@@ -198,7 +214,9 @@ def check_schema(schema: Any, path: str, fail: Fail, depth: int = 0) -> None:
     if kind is not None:
         kinds = kind if isinstance(kind, list) else [kind]
         for k in kinds:
-            if k not in JSON_TYPES and k not in LENIENT_TYPES:
+            if isinstance(k, dict | list):  # not even hashable: {a: 1} is no type name
+                raise fail_at("type", f"'type' must be a type name or a list of them, not {kind_of(k)}")
+            if k not in JSON_TYPES and k not in LENIENT_TYPES and (types or not isinstance(k, str)):
                 raise fail_at(
                     "type",
                     f"unknown JSON Schema type {k!r}{did_you_mean(str(k), JSON_TYPES)}; "
@@ -209,7 +227,7 @@ def check_schema(schema: Any, path: str, fail: Fail, depth: int = 0) -> None:
         if not isinstance(props, dict):
             raise fail_at("properties", "'properties' must be a mapping of parameter name to schema")
         for name, sub in props.items():
-            check_schema(sub, f"{path}.{name}", fail, depth + 1)
+            check_schema(sub, f"{path}.{name}", fail, depth + 1, types=types)
     required = schema.get("required")
     if required is not None and (not isinstance(required, list) or not all(isinstance(r, str) for r in required)):
         raise fail_at("required", "'required' must be a list of property names")
@@ -219,15 +237,15 @@ def check_schema(schema: Any, path: str, fail: Fail, depth: int = 0) -> None:
     if items is not None and not isinstance(items, dict | bool):
         raise fail_at("items", "'items' must be a schema mapping")
     if isinstance(items, dict):
-        check_schema(items, f"{path}.items", fail, depth + 1)
+        check_schema(items, f"{path}.items", fail, depth + 1, types=types)
     for key in ("anyOf", "oneOf", "allOf"):
         if key in schema:
             options = schema[key]
             if not isinstance(options, list):
                 raise fail_at(key, f"'{key}' must be a list of schemas")
             for i, sub in enumerate(options):
-                check_schema(sub, f"{path}.{key}[{i}]", fail, depth + 1)
+                check_schema(sub, f"{path}.{key}[{i}]", fail, depth + 1, types=types)
     defs = schema.get("$defs")
     if isinstance(defs, dict):
         for name, sub in defs.items():
-            check_schema(sub, f"{path}.$defs.{name}", fail, depth + 1)
+            check_schema(sub, f"{path}.$defs.{name}", fail, depth + 1, types=types)

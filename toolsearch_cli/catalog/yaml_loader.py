@@ -25,6 +25,7 @@ from typing import Any
 
 import yaml
 
+from ..bounded import MAX_DEPTH
 from ..errors import CatalogError, did_you_mean, kind_of
 from ..model import GroupMatcher, Location, Tool, ToolGroup
 from .schema import MarkedDict, MarkedList, parameters_to_schema, plain
@@ -36,41 +37,127 @@ except AttributeError:  # pragma: no cover - libyaml missing
 
 
 class _MarkedLoader(_Base):  # type: ignore[misc, valid-type]
-    """A safe loader whose mappings and sequences remember where they started."""
+    """A safe loader whose mappings and sequences remember where they started, and which bounds
+    what it builds: nesting depth, and the number of values once aliases are expanded (a
+    "billion laughs" document is a few lines that stand for 10^9 values)."""
+
+    def __init__(self, stream: Any) -> None:
+        super().__init__(stream)
+        self.depth = 0
+        #: Per collection node: (values it stands for with aliases expanded, nesting height).
+        self.sizes: dict[yaml.Node, tuple[int, int]] = {}
+
+
+#: The most values a YAML document may stand for once its aliases are expanded.
+MAX_VALUES = 1_000_000
+
+
+def _enter(loader: _MarkedLoader, node: yaml.Node) -> None:
+    loader.depth += 1
+    if loader.depth > MAX_DEPTH:
+        raise CatalogError(
+            f"nested deeper than {MAX_DEPTH} levels of lists and mappings", line=node.start_mark.line + 1
+        )
+
+
+def _leave(loader: _MarkedLoader, node: yaml.Node, children: list[yaml.Node]) -> None:
+    """Record the expanded size and height of a finished collection; refuse an alias bomb or data
+    nested too deep through aliases."""
+    loader.depth -= 1
+    size, height = 1, 1
+    for child in children:
+        child_size, child_height = loader.sizes.get(child, (1, 0))
+        size += child_size
+        height = max(height, child_height + 1)
+    loader.sizes[node] = (size, height)
+    line = node.start_mark.line + 1
+    if size > MAX_VALUES:
+        raise CatalogError(
+            f"this value stands for more than {MAX_VALUES:,} values once its aliases are expanded (a YAML alias bomb?)",
+            line=line,
+        )
+    if height > MAX_DEPTH:
+        raise CatalogError(f"nested deeper than {MAX_DEPTH} levels of lists and mappings", line=line)
 
 
 def _construct_mapping(loader: _MarkedLoader, node: yaml.MappingNode) -> MarkedDict:
+    _enter(loader, node)
+    own = {id(key) for key, _ in node.value if key.tag != "tag:yaml.org,2002:merge"}
     loader.flatten_mapping(node)
     result = MarkedDict()
     result.line = node.start_mark.line + 1
     result.column = node.start_mark.column + 1
+    written_by_own: set[Any] = set()
     for key_node, value_node in node.value:
         key = loader.construct_object(key_node, deep=True)
+        if isinstance(key, bool):  # `true:`/`on:` as a key: the word, not a boolean equal to 1
+            key = key_node.value
         line = key_node.start_mark.line + 1
         try:
             hash(key)
         except TypeError:
             raise CatalogError("a mapping key must be a plain value", line=line) from None
-        if key in result:
+        is_own = id(key_node) in own
+        if key in result and is_own and key in written_by_own:
             raise CatalogError(
-                f"duplicate key {key!r} (first at line {result.key_lines[key][0]}); "
+                f"duplicate key {key_node.value!r} (first at line {result.key_lines[key][0]}); "
                 "YAML would silently keep only the last one",
                 line=line,
             )
+        # a key merged in with `<<:` is overridden by the mapping's own key of that name
         result[key] = loader.construct_object(value_node, deep=True)
         result.key_lines[key] = (line, key_node.start_mark.column + 1)
+        if is_own:
+            written_by_own.add(key)
+    _leave(loader, node, [child for pair in node.value for child in pair])
     return result
 
 
 def _construct_sequence(loader: _MarkedLoader, node: yaml.SequenceNode) -> MarkedList:
+    _enter(loader, node)
     result = MarkedList(loader.construct_object(child, deep=True) for child in node.value)
     result.line = node.start_mark.line + 1
     result.item_lines = [child.start_mark.line + 1 for child in node.value]
+    _leave(loader, node, node.value)
     return result
+
+
+def _construct_int(loader: _MarkedLoader, node: yaml.ScalarNode) -> int:
+    try:
+        return yaml.SafeLoader.construct_yaml_int(loader, node)  # type: ignore[no-any-return]
+    except ValueError:  # longer than Python converts (4,300 digits)
+        raise CatalogError(
+            f"an integer of {len(node.value):,} digits is too long", line=node.start_mark.line + 1
+        ) from None
+
+
+def _construct_float(loader: _MarkedLoader, node: yaml.ScalarNode) -> float:
+    value = yaml.SafeLoader.construct_yaml_float(loader, node)
+    if value != value or value in (float("inf"), float("-inf")):
+        raise CatalogError(
+            f"{node.value[:24]!r} is not a JSON number (no NaN or infinity); toolsearch refuses what it "
+            "could not write back as JSON",
+            line=node.start_mark.line + 1,
+        )
+    return value  # type: ignore[no-any-return]
+
+
+def _construct_timestamp(loader: _MarkedLoader, node: yaml.ScalarNode) -> str:
+    """A YAML date or time stays text, as written (JSON has no date type: ``catalog convert`` must
+    be able to write it back)."""
+    return str(node.value)
+
+
+def _construct_binary(loader: _MarkedLoader, node: yaml.ScalarNode) -> None:
+    raise CatalogError("!!binary values are not JSON; write the data as a string", line=node.start_mark.line + 1)
 
 
 _MarkedLoader.add_constructor("tag:yaml.org,2002:map", _construct_mapping)
 _MarkedLoader.add_constructor("tag:yaml.org,2002:seq", _construct_sequence)
+_MarkedLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+_MarkedLoader.add_constructor("tag:yaml.org,2002:float", _construct_float)
+_MarkedLoader.add_constructor("tag:yaml.org,2002:timestamp", _construct_timestamp)
+_MarkedLoader.add_constructor("tag:yaml.org,2002:binary", _construct_binary)
 
 _DOCUMENT_KEYS = ("tools", "category", "resident", "groups", "requires")
 TOOL_KEYS = (
@@ -99,8 +186,17 @@ def parse_yaml(text: str, file: str) -> Any:
             started = f" (started at line {exc.context_mark.line + 1})" if exc.context_mark else ""
             problem = f"{exc.problem} {exc.context}{started}"
         raise CatalogError(f"malformed YAML: {problem}", file=file, line=mark.line + 1 if mark else None) from exc
+    except yaml.reader.ReaderError as exc:  # a control character: name its line, on one line
+        line = text.count("\n", 0, exc.position) + 1 if isinstance(exc.position, int) else None
+        raise CatalogError(
+            f"malformed YAML: unacceptable character #x{exc.character:04x}: control characters are not allowed",
+            file=file,
+            line=line,
+        ) from exc
     except yaml.YAMLError as exc:
-        raise CatalogError(f"malformed YAML: {exc}", file=file) from exc
+        raise CatalogError(f"malformed YAML: {' '.join(str(exc).split())}", file=file) from exc
+    except RecursionError:  # nesting the parser itself cannot follow
+        raise CatalogError(f"nested deeper than {MAX_DEPTH} levels of lists and mappings", file=file) from None
     except CatalogError as exc:
         exc.file = file
         raise
@@ -333,7 +429,12 @@ def tool_from_mapping(item: Any, file: str, line: int | None, default_category: 
     requires: dict[str, list[str]] = {}
     if item.get("requires") is not None:
         requires = parse_attributes(item["requires"], lambda message: fail("requires", message))
-    schema = parameters_to_schema(item.get("parameters"), fail, locations)
+    originals: dict[str, str] = {}
+    schema = parameters_to_schema(item.get("parameters"), fail, locations, originals)
+    if originals:
+        from .lenient import note_original_types
+
+        metadata = note_original_types(dict(metadata), originals)
     tool = Tool(
         name=name,
         description=description,

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 import typer
 
@@ -34,8 +36,29 @@ def root(
         False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
     ),
     debug: bool = typer.Option(False, "--debug", help="Show a traceback for errors."),
+    strict: bool = typer.Option(
+        False,
+        "--strict",
+        help="Catalog load warnings (non-standard parameter types, tools that are not functions, "
+        "a failing MCP server of several) are errors.",
+    ),
+    live_ttl: str | None = typer.Option(
+        None,
+        "--live-ttl",
+        help="Reuse live MCP servers' tool lists for this long (90, 10m, 2h; default $TOOLSEARCH_LIVE_TTL, else off).",
+        metavar="DURATION",
+    ),
+    refresh: bool = typer.Option(False, "--refresh", help="Ask live MCP servers again even when cached."),
+    sanitize_names: bool = typer.Option(
+        False,
+        "--sanitize-names",
+        help="Rename live MCP servers' tools to provider-valid names ([A-Za-z0-9_-], at most 64 characters).",
+    ),
 ) -> None:
     """Search, simulate, lint and evaluate progressive disclosure of large LLM tool catalogs."""
+    from .load_report import configure_loading
+
+    configure_loading(strict=strict, live_ttl=live_ttl, refresh=refresh, sanitize_names=sanitize_names)
 
 
 app.command("search")(search_cmd.search)
@@ -47,16 +70,35 @@ app.command("rule")(lint_cmd.rule)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Entry point: run the app, print a ToolsearchError as one line on stderr and exit 2."""
+    """Entry point: run the app, print a ToolsearchError as one line on stderr and exit 2.
+
+    Everything written to stdout and stderr (tracebacks under --debug included) has registered
+    secrets masked; SIGTERM stops the run as Ctrl-C does, so live MCP servers are shut down.
+    """
+    from ..redaction import forget_all, redacting_streams
+
     args = list(sys.argv[1:] if argv is None else argv)
     if not args:  # `toolsearch` alone: help, and success
         args = ["--help"]
+    forget_all()  # the secrets of this command only
+    with redacting_streams(), _sigterm_as_interrupt() as terminated:
+        code = _run(args, terminated)
+    sys.exit(code)
+
+
+def _run(args: list[str], terminated: list[bool]) -> int:
+    """Run the app; the exit code (errors printed)."""
     # --debug works anywhere before a `--`, also after the sub-command: take it out here
     end = args.index("--") if "--" in args else len(args)
     debug = "--debug" in args[:end]
     args = [a for a in args[:end] if a != "--debug"] + args[end:]
     try:
-        code = app(args=args, prog_name="toolsearch", standalone_mode=False)
+        try:
+            code = app(args=args, prog_name="toolsearch", standalone_mode=False)
+        finally:
+            from .load_report import reset_loading
+
+            reset_loading()  # the global options hold for this command only
     except ToolsearchError as exc:
         if debug:
             import traceback
@@ -65,28 +107,77 @@ def main(argv: Sequence[str] | None = None) -> None:
 
             sys.stderr.write(shown(traceback.format_exc()))  # data in the message stays literal
         _error(str(exc))
-        sys.exit(exc.exit_code)
+        return exc.exit_code
     except typer.Exit as exc:
-        sys.exit(exc.exit_code)
+        return exc.exit_code
     except typer.Abort:
         _error("aborted")
-        sys.exit(130)
+        return 130
     except KeyboardInterrupt:
-        _error("interrupted")
-        sys.exit(130)
+        return _interrupted(terminated)
     except BrokenPipeError:
         sys.stderr.close()
-        sys.exit(1)
+        return 1
     except Exception as exc:  # noqa: BLE001
         if hasattr(exc, "format_message") and hasattr(exc, "exit_code"):  # the CLI parser's usage errors
             _error(_usage_message(exc))
-            sys.exit(2)
-        # a bug: still one line unless --debug
+            return 2
+        # a bug: one line, or with --debug the traceback too; exit 2 either way (1 means a check failed)
         if debug:
-            raise
+            import traceback
+
+            from .render import shown
+
+            sys.stderr.write(shown(traceback.format_exc()))
+            _error(f"internal error: {type(exc).__name__}: {exc}")
+            return 2
         _error(f"internal error: {type(exc).__name__}: {exc} (run again with --debug for a traceback)")
-        sys.exit(2)
-    sys.exit(code if isinstance(code, int) else 0)
+        return 2
+    if code == 130:  # the CLI library turns Ctrl-C (and so SIGTERM) into this code, silently
+        return _interrupted(terminated)
+    return code if isinstance(code, int) else 0
+
+
+def _interrupted(terminated: list[bool]) -> int:
+    """Ctrl-C: "interrupted", exit 130; SIGTERM: "terminated", exit 143 (128 + the signal number)."""
+    if terminated:
+        _error("terminated")
+        return 143
+    _error("interrupted")
+    return 130
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[list[bool]]:
+    """While inside, SIGTERM (a CI timeout, ``kill``) does what Ctrl-C does, through the same
+    handler (so a running event loop cancels its tasks and live MCP servers are stopped); the
+    yielded list becomes ``[True]`` once it came."""
+    import signal
+
+    terminated: list[bool] = []
+    try:
+        previous = signal.getsignal(signal.SIGTERM)
+    except (ValueError, AttributeError):  # no SIGTERM here
+        yield terminated
+        return
+
+    def on_sigterm(signum: int, frame: Any) -> None:
+        terminated.append(True)
+        handler = signal.getsignal(signal.SIGINT)
+        if callable(handler):
+            handler(signal.SIGINT, frame)
+        else:
+            raise KeyboardInterrupt
+
+    try:
+        signal.signal(signal.SIGTERM, on_sigterm)
+    except ValueError:  # not the main thread: leave signals alone
+        yield terminated
+        return
+    try:
+        yield terminated
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _usage_message(exc: Exception) -> str:

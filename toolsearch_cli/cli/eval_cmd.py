@@ -121,8 +121,8 @@ def eval_command(
     loaded = load_catalog(catalog, forced_format, cache=True)
     query_set, source = _query_set(loaded, queries)
     ev.check_queries(query_set, loaded, category_field)
-    if by is not None and by != "subset" and not any(q.value(by) is not None for q in query_set):
-        raise UsageError(f"no query has the field {by!r} given by --by", field="by")
+    if by is not None:
+        ev.check_field(query_set, by, "--by")
 
     runs = _run_all(loaded, query_set, rankers, cutoffs, category_field)
     from ..catalog import store_in_cache
@@ -209,7 +209,7 @@ def _query_set(catalog: Any, path: Path | None) -> tuple[list[Query], str]:
 
 def _title(source: str, count: int, sources: list[str]) -> str:
     what = "catalog examples" if source == "examples" else source
-    return f"{count} queries from {what} · catalog {', '.join(sources)}"
+    return f"{count} {'query' if count == 1 else 'queries'} from {what} · catalog {', '.join(sources)}"
 
 
 def _run_all(

@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.text import Text
 
 from ..evaluate import GateResult, Miss
-from .render import Col, data, excerpt, render_table
+from .render import Col, data, excerpt, plural, render_table
 
 
 def _columns(ks: Sequence[int]) -> list[tuple[str, str]]:
@@ -87,7 +87,7 @@ def render_misses(out: Console, misses: list[Miss], n: int) -> None:
     for i, miss in enumerate(misses, 1):
         out.print()
         where = (
-            f"rank {miss.rank}, score {miss.score:.2f}, {miss.above_count} other tool(s) above"
+            f"rank {miss.rank}, score {miss.score:.2f}, {plural(miss.above_count, 'other tool')} above"
             if miss.rank is not None and miss.score is not None
             else "not returned: it scored 0 for this query"
         )
@@ -144,7 +144,7 @@ def render_comparison(out: Console, comparison: dict[str, Any]) -> None:
             (f"moved out of the top {k}", diff["moved_out"], "red"),
             (f"moved into the top {k}", diff["moved_in"], "green"),
         ):
-            out.print(data(f"\n[{ranker}] {len(entries)} expected tool(s) {label}", f"bold {style}"))
+            out.print(data(f"\n[{ranker}] {plural(len(entries), 'expected tool')} {label}", f"bold {style}"))
             for e in entries:
                 out.print(
                     Text.assemble(
@@ -158,10 +158,10 @@ def render_comparison(out: Console, comparison: dict[str, Any]) -> None:
                 )
         notes = []
         if diff["queries_only_now"]:
-            notes.append(f"{len(diff['queries_only_now'])} queries not in the baseline")
+            notes.append(f"{plural(len(diff['queries_only_now']), 'query', 'queries')} not in the baseline")
         if diff["queries_only_in_baseline"]:
-            notes.append(f"{len(diff['queries_only_in_baseline'])} baseline queries gone")
-        notes.append(f"{diff['rank_changes']} rank change(s) in all")
+            notes.append(f"{plural(len(diff['queries_only_in_baseline']), 'baseline query', 'baseline queries')} gone")
+        notes.append(f"{plural(diff['rank_changes'], 'rank change')} in all")
         out.print(data(f"\n[{ranker}] " + "; ".join(notes), "dim"))
     for ranker in comparison["rankers_not_in_baseline"]:
         out.print(data(f"[{ranker}] not in the baseline: not compared", "dim"))

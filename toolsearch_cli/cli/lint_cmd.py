@@ -93,8 +93,10 @@ def lint(
     if output_format == "auto":
         # the statistics table is text, also under GitHub Actions
         output_format = "github" if os.environ.get("GITHUB_ACTIONS") == "true" and not statistics else "text"
+    from .render import warn
+
     apply_embed_options(embed_model, embed_base_url, embed_api_key_env, embed_multilingual)
-    settings = LintConfig() if isolated else load_config(config or find_config())
+    settings = LintConfig() if isolated else load_config(config or find_config(warn=warn))
     if ranker is not None:  # every rule with a ranker option (the findability rules) uses this one
         for code, lint_rule in RULE_BY_CODE.items():
             if "ranker" in lint_rule.options:

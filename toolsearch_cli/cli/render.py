@@ -96,6 +96,11 @@ def error_console() -> Console:
     return SafeConsole(stderr=True, markup=False, emoji=False, highlight=False, soft_wrap=True, width=_width(True))
 
 
+def warn(message: str) -> None:
+    """``warning: message`` on stderr, one line, literal."""
+    error_console().print(Text.assemble(("warning:", "yellow"), " ", data(message)))
+
+
 def excerpt(text: str, width: int = 72) -> str:
     text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 1].rstrip() + "…"

@@ -201,6 +201,8 @@ def simulate(
         recorded = recorded_transcript(replay_file)
         # a toolsearch transcript (e.g. a --record file) replays with its own settings unless overridden
         defaults = recording_settings(recorded) if recorded is not None else {}
+        if cli["catalog"] is None:
+            _refuse_code_from_recording(defaults.get("catalog", ()), replay_file)
         for name in policies:
             values = {**cli, "policy": name}
             for key in ("catalog", "policy", "max_active", "ranker"):
@@ -240,3 +242,21 @@ def simulate(
             render_comparison(out, transcripts)
     if check and any(not t.ok for t in transcripts):
         raise typer.Exit(1)
+
+
+def _refuse_code_from_recording(sources: Any, recording: str) -> None:
+    """A recording is data: a catalog it names that would run code (a Python module, an
+    ``mcp+stdio`` server) is refused unless the user names it with --catalog."""
+    import shlex
+
+    from ..catalog import runs_code
+
+    for source in sources:
+        what = runs_code(source)
+        if what is not None:
+            raise UsageError(
+                f"the recording names the catalog {source!r}, which {what}; a replay never runs code "
+                f"the command line does not name: add --catalog {shlex.quote(source)} to run it",
+                file=recording,
+                field="catalog",
+            )

@@ -139,6 +139,14 @@ def render_summary(out: Console, transcript: Transcript) -> None:
             markup=False,
             highlight=False,
         )
+    if summary.get("all_tools_cheaper"):
+        out.print(
+            f"! sending all {summary['baseline_tool_count']} tools is cheaper than disclosure for this catalog "
+            f"(toolSearch and the disclosed tools cost more than all of them); disclosure pays off from about "
+            f"{summary['break_even_tools']} tools",
+            style="yellow",
+            markup=False,
+        )
     if transcript.error:
         out.print(f"✗ stopped early: {transcript.error}", style="bold red", markup=False)
     failed = summary["failed"]

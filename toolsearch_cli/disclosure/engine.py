@@ -19,11 +19,11 @@ from ..model import Catalog, Tool
 from ..search.base import DEFAULT_MAX_RESULTS
 from ..tokens import TokenCounter, get_counter, tool_tokens, tools_tokens
 from .groups import matched_groups, with_system_prompt
-from .history import OK, SearchEvent, latest_search_event, search_events
+from .history import OK, SearchEvent, latest_search_event, search_events, tool_calls
 from .manager import CatalogManager, category_known
 from .policy import Policy, get_policy
 from .search_tool import SEARCH_TOOL_NAME, ArgumentError, SearchOutcome, parse_arguments, search_tool_definition
-from .state import RunState
+from .state import USED_SINCE_SEARCH_KEY, RunState
 
 RESIDENT, SEARCH, GROUP, DISCLOSED = "resident", "toolSearch", "group", "disclosed"
 #: Display order of the roles a visible tool can have.
@@ -66,6 +66,8 @@ class RequestSnapshot:
     baseline_message_tokens: int
     counter: str = "cl100k_base"
     system_prompt: str = ""
+    #: How many tools the all-tools baseline sends (every tool the context may see).
+    baseline_tool_count: int = 0
 
     @property
     def names(self) -> list[str]:
@@ -113,6 +115,7 @@ class RequestSnapshot:
                 "messages": self.message_tokens,
                 "request": self.request_tokens,
                 "baseline_tools": self.baseline_tool_tokens,
+                "baseline_tool_count": self.baseline_tool_count,
                 "baseline_request": self.baseline_request_tokens,
                 "tool_share": round(self.tool_share, 4),
                 "saving_percent": round(self.saving_percent, 2),
@@ -222,15 +225,20 @@ class DisclosureEngine:
                 out.append(name)
         return out
 
-    def next_active(self, active: Sequence[str], outcome: SearchOutcome | SearchEvent | None) -> list[str]:
-        """The active names after a search (its outcome or its history event); one rule for both modes."""
+    def next_active(
+        self, active: Sequence[str], outcome: SearchOutcome | SearchEvent | None, used: Sequence[str] = ()
+    ) -> list[str]:
+        """The active names after a search (its outcome or its history event); one rule for both modes.
+
+        ``used``: the tools called since the previous search (a use delays eviction under cumulative).
+        """
         hits: list[str] | None = None
         if isinstance(outcome, SearchOutcome) and outcome.ok:
             hits = self.usable(outcome.names)
         elif isinstance(outcome, SearchEvent) and outcome.status == OK:
             hits = self.usable(outcome.names)
         # stale names (e.g. from an old state file) must not hold max-active slots
-        return self.policy.apply(self.usable(active), hits or None, self.max_active)
+        return self.policy.apply(self.usable(active), hits or None, self.max_active, self.usable(used))
 
     # -- chat mode ------------------------------------------------------------------------------
 
@@ -243,17 +251,35 @@ class DisclosureEngine:
             return self.next_active([], event), event.status
         active: list[str] = []
         status = None
+        after = 0  # the first message not yet looked at for calls
         for event in search_events(messages, self.search_tool_name):
-            active = self.next_active(active, event)
+            used = [
+                call.name
+                for message in messages[after : event.message_index + 1]
+                if message.get("role") == "assistant"
+                for call in tool_calls(message)
+                if call.name != self.search_tool_name
+            ]
+            after = max(after, event.message_index + 1)
+            active = self.next_active(active, event, used)
             status = event.status
         return active, status
 
     # -- agent mode -----------------------------------------------------------------------------
 
+    def note_call(self, state: RunState, name: str) -> None:
+        """Agent mode: the model called ``name``, a use that delays its eviction under ``cumulative``."""
+        if not self.policy.counts_calls or name == self.search_tool_name:
+            return
+        used = [n for n in state.metadata.get(USED_SINCE_SEARCH_KEY) or () if isinstance(n, str) and n != name]
+        state.metadata[USED_SINCE_SEARCH_KEY] = [*used, name]
+
     def run_search(self, state: RunState, arguments: Any) -> SearchOutcome:
         """Agent mode: execute a search call and store the new active names in the run state."""
         outcome = self.execute_search(arguments)
-        state.active_names = self.next_active(state.active_names, outcome)
+        raw = state.metadata.pop(USED_SINCE_SEARCH_KEY, None) or ()
+        used = [n for n in raw if isinstance(n, str)] if isinstance(raw, list) else []
+        state.active_names = self.next_active(state.active_names, outcome, used)
         state.metadata["agentsflex.toolsearch.lastSearchStatus"] = _status_of(outcome)
         return outcome
 
@@ -313,6 +339,7 @@ class DisclosureEngine:
             baseline_message_tokens=self.count_messages(messages),
             counter=self.counter.name,
             system_prompt=prompt,
+            baseline_tool_count=len(self.baseline_tools),
         )
 
     def check_call(self, name: str, snapshot: RequestSnapshot) -> CallCheck:

@@ -7,10 +7,11 @@ with a blank id is paired by its tool name, as the reference does.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from ..bounded import strict_json
 
 
 def message_text(content: Any) -> str:
@@ -84,8 +85,8 @@ def parse_search_result(content: Any) -> tuple[str, tuple[str, ...]]:
     """Status and names of a search tool message: a JSON array of strings, else a failure status."""
     text = message_text(content)
     try:
-        value = json.loads(text)
-    except (json.JSONDecodeError, TypeError):
+        value = strict_json(text)
+    except (ValueError, TypeError):
         return INVALID, ()
     if value is None:
         return NULL, ()

@@ -16,9 +16,16 @@ from typing import ClassVar, Protocol
 class Policy(Protocol):
     name: ClassVar[str]
     description: ClassVar[str]
+    #: whether calls of disclosed tools matter (they are uses that delay eviction)
+    counts_calls: ClassVar[bool]
 
-    def apply(self, active: Sequence[str], hits: Sequence[str] | None, max_active: int | None) -> list[str]:
-        """The new active names, given the current ones and a search's hits (``None``: the search failed)."""
+    def apply(
+        self, active: Sequence[str], hits: Sequence[str] | None, max_active: int | None, used: Sequence[str] = ()
+    ) -> list[str]:
+        """The new active names, given the current ones and a search's hits (``None``: the search failed).
+
+        ``used``: the tools called since the previous search, oldest call first.
+        """
         ...
 
 
@@ -27,32 +34,44 @@ class LatestPolicy:
 
     name: ClassVar[str] = "latest"
     description: ClassVar[str] = "each search replaces the previous hits"
+    counts_calls: ClassVar[bool] = False
 
-    def apply(self, active: Sequence[str], hits: Sequence[str] | None, max_active: int | None) -> list[str]:
+    def apply(
+        self, active: Sequence[str], hits: Sequence[str] | None, max_active: int | None, used: Sequence[str] = ()
+    ) -> list[str]:
         names = list(dict.fromkeys(hits or ()))
         return names[:max_active] if max_active else names
 
 
 class CumulativePolicy:
-    """Hits accumulate; over ``max_active`` the least recently disclosed names are evicted first.
+    """Hits accumulate; over ``max_active`` the least recently *used* names are evicted first.
 
-    A new search's hits count as the most recent, in rank order; a name found again is refreshed.
-    When the hits alone exceed the cap, the best-ranked ones are kept.
+    A use is being found by a search or being called: a tool the model just called outlives the
+    other hits of the search that found it. Among tools last used at the same moment (the hits of
+    one search), the lowest ranked goes first, so when the hits alone exceed the cap the best-ranked
+    are kept. A name found again is refreshed.
+
+    The active list is most recent first: the latest search's hits in rank order, then older ones.
     """
 
     name: ClassVar[str] = "cumulative"
-    description: ClassVar[str] = "hits accumulate up to --max-active, least recently disclosed evicted"
+    description: ClassVar[str] = "hits accumulate up to --max-active, least recently used (found or called) evicted"
+    counts_calls: ClassVar[bool] = True
 
-    def apply(self, active: Sequence[str], hits: Sequence[str] | None, max_active: int | None) -> list[str]:
+    def apply(
+        self, active: Sequence[str], hits: Sequence[str] | None, max_active: int | None, used: Sequence[str] = ()
+    ) -> list[str]:
+        queue = list(dict.fromkeys(reversed(active)))  # the eviction order: least recently used first
+        for name in used:
+            if name in queue:
+                queue.remove(name)
+                queue.append(name)
         fresh = list(dict.fromkeys(hits or ()))
-        if not fresh:
-            return list(active)
-        older = [name for name in active if name not in fresh]
-        if max_active:
-            fresh = fresh[:max_active]
-            room = max_active - len(fresh)
-            older = older[len(older) - room :] if room > 0 else []
-        return older + fresh
+        # found by this search: the most recent use, the best-ranked last (evicted last)
+        queue = [name for name in queue if name not in fresh] + fresh[::-1]
+        if max_active and len(queue) > max_active:
+            queue = queue[len(queue) - max_active :]
+        return queue[::-1]
 
 
 POLICY_BY_NAME: dict[str, Policy] = {"latest": LatestPolicy(), "cumulative": CumulativePolicy()}

@@ -10,6 +10,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..bounded import JSONRefused, strict_json
 from ..model import Tool
 from ..search.base import DEFAULT_MAX_RESULTS, MAX_RESULTS_LIMIT, whole_number
 from ..search.text import classic_normalize
@@ -24,6 +25,8 @@ SEARCH_TOOL_DESCRIPTION = (
 )
 
 ARGUMENT_KEYS = ("query", "maxResults", "category")
+#: How a search says its arguments are not JSON at all (a protocol error, not a bad query).
+INVALID_JSON = "the arguments are not valid JSON"
 
 
 def search_tool_definition(name: str = SEARCH_TOOL_NAME, *, default_max_results: int = DEFAULT_MAX_RESULTS) -> Tool:
@@ -116,9 +119,11 @@ def parse_arguments(raw: Any, *, default_max_results: int = DEFAULT_MAX_RESULTS)
             raw = {}
         else:
             try:
-                raw = json.loads(raw)
+                raw = strict_json(raw)
+            except JSONRefused as exc:
+                raise ArgumentError(f"the arguments are refused: {exc.message}") from None
             except json.JSONDecodeError as exc:
-                raise ArgumentError(f"the arguments are not valid JSON ({exc.msg} at position {exc.pos})") from None
+                raise ArgumentError(f"{INVALID_JSON} ({exc.msg} at position {exc.pos})") from None
     if raw is None:
         raw = {}
     if not isinstance(raw, dict):

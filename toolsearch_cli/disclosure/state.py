@@ -12,10 +12,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..bounded import loads_json, path_problem
 from ..errors import UsageError
 from ..files import read_text, write_text_atomic
 
 ACTIVE_TOOL_NAMES_KEY = "agentsflex.toolsearch.activeToolNames"
+#: Tools called since the last search, oldest first (the cumulative policy counts a call as a use).
+USED_SINCE_SEARCH_KEY = "agentsflex.toolsearch.usedSinceLastSearch"
 STATE_FORMAT = "toolsearch.run-state"
 
 
@@ -52,10 +55,7 @@ class RunState:
         except UsageError as exc:
             exc.field = "state"
             raise
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise UsageError(f"the run state is not valid JSON: {exc.msg}", file=file, line=exc.lineno) from exc
+        data = loads_json(text, file, error=UsageError, what="the run state is not valid JSON")
         metadata = data.get("metadata", data) if isinstance(data, dict) else None
         if not isinstance(metadata, dict):
             raise UsageError("the run state must be a JSON object with 'metadata'", file=file, line=1)
@@ -66,6 +66,6 @@ class RunState:
 
     @classmethod
     def load_or_new(cls, path: str | Path | None) -> RunState:
-        if path is not None and Path(path).exists():
+        if path is not None and path_problem(path) != "no such file":  # unreadable, a name too long: say so
             return cls.load(path)
         return cls()

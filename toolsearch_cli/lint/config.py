@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -207,14 +207,23 @@ def rule_code(key: str, rules: Mapping[str, Rule], origin: str = "configuration"
     )
 
 
-def find_config(start: Path | None = None) -> Path | None:
-    """The nearest .toolsearch.yaml, or pyproject.toml with [tool.toolsearch.lint], from ``start`` up."""
+def find_config(start: Path | None = None, warn: Callable[[str], None] | None = None) -> Path | None:
+    """The nearest .toolsearch.yaml, or pyproject.toml with [tool.toolsearch.lint], from ``start`` up.
+
+    In one folder the YAML file wins; when the pyproject.toml beside it has lint settings too,
+    ``warn`` is told that those are ignored.
+    """
     here = (start or Path.cwd()).resolve()
     for folder in (here, *here.parents):
+        pyproject = folder / "pyproject.toml"
         for name in YAML_CONFIG_NAMES:
             if (folder / name).is_file():
+                if warn is not None and pyproject.is_file() and _pyproject_section(pyproject) is not None:
+                    warn(
+                        f"{folder / name} and {pyproject} both have lint settings; using {name} and ignoring "
+                        "[tool.toolsearch.lint] (keep one, or pass --config)"
+                    )
                 return folder / name
-        pyproject = folder / "pyproject.toml"
         if pyproject.is_file() and _pyproject_section(pyproject) is not None:
             return pyproject
         if (folder / ".git").exists():

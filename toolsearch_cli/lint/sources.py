@@ -7,7 +7,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..catalog import LOADER_BY_SUFFIX, catalog_files, default_sources, display_path
+from ..bounded import path_problem, safe_is_dir, safe_is_file
+from ..catalog import LOADER_BY_SUFFIX, catalog_files, default_sources, display_path, prefixes_live_names
+from ..catalog.lenient import LoadWarning, collecting
 from ..catalog.mcp_client import is_live_source, load_live_source, shown_source
 from ..catalog.python_loader import is_module_reference, load_python_module
 from ..errors import CatalogError, UsageError
@@ -26,6 +28,8 @@ class LoadedFile:
     resident_line: int | None = None
     #: The file's tool groups (checked against the tools of every file, as the catalog is).
     groups: list[ToolGroup] = field(default_factory=list)
+    #: What loading left out or changed (reported by the ``load-warning`` rule).
+    warnings: list[LoadWarning] = field(default_factory=list)
 
 
 def expand_sources(sources: Sequence[str] | None) -> list[tuple[str, str]]:
@@ -36,18 +40,20 @@ def expand_sources(sources: Sequence[str] | None) -> list[tuple[str, str]]:
         path = Path(source)
         if is_live_source(source):  # a live MCP server: its tools are linted like a file's
             out.append(("live", source))
-        elif path.is_dir():
+        elif safe_is_dir(path):
             files = catalog_files(path)
             if not files:
                 raise UsageError(f"{source}: no catalog files ({', '.join(LOADER_BY_SUFFIX)}) in this folder")
             out.extend(("file", display_path(f)) for f in files)
-        elif path.is_file():
+        elif safe_is_file(path):
             if path.suffix != ".py" and path.suffix.lower() not in LOADER_BY_SUFFIX:
                 raise UsageError(
                     f"{source}: unknown catalog format {path.suffix or '(no suffix)'!r}; "
                     f"expected a folder, {', '.join(LOADER_BY_SUFFIX)} or .py file, or a module name"
                 )
             out.append(("file", source))
+        elif (problem := path_problem(path)) not in (None, "no such file"):  # a FIFO, a link loop, a name too long
+            raise UsageError(f"{source}: {problem}")
         elif is_module_reference(source):
             out.append(("module", source))
         else:
@@ -65,22 +71,30 @@ def _top_level_key_line(path: Path, key: str) -> int | None:
 def load_files(sources: Sequence[str] | None) -> list[LoadedFile]:
     """Every catalog file of the sources, each loaded on its own; a broken file keeps its error."""
     loaded = []
-    for kind, source in expand_sources(sources):
+    expanded = expand_sources(sources)
+    prefix = prefixes_live_names([source for kind, source in expanded if kind == "live"])
+    for kind, source in expanded:
         entry = LoadedFile(source)
         try:
-            if kind == "live":
-                entry.file = shown_source(source)
-                entry.tools, entry.resident = load_live_source(source)
-            elif kind == "module" or source.endswith(".py"):
-                entry.tools, entry.resident = load_python_module(source)
-            else:
-                loaded_file = LOADER_BY_SUFFIX[Path(source).suffix.lower()](Path(source), source)
-                entry.tools, entry.resident = loaded_file[0], loaded_file[1]
-                entry.groups = list(loaded_file[2]) if len(loaded_file) > 2 else []
-                if entry.resident:
-                    entry.resident_line = _top_level_key_line(Path(source), "resident")
+            with collecting() as entry.warnings:
+                _load_one(entry, kind, source, prefix)
         except CatalogError as exc:
             exc.file = exc.file or source
             entry.error = exc
         loaded.append(entry)
     return loaded
+
+
+def _load_one(entry: LoadedFile, kind: str, source: str, prefix: bool) -> None:
+    """Load one file, module or live server (its names prefixed with its alias when ``prefix``) into ``entry``."""
+    if kind == "live":
+        entry.file = shown_source(source)
+        entry.tools, entry.resident = load_live_source(source, prefix=prefix)
+    elif kind == "module" or source.endswith(".py"):
+        entry.tools, entry.resident = load_python_module(source)
+    else:
+        loaded_file = LOADER_BY_SUFFIX[Path(source).suffix.lower()](Path(source), source)
+        entry.tools, entry.resident = loaded_file[0], loaded_file[1]
+        entry.groups = list(loaded_file[2]) if len(loaded_file) > 2 else []
+        if entry.resident:
+            entry.resident_line = _top_level_key_line(Path(source), "resident")

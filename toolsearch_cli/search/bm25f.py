@@ -19,6 +19,7 @@ rebuild; a term's scores are cached until the catalog changes.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -26,7 +27,7 @@ from itertools import chain
 from typing import Any, ClassVar
 
 from ..errors import SearchError
-from ..model import _MAX_DEPTH, Catalog, Tool, _resolve_ref
+from ..model import _MAX_DEPTH, Catalog, Tool, _resolve_ref, first_expansion
 from .base import FIELDS, Contribution, Hit, SearchRequest
 from .index import Analysed, BM25FIndex, FieldModel, QueryPlan
 from .text import analyze, analyze_lazy, classic_normalize, split_sentences
@@ -42,17 +43,26 @@ except ImportError:  # pragma: no cover - other Pythons
 
 @dataclass(frozen=True, slots=True)
 class FieldSpec:
-    """One indexed field: the weight of a term there, and how much field length matters (b)."""
+    """One indexed field: the weight of a term there, how much field length matters (b), and the
+    length (in multiples of the field's average) past which a longer field is not penalised more."""
 
     weight: float
     b: float
     reported_as: str
+    max_ratio: float = math.inf
 
 
 #: Index fields. ``params`` holds parameter names; ``param_text`` their descriptions and enums.
 FIELD_SPECS: dict[str, FieldSpec] = {
     "name": FieldSpec(3.0, 0.3, "name"),
+    # An OpenAPI summary / MCP title: a few words saying what the tool does, so weighted above
+    # the description (which, in OpenAPI, starts with the summary and can run to pages).
+    "title": FieldSpec(3.0, 1.0, "description"),
     "description": FieldSpec(1.0, 0.75, "description"),
+    # The description of a tool that has a title: often pages of notes (GitHub's "create an
+    # issue" runs to 1,500 characters), compared with other such descriptions, and past twice
+    # their average length verbose rather than about more things.
+    "details": FieldSpec(1.0, 0.75, "description", 2.0),
     "category": FieldSpec(0.3, 0.0, "category"),
     "tags": FieldSpec(0.5, 0.5, "tags"),
     "params": FieldSpec(0.7, 0.5, "parameters"),
@@ -85,44 +95,47 @@ def _analyze_short(text: str) -> tuple[str, ...]:
 
 
 def _parameter_strings(
-    schema: dict[str, Any], root: dict[str, Any], depth: int, enums: list[str]
+    schema: dict[str, Any], root: dict[str, Any], depth: int, enums: list[str], seen: set[str]
 ) -> Iterator[tuple[str, str]]:
     """(name, description) of every parameter, nested ones and array items included, in tree order;
     string ``enum`` values of parameters (and of array items) are appended to ``enums``.
 
-    The same walk as :meth:`Tool.parameter_tree` (local ``$ref`` resolved, depth-bounded), without
-    building Parameter objects: indexing 100,000 tools needs the speed.
+    The same walk as :meth:`Tool.parameter_tree` (local ``$ref`` resolved, each target once,
+    depth-bounded), without building Parameter objects: indexing 100,000 tools needs the speed.
     """
-    if depth > _MAX_DEPTH:
+    if depth > _MAX_DEPTH or not first_expansion(schema, seen):
         return
     schema = _resolve_ref(schema, root)
     properties = schema.get("properties")
     if not isinstance(properties, dict):
         return
-    for name, prop in properties.items():
-        if not isinstance(prop, dict):
+    for name, raw in properties.items():
+        if not isinstance(raw, dict):
             continue
-        if "$ref" in prop:
-            prop = _resolve_ref(prop, root)
+        prop = _resolve_ref(raw, root) if "$ref" in raw else raw
         yield str(name), str(prop.get("description") or "")
         enum = prop.get("enum")
         if isinstance(enum, list):
             enums.extend(v for v in enum if isinstance(v, str))
         items = prop.get("items")
         if isinstance(items, dict):
-            items = _resolve_ref(items, root)
-            enum = items.get("enum")
+            resolved = _resolve_ref(items, root)
+            enum = resolved.get("enum")
             if isinstance(enum, list):
                 enums.extend(v for v in enum if isinstance(v, str))
             if prop.get("type") == "array":
-                yield from _parameter_strings(items, root, depth + 1, enums)
+                yield from _parameter_strings(items, root, depth + 1, enums, seen)
                 continue
-        if "properties" in prop or "$ref" in prop:
-            yield from _parameter_strings(prop, root, depth + 1, enums)
+        if "properties" in prop or "$ref" in raw:
+            yield from _parameter_strings(raw, root, depth + 1, enums, seen)
 
 
 FIELD_MODEL = FieldModel(
-    [spec.weight for spec in FIELD_SPECS.values()], [spec.b for spec in FIELD_SPECS.values()], K1, MAX_FIELD_COUNT
+    [spec.weight for spec in FIELD_SPECS.values()],
+    [spec.b for spec in FIELD_SPECS.values()],
+    K1,
+    MAX_FIELD_COUNT,
+    [spec.max_ratio for spec in FIELD_SPECS.values()],
 )
 
 
@@ -134,13 +147,16 @@ def tool_streams(tool: Tool) -> tuple[Iterable[str], ...]:
     """
     enums: list[str] = []
     schema = tool.parameters
-    pairs = list(_parameter_strings(schema, schema, 0, enums)) if schema.get("properties") else []
+    pairs = list(_parameter_strings(schema, schema, 0, enums, set())) if schema.get("properties") else []
     param_text = _token_terms(" ".join([description for _, description in pairs if description]))
     if enums:
         param_text = chain(param_text, chain.from_iterable(map(_analyze_short, enums)))
+    title = tool.title
     return (
         _token_terms(tool.name),
-        _token_terms(tool.description),
+        _token_terms(title),
+        () if title else _token_terms(tool.description),
+        _token_terms(tool.description) if title else (),
         _analyze_short(tool.category) if tool.category else (),
         chain.from_iterable(map(_analyze_short, tool.tags)),
         chain.from_iterable(map(_analyze_short, [name for name, _ in pairs])),

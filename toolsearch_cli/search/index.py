@@ -40,15 +40,24 @@ NUMPY_MIN_TOOLS = 2000
 class FieldModel:
     """Field weights and length normalisation, shared by the backends and explanations."""
 
-    def __init__(self, weights: Sequence[float], bs: Sequence[float], k1: float, max_count: int) -> None:
+    def __init__(
+        self,
+        weights: Sequence[float],
+        bs: Sequence[float],
+        k1: float,
+        max_count: int,
+        max_ratios: Sequence[float] | None = None,
+    ) -> None:
         self.weights = list(weights)
         self.bs = list(bs)
         self.k1 = k1
         self.max_count = max_count
+        #: Per field: a field longer than this many times its average is normalised as if it were that long.
+        self.max_ratios = list(max_ratios) if max_ratios is not None else [math.inf] * len(self.weights)
 
     def field_tf(self, fid: int, count: int, length: int, avg: float) -> float:
         b = self.bs[fid]
-        norm = 1.0 - b + b * length / avg
+        norm = 1.0 - b + b * min(length / avg, self.max_ratios[fid])
         return self.weights[fid] * min(count, self.max_count) / norm
 
     def saturate(self, idf: float, tf: float) -> float:
@@ -426,6 +435,7 @@ class _NumpyStore:
         self.index = index
         self.weights = np.asarray(index.model.weights, dtype=np.float64)
         self.bs = np.asarray(index.model.bs, dtype=np.float64)
+        self.max_ratios = np.asarray(index.model.max_ratios, dtype=np.float64)
         self.capacity = 0
         self.lengths = np.zeros((index.nfields, 0), dtype=np.float64)
         self.alive = np.zeros(0, dtype=bool)
@@ -544,7 +554,8 @@ class _NumpyStore:
         fids = self.fids
         if len(fids):
             b = self.bs[fids]
-            norm = 1.0 - b + b * self.lengths[fids, self.slots] / avgs[fids]
+            ratio = np.minimum(self.lengths[fids, self.slots] / avgs[fids], self.max_ratios[fids])
+            norm = 1.0 - b + b * ratio
             part = self.weights[fids] * self.counts / norm
             tf = np.add.reduceat(part, first)
         else:
@@ -629,7 +640,8 @@ class _NumpyStore:
         if not len(slots):
             return slots, np.zeros(0)
         b = self.bs[fids]
-        norm = 1.0 - b + b * self.lengths[fids, slots] / np.asarray(avgs)[fids]
+        ratio = np.minimum(self.lengths[fids, slots] / np.asarray(avgs)[fids], self.max_ratios[fids])
+        norm = 1.0 - b + b * ratio
         part = self.weights[fids] * counts / norm
         first = np.flatnonzero(np.concatenate(([True], slots[1:] != slots[:-1])))
         tf = np.add.reduceat(part, first)

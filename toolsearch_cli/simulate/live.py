@@ -344,9 +344,13 @@ def recording_settings(data: Mapping[str, Any]) -> dict[str, Any]:
 
 def recorded_transcript(path: str | Path) -> dict[str, Any] | None:
     """The recording's transcript object when ``path`` is a toolsearch transcript, else ``None``."""
+    from ..bounded import strict_json
+    from ..errors import ToolsearchError
+    from ..files import read_text
+
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        data = strict_json(read_text(path))
+    except (ToolsearchError, ValueError):
         return None
     if isinstance(data, dict) and data.get("format") == "toolsearch.transcript":
         return data

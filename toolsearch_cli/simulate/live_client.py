@@ -14,7 +14,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ..bounded import strict_json
 from ..errors import ToolsearchError
+from ..redaction import redact, redact_data, register, register_url, shown_url
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 #: The longest wait a server's ``Retry-After`` header can ask for.
@@ -57,25 +59,15 @@ class ChatClient(Protocol):
     def complete(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]]) -> Completion: ...
 
 
-def shown_url(url: str) -> str:
-    """``url`` as it may be printed or recorded: userinfo (``user:pass@``) and the query string,
-    where credentials ride, are masked."""
-    import re
-
-    url = re.sub(r"^([a-zA-Z][a-zA-Z0-9+.-]*://)[^/@?#]*@", r"\1***@", url)
-    return re.sub(r"\?.*$", "?…", url)
-
-
 class Redactor:
-    """Masks a secret wherever it might be echoed (error bodies, recorded text)."""
+    """Registers ``secret`` with the one redaction facility (:mod:`toolsearch_cli.redaction`);
+    calling it masks every registered secret."""
 
     def __init__(self, secret: str | None) -> None:
-        self.secret = secret if secret and secret != NO_KEY and len(secret) >= 4 else None
+        register(secret if secret != NO_KEY else None)
 
     def __call__(self, text: str) -> str:
-        if self.secret and self.secret in text:
-            return text.replace(self.secret, "***")
-        return text
+        return redact(text)
 
 
 def _import_openai() -> Any:
@@ -116,6 +108,7 @@ class OpenAIChatClient:
         openai = _import_openai()
         self._openai = openai
         self.base_url = base_url.rstrip("/")
+        register_url(self.base_url)
         self.shown_url = shown_url(self.base_url)  # for messages: no credentials from the URL
         self.model = model
         self.api_key_env = api_key_env
@@ -186,7 +179,7 @@ class OpenAIChatClient:
             return self._completion(response, latency, attempt, waited)
 
     def _completion(self, response: Any, latency: float, attempts: int, waited: list[tuple[int, float]]) -> Completion:
-        data = _as_dict(response)
+        data = redact_data(_as_dict(response))  # a secret the model echoes never goes further
         if not isinstance(data, dict):
             raise LiveError(f"the model server at {self.shown_url} sent a reply that is not a JSON object")
         choices = data.get("choices")
@@ -248,8 +241,8 @@ def _as_dict(response: Any) -> Any:
                 continue
     if isinstance(response, str | bytes):
         try:
-            return json.loads(response)
-        except (json.JSONDecodeError, UnicodeDecodeError):
+            return strict_json(response)
+        except (ValueError, UnicodeDecodeError):
             return None
     return None
 

@@ -20,13 +20,14 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ..arguments import check_arguments, not_available, refusal
+from ..catalog.python_loader import user_code_output
 from ..disclosure.engine import DisclosureEngine, RequestSnapshot
 from ..disclosure.history import SearchEvent, ToolCall, parse_search_result
-from ..disclosure.search_tool import ArgumentError, SearchOutcome, parse_arguments
+from ..disclosure.search_tool import INVALID_JSON, ArgumentError, SearchOutcome, parse_arguments
 from ..disclosure.state import RunState
 from ..errors import ToolsearchError, UsageError
 from ..model import Tool
-from .arguments import check_arguments
 from .script import Expectation, ScriptedCall
 from .transcript import CallRecord, Finding, RequestRecord, Transcript
 
@@ -269,18 +270,20 @@ class _Loop:
         out = CallRecord(id=call_id, name=call.name, arguments=text, result=None)
         if self._refuse(snapshot, call, out, record):
             out.source = "refused"
-            out.result = _refusal(f"tool {call.name!r} is not available in this request")
+            out.result = refusal(not_available(call.name))
             return out
         if call.name == self.engine.search_tool_name:
             out.is_search = True
             return self._search(call, call_id, out, record, at)
         tool = snapshot.get(call.name)
         assert tool is not None
+        if self.state is not None:
+            self.engine.note_call(self.state, call.name)  # a use: under cumulative it outlives uncalled hits
         arguments, problem = check_arguments(tool.tool, text)
         if problem is not None:
             record.findings.append(Finding("malformed-arguments", f"{call.name}: {problem}", call.name, call.line))
             out.error, out.source = "malformed-arguments", "refused"
-            out.result = _refusal(f"invalid arguments for {call.name}: {problem}")
+            out.result = refusal(f"invalid arguments for {call.name}: {problem}")
             return out
         self._result(tool.tool, call, arguments, out, record)
         return out
@@ -300,10 +303,11 @@ class _Loop:
         if self.settings.execute and tool.function is not None:
             out.source = "function"
             try:
-                value = tool.function(**(arguments or {}))
+                with user_code_output():  # what the tool prints must not corrupt --format json
+                    value = tool.function(**(arguments or {}))
                 out.result = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-            except Exception as exc:  # noqa: BLE001 - a failing tool is a tool result, as in a real loop
-                out.result = _refusal(f"{type(exc).__name__}: {exc}")
+            except (Exception, SystemExit) as exc:  # noqa: BLE001 - a failing tool is a tool result; it never ends the run
+                out.result = refusal(f"{type(exc).__name__}: {exc}")
                 record.warnings.append(f"{call.name} raised {type(exc).__name__}: {exc}")
             return
         if tool.mock is not None:
@@ -342,20 +346,12 @@ class _Loop:
             self.state.save(self.settings.state_file)
 
 
-#: How ``toolSearch`` says its arguments are not JSON at all (a protocol error, not a bad query).
-INVALID_JSON = "the arguments are not valid JSON"
-
-
 def _search_json_problem(text: str) -> str | None:
     try:
         parse_arguments(text)
     except ArgumentError as exc:
         return exc.message if exc.message.startswith(INVALID_JSON) else None
     return None
-
-
-def _refusal(message: str) -> str:
-    return json.dumps({"error": message}, ensure_ascii=False)
 
 
 def _canned(value: Any) -> str:

@@ -14,6 +14,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..bounded import JSONRefused, strict_json
 from ..disclosure.engine import DisclosureEngine, RequestSnapshot
 from ..disclosure.history import tool_calls
 from ..files import read_text
@@ -34,9 +35,11 @@ def load_conversation(path: str | Path) -> list[dict[str, Any]]:
         raise ScriptError("the conversation file is empty", file=file, line=1)
     lines: list[int]
     try:
-        data = json.loads(text)
+        data = strict_json(text)
         messages = _messages_of(data, file, 1)
         lines = [1] * len(messages)
+    except JSONRefused as exc:
+        raise ScriptError(exc.message, file=file, line=exc.line) from None
     except json.JSONDecodeError as whole_error:
         messages, lines = _jsonl(text, file, whole_error)
     for i, message in enumerate(messages):
@@ -83,7 +86,9 @@ def _jsonl(text: str, file: str, whole_error: json.JSONDecodeError) -> tuple[lis
         if not raw.strip():
             continue
         try:
-            item = json.loads(raw)
+            item = strict_json(raw)
+        except JSONRefused as exc:
+            raise ScriptError(exc.message, file=file, line=number) from None
         except json.JSONDecodeError as exc:
             if number == 1 and not messages:
                 raise ScriptError(f"not JSON or JSONL: {whole_error.msg}", file=file, line=whole_error.lineno) from None

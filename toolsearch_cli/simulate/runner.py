@@ -11,13 +11,13 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..arguments import check_arguments
 from ..catalog import load_catalog
 from ..disclosure.engine import DisclosureEngine, RequestSnapshot
 from ..errors import ToolsearchError, UsageError
 from ..model import Tool
 from ..search.base import DEFAULT_MAX_RESULTS
 from ..tokens import get_counter
-from .arguments import check_arguments
 from .loop import Model, Reply, new_transcript, run_conversation
 from .script import Script, ScriptedCall, Step
 from .transcript import RequestRecord, Transcript

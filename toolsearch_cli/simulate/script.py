@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..bounded import safe_exists
 from ..catalog.schema import plain
 from ..catalog.yaml_loader import parse_yaml
 from ..disclosure.engine import MODES
@@ -256,7 +257,7 @@ def _mocks(r: _Reader, doc: dict[str, Any]) -> dict[str, Any]:
 
 def _relative(base: Path, source: str) -> str:
     candidate = base / source
-    if candidate.exists():
+    if safe_exists(candidate):
         return os.path.normpath(candidate)
     return source  # a module name, or a path the loader will report as missing
 
@@ -264,7 +265,7 @@ def _relative(base: Path, source: str) -> str:
 def _missing_path(base: Path, source: str) -> bool:
     """A catalog source written as a path (a slash or a catalog suffix) that is not there; module
     names and live servers are left to the loader."""
-    if "mcp+" in source or Path(source).exists() or (base / source).exists():
+    if "mcp+" in source or safe_exists(source) or safe_exists(base / source):
         return False
     return "/" in source or os.sep in source or Path(source).suffix.lower() in (".yaml", ".yml", ".json", ".py")
 

@@ -6,6 +6,7 @@ The transcript serialises to JSON (``--format json``); its ``messages`` can be r
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -99,6 +100,27 @@ class RequestRecord:
         }
 
 
+def break_even(snaps: list[RequestSnapshot]) -> dict[str, Any]:
+    """From how many tools disclosure pays off for this catalog, on this run.
+
+    A request sends on average T tool tokens with disclosure; a catalog tool costs a tokens on
+    average, so sending all of a catalog's tools is cheaper below T / a tools. Small catalogs
+    (toolSearch alone can cost more than all their tools) say so here instead of showing a
+    negative saving without a word.
+    """
+    count = snaps[0].baseline_tool_count
+    baseline = snaps[0].baseline_tool_tokens
+    if not count or not baseline:
+        return {}
+    per_tool = baseline / count
+    sent = sum(s.tool_tokens for s in snaps) / len(snaps)
+    return {
+        "baseline_tool_count": count,
+        "break_even_tools": math.ceil(sent / per_tool),
+        "all_tools_cheaper": sent > baseline,
+    }
+
+
 @dataclass(slots=True)
 class Transcript:
     """A whole simulated (or replayed) conversation."""
@@ -156,6 +178,7 @@ class Transcript:
             if baseline_request
             else 0.0,
             "peak_visible": max(len(s.tools) for s in snaps),
+            **break_even(snaps),
             "distinct_disclosed": list(disclosed),
             "checks": sum(r.checks for r in self.requests),
             "failed": len(self.failures),

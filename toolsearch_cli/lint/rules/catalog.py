@@ -217,3 +217,51 @@ class UnusedSuppression(Rule):
             judged = [c for c in codes if c in ctx.enabled and c != self.code]
             if judged and not any((file, tool.name, c) in ctx.used_suppressions for c in judged):
                 yield Finding.at(tool, "lint", f"lint ignore {selector!r} silences nothing here; remove it")
+
+
+class LoadWarningRule(Rule):
+    """## What it does
+    Reports what loading a catalog file left out or changed. That is a parameter type that is not JSON
+    Schema (`date (yyyy-mm-dd)`, `enum`, `float`; mapped to the nearest JSON Schema type, the
+    original kept in `metadata.original_types`), a tool that is not a function (OpenAI's
+    `web_search`, a `custom` tool, an Anthropic server tool; left out), one failing MCP server
+    of several (its tools left out).
+
+    ## Why is this bad?
+    `toolsearch` loads the rest of the catalog and prints a warning, but the model sees
+    something other than what the file says: a mapped type, or no tool at all. Providers reject
+    non-standard types outright. `toolsearch --strict` refuses such a catalog.
+
+    ## Example
+    ```yaml
+    tools:
+      - name: bookFlight
+        description: Book a flight between two airports on a given day.
+        parameters:
+          day: {type: "DATE (YYYY-MM-DD)", required: true}
+    ```
+
+    ## Use instead
+    ```yaml
+    tools:
+      - name: bookFlight
+        description: Book a flight between two airports on a given day.
+        parameters:
+          day: {type: string, format: date, required: true}
+    ```
+    """
+
+    code = "TS005"
+    name = "load-warning"
+    severity = "warning"
+
+    def check(self, ctx: LintContext, options: Options) -> Iterator[Finding]:
+        for loaded in ctx.files:
+            for warning in loaded.warnings:
+                yield Finding(
+                    warning.message,
+                    file=warning.file or loaded.file,
+                    line=warning.line,
+                    tool=warning.tool,
+                    field=warning.field,
+                )

@@ -230,26 +230,63 @@ class PlaceholderDescription(Rule):
                 yield Finding.at(tool, path, f"{what} has placeholder text {match.group(0).strip()!r}")
 
 
-# Model-directing or injection-like phrases, as found in tool-poisoning write-ups.
+# Injection, as found in tool-poisoning write-ups: text that cancels the model's instructions,
+# claims priority over every other tool, hides things from the user, sends secrets or the prompt
+# away, or changes the model's role. Guidance for the tool's own use is not injection: "only call
+# this when ...", "you should only use this endpoint to ...", "always prefer this tool over X when
+# ...", "call this first to get a session id" restrict or order use for a stated purpose. Measured
+# on a labelled set of real descriptions: tests/data/injection_labelled.yaml (benchmarks/ts206.py).
+_OTHERS = r"(?:any|every|each|all|the other|other)"
 _INJECTION = [
-    (r"\b(ignore|disregard|forget|override)\b.{0,40}\b(previous|prior|above|earlier|other|system|all)\b.{0,20}"
-     r"\b(instructions?|prompts?|rules?|messages?|tools?)\b", "tells the model to ignore its instructions"),
-    (r"\b(always|must|should always|only)\s+(call|use|invoke|choose|select|prefer|run)\s+(this|me|it)\b",
+    (r"\b(ignor|disregard|forget|overrid|bypass)\w*\b.{0,40}?\b(previous|prior|above|earlier|preceding|original|"
+     r"existing|all|any|your|its|system|safety|security)\b.{0,25}?\b(instructions?|prompts?|rules|guidelines|"
+     r"directives|guardrails|polic(y|ies))\b", "tells the model to ignore its instructions"),
+    (r"\b(previous|prior|earlier|original|system)\s+(instructions|prompts?|rules)\s+(are|is)\s+(now\s+)?"
+     r"(outdated|obsolete|void|invalid|cancel+ed|no longer)", "tells the model to ignore its instructions"),
+    (r"\b(always|must|should always|must always|have to)\s+(call|use|invoke|run|choose|select)\s+(this|me)"
+     r"(\s+(tool|function|server))?(?=\s*([.!;]|$|first\b|before\b|for (every|all|any|each)\b|regardless\b|"
+     r"no matter\b|whatever\b|whenever\b|instead of\b|,\s*(before|regardless|whatever|no matter|for every)\b))",
      "tells the model to always call this tool"),
-    (r"\b(call|use|invoke|run)\s+(this|me)\s+(tool\s+)?(first|before (any|every|all|other))",
+    (rf"\b(call|use|invoke|run)\s+(this|me|it)(\s+(tool|function))?\s+(before\s+({_OTHERS}|anything|replying|"
+     r"answering|responding)\b|first\b(?!\s+(to|in order|so|if|when|then)\b))",
      "tells the model to call this tool before others"),
-    (r"\binstead of (any|every|all|other|the other)\b.{0,20}\btools?\b", "steers the model away from other tools"),
-    (r"\b(do not|don't|never)\s+(tell|inform|mention|reveal|show|notify)\b.{0,30}\b(user|human|anyone)\b",
-     "asks the model to hide something from the user"),
+    (rf"\bbefore\s+{_OTHERS}\s+(other\s+)?(action|tool|request|call|step)s?\b.{{0,20}}\b(call|use|invoke|run)\s+"
+     r"(this|me)\b", "tells the model to call this tool before others"),
+    (rf"\b(instead of|over|priority over|precedence over)\s+{_OTHERS}\s+(other\s+)?tools?\b",
+     "steers the model away from other tools"),
+    (r"\b(every time|each time|whenever)\s+(you|the (model|assistant))\s+(use|call|invoke)s?\s+(another|any other|"
+     r"a different|other)\s+tools?\b", "tells the model what to do when it uses other tools"),
+    (r"\b(do not|don't|never|without)\s+(tell|inform|mention|reveal|show|notify|alert|ask)(ing)?\b.{0,30}"
+     r"\b(user|human|anyone)\b", "asks the model to hide something from the user"),
+    (r"\b(hide|conceal)\b.{0,30}\bfrom\s+(the\s+)?(user|human)\b|\bsilently\s+(send|upload|append|forward|copy|"
+     r"include|pass|change|redirect)\b", "asks the model to hide something from the user"),
     (r"<\s*/?\s*(important|system|instructions?|secret|hidden)\s*>", "contains hidden-instruction markup"),
-    (r"\b(system prompt|jailbreak|developer mode)\b", "talks about the system prompt"),
-    (r"\b(read|include|send|pass|append|attach|upload|cat)\b.{0,40}(~/\.ssh|id_rsa|private key|\.env\b|mcp\.json|"
-     r"credentials file|conversation history)", "asks the model to read or send secrets"),
-    (r"\b(you are now|act as|pretend to be|from now on)\b", "tries to change the model's role"),
+    (r"\b(read|include|send|pass|append|attach|upload|cat|copy|forward)\b.{0,40}(~/\.ssh|id_rsa|private key|\.env\b|"
+     r"mcp\.json|\.cursor/|credentials? file)", "asks the model to read or send secrets"),
+    (r"\b(reveal|print|repeat|leak|output|send|share|disclose|copy|forward|pass|dump)\b.{0,30}\b(your|the|its|the "
+     r"user's)\s+(\w+\s+)?(system prompt|instructions|conversation history|chat history|previous messages|"
+     r"last \w+ messages)",
+     "asks the model to send its prompt or the conversation away"),
+    (r"\b(you are now|from now on|pretend (to be|you are)|act as if|developer mode|jailbreak)",
+     "tries to change the model's role"),
 ]  # fmt: skip
 _INJECTION_RE = [(re.compile(p, re.I | re.S), why) for p, why in _INJECTION]
 #: Zero-width, bidirectional-override and tag characters: invisible to a reviewer, read by the model.
 _HIDDEN = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\U000e0000-\U000e007f]")
+
+
+def injection_reasons(text: str) -> Iterator[str]:
+    """Why a text reads as injection: an invisible character, then the first injection pattern that
+    matches (with the matched words). Nothing for honest text, guidance included."""
+    hidden = _HIDDEN.search(text)
+    if hidden:
+        yield f"contains an invisible character U+{ord(hidden.group(0)):04X}"
+    for pattern, why in _INJECTION_RE:
+        match = pattern.search(text)
+        if match:
+            snippet = " ".join(match.group(0).split())[:60]
+            yield f"{why}: {snippet!r}"
+            return
 
 
 class InjectionLikeText(Rule):
@@ -288,17 +325,5 @@ class InjectionLikeText(Rule):
 
     def check_tool(self, tool: Tool, ctx: LintContext, options: Options) -> Iterator[Finding]:
         for path, text in [*described_fields(tool), *((f"examples[{i}]", e) for i, e in enumerate(tool.examples))]:
-            what = "description" if path == "description" else f"{path}"
-            hidden = _HIDDEN.search(text)
-            if hidden:
-                yield Finding.at(
-                    tool,
-                    path.split("[")[0],
-                    f"security: {what} contains an invisible character U+{ord(hidden.group(0)):04X}",
-                )
-            for pattern, why in _INJECTION_RE:
-                match = pattern.search(text)
-                if match:
-                    snippet = " ".join(match.group(0).split())[:60]
-                    yield Finding.at(tool, path.split("[")[0], f"security: {what} {why}: {snippet!r}")
-                    break
+            for reason in injection_reasons(text):
+                yield Finding.at(tool, path.split("[")[0], f"security: {path} {reason}")

@@ -8,6 +8,7 @@ with prefix filtering, so neither check compares every tool with every other.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,6 +22,8 @@ from ..rule import Options, Rule, ordinal, quote_list, terms
 
 #: Tools listed as ranking above a missed tool in a message.
 _SHOWN_ABOVE = 3
+#: Confusable tools named in one finding of confusable-tools (the rest are counted).
+_SHOWN_RIVALS = 3
 #: How deep rankings are read (at least): enough to say how far off a miss is, cheap to compute.
 _DEPTH = 10
 
@@ -241,14 +244,54 @@ class MissingExamples(Rule):
                 yield Finding.at(tool, "name", f"{tool.name!r} has no example queries to check findability with")
 
 
-def overlapping_pairs(tools: list[Tool], threshold: float, min_terms: int) -> dict[tuple[int, int], float]:
-    """Pairs (i < j) whose name+description term sets have a Jaccard similarity >= threshold.
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def _sentence_key(sentence: str) -> str:
+    return " ".join(re.findall(r"\w+", sentence.casefold()))
+
+
+def boilerplate_sentences(tools: list[Tool], min_tools: int) -> frozenset[str]:
+    """Sentences (compared case- and punctuation-blind) found in the descriptions of at least
+    ``min_tools`` tools: scopes, auth notes, "see the docs" lines that say nothing about one tool.
+    ``min_tools`` below 2 finds none."""
+    if min_tools < 2:
+        return frozenset()
+    counts: dict[str, int] = {}
+    for tool in tools:
+        for key in {_sentence_key(s) for s in _SENTENCE_END.split(tool.description)}:
+            if key:
+                counts[key] = counts.get(key, 0) + 1
+    return frozenset(key for key, n in counts.items() if n >= min_tools)
+
+
+def without_boilerplate(description: str, boilerplate: frozenset[str]) -> str:
+    """The description less its boilerplate sentences (all of it when nothing else is left)."""
+    if not boilerplate:
+        return description
+    kept = [s for s in _SENTENCE_END.split(description) if _sentence_key(s) not in boilerplate]
+    return " ".join(kept) if any(_sentence_key(s) for s in kept) else description
+
+
+def _own_name(tool: Tool) -> str:
+    """The name without the ``alias__`` prefix of its MCP server (shared by all the server's tools,
+    it tells none of them apart)."""
+    server = tool.metadata.get("mcp_server")
+    own = server.get("tool") if isinstance(server, dict) else None
+    return own if isinstance(own, str) and own else tool.name
+
+
+def overlapping_pairs(
+    tools: list[Tool], threshold: float, min_terms: int, boilerplate: frozenset[str] = frozenset()
+) -> dict[tuple[int, int], float]:
+    """Pairs (i < j) whose name+description term sets have a Jaccard similarity >= threshold
+    (the ``boilerplate`` sentences of descriptions left out).
 
     Prefix filtering: with terms ordered rarest first, two sets that reach the threshold must
     share one of the first ``|s| - ceil(threshold * |s|) + 1`` terms of each; only pairs sharing
     such a rare term are compared, instead of all n² pairs.
     """
-    sets = [terms(f"{t.name} {t.description}") for t in tools]
+    sets = [terms(f"{_own_name(t)} {without_boilerplate(t.description, boilerplate)}") for t in tools]
     df: dict[str, int] = {}
     for s in sets:
         for term in s:
@@ -278,9 +321,12 @@ def overlapping_pairs(tools: list[Tool], threshold: float, min_terms: int) -> di
 
 class ConfusableTools(Rule):
     """## What it does
-    Reports pairs of tools a model or the ranker will mix up, once per pair with both
-    locations: each ranks above the other for the other's `examples` (with `ranker`), or their
-    names and descriptions share at least `overlap-threshold` of their terms (Jaccard).
+    Reports tools a model or the ranker will mix up: two tools each of which ranks above the
+    other for the other's `examples` (with `ranker`), or whose names and descriptions share at
+    least `overlap-threshold` of their terms (Jaccard). Sentences found in the descriptions of
+    `boilerplate-min-tools` tools or more (scope and auth notes, "see the docs" lines) are left
+    out of the comparison (0 keeps them). One finding per tool, at the later one, naming every
+    earlier tool it is confusable with (closest first) with their locations.
 
     ## Why is this bad?
     When two tools answer the same queries, search shows the model the wrong one or both,
@@ -312,7 +358,7 @@ class ConfusableTools(Rule):
 
     code = "TS604"
     name = "confusable-tools"
-    options = {"ranker": "default", "overlap-threshold": 0.7, "min-terms": 4}
+    options = {"ranker": "default", "overlap-threshold": 0.7, "min-terms": 4, "boilerplate-min-tools": 3}
     strict_options = {"overlap-threshold": 0.6}
 
     @classmethod
@@ -323,7 +369,9 @@ class ConfusableTools(Rule):
         catalog = ctx.catalog()
         tools = catalog.searchable()
         position = {t.name: i for i, t in enumerate(tools)}
+        #: (earlier, later) -> the reasons, and how close the pair is (ranking pairs first)
         reasons: dict[tuple[int, int], list[str]] = {}
+        closeness: dict[tuple[int, int], float] = {}
 
         ranks = example_ranks(ctx, options["ranker"])
         beaten_by: dict[str, dict[str, str]] = {}  # tool -> {tool ranked above it: the example}
@@ -335,23 +383,40 @@ class ConfusableTools(Rule):
             for b, query in rivals.items():
                 back = beaten_by.get(b, {}).get(a)
                 if back is not None and position[a] < position[b]:
-                    reasons.setdefault((position[a], position[b]), []).append(
+                    pair = (position[a], position[b])
+                    reasons.setdefault(pair, []).append(
                         f"each ranks above the other for the other's examples ({query!r} puts {b!r} above {a!r}; "
                         f"{back!r} puts {a!r} above {b!r})"
                     )
+                    closeness[pair] = 2.0
 
         threshold = options["overlap-threshold"]
-        for pair, score in overlapping_pairs(tools, threshold, options["min-terms"]).items():
+        boilerplate = boilerplate_sentences(tools, options["boilerplate-min-tools"])
+        outside = " outside boilerplate" if boilerplate else ""
+        for pair, score in overlapping_pairs(tools, threshold, options["min-terms"], boilerplate).items():
             reasons.setdefault(pair, []).append(
-                f"names and descriptions share {score:.0%} of their terms (threshold {threshold:.0%})"
+                f"names and descriptions share {score:.0%} of their terms{outside} (threshold {threshold:.0%})"
             )
+            closeness[pair] = closeness.get(pair, 0.0) + score
 
-        for (i, j), why in sorted(reasons.items()):
-            first, second = tools[i], tools[j]
+        rivals_of: dict[int, list[int]] = {}
+        for i, j in reasons:
+            rivals_of.setdefault(j, []).append(i)
+        for j in sorted(rivals_of):
+            second = tools[j]
+            earlier = sorted(rivals_of[j], key=lambda i: (-closeness[(i, j)], i))
+            shown = [f"{tools[i].name!r} ({'; '.join(reasons[(i, j)])})" for i in earlier[:_SHOWN_RIVALS]]
+            more = f"; and {len(earlier) - _SHOWN_RIVALS} more" if len(earlier) > _SHOWN_RIVALS else ""
+            if len(earlier) == 1:
+                first = tools[earlier[0]].name
+                what = f"{second.name!r} and {first!r} are confusable: {'; '.join(reasons[(earlier[0], j)])}"
+                advice = "say in each description when to use it rather than the other"
+            else:
+                what = f"{second.name!r} is confusable with {len(earlier)} other tools: {'; '.join(shown)}{more}"
+                advice = "say in each description when to use it rather than the others"
             yield Finding.at(
                 second,
                 "name",
-                f"{second.name!r} and {first.name!r} are confusable: {'; '.join(why)}; "
-                "say in each description when to use it rather than the other",
-                [related_to(first, f"confusable with {second.name!r}", "name")],
+                f"{what}; {advice}",
+                [related_to(tools[i], f"confusable with {second.name!r}", "name") for i in earlier],
             )

@@ -14,7 +14,8 @@ from ..rule import Options, Rule, name_words
 #: Tool-name rules by provider: (pattern, max length, allowed characters, what the pattern means).
 PROVIDER_NAME_RULES: dict[str, tuple[re.Pattern[str], int, re.Pattern[str], str]] = {
     "openai": (re.compile(r"[a-zA-Z0-9_-]+"), 64, re.compile(r"[a-zA-Z0-9_-]"), "letters, digits, '_' and '-'"),
-    "anthropic": (re.compile(r"[a-zA-Z0-9_-]+"), 128, re.compile(r"[a-zA-Z0-9_-]"), "letters, digits, '_' and '-'"),
+    # Anthropic's tool-use guide: "Must match the regex ^[a-zA-Z0-9_-]{1,64}$" (what convert checks too)
+    "anthropic": (re.compile(r"[a-zA-Z0-9_-]+"), 64, re.compile(r"[a-zA-Z0-9_-]"), "letters, digits, '_' and '-'"),
     "gemini": (
         re.compile(r"[a-zA-Z_][a-zA-Z0-9_.:-]*"),
         64,
@@ -27,7 +28,7 @@ PROVIDER_NAME_RULES: dict[str, tuple[re.Pattern[str], int, re.Pattern[str], str]
 class InvalidToolName(Rule):
     """## What it does
     Checks each tool name against the naming rules of the providers in `target`: OpenAI
-    (`^[a-zA-Z0-9_-]+$`, at most 64 characters), Anthropic (same characters, at most 128) and
+    (`^[a-zA-Z0-9_-]+$`, at most 64 characters), Anthropic (the same, at most 64) and
     Gemini (a letter or `_` first, then letters, digits, `_ . : -`; at most 64).
 
     ## Why is this bad?
@@ -133,9 +134,23 @@ class DuplicateToolName(Rule):
                 )
 
 
+#: Words that give a name a direction: the words before and after them are not interchangeable.
+_DIRECTION_WORDS = frozenset({"to", "from", "into", "onto", "2", "vs", "versus", "than", "per"})
+
+
 def name_key(name: str) -> str:
-    """Case, separators and word order removed: ``get_user``, ``GetUser`` and ``userGet`` are one key."""
-    return " ".join(sorted(name_words(name)))
+    """Case, separators and word order removed: ``get_user``, ``GetUser`` and ``userGet`` are one key.
+
+    Order counts across a direction word: ``liter_to_gallon`` and ``gallon_to_liter`` are opposite
+    conversions, not one name written twice (the words on each side of ``to`` are sorted apart)."""
+    parts: list[list[str]] = [[]]
+    for word in name_words(name):
+        if word in _DIRECTION_WORDS:
+            parts.append([word])
+            parts.append([])
+        else:
+            parts[-1].append(word)
+    return " | ".join(" ".join(sorted(part)) for part in parts if part)
 
 
 class NearDuplicateToolName(Rule):

@@ -176,18 +176,43 @@ class MissingParameterType(Rule):
                 yield Finding.at(tool, prop.path, f"parameter {_where(prop)!r} has no type")
 
 
-def _object_schemas(schema: Any, path: str, guard: int = 0) -> Iterator[tuple[str, dict[str, Any]]]:
+def _property_names(schema: dict[str, Any]) -> set[str]:
+    props = schema.get("properties")
+    return {str(k) for k in props} if isinstance(props, dict) else set()
+
+
+def _branch_property_names(schema: dict[str, Any], guard: int = 0) -> set[str]:
+    """Property names the ``anyOf``/``oneOf``/``allOf`` branches of a schema define (nested branches too)."""
+    names: set[str] = set()
+    if guard > 64:
+        return names
+    for key in _COMBINERS:
+        for branch in schema.get(key) or [] if isinstance(schema.get(key), list) else []:
+            if isinstance(branch, dict):
+                names |= _property_names(branch) | _branch_property_names(branch, guard + 1)
+    return names
+
+
+def _object_schemas(
+    schema: Any, path: str, guard: int = 0, inherited: frozenset[str] = frozenset()
+) -> Iterator[tuple[str, dict[str, Any], frozenset[str]]]:
+    """(path, schema, property names it may require) of every (sub)schema. A branch of
+    ``anyOf``/``oneOf``/``allOf`` may require the properties its parent defines (``{required: [a]}``
+    as one of several ways to call), and a parent may require those its branches define."""
     if not isinstance(schema, dict) or guard > 64:
         return
-    yield path, schema
+    known = frozenset(inherited | _property_names(schema) | _branch_property_names(schema))
+    yield path, schema, known
     for name, sub in (schema.get("properties") or {}).items() if isinstance(schema.get("properties"), dict) else ():
         yield from _object_schemas(sub, f"{path}.{name}", guard + 1)
     if isinstance(schema.get("items"), dict):
         yield from _object_schemas(schema["items"], f"{path}.items", guard + 1)
-    for key in (*_COMBINERS, "$defs", "definitions"):
+    for key in _COMBINERS:
+        for sub in schema.get(key) or [] if isinstance(schema.get(key), list) else []:
+            yield from _object_schemas(sub, path, guard + 1, known)
+    for key in ("$defs", "definitions"):
         value = schema.get(key)
-        subs = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
-        for _, sub in subs:
+        for sub in value.values() if isinstance(value, dict) else ():
             yield from _object_schemas(sub, path, guard + 1)
 
 
@@ -229,14 +254,12 @@ class UnknownRequiredParameter(Rule):
     severity = "error"
 
     def check_tool(self, tool: Tool, ctx: LintContext, options: Options) -> Iterator[Finding]:
-        for path, schema in _object_schemas(tool.parameters, "parameters"):
+        for path, schema, known in _object_schemas(tool.parameters, "parameters"):
             required = schema.get("required")
             if not isinstance(required, list):
                 continue
-            raw = schema.get("properties")
-            props: dict[str, Any] = raw if isinstance(raw, dict) else {}
             for name in required:
-                if not isinstance(name, str) or name not in props:
+                if not isinstance(name, str) or name not in known:
                     where = f" of {path.partition('.')[2]!r}" if "." in path else ""
                     yield Finding.at(tool, path, f"required parameter {name!r}{where} is not defined in 'properties'")
 

@@ -1,11 +1,13 @@
-"""Checking a tool call's arguments against the tool's JSON Schema, as a strict API would."""
+"""Checking a tool call's arguments against the tool's JSON Schema, as a strict API would, and the
+error result a refused call gets (JSON the model can read)."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from ..model import Tool
+from .bounded import JSONRefused, strict_json
+from .model import Tool
 
 _JSON_TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,),
@@ -21,7 +23,9 @@ _JSON_TYPES: dict[str, tuple[type, ...]] = {
 def check_arguments(tool: Tool, text: str) -> tuple[dict[str, Any] | None, str | None]:
     """Parse call arguments and check them against the tool's schema (required, unknown, top-level types)."""
     try:
-        value = json.loads(text) if text.strip() else {}
+        value = strict_json(text) if text.strip() else {}
+    except JSONRefused as exc:
+        return None, f"arguments are refused ({exc.message})"
     except json.JSONDecodeError as exc:
         return None, f"arguments are not valid JSON ({exc.msg})"
     if not isinstance(value, dict):
@@ -55,4 +59,14 @@ def check_arguments(tool: Tool, text: str) -> tuple[dict[str, Any] | None, str |
     return value, None
 
 
-__all__ = ["check_arguments"]
+def refusal(message: str) -> str:
+    """The tool result of a refused call: ``{"error": message}``."""
+    return json.dumps({"error": message}, ensure_ascii=False)
+
+
+def not_available(name: str) -> str:
+    """The refusal text for a call of a tool the request did not carry."""
+    return f"tool {name!r} is not available in this request"
+
+
+__all__ = ["check_arguments", "not_available", "refusal"]

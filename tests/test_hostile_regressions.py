@@ -1,0 +1,446 @@
+"""One regression test per class of hostile input of issue 11 (bounds): each crashed, hung or was
+accepted wrongly before; each must now be a one-line error naming the file (and line), exit 2."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+import time
+
+import pytest
+
+from toolsearch_cli.catalog import load_catalog
+from toolsearch_cli.errors import CatalogError
+
+SCRIPT = "turns:\n  - user: weather in Paris\n    steps:\n      - say: It is sunny.\n"
+ONE_TOOL = "tools:\n  - name: getWeather\n    description: Get the weather for a city.\n"
+
+
+def one_line_error(result, *fragments: str) -> str:
+    """The result is exit 2 with exactly one ``error:`` line holding every fragment, and no traceback."""
+    assert result.code == 2, (result.code, result.stdout[-500:], result.stderr[-500:])
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr[-2000:]
+    assert "Traceback" not in result.stderr
+    for fragment in fragments:
+        assert fragment in lines[0], lines[0]
+    return lines[0]
+
+
+def nested_schema(levels: int) -> dict:
+    schema: dict = {"type": "string"}
+    for _ in range(levels):
+        schema = {"type": "object", "properties": {"a": schema}}
+    return schema
+
+
+# ---------------------------------------------------------------- 8. deep nesting
+
+
+def test_300_level_schema_is_an_error_with_a_short_line_in_search_and_lint(run_cli, write):
+    path = write("deep.json", json.dumps([{"name": "t", "inputSchema": nested_schema(300)}]))
+    line = one_line_error(run_cli("search", "weather", "--catalog", str(path)), "deep.json:1", "nested deeper")
+    assert len(line) < 300  # the 2.5 KB field path of a 200-level schema is cut
+    lint = run_cli("lint", str(path), "--format", "json")
+    assert lint.code in (1, 2) and "Traceback" not in lint.stderr
+    assert "TS001" in lint.stdout
+
+
+def test_100k_nested_json_arrays(run_cli, write):
+    path = write("arrays.json", "[" * 100_000 + "]" * 100_000)
+    one_line_error(run_cli("search", "x", "--catalog", str(path)), "arrays.json:1", "deeper than 100")
+
+
+def test_400_level_yaml(run_cli, write):
+    text = "tools:\n  - name: t\n    metadata:\n" + "".join("  " * (3 + i) + "k:\n" for i in range(400))
+    path = write("deep.yaml", text)
+    one_line_error(run_cli("catalog", "--catalog", str(path)), "deep.yaml:", "nested deeper")
+
+
+def test_200_level_schema_error_line_is_capped(run_cli, write):
+    deep = nested_schema(200)
+    # a bad type at the bottom: the error names the whole path to it
+    node = deep
+    while node.get("properties"):
+        node = node["properties"]["a"]
+    node["type"] = "strang"
+    path = write("deep200.json", json.dumps([{"name": "t", "inputSchema": deep}]))
+    line = one_line_error(run_cli("search", "x", "--catalog", str(path)), "deep200.json")
+    assert len(line) < 400
+
+
+def test_deep_state_file(run_cli, write):
+    state = write("state.json", '{"metadata": ' + "[" * 50_000 + "]" * 50_000 + "}")
+    script = write("s.sim.yaml", SCRIPT)
+    result = run_cli("simulate", str(script), "--mode", "agent", "--state", str(state))
+    one_line_error(result, "state.json", "nested deeper")
+
+
+# ---------------------------------------------------------------- 9. integers over 4,300 digits
+
+
+def test_huge_integer_in_a_json_catalog(run_cli, write):
+    path = write("big.json", '[{"name": "t", "inputSchema": {"type": "object", "maxProperties":\n' + "9" * 5000 + "}}]")
+    one_line_error(run_cli("search", "x", "--catalog", str(path)), "big.json:2", "5,000 digits")
+
+
+def test_huge_integer_in_a_yaml_catalog(run_cli, write):
+    path = write("big.yaml", ONE_TOOL + "    metadata:\n      n: " + "9" * 5000 + "\n")
+    one_line_error(run_cli("catalog", "--catalog", str(path)), "big.yaml:5", "5,000 digits")
+
+
+def test_huge_integer_in_a_state_file(run_cli, write):
+    state = write("state.json", '{"metadata": {"n": ' + "1" * 5000 + "}}")
+    script = write("s.sim.yaml", SCRIPT)
+    one_line_error(run_cli("simulate", str(script), "--mode", "agent", "--state", str(state)), "state.json:1", "digits")
+
+
+def test_huge_integer_in_scripted_arguments(run_cli, write):
+    catalog = write("c.yaml", ONE_TOOL + "    parameters:\n      city: string\n")
+    script = write(
+        "s.sim.yaml",
+        "turns:\n  - user: weather\n    steps:\n      - call: {name: getWeather, arguments: {city: "
+        + "7" * 5000
+        + "}}\n",
+    )
+    one_line_error(run_cli("simulate", str(script), "--catalog", str(catalog)), "s.sim.yaml:4", "digits")
+
+
+# ---------------------------------------------------------------- 10. YAML dates
+
+
+def test_yaml_dates_in_metadata_and_mock_convert_to_iso_strings(run_cli, write):
+    path = write("dated.yaml", ONE_TOOL + "    metadata: {since: 2024-05-01}\n    mock: {at: 2024-05-01 10:00:00}\n")
+    result = run_cli("catalog", "convert", "--to", "yaml", "--catalog", str(path))
+    assert result.code == 0, result.stderr
+    assert "2024-05-01" in result.stdout
+    openai = run_cli("catalog", "convert", "--to", "openai", "--catalog", str(path))
+    assert openai.code == 0, openai.stderr
+    assert json.loads(openai.stdout)["tools"][0]["x-toolsearch"]["metadata"]["since"] == "2024-05-01"
+
+
+# ---------------------------------------------------------------- 12. paths over 255 bytes
+
+
+@pytest.mark.parametrize("how", ["option", "env"])
+def test_catalog_name_too_long(run_cli, monkeypatch, how):
+    long = "x" * 300 + ".yaml"
+    if how == "env":
+        monkeypatch.setenv("TOOLSEARCH_CATALOG", long)
+        one_line_error(run_cli("search", "weather"), "too long")
+        return
+    one_line_error(run_cli("search", "weather", "--catalog", long), "too long")
+    one_line_error(run_cli("lint", long), "too long")
+
+
+def test_state_name_too_long(run_cli, write, tmp_path):
+    script = write("s.sim.yaml", SCRIPT)
+    state = str(tmp_path / ("s" * 300 + ".json"))
+    one_line_error(run_cli("simulate", str(script), "--mode", "agent", "--state", state), "too long")
+
+
+# ---------------------------------------------------------------- 13. Python module catalogs
+
+
+def test_module_tool_with_string_parameters(run_cli, write):
+    path = write(
+        "mod.py", "from toolsearch_cli import Tool\nTOOLS = [Tool(name='t', description='d', parameters='x')]\n"
+    )
+    one_line_error(run_cli("search", "x", "--catalog", str(path)), "mod.py", "'parameters'", "mapping")
+
+
+def test_module_resident_not_a_list(run_cli, write):
+    path = write(
+        "mod2.py", "from toolsearch_cli import Tool\nTOOLS = [Tool(name='t', description='d')]\nRESIDENT = 5\n"
+    )
+    one_line_error(run_cli("search", "x", "--catalog", str(path)), "mod2.py", "RESIDENT")
+
+
+def test_positional_only_parameters_are_refused(run_cli, write):
+    path = write(
+        "mod3.py",
+        "from toolsearch_cli import tool\n@tool\ndef f(a: int, /, b: int) -> int:\n    '''Add.'''\n    return a + b\n",
+    )
+    one_line_error(run_cli("search", "x", "--catalog", str(path)), "mod3.py:3", "positional-only")
+
+
+# ---------------------------------------------------------------- 14. edited baselines
+
+
+@pytest.mark.parametrize(
+    "ranks",
+    [{"q1": {"getWeather": "1"}}, {"q1": {"getWeather": [1]}}, {"q1": ["getWeather"]}, ["q1"], {"q1": {"a": True}}],
+)
+def test_edited_baseline_with_wrong_types(run_cli, write, ranks):
+    catalog = write("c.yaml", ONE_TOOL)
+    queries = write("q.jsonl", '{"id": "q1", "query": "weather in Paris", "relevant": ["getWeather"]}\n')
+    saved = write("run.json", "")
+    first = run_cli("eval", "--queries", str(queries), "--catalog", str(catalog), "--save", str(saved))
+    assert first.code == 0, first.stderr
+    doc = json.loads(saved.read_text())
+    ranker = next(iter(doc["ranks"]))
+    doc["ranks"][ranker] = ranks
+    saved.write_text(json.dumps(doc, indent=2))
+    one_line_error(
+        run_cli("eval", "--queries", str(queries), "--catalog", str(catalog), "--baseline", str(saved)), "run.json:"
+    )
+
+
+# ---------------------------------------------------------------- 15. schema and media type shapes
+
+
+def test_schema_type_that_is_a_mapping(run_cli, write):
+    path = write(
+        "t.yaml", ONE_TOOL + "    parameters:\n      type: object\n      properties:\n        a: {type: {a: 1}}\n"
+    )
+    one_line_error(run_cli("search", "x", "--catalog", str(path)), "t.yaml:7", "'type' must be")
+
+
+OPENAPI_BODY = """openapi: 3.0.0
+info: {title: t, version: '1'}
+paths:
+  /a:
+    post:
+      operationId: a
+      requestBody:
+        content:
+          application/json: myschema
+"""
+
+
+def test_openapi_media_type_that_is_not_a_mapping(run_cli, write):
+    path = write("api.yaml", OPENAPI_BODY)
+    one_line_error(run_cli("search", "x", "--catalog", str(path)), "api.yaml:9", "media type must be a mapping")
+
+
+# ---------------------------------------------------------------- 16. alias bombs
+
+
+def bomb(levels: int = 9) -> str:
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    for i in range(1, levels + 1):
+        lines.append(f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("field", ["parameters", "mock", "metadata"])
+def test_alias_bomb_in_a_catalog(run_cli, write, field):
+    path = write(
+        "bomb.yaml", ONE_TOOL + f"    {field}:\n" + "".join("      " + ln + "\n" for ln in bomb().splitlines())
+    )
+    started = time.monotonic()
+    one_line_error(run_cli("catalog", "convert", "--to", "openai", "--catalog", str(path)), "bomb.yaml:", "alias")
+    assert time.monotonic() - started < 20
+
+
+def test_alias_bomb_in_the_lint_configuration(run_cli, write, tmp_path):
+    catalog = write("c.yaml", ONE_TOOL)
+    config = write(".toolsearch.yaml", "lint:\n  x:\n" + "".join("    " + ln + "\n" for ln in bomb().splitlines()))
+    result = run_cli("lint", str(catalog), "--config", str(config))
+    one_line_error(result, ".toolsearch.yaml", "alias")
+
+
+# ---------------------------------------------------------------- 17. schemas that branch back to themselves
+
+
+def openapi_posting(operation_id: str, root: str, schemas: dict) -> str:
+    """An OpenAPI document with one POST operation whose JSON body is ``#/components/schemas/<root>``."""
+    body = {"content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{root}"}}}}
+    return json.dumps(
+        {
+            "openapi": "3.0.0",
+            "info": {"title": "t", "version": "1"},
+            "paths": {f"/{operation_id}": {"post": {"operationId": operation_id, "requestBody": body}}},
+            "components": {"schemas": schemas},
+        }
+    )
+
+
+def linked_node_openapi() -> str:
+    node = {"$ref": "#/components/schemas/LinkedNode"}
+    linked = {"type": "object", "properties": {"value": {"type": "string"}, "prev": node, "next": node}}
+    return openapi_posting("putNode", "LinkedNode", {"LinkedNode": linked})
+
+
+def fan_out_openapi(width: int = 8, levels: int = 11) -> str:
+    schemas = {f"L{levels}": {"type": "string"}}
+    for level in range(levels - 1, -1, -1):
+        ref = {"$ref": f"#/components/schemas/L{level + 1}"}
+        schemas[f"L{level}"] = {"type": "object", "properties": {f"p{i}": ref for i in range(width)}}
+    return openapi_posting("fan", "L0", schemas)
+
+
+MCP_LINKED = json.dumps(
+    {
+        "tools": [
+            {
+                "name": "putNode",
+                "description": "Store a node of a doubly linked list.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {"node": {"$ref": "#/$defs/LinkedNode"}},
+                    "$defs": {
+                        "LinkedNode": {
+                            "type": "object",
+                            "properties": {
+                                "value": {"type": "string", "description": "The value."},
+                                "prev": {"$ref": "#/$defs/LinkedNode"},
+                                "next": {"$ref": "#/$defs/LinkedNode"},
+                            },
+                        }
+                    },
+                },
+            }
+        ]
+    }
+)
+
+
+@pytest.mark.parametrize(
+    "name, text", [("linked.json", linked_node_openapi()), ("fan.json", fan_out_openapi()), ("mcp.json", MCP_LINKED)]
+)
+def test_self_referencing_and_fanning_schemas_finish_quickly(run_cli, write, name, text):
+    path = write(name, text)
+    started = time.monotonic()
+    for args in (
+        ("search", "node", "--catalog", str(path), "--format", "json"),
+        ("lint", str(path), "--format", "json"),
+        ("catalog", "--catalog", str(path), "--format", "json"),
+        ("catalog", "convert", "--to", "mcp", "--catalog", str(path)),
+    ):
+        result = run_cli(*args)
+        assert result.code in (0, 1), (args, result.stderr[-500:])
+        json.loads(result.stdout)
+        assert len(result.stdout) < 2_000_000
+    assert time.monotonic() - started < 30
+
+
+def test_fan_out_keeps_big_targets_once_in_defs(write):
+    path = write("fan.json", fan_out_openapi())
+    (tool,) = load_catalog([str(path)]).tools
+    text = json.dumps(tool.parameters)
+    assert len(text) < 200_000
+    assert "$defs" in tool.parameters
+    assert tool.parameter_count() < 5000  # 8^11 when unfolded
+
+
+# ---------------------------------------------------------------- 20. huge inputs
+
+
+def test_endless_device_is_capped(tmp_path):
+    if not os.path.exists("/dev/zero"):
+        pytest.skip("no /dev/zero")
+    from toolsearch_cli.bounded import read_bytes
+
+    with pytest.raises(CatalogError, match="larger than"):
+        read_bytes("/dev/zero", limit=1024)
+
+
+@pytest.mark.parametrize("what", ["script", "replay", "queries"])
+def test_dev_zero_as_input(run_cli, write, what):
+    if not os.path.exists("/dev/zero"):
+        pytest.skip("no /dev/zero")
+    catalog = write("c.yaml", ONE_TOOL)
+    if what == "script":
+        args = ("simulate", "/dev/zero", "--catalog", str(catalog))
+    elif what == "replay":
+        args = ("simulate", "--replay", "/dev/zero", "--catalog", str(catalog))
+    else:
+        args = ("eval", "--queries", "/dev/zero", "--catalog", str(catalog))
+    one_line_error(run_cli(*args), "/dev/zero", "larger than 64 MB")
+
+
+# ---------------------------------------------------------------- 25. NaN, Infinity, 1e999
+
+
+@pytest.mark.parametrize("value", ["NaN", "Infinity", "-Infinity", "1e999"])
+def test_non_finite_numbers_in_json_are_refused(run_cli, write, value):
+    path = write("nan.json", '[{"name": "t",\n "inputSchema": {"type": "object", "maximum": ' + value + "}}]")
+    one_line_error(run_cli("catalog", "convert", "--to", "mcp", "--catalog", str(path)), "nan.json:2")
+
+
+@pytest.mark.parametrize("value", [".nan", ".inf", "-.Inf"])
+def test_non_finite_numbers_in_yaml_are_refused(run_cli, write, value):
+    path = write("nan.yaml", ONE_TOOL + f"    metadata: {{limit: {value}}}\n")
+    one_line_error(run_cli("catalog", "convert", "--to", "mcp", "--catalog", str(path)), "nan.yaml:4", "JSON number")
+
+
+def test_nan_in_a_replay_log(run_cli, write):
+    catalog = write("c.yaml", ONE_TOOL)
+    log = write("log.jsonl", '{"role": "user", "content": "hi"}\n{"role": "assistant", "content": NaN}\n')
+    one_line_error(run_cli("simulate", "--replay", str(log), "--catalog", str(catalog)), "log.jsonl:2", "NaN")
+
+
+# ---------------------------------------------------------------- 27. unreadable subfolders
+
+
+def test_unreadable_subfolder_is_an_error_even_for_root(run_cli, write, tmp_path, monkeypatch):
+    write("cat/a.yaml", ONE_TOOL)
+    write("cat/locked/b.yaml", ONE_TOOL.replace("getWeather", "other"))
+    real_scandir = os.scandir
+
+    def scandir(path=".", *args):  # what a folder without read permission does (root reads anything)
+        if str(path).endswith("locked"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path, *args)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    one_line_error(run_cli("search", "x", "--catalog", str(tmp_path / "cat")), "locked", "cannot read this folder")
+
+
+@pytest.mark.skipif(sys.platform == "win32" or os.geteuid() == 0, reason="needs POSIX permissions, not root")
+def test_unreadable_subfolder_is_an_error(run_cli, write, tmp_path):
+    write("cat/a.yaml", ONE_TOOL)
+    locked = tmp_path / "cat" / "locked"
+    locked.mkdir()
+    (locked / "b.yaml").write_text(ONE_TOOL.replace("getWeather", "other"))
+    locked.chmod(0)
+    try:
+        one_line_error(run_cli("lint", str(tmp_path / "cat")), "locked", "cannot read this folder")
+        one_line_error(run_cli("search", "x", "--catalog", str(tmp_path / "cat")), "locked", "cannot read")
+    finally:
+        locked.chmod(stat.S_IRWXU)
+
+
+# ---------------------------------------------------------------- smaller
+
+
+def test_yaml_control_character_is_one_line_with_its_line(run_cli, write):
+    path = write("ctl.yaml", ONE_TOOL + '    category: "a\x07b"\n')
+    one_line_error(run_cli("search", "x", "--catalog", str(path)), "ctl.yaml:4", "control characters")
+
+
+def test_yaml_merge_key_with_an_override(write):
+    path = write(
+        "merge.yaml",
+        "base: &t {description: Shared description of a tool., category: c}\n"
+        "tools:\n  - <<: *t\n    name: one\n  - <<: *t\n    name: two\n    category: d\n",
+    )
+    from toolsearch_cli.catalog.yaml_loader import parse_yaml
+
+    doc = parse_yaml(path.read_text(), str(path))
+    assert doc["tools"][1] == {"description": "Shared description of a tool.", "category": "d", "name": "two"}
+
+
+def test_yaml_keys_1_and_true_are_different_keys():
+    from toolsearch_cli.catalog.yaml_loader import parse_yaml
+
+    assert parse_yaml("{1: a, true: b}", "f") == {1: "a", "true": "b"}
+    with pytest.raises(CatalogError, match="duplicate key 'x'"):
+        parse_yaml("x: 1\nx: 2\n", "f")
+
+
+def test_fifo_named_directly(run_cli, tmp_path):
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no FIFOs here")
+    fifo = tmp_path / "pipe.yaml"
+    os.mkfifo(fifo)
+    one_line_error(run_cli("search", "x", "--catalog", str(fifo)), "pipe.yaml", "named pipe")
+
+
+def test_symlink_loop_named_directly(run_cli, tmp_path):
+    loop = tmp_path / "loop.yaml"
+    loop.symlink_to(loop)
+    one_line_error(run_cli("search", "x", "--catalog", str(loop)), "loop.yaml", "symbolic link loop")

@@ -1,0 +1,242 @@
+"""Progressive disclosure inside your own agent loop: the public library API.
+
+The loop stays yours (any SDK, any provider); this module answers its three questions::
+
+    from toolsearch_cli.agent import ToolSearch
+
+    ts = ToolSearch("catalogs/demo", context={"role": "member"})
+    request = ts.request(messages)                       # 1. which tools does this request carry?
+    response = client.chat.completions.create(model=MODEL, messages=request.messages,
+                                              tools=request.tools("openai"))
+    for call in response.choices[0].message.tool_calls or []:
+        handled = ts.handle(call.function.name, call.function.arguments, request)   # 2. toolSearch, checks
+        content = handled.content if handled.content is not None else run_my_tool(handled)  # 3. your tools
+        messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
+
+* :meth:`ToolSearch.request` builds the request for a history: the resident tools, ``toolSearch``,
+  matched groups' tools and the disclosed search hits, with a group's system prompt merged into
+  the messages. :meth:`Request.tools` gives them for OpenAI Chat Completions (``"openai"``), the
+  OpenAI Responses API (``"openai-responses"``) or Anthropic's Messages API (``"anthropic"``).
+* :meth:`ToolSearch.handle` runs a ``toolSearch`` call (its result is the ``content`` to send
+  back) and checks any other call against the request it answered and the tool's schema: a
+  refused call has an error ``content`` for the model; an accepted one has ``content=None`` and
+  parsed ``arguments`` for you to run.
+* :func:`validate_arguments` checks arguments against a tool's schema on its own.
+* Chat mode (the default) derives the disclosed tools from the messages, so keep the
+  ``toolSearch`` calls and results in the history you pass. Agent mode (``mode="agent"``) keeps
+  them in :attr:`ToolSearch.state` instead; :meth:`ToolSearch.save_state` and ``state=`` /
+  :meth:`RunState.load <toolsearch_cli.disclosure.state.RunState.load>` save and restore it.
+
+Nothing here imports the CLI (typer, rich).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .arguments import check_arguments, not_available, refusal
+from .disclosure.engine import DisclosureEngine, RequestSnapshot
+from .disclosure.search_tool import INVALID_JSON
+from .disclosure.state import RunState
+from .errors import ToolsearchError, UsageError
+from .model import Catalog, Tool
+
+#: The tool formats :meth:`Request.tools` writes (the names ``toolsearch catalog convert --to`` uses).
+APIS = ("openai", "openai-responses", "anthropic")
+
+
+class ToolArgumentsError(ToolsearchError):
+    """A tool call's arguments do not fit the tool's schema (``problem`` says how)."""
+
+    def __init__(self, tool: str, problem: str) -> None:
+        super().__init__(f"invalid arguments for {tool}: {problem}", field="arguments")
+        self.tool = tool
+        self.problem = problem
+
+
+def tool_entry(tool: Tool, api: str = "openai") -> dict[str, Any]:
+    """One tool as the ``tools`` entry of ``api``: ``openai`` (Chat Completions), ``openai-responses``
+    or ``anthropic`` (Messages API)."""
+    if api == "openai":
+        return tool.to_openai()
+    if api == "openai-responses":
+        return {"type": "function", "name": tool.name, "description": tool.description, "parameters": tool.parameters}
+    if api == "anthropic":
+        return {"name": tool.name, "description": tool.description, "input_schema": tool.parameters}
+    raise UsageError(f"unknown API {api!r}; choose from {', '.join(APIS)}", field="api")
+
+
+def validate_arguments(tool: Tool, arguments: str | Mapping[str, Any] | None) -> dict[str, Any]:
+    """The call's arguments (JSON text or a mapping) parsed and checked against ``tool``'s schema:
+    required properties, unknown ones (``additionalProperties: false``), top-level types and enums.
+    Raises :class:`ToolArgumentsError`."""
+    text = arguments if isinstance(arguments, str) else json.dumps(dict(arguments or {}), ensure_ascii=False)
+    value, problem = check_arguments(tool, text)
+    if problem is not None:
+        raise ToolArgumentsError(tool.name, problem)
+    return value or {}
+
+
+@dataclass(slots=True)
+class Request:
+    """One model request: the messages to send and the tools it carries."""
+
+    snapshot: RequestSnapshot
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        """The messages to send (a matched group's system prompt merged in; yours are not changed)."""
+        return self.snapshot.messages
+
+    @property
+    def names(self) -> list[str]:
+        """The names of the tools this request carries, in order."""
+        return self.snapshot.names
+
+    def tools(self, api: str = "openai") -> list[dict[str, Any]]:
+        """The ``tools`` array for ``api``: ``openai``, ``openai-responses`` or ``anthropic``."""
+        return [tool_entry(t.tool, api) for t in self.snapshot.tools]
+
+    def get(self, name: str) -> Tool | None:
+        """The tool ``name`` if this request carries it."""
+        visible = self.snapshot.get(name)
+        return visible.tool if visible is not None else None
+
+
+@dataclass(slots=True)
+class Handled:
+    """What :meth:`ToolSearch.handle` made of one tool call.
+
+    ``content`` is the tool message to send back when the call was answered here (a search, or a
+    refusal the model can read); ``None`` means the call is valid and yours to run with
+    ``arguments``. ``error`` names a refusal: ``unknown-tool``, ``not-visible`` or
+    ``malformed-arguments``.
+    """
+
+    name: str
+    ok: bool
+    content: str | None = None
+    arguments: dict[str, Any] = field(default_factory=dict)
+    tool: Tool | None = None
+    is_search: bool = False
+    error: str | None = None
+    message: str = ""
+
+
+class ToolSearch:
+    """Progressive disclosure for an app's own agent loop (see the module docstring)."""
+
+    def __init__(
+        self,
+        catalog: Catalog | str | Sequence[str] | None = None,
+        *,
+        context: Mapping[str, str] | None = None,
+        policy: str = "latest",
+        max_active: int | None = None,
+        ranker: str = "default",
+        resident: Sequence[str] = (),
+        mode: str = "chat",
+        state: RunState | None = None,
+    ) -> None:
+        """``catalog``: a loaded :class:`~toolsearch_cli.model.Catalog`, or what ``load_catalog``
+        takes (a path, a list of sources, ``None`` for the configured default). ``mode`` is ``chat``
+        or ``agent``; ``state`` (agent mode) restores an earlier run's disclosed tools."""
+        if mode not in ("chat", "agent"):
+            raise UsageError(f"unknown mode {mode!r}; choose from chat, agent", field="mode")
+        if state is not None and mode != "agent":
+            raise UsageError("state is kept in agent mode: pass mode='agent' with state=", field="state")
+        if not isinstance(catalog, Catalog):
+            from .catalog import load_catalog
+
+            catalog = load_catalog([catalog] if isinstance(catalog, str) else catalog)
+        self.engine = DisclosureEngine(
+            catalog, context=context, policy=policy, max_active=max_active, ranker=ranker, resident=resident
+        )
+        self.mode = mode
+        #: Agent mode: the run state holding the disclosed tool names (``None`` in chat mode).
+        self.state: RunState | None = (state or RunState()) if mode == "agent" else None
+        self._last: Request | None = None
+
+    @property
+    def search_tool_name(self) -> str:
+        return self.engine.search_tool_name
+
+    @property
+    def active(self) -> list[str]:
+        """Agent mode: the disclosed tool names now (chat mode: empty, the messages hold them)."""
+        return self.state.active_names if self.state is not None else []
+
+    def request(self, messages: Sequence[Mapping[str, Any]]) -> Request:
+        """The request for this history (the one :meth:`handle` checks calls against by default)."""
+        self._last = Request(self.engine.snapshot(messages, state=self.state))
+        return self._last
+
+    def tools(self, messages: Sequence[Mapping[str, Any]], api: str = "openai") -> list[dict[str, Any]]:
+        """Shortcut: ``request(messages).tools(api)``."""
+        return self.request(messages).tools(api)
+
+    def handle(self, name: str, arguments: str | Mapping[str, Any] | None, request: Request | None = None) -> Handled:
+        """Answer a ``toolSearch`` call, or check a call of another tool against ``request`` (default:
+        the latest :meth:`request`) and its schema. Never raises for a bad call: the model gets an
+        error ``content`` it can read, as a real tool loop must."""
+        request = request or self._last
+        if request is None:
+            raise UsageError("call request(messages) before handle(): a call answers a request")
+        check = self.engine.check_call(name, request.snapshot)
+        if not check.ok:
+            return _refused(name, check.kind or "not-visible", not_available(name), check.message)
+        raw = arguments if isinstance(arguments, str) or arguments is None else dict(arguments)
+        if name == self.search_tool_name:
+            outcome = (
+                self.engine.run_search(self.state, raw) if self.state is not None else self.engine.execute_search(raw)
+            )
+            malformed = outcome.error is not None and outcome.error.startswith(INVALID_JSON)
+            return Handled(
+                name=name,
+                ok=outcome.ok,
+                content=outcome.content(),
+                is_search=True,
+                error="malformed-arguments" if malformed else None,
+                message=outcome.error or "",
+            )
+        tool = request.get(name)
+        assert tool is not None  # check_call passed: the request carries it
+        try:
+            value = validate_arguments(tool, raw)
+        except ToolArgumentsError as exc:
+            return _refused(name, "malformed-arguments", exc.message, exc.message, tool)
+        return Handled(name=name, ok=True, arguments=value, tool=tool)
+
+    def save_state(self, path: str | Path) -> None:
+        """Agent mode: write the run state (disclosed names only) atomically to ``path``."""
+        if self.state is None:
+            raise UsageError("chat mode keeps no state (the messages hold it); use mode='agent'", field="state")
+        self.state.save(path)
+
+    @classmethod
+    def resume(
+        cls, path: str | Path, catalog: Catalog | str | Sequence[str] | None = None, **options: Any
+    ) -> ToolSearch:
+        """Agent mode, restoring the state saved at ``path`` (a new state when there is no file)."""
+        return cls(catalog, mode="agent", state=RunState.load_or_new(path), **options)
+
+
+def _refused(name: str, kind: str, said: str, message: str, tool: Tool | None = None) -> Handled:
+    """A refused call: ``said`` goes to the model, ``message`` (why) to the app."""
+    return Handled(name=name, ok=False, content=refusal(said), tool=tool, error=kind, message=message)
+
+
+__all__ = [
+    "APIS",
+    "Handled",
+    "Request",
+    "RunState",
+    "ToolArgumentsError",
+    "ToolSearch",
+    "tool_entry",
+    "validate_arguments",
+]

@@ -1,0 +1,299 @@
+"""Bounds on everything toolsearch reads as data: size, nesting depth, numbers, and the one strict JSON parse.
+
+Every file or stream read as data goes through :func:`read_bytes` (a size cap, device and FIFO
+aware); every JSON text through :func:`loads_json` (no ``NaN``/``Infinity``/``1e999``, no integer
+too long for Python to convert, no duplicate key, no nesting deeper than :data:`MAX_DEPTH`); any
+other parsed data (YAML, a module's ``TOOLS``) can be checked with :func:`check_depth`. Each
+failure is the caller's one-line error class naming file:line.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .errors import CatalogError, ToolsearchError
+
+#: The largest file (or stream) read as data: a catalog, script, recording, query set, state file.
+MAX_INPUT_BYTES = 64 * 1024 * 1024
+#: The deepest nesting of lists and mappings accepted in data (real schemas nest a dozen levels).
+MAX_DEPTH = 100
+#: Digits of the longest integer accepted (Python refuses to convert longer ones).
+MAX_INT_DIGITS = 4300
+
+
+def _int_digits_limit() -> int:
+    getter = getattr(sys, "get_int_max_str_digits", None)
+    limit = getter() if getter else 0
+    return limit if limit > 0 else MAX_INT_DIGITS
+
+
+def path_problem(path: str | Path) -> str | None:
+    """Why ``path`` cannot be opened as a file, in words (``None`` when it can be tried):
+    a name too long, a symbolic link loop, a missing file, a folder, a named pipe or a socket."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        return _os_reason(exc)
+    if stat.S_ISDIR(mode):
+        return "is a folder, not a file"
+    if stat.S_ISFIFO(mode):
+        return "is a named pipe (FIFO), not a regular file"
+    if stat.S_ISSOCK(mode):
+        return "is a socket, not a regular file"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "is a device, not a regular file"
+    return None
+
+
+def _os_reason(exc: OSError) -> str:
+    import errno
+
+    if exc.errno == errno.ENAMETOOLONG:
+        return "the file name is too long for the file system"
+    if exc.errno == errno.ELOOP:
+        return "symbolic link loop (too many levels of symbolic links)"
+    if exc.errno == errno.ENOENT:
+        return "no such file"
+    return exc.strerror or str(exc)
+
+
+def safe_is_dir(path: str | Path) -> bool:
+    """``Path.is_dir`` that answers False, instead of raising, for names too long to look up."""
+    try:
+        return stat.S_ISDIR(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+def safe_is_file(path: str | Path) -> bool:
+    """``Path.is_file`` that answers False, instead of raising, for names too long to look up."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+def safe_exists(path: str | Path) -> bool:
+    """``Path.exists`` that answers False, instead of raising, for names too long to look up."""
+    try:
+        os.stat(path)
+    except (OSError, ValueError):
+        return False
+    return True
+
+
+def read_bytes(
+    path: str | Path,
+    file: str | None = None,
+    *,
+    what: str = "",
+    error: type[ToolsearchError] = CatalogError,
+    limit: int = MAX_INPUT_BYTES,
+) -> bytes:
+    """The content of ``path``, at most ``limit`` bytes: a bigger file, or an endless device such as
+    ``/dev/zero``, raises ``error`` naming ``file`` instead of filling the memory."""
+    shown = file if file is not None else str(path)
+    reading = f"cannot read {what}" if what else "cannot read"
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(limit + 1)
+    except OSError as exc:
+        raise error(f"{reading}: {_os_reason(exc)}", file=shown) from exc
+    if len(data) > limit:
+        raise error(
+            f"{reading}: larger than {limit // (1024 * 1024)} MB (the most toolsearch reads from one file)",
+            file=shown,
+        )
+    return data
+
+
+# --------------------------------------------------------------------------------------------
+# strict JSON
+
+
+class _Refused(Exception):
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+
+class DuplicateKey(Exception):
+    """Raised by :func:`unique_keys` for an object with a key twice."""
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json.loads`` hook: an object with a key twice is an error (the standard library would
+    silently keep the last value: a tool's name, or the whole tool list)."""
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise DuplicateKey(key)
+            seen.add(key)
+    return obj
+
+
+def _constant(token: str) -> Any:
+    raise _Refused(f"{token} is not a JSON number (JSON has no NaN or infinity)")
+
+
+def _float(token: str) -> float:
+    value = float(token)
+    if value in (float("inf"), float("-inf")):
+        raise _Refused(f"the number {_short(token)} is too large (it would be read as infinity)")
+    return value
+
+
+def _int(token: str) -> int:
+    if len(token.lstrip("-")) > _int_digits_limit():
+        raise _Refused(f"an integer of {len(token.lstrip('-')):,} digits is too long (at most {_int_digits_limit():,})")
+    return int(token)
+
+
+def _short(text: str, width: int = 24) -> str:
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+#: Tokens of a JSON text that can be refused, strings skipped: brackets (nesting), numbers, constants.
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]|NaN|-?Infinity|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?', re.S)
+
+
+def _line_of_offending(text: str) -> int | None:
+    """The line of the first token :func:`loads_json` refuses (a constant, a huge number, too deep)."""
+    depth = 0
+    for match in _TOKEN.finditer(text):
+        token = match.group()
+        first = token[0]
+        if first == '"':
+            continue
+        if first in "[{":
+            depth += 1
+            refused = depth > MAX_DEPTH
+        elif first in "]}":
+            depth -= 1
+            refused = False
+        else:
+            refused = _refuses_number(token)
+        if refused:
+            return text.count("\n", 0, match.start()) + 1
+    return None
+
+
+def _refuses_number(token: str) -> bool:
+    try:
+        if token in ("NaN", "Infinity", "-Infinity"):
+            _constant(token)
+        elif any(c in token for c in ".eE"):
+            _float(token)
+        else:
+            _int(token)
+    except _Refused:
+        return True
+    return False
+
+
+class JSONRefused(ValueError):
+    """Syntactically valid JSON that :func:`strict_json` refuses; ``line`` is where, when known."""
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+
+
+def strict_json(text: str | bytes) -> Any:
+    """Parse JSON strictly. A syntax error is ``json.JSONDecodeError``; ``NaN``, ``Infinity``, numbers
+    that overflow, integers longer than Python converts, a key twice in one object and nesting
+    deeper than :data:`MAX_DEPTH` are :class:`JSONRefused` (both are ``ValueError``\\ s)."""
+    import json
+
+    try:
+        data = json.loads(
+            text, object_pairs_hook=unique_keys, parse_constant=_constant, parse_float=_float, parse_int=_int
+        )
+    except _Refused as exc:
+        raise JSONRefused(
+            exc.message,
+            _line_of_offending(_as_text(text)),
+        ) from None
+    except DuplicateKey as exc:
+        raise JSONRefused(f"duplicate key {exc.key!r}; JSON readers would silently keep only the last one") from exc
+    except RecursionError:
+        raise JSONRefused(_TOO_DEEP, _line_of_offending(_as_text(text))) from None
+    try:
+        check_depth(data, None)
+    except ToolsearchError:
+        raise JSONRefused(_TOO_DEEP, _line_of_offending(_as_text(text))) from None
+    return data
+
+
+def _as_text(text: str | bytes) -> str:
+    return text if isinstance(text, str) else text.decode("utf-8", "replace")
+
+
+def loads_json(
+    text: str,
+    file: str | None,
+    *,
+    error: type[ToolsearchError] = CatalogError,
+    what: str = "malformed JSON",
+    duplicate_hint: Callable[[str], tuple[str, int | None]] | None = None,
+) -> Any:
+    """:func:`strict_json` with its errors raised as ``error`` naming ``file`` and the line; ``what``
+    starts the message of a syntax error; ``duplicate_hint(key)`` may give a better message and
+    line for a duplicate key."""
+    import json
+
+    try:
+        return strict_json(text)
+    except json.JSONDecodeError as exc:
+        raise error(f"{what}: {exc.msg} (column {exc.colno})", file=file, line=exc.lineno) from None
+    except JSONRefused as exc:
+        duplicate = exc.__cause__
+        if isinstance(duplicate, DuplicateKey) and duplicate_hint is not None:
+            message, line = duplicate_hint(duplicate.key)
+            raise error(
+                f"{message}; JSON readers would silently keep only the last one", file=file, line=line
+            ) from None
+        raise error(exc.message, file=file, line=exc.line) from None
+
+
+_TOO_DEEP = f"nested deeper than {MAX_DEPTH} levels of lists and mappings"
+
+
+def _too_deep(error: type[ToolsearchError], file: str | None, line: int | None) -> ToolsearchError:
+    return error(_TOO_DEEP, file=file, line=line)
+
+
+def check_depth(
+    data: Any,
+    file: str | None,
+    *,
+    error: type[ToolsearchError] = CatalogError,
+    limit: int = MAX_DEPTH,
+    line_of: Callable[[], int | None] | None = None,
+) -> None:
+    """Refuse data nested deeper than ``limit`` levels (walked without recursion: the data may be a
+    100,000-level list), naming the line when ``line_of`` (or a marked node's ``line``) tells it."""
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            children: Any = node.values()
+        elif isinstance(node, list | tuple):
+            children = node
+        else:
+            continue
+        if depth > limit:
+            line = getattr(node, "line", None) or (line_of() if line_of else None)
+            raise _too_deep(error, file, line)
+        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list | tuple))

@@ -1,0 +1,316 @@
+"""Lenient loading: one bad piece of a catalog is a warning, not the end of the whole catalog.
+
+Some problems leave the rest of a catalog perfectly usable: a parameter type that is not JSON
+Schema (``date (yyyy-mm-dd)``, ``enum``, ``float``: the types of the large public tool corpora),
+a request body holding a tool that is not a function (OpenAI's ``web_search``, an Anthropic
+server tool), one live MCP server out of several that does not answer. Loaders report these
+through :func:`warn`: inside a :func:`collecting` block they become :class:`LoadWarning`\\ s
+(file:line, tool, field, message) and loading goes on; with ``strict=True``, or outside any
+block, they are raised as the :class:`CatalogError` they would otherwise have been. Structural
+errors (malformed YAML, a tool without a name, duplicate names) are always errors.
+
+:func:`settings` holds what the command line chose for every load (``--strict``, the live
+catalog cache's TTL and ``--refresh``, sanitised names) and the function that shows warnings.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import CatalogError
+
+#: Kinds of warnings, with what the summary line calls them (singular, plural).
+KINDS: dict[str, tuple[str, str]] = {
+    "type": ("non-standard parameter type mapped", "non-standard parameter types mapped"),
+    "tool": ("tool that is not a function skipped", "tools that are not functions skipped"),
+    "server": ("MCP server that failed", "MCP servers that failed"),
+    "strict": ("tool not made strict", "tools not made strict"),
+}
+
+
+@dataclass(frozen=True)
+class LoadWarning:
+    """A problem that took one piece out of a catalog (or changed it), with where it is."""
+
+    message: str
+    kind: str = "type"
+    file: str | None = None
+    line: int | None = None
+    tool: str | None = None
+    field: str | None = None
+
+    @classmethod
+    def from_error(cls, exc: CatalogError, kind: str) -> LoadWarning:
+        return cls(exc.message, kind, exc.file, exc.line, exc.tool, exc.field)
+
+    def to_error(self) -> CatalogError:
+        return CatalogError(self.message, file=self.file, line=self.line, tool=self.tool, field=self.field)
+
+    def __str__(self) -> str:
+        return str(self.to_error())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "file": self.file,
+            "line": self.line,
+            "tool": self.tool,
+            "field": self.field,
+            "message": self.message,
+        }
+
+
+@dataclass
+class LoadSettings:
+    """What every catalog load of this process does unless told otherwise (the CLI's global options)."""
+
+    #: Warnings are errors.
+    strict: bool = False
+    #: Seconds a live MCP server's tool list is reused from the cache (0: not cached).
+    live_ttl: float = 0.0
+    #: Ask live servers again even when the cache holds a fresh copy (and store the answer).
+    refresh: bool = False
+    #: Rename live servers' tools to provider-valid names (``[A-Za-z0-9_-]{1,64}``).
+    sanitize_names: bool = False
+    #: Shows the warnings of a load (the CLI prints them on stderr); ``None``: kept on the catalog only.
+    report: Callable[[list[LoadWarning]], None] | None = None
+
+
+_SETTINGS = LoadSettings()
+
+
+def settings() -> LoadSettings:
+    """The process-wide load settings (the CLI's root command replaces them on every call)."""
+    return _SETTINGS
+
+
+def configure(new: LoadSettings) -> None:
+    global _SETTINGS
+    _SETTINGS = new
+
+
+@dataclass
+class _Collector:
+    strict: bool
+    warnings: list[LoadWarning] = field(default_factory=list)
+    seen: set[tuple[Any, ...]] = field(default_factory=set)
+
+
+_CURRENT: contextvars.ContextVar[_Collector | None] = contextvars.ContextVar("toolsearch_load_warnings", default=None)
+
+
+@contextlib.contextmanager
+def collecting(strict: bool = False) -> Iterator[list[LoadWarning]]:
+    """Collect the warnings of the loads inside the block into the yielded list (or raise them
+    when ``strict``). Blocks nest: an inner block's warnings stay in the inner list."""
+    collector = _Collector(strict)
+    token = _CURRENT.set(collector)
+    try:
+        yield collector.warnings
+    finally:
+        _CURRENT.reset(token)
+
+
+def warn(problem: CatalogError, kind: str) -> None:
+    """Report a problem that need not stop loading: a warning when collecting, else raised."""
+    collector = _CURRENT.get()
+    if collector is None or collector.strict:
+        raise problem
+    item = LoadWarning.from_error(problem, kind)
+    key = (item.file, item.tool, item.field, item.message)  # the same check may run twice on one schema
+    if key not in collector.seen:
+        collector.seen.add(key)
+        collector.warnings.append(item)
+
+
+def summary(warnings: list[LoadWarning]) -> str:
+    """``3 load warnings: 2 non-standard parameter types mapped, 1 MCP server that failed``."""
+    counts = Counter(w.kind for w in warnings)
+    parts = []
+    for kind, n in counts.items():
+        one, many = KINDS.get(kind, (kind, kind))
+        parts.append(f"{n} {one if n == 1 else many}")
+    total = len(warnings)
+    return f"{total} load warning{'s' if total != 1 else ''}: {', '.join(parts)}"
+
+
+# ---------------------------------------------------------------------------------------------
+# non-standard parameter types
+
+#: Type names found in real catalogs (RapidAPI/ToolBench, BFCL, Python annotations, SQL) mapped to
+#: JSON Schema: (type, format or None). Keys are lower-case, cut at the first space, '(' or '['.
+TYPE_ALIASES: dict[str, tuple[str, str | None]] = {
+    **{t: (t, None) for t in ("string", "integer", "number", "boolean", "array", "object", "null")},
+    "str": ("string", None),
+    "text": ("string", None),
+    "char": ("string", None),
+    "varchar": ("string", None),
+    "password": ("string", "password"),
+    "uuid": ("string", "uuid"),
+    "email": ("string", "email"),
+    "url": ("string", "uri"),
+    "uri": ("string", "uri"),
+    "date": ("string", "date"),
+    "datetime": ("string", "date-time"),
+    "date-time": ("string", "date-time"),
+    "timestamp": ("string", "date-time"),
+    "time": ("string", "time"),
+    "geopoint": ("string", None),
+    "file": ("string", "binary"),
+    "binary": ("string", "binary"),
+    "bytes": ("string", "binary"),
+    "int": ("integer", None),
+    "int32": ("integer", None),
+    "int64": ("integer", None),
+    "long": ("integer", None),
+    "bigint": ("integer", None),
+    "float": ("number", None),
+    "double": ("number", None),
+    "decimal": ("number", None),
+    "numeric": ("number", None),
+    "bool": ("boolean", None),
+    "dict": ("object", None),
+    "map": ("object", None),
+    "mapping": ("object", None),
+    "list": ("array", None),
+    "tuple": ("array", None),
+    "set": ("array", None),
+    "none": ("null", None),
+}
+
+#: Types every reader accepts as they are.
+STANDARD_TYPES = frozenset({"string", "integer", "number", "boolean", "array", "object", "null", "any"})
+
+
+def alias_key(name: str) -> str:
+    """``'DATE (YYYY-MM-DD)'`` -> ``'date'``; ``'List[str]'`` -> ``'list'``."""
+    key = name.strip().lower()
+    for stop in (" ", "(", "["):
+        key = key.split(stop, 1)[0]
+    return key
+
+
+def mapped_type(name: str, schema: dict[str, Any]) -> tuple[str | None, str | None]:
+    """The JSON Schema (type, format) for a non-standard type name; (None, None): unknown (any value).
+
+    ``enum`` takes the type of its values (string unless they are all numbers or booleans).
+    """
+    key = alias_key(name)
+    if key == "enum":
+        values = schema.get("enum")
+        if isinstance(values, list) and values:
+            if all(isinstance(v, bool) for v in values):
+                return "boolean", None
+            if all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+                return "integer", None
+            if all(isinstance(v, int | float) and not isinstance(v, bool) for v in values):
+                return "number", None
+        return "string", None
+    return TYPE_ALIASES.get(key, (None, None))
+
+
+#: Keys under which a schema holds further schemas (mappings of them, or lists of them).
+_SCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties")
+_SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
+_SCHEMA_ONES = ("items", "additionalProperties", "not")
+_MAX_DEPTH = 64
+
+
+def map_types(schema: Any, fail: Callable[[str, str], CatalogError], path: str = "parameters") -> dict[str, str]:
+    """Rewrite non-standard ``type`` names of a plain schema in place (see :data:`TYPE_ALIASES`),
+    warning once for each; an unknown name is dropped (the value may be anything). Returns the
+    original names by dotted path (``parameters.when`` -> ``'DATE (YYYY-MM-DD)'``) for the tool's
+    metadata. ``fail(path, message)`` builds the error that names the place."""
+    originals: dict[str, str] = {}
+    _map_types(schema, path, fail, originals, 0)
+    return originals
+
+
+def _map_types(
+    schema: Any, path: str, fail: Callable[[str, str], CatalogError], originals: dict[str, str], depth: int
+) -> None:
+    if not isinstance(schema, dict) or depth > _MAX_DEPTH:
+        return
+    kind = schema.get("type")
+    names = kind if isinstance(kind, list) else [kind] if isinstance(kind, str) else []
+    if names and all(isinstance(n, str) for n in names) and any(n not in STANDARD_TYPES for n in names):
+        new: list[str] = []
+        fmt: str | None = None
+        unknown = False
+        for name in names:
+            if name in STANDARD_TYPES:
+                new.append(name)
+                continue
+            mapped, mapped_format = mapped_type(name, schema)
+            if mapped is None:
+                unknown = True
+                continue
+            new.append(mapped)
+            fmt = fmt or mapped_format
+        original = kind if isinstance(kind, str) else ", ".join(str(n) for n in names)
+        originals[path] = original
+        if unknown or not new:
+            from ..errors import did_you_mean
+
+            bad = next(n for n in names if n not in STANDARD_TYPES and mapped_type(n, schema)[0] is None)
+            schema.pop("type", None)
+            warn(
+                fail(
+                    path,
+                    f"unknown JSON Schema type {bad!r}{did_you_mean(bad, sorted(STANDARD_TYPES | set(TYPE_ALIASES)))}; "
+                    "read as accepting any value",
+                ),
+                "type",
+            )
+        else:
+            unique = list(dict.fromkeys(new))
+            schema["type"] = unique[0] if len(unique) == 1 else unique
+            if fmt and "format" not in schema and unique[0] == "string":
+                schema["format"] = fmt
+            shown = f"{unique[0]!r}" if len(unique) == 1 else repr(unique)
+            detail = f" (format {fmt!r})" if fmt and schema.get("format") == fmt else ""
+            warn(fail(path, f"non-standard type {original!r} read as {shown}{detail}"), "type")
+    props = schema.get("properties")
+    if isinstance(props, dict):
+        for name, sub in props.items():
+            _map_types(sub, f"{path}.{name}", fail, originals, depth + 1)
+    for key in ("$defs", "definitions", "patternProperties"):
+        subs = schema.get(key)
+        if isinstance(subs, dict):
+            for name, sub in subs.items():
+                _map_types(sub, f"{path}.{key}.{name}", fail, originals, depth + 1)
+    for key in _SCHEMA_LISTS:
+        subs = schema.get(key)
+        if isinstance(subs, list):
+            for i, sub in enumerate(subs):
+                _map_types(sub, f"{path}.{key}[{i}]", fail, originals, depth + 1)
+    for key in _SCHEMA_ONES:
+        sub = schema.get(key)
+        if isinstance(sub, dict):
+            _map_types(sub, f"{path}.items" if key == "items" else f"{path}.{key}", fail, originals, depth + 1)
+
+
+def note_original_types(metadata: dict[str, Any], originals: dict[str, str]) -> dict[str, Any]:
+    """``metadata`` with ``original_types`` (parameter path -> the type name the source gave)."""
+    if not originals:
+        return metadata
+    shown = {(p.split(".", 1)[1] if "." in p else p): t for p, t in originals.items()}
+    return {**metadata, "original_types": {**metadata.get("original_types", {}), **shown}}
+
+
+__all__ = [
+    "KINDS",
+    "LoadSettings",
+    "LoadWarning",
+    "collecting",
+    "configure",
+    "map_types",
+    "settings",
+    "summary",
+    "warn",
+]

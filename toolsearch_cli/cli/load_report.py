@@ -1,0 +1,45 @@
+"""The global loading options (``--strict``, ``--live-ttl``, ``--refresh``, ``--sanitize-names``)
+and how load warnings are shown: one line each on stderr, then a count."""
+
+from __future__ import annotations
+
+import os
+
+from ..catalog.lenient import LoadSettings, LoadWarning, configure, summary
+
+#: Warnings shown one by one; the rest are only counted (``toolsearch lint`` lists them all).
+SHOWN = 20
+
+
+def configure_loading(*, strict: bool, live_ttl: str | None, refresh: bool, sanitize_names: bool) -> None:
+    """Set every catalog load of this command from the global options (and ``$TOOLSEARCH_LIVE_TTL``)."""
+    from ..catalog.live_cache import TTL_ENV, parse_ttl
+
+    raw = live_ttl if live_ttl is not None else os.environ.get(TTL_ENV, "").strip() or "0"
+    configure(
+        LoadSettings(
+            strict=strict,
+            live_ttl=parse_ttl(raw),
+            refresh=refresh,
+            sanitize_names=sanitize_names,
+            report=print_warnings,
+        )
+    )
+
+
+def reset_loading() -> None:
+    """Back to the library's defaults (warnings kept on the catalog, nothing printed, no live cache)."""
+    configure(LoadSettings())
+
+
+def print_warnings(warnings: list[LoadWarning]) -> None:
+    from rich.text import Text
+
+    from .render import data, error_console
+
+    err = error_console()
+    for warning in warnings[:SHOWN]:
+        err.print(Text.assemble(("warning:", "yellow"), " ", data(warning)))
+    more = len(warnings) - SHOWN
+    tail = f" ({more} not shown; `toolsearch lint` lists them all)" if more > 0 else ""
+    err.print(data(f"{summary(warnings)}{tail}; the rest of the catalog is loaded (--strict makes them errors)"))

@@ -1,0 +1,199 @@
+"""Secrets registered once, masked everywhere toolsearch writes.
+
+A secret (the API key's value, the user:password of a URL, a query-string token, an HTTP header
+value) is registered where toolsearch learns it (:func:`register`, :func:`register_url`). From
+then on :func:`redact` masks it, in every form it may be echoed (as given, JSON-escaped,
+percent-encoded, and for URL credentials the base64 of an HTTP Basic ``Authorization``). It is
+applied
+
+* to the data a model server sends (so tables, JSON and recordings never hold a secret it echoed),
+* by :func:`~toolsearch_cli.files.write_text_atomic` to every file toolsearch writes, and
+* by the CLI to its standard output and error (:func:`redacting_streams`), tracebacks included.
+
+:func:`shown_url` is a URL as it may be printed: everything up to the last ``@`` of the
+authority (the userinfo) and the query string are masked.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import json
+import re
+import sys
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import parse_qsl, quote, unquote
+
+MASK = "***"
+#: Shorter values are not masked in free text (masking "ab" everywhere would garble output).
+MIN_LENGTH = 4
+#: Query parameters whose values are credentials whatever their length.
+_SECRET_PARAM = re.compile(r"key|token|secret|pass|auth|sig|cred|session|code", re.I)
+#: Other query values are registered when at least this long (tokens are; ``format=json`` is not).
+_LONG_QUERY_VALUE = 16
+#: Values never worth masking: what toolsearch sends when no key is set.
+_NOT_SECRET = frozenset({"no-key"})
+
+_secrets: set[str] = set()
+_pattern: re.Pattern[str] | None = None
+
+
+def register(value: str | None) -> None:
+    """Mask ``value`` from now on (values shorter than :data:`MIN_LENGTH` are ignored)."""
+    global _pattern
+    if not isinstance(value, str) or len(value) < MIN_LENGTH or value in _NOT_SECRET:
+        return
+    forms = {
+        value,
+        json.dumps(value)[1:-1],
+        json.dumps(value, ensure_ascii=False)[1:-1],
+        quote(value, safe=""),
+        quote(value, safe=":"),
+    }
+    new = {f for f in forms if len(f) >= MIN_LENGTH} - _secrets
+    if new:
+        _secrets.update(new)
+        # longest first, so a secret containing another is masked whole
+        _pattern = re.compile("|".join(re.escape(s) for s in sorted(_secrets, key=len, reverse=True)))
+
+
+def _split_url(url: str) -> tuple[str, str, str, str]:
+    """``(scheme://, userinfo, rest up to the query, query)``; userinfo runs to the LAST ``@`` before
+    the query, so an ``@`` or ``/`` inside a password cannot leave part of it outside."""
+    match = re.match(r"^([A-Za-z][A-Za-z0-9+.-]*://)?(.*)$", url, re.S)
+    assert match is not None
+    scheme, rest = match.group(1) or "", match.group(2)
+    before_query, mark, query = rest.partition("?")
+    if not mark:
+        before_query, mark, query = rest.partition("#")
+    userinfo, at, after = before_query.rpartition("@")
+    if not at or not scheme:
+        return scheme, "", before_query, query
+    return scheme, userinfo, after, query
+
+
+def register_url(url: str | None) -> None:
+    """Register the credentials a URL carries: its userinfo (and password, and the HTTP Basic
+    header made from them) and the values of its query string that look like credentials."""
+    if not url:
+        return
+    _, userinfo, _, query = _split_url(url)
+    if userinfo:
+        user, colon, password = userinfo.partition(":")
+        for raw in (userinfo, password):
+            register(raw)
+            register(unquote(raw))
+        basic = f"{unquote(user)}:{unquote(password)}" if colon else unquote(user)
+        register(base64.b64encode(basic.encode("utf-8")).decode("ascii"))
+    if query:
+        for name, value in parse_qsl(query.split("#", 1)[0], keep_blank_values=False):
+            if _SECRET_PARAM.search(name) or len(value) >= _LONG_QUERY_VALUE:
+                register(value)
+                register(quote(value, safe=""))
+
+
+def shown_url(url: str) -> str:
+    """``url`` as it may be printed or recorded: the userinfo (everything up to the last ``@``)
+    and the query string, where credentials ride, are masked."""
+    scheme, userinfo, rest, query = _split_url(url)
+    shown = f"{scheme}{MASK}@{rest}" if userinfo else f"{scheme}{rest}"
+    return f"{shown}?…" if query and "?" in url else shown
+
+
+def redact(text: str) -> str:
+    """``text`` with every registered secret replaced by ``***``."""
+    if _pattern is None or not text:
+        return text
+    return _pattern.sub(MASK, text)
+
+
+def redact_data(value: Any) -> Any:
+    """A copy of JSON-like data (dicts, lists, strings) with every registered secret masked."""
+    if _pattern is None:
+        return value
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {redact(k) if isinstance(k, str) else k: redact_data(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [redact_data(v) for v in value]
+    return value
+
+
+def active() -> bool:
+    """Whether any secret is registered."""
+    return _pattern is not None
+
+
+def forget_all() -> None:
+    """Drop every registered secret (for a process that runs several independent commands: tests)."""
+    global _pattern
+    _secrets.clear()
+    _pattern = None
+
+
+class RedactingStream:
+    """A text stream that masks registered secrets in whatever passes through it.
+
+    Text is held back up to the end of the line while a secret is registered, so a secret written
+    in several pieces is still masked whole; everything else is the wrapped stream's.
+    """
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+        self._pending = ""
+
+    def write(self, text: str) -> int:
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        if _pattern is None and not self._pending:
+            self._stream.write(text)
+            return len(text)
+        whole = self._pending + text
+        cut = whole.rfind("\n") + 1
+        self._pending = whole[cut:]
+        if cut:
+            self._stream.write(redact(whole[:cut]))
+        return len(text)
+
+    def flush(self) -> None:
+        if self._pending:
+            pending, self._pending = self._pending, ""
+            self._stream.write(redact(pending))
+        self._stream.flush()
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+@contextlib.contextmanager
+def redacting_streams() -> Iterator[None]:
+    """While inside, ``sys.stdout`` and ``sys.stderr`` mask registered secrets."""
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = RedactingStream(saved[0]), RedactingStream(saved[1])  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        sys.stdout, sys.stderr = saved
+
+
+__all__ = [
+    "MASK",
+    "RedactingStream",
+    "active",
+    "forget_all",
+    "redact",
+    "redact_data",
+    "redacting_streams",
+    "register",
+    "register_url",
+    "shown_url",
+]
