@@ -176,7 +176,7 @@ def main() -> int:
     if usearch_row:
         u_build, u50, u95, u_mem, recall = usearch_row
         print(f"| usearch HNSW alone (recall@5 {recall:.3f} vs exact) | {u50:.2f} | {u95:.2f} |")
-        print(f"\nusearch build: {u_build:.1f} s, +{u_mem:.0f} MiB (the brute-force index needs no build beyond loading)")
+        print(f"\nusearch build: {u_build:.1f} s, +{u_mem:.0f} MiB (brute force needs no build beyond loading)")
     return 0
 
 

@@ -283,3 +283,36 @@ def test_an_onnx_transformer_model():
     configure(EmbedSettings(model=os.environ["TOOLSEARCH_TEST_ONNX_MODEL"]))
     hits = search(load_catalog([str(DEMO)]), "remember to call mum tomorrow at 5", ranker="hybrid")
     assert hits
+
+
+def test_the_vector_cache_keeps_what_another_process_added_meanwhile(tmp_path):
+    from toolsearch_cli.search.vectors import VectorStore
+
+    model = load_local(str(STATIC))
+    other = VectorStore(model.model_id, folder=tmp_path)
+
+    class WhileEmbedding:  # another process writes between this one's read and its write
+        model_id = model.model_id
+
+        def embed(self, texts):
+            other.vectors(model, ["send an email"])
+            return model.embed(texts)
+
+    VectorStore(model.model_id, folder=tmp_path).vectors(WhileEmbedding(), ["get the weather"])
+    check = VectorStore(model.model_id, folder=tmp_path)
+    check.vectors(model, ["get the weather", "send an email"])
+    assert check.embedded == 0
+
+
+def test_a_damaged_vector_cache_is_a_miss_not_an_error(tmp_path):
+    from toolsearch_cli.search.vectors import VectorStore
+
+    model = load_local(str(STATIC))
+    store = VectorStore(model.model_id, folder=tmp_path)
+    store.path.parent.mkdir(parents=True, exist_ok=True)
+    store.path.write_bytes(b"PK\x03\x04 not really a zip")
+    vectors = store.vectors(model, ["get the weather"])
+    assert store.embedded == 1 and vectors.shape == (1, 64)
+    again = VectorStore(model.model_id, folder=tmp_path)
+    again.vectors(model, ["get the weather"])
+    assert again.embedded == 0  # rewritten whole

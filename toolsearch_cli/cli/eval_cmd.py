@@ -180,8 +180,11 @@ def _rankers(spec: str) -> list[str]:
     from ..search import RANKER_BY_NAME, get_ranker, load_ranker_plugins
 
     if spec.strip() == "all":
+        from ..search.embed import current_settings
+
         load_ranker_plugins()
-        return list(RANKER_BY_NAME)
+        dense = current_settings().configured  # rankers that need an embedding model run only with one
+        return [n for n, r in RANKER_BY_NAME.items() if dense or not getattr(r, "needs_embeddings", False)]
     names = list(dict.fromkeys(r.strip() for r in spec.split(",") if r.strip()))
     if not names:
         raise UsageError("--ranker needs at least one ranker name", field="ranker")

@@ -86,6 +86,8 @@ class EmbeddingRanker:
 
     name: ClassVar[str] = "embedding"
     description: ClassVar[str] = "cosine similarity of dense embeddings (needs --embed-model)"
+    #: ``eval --ranker all`` leaves it out when no embedding model is configured
+    needs_embeddings: ClassVar[bool] = True
 
     def prepare(self, catalog: Catalog, queries: Sequence[str]) -> None:
         """Embed these queries in one batch ahead of many searches (evaluations)."""
@@ -114,6 +116,7 @@ class HybridRanker:
 
     name: ClassVar[str] = "hybrid"
     description: ClassVar[str] = "default fused with dense embeddings (needs --embed-model)"
+    needs_embeddings: ClassVar[bool] = True
 
     def __init__(self, fusion: str = "nsf", weight: float = SEMANTIC_WEIGHT, rrf_k: int = RRF_K) -> None:
         if fusion not in ("nsf", "rrf"):

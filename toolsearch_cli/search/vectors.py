@@ -84,7 +84,7 @@ class VectorStore:
         if missing:
             fresh = np.asarray(embedder.embed(list(missing.values())), dtype=np.float32).astype(np.float16)
             if old is not None and old[1].shape[1] != fresh.shape[1]:
-                old, known = None, {}  # the model's vector size changed: start over
+                old, known = None, {}  # the model's vector size changed: its old vectors are unusable
         if old is None and fresh is None:
             return np.zeros((0, 0), dtype=np.float32)
         dim = fresh.shape[1] if fresh is not None else old[1].shape[1]  # type: ignore[index]
@@ -96,11 +96,19 @@ class VectorStore:
             else:
                 out[i] = old[1][known[key]]  # type: ignore[index]
         if fresh is not None and persist:
-            self._write(old, list(missing), fresh, set(keys))
+            self._write(list(missing), fresh, set(keys))
         return out.astype(np.float32)
 
-    def _write(self, old: tuple[Any, Any] | None, new_keys: list[bytes], fresh: Any, in_use: set[bytes]) -> None:
+    def _write(self, new_keys: list[bytes], fresh: Any, in_use: set[bytes]) -> None:
         import numpy as np
+
+        old = self._read()  # as it is now: another process may have added vectors meanwhile
+        if old is not None and old[1].shape[1] != fresh.shape[1]:
+            old = None  # the model's vector size changed: start over
+        if old is not None:
+            added = set(new_keys)
+            not_new = np.array([bytes(k) not in added for k in old[0]], dtype=bool)
+            old = (old[0][not_new], old[1][not_new])
 
         key_rows = np.frombuffer(b"".join(new_keys), dtype=np.uint8).reshape(len(new_keys), 16)
         keys, vectors = key_rows, fresh
