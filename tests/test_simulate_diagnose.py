@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from .chat_server import Status, _usage, call, say
+from .chat_server import Status, Trickle, _usage, call, say
 from .conftest import ROOT
 from .test_simulate_live import MOCKED_CATALOG, live, server  # noqa: F401
 
@@ -224,3 +224,26 @@ def test_a_large_catalog_does_not_say_all_tools_are_cheaper(run_cli):
     assert result.code == 0 and "cheaper than disclosure" not in result.stdout
     summary = run_cli("simulate", str(EN), "--format", "json").json()["summary"]
     assert summary["all_tools_cheaper"] is False and summary["break_even_tools"] < summary["baseline_tool_count"]
+
+
+# -- --timeout is a total deadline per request (issue 11.18) ----------------------------------------------
+
+
+@pytest.mark.parametrize("forever", [False, True], ids=["trickle", "stream-forever"])
+def test_timeout_is_a_total_deadline_not_a_per_read_one(live, server, forever):
+    import threading
+    import time
+
+    # a whole completion, one byte every 50 ms: about 15 s in all, each read well under --timeout
+    body = json.dumps(say("It is cloudy and 18°C in Shanghai, with light rain expected tomorrow." * 2))
+    server.add(Trickle(body, 0.05, forever=forever))
+    result = live("--prompt", "hello", "--catalog", DEMO, "--timeout", "0.5", "--retries", "0")
+    assert result.code == 2
+    assert "did not answer within 0.5s (--timeout)" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    # the abandoned request's worker ends once its connection is dropped (no thread left reading)
+    for _ in range(100):
+        if not any(t.name == "toolsearch-live-request" for t in threading.enumerate()):
+            break
+        time.sleep(0.1)
+    assert not any(t.name == "toolsearch-live-request" for t in threading.enumerate())

@@ -94,7 +94,9 @@ def _run(args: list[str], terminated: list[bool]) -> int:
     args = [a for a in args[:end] if a != "--debug"] + args[end:]
     try:
         try:
-            code = app(args=args, prog_name="toolsearch", standalone_mode=False)
+            command = typer.main.get_command(app)
+            _placeholders(command)
+            code = command.main(args=args, prog_name="toolsearch", standalone_mode=False)
         finally:
             from .load_report import reset_loading
 
@@ -178,6 +180,20 @@ def _sigterm_as_interrupt() -> Iterator[list[bool]]:
         yield terminated
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+_PLACEHOLDER = {"str": "TEXT", "string": "TEXT", "int": "N", "integer": "N", "float": "NUMBER", "path": "PATH"}
+
+
+def _placeholders(command: object) -> None:
+    """Options without a metavar get a word for their value in help (TEXT, N, NUMBER), not ``<str>``."""
+    for param in getattr(command, "params", []):
+        option = getattr(param, "param_type_name", "") == "option" and not getattr(param, "is_flag", False)
+        if option and param.metavar is None:
+            name = str(getattr(param.type, "name", "value"))
+            param.metavar = _PLACEHOLDER.get(name, name.upper())
+    for sub in getattr(command, "commands", {}).values():
+        _placeholders(sub)
 
 
 def _usage_message(exc: Exception) -> str:

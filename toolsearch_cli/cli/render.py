@@ -201,7 +201,7 @@ def render_table(
                 widths[i] -= cut
                 excess -= cut
     if title:
-        out.print(data(title, "bold"), soft_wrap=True)
+        out.print(data(title, "bold"))
     if excess > 0:
         _stacked(out, columns, cells, key_columns)
         return

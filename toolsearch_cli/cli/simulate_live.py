@@ -31,7 +31,9 @@ TEMPERATURE_OPTION = typer.Option(None, "--temperature", help="Live: sampling te
 TOOL_CHOICE_OPTION = typer.Option(
     "auto", "--tool-choice", help="Live: tool_choice sent with the tools: auto, required, none, or omit (not sent)."
 )
-TIMEOUT_OPTION = typer.Option(60.0, "--timeout", help="Live: seconds to wait for each model reply.")
+TIMEOUT_OPTION = typer.Option(
+    60.0, "--timeout", help="Live: seconds for each whole model reply (a total deadline, not per read)."
+)
 RETRIES_OPTION = typer.Option(3, "--retries", help="Live: retries after HTTP 429 or 5xx (exponential backoff).")
 RETRY_BACKOFF_OPTION = typer.Option(
     1.0, "--retry-backoff", help="Live: seconds before the first retry, doubled each time (Retry-After wins)."

@@ -9,6 +9,7 @@ readable line; the API key never appears in it (any echo of it is masked).
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -121,12 +122,47 @@ class OpenAIChatClient:
         self._sleep = sleep
         self._on_retry = on_retry
         self.redact = Redactor(api_key)
+        self._api_key = api_key or NO_KEY
+        self._client = self._new_client()
+
+    def _new_client(self) -> Any:
         try:
-            self._client = openai.OpenAI(
-                base_url=self.base_url, api_key=api_key or NO_KEY, timeout=timeout, max_retries=0
+            return self._openai.OpenAI(
+                base_url=self.base_url, api_key=self._api_key, timeout=self.timeout, max_retries=0
             )
         except Exception as exc:  # noqa: BLE001 - e.g. an invalid URL: one line, never the key
             raise LiveError(f"cannot set up the client for {self.shown_url}: {self.redact(str(exc))}") from None
+
+    def _create(self, kwargs: dict[str, Any]) -> Any:
+        """The SDK call under a total deadline of ``timeout`` seconds. The SDK's own timeout is per
+        read, so a server that trickles bytes (or streams forever) would hold the request forever:
+        the call runs in a worker thread, abandoned (its connection closed) at the deadline."""
+        outcome: dict[str, Any] = {}
+        done = threading.Event()
+        client = self._client
+
+        def work() -> None:
+            try:
+                outcome["response"] = client.chat.completions.create(**kwargs)
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
+                outcome["error"] = exc
+            finally:
+                done.set()
+
+        threading.Thread(target=work, name="toolsearch-live-request", daemon=True).start()
+        if not done.wait(self.timeout):
+            self._client = self._new_client()  # the abandoned call keeps nothing this client needs
+            try:
+                client.close()  # drops the abandoned connection, which ends the worker's reads
+            except Exception:  # noqa: BLE001,S110 - best effort: the worker is a daemon either way
+                pass
+            raise LiveError(self._timeout_message())
+        if "error" in outcome:
+            raise outcome["error"]
+        return outcome["response"]
+
+    def _timeout_message(self) -> str:
+        return f"the model server at {self.shown_url} did not answer within {self.timeout:g}s (--timeout)"
 
     def complete(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]]) -> Completion:
         openai = self._openai
@@ -146,11 +182,9 @@ class OpenAIChatClient:
             attempt += 1
             start = time.perf_counter()
             try:
-                response = self._client.chat.completions.create(**kwargs)
+                response = self._create(kwargs)
             except openai.APITimeoutError:
-                raise LiveError(
-                    f"the model server at {self.shown_url} did not answer within {self.timeout:g}s (--timeout)"
-                ) from None
+                raise LiveError(self._timeout_message()) from None
             except openai.APIConnectionError as exc:
                 raise LiveError(f"cannot reach the model server at {self.shown_url}: {_cause(exc)}") from None
             except openai.APIStatusError as exc:
@@ -174,6 +208,16 @@ class OpenAIChatClient:
                 raise LiveError(
                     f"the model server at {self.shown_url} sent a reply that is not a chat completion: "
                     f"{_one_line(self.redact(str(exc)))}"
+                ) from None
+            except UnicodeDecodeError as exc:  # a body in no encoding it declares
+                raise LiveError(
+                    f"the model server at {self.shown_url} sent a reply that is not UTF-8 text "
+                    f"({exc.reason} at byte {exc.start})"
+                ) from None
+            except (RecursionError, ValueError) as exc:  # JSON nested too deep to read, or a broken number
+                raise LiveError(
+                    f"the model server at {self.shown_url} sent a reply that cannot be read as JSON: "
+                    f"{_one_line(self.redact(str(exc)))[:200]}"
                 ) from None
             latency = time.perf_counter() - start
             return self._completion(response, latency, attempt, waited)
@@ -264,13 +308,18 @@ def _cause(exc: BaseException) -> str:
 
 
 def _retry_after(headers: Any) -> float | None:
+    """Seconds a ``Retry-After`` (or ``retry-after-ms``) header asks for, capped; ``None`` when it
+    says nothing usable (missing, a date, ``nan``: the caller's backoff applies)."""
+    import math
+
     try:
-        raw = headers.get("retry-after-ms")
-        if raw is not None:
-            return min(max(float(raw) / 1000.0, 0.0), MAX_RETRY_AFTER)
-        raw = headers.get("retry-after")
-        if raw is not None:
-            return min(max(float(raw), 0.0), MAX_RETRY_AFTER)
+        for name, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+            raw = headers.get(name)
+            if raw is not None:
+                seconds = float(raw) / scale
+                if math.isnan(seconds):
+                    return None
+                return min(max(seconds, 0.0), MAX_RETRY_AFTER)
     except (TypeError, ValueError, AttributeError):
         return None
     return None

@@ -24,6 +24,7 @@ from ..arguments import check_arguments, not_available, refusal
 from ..catalog.python_loader import user_code_output
 from ..disclosure.engine import DisclosureEngine, RequestSnapshot
 from ..disclosure.history import SearchEvent, ToolCall, parse_search_result
+from ..disclosure.log import MessageLog
 from ..disclosure.search_tool import INVALID_JSON, ArgumentError, SearchOutcome, parse_arguments
 from ..disclosure.state import RunState
 from ..errors import ToolsearchError, UsageError
@@ -142,7 +143,8 @@ class _Loop:
         if settings.mode == "agent":
             self.state = RunState.load_or_new(settings.state_file)
             transcript.restored = self.state.active_names if settings.state_file else None
-        self.messages = transcript.messages
+        # one log for the whole run: each snapshot reads its caches, so long runs and replays stay linear
+        self.messages = MessageLog(transcript.messages)
         self.turn = 0
         self.generated = 0
 
