@@ -299,7 +299,8 @@ class EndpointEmbedder:
     """``POST {base_url}/embeddings`` through the ``openai`` SDK, in batches; bounded retries by the SDK."""
 
     def __init__(self, settings: EmbedSettings) -> None:
-        from ..simulate.live_client import NO_KEY, Redactor, shown_url
+        from ..redaction import redact, register, register_url, shown_url
+        from ..simulate.live_client import NO_KEY
 
         try:
             import openai
@@ -309,7 +310,9 @@ class EndpointEmbedder:
         self.model = settings.model
         self.key_env = settings.key_env
         api_key = os.environ.get(settings.key_env) or None
-        self.redact = Redactor(api_key)
+        register(api_key)  # masked in every output and file from now on
+        register_url(settings.base_url)
+        self.redact = redact
         self.shown_url = shown_url(settings.base_url.rstrip("/"))
         self.label = f"{self.model} @ {self.shown_url}"
         self.multilingual = settings.multilingual
