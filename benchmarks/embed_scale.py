@@ -50,7 +50,12 @@ def main() -> int:
     parser.add_argument("--size", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--sample", type=int, default=256, help="replica texts embedded to measure throughput")
+    parser.add_argument(
+        "--reuse-cache",
+        help="a cache folder that may already hold the model's vectors of seal_tools (e.g. from harness.py)",
+    )
     args = parser.parse_args()
+    reuse = Path(args.reuse_cache) / "vectors" if args.reuse_cache else None
     os.environ["TOOLSEARCH_CACHE_DIR"] = tempfile.mkdtemp(prefix="embed-scale-")
 
     import numpy as np
@@ -78,7 +83,10 @@ def main() -> int:
 
     # 2. stand-in vectors in the on-disk cache: real vectors of the originals, noisy copies for the replicas
     base_count = min(len(tools), 4076)
-    base = np.asarray(embedder.embed(texts[:base_count]), dtype=np.float32)
+    if reuse is not None:
+        base = VectorStore(embedder.model_id, folder=reuse).vectors(embedder, texts[:base_count])
+    else:
+        base = np.asarray(embedder.embed(texts[:base_count]), dtype=np.float32)
     rng = np.random.default_rng(7)
     dim = base.shape[1]
     vectors = base[np.arange(len(tools)) % base_count] + rng.normal(0, 0.02, (len(tools), dim)).astype(np.float32)

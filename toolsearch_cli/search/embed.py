@@ -22,7 +22,6 @@ the only one embedded again.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from collections.abc import Sequence
@@ -159,6 +158,8 @@ def has_cjk(text: str) -> bool:
 
 
 def text_key(text: str) -> bytes:
+    import hashlib
+
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()[:16]
 
 
@@ -191,6 +192,8 @@ def load_local(path: str, *, multilingual: bool = False) -> Embedder:
 
 def _file_identity(*paths: Path) -> str:
     """Model identity for the cache: content size + a hash of the first and last MiB of each file."""
+    import hashlib
+
     digest = hashlib.sha256()
     for path in paths:
         size = path.stat().st_size
@@ -317,6 +320,8 @@ class EndpointEmbedder:
         self.label = f"{self.model} @ {self.shown_url}"
         self.multilingual = settings.multilingual
         # credentials in the URL are not part of the identity (nor written anywhere)
+        import hashlib
+
         self.model_id = "endpoint:" + hashlib.sha256(f"{self.shown_url}\n{self.model}".encode()).hexdigest()[:32]
         self._openai = openai
         self.client = openai.OpenAI(

@@ -13,9 +13,7 @@ nothing is rebuilt.
 
 from __future__ import annotations
 
-import hashlib
 import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -38,6 +36,8 @@ class VectorStore:
     """Text vectors of one model on disk, keyed by a 16-byte hash of the text."""
 
     def __init__(self, model_id: str, kind: str = "tools", folder: Path | None = None) -> None:
+        import hashlib
+
         from ..catalog import cache
 
         self.model_id = model_id
@@ -100,6 +100,8 @@ class VectorStore:
         return out.astype(np.float32)
 
     def _write(self, new_keys: list[bytes], fresh: Any, in_use: set[bytes]) -> None:
+        import tempfile
+
         import numpy as np
 
         old = self._read()  # as it is now: another process may have added vectors meanwhile
