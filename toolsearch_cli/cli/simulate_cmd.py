@@ -212,9 +212,11 @@ def simulate(
             settings = merged_settings(None, values)
             engine = build_engine(settings, defaults.get("resident", ()), str(replay_file))
             error = recorded.get("error") if recorded is not None else None
-            transcripts.append(
-                replay(messages, engine, settings, replay_file, error=error if isinstance(error, str) else None)
-            )
+            requests = recorded.get("requests") if recorded is not None else None
+            requests = requests if isinstance(requests, list) else []  # a hostile recording: no figures
+            recorded_live = [r.get("live") if isinstance(r, dict) else None for r in requests]
+            error = error if isinstance(error, str) else None
+            transcripts.append(replay(messages, engine, settings, replay_file, error=error, live=recorded_live))
     else:
         assert script is not None
         parsed = load_script(script)
