@@ -316,3 +316,12 @@ def test_a_damaged_vector_cache_is_a_miss_not_an_error(tmp_path):
     again = VectorStore(model.model_id, folder=tmp_path)
     again.vectors(model, ["get the weather"])
     assert again.embedded == 0  # rewritten whole
+
+
+def test_long_requests_lean_towards_the_lexical_side():
+    from toolsearch_cli.search.hybrid import LONG_QUERY_WORDS, SEMANTIC_WEIGHT, HybridRanker
+
+    ranker = HybridRanker()
+    assert ranker.semantic_weight("find a recipe with yeast") == SEMANTIC_WEIGHT
+    assert ranker.semantic_weight(" ".join(["word"] * LONG_QUERY_WORDS)) == SEMANTIC_WEIGHT
+    assert ranker.semantic_weight(" ".join(["word"] * 2 * LONG_QUERY_WORDS)) == pytest.approx(SEMANTIC_WEIGHT / 8)

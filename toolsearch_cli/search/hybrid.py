@@ -5,7 +5,9 @@ cosine similarity of every tool, then fuses the two (figures in benchmarks/READM
 
 * ``nsf`` (normalised-score fusion, what ``hybrid`` uses): the lexical score divided by the best
   lexical score, the cosine rescaled to 0..1 between the :data:`CANDIDATES`-th best and the best
-  cosine, then ``(1 - w) * lexical + w * semantic`` with ``w`` = :data:`SEMANTIC_WEIGHT`;
+  cosine, then ``(1 - w) * lexical + w * semantic`` with ``w`` = :data:`SEMANTIC_WEIGHT` for
+  requests of up to :data:`LONG_QUERY_WORDS` words, less for longer ones (on seal_tools, whose
+  requests run to 57 words, embeddings alone reach R@5 0.61 against 0.93 lexically);
 * ``rrf`` (reciprocal-rank fusion, ``1/(k + rank)`` summed over both lists), measured for
   comparison (ranker ``hybrid-rrf``).
 
@@ -32,6 +34,8 @@ from .vectors import VectorIndex, VectorStore, store_enabled
 CANDIDATES = 50
 #: Share of the semantic part in normalised-score fusion.
 SEMANTIC_WEIGHT = 0.5
+#: Requests longer than this (in words) lean towards the lexical side (see HybridRanker.semantic_weight).
+LONG_QUERY_WORDS = 30
 #: The ``k`` of reciprocal-rank fusion.
 RRF_K = 10
 #: Query vectors kept in memory (an evaluation embeds its queries once, for every dense ranker).
@@ -150,7 +154,7 @@ class HybridRanker:
         if self.fusion == "rrf":
             parts = self._rrf(lexical, semantic)
         else:
-            parts = self._nsf(lexical, semantic, sims, index)
+            parts = self._nsf(request.query, lexical, semantic, sims, index)
         ranked = sorted(parts.items(), key=lambda item: (-(item[1][0] + item[1][1]), item[0]))
         by_name = {h.tool.name: h for h in lexical}
         tools = {t.name: t for t, _ in semantic}
@@ -176,9 +180,17 @@ class HybridRanker:
             hits.append(Hit(tool=tool, score=score, matched_fields=fields, contributions=contributions))
         return hits
 
+    def semantic_weight(self, query: str) -> float:
+        """The semantic share for this query: :data:`SEMANTIC_WEIGHT` up to :data:`LONG_QUERY_WORDS`
+        words, then falling with the cube of the length (a long request's one vector averages its
+        several intents, while its many words give the lexical side plenty to match)."""
+        words = max(1, len(query.split()))
+        return self.weight * min(1.0, (LONG_QUERY_WORDS / words) ** 3)
+
     def _nsf(
-        self, lexical: list[Hit], semantic: list[tuple[Tool, float]], sims: Any, index: VectorIndex
+        self, query: str, lexical: list[Hit], semantic: list[tuple[Tool, float]], sims: Any, index: VectorIndex
     ) -> dict[str, tuple[float, float, float]]:
+        weight = self.semantic_weight(query)
         best_lex = lexical[0].score if lexical else 0.0
         top = semantic[0][1] if semantic else 0.0
         floor = max(semantic[-1][1], 0.0) if semantic else 0.0
@@ -186,14 +198,14 @@ class HybridRanker:
         out: dict[str, tuple[float, float, float]] = {}
 
         def semantic_part(cosine: float) -> float:
-            return self.weight * max(0.0, cosine - floor) / span if span > 0 else 0.0
+            return weight * max(0.0, cosine - floor) / span if span > 0 else 0.0
 
         for tool, cosine in semantic:
             out[tool.name] = (0.0, semantic_part(cosine), cosine)
         for hit in lexical:
             slot = index.slot_of.get(hit.tool.name)
             cosine = float(sims[slot]) if slot is not None else 0.0
-            lex = (1.0 - self.weight) * hit.score / best_lex if best_lex > 0 else 0.0
+            lex = (1.0 - weight) * hit.score / best_lex if best_lex > 0 else 0.0
             out[hit.tool.name] = (lex, semantic_part(cosine), cosine)
         return out
 
