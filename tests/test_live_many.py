@@ -199,3 +199,10 @@ def test_lint_reads_servers_concurrently_and_reports_a_failing_one(run_cli, coun
     found = result.json()
     assert starts() == 2
     assert [d["code"] for d in found] == ["TS001"] and "sys.exit(3)" in found[0]["filename"]
+
+
+def test_a_ttl_too_large_to_hold_is_refused():
+    from toolsearch_cli.errors import UsageError
+
+    with pytest.raises(UsageError):
+        live_cache.parse_ttl("1e308d")
