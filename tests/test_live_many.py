@@ -190,3 +190,12 @@ def test_the_anthropic_name_limit_is_the_same_in_lint_and_convert(write, run_cli
     write("ok.yaml", f"tools:\n  - name: {'a' * 64}\n    description: A tool with a long name.\n")
     assert run_cli("lint", "ok.yaml", "--select", "TS101", "--format", "json").json() == []
     assert run_cli("catalog", "convert", "--to", "anthropic", "-c", "ok.yaml").code == 0
+
+
+def test_lint_reads_servers_concurrently_and_reports_a_failing_one(run_cli, counted):
+    source, starts = counted
+    broken = f"down=mcp+stdio:{PYTHON} -c 'import sys; sys.exit(3)'"
+    result = run_cli("lint", source("a"), broken, source("b"), "--select", "TS001,TS102", "--format", "json")
+    found = result.json()
+    assert starts() == 2
+    assert [d["code"] for d in found] == ["TS001"] and "sys.exit(3)" in found[0]["filename"]
