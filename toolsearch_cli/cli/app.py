@@ -103,11 +103,7 @@ def _run(args: list[str], terminated: list[bool]) -> int:
             reset_loading()  # the global options hold for this command only
     except ToolsearchError as exc:
         if debug:
-            import traceback
-
-            from .render import shown
-
-            sys.stderr.write(shown(traceback.format_exc()))  # data in the message stays literal
+            _traceback()
         _error(str(exc))
         return exc.exit_code
     except typer.Exit as exc:
@@ -126,11 +122,7 @@ def _run(args: list[str], terminated: list[bool]) -> int:
             return 2
         # a bug: one line, or with --debug the traceback too; exit 2 either way (1 means a check failed)
         if debug:
-            import traceback
-
-            from .render import shown
-
-            sys.stderr.write(shown(traceback.format_exc()))
+            _traceback()
             _error(f"internal error: {type(exc).__name__}: {exc}")
             return 2
         _error(f"internal error: {type(exc).__name__}: {exc} (run again with --debug for a traceback)")
@@ -138,6 +130,16 @@ def _run(args: list[str], terminated: list[bool]) -> int:
     if code == 130:  # the CLI library turns Ctrl-C (and so SIGTERM) into this code, silently
         return _interrupted(terminated)
     return code if isinstance(code, int) else 0
+
+
+def _traceback() -> None:
+    """--debug: the traceback of the exception being handled, on stderr (data in it stays literal;
+    secrets are masked by the stream)."""
+    import traceback
+
+    from .render import shown
+
+    sys.stderr.write(shown(traceback.format_exc()))
 
 
 def _interrupted(terminated: list[bool]) -> int:
