@@ -91,7 +91,7 @@ def _run(args: list[str], terminated: list[bool]) -> int:
     # --debug works anywhere before a `--`, also after the sub-command: take it out here
     end = args.index("--") if "--" in args else len(args)
     debug = "--debug" in args[:end]
-    args = [a for a in args[:end] if a != "--debug"] + args[end:]
+    args = _loading_options_first([a for a in args[:end] if a != "--debug"]) + args[end:]
     try:
         try:
             command = typer.main.get_command(app)
@@ -130,6 +130,30 @@ def _run(args: list[str], terminated: list[bool]) -> int:
     if code == 130:  # the CLI library turns Ctrl-C (and so SIGTERM) into this code, silently
         return _interrupted(terminated)
     return code if isinstance(code, int) else 0
+
+
+#: Global loading options that no sub-command has: accepted after the sub-command too
+#: (``toolsearch search --live-ttl 10m ...``) and moved before it. ``--strict`` is not among them:
+#: ``lint`` and ``catalog convert`` have a ``--strict`` of their own.
+_LOADING_FLAGS = ("--refresh", "--sanitize-names")
+_LOADING_VALUES = ("--live-ttl",)
+
+
+def _loading_options_first(args: list[str]) -> list[str]:
+    front: list[str] = []
+    rest: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg in _LOADING_FLAGS or arg.startswith(tuple(f"{o}=" for o in _LOADING_VALUES)):
+            front.append(arg)
+        elif arg in _LOADING_VALUES and i + 1 < len(args):
+            front += [arg, args[i + 1]]
+            i += 1
+        else:
+            rest.append(arg)
+        i += 1
+    return front + rest
 
 
 def _traceback() -> None:
