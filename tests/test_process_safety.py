@@ -38,32 +38,43 @@ def _alive(pid: int) -> bool:
         return False
 
 
+@pytest.mark.parametrize("servers", [1, 2])
 @pytest.mark.parametrize(
     ("sig", "code", "word"), [(signal.SIGTERM, 143, "terminated"), (signal.SIGINT, 130, "interrupted")]
 )
-def test_a_signal_stops_a_live_mcp_server_it_started(tmp_path, sig, code, word):
-    """21: a real stdio MCP server (it never answers tools/list) is stopped when toolsearch is."""
+def test_a_signal_stops_the_live_mcp_servers_it_started(tmp_path, sig, code, word, servers):
+    """21: real stdio MCP servers (they never answer tools/list) are stopped when toolsearch is, also
+    when several are read at once (in worker threads, which signals do not reach)."""
     pytest.importorskip("mcp", reason="the MCP SDK (extra toolsearch-cli[mcp]) is not installed")
-    pidfile = tmp_path / "server.pid"
-    argv = (sys.executable, str(ROOT / "tests" / "servers" / "stalling_server.py"), str(pidfile))
-    server = " ".join(shlex.quote(p) for p in argv)
+    pidfiles = [tmp_path / f"server{i}.pid" for i in range(servers)]
+    catalogs = []
+    for i, pidfile in enumerate(pidfiles):
+        argv = (sys.executable, str(ROOT / "tests" / "servers" / "stalling_server.py"), str(pidfile))
+        catalogs += ["-c", f"s{i}=mcp+stdio:" + " ".join(shlex.quote(p) for p in argv)]
     process = subprocess.Popen(
-        [*TOOLSEARCH, "search", "weather", "-c", f"mcp+stdio:{server}"],
+        [*TOOLSEARCH, "search", "weather", *catalogs],
         env=dict(os.environ, TOOLSEARCH_MCP_TIMEOUT="120"),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
-    pid = int(_wait_for(pidfile, process))
-    process.send_signal(sig)
-    _, err = process.communicate(timeout=60)
-    deadline = time.monotonic() + 10
-    while _alive(pid) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    still = _alive(pid)
-    if still:
-        os.kill(pid, signal.SIGKILL)
-    assert not still, "the MCP server outlived toolsearch"
+    pids: list[int] = []
+    try:
+        pids = [int(_wait_for(pidfile, process)) for pidfile in pidfiles]
+        process.send_signal(sig)
+        _, err = process.communicate(timeout=60)  # not the 120 s the servers would be waited for
+        deadline = time.monotonic() + 10
+        while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        still = [pid for pid in pids if _alive(pid)]
+    finally:  # never leave a process behind, whatever failed
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+        for pid in pids:
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
+    assert not still, "an MCP server outlived toolsearch"
     assert process.returncode == code
     assert err == f"error: {word}\n"
 
@@ -76,9 +87,14 @@ def test_ctrl_c_while_a_module_loops_at_import_is_interrupted_not_an_import_erro
     process = subprocess.Popen(
         [*TOOLSEARCH, "search", "x", "-c", str(module)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
-    _wait_for(started, process)
-    process.send_signal(signal.SIGINT)
-    _, err = process.communicate(timeout=60)
+    try:
+        _wait_for(started, process)
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
     assert (process.returncode, err) == (130, "error: interrupted\n")
 
 

@@ -141,6 +141,8 @@ def test_one_npm_server_twice_under_two_aliases_is_linted_as_search_sees_it(npm_
     assert all(n.startswith(("docs__", "code__")) for n in searched)
     # before lint applied the prefixes, every tool of the second server was a duplicate name
     assert _counts(result).get("TS102", 0) == 0
+    twins = [d for d in result.diagnostics if "has the same" in d.message]
+    assert len(twins) == 1 and f"the same {len(searched) // 2} tool(s)" in twins[0].message
 
 
 # --- large OpenAPI documents shipped in packages ----------------------------------------------

@@ -10,8 +10,6 @@ import json
 
 import pytest
 
-from toolsearch_cli import redaction
-
 from .chat_server import ChatServer, calls, say
 from .conftest import DEMO
 
@@ -117,6 +115,7 @@ def test_mcp_http_credentials_are_masked_in_errors(run_cli):
 
 
 def test_a_basic_auth_header_an_mcp_server_echoes_in_its_tools_is_masked(monkeypatch):
+    from toolsearch_cli import redaction
     from toolsearch_cli.catalog.mcp_client import tools_from_live
 
     redaction.forget_all()
@@ -138,11 +137,15 @@ def test_a_basic_auth_header_an_mcp_server_echoes_in_its_tools_is_masked(monkeyp
     ],
 )
 def test_shown_url_masks_everything_up_to_the_last_at_and_the_query(url, shown):
+    from toolsearch_cli import redaction
+
     assert redaction.shown_url(url) == shown
 
 
 def test_the_redacting_stream_masks_a_secret_written_in_pieces():
     import io
+
+    from toolsearch_cli import redaction
 
     redaction.forget_all()
     redaction.register(KEY)

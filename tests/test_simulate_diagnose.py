@@ -39,6 +39,26 @@ def test_a_reply_cut_off_by_the_token_limit_is_flagged_and_fails_check(live, ser
     assert "✗ truncated-reply" in shown.stdout and "--max-tokens" in shown.stdout
 
 
+def test_diagnostics_come_back_when_the_recording_is_replayed(live, run_cli, server, tmp_path):
+    cut = say("The weather in Shanghai is")
+    cut["choices"][0]["finish_reason"] = "length"
+    server.add(call("toolSearch", {"query": "weather"}, usage=_usage(20, 5)), cut)
+    rec = tmp_path / "cut.json"
+    recorded = live("--prompt", "weather?", "--catalog", DEMO, "--record", str(rec), "--format", "json").json()
+    replayed = run_cli("simulate", "--replay", str(rec), "--format", "json", "--check")
+    assert replayed.code == 1
+    assert kinds(replayed.json()) == kinds(recorded) == [["tools-dropped"], ["truncated-reply"]]
+    # a hostile recording's 'requests' is ignored, never a crash
+    data = json.loads(rec.read_text(encoding="utf-8"))
+    data["requests"][0]["live"] = {"latency_ms": "x", "usage": [1], "attempts": "y", "finish_reason": 3}
+    rec.write_text(json.dumps(data), encoding="utf-8")
+    table = run_cli("simulate", "--replay", str(rec))
+    assert table.code == 0 and "provider usage: not reported" in table.stdout
+    data["requests"] = 7
+    rec.write_text(json.dumps(data), encoding="utf-8")
+    assert run_cli("simulate", "--replay", str(rec), "--format", "json").code == 0
+
+
 def test_a_whole_reply_is_not_flagged(live, server):
     server.add(say("It is sunny."))
     data = live("--prompt", "weather?", "--catalog", DEMO, "--format", "json", "--check")

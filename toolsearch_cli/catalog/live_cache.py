@@ -108,7 +108,7 @@ def parse_ttl(text: str) -> float:
         value = float(number)
     except ValueError:
         value = -1.0
-    if unit not in _UNITS or not value >= 0 or value == float("inf"):
+    if unit not in _UNITS or not 0 <= value * _UNITS.get(unit, 1) < float("inf"):
         raise UsageError(
             f"a live-catalog TTL is a number of seconds, or of minutes, hours or days with m, h or d "
             f"(e.g. 90, 10m, 2h), not {text!r}",

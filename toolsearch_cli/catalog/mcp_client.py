@@ -17,7 +17,7 @@ import logging
 import os
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -197,7 +197,9 @@ def fetch_tools(live: LiveSource, timeout: float | None = None) -> tuple[str | N
                 server = streamable_http_client(live.url, http_client=http)
             else:
                 server = live.url
-            return await list_all(server)
+            if threading.current_thread() is threading.main_thread():
+                return await list_all(server)  # Ctrl-C and SIGTERM reach this loop directly
+            return await _unless_stopped(lambda: list_all(server))
 
     async def list_all(server: Any) -> tuple[str | None, list[dict[str, Any]]]:
         tools: list[dict[str, Any]] = []
@@ -318,6 +320,36 @@ class _ProtocolProblem(Exception):
     pass
 
 
+#: Set when the main thread is interrupted (Ctrl-C, SIGTERM) while worker threads read servers.
+_STOP = threading.Event()
+
+
+class _Stopped(Exception):
+    pass
+
+
+async def _unless_stopped(work: Callable[[], Awaitable[Any]]) -> Any:
+    """``await work()`` in a worker thread, cancelled (so its server is shut down) once
+    :data:`_STOP` is set: signals reach only the main thread, which sets it."""
+    import anyio
+
+    result: list[Any] = []
+    async with anyio.create_task_group() as group:
+
+        async def watch() -> None:
+            while not _STOP.is_set():
+                await anyio.sleep(0.05)
+            raise _Stopped("interrupted")
+
+        async def do() -> None:
+            result.append(await work())
+            group.cancel_scope.cancel()
+
+        group.start_soon(watch)
+        group.start_soon(do)
+    return result[0]
+
+
 def _describe(exc: BaseException) -> str:
     text = " ".join(str(exc).split())
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
@@ -429,12 +461,17 @@ def fetch_live_sources(
     else:
         from concurrent.futures import ThreadPoolExecutor
 
+        _STOP.clear()
         with _sdk_logs_shared(), ThreadPoolExecutor(max_workers=min(limit, len(todo))) as pool:
-            results = list(pool.map(one, todo))
+            try:
+                results = list(pool.map(one, todo))
+            except BaseException:
+                _STOP.set()  # Ctrl-C or SIGTERM: every worker stops its server before the pool closes
+                raise
     for source, result in zip(todo, results, strict=True):
         out[source] = result
         if ttl > 0 and not isinstance(result, CatalogError):
-            live_cache.store(source, *result)
+            live_cache.store(source, result[0], redact_data(result[1]))  # no echoed credential on disk
     return {s: out[s] for s in dict.fromkeys(sources)}
 
 
