@@ -3,8 +3,9 @@
 Not a mocked client: the ``openai`` SDK talks to it over a socket. Each POST to
 ``/v1/chat/completions`` takes the next scripted reply; a reply is a completion built by
 :func:`say` / :func:`calls`, an :class:`Status` (any HTTP status, body and headers), a
-:class:`Sleep` (answer late, for timeouts), a :class:`Raw` body, or a function of the request
-body returning one of those. Every request (path, headers, JSON body) is kept for assertions.
+:class:`Sleep` (answer late, for timeouts), a :class:`Trickle` (a body one byte at a time), a
+:class:`Raw` body, or a function of the request body returning one of those. Every request
+(path, headers, JSON body) is kept for assertions.
 """
 
 from __future__ import annotations
@@ -33,9 +34,19 @@ class Sleep:
 
 
 @dataclass
+class Trickle:
+    """A 200 whose body comes one byte every ``interval`` seconds; ``forever`` never ends it
+    (chunked, repeating the text) — for a client's total deadline, which per-read timeouts miss."""
+
+    text: str
+    interval: float = 0.05
+    forever: bool = False
+
+
+@dataclass
 class Raw:
     code: int
-    text: str
+    text: str | bytes
     content_type: str = "application/json"
 
 
@@ -109,6 +120,7 @@ class ChatServer:
     def __init__(self, replies: list[Any] | None = None) -> None:
         self.replies: deque[Any] = deque(replies or [])
         self.requests: list[Seen] = []
+        self.closed = threading.Event()  # set by close(): ends trickling replies
         self._lock = threading.Lock()
         server = self
 
@@ -140,6 +152,9 @@ class ChatServer:
                 if not self.path.endswith("/chat/completions"):
                     reply = Status(404, {"error": {"message": f"no route {self.path}"}})
                 try:
+                    if isinstance(reply, Trickle):
+                        self._trickle(reply)
+                        return
                     if isinstance(reply, Status):
                         self._send(reply.code, json.dumps(reply.body or {}), "application/json", reply.headers)
                     elif isinstance(reply, Raw):
@@ -149,8 +164,27 @@ class ChatServer:
                 except (BrokenPipeError, ConnectionResetError):
                     return
 
-            def _send(self, code: int, text: str, content_type: str, headers: dict[str, str]) -> None:
-                data = text.encode("utf-8")
+            def _trickle(self, reply: Trickle) -> None:
+                data = reply.text.encode("utf-8")
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                if reply.forever:
+                    self.send_header("Transfer-Encoding", "chunked")
+                else:
+                    self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                while True:
+                    for byte in data:
+                        piece = bytes([byte])
+                        self.wfile.write(b"1\r\n" + piece + b"\r\n" if reply.forever else piece)
+                        self.wfile.flush()
+                        if server.closed.wait(reply.interval):
+                            return
+                    if not reply.forever:
+                        return
+
+            def _send(self, code: int, text: str | bytes, content_type: str, headers: dict[str, str]) -> None:
+                data = text.encode("utf-8") if isinstance(text, str) else text
                 self.send_response(code)
                 self.send_header("Content-Type", content_type)
                 self.send_header("Content-Length", str(len(data)))
@@ -173,8 +207,9 @@ class ChatServer:
         self.replies.extend(replies)
 
     def close(self) -> None:
+        self.closed.set()
         self._server.shutdown()
         self._server.server_close()
 
 
-Reply = dict[str, Any] | Status | Sleep | Raw | Callable[[dict[str, Any]], Any]
+Reply = dict[str, Any] | Status | Sleep | Trickle | Raw | Callable[[dict[str, Any]], Any]

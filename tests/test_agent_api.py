@@ -200,3 +200,22 @@ def test_the_example_loop_refuses_an_undisclosed_call_and_keeps_state_in_agent_m
     server.add(say("still here"))
     assert example.main(["again", "--base-url", server.url, "--model", "m", "--state", str(state)]) == 0
     assert "getWeather" in server.requests[3].tool_names  # restored from the state file
+
+
+def test_agent_mode_counts_a_handled_call_as_a_use_under_cumulative(demo):
+    """The tool the app just ran outlives the better-ranked hit nobody called (--max-active)."""
+    ts = ToolSearch(demo, mode="agent", policy="cumulative", max_active=2)
+    messages = [{"role": "user", "content": "weather, then email"}]
+    found = json.loads(
+        ts.handle(
+            "toolSearch", '{"query": "current weather for a city", "maxResults": 2}', ts.request(messages)
+        ).content
+    )
+    assert ts.state is not None and ts.state.active_names == found
+    second = found[1]
+    args = {name: "x" for name in demo.get(second).parameters.get("required", [])}
+    assert ts.handle(second, json.dumps(args), ts.request(messages)).ok
+    emailed = json.loads(
+        ts.handle("toolSearch", '{"query": "send an email", "maxResults": 1}', ts.request(messages)).content
+    )
+    assert ts.state.active_names == [*emailed, second]  # found[0], never called, was evicted

@@ -154,10 +154,10 @@ def test_dangling_and_external_refs_are_errors_naming_the_pointer(tmp_path):
         load_catalog(path)
 
 
-def test_swagger_2_and_bad_parameters_are_refused(tmp_path, run_cli):
-    path = write_spec(tmp_path, {"swagger": "2.0", "paths": {}}, "swagger.yaml")
+def test_other_swagger_versions_and_bad_parameters_are_refused(tmp_path, run_cli):
+    path = write_spec(tmp_path, {"swagger": "1.2", "paths": {}}, "swagger.yaml")
     result = run_cli("catalog", "-c", path)
-    assert result.code == 2 and "Swagger 2.0 is not supported" in result.stderr
+    assert result.code == 2 and "expected Swagger 2.0 or OpenAPI 3.x, found Swagger '1.2'" in result.stderr
     spec = minimal()
     spec["paths"]["/a"]["post"]["parameters"] = [{"name": "q", "in": "body"}]
     result = run_cli("catalog", "-c", write_spec(tmp_path, spec, "bad.yaml"))

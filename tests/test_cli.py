@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from toolsearch_cli import __version__
+from toolsearch_cli import __version__, load_catalog
 
 from .conftest import DEMO
 
@@ -264,3 +264,23 @@ def test_console_script_and_python_dash_m_in_real_processes(tmp_path):
         )
         assert table.returncode == 0, table.stderr
         assert "getWeather" in table.stdout and "ranker default" in table.stdout
+
+
+def test_search_context_hides_tools_the_context_may_not_see_and_still_fills_the_slots(run_cli):
+    everyone = run_cli("search", "delete a user account", "--catalog", str(DEMO), "-n", "3", "-f", "json").json()
+    admin_tools = {t.name for t in load_catalog([str(DEMO)]).tools if t.requires}
+    assert {h["name"] for h in everyone["hits"]} & admin_tools  # without --context every tool is searched
+    member = run_cli(
+        "search", "delete a user account", "--catalog", str(DEMO), "-n", "3", "--context", "role=member", "-f", "json"
+    ).json()
+    assert member["context"] == {"role": "member"} and len(member["hits"]) == 3
+    assert not {h["name"] for h in member["hits"]} & admin_tools
+    admin = run_cli(
+        "search", "delete a user account", "--catalog", str(DEMO), "-n", "3", "--context", "role=admin", "-f", "json"
+    ).json()
+    assert [h["name"] for h in admin["hits"]] == [h["name"] for h in everyone["hits"]]
+    assert [h["score"] for h in admin["hits"]] == [h["score"] for h in everyone["hits"]]  # the same scores
+    table = run_cli("search", "delete a user account", "--catalog", str(DEMO), "--context", "role=member")
+    assert "context role=member" in table.stdout and not set(table.stdout.split()) & admin_tools
+    bad = run_cli("search", "x", "--catalog", str(DEMO), "--context", "role")
+    assert bad.code == 2 and "--context takes key=value, not 'role'" in bad.stderr

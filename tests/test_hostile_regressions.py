@@ -14,6 +14,8 @@ import pytest
 from toolsearch_cli.catalog import load_catalog
 from toolsearch_cli.errors import CatalogError
 
+from .conftest import DEMO as DEMO_CATALOG
+
 SCRIPT = "turns:\n  - user: weather in Paris\n    steps:\n      - say: It is sunny.\n"
 ONE_TOOL = "tools:\n  - name: getWeather\n    description: Get the weather for a city.\n"
 
@@ -23,7 +25,7 @@ def one_line_error(result, *fragments: str) -> str:
     assert result.code == 2, (result.code, result.stdout[-500:], result.stderr[-500:])
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr[-2000:]
-    assert "Traceback" not in result.stderr
+    assert "Traceback" not in result.stderr and "internal error" not in lines[0]
     for fragment in fragments:
         assert fragment in lines[0], lines[0]
     return lines[0]
@@ -444,3 +446,75 @@ def test_symlink_loop_named_directly(run_cli, tmp_path):
     loop = tmp_path / "loop.yaml"
     loop.symlink_to(loop)
     one_line_error(run_cli("search", "x", "--catalog", str(loop)), "loop.yaml", "symbolic link loop")
+
+
+# ---------------------------------------------------------------- 11. live servers
+
+
+@pytest.fixture
+def chat_server():
+    from tests.chat_server import ChatServer
+
+    srv = ChatServer()
+    yield srv
+    srv.close()
+
+
+def live_run(run_cli, monkeypatch, server, *args):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    return run_cli(
+        "simulate",
+        "--live",
+        "--base-url",
+        server.url,
+        "--model",
+        "m",
+        "--retry-backoff",
+        "0.001",
+        "--prompt",
+        "hi",
+        *args,
+    )
+
+
+@pytest.mark.parametrize(
+    "body, content_type",
+    [
+        (b"\xff\xfe\x00garbage\x80", "application/json"),
+        (b'{"choices": [{"message": {"content": "\xff\xfe"}}]}', "application/json; charset=utf-8"),
+        ("not json at all", "application/json"),
+        ("[" * 100_000 + "]" * 100_000, "application/json"),
+    ],
+)
+def test_live_server_with_a_bad_200_body(run_cli, monkeypatch, chat_server, body, content_type):
+    from tests.chat_server import Raw
+
+    chat_server.add(Raw(200, body, content_type))
+    one_line_error(live_run(run_cli, monkeypatch, chat_server, "--catalog", str(DEMO_CATALOG)), "model server")
+
+
+@pytest.mark.parametrize("value", ["nan", "NaN", "-inf", "soon"])
+def test_live_retry_after_that_is_not_a_number_of_seconds(run_cli, monkeypatch, chat_server, value):
+    from tests.chat_server import Status, say
+
+    chat_server.add(Status(429, {}, {"Retry-After": value}), say("hello there"))
+    result = live_run(run_cli, monkeypatch, chat_server, "--catalog", str(DEMO_CATALOG))
+    assert result.code == 0, result.stderr
+    assert "Traceback" not in result.stderr
+
+
+# ---------------------------------------------------------------- 26. endless MCP listings
+
+
+def test_an_endless_tools_list_is_an_error_with_the_count(run_cli, monkeypatch):
+    pytest.importorskip("mcp", reason="the MCP SDK (extra toolsearch-cli[mcp]) is not installed")
+    import shlex
+    from pathlib import Path
+
+    from toolsearch_cli.catalog import mcp_client
+
+    monkeypatch.setattr(mcp_client, "_MAX_PAGES", 4)  # the real bound is 10,000 pages: the same code path
+    server = Path(__file__).parent / "servers" / "paged_server.py"
+    source = f"mcp+stdio:{shlex.quote(sys.executable)} {shlex.quote(str(server))} 30"
+    one_line_error(run_cli("catalog", "-c", source), "more pages after 4 pages (12 tools so far)")

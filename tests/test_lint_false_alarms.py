@@ -222,5 +222,33 @@ def test_lint_prefixes_live_servers_with_their_alias_like_search(tmp_path):
     assert {t.name for t in LintContext(load_files(sources)).tools} == searched
     result = lint(sources, LintConfig(select=["TS102", "TS604"]))
     assert [d for d in result.diagnostics if d.code == "TS102"] == []  # search sees no duplicate names
-    # the same server twice: every tool is confusable with its twin, reported once, at the second
-    assert sorted(d.tool for d in result.diagnostics) == sorted(n for n in searched if n.startswith("south__"))
+    # the same server twice: one finding for the pair of servers, not one per tool
+    [twin] = result.diagnostics
+    assert twin.code == "TS604" and twin.tool.startswith("south__") and twin.related[0].tool.startswith("north__")
+    assert "server 'south' has the same 4 tool(s) as server 'north'" in twin.message
+
+
+# --- on BFCL as models see it (../shared) ------------------------------------------------------
+
+BFCL_NOTE = "Note that the provided function is in Python 3 syntax."  # BFCL's harness appends it
+
+
+@pytest.mark.shared
+def test_bfcl_with_its_harness_note_has_few_confusable_findings(tmp_path):
+    from .conftest import SHARED
+
+    source = SHARED / "eval" / "bfcl_static" / "catalog.yaml"
+    if not source.is_file():
+        pytest.skip("../shared/eval is not available")
+    tools = yaml.safe_load(source.read_text(encoding="utf-8"))
+    for tool in tools:
+        tool["description"] = f"{tool.get('description', '')} {BFCL_NOTE}"
+    path = tmp_path / "bfcl.yaml"
+    path.write_text(yaml.safe_dump(tools, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    counts: dict[str, int] = {}
+    for d in lint([str(path)], LintConfig(select=["TS103", "TS206", "TS604"])).diagnostics:
+        counts[d.code] = counts.get(d.code, 0) + 1
+    # measured: TS604 184 before (the note made pairs), 53 after; TS103 20 true near-duplicates
+    assert counts.get("TS604", 0) <= 60
+    assert counts.get("TS206", 0) == 0
+    assert counts.get("TS103", 0) == 20

@@ -262,3 +262,88 @@ def test_debug_works_after_the_subcommand(run_cli):
     result = run_cli("search", "weather", "--catalog", str(DEMO), "--category", "nope", "--debug")
     assert result.code == 2
     assert "Traceback" in result.stderr and result.stderr.strip().splitlines()[-1].startswith("error: ")
+
+
+@pytest.mark.parametrize(
+    "command", [(), ("search",), ("catalog",), ("catalog", "convert"), ("eval",), ("simulate",), ("lint",)]
+)
+def test_help_names_every_value_and_file_options_take_a_file(run_cli, command):
+    text = run_cli(*command, "-h").stdout
+    assert not re.search(r"<(str|int|float|path)>", text), text
+    for option in ("--state", "--replay", "--record", "--out", "--output-file", "--config", "--queries", "--save"):
+        for line in text.splitlines():
+            if re.match(rf"\s+(-\w, )?{option} ", line):
+                assert f"{option} FILE" in line, line
+    if command == ("simulate",):
+        assert "Default: the script's mode, else chat." in " ".join(text.split())
+        assert "Default: the script's policy, else latest." in " ".join(text.split())
+
+
+def test_in_a_colour_terminal_only_our_own_styles_are_escape_sequences(run_cli, monkeypatch, hostile):
+    """With colour forced (as in a terminal), the only escape sequences are Rich's SGR styles."""
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    for args in (("search", "weather report", "--explain"), ("catalog",), ("eval", "--failures", "2")):
+        result = run_cli(*args, "--catalog", str(hostile))
+        assert result.code == 0, result
+        assert "\x1b[" in result.stdout  # colour is on
+        plain = re.sub(r"\x1b\[[0-9;]*m", "", result.stdout)  # stderr has the progress bar's cursor codes
+        _assert_literal(plain)
+        assert "\\x1b[31m" in plain  # the file name's (and the tool name's) escape, shown, not stripped
+
+
+@pytest.mark.parametrize("width", [80, 120])
+def test_comparison_tables_fit_and_keep_numbers(run_cli, monkeypatch, tmp_path, width):
+    monkeypatch.setenv("COLUMNS", str(width))
+    script = str(ROOT / "catalogs" / "scenarios" / "weather-email.en.sim.yaml")
+    compared = run_cli("simulate", script, "--policy", "latest,cumulative")
+    assert compared.code == 0
+    _lines_fit(compared.stdout, width)
+    _no_cut_numbers(compared.stdout)
+    runs = run_cli("simulate", script, "--policy", "latest,cumulative", "-f", "json").json()["runs"]
+    tokens = set(compared.stdout.split())
+    assert {str(run["summary"]["tool_tokens"]) for run in runs} <= tokens
+    saved = tmp_path / "run.json"
+    assert run_cli("eval", "--catalog", str(DEMO), "--ranker", "default,classic", "--save", str(saved)).code == 0
+    diff = run_cli("eval", "--catalog", str(DEMO), "--ranker", "default,classic", "--baseline", str(saved))
+    assert diff.code == 0
+    _lines_fit(diff.stdout, width)
+    _no_cut_numbers(diff.stdout)
+    assert "compared with" in diff.stdout and "+0.000" in diff.stdout
+
+
+def test_a_live_models_hostile_reply_and_tool_call_are_shown_literally(run_cli, monkeypatch, hostile):
+    """Model replies, tool names the model made up and its arguments: literal in the live table output."""
+    pytest.importorskip("openai")
+    from .chat_server import ChatServer, call, say
+
+    server = ChatServer()
+    try:
+        server.add(
+            call("toolSearch", {"query": "weather report [/x]\x1b[2J"}),
+            call("made\x1b]0;up\x07[bold]Tool", {"a": ":smile:"}),
+            say("the end [bold]x[/x] :smile: \x1b]0;pwned\x07 \x1b[2J"),
+        )
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-FAKE-0123456789abcdef")
+        result = run_cli(
+            "simulate", "--live", "--base-url", server.url, "--model", "m[/x]", "--prompt", "hi [/x]",
+            "--catalog", str(hostile), "--retry-backoff", "0.001",
+        )  # fmt: skip
+    finally:
+        server.close()
+    assert result.code == 0, result
+    _assert_literal(result.stdout + result.stderr)
+    assert "the end [bold]x[/x] :smile: \\x1b]0;pwned\\x07 \\x1b[2J" in result.stdout
+    assert "made\\x1b]0;up\\x07[bold]Tool" in result.stdout
+
+
+def test_counts_of_one_are_singular(run_cli, write):
+    one = write("one.yaml", "tools:\n  - name: getWeather\n    description: Get the weather for a city.\n")
+    assert "1 tool (0 resident, 1 searchable) in 0 categories" in run_cli("catalog", "--catalog", str(one)).stdout
+    assert "1 of 1 searchable tool ·" in run_cli("search", "weather", "--catalog", str(one)).stdout
+    script = write(
+        "s.sim.yaml",
+        f"catalog: {one}\nturns:\n  - user: hi\n    steps:\n      - say: hello\n        expect: {{hits: []}}\n",
+    )
+    out = run_cli("simulate", str(script)).stdout
+    assert "✓ the check passed" in out and "all 1 checks" not in out and "1 request, 0 searches" in out

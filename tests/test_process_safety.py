@@ -38,32 +38,43 @@ def _alive(pid: int) -> bool:
         return False
 
 
+@pytest.mark.parametrize("servers", [1, 2])
 @pytest.mark.parametrize(
     ("sig", "code", "word"), [(signal.SIGTERM, 143, "terminated"), (signal.SIGINT, 130, "interrupted")]
 )
-def test_a_signal_stops_a_live_mcp_server_it_started(tmp_path, sig, code, word):
-    """21: a real stdio MCP server (it never answers tools/list) is stopped when toolsearch is."""
+def test_a_signal_stops_the_live_mcp_servers_it_started(tmp_path, sig, code, word, servers):
+    """21: real stdio MCP servers (they never answer tools/list) are stopped when toolsearch is, also
+    when several are read at once (in worker threads, which signals do not reach)."""
     pytest.importorskip("mcp", reason="the MCP SDK (extra toolsearch-cli[mcp]) is not installed")
-    pidfile = tmp_path / "server.pid"
-    argv = (sys.executable, str(ROOT / "tests" / "servers" / "stalling_server.py"), str(pidfile))
-    server = " ".join(shlex.quote(p) for p in argv)
+    pidfiles = [tmp_path / f"server{i}.pid" for i in range(servers)]
+    catalogs = []
+    for i, pidfile in enumerate(pidfiles):
+        argv = (sys.executable, str(ROOT / "tests" / "servers" / "stalling_server.py"), str(pidfile))
+        catalogs += ["-c", f"s{i}=mcp+stdio:" + " ".join(shlex.quote(p) for p in argv)]
     process = subprocess.Popen(
-        [*TOOLSEARCH, "search", "weather", "-c", f"mcp+stdio:{server}"],
+        [*TOOLSEARCH, "search", "weather", *catalogs],
         env=dict(os.environ, TOOLSEARCH_MCP_TIMEOUT="120"),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
-    pid = int(_wait_for(pidfile, process))
-    process.send_signal(sig)
-    _, err = process.communicate(timeout=60)
-    deadline = time.monotonic() + 10
-    while _alive(pid) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    still = _alive(pid)
-    if still:
-        os.kill(pid, signal.SIGKILL)
-    assert not still, "the MCP server outlived toolsearch"
+    pids: list[int] = []
+    try:
+        pids = [int(_wait_for(pidfile, process)) for pidfile in pidfiles]
+        process.send_signal(sig)
+        _, err = process.communicate(timeout=60)  # not the 120 s the servers would be waited for
+        deadline = time.monotonic() + 10
+        while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        still = [pid for pid in pids if _alive(pid)]
+    finally:  # never leave a process behind, whatever failed
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+        for pid in pids:
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
+    assert not still, "an MCP server outlived toolsearch"
     assert process.returncode == code
     assert err == f"error: {word}\n"
 
@@ -76,9 +87,14 @@ def test_ctrl_c_while_a_module_loops_at_import_is_interrupted_not_an_import_erro
     process = subprocess.Popen(
         [*TOOLSEARCH, "search", "x", "-c", str(module)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
-    _wait_for(started, process)
-    process.send_signal(signal.SIGINT)
-    _, err = process.communicate(timeout=60)
+    try:
+        _wait_for(started, process)
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
     assert (process.returncode, err) == (130, "error: interrupted\n")
 
 
@@ -176,3 +192,41 @@ def test_debug_internal_errors_exit_2_with_the_traceback(run_cli, monkeypatch):
     assert debug.code == 2
     assert "Traceback (most recent call last)" in debug.stderr
     assert debug.stderr.rstrip().splitlines()[-1] == "error: internal error: RuntimeError: a bug"
+
+
+def _recording_naming(tmp_path, run_cli, catalog: str) -> Path:
+    """A real recording (a scripted run's transcript) whose catalog is then edited to ``catalog``."""
+    data = run_cli("simulate", str(ROOT / "catalogs/scenarios/weather-email.en.sim.yaml"), "--format", "json").json()
+    data["catalog"] = [catalog]
+    path = tmp_path / "rec.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("kind", ["py", "module", "stdio"])
+def test_replaying_a_recording_never_runs_the_code_it_names(run_cli, tmp_path, monkeypatch, kind):
+    """3: a recording naming a .py file, a module or an mcp+stdio server does not import/start it."""
+    marker = tmp_path / "ran"
+    code = f"open({str(marker)!r}, 'w').write('ran')\n"
+    (tmp_path / "evil_tools.py").write_text(code, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    catalog = {
+        "py": str(tmp_path / "evil_tools.py"),
+        "module": "evil_tools",
+        "stdio": f"mcp+stdio:{shlex.quote(sys.executable)} {shlex.quote(str(tmp_path / 'evil_tools.py'))}",
+    }[kind]
+    recording = _recording_naming(tmp_path, run_cli, catalog)
+    result = run_cli("simulate", "--replay", str(recording))
+    assert result.code == 2 and result.stderr.count("\n") == 1
+    assert "a replay never runs code" in result.stderr and "add --catalog" in result.stderr
+    assert not marker.exists()
+    # naming it on the command line is the user's consent
+    named = run_cli("simulate", "--replay", str(recording), "--catalog", catalog)
+    assert marker.exists() and "a replay never runs code" not in named.stderr
+
+
+def test_a_recording_naming_data_catalogs_replays_with_them(run_cli, tmp_path):
+    recording = _recording_naming(tmp_path, run_cli, str(DEMO))
+    result = run_cli("simulate", "--replay", str(recording), "--format", "json")
+    assert result.code == 0, result.stderr
+    assert result.json()["catalog"] == [str(DEMO)]

@@ -131,3 +131,25 @@ def test_dash_o_dev_stdout_redirected_to_a_file(tmp_path):
     with open(file, "w", encoding="utf-8") as handle:
         _dash_o_stdout(tmp_path, handle)
     assert json.loads(file.read_text(encoding="utf-8"))["tools"]
+
+
+def test_record_keeps_a_symlink_and_writes_its_target(run_cli, tmp_path, monkeypatch):
+    """--record rewrites the recording after every request: each time through the link."""
+    pytest.importorskip("openai")
+    from .chat_server import ChatServer, call, say
+
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    real = tmp_path / "real.json"
+    link = tmp_path / "rec.json"
+    link.symlink_to(real)
+    server = ChatServer([call("toolSearch", {"query": "weather"}), say("done")])
+    try:
+        result = run_cli(
+            "simulate", "--live", "--base-url", server.url, "--model", "m", "--prompt", "hi",
+            "-c", str(DEMO), "--record", str(link),
+        )  # fmt: skip
+    finally:
+        server.close()
+    assert result.code == 0, result.stderr
+    assert link.is_symlink()
+    assert len(json.loads(real.read_text(encoding="utf-8"))["requests"]) == 2

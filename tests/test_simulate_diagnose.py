@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from .chat_server import Status, _usage, call, say
+from .chat_server import Status, Trickle, _usage, call, say
 from .conftest import ROOT
 from .test_simulate_live import MOCKED_CATALOG, live, server  # noqa: F401
 
@@ -37,6 +37,26 @@ def test_a_reply_cut_off_by_the_token_limit_is_flagged_and_fails_check(live, ser
     shown = live("--prompt", "weather?", "--catalog", DEMO, "--check")
     assert shown.code == 1
     assert "✗ truncated-reply" in shown.stdout and "--max-tokens" in shown.stdout
+
+
+def test_diagnostics_come_back_when_the_recording_is_replayed(live, run_cli, server, tmp_path):
+    cut = say("The weather in Shanghai is")
+    cut["choices"][0]["finish_reason"] = "length"
+    server.add(call("toolSearch", {"query": "weather"}, usage=_usage(20, 5)), cut)
+    rec = tmp_path / "cut.json"
+    recorded = live("--prompt", "weather?", "--catalog", DEMO, "--record", str(rec), "--format", "json").json()
+    replayed = run_cli("simulate", "--replay", str(rec), "--format", "json", "--check")
+    assert replayed.code == 1
+    assert kinds(replayed.json()) == kinds(recorded) == [["tools-dropped"], ["truncated-reply"]]
+    # a hostile recording's 'requests' is ignored, never a crash
+    data = json.loads(rec.read_text(encoding="utf-8"))
+    data["requests"][0]["live"] = {"latency_ms": "x", "usage": [1], "attempts": "y", "finish_reason": 3}
+    rec.write_text(json.dumps(data), encoding="utf-8")
+    table = run_cli("simulate", "--replay", str(rec))
+    assert table.code == 0 and "provider usage: not reported" in table.stdout
+    data["requests"] = 7
+    rec.write_text(json.dumps(data), encoding="utf-8")
+    assert run_cli("simulate", "--replay", str(rec), "--format", "json").code == 0
 
 
 def test_a_whole_reply_is_not_flagged(live, server):
@@ -224,3 +244,26 @@ def test_a_large_catalog_does_not_say_all_tools_are_cheaper(run_cli):
     assert result.code == 0 and "cheaper than disclosure" not in result.stdout
     summary = run_cli("simulate", str(EN), "--format", "json").json()["summary"]
     assert summary["all_tools_cheaper"] is False and summary["break_even_tools"] < summary["baseline_tool_count"]
+
+
+# -- --timeout is a total deadline per request (issue 11.18) ----------------------------------------------
+
+
+@pytest.mark.parametrize("forever", [False, True], ids=["trickle", "stream-forever"])
+def test_timeout_is_a_total_deadline_not_a_per_read_one(live, server, forever):
+    import threading
+    import time
+
+    # a whole completion, one byte every 50 ms: about 15 s in all, each read well under --timeout
+    body = json.dumps(say("It is cloudy and 18°C in Shanghai, with light rain expected tomorrow." * 2))
+    server.add(Trickle(body, 0.05, forever=forever))
+    result = live("--prompt", "hello", "--catalog", DEMO, "--timeout", "0.5", "--retries", "0")
+    assert result.code == 2
+    assert "did not answer within 0.5s (--timeout)" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    # the abandoned request's worker ends once its connection is dropped (no thread left reading)
+    for _ in range(100):
+        if not any(t.name == "toolsearch-live-request" for t in threading.enumerate()):
+            break
+        time.sleep(0.1)
+    assert not any(t.name == "toolsearch-live-request" for t in threading.enumerate())

@@ -205,6 +205,8 @@ class ToolSearch:
             )
         tool = request.get(name)
         assert tool is not None  # check_call passed: the request carries it
+        if self.state is not None:
+            self.engine.note_call(self.state, name)  # a use: under cumulative it outlives uncalled hits
         try:
             value = validate_arguments(tool, raw)
         except ToolArgumentsError as exc:

@@ -51,6 +51,7 @@ __all__ = [
     "load_catalog",
     "load_source",
     "load_source_with_groups",
+    "runs_code",
     "store_in_cache",
     "tool",
     "tool_from_function",
@@ -117,6 +118,27 @@ def catalog_files(folder: Path) -> list[Path]:
             ):
                 found.append(path)
     return sorted(found)
+
+
+def runs_code(source: str) -> str | None:
+    """What loading ``source`` would run, as words (``"starts the program 'x'"``), or ``None`` for
+    data: files and folders of YAML/JSON, ``mcp+http`` servers. Python files and modules are
+    imported; ``mcp+stdio`` starts its command."""
+    source = source.strip()
+    if is_live_source(source):
+        from .mcp_client import parse_live_source
+
+        try:
+            live = parse_live_source(source)
+        except CatalogError:  # e.g. a stdio command that does not split: still a program
+            return "starts a program"
+        return f"starts the program {live.command[0]!r}" if live.transport == "stdio" else None
+    path = Path(source)
+    if path.suffix == ".py":
+        return "imports a Python file"
+    if not path.exists() and is_module_reference(source):
+        return "imports a Python module"
+    return None
 
 
 def load_source(source: str, catalog_format: str | None = None, *, prefix: bool = False) -> Loaded:

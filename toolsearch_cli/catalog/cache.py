@@ -13,6 +13,15 @@ An entry stores its key and is re-checked on load; a missing, stale, corrupt or 
 entry is simply a miss. Entries are written atomically (temporary file + rename) in a folder
 only the user can read. The newest :data:`MAX_ENTRIES` entries are kept.
 
+Entries are pickles, and unpickling runs code, so a cache must not be a way for another user to
+run code as this one:
+
+* every entry is authenticated (HMAC-SHA256) with a random key kept in the folder's
+  :data:`KEY_FILE` (mode 0600); an entry whose tag does not match is never unpickled;
+* the key file must belong to the user and be readable by nobody else, and the folder must
+  belong to the user and be writable by nobody else; otherwise the cache is not used, with one
+  warning saying how to fix the permissions.
+
 Location: ``$TOOLSEARCH_CACHE_DIR``, else ``$XDG_CACHE_HOME/toolsearch``, else
 ``~/.cache/toolsearch``. ``TOOLSEARCH_NO_CACHE=1`` turns the cache off.
 """
@@ -20,8 +29,10 @@ Location: ``$TOOLSEARCH_CACHE_DIR``, else ``$XDG_CACHE_HOME/toolsearch``, else
 from __future__ import annotations
 
 import hashlib
+import hmac
 import os
 import pickle
+import stat
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -30,7 +41,10 @@ from pathlib import Path
 from .. import __version__
 from ..model import Catalog
 
-MAGIC = b"toolsearch-catalog-cache/1\n"
+MAGIC = b"toolsearch-catalog-cache/2\n"
+#: The file holding the key entries are authenticated with (32 random bytes, mode 0600).
+KEY_FILE = "cache.key"
+_TAG_SIZE = hashlib.sha256().digest_size
 MAX_ENTRIES = 32
 CACHE_DIR_VAR = "TOOLSEARCH_CACHE_DIR"
 NO_CACHE_VAR = "TOOLSEARCH_NO_CACHE"
@@ -98,13 +112,21 @@ def key_for(sources: Sequence[str], files_of: dict[str, list[Path]]) -> str | No
 
 
 def load(key: str) -> Catalog | None:
-    """The cached catalog for ``key``, or ``None`` (absent, stale or unreadable: all misses)."""
-    path = cache_dir() / f"{key}.pickle"
+    """The cached catalog for ``key``, or ``None`` (absent, stale, unreadable or not authentic:
+    all misses)."""
+    folder = trusted_folder(create=False)
+    secret = _secret(folder) if folder is not None else None
+    if folder is None or secret is None:
+        return None
     try:
-        with open(path, "rb") as f:
-            if f.read(len(MAGIC)) != MAGIC:
-                return None
-            stored_key, catalog = pickle.load(f)
+        with open(folder / f"{key}.pickle", "rb") as f:
+            data = f.read()
+        if not data.startswith(MAGIC):
+            return None
+        tag, payload = data[len(MAGIC) : len(MAGIC) + _TAG_SIZE], data[len(MAGIC) + _TAG_SIZE :]
+        if not hmac.compare_digest(tag, hmac.new(secret, payload, hashlib.sha256).digest()):
+            return None  # not written by this user's toolsearch: never unpickled
+        stored_key, catalog = pickle.loads(payload)
     except Exception:  # noqa: BLE001 - any damage to a cache entry is a miss, never a failure
         return None
     if stored_key != key or not isinstance(catalog, Catalog):
@@ -118,14 +140,18 @@ def store(catalog: Catalog) -> bool:
     key = catalog.cache_key
     if key is None:
         return False
-    folder = cache_dir()
     try:
-        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        folder = trusted_folder(create=True)
+        secret = _secret(folder) if folder is not None else None
+        if folder is None or secret is None:
+            return False
+        payload = pickle.dumps((key, catalog), protocol=pickle.HIGHEST_PROTOCOL)
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".pickle")
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(MAGIC)
-                pickle.dump((key, catalog), f, protocol=pickle.HIGHEST_PROTOCOL)
+                f.write(hmac.new(secret, payload, hashlib.sha256).digest())
+                f.write(payload)
             os.replace(tmp, folder / f"{key}.pickle")
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
@@ -134,6 +160,100 @@ def store(catalog: Catalog) -> bool:
     except (OSError, pickle.PicklingError, TypeError, AttributeError):
         return False  # a read-only home or an unpicklable extension: run without the cache
     return True
+
+
+_warned: set[str] = set()
+
+
+def _warn(message: str) -> None:
+    """One line on stderr, once per problem (a refused cache is not an error: commands go on)."""
+    if message not in _warned:
+        _warned.add(message)
+        print(f"warning: {message}", file=sys.stderr)
+
+
+def _owned_by_someone_else(st: os.stat_result) -> bool:
+    return hasattr(os, "geteuid") and st.st_uid != os.geteuid()
+
+
+def trusted_folder(create: bool) -> Path | None:
+    """The cache folder when only this user can change what is in it (created, mode 0700, if
+    ``create``); ``None`` (with a warning saying how to fix it) when another user could."""
+    folder = cache_dir()
+    try:
+        if create:
+            folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        st = os.stat(folder)
+    except OSError:
+        return None
+    shown = str(folder)
+    if not stat.S_ISDIR(st.st_mode):
+        return None
+    if _owned_by_someone_else(st):
+        _warn(
+            f"not using the catalog cache: {shown} belongs to another user; remove it or set "
+            f"${CACHE_DIR_VAR} to a folder of your own"
+        )
+        return None
+    if st.st_mode & 0o022:
+        _warn(
+            f"not using the catalog cache: other users can write to {shown}; make it yours alone: chmod 700 '{shown}'"
+        )
+        return None
+    return folder
+
+
+_secrets: dict[str, bytes] = {}
+
+
+def _secret(folder: Path) -> bytes | None:
+    """The key that authenticates this folder's entries: read from :data:`KEY_FILE`, created
+    (32 random bytes, mode 0600) when missing; ``None`` when the file is not the user's alone."""
+    path = folder / KEY_FILE
+    known = _secrets.get(str(path))
+    if known is not None:
+        return known
+    nofollow = getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, os.O_RDONLY | nofollow)
+    except FileNotFoundError:
+        return _new_secret(path, nofollow)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        if _owned_by_someone_else(st) or st.st_mode & 0o077:
+            _warn(f"not using the catalog cache: its key file {path} is not yours alone; remove it: rm '{path}'")
+            return None
+        secret = os.read(fd, 64)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if len(secret) != 32:
+        return None
+    _secrets[str(path)] = secret
+    return secret
+
+
+def _new_secret(path: Path, nofollow: int) -> bytes | None:
+    import secrets
+
+    secret = secrets.token_bytes(32)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | nofollow, 0o600)
+    except FileExistsError:  # another toolsearch made it just now
+        return _secret(path.parent)
+    except OSError:
+        return None
+    try:
+        os.write(fd, secret)
+    finally:
+        os.close(fd)
+    _secrets[str(path)] = secret
+    return secret
 
 
 def _prune(folder: Path) -> None:

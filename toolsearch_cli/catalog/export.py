@@ -41,7 +41,7 @@ _PROVIDER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 #: reserved in every format, so an export is always detected as what it is.
 _DETECTION_KEYS = frozenset({"type", "function", "input_schema", "inputSchema", EXTENSION_KEY})
 _RESERVED = {
-    "openai": _DETECTION_KEYS | {"name", "description", "parameters"},
+    "openai": _DETECTION_KEYS | {"name", "description", "parameters", "defer_loading"},
     "anthropic": _DETECTION_KEYS | {"name", "description", "defer_loading"},
     "mcp": _DETECTION_KEYS | {"name", "description"},
 }
@@ -188,15 +188,26 @@ def _dump_yaml(doc: Any) -> str:
     return yaml.dump(doc, Dumper=Dumper, allow_unicode=True, sort_keys=False, width=100, default_flow_style=False)
 
 
-def _openai_entries(catalog: Catalog, plain: bool, flat: bool) -> list[dict[str, Any]]:
+def _openai_entries(catalog: Catalog, plain: bool, flat: bool, strict: bool = False) -> list[dict[str, Any]]:
     resident = set(catalog.resident)
+    defer = flat and bool(catalog.resident)  # Responses tool search: what is not resident is deferred
     out = []
     for tool in catalog.tools:
         _check_name(tool, "openai")
         native = _split_native(tool, "openai", flat)[0]
         outer = {k[len("tool.") :]: v for k, v in native.items() if k.startswith("tool.")}
         inner = {k: v for k, v in native.items() if not k.startswith("tool.")}
-        function = {"name": tool.name, "description": tool.description, "parameters": tool.parameters, **inner}
+        parameters = tool.parameters
+        if strict:
+            parameters, inner["strict"] = _strict_parameters(tool)
+        function = {"name": tool.name, "description": tool.description, "parameters": parameters, **inner}
+        if flat:
+            function.setdefault("strict", False)  # the Responses API's default is strict: say when it is not
+            output_schema = _mcp_output_schema(tool)
+            if output_schema is not None:
+                function.setdefault("output_schema", output_schema)
+            if defer and tool.name not in resident:
+                function["defer_loading"] = True
         entry: dict[str, Any] = {"type": "function", **function} if flat else {"type": "function", "function": function}
         entry.update(outer)
         ext = extension(tool, tool.name in resident, "openai", flat)
@@ -206,14 +217,46 @@ def _openai_entries(catalog: Catalog, plain: bool, flat: bool) -> list[dict[str,
     return out
 
 
-def to_openai(catalog: Catalog, plain: bool = False) -> str:
-    """``{"tools": [...]}`` in the Chat Completions form (``{"type": "function", "function": {...}}``)."""
-    return _json(_document(catalog, _openai_entries(catalog, plain, flat=False), plain))
+def _strict_parameters(tool: Tool) -> tuple[dict[str, Any], bool]:
+    """The tool's parameters made strict-mode compatible, and ``True``; or, with a warning saying
+    why (see :mod:`.lenient`), the parameters as they are and ``False``."""
+    from .lenient import warn
+    from .openai_strict import make_strict
+
+    converted, reasons = make_strict(tool.parameters)
+    if not reasons:
+        return converted, True
+    where = tool.location_of("parameters")
+    warn(
+        CatalogError(
+            "cannot be made strict (exported with strict: false): " + "; ".join(reasons),
+            file=where.file if where else None,
+            line=where.line if where else None,
+            tool=tool.name,
+            field="parameters",
+        ),
+        "strict",
+    )
+    return tool.parameters, False
 
 
-def to_openai_responses(catalog: Catalog, plain: bool = False) -> str:
-    """``{"tools": [...]}`` in the flat Responses-API form (``{"type": "function", "name": ...}``)."""
-    return _json(_document(catalog, _openai_entries(catalog, plain, flat=True), plain))
+def _mcp_output_schema(tool: Tool) -> Any:
+    """An MCP tool's ``outputSchema`` (kept in ``metadata.mcp``), for the Responses ``output_schema``."""
+    mcp = tool.metadata.get("mcp")
+    return mcp.get("outputSchema") if isinstance(mcp, dict) and isinstance(mcp.get("outputSchema"), dict) else None
+
+
+def to_openai(catalog: Catalog, plain: bool = False, strict: bool = False) -> str:
+    """``{"tools": [...]}`` in the Chat Completions form (``{"type": "function", "function": {...}}``);
+    ``strict`` makes every schema strict-mode compatible (or says per tool why it cannot)."""
+    return _json(_document(catalog, _openai_entries(catalog, plain, flat=False, strict=strict), plain))
+
+
+def to_openai_responses(catalog: Catalog, plain: bool = False, strict: bool = False) -> str:
+    """``{"tools": [...]}`` in the flat Responses-API form (``{"type": "function", "name": ...}``), with
+    ``strict`` written (the API's default is true), an MCP ``outputSchema`` as ``output_schema``, and
+    ``defer_loading`` on the tools that are not resident when some are."""
+    return _json(_document(catalog, _openai_entries(catalog, plain, flat=True, strict=strict), plain))
 
 
 def to_anthropic(catalog: Catalog, plain: bool = False) -> str:
@@ -278,6 +321,18 @@ def check_export_format(fmt: str) -> str:
     return fmt
 
 
-def export_catalog(catalog: Catalog, fmt: str, *, plain: bool = False) -> str:
-    """The catalog as text in ``fmt`` (a key of :data:`EXPORTER_BY_NAME`)."""
-    return EXPORTER_BY_NAME[check_export_format(fmt)](catalog, plain)
+#: Formats ``strict=True`` (``catalog convert --strict``) applies to.
+STRICT_FORMATS = ("openai", "openai-responses")
+
+
+def export_catalog(catalog: Catalog, fmt: str, *, plain: bool = False, strict: bool = False) -> str:
+    """The catalog as text in ``fmt`` (a key of :data:`EXPORTER_BY_NAME`); ``strict`` (OpenAI formats
+    only) makes the schemas strict-mode compatible, warning for each tool that cannot be."""
+    check_export_format(fmt)
+    if strict:
+        if fmt not in STRICT_FORMATS:
+            from ..errors import UsageError
+
+            raise UsageError(f"--strict applies to {' and '.join(STRICT_FORMATS)}, not {fmt}", field="strict")
+        return to_openai(catalog, plain, strict=True) if fmt == "openai" else to_openai_responses(catalog, plain, True)
+    return EXPORTER_BY_NAME[fmt](catalog, plain)

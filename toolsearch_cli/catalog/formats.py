@@ -560,7 +560,8 @@ def _openai_entry(doc: Document, item: dict[str, Any], at: str) -> _Entry | None
     if not isinstance(defer, bool):
         raise doc.error(pointer_join(body_at, "defer_loading"), f"must be true or false, not {kind_of(defer)}", name)
     skip = {"name", "description", "parameters", EXTENSION_KEY, "type", "function", "defer_loading"}
-    native = {k: v for k, v in body.items() if k not in skip}
+    # strict: false is the default (Chat Completions) or what the Responses export writes when not strict
+    native = {k: v for k, v in body.items() if k not in skip and not (k == "strict" and v is False)}
     if nested:
         native.update({f"tool.{k}": v for k, v in item.items() if k not in skip})
     return _Entry(name, description, parameters, extension, native, body_at, deferred=defer)

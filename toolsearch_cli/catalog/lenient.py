@@ -128,7 +128,7 @@ def warn(problem: CatalogError, kind: str) -> None:
         collector.warnings.append(item)
 
 
-def summary(warnings: list[LoadWarning]) -> str:
+def summary(warnings: list[LoadWarning], noun: str = "load warning") -> str:
     """``3 load warnings: 2 non-standard parameter types mapped, 1 MCP server that failed``."""
     counts = Counter(w.kind for w in warnings)
     parts = []
@@ -136,7 +136,7 @@ def summary(warnings: list[LoadWarning]) -> str:
         one, many = KINDS.get(kind, (kind, kind))
         parts.append(f"{n} {one if n == 1 else many}")
     total = len(warnings)
-    return f"{total} load warning{'s' if total != 1 else ''}: {', '.join(parts)}"
+    return f"{total} {noun}{'s' if total != 1 else ''}: {', '.join(parts)}"
 
 
 # ---------------------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..bounded import strict_json
 from . import cache as catalog_cache
 
 FORMAT = "toolsearch-live-catalog/1"
@@ -45,7 +46,7 @@ def load(source: str, ttl: float) -> tuple[str | None, list[dict[str, Any]]] | N
     try:
         if time.time() - path.stat().st_mtime > ttl:
             return None
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = strict_json(path.read_bytes())  # a damaged or edited entry is a miss, never a crash
     except (OSError, ValueError):
         return None
     if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("key") != _key(source):
@@ -107,7 +108,7 @@ def parse_ttl(text: str) -> float:
         value = float(number)
     except ValueError:
         value = -1.0
-    if unit not in _UNITS or not value >= 0 or value == float("inf"):
+    if unit not in _UNITS or not 0 <= value * _UNITS.get(unit, 1) < float("inf"):
         raise UsageError(
             f"a live-catalog TTL is a number of seconds, or of minutes, hours or days with m, h or d "
             f"(e.g. 90, 10m, 2h), not {text!r}",

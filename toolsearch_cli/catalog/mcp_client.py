@@ -17,12 +17,13 @@ import logging
 import os
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from ..errors import CatalogError
 from ..model import Tool
+from ..redaction import redact_data, register, register_url, shown_url
 from .formats import Document, Loaded, load_document
 
 TIMEOUT_ENV = "TOOLSEARCH_MCP_TIMEOUT"
@@ -47,8 +48,7 @@ class LiveSource:
         """The source as shown in messages: no alias, and no credentials from the URL."""
         text = self.text if self.alias is None else self.text[len(self.alias) + 1 :]
         if self.transport == "http":
-            text = re.sub(r"//[^/@]*@", "//***@", text)
-            text = re.sub(r"\?.*$", "?…", text)
+            text = "mcp+" + shown_url(text[len("mcp+") :])
         return text
 
 
@@ -81,6 +81,7 @@ def parse_live_source(source: str) -> LiveSource:
         if not command:
             raise CatalogError("no server command after 'mcp+stdio:'", file=target)
         return LiveSource(source.strip(), match.group("alias"), "stdio", command, "")
+    register_url(target[len("mcp+") :])  # masked wherever it might be printed or written
     return LiveSource(source.strip(), match.group("alias"), "http", [], target[len("mcp+") :])
 
 
@@ -129,6 +130,8 @@ def http_headers() -> dict[str, str]:
             parsed = None
         if not isinstance(parsed, dict) or not all(isinstance(v, str) for v in parsed.values()):
             raise CatalogError(f"${HEADERS_ENV} must be a JSON object of strings or 'Name: value' lines")
+        for value in parsed.values():
+            register(value)
         return {str(k): v for k, v in parsed.items()}
     headers: dict[str, str] = {}
     for number, line in enumerate(raw.splitlines(), 1):
@@ -138,6 +141,7 @@ def http_headers() -> dict[str, str]:
         if not colon or not name.strip() or " " in name.strip():
             raise CatalogError(f"${HEADERS_ENV} line {number} is not 'Name: value' (value not shown)")
         headers[name.strip()] = value.strip()
+        register(value.strip())
     return headers
 
 
@@ -193,7 +197,9 @@ def fetch_tools(live: LiveSource, timeout: float | None = None) -> tuple[str | N
                 server = streamable_http_client(live.url, http_client=http)
             else:
                 server = live.url
-            return await list_all(server)
+            if threading.current_thread() is threading.main_thread():
+                return await list_all(server)  # Ctrl-C and SIGTERM reach this loop directly
+            return await _unless_stopped(lambda: list_all(server))
 
     async def list_all(server: Any) -> tuple[str | None, list[dict[str, Any]]]:
         tools: list[dict[str, Any]] = []
@@ -211,6 +217,10 @@ def fetch_tools(live: LiveSource, timeout: float | None = None) -> tuple[str | N
                     if cursor in seen:
                         raise _ProtocolProblem(f"tools/list returned the cursor {cursor!r} twice")
                     seen.add(cursor)
+                else:  # never cut a listing silently: an endless one is the server's fault, said so
+                    raise _ProtocolProblem(
+                        f"tools/list still had more pages after {_MAX_PAGES:,} pages ({len(tools):,} tools so far)"
+                    )
                 return (info.name if info else None), tools
 
     import tempfile
@@ -310,6 +320,36 @@ class _ProtocolProblem(Exception):
     pass
 
 
+#: Set when the main thread is interrupted (Ctrl-C, SIGTERM) while worker threads read servers.
+_STOP = threading.Event()
+
+
+class _Stopped(Exception):
+    pass
+
+
+async def _unless_stopped(work: Callable[[], Awaitable[Any]]) -> Any:
+    """``await work()`` in a worker thread, cancelled (so its server is shut down) once
+    :data:`_STOP` is set: signals reach only the main thread, which sets it."""
+    import anyio
+
+    result: list[Any] = []
+    async with anyio.create_task_group() as group:
+
+        async def watch() -> None:
+            while not _STOP.is_set():
+                await anyio.sleep(0.05)
+            raise _Stopped("interrupted")
+
+        async def do() -> None:
+            result.append(await work())
+            group.cancel_scope.cancel()
+
+        group.start_soon(watch)
+        group.start_soon(do)
+    return result[0]
+
+
 def _describe(exc: BaseException) -> str:
     text = " ".join(str(exc).split())
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
@@ -333,7 +373,7 @@ def tools_from_live(
 
     live = parse_live_source(source)
     alias = live.alias or _alias_from(server_name, live)
-    doc = Document({"tools": raw_tools}, live.display)
+    doc = Document({"tools": redact_data(raw_tools)}, live.display)  # a credential the server echoes stays hidden
     tools, resident, _ = load_document(doc, "mcp", default_category=alias)
     sanitize = settings().sanitize_names
     out: list[Tool] = []
@@ -421,12 +461,17 @@ def fetch_live_sources(
     else:
         from concurrent.futures import ThreadPoolExecutor
 
+        _STOP.clear()
         with _sdk_logs_shared(), ThreadPoolExecutor(max_workers=min(limit, len(todo))) as pool:
-            results = list(pool.map(one, todo))
+            try:
+                results = list(pool.map(one, todo))
+            except BaseException:
+                _STOP.set()  # Ctrl-C or SIGTERM: every worker stops its server before the pool closes
+                raise
     for source, result in zip(todo, results, strict=True):
         out[source] = result
         if ttl > 0 and not isinstance(result, CatalogError):
-            live_cache.store(source, *result)
+            live_cache.store(source, result[0], redact_data(result[1]))  # no echoed credential on disk
     return {s: out[s] for s in dict.fromkeys(sources)}
 
 

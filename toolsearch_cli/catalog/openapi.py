@@ -34,6 +34,32 @@ HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "tra
 #: Header parameters OpenAPI says to ignore: the HTTP layer sets them.
 _IGNORED_HEADERS = frozenset({"accept", "content-type", "authorization"})
 _NAME_OK = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_LOCATIONS = ("path", "query", "header", "cookie")
+#: Swagger 2.0 has no cookie parameters; its body and form fields are parameters.
+_SWAGGER_LOCATIONS = ("path", "query", "header", "body", "formData")
+#: What a Swagger 2.0 (non-body) parameter says about its value: JSON Schema keywords.
+_SWAGGER_SCHEMA_KEYS = frozenset(
+    {
+        "type",
+        "format",
+        "items",
+        "enum",
+        "default",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "minItems",
+        "maxItems",
+        "uniqueItems",
+        "multipleOf",
+    }
+)
+#: OpenAPI 3.0 / Swagger keywords with no meaning to a model calling the tool.
+_DOC_ONLY_KEYS = ("example", "xml", "externalDocs", "discriminator")
 _MAX_DEPTH = 64
 #: A resolved ``$ref`` target with more values than this is kept once in ``$defs`` rather than
 #: copied into every place that refers to it.
@@ -160,10 +186,12 @@ def tools_from_openapi(doc: Document) -> Loaded:
     if not isinstance(data, dict):
         raise doc.error("", "an OpenAPI document must be a mapping")
     if "swagger" in data:
-        raise doc.error("/swagger", "Swagger 2.0 is not supported; convert the document to OpenAPI 3 first")
-    version = str(data.get("openapi", ""))
-    if not version.startswith("3."):
-        raise doc.error("/openapi", f"expected an OpenAPI 3.x document, found version {version!r}")
+        if str(data["swagger"]) != "2.0":
+            raise doc.error("/swagger", f"expected Swagger 2.0 or OpenAPI 3.x, found Swagger {data['swagger']!r}")
+    else:
+        version = str(data.get("openapi", ""))
+        if not version.startswith("3."):
+            raise doc.error("/openapi", f"expected an OpenAPI 3.x document, found version {version!r}")
     paths = data.get("paths")
     if paths is None:
         paths = {}
@@ -221,7 +249,21 @@ def _operation_tool(
     required: list[str] = []
     where: dict[str, str] = {}
     origin: dict[str, str] = {}  # property -> JSON pointer of the schema it came from, for errors
+    fixed_headers: dict[str, Any] = {}
+    swagger_body: tuple[dict[str, Any], str, bool] | None = None
+    form: list[tuple[dict[str, Any], str]] = []
     for param, param_at in _parameters(doc, resolver, item, op, at, name):
+        if param["in"] == "body":
+            swagger_body = (param["schema"], pointer_join(param_at, "schema"), param["required"])
+            continue
+        if param["in"] == "formData":
+            form.append((param, param_at))
+            continue
+        if param["in"] == "header":
+            fixed, value = _fixed_value(param["schema"])
+            if fixed:  # one possible value (an API version, say): the caller sends it, not the model
+                fixed_headers[param["name"]] = plain(value)
+                continue
         prop_name = param["name"] if param["name"] not in properties else f"{param['in']}_{param['name']}"
         properties[prop_name] = param["schema"]
         where[prop_name] = param["in"]
@@ -230,14 +272,30 @@ def _operation_tool(
             required.append(prop_name)
     body_mode = None
     content_type = None
-    if "requestBody" in op:
+    body_source: tuple[dict[str, Any] | None, str, Any] | None = None  # (schema, its pointer, required)
+    if form:  # Swagger 2.0 form fields: one object body
+        consumes = _consumes(op, doc.data)
+        content_type = next((c for c in consumes if "form" in c), "application/x-www-form-urlencoded")
+        form_schema: dict[str, Any] = {
+            "type": "object",
+            "properties": {param["name"]: param["schema"] for param, _ in form},
+        }
+        needed = [param["name"] for param, _ in form if param["required"]]
+        if needed:
+            form_schema["required"] = needed
+        body_source = (form_schema, pointer_join(at, "parameters"), True)
+    elif swagger_body is not None:
+        content_type = next((c for c in _consumes(op, doc.data) if _is_json(c)), "application/json")
+        body_source = swagger_body
+    elif "requestBody" in op:
         body, body_at = resolver.follow(op["requestBody"], pointer_join(at, "requestBody"))
         if not isinstance(body, dict):
             raise doc.error(body_at, "'requestBody' must be a mapping", name)
-        content_type, schema = _body_schema(doc, resolver, body, body_at, name)
-        schema_at = pointer_join(body_at, "content", str(content_type), "schema")
+        content_type, found = _body_schema(doc, resolver, body, body_at, name)
+        body_source = (found, pointer_join(body_at, "content", str(content_type), "schema"), body.get("required"))
+    if body_source is not None:
+        schema, schema_at, body_required = body_source
         if schema is not None:
-            body_required = body.get("required")
             props = schema.get("properties") if isinstance(schema, dict) else None
             mergeable = (
                 isinstance(props, dict)
@@ -267,7 +325,7 @@ def _operation_tool(
     if required:
         parameters["required"] = required
     if resolver.defs:
-        parameters["$defs"] = resolver.defs
+        parameters["$defs"] = {k: clean_schema(v) for k, v in resolver.defs.items()}
 
     def relocate(exc: CatalogError) -> CatalogError:
         """Point at the schema in the document the bad property came from."""
@@ -281,19 +339,21 @@ def _operation_tool(
 
     originals: dict[str, str] = {}
     try:
-        with collecting() as found:  # warnings too are moved to their place in the document
+        with collecting() as problems:  # warnings too are moved to their place in the document
             parameters = checked_schema(Document(parameters, doc.file), parameters, "", name, originals)
     except CatalogError as exc:
         raise relocate(exc) from None
-    for warning in found:
+    for warning in problems:
         warn(relocate(warning.to_error()), warning.kind)
 
     native: dict[str, Any] = {"method": method.upper(), "path": path}
     if summary:
         native["summary"] = summary  # the tool's title: ranked above the description
-    server = _server_url(op) or _server_url(item) or _server_url(doc.data)
+    server = _server_url(op) or _server_url(item) or _server_url(doc.data) or _swagger_server(doc.data)
     if server:
         native["server"] = server
+    if fixed_headers:
+        native["headers"] = fixed_headers
     if operation_id:
         native["operationId"] = operation_id
     if where:
@@ -320,6 +380,79 @@ def _operation_tool(
         native=native,
         fmt="openapi",
     )
+
+
+def clean_schema(schema: Any, *, body: bool = False, depth: int = 0) -> Any:
+    """An OpenAPI 3.0 / Swagger 2.0 schema as the JSON Schema a tool needs: ``nullable`` (and
+    ``x-nullable``) become a ``null`` type (or a ``null`` branch), ``example``, ``xml``,
+    ``externalDocs`` and ``discriminator`` go, and in a request body (``body``) ``readOnly``
+    properties go (the server sets them; a model should not send them)."""
+    if depth > _MAX_DEPTH or not isinstance(schema, dict):
+        return schema
+    out = {k: v for k, v in schema.items() if k not in _DOC_ONLY_KEYS and k not in ("nullable", "x-nullable")}
+    if schema.get("nullable") is True or schema.get("x-nullable") is True:
+        kind = out.get("type")
+        if isinstance(kind, str):
+            out["type"] = [kind, "null"] if kind != "null" else "null"
+        elif isinstance(kind, list):
+            out["type"] = kind if "null" in kind else [*kind, "null"]
+        elif any(k in out for k in ("anyOf", "oneOf", "allOf", "$ref")):
+            return {"anyOf": [clean_schema(out, body=body, depth=depth + 1), {"type": "null"}]}
+        if "enum" in out and isinstance(out["enum"], list) and None not in out["enum"]:
+            out["enum"] = [*out["enum"], None]
+    props = out.get("properties")
+    if isinstance(props, dict):
+        kept = {
+            name: clean_schema(sub, body=body, depth=depth + 1)
+            for name, sub in props.items()
+            if not (body and isinstance(sub, dict) and sub.get("readOnly") is True)
+        }
+        out["properties"] = kept
+        if isinstance(out.get("required"), list) and len(kept) != len(props):
+            out["required"] = [r for r in out["required"] if r in kept]
+            if not out["required"]:
+                del out["required"]
+    for key in ("items", "additionalProperties", "not"):
+        if isinstance(out.get(key), dict):
+            out[key] = clean_schema(out[key], body=body, depth=depth + 1)
+    for key in ("anyOf", "oneOf", "allOf"):
+        if isinstance(out.get(key), list):
+            out[key] = [clean_schema(sub, body=body, depth=depth + 1) for sub in out[key]]
+    if isinstance(out.get("$defs"), dict):
+        out["$defs"] = {k: clean_schema(v, body=body, depth=depth + 1) for k, v in out["$defs"].items()}
+    return out
+
+
+def _fixed_value(schema: dict[str, Any]) -> tuple[bool, Any]:
+    """Whether a header's schema allows one value only (``const``, a one-value ``enum``, or a
+    ``default`` beside no other choice), and that value: such a header is the caller's to send."""
+    if "const" in schema:
+        return True, schema["const"]
+    enum = schema.get("enum")
+    if isinstance(enum, list) and len(enum) == 1:
+        return True, enum[0]
+    if "default" in schema and not isinstance(enum, list):
+        return True, schema["default"]
+    return False, None
+
+
+def _swagger_server(data: Any) -> str | None:
+    """A Swagger 2.0 document's base URL: the first of ``schemes`` (https), ``host`` and ``basePath``."""
+    if not isinstance(data, dict) or "swagger" not in data or not isinstance(data.get("host"), str):
+        return None
+    schemes = data.get("schemes")
+    scheme = schemes[0] if isinstance(schemes, list) and schemes and isinstance(schemes[0], str) else "https"
+    base = data.get("basePath") if isinstance(data.get("basePath"), str) else ""
+    return f"{scheme}://{data['host']}{base}"
+
+
+def _consumes(op: dict[str, Any], data: Any) -> list[str]:
+    """Swagger 2.0 media types an operation accepts (its own ``consumes``, else the document's)."""
+    for owner in (op, data):
+        value = owner.get("consumes") if isinstance(owner, dict) else None
+        if isinstance(value, list):
+            return [str(v) for v in value]
+    return []
 
 
 def _server_url(owner: dict[str, Any]) -> str | None:
@@ -350,15 +483,16 @@ def _parameters(
             name, location = param.get("name"), param.get("in")
             if not isinstance(name, str) or not name:
                 raise doc.error(pointer_join(param_at, "name"), "a parameter needs a string 'name'", tool)
-            if location not in ("path", "query", "header", "cookie"):
+            locations = _SWAGGER_LOCATIONS if "swagger" in doc.data else _LOCATIONS
+            if location not in locations:
                 raise doc.error(
                     pointer_join(param_at, "in"),
-                    f"parameter 'in' must be path, query, header or cookie, not {location!r}",
+                    f"parameter 'in' must be {', '.join(locations[:-1])} or {locations[-1]}, not {location!r}",
                     tool,
                 )
             if location == "header" and name.lower() in _IGNORED_HEADERS:
                 continue
-            merged[(name, location)] = (param, param_at)
+            merged[(name, str(location))] = (param, param_at)
     out = []
     for (name, location), (param, param_at) in merged.items():
         if "schema" in param:
@@ -370,10 +504,17 @@ def _parameters(
             if not isinstance(entry, dict):
                 raise doc.error(media_at, "a media type must be a mapping (with 'schema')", tool)
             schema = resolver.inline(entry.get("schema", {}), pointer_join(media_at, "schema"))
+        elif "type" in param:  # Swagger 2.0: the parameter is its own schema
+            schema = resolver.inline(
+                {k: v for k, v in param.items() if k in _SWAGGER_SCHEMA_KEYS or k.startswith("x-")}, param_at
+            )
+            if schema.get("type") == "file":
+                schema = {**{k: v for k, v in schema.items() if k != "type"}, "type": "string", "format": "binary"}
         else:
             schema = {"type": "string"}
         if not isinstance(schema, dict):
             raise doc.error(pointer_join(param_at, "schema"), "a parameter schema must be a mapping", tool)
+        schema = clean_schema(schema, body=location in ("body", "formData"))
         description = param.get("description")
         if isinstance(description, str) and description.strip():
             schema = {**schema, "description": description.strip()}
@@ -412,7 +553,9 @@ def _body_schema(
         raise doc.error(pointer_join(at, "content", str(media)), "a media type must be a mapping (with 'schema')", tool)
     if entry is None or "schema" not in entry:
         return str(media), None
-    schema = resolver.inline(entry["schema"], pointer_join(at, "content", str(media), "schema"))
+    schema = clean_schema(
+        resolver.inline(entry["schema"], pointer_join(at, "content", str(media), "schema")), body=True
+    )
     if not isinstance(schema, dict):
         raise doc.error(pointer_join(at, "content", str(media), "schema"), "the body schema must be a mapping", tool)
     if isinstance(body.get("description"), str) and "description" not in schema:

@@ -71,11 +71,82 @@ _SECTION = re.compile(r"^\s*(Args|Arguments|Parameters|Returns|Return|Yields|Rai
 _ARG = re.compile(r"^\s*\*{0,2}(\w+)\s*(?:\(([^)]*)\))?\s*:\s*(.*)$")
 
 
+_SPHINX_FIELD = re.compile(r"^\s*:(\w+)(?:\s+([^:]*?))?\s*:\s*(.*)$")
+_SPHINX_PARAM = frozenset({"param", "parameter", "arg", "argument", "key", "keyword"})
+_NUMPY_RULE = re.compile(r"^\s*-{3,}\s*$")
+_NUMPY_PARAMS = frozenset({"parameters", "params", "arguments", "args", "other parameters", "keyword arguments"})
+
+
 def parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
-    """Split a Google-style docstring into (summary text, {argument: description})."""
+    """Split a docstring into (summary text, {argument: description}): Google style (``Args:``),
+    Sphinx (``:param name: text``) or NumPy (``Parameters`` over a ``----------`` rule)."""
     if not doc:
         return "", {}
     lines = inspect.cleandoc(doc).splitlines()
+    if any(_sphinx_param(line) for line in lines):
+        return _parse_sphinx(lines)
+    if any(_NUMPY_RULE.match(lines[i + 1]) and lines[i].strip() for i in range(len(lines) - 1)):
+        return _parse_numpy(lines)
+    return _parse_google(lines)
+
+
+def _sphinx_param(line: str) -> re.Match[str] | None:
+    match = _SPHINX_FIELD.match(line)
+    return match if match and match.group(1).lower() in _SPHINX_PARAM and match.group(2) else None
+
+
+def _parse_sphinx(lines: list[str]) -> tuple[str, dict[str, str]]:
+    summary: list[str] = []
+    args: dict[str, str] = {}
+    current: str | None = None
+    in_fields = False
+    for line in lines:
+        field = _SPHINX_FIELD.match(line)
+        if field:
+            in_fields = True
+            current = None
+            if _sphinx_param(line):
+                current = (field.group(2) or "").split()[-1].lstrip("*")  # ":param int days:" names 'days'
+                args[current] = field.group(3).strip()
+            continue
+        if not in_fields:
+            summary.append(line)
+        elif current is not None and line.strip():
+            args[current] = f"{args[current]} {line.strip()}".strip()
+    return " ".join(" ".join(summary).split()), args
+
+
+def _parse_numpy(lines: list[str]) -> tuple[str, dict[str, str]]:
+    summary: list[str] = []
+    args: dict[str, str] = {}
+    section: str | None = None
+    current: list[str] = []
+    base_indent: int | None = None
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if i + 1 < len(lines) and _NUMPY_RULE.match(lines[i + 1]) and line.strip():
+            section, current, base_indent = line.strip().lower(), [], None
+            i += 2
+            continue
+        if section is None:
+            summary.append(line)
+        elif section in _NUMPY_PARAMS and line.strip():
+            indent = len(line) - len(line.lstrip())
+            if base_indent is None or indent <= base_indent:
+                base_indent = indent
+                names = line.split(":", 1)[0]
+                current = [n.strip().lstrip("*") for n in names.split(",") if n.strip()]
+                for name in current:
+                    args[name] = ""
+            else:
+                for name in current:
+                    args[name] = f"{args[name]} {line.strip()}".strip()
+        i += 1
+    return " ".join(" ".join(summary).split()), args
+
+
+def _parse_google(lines: list[str]) -> tuple[str, dict[str, str]]:
     summary: list[str] = []
     args: dict[str, str] = {}
     section: str | None = None
@@ -113,7 +184,7 @@ def tool_from_function(func: Callable[..., Any], options: dict[str, Any] | None 
     name = options.get("name") or func.__name__
     try:
         signature = inspect.signature(func)
-        hints = typing.get_type_hints(func)
+        hints = typing.get_type_hints(func, include_extras=True)  # Annotated[..., Field(...)] keeps its limits
     except (TypeError, ValueError, NameError) as exc:
         raise CatalogError(f"cannot read the signature: {exc}", tool=name, field="parameters") from exc
     fields: dict[str, Any] = {}
@@ -129,7 +200,9 @@ def tool_from_function(func: Callable[..., Any], options: dict[str, Any] | None 
             )
         annotation = hints.get(pname, Any)
         default = ... if param.default is param.empty else param.default
-        fields[pname] = (annotation, Field(default, description=arg_docs.get(pname) or None))
+        described = arg_docs.get(pname) or _annotated_text(annotation)
+        # a description=None would override the one an Annotated[..., Field(description=...)] gives
+        fields[pname] = (annotation, Field(default, description=described) if described else Field(default))
     try:
         model = create_model(f"{name}Args", __config__=ConfigDict(arbitrary_types_allowed=False), **fields)
         schema = model.model_json_schema()
@@ -155,6 +228,15 @@ def tool_from_function(func: Callable[..., Any], options: dict[str, Any] | None 
         lint=options.get("lint", {}),
         mock=options.get("mock"),
     )
+
+
+def _annotated_text(annotation: Any) -> str | None:
+    """The description ``Annotated[str, "the city"]`` gives (a plain string in the metadata, as
+    LangChain reads it); a ``Field(description=...)`` in the metadata is pydantic's own to read."""
+    if typing.get_origin(annotation) is typing.Annotated:
+        texts = [extra for extra in annotation.__metadata__ if isinstance(extra, str) and extra.strip()]
+        return texts[0].strip() if texts else None
+    return None
 
 
 _DATA_KEYWORDS = frozenset({"default", "enum", "const", "examples"})
@@ -333,6 +415,62 @@ def _check_listed_tool(tool: Tool, display: str) -> None:
         raise fail("parameters", f"the parameters schema must have type 'object', not {tool.parameters['type']!r}")
 
 
+def framework_tool(obj: Any, display: str) -> Tool | None:
+    """A tool object of another framework, recognised by its attributes (neither is imported):
+    LangChain's ``BaseTool``/``StructuredTool`` (``name``, ``description``, ``tool_call_schema``
+    or ``args_schema``: a pydantic model or a JSON Schema) and openai-agents' ``FunctionTool``
+    (``name``, ``description``, ``params_json_schema``, ``strict_json_schema``). ``None``: neither."""
+    name = getattr(obj, "name", None)
+    if isinstance(obj, type) or not isinstance(name, str) or not isinstance(getattr(obj, "description", ""), str):
+        return None
+    metadata: dict[str, Any] = {}
+    function: Callable[..., Any] | None = None
+    agents_schema = getattr(obj, "params_json_schema", None)
+    if isinstance(agents_schema, dict) and hasattr(obj, "on_invoke_tool"):
+        schema: Any = agents_schema
+        if isinstance(getattr(obj, "strict_json_schema", None), bool):
+            metadata["openai"] = {"strict": obj.strict_json_schema}
+    else:
+        model = getattr(obj, "tool_call_schema", None) or getattr(obj, "args_schema", None)
+        if isinstance(model, dict):
+            schema = model
+        elif isinstance(model, type) and hasattr(model, "model_json_schema"):
+            try:
+                schema = model.model_json_schema()
+            except Exception as exc:  # noqa: BLE001 - pydantic raises several types for unsupported hints
+                raise CatalogError(
+                    f"cannot build a JSON Schema from its arguments: {str(exc).splitlines()[0]}",
+                    file=display,
+                    tool=name,
+                    field="parameters",
+                ) from exc
+        else:
+            return None
+        invoke = getattr(obj, "invoke", None)
+        if callable(invoke):
+
+            def function(**arguments: Any) -> Any:
+                return invoke(arguments)
+
+    description = (getattr(obj, "description", "") or "").strip()
+    schema = _strip_titles(schema) if isinstance(schema, dict) else schema
+    if isinstance(schema, dict) and schema.get("description") == description:
+        schema = {k: v for k, v in schema.items() if k != "description"}  # the tool's own, repeated
+    if isinstance(schema, dict):
+        schema.setdefault("type", "object")
+        schema.setdefault("properties", {})
+    underlying = getattr(obj, "func", None) or getattr(obj, "coroutine", None)
+    where = _def_location(underlying) if callable(underlying) else None
+    return Tool(
+        name=name,
+        description=description,
+        parameters=schema,
+        metadata=metadata,
+        source=where or Location(file=display),
+        function=function,
+    )
+
+
 def _collect(module: Any, display: str) -> tuple[list[Tool], list[str]]:
     tools: list[Tool] = []
     resident: list[str] = []
@@ -364,7 +502,11 @@ def _collect(module: Any, display: str) -> tuple[list[Tool], list[str]]:
         if not isinstance(listed, list | tuple):
             raise CatalogError("TOOLS must be a list of Tool objects or functions", file=display, field="TOOLS")
         for i, entry in enumerate(listed):
-            if isinstance(entry, Tool) or callable(entry):
+            framework = None if isinstance(entry, Tool) else framework_tool(entry, display)
+            if framework is not None:
+                _check_listed_tool(framework, display)
+                tools.append(framework)
+            elif isinstance(entry, Tool) or callable(entry):
                 add(entry, getattr(entry, _MARK, None))
             else:
                 raise CatalogError(

@@ -91,21 +91,19 @@ def _run(args: list[str], terminated: list[bool]) -> int:
     # --debug works anywhere before a `--`, also after the sub-command: take it out here
     end = args.index("--") if "--" in args else len(args)
     debug = "--debug" in args[:end]
-    args = [a for a in args[:end] if a != "--debug"] + args[end:]
+    args = _loading_options_first([a for a in args[:end] if a != "--debug"]) + args[end:]
     try:
         try:
-            code = app(args=args, prog_name="toolsearch", standalone_mode=False)
+            command = typer.main.get_command(app)
+            _placeholders(command)
+            code = command.main(args=args, prog_name="toolsearch", standalone_mode=False)
         finally:
             from .load_report import reset_loading
 
             reset_loading()  # the global options hold for this command only
     except ToolsearchError as exc:
         if debug:
-            import traceback
-
-            from .render import shown
-
-            sys.stderr.write(shown(traceback.format_exc()))  # data in the message stays literal
+            _traceback()
         _error(str(exc))
         return exc.exit_code
     except typer.Exit as exc:
@@ -124,11 +122,7 @@ def _run(args: list[str], terminated: list[bool]) -> int:
             return 2
         # a bug: one line, or with --debug the traceback too; exit 2 either way (1 means a check failed)
         if debug:
-            import traceback
-
-            from .render import shown
-
-            sys.stderr.write(shown(traceback.format_exc()))
+            _traceback()
             _error(f"internal error: {type(exc).__name__}: {exc}")
             return 2
         _error(f"internal error: {type(exc).__name__}: {exc} (run again with --debug for a traceback)")
@@ -136,6 +130,40 @@ def _run(args: list[str], terminated: list[bool]) -> int:
     if code == 130:  # the CLI library turns Ctrl-C (and so SIGTERM) into this code, silently
         return _interrupted(terminated)
     return code if isinstance(code, int) else 0
+
+
+#: Global loading options that no sub-command has: accepted after the sub-command too
+#: (``toolsearch search --live-ttl 10m ...``) and moved before it. ``--strict`` is not among them:
+#: ``lint`` and ``catalog convert`` have a ``--strict`` of their own.
+_LOADING_FLAGS = ("--refresh", "--sanitize-names")
+_LOADING_VALUES = ("--live-ttl",)
+
+
+def _loading_options_first(args: list[str]) -> list[str]:
+    front: list[str] = []
+    rest: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg in _LOADING_FLAGS or arg.startswith(tuple(f"{o}=" for o in _LOADING_VALUES)):
+            front.append(arg)
+        elif arg in _LOADING_VALUES and i + 1 < len(args):
+            front += [arg, args[i + 1]]
+            i += 1
+        else:
+            rest.append(arg)
+        i += 1
+    return front + rest
+
+
+def _traceback() -> None:
+    """--debug: the traceback of the exception being handled, on stderr (data in it stays literal;
+    secrets are masked by the stream)."""
+    import traceback
+
+    from .render import shown
+
+    sys.stderr.write(shown(traceback.format_exc()))
 
 
 def _interrupted(terminated: list[bool]) -> int:
@@ -178,6 +206,20 @@ def _sigterm_as_interrupt() -> Iterator[list[bool]]:
         yield terminated
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+_PLACEHOLDER = {"str": "TEXT", "string": "TEXT", "int": "N", "integer": "N", "float": "NUMBER", "path": "PATH"}
+
+
+def _placeholders(command: object) -> None:
+    """Options without a metavar get a word for their value in help (TEXT, N, NUMBER), not ``<str>``."""
+    for param in getattr(command, "params", []):
+        option = getattr(param, "param_type_name", "") == "option" and not getattr(param, "is_flag", False)
+        if option and param.metavar is None:
+            name = str(getattr(param.type, "name", "value"))
+            param.metavar = _PLACEHOLDER.get(name, name.upper())
+    for sub in getattr(command, "commands", {}).values():
+        _placeholders(sub)
 
 
 def _usage_message(exc: Exception) -> str:

@@ -42,6 +42,7 @@ def catalog(
         payload = {
             "sources": loaded.sources,
             "resident": loaded.resident,
+            "warnings": [warning.to_dict() for warning in loaded.warnings],
             "tools": [
                 {
                     "name": t.name,
@@ -74,6 +75,13 @@ def convert(
         help="Leave out the x-toolsearch extension (category, tags, examples, resident, metadata), "
         "for a file the provider accepts as it is; the conversion is then not round-trip safe.",
     ),
+    strict: bool = typer.Option(
+        False,
+        "--strict",
+        help="openai, openai-responses: make every schema strict-mode compatible (all properties required, "
+        "optional ones nullable, additionalProperties false) and set strict: true; a tool that cannot be is "
+        "exported as it is, with a warning saying why.",
+    ),
     catalog: list[str] | None = CATALOG_OPTION,
     catalog_format: str = CATALOG_FORMAT_OPTION,
 ) -> None:
@@ -84,8 +92,16 @@ def convert(
     fmt = catalog_format if catalog_format != "auto" else parent.get("catalog_format", "auto")
     if to == "yaml" and plain:
         raise UsageError("--plain applies to the provider formats; the yaml format always carries everything")
+    if out is not None:
+        _check_out_suffix(out, to)
     loaded = load_catalog(sources, check_catalog_format(fmt))
-    text = export_catalog(loaded, to, plain=plain)
+    from ..catalog.lenient import collecting, settings
+    from .load_report import print_warnings
+
+    with collecting(settings().strict) as problems:
+        text = export_catalog(loaded, to, plain=plain, strict=strict)
+    if problems:
+        print_warnings(problems, converting=True)
     if out is None:
         typer.echo(text, nl=False)
         return
@@ -93,3 +109,17 @@ def convert(
 
     write_text_atomic(out, text, what=str(out), error=UsageError, field="out", make_parents=False)
     error_console().print(data(f"wrote {plural(len(loaded), 'tool')} as {to} to {out}"))
+
+
+def _check_out_suffix(out: Path, to: str) -> None:
+    """Warn when the --out file's extension says another format than the one written."""
+    suffix = out.suffix.lower()
+    expected = (".yaml", ".yml") if to == "yaml" else (".json",)
+    if suffix in (".yaml", ".yml", ".json", ".jsonl") and suffix not in expected:
+        what = "YAML" if to == "yaml" else "JSON"
+        error_console().print(
+            data(
+                f"warning: {out}: writing {to} ({what}) to a file named {suffix}; "
+                f"tools that go by the extension will misread it (name it {expected[0]})"
+            )
+        )

@@ -32,7 +32,8 @@ def reset_loading() -> None:
     configure(LoadSettings())
 
 
-def print_warnings(warnings: list[LoadWarning]) -> None:
+def print_warnings(warnings: list[LoadWarning], *, converting: bool = False) -> None:
+    """One line per warning (the first :data:`SHOWN`), then what they add up to."""
     from rich.text import Text
 
     from .render import data, error_console
@@ -42,4 +43,7 @@ def print_warnings(warnings: list[LoadWarning]) -> None:
         err.print(Text.assemble(("warning:", "yellow"), " ", data(warning)))
     more = len(warnings) - SHOWN
     tail = f" ({more} not shown; `toolsearch lint` lists them all)" if more > 0 else ""
-    err.print(data(f"{summary(warnings)}{tail}; the rest of the catalog is loaded (--strict makes them errors)"))
+    if converting:
+        err.print(data(f"{summary(warnings, 'conversion warning')}{tail} (toolsearch --strict makes them errors)"))
+    else:
+        err.print(data(f"{summary(warnings)}{tail}; the rest of the catalog is loaded (--strict makes them errors)"))

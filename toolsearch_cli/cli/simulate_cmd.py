@@ -8,7 +8,17 @@ from typing import Any
 import typer
 
 from ..errors import UsageError
-from .options import CATALOG_OPTION, CONTEXT_OPTION, FORMAT_OPTION, check_format
+from .options import (
+    CATALOG_OPTION,
+    CONTEXT_OPTION,
+    EMBED_BASE_URL_OPTION,
+    EMBED_KEY_ENV_OPTION,
+    EMBED_MODEL_OPTION,
+    EMBED_MULTILINGUAL_OPTION,
+    FORMAT_OPTION,
+    apply_embed_options,
+    check_format,
+)
 from .simulate_live import (
     API_KEY_ENV_OPTION,
     BASE_URL_OPTION,
@@ -99,6 +109,10 @@ def simulate(
     record: str | None = RECORD_OPTION,
     max_tokens: int | None = MAX_TOKENS_OPTION,
     system: str | None = SYSTEM_OPTION,
+    embed_model: str | None = EMBED_MODEL_OPTION,
+    embed_base_url: str | None = EMBED_BASE_URL_OPTION,
+    embed_api_key_env: str = EMBED_KEY_ENV_OPTION,
+    embed_multilingual: bool = EMBED_MULTILINGUAL_OPTION,
 ) -> None:
     """Show the tools every model request carries, what they cost in tokens, and check the script's expectations.
 
@@ -109,6 +123,7 @@ def simulate(
     from ..simulate.runner import build_engine
 
     check_format(output_format)
+    apply_embed_options(embed_model, embed_base_url, embed_api_key_env, embed_multilingual)
     if live:
         if replay_file is not None:
             raise UsageError("--live asks a model; --replay reads a recording: use one of them")
@@ -186,6 +201,8 @@ def simulate(
         recorded = recorded_transcript(replay_file)
         # a toolsearch transcript (e.g. a --record file) replays with its own settings unless overridden
         defaults = recording_settings(recorded) if recorded is not None else {}
+        if cli["catalog"] is None:
+            _refuse_code_from_recording(defaults.get("catalog", ()), replay_file)
         for name in policies:
             values = {**cli, "policy": name}
             for key in ("catalog", "policy", "max_active", "ranker"):
@@ -195,9 +212,11 @@ def simulate(
             settings = merged_settings(None, values)
             engine = build_engine(settings, defaults.get("resident", ()), str(replay_file))
             error = recorded.get("error") if recorded is not None else None
-            transcripts.append(
-                replay(messages, engine, settings, replay_file, error=error if isinstance(error, str) else None)
-            )
+            requests = recorded.get("requests") if recorded is not None else None
+            requests = requests if isinstance(requests, list) else []  # a hostile recording: no figures
+            recorded_live = [r.get("live") if isinstance(r, dict) else None for r in requests]
+            error = error if isinstance(error, str) else None
+            transcripts.append(replay(messages, engine, settings, replay_file, error=error, live=recorded_live))
     else:
         assert script is not None
         parsed = load_script(script)
@@ -225,3 +244,21 @@ def simulate(
             render_comparison(out, transcripts)
     if check and any(not t.ok for t in transcripts):
         raise typer.Exit(1)
+
+
+def _refuse_code_from_recording(sources: Any, recording: str) -> None:
+    """A recording is data: a catalog it names that would run code (a Python module, an
+    ``mcp+stdio`` server) is refused unless the user names it with --catalog."""
+    import shlex
+
+    from ..catalog import runs_code
+
+    for source in sources:
+        what = runs_code(source)
+        if what is not None:
+            raise UsageError(
+                f"the recording names the catalog {source!r}, which {what}; a replay never runs code "
+                f"the command line does not name: add --catalog {shlex.quote(source)} to run it",
+                file=recording,
+                field="catalog",
+            )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from typing import Any
 
 import typer
@@ -30,7 +31,9 @@ TEMPERATURE_OPTION = typer.Option(None, "--temperature", help="Live: sampling te
 TOOL_CHOICE_OPTION = typer.Option(
     "auto", "--tool-choice", help="Live: tool_choice sent with the tools: auto, required, none, or omit (not sent)."
 )
-TIMEOUT_OPTION = typer.Option(60.0, "--timeout", help="Live: seconds to wait for each model reply.")
+TIMEOUT_OPTION = typer.Option(
+    60.0, "--timeout", help="Live: seconds for each whole model reply (a total deadline, not per read)."
+)
 RETRIES_OPTION = typer.Option(3, "--retries", help="Live: retries after HTTP 429 or 5xx (exponential backoff).")
 RETRY_BACKOFF_OPTION = typer.Option(
     1.0, "--retry-backoff", help="Live: seconds before the first retry, doubled each time (Retry-After wins)."
@@ -70,10 +73,23 @@ def run_live_command(
     max_tokens: int | None = None,
     system: str | None = None,
 ) -> None:
+    from ..redaction import register, register_url, shown_url
     from ..simulate import load_script, merged_settings
     from ..simulate.live import LiveOptions, Recorder, run_live, user_messages
-    from ..simulate.live_client import DEFAULT_BASE_URL, LiveError, OpenAIChatClient, shown_url
+    from ..simulate.live_client import DEFAULT_BASE_URL, LiveError, OpenAIChatClient
 
+    # the secrets first: from here on nothing printed or written can show them
+    url = base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+    register_url(url)
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", api_key_env):
+        register(api_key_env)  # perhaps the key itself
+        raise UsageError(
+            "--api-key-env takes the name of an environment variable (letters, digits and _), "
+            "not a key; the value given is not shown",
+            field="api_key_env",
+        )
+    api_key = os.environ.get(api_key_env) or None
+    register(api_key)
     if len(policies) > 1:
         raise UsageError(
             "--live runs one policy; to compare, --record FILE then --replay FILE --policy latest,cumulative",
@@ -81,8 +97,6 @@ def run_live_command(
         )
     if not model or not model.strip():
         raise UsageError("--live needs --model NAME (the model the server should run)", field="model")
-    if not api_key_env.strip():
-        raise UsageError("--api-key-env needs the name of an environment variable", field="api_key_env")
     if max_iterations < 1:
         raise UsageError(f"--max-iterations must be at least 1, not {max_iterations}", field="max_iterations")
     if temperature is not None and not 0 <= temperature <= 2:
@@ -98,10 +112,8 @@ def run_live_command(
     choice = None if tool_choice == "omit" else tool_choice
     parsed = load_script(script) if script is not None else None
     user_messages(parsed, prompt)  # the one-line error before any request
-    url = base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
     if not url.startswith(("http://", "https://")):
-        raise UsageError(f"--base-url must start with http:// or https://, not {url!r}", field="base_url")
-    api_key = os.environ.get(api_key_env) or None
+        raise UsageError(f"--base-url must start with http:// or https://, not {shown_url(url)!r}", field="base_url")
     settings = merged_settings(parsed, {**settings_cli, "policy": policies[0]})
     options = LiveOptions(
         base_url=shown_url(url.rstrip("/")),  # printed and recorded: never credentials

@@ -10,7 +10,7 @@ request's context first: a tool the context may not see is never searched, discl
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +19,8 @@ from ..model import Catalog, Tool
 from ..search.base import DEFAULT_MAX_RESULTS
 from ..tokens import TokenCounter, get_counter, tool_tokens, tools_tokens
 from .groups import matched_groups, with_system_prompt
-from .history import OK, SearchEvent, latest_search_event, search_events, tool_calls
+from .history import OK, UNFINISHED, SearchEvent, latest_search_event, message_text, search_events, tool_calls
+from .log import MessageLog
 from .manager import CatalogManager, category_known
 from .policy import Policy, get_policy
 from .search_tool import SEARCH_TOOL_NAME, ArgumentError, SearchOutcome, parse_arguments, search_tool_definition
@@ -53,7 +54,9 @@ class VisibleTool:
 class RequestSnapshot:
     """One model request as the engine would send it (the original conversation is not touched)."""
 
-    messages: list[dict[str, Any]]
+    #: The history the request was built from: a copy of the list given, or a growing
+    #: :class:`~toolsearch_cli.disclosure.log.MessageLog` read up to ``length`` (never copied).
+    history: Sequence[Mapping[str, Any]]
     tools: list[VisibleTool]
     #: The disclosed names as state holds them (history or run state), before the visibility re-check.
     active: list[str]
@@ -68,6 +71,14 @@ class RequestSnapshot:
     system_prompt: str = ""
     #: How many tools the all-tools baseline sends (every tool the context may see).
     baseline_tool_count: int = 0
+    length: int | None = None
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        """The messages to send: a copy of the history with matched groups' system prompt merged in
+        (built on each access, so a snapshot of a long log holds no copy of it)."""
+        history = self.history if self.length is None else self.history[: self.length]
+        return with_system_prompt(history, self.system_prompt)
 
     @property
     def names(self) -> list[str]:
@@ -182,6 +193,7 @@ class DisclosureEngine:
         self.prompt_tools = prompt
         self.counter = counter or get_counter()
         self._tokens: dict[int, int] = {}
+        self._arrays: dict[tuple[int, ...], tuple[tuple[Tool, ...], int]] = {}
         baseline = [t for t in prompt if t.name != search_tool_name and t.name not in catalog]
         baseline += [t for t in catalog.tools if t.visible_to(self.context)]
         self.baseline_tools = [t for t in baseline if t.visible_to(self.context)]
@@ -244,15 +256,26 @@ class DisclosureEngine:
 
     def active_from_history(self, messages: Sequence[Mapping[str, Any]]) -> tuple[list[str], str | None]:
         """Chat mode: the disclosed names and the latest search's status, from the history alone."""
+        if isinstance(messages, MessageLog):
+            return self._active_from_log(messages)
         if self.policy.name == "latest":
             event = latest_search_event(messages, self.search_tool_name)
             if event is None:
                 return [], None
             return self.next_active([], event), event.status
-        active: list[str] = []
-        status = None
-        after = 0  # the first message not yet looked at for calls
-        for event in search_events(messages, self.search_tool_name):
+        active, status, _ = self._fold(messages, search_events(messages, self.search_tool_name), [], None, 0)
+        return active, status
+
+    def _fold(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        events: Iterable[SearchEvent],
+        active: list[str],
+        status: str | None,
+        after: int,
+    ) -> tuple[list[str], str | None, int]:
+        """Apply search events in order; ``after``: the first message not yet looked at for calls."""
+        for event in events:
             used = [
                 call.name
                 for message in messages[after : event.message_index + 1]
@@ -263,6 +286,23 @@ class DisclosureEngine:
             after = max(after, event.message_index + 1)
             active = self.next_active(active, event, used)
             status = event.status
+        return active, status, after
+
+    def _active_from_log(self, log: MessageLog) -> tuple[list[str], str | None]:
+        """:meth:`active_from_history` on a growing log: the latest event, or the fold of the events
+        continued from where the last request left it (events whose result is in never change)."""
+        events = log.search_events(self.search_tool_name)
+        if self.policy.name == "latest":
+            if not events:
+                return [], None
+            return self.next_active([], events[-1]), events[-1].status
+        done, active, status, after = log.fold_cache.get(self, (0, [], None, 0))
+        final = done
+        while final < len(events) and events[final].status != UNFINISHED:
+            final += 1
+        active, status, after = self._fold(log, events[done:final], active, status, after)
+        log.fold_cache[self] = (final, active, status, after)
+        active, status, _ = self._fold(log, events[final:], active, status, after)
         return active, status
 
     # -- agent mode -----------------------------------------------------------------------------
@@ -298,7 +338,9 @@ class DisclosureEngine:
             active = state.active_names
             raw = state.metadata.get("agentsflex.toolsearch.lastSearchStatus")
             status = raw if isinstance(raw, str) else None
-        groups = matched_groups(self.catalog.groups, messages, self.context)
+        log = messages if isinstance(messages, MessageLog) else None
+        latest_user = log.last_user_message() if log is not None else messages
+        groups = matched_groups(self.catalog.groups, latest_user, self.context) if self.catalog.groups else []
         visible: list[VisibleTool] = []
         position: dict[str, int] = {}
 
@@ -326,21 +368,42 @@ class DisclosureEngine:
             if name not in position:  # a resident or group tool of the same name wins (§4.4)
                 add(self.manager.resolve(name), DISCLOSED)  # type: ignore[arg-type]
         prompt = "\n\n".join(g.system_prompt for g in groups if g.system_prompt)
-        request_messages = with_system_prompt(messages, prompt)
+        if log is not None:
+            history: Sequence[Mapping[str, Any]] = log
+            length: int | None = len(log)
+            message_tokens, baseline_tokens = self._log_tokens(log, prompt), log.tokens(self.counter)
+        else:
+            history, length = list(messages), None
+            message_tokens = self.count_messages(with_system_prompt(messages, prompt))
+            baseline_tokens = self.count_messages(messages)
         return RequestSnapshot(
-            messages=request_messages,
+            history=history,
+            length=length,
             tools=visible,
             active=list(active),
             groups=[g.name for g in groups],
             search_status=status,
-            tool_tokens=tools_tokens([t.tool for t in visible], self.counter),
-            message_tokens=self.count_messages(request_messages),
+            tool_tokens=self._tools_tokens([t.tool for t in visible]),
+            message_tokens=message_tokens,
             baseline_tool_tokens=self.baseline_tool_tokens,
-            baseline_message_tokens=self.count_messages(messages),
+            baseline_message_tokens=baseline_tokens,
             counter=self.counter.name,
             system_prompt=prompt,
             baseline_tool_count=len(self.baseline_tools),
         )
+
+    def _log_tokens(self, log: MessageLog, prompt: str) -> int:
+        """Tokens of the request's messages: the log with the groups' prompt merged in as
+        :func:`~toolsearch_cli.disclosure.groups.with_system_prompt` does, counted by parts."""
+        if not prompt:
+            return log.tokens(self.counter)
+        first = log.first_system_index()
+        if first < 0:
+            return log.tokens(self.counter, prepend={"role": "system", "content": prompt})
+        merged = dict(log[first])
+        existing = message_text(merged.get("content"))
+        merged["content"] = f"{existing}\n\n{prompt}" if existing else prompt
+        return log.tokens(self.counter, replace={first: merged})
 
     def check_call(self, name: str, snapshot: RequestSnapshot) -> CallCheck:
         """May the model call ``name`` in the request ``snapshot``? A hidden tool is never executable."""
@@ -357,6 +420,16 @@ class DisclosureEngine:
         if not messages:
             return 0
         return self.counter.count(json.dumps(list(messages), ensure_ascii=False, separators=(",", ":")))
+
+    def _tools_tokens(self, tools: list[Tool]) -> int:
+        """Tokens of a request's ``tools`` array; the same set recurs request after request, so it is
+        counted once."""
+        key = tuple(id(t) for t in tools)
+        if key not in self._arrays:
+            if len(self._arrays) >= 4096:
+                self._arrays.clear()
+            self._arrays[key] = (tuple(tools), tools_tokens(tools, self.counter))  # the tools kept: ids stay theirs
+        return self._arrays[key][1]
 
     def _tool_tokens(self, tool: Tool) -> int:
         key = id(tool)

@@ -24,7 +24,7 @@ from ..errors import UsageError
 from ..files import write_text_atomic
 from ..model import Tool
 from .live_client import ChatClient, Completion, LiveError, Redactor
-from .loop import Reply, new_transcript, run_conversation
+from .loop import Reply, diagnose, new_transcript, run_conversation
 from .runner import Settings, build_engine, check_mock_names
 from .script import Script, ScriptedCall, Step
 from .transcript import Finding, RequestRecord, Transcript
@@ -169,7 +169,7 @@ class LiveModel:
                 f" (finish_reason {completion.finish_reason or 'none'})"
             )
             return reply
-        reply.findings.extend(diagnose(completion, snapshot))
+        reply.findings.extend(diagnose(reply.live, snapshot))
         step = self._step()
         if step is not None:
             reply.expectations, reply.line = list(step.expect), step.line
@@ -210,35 +210,6 @@ class LiveModel:
 
     def unanswered(self) -> str:  # pragma: no cover - a live model answers or raises
         return "the model did not answer this request"
-
-
-#: Below this share of our count of the tools' tokens, a provider's prompt-token count means the
-#: tools never reached the model (tokenizers differ, but not by half on JSON schemas).
-DROPPED_TOOLS_SHARE = 0.5
-
-
-def diagnose(completion: Completion, snapshot: RequestSnapshot) -> list[Finding]:
-    """Why a live reply cannot be trusted: cut off by the token limit, or the tools were dropped."""
-    out: list[Finding] = []
-    if completion.finish_reason == "length":
-        out.append(
-            Finding(
-                "truncated-reply",
-                "the reply was cut off by the token limit (finish_reason length): it is not a whole answer; "
-                "raise --max-tokens (or the server's limit)",
-            )
-        )
-    prompt = (completion.usage or {}).get("prompt_tokens")
-    if isinstance(prompt, int) and snapshot.tools and prompt < DROPPED_TOOLS_SHARE * snapshot.tool_tokens:
-        out.append(
-            Finding(
-                "tools-dropped",
-                f"the server counted {prompt} prompt tokens, fewer than the {snapshot.tool_tokens} tokens of the "
-                "tools alone: the model never saw the tools (some chat templates show tools only with a system "
-                "message: try --system)",
-            )
-        )
-    return out
 
 
 def run_live(

@@ -9,6 +9,7 @@ readable line; the API key never appears in it (any echo of it is masked).
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -16,6 +17,7 @@ from typing import Any, Protocol
 
 from ..bounded import strict_json
 from ..errors import ToolsearchError
+from ..redaction import redact, redact_data, register, register_url, shown_url
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 #: The longest wait a server's ``Retry-After`` header can ask for.
@@ -58,25 +60,15 @@ class ChatClient(Protocol):
     def complete(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]]) -> Completion: ...
 
 
-def shown_url(url: str) -> str:
-    """``url`` as it may be printed or recorded: userinfo (``user:pass@``) and the query string,
-    where credentials ride, are masked."""
-    import re
-
-    url = re.sub(r"^([a-zA-Z][a-zA-Z0-9+.-]*://)[^/@?#]*@", r"\1***@", url)
-    return re.sub(r"\?.*$", "?…", url)
-
-
 class Redactor:
-    """Masks a secret wherever it might be echoed (error bodies, recorded text)."""
+    """Registers ``secret`` with the one redaction facility (:mod:`toolsearch_cli.redaction`);
+    calling it masks every registered secret."""
 
     def __init__(self, secret: str | None) -> None:
-        self.secret = secret if secret and secret != NO_KEY and len(secret) >= 4 else None
+        register(secret if secret != NO_KEY else None)
 
     def __call__(self, text: str) -> str:
-        if self.secret and self.secret in text:
-            return text.replace(self.secret, "***")
-        return text
+        return redact(text)
 
 
 def _import_openai() -> Any:
@@ -117,6 +109,7 @@ class OpenAIChatClient:
         openai = _import_openai()
         self._openai = openai
         self.base_url = base_url.rstrip("/")
+        register_url(self.base_url)
         self.shown_url = shown_url(self.base_url)  # for messages: no credentials from the URL
         self.model = model
         self.api_key_env = api_key_env
@@ -129,12 +122,47 @@ class OpenAIChatClient:
         self._sleep = sleep
         self._on_retry = on_retry
         self.redact = Redactor(api_key)
+        self._api_key = api_key or NO_KEY
+        self._client = self._new_client()
+
+    def _new_client(self) -> Any:
         try:
-            self._client = openai.OpenAI(
-                base_url=self.base_url, api_key=api_key or NO_KEY, timeout=timeout, max_retries=0
+            return self._openai.OpenAI(
+                base_url=self.base_url, api_key=self._api_key, timeout=self.timeout, max_retries=0
             )
         except Exception as exc:  # noqa: BLE001 - e.g. an invalid URL: one line, never the key
             raise LiveError(f"cannot set up the client for {self.shown_url}: {self.redact(str(exc))}") from None
+
+    def _create(self, kwargs: dict[str, Any]) -> Any:
+        """The SDK call under a total deadline of ``timeout`` seconds. The SDK's own timeout is per
+        read, so a server that trickles bytes (or streams forever) would hold the request forever:
+        the call runs in a worker thread, abandoned (its connection closed) at the deadline."""
+        outcome: dict[str, Any] = {}
+        done = threading.Event()
+        client = self._client
+
+        def work() -> None:
+            try:
+                outcome["response"] = client.chat.completions.create(**kwargs)
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
+                outcome["error"] = exc
+            finally:
+                done.set()
+
+        threading.Thread(target=work, name="toolsearch-live-request", daemon=True).start()
+        if not done.wait(self.timeout):
+            self._client = self._new_client()  # the abandoned call keeps nothing this client needs
+            try:
+                client.close()  # drops the abandoned connection, which ends the worker's reads
+            except Exception:  # noqa: BLE001,S110 - best effort: the worker is a daemon either way
+                pass
+            raise LiveError(self._timeout_message())
+        if "error" in outcome:
+            raise outcome["error"]
+        return outcome["response"]
+
+    def _timeout_message(self) -> str:
+        return f"the model server at {self.shown_url} did not answer within {self.timeout:g}s (--timeout)"
 
     def complete(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]]) -> Completion:
         openai = self._openai
@@ -154,11 +182,9 @@ class OpenAIChatClient:
             attempt += 1
             start = time.perf_counter()
             try:
-                response = self._client.chat.completions.create(**kwargs)
+                response = self._create(kwargs)
             except openai.APITimeoutError:
-                raise LiveError(
-                    f"the model server at {self.shown_url} did not answer within {self.timeout:g}s (--timeout)"
-                ) from None
+                raise LiveError(self._timeout_message()) from None
             except openai.APIConnectionError as exc:
                 raise LiveError(f"cannot reach the model server at {self.shown_url}: {_cause(exc)}") from None
             except openai.APIStatusError as exc:
@@ -183,11 +209,21 @@ class OpenAIChatClient:
                     f"the model server at {self.shown_url} sent a reply that is not a chat completion: "
                     f"{_one_line(self.redact(str(exc)))}"
                 ) from None
+            except UnicodeDecodeError as exc:  # a body in no encoding it declares
+                raise LiveError(
+                    f"the model server at {self.shown_url} sent a reply that is not UTF-8 text "
+                    f"({exc.reason} at byte {exc.start})"
+                ) from None
+            except (RecursionError, ValueError) as exc:  # JSON nested too deep to read, or a broken number
+                raise LiveError(
+                    f"the model server at {self.shown_url} sent a reply that cannot be read as JSON: "
+                    f"{_one_line(self.redact(str(exc)))[:200]}"
+                ) from None
             latency = time.perf_counter() - start
             return self._completion(response, latency, attempt, waited)
 
     def _completion(self, response: Any, latency: float, attempts: int, waited: list[tuple[int, float]]) -> Completion:
-        data = _as_dict(response)
+        data = redact_data(_as_dict(response))  # a secret the model echoes never goes further
         if not isinstance(data, dict):
             raise LiveError(f"the model server at {self.shown_url} sent a reply that is not a JSON object")
         choices = data.get("choices")
@@ -272,13 +308,18 @@ def _cause(exc: BaseException) -> str:
 
 
 def _retry_after(headers: Any) -> float | None:
+    """Seconds a ``Retry-After`` (or ``retry-after-ms``) header asks for, capped; ``None`` when it
+    says nothing usable (missing, a date, ``nan``: the caller's backoff applies)."""
+    import math
+
     try:
-        raw = headers.get("retry-after-ms")
-        if raw is not None:
-            return min(max(float(raw) / 1000.0, 0.0), MAX_RETRY_AFTER)
-        raw = headers.get("retry-after")
-        if raw is not None:
-            return min(max(float(raw), 0.0), MAX_RETRY_AFTER)
+        for name, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+            raw = headers.get(name)
+            if raw is not None:
+                seconds = float(raw) / scale
+                if math.isnan(seconds):
+                    return None
+                return min(max(seconds, 0.0), MAX_RETRY_AFTER)
     except (TypeError, ValueError, AttributeError):
         return None
     return None

@@ -16,7 +16,7 @@ turn-level findings. :class:`~toolsearch_cli.simulate.runner.ScriptedModel`,
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -24,6 +24,7 @@ from ..arguments import check_arguments, not_available, refusal
 from ..catalog.python_loader import user_code_output
 from ..disclosure.engine import DisclosureEngine, RequestSnapshot
 from ..disclosure.history import SearchEvent, ToolCall, parse_search_result
+from ..disclosure.log import MessageLog
 from ..disclosure.search_tool import INVALID_JSON, ArgumentError, SearchOutcome, parse_arguments
 from ..disclosure.state import RunState
 from ..errors import ToolsearchError, UsageError
@@ -142,7 +143,8 @@ class _Loop:
         if settings.mode == "agent":
             self.state = RunState.load_or_new(settings.state_file)
             transcript.restored = self.state.active_names if settings.state_file else None
-        self.messages = transcript.messages
+        # one log for the whole run: each snapshot reads its caches, so long runs and replays stay linear
+        self.messages = MessageLog(transcript.messages)
         self.turn = 0
         self.generated = 0
 
@@ -360,6 +362,46 @@ def _canned(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
+# -- live diagnostics --------------------------------------------------------------------------------
+
+#: Below this share of our count of the tools' tokens, a provider's prompt-token count means the
+#: tools never reached the model (tokenizers differ, but not by half on JSON schemas).
+DROPPED_TOOLS_SHARE = 0.5
+
+
+def diagnose(live: Mapping[str, Any] | None, snapshot: RequestSnapshot) -> list[Finding]:
+    """Why a live reply cannot be trusted, from its ``live`` figures (as recorded): cut off by the
+    token limit, or the server dropped the tools. Live runs and replays of their recordings alike."""
+    if not live:
+        return []
+    out: list[Finding] = []
+    if live.get("finish_reason") == "length":
+        out.append(
+            Finding(
+                "truncated-reply",
+                "the reply was cut off by the token limit (finish_reason length): it is not a whole answer; "
+                "raise --max-tokens (or the server's limit)",
+            )
+        )
+    usage = live.get("usage")
+    prompt = usage.get("prompt_tokens") if isinstance(usage, Mapping) else None
+    if (
+        isinstance(prompt, int)
+        and not isinstance(prompt, bool)
+        and snapshot.tools
+        and prompt < DROPPED_TOOLS_SHARE * snapshot.tool_tokens
+    ):
+        out.append(
+            Finding(
+                "tools-dropped",
+                f"the server counted {prompt} prompt tokens, fewer than the {snapshot.tool_tokens} tokens of the "
+                "tools alone: the model never saw the tools (some chat templates show tools only with a system "
+                "message: try --system)",
+            )
+        )
+    return out
+
+
 # -- expectations ------------------------------------------------------------------------------------
 
 
@@ -407,4 +449,4 @@ def check_expectations(record: RequestRecord, expectations: Sequence[Expectation
                     fail(f"expected a {kind} protocol error, none occurred")
 
 
-__all__ = ["Model", "Reply", "check_expectations", "new_transcript", "run_conversation"]
+__all__ = ["Model", "Reply", "check_expectations", "diagnose", "new_transcript", "run_conversation"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import json
+import math
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ from ..disclosure.engine import DisclosureEngine, RequestSnapshot
 from ..disclosure.history import tool_calls
 from ..files import read_text
 from ..model import Tool
-from .loop import Reply, new_transcript, run_conversation
+from .loop import Reply, diagnose, new_transcript, run_conversation
 from .runner import Settings
 from .script import ScriptedCall, ScriptError
 from .transcript import Finding, RequestRecord, Transcript
@@ -114,10 +115,19 @@ class ReplayedModel:
     messages (nothing is run). A history that does not end with an answer leaves a pending request;
     ``error`` (a recording's own, e.g. why a live run stopped) is shown with it."""
 
-    def __init__(self, messages: Sequence[Mapping[str, Any]], search_tool_name: str, error: str | None = None) -> None:
+    def __init__(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        search_tool_name: str,
+        error: str | None = None,
+        live: Sequence[Mapping[str, Any] | None] = (),
+    ) -> None:
         self.history = [dict(m) for m in messages]
         self.search_tool_name = search_tool_name
         self.error = error
+        #: A live recording's per-request figures (finish_reason, usage): its diagnostics again.
+        self.live = list(live)
+        self._answered = 0
         self._next: dict[str, Any] | None = None
         self._results = _results_by_id(self.history)
 
@@ -144,6 +154,11 @@ class ReplayedModel:
             return None
         content = message.get("content")
         reply = Reply(content=content if isinstance(content, str) else None, calls=[], assistant=message, recorded=True)
+        recorded = self.live[self._answered] if self._answered < len(self.live) else None
+        if isinstance(recorded, Mapping):
+            reply.live = _live_figures(recorded, snapshot)
+            reply.findings.extend(diagnose(reply.live, snapshot))
+        self._answered += 1
         raw_calls = message.get("tool_calls")
         calls = tool_calls(message)
         if raw_calls is not None and (not isinstance(raw_calls, list) or len(calls) != len(raw_calls)):
@@ -184,10 +199,34 @@ def replay(
     source: str,
     *,
     error: str | None = None,
+    live: Sequence[Mapping[str, Any] | None] = (),
 ) -> Transcript:
-    """One record per assistant message (the request it answered), plus the pending request at the end."""
+    """One record per assistant message (the request it answered), plus the pending request at the end.
+    ``error`` and ``live`` come from a live recording: why it stopped, and each request's figures."""
     transcript = new_transcript(source, "replay", settings, engine)
-    return run_conversation(ReplayedModel(messages, engine.search_tool_name, error), engine, settings, transcript)
+    model = ReplayedModel(messages, engine.search_tool_name, error, live)
+    return run_conversation(model, engine, settings, transcript)
+
+
+def _live_figures(raw: Mapping[str, Any], snapshot: RequestSnapshot) -> dict[str, Any]:
+    """A recorded request's live figures, each of the type a live run writes (anything else is
+    dropped: a recording is input like any other)."""
+
+    def number(value: Any) -> bool:
+        return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+    usage = raw.get("usage")
+    latency, attempts = raw.get("latency_ms"), raw.get("attempts")
+    return {
+        "latency_ms": float(latency) if number(latency) else 0.0,  # type: ignore[arg-type]
+        "attempts": attempts if isinstance(attempts, int) and not isinstance(attempts, bool) and attempts > 0 else 1,
+        "finish_reason": raw.get("finish_reason") if isinstance(raw.get("finish_reason"), str) else None,
+        "model": raw.get("model") if isinstance(raw.get("model"), str) else None,
+        "usage": {k: v for k, v in usage.items() if isinstance(k, str) and number(v) and isinstance(v, int)}
+        if isinstance(usage, Mapping)
+        else None,
+        "our_request_tokens": snapshot.request_tokens,
+    }
 
 
 def _results_by_id(history: Sequence[Mapping[str, Any]]) -> dict[str, list[tuple[int, str | None]]]:

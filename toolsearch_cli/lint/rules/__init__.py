@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from ..rule import Rule
-from . import catalog, categories, descriptions, findability, names, parameters, tokens
+from . import catalog, categories, descriptions, findability, names, parameters, strict, tokens
 
-_MODULES = (catalog, names, descriptions, parameters, categories, tokens, findability)
+_MODULES = (catalog, names, descriptions, parameters, strict, categories, tokens, findability)
 
 
 def _collect() -> dict[str, Rule]:

@@ -273,6 +273,14 @@ def without_boilerplate(description: str, boilerplate: frozenset[str]) -> str:
     return " ".join(kept) if any(_sentence_key(s) for s in kept) else description
 
 
+def _own_name(tool: Tool) -> str:
+    """The name without the ``alias__`` prefix of its MCP server (shared by all the server's tools,
+    it tells none of them apart)."""
+    server = tool.metadata.get("mcp_server")
+    own = server.get("tool") if isinstance(server, dict) else None
+    return own if isinstance(own, str) and own else tool.name
+
+
 def overlapping_pairs(
     tools: list[Tool], threshold: float, min_terms: int, boilerplate: frozenset[str] = frozenset()
 ) -> dict[tuple[int, int], float]:
@@ -283,7 +291,7 @@ def overlapping_pairs(
     share one of the first ``|s| - ceil(threshold * |s|) + 1`` terms of each; only pairs sharing
     such a rare term are compared, instead of all n² pairs.
     """
-    sets = [terms(f"{t.name} {without_boilerplate(t.description, boilerplate)}") for t in tools]
+    sets = [terms(f"{_own_name(t)} {without_boilerplate(t.description, boilerplate)}") for t in tools]
     df: dict[str, int] = {}
     for s in sets:
         for term in s:
@@ -318,7 +326,9 @@ class ConfusableTools(Rule):
     least `overlap-threshold` of their terms (Jaccard). Sentences found in the descriptions of
     `boilerplate-min-tools` tools or more (scope and auth notes, "see the docs" lines) are left
     out of the comparison (0 keeps them). One finding per tool, at the later one, naming every
-    earlier tool it is confusable with (closest first) with their locations.
+    earlier tool it is confusable with (closest first) with their locations. MCP tools are
+    compared without their server's alias prefix; one server loaded twice under two aliases
+    (two folders, two accounts) is one finding for the pair of servers.
 
     ## Why is this bad?
     When two tools answer the same queries, search shows the model the wrong one or both,
@@ -391,6 +401,7 @@ class ConfusableTools(Rule):
             )
             closeness[pair] = closeness.get(pair, 0.0) + score
 
+        yield from _server_twins(tools, reasons)
         rivals_of: dict[int, list[int]] = {}
         for i, j in reasons:
             rivals_of.setdefault(j, []).append(i)
@@ -412,3 +423,46 @@ class ConfusableTools(Rule):
                 f"{what}; {advice}",
                 [related_to(tools[i], f"confusable with {second.name!r}", "name") for i in earlier],
             )
+
+
+def _twin_servers(a: Tool, b: Tool) -> tuple[str, str] | None:
+    """The aliases of two MCP servers when ``a`` and ``b`` are one tool of the same server loaded
+    twice (same own name, description and parameters), else ``None``."""
+    first, second = a.metadata.get("mcp_server"), b.metadata.get("mcp_server")
+    if not isinstance(first, dict) or not isinstance(second, dict) or first.get("name") == second.get("name"):
+        return None
+    if first.get("tool") != second.get("tool") or a.description != b.description or a.parameters != b.parameters:
+        return None
+    return str(first.get("name")), str(second.get("name"))
+
+
+def _servers_of(tools: list[Tool], pair: tuple[int, int]) -> tuple[str, str] | None:
+    first, second = (tools[k].metadata.get("mcp_server") for k in pair)
+    if not isinstance(first, dict) or not isinstance(second, dict):
+        return None
+    return str(first.get("name")), str(second.get("name"))
+
+
+def _server_twins(tools: list[Tool], reasons: dict[tuple[int, int], list[str]]) -> Iterator[Finding]:
+    """One finding per pair of servers that is one server loaded twice (two folders, two accounts),
+    instead of one per tool: the pairs are taken out of ``reasons``."""
+    twins: dict[tuple[str, str], list[tuple[int, int]]] = {}
+    for pair in sorted(reasons):
+        servers = _twin_servers(tools[pair[0]], tools[pair[1]])
+        if servers is not None:
+            twins.setdefault(servers, []).append(pair)
+            del reasons[pair]
+    # between two such servers every other pair is the same confusion again: the twin finding says it
+    for pair in [p for p in reasons if _servers_of(tools, p) in twins or _servers_of(tools, p[::-1]) in twins]:
+        del reasons[pair]
+    for (first, second), pairs in twins.items():
+        i, j = pairs[0]
+        names = [tools[b].name for _, b in pairs]
+        yield Finding.at(
+            tools[j],
+            "name",
+            f"server {second!r} has the same {len(pairs)} tool(s) as server {first!r} ({quote_list(names)}): only "
+            f"the alias tells {tools[j].name!r} from {tools[i].name!r}; give each server an alias that says what "
+            "it serves (docs, code, ...), or load it once",
+            [related_to(tools[i], f"same tool as {tools[j].name!r}", "name")],
+        )
