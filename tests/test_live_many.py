@@ -208,3 +208,15 @@ def test_a_ttl_too_large_to_hold_is_refused():
 
     with pytest.raises(UsageError):
         live_cache.parse_ttl("1e308d")
+
+
+def test_a_live_cache_folder_others_can_write_is_not_used(tmp_path):
+    source = "w=mcp+stdio:server"
+    assert live_cache.store(source, "weather", [{"name": "a"}])
+    assert live_cache.load(source, 60) is not None
+    live_cache.folder().chmod(0o777)
+    try:
+        assert live_cache.load(source, 60) is None  # an entry anyone could have written is never read
+        assert not live_cache.store(source, "weather", [{"name": "b"}])
+    finally:
+        live_cache.folder().chmod(0o700)
