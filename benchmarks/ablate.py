@@ -24,7 +24,7 @@ from typing import Any
 
 from toolsearch_cli import load_catalog
 from toolsearch_cli.errors import SearchError
-from toolsearch_cli.evaluate import load_queries, query_metrics
+from toolsearch_cli.evaluate import Query, load_queries, query_metrics
 from toolsearch_cli.model import Catalog
 from toolsearch_cli.search import bm25f, text
 from toolsearch_cli.search.base import SearchRequest
@@ -65,9 +65,22 @@ def _refresh_model() -> None:
     )
 
 
-#: name -> keyword arguments of :func:`patched`. ``current`` is the ranker as shipped.
+_OLD_WEIGHTS = {"spec_name": (3.0, 0.3), "spec_params": (0.7, 0.5), "spec_param_text": (0.4, 0.3)}
+#: name -> keyword arguments of :func:`patched`. ``current`` is the ranker as shipped; ``before``
+#: the ranker before issue 12 (no sentence bonus, no query-term weights, its old field weights;
+#: enum values weighed as parameter descriptions did, so the same); the rest take one step back.
 VARIANTS: dict[str, dict[str, Any]] = {
     "current": {},
+    "before": {"QUERY_K3": 0.0, "CLAUSE_SHARE": 0.0, **_OLD_WEIGHTS},
+    "old field weights": _OLD_WEIGHTS,
+    "no sentence bonus": {"CLAUSE_SHARE": 0.0},
+    "no query-term weights": {"QUERY_K3": 0.0},
+    "sentence share 1": {"CLAUSE_SHARE": 1.0},
+    "name 2": {"spec_name": (2.0, 0.75)},
+    "name 1.5 b 0.3": {"spec_name": (1.5, 0.3)},
+    "flat (every field 1 and b 0.75)": {
+        f"spec_{f}": (1.0, 0.75) for f in ("name", "category", "tags", "params", "param_text", "param_values")
+    },
 }
 
 
@@ -175,6 +188,43 @@ def diagnose(catalog: Catalog, queries: list[Any], limit: int) -> None:
                 return
 
 
+def probe_sets(sets: dict[str, tuple[Catalog, list[Any]]]) -> dict[str, tuple[Catalog, list[Any]]]:
+    """Query styles no dev set has, made from the dev queries themselves (labels unchanged in meaning):
+
+    * ``<set>×3``: three consecutive queries as one request ("A. Also, b. Finally, C."), relevant =
+      the union (multi-tool requests);
+    * ``<set>-implicit``: each query without the words of its relevant tools' names (requests that
+      describe the task without the API's vocabulary); queries left empty are dropped.
+    The first 3,000 queries of each set are used.
+    """
+    out = {}
+    for name in ("bfcl_static", "metatool", "seal_tools", "ultratool_en"):
+        if name not in sets:
+            continue
+        catalog, queries = sets[name]
+        queries = queries[:3000]
+        joined = []
+        for i in range(0, len(queries) - 2, 3):
+            a, b, c = queries[i : i + 3]
+            request = f"{a.query} Also, {b.query[:1].lower() + b.query[1:]} Finally, {c.query}"
+            joined.append(
+                Query(id=f"x{i}", query=request, relevant=list(dict.fromkeys(a.relevant + b.relevant + c.relevant)))
+            )
+        out[f"{name}×3"] = (catalog, joined)
+    for name in ("bfcl_static", "metatool", "seal_tools", "toolbench_g3", "ultratool_en"):
+        if name not in sets:
+            continue
+        catalog, queries = sets[name]
+        implicit = []
+        for q in queries[:3000]:
+            banned = {term for tool in q.relevant for term in text.analyze(catalog.get(tool).name)}
+            words = [w for w in q.query.split() if not set(text.analyze(w)) & banned]
+            if words:
+                implicit.append(Query(id=q.id, query=" ".join(words), relevant=q.relevant))
+        out[f"{name}-implicit"] = (catalog, implicit)
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shared", default=str(HERE.parent.parent / "shared"))
@@ -182,6 +232,8 @@ def main() -> int:
     parser.add_argument("--variants", default=",".join(VARIANTS))
     parser.add_argument("--metatool-every", type=int, default=1, help="use every n-th metatool query (speed)")
     parser.add_argument("--bm25ref", action="store_true", help="also measure the reference re-implementation")
+    parser.add_argument("--probes", action="store_true", help="multi-tool and implicit sets made from the dev queries")
+    parser.add_argument("--only-probes", action="store_true", help="the probe sets alone")
     parser.add_argument("--diagnose", metavar="SET")
     parser.add_argument("--limit", type=int, default=20)
     args = parser.parse_args()
@@ -197,6 +249,9 @@ def main() -> int:
     if args.diagnose:
         diagnose(*sets[args.diagnose], args.limit)
         return 0
+    if args.probes or args.only_probes:
+        probes = probe_sets(sets)
+        sets = probes if args.only_probes else {**sets, **probes}
     print("| variant | " + " | ".join(sets) + " | mean R@5 |")
     print("|---|" + "---|" * len(sets) + "---:|")
     if args.bm25ref:

@@ -48,19 +48,23 @@ REQUESTS = [
 
 VARIANTS = {
     **ablate.VARIANTS,
+    # the description of a titled tool back in the description field (as if there were no title)
     "no title field": {"spec_title": (0.0, 1.0), "spec_details": (1.0, 0.75, math.inf)},
-    "title 2 b.75 details uncapped": {"spec_title": (2.0, 0.75), "spec_details": (1.0, 0.75, math.inf)},
-    "title 3 b1 details uncapped": {"spec_details": (1.0, 0.75, math.inf)},
-    "title 2 b1": {"spec_title": (2.0, 1.0)},
-    "title 3 b.75": {"spec_title": (3.0, 0.75)},
-    "details cap 3": {"spec_details": (1.0, 0.75, 3.0)},
+    "before (no title field)": {
+        **ablate.VARIANTS["before"],
+        "spec_title": (0.0, 1.0),
+        "spec_details": (1.0, 0.75, math.inf),
+    },
+    "title 2": {"spec_title": (2.0, 1.0)},
+    "title b 0.75": {"spec_title": (3.0, 0.75)},
+    "details uncapped": {"spec_details": (1.0, 0.75, math.inf)},
 }
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("document")
-    parser.add_argument("--variants", default="current,no title field")
+    parser.add_argument("--variants", default="before (no title field),no title field,details uncapped,title 2,current")
     args = parser.parse_args()
     catalog = load_catalog([args.document])
     missing = [name for _, name in REQUESTS if name not in {t.name for t in catalog.tools}]

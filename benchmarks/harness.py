@@ -48,7 +48,9 @@ def machine() -> str:
     return f"{cpu}, {os.cpu_count()} cores; Python {platform.python_version()}; " + ", ".join(versions)
 
 
-def quality(shared: Path, sets: list[str], peers: list[str], rankers: list[str]) -> bool:
+def quality(
+    shared: Path, sets: list[str], peers: list[str], rankers: list[str], embed_model: str | None = None
+) -> bool:
     from peers import PEERS, tool_text
 
     from toolsearch_cli import load_catalog
@@ -67,6 +69,13 @@ def quality(shared: Path, sets: list[str], peers: list[str], rankers: list[str])
         for name in names:
             if name in rankers:
                 impl = get_ranker(name)
+                prepare = getattr(impl, "prepare", None)
+                if prepare is not None:  # dense rankers: embed the queries in batches (timed below)
+                    prepare_start = time.perf_counter()
+                    prepare(catalog, [q.query for q in queries])
+                    prepare_s = time.perf_counter() - prepare_start
+                else:
+                    prepare_s = 0.0
 
                 def run(q: str, impl=impl, catalog=catalog) -> list[str]:
                     try:
@@ -80,13 +89,15 @@ def quality(shared: Path, sets: list[str], peers: list[str], rankers: list[str])
                 def run(q: str, peer=peer) -> list[str]:
                     return peer.search(q, DEPTH)
 
+                prepare_s = 0.0
+
             sums = {"recall@5": 0.0, "mrr": 0.0, "ndcg@5": 0.0}
             start = time.perf_counter()
             for q in queries:
                 m = query_metrics(run(q.query), set(q.relevant), (5,))
                 for key in sums:
                     sums[key] += m[key]
-            elapsed = time.perf_counter() - start
+            elapsed = time.perf_counter() - start + prepare_s
             row = {k: v / len(queries) for k, v in sums.items()}
             row["ms"] = 1000 * elapsed / len(queries)
             table[set_name][name] = row
@@ -132,6 +143,39 @@ def quality(shared: Path, sets: list[str], peers: list[str], rankers: list[str])
                 f"- mean R@5: default {means['default']:.3f} vs best peer {best_peer} {means[best_peer]:.3f} "
                 f"(+{margin:.3f}; target +0.030) — {'met' if good else 'NOT met'}"
             )
+    if "hybrid" in rankers and "default" in rankers:
+        ok &= hybrid_targets(table, sets, embed_model)
+    return ok
+
+
+#: Sets whose queries are English (the hybrid target is on their mean).
+ENGLISH = ("bfcl_static", "metatool", "seal_tools", "toolbench_g3", "ultratool_en")
+
+
+def hybrid_targets(table: dict[str, dict[str, dict[str, float]]], sets: list[str], model: str | None) -> bool:
+    """Issue 12: hybrid >= default + 0.05 on the English mean, >= 0.76 on metatool, never below default."""
+    ok = True
+    print(f"\nHybrid targets (model: {model}):")
+    english = [s for s in sets if s in ENGLISH]
+    if len(english) == len(ENGLISH):
+        hyb = sum(table[s]["hybrid"]["recall@5"] for s in english) / len(english)
+        dft = sum(table[s]["default"]["recall@5"] for s in english) / len(english)
+        good = hyb >= dft + 0.05
+        ok &= good
+        print(
+            f"- English mean R@5: hybrid {hyb:.3f} vs default {dft:.3f} (+{hyb - dft:.3f}; target +0.050) — "
+            f"{'met' if good else 'NOT met'}"
+        )
+    if "metatool" in sets:
+        value = table["metatool"]["hybrid"]["recall@5"]
+        good = value >= 0.76
+        ok &= good
+        print(f"- metatool R@5: hybrid {value:.3f} (target 0.760) — {'met' if good else 'NOT met'}")
+    for s in sets:
+        hyb_r5, dft_r5 = table[s]["hybrid"]["recall@5"], table[s]["default"]["recall@5"]
+        good = hyb_r5 >= dft_r5
+        ok &= good
+        print(f"- {s}: hybrid R@5 {hyb_r5:.3f} vs default {dft_r5:.3f} — {'met' if good else 'NOT met'}")
     return ok
 
 
@@ -144,7 +188,18 @@ def main() -> int:
     parser.add_argument("--peers", default="bm25s,bm25s+cjk,tantivy+cjk,rank-bm25")
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--queries", type=int, default=500)
+    parser.add_argument(
+        "--embed-model",
+        help="a local embedding model folder (benchmarks/export_onnx.py): adds the embedding, hybrid and "
+        "hybrid-rrf rankers and checks the hybrid targets of issue 12",
+    )
     args = parser.parse_args()
+    if args.embed_model:
+        from toolsearch_cli.search.embed import EmbedSettings, configure
+
+        configure(EmbedSettings(model=args.embed_model))
+        if args.rankers == "default":
+            args.rankers = "default,embedding,hybrid,hybrid-rrf"
     parts = args.part.split(",")
     print(f"Machine: {machine()}\n")
     ok = True
@@ -155,7 +210,7 @@ def main() -> int:
             return 2
     if "quality" in parts:
         peers = [p for p in args.peers.split(",") if p]
-        ok &= quality(shared, args.sets.split(","), peers, args.rankers.split(","))
+        ok &= quality(shared, args.sets.split(","), peers, args.rankers.split(","), args.embed_model)
     if "scale" in parts:
         import scale
 

@@ -94,8 +94,7 @@ def child(engine: str, size: int, seal_dir: Path, nqueries: int) -> dict:
     if engine.startswith("default"):
         import numpy  # noqa: F401  - library import is not build time (bm25s imports it on import)
 
-        from toolsearch_cli.search.bm25f import build_index, explain
-        from toolsearch_cli.search.text import analyze_query
+        from toolsearch_cli.search.bm25f import build_index, explain, query_plan
 
         gc.collect()
         before = rss_mib()
@@ -108,12 +107,11 @@ def child(engine: str, size: int, seal_dir: Path, nqueries: int) -> dict:
 
         with_explain = engine.endswith("explain")
 
-        def run(q: str) -> None:
-            terms = analyze_query(q)
-            best = index.top(terms, 5)
+        def run(q: str) -> None:  # what the ranker does: term weights and the best-sentence bonus included
+            best = index.rank(query_plan(q), 5)
             if with_explain:
-                for tool, _ in best:
-                    explain(index, tool, terms, {})
+                for tool, _, weights in best:
+                    explain(index, tool, list(weights), {}, weights)
 
         backend = index.backend
     else:

@@ -111,7 +111,11 @@ def test_tag_and_parameter_stuffing_is_bounded():
     one_tag = make("spam", "Does many things", tags=["weather"])
     single = search(Catalog(tools=[honest, one_tag]), "weather")[1].score
     stuffed_score = hits[1].score
-    assert stuffed_score < 2.5 * single  # BM25 saturation: 90 repetitions are not 90x
+    assert stuffed_score < 3 * single  # BM25 saturation: 90 repetitions are not 90x
+    from toolsearch_cli.search.bm25f import K1
+    from toolsearch_cli.search.index import idf_of
+
+    assert stuffed_score < (K1 + 1) * idf_of(2, 2)  # nor above what one term can ever earn
 
 
 def test_rare_terms_outweigh_common_ones():

@@ -48,7 +48,7 @@ QUERIES = """\
 CATALOG_V2 = CATALOG.replace(
     "Get the current weather forecast for a city.", "Weather forecast for a city, and the city pollution index."
 ) + (
-    "  - name: issueCustomerRefund\n"
+    "  - name: refundCustomerPayment\n"
     "    description: Refund a customer payment, a customer refund for a card payment.\n"
     "    category: payments\n"
 )

@@ -214,3 +214,53 @@ def test_bfcl_json_lines_load(write):
     with pytest.raises(CatalogError) as err:
         load_catalog(str(write("bad.jsonl", text + "{not json\n")))
     assert err.value.line == 5 and "malformed JSON Lines" in err.value.message
+
+
+def test_catalog_json_lists_the_warnings(write, run_cli, monkeypatch, tmp_path):
+    write("rapid.yaml", RAPIDAPI)
+    monkeypatch.chdir(tmp_path)
+    warnings = run_cli("catalog", "-c", "rapid.yaml", "-f", "json").json()["warnings"]
+    assert len(warnings) == 6 and warnings[1] == {
+        "kind": "type",
+        "file": "rapid.yaml",
+        "line": 6,
+        "tool": "flights_search",
+        "field": "parameters.date",
+        "message": "non-standard type 'DATE (YYYY-MM-DD)' read as 'string' (format 'date')",
+    }
+
+
+def _nested(depth: int, leaf: dict) -> dict:
+    schema = leaf
+    for _ in range(depth):
+        schema = {"type": "object", "nullable": True, "properties": {"x": schema}, "allOf": [{"type": "object"}]}
+    return schema
+
+
+def test_deep_and_odd_schemas_never_crash_the_rewriters():
+    # hostile shapes: 500 levels (beyond every walker's bound), a type that is not a string, a list of junk
+    from toolsearch_cli.catalog.lenient import map_types
+    from toolsearch_cli.catalog.openai_strict import make_strict
+    from toolsearch_cli.catalog.openapi import clean_schema
+
+    deep = _nested(500, {"type": "DATE (YYYY-MM-DD)"})
+    odd = {"type": "object", "properties": {"a": {"type": [1, None]}, "b": {"type": ["str", "int"]}, "c": []}}
+
+    def fail(path, message):
+        return CatalogError(message, field=path)
+
+    with pytest.raises(CatalogError):  # outside a collecting block a warning is raised
+        map_types({"type": "object", "properties": {"d": {"type": "date"}}}, fail)
+    from toolsearch_cli.catalog.lenient import collecting
+
+    with collecting() as found:
+        assert map_types(deep, fail) == {}  # beyond the depth bound nothing is touched
+        originals = map_types(odd, fail)
+    assert odd["properties"]["b"]["type"] == ["string", "integer"] and originals == {"parameters.b": "str, int"}
+    assert odd["properties"]["a"]["type"] == [1, None] and len(found) == 1
+    _, reasons = make_strict(deep)
+    assert any("nested deeper than 10" in r for r in reasons)
+    cleaned = clean_schema(deep)
+    assert isinstance(cleaned, dict) and cleaned["type"] == ["object", "null"]
+    converted, _ = make_strict(odd)  # junk is passed through (loading refuses it before), not crashed on
+    assert converted["required"] == ["a", "b", "c"] and converted["properties"]["c"] == []

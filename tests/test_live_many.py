@@ -79,11 +79,11 @@ def test_the_live_cache_serves_named_servers_within_the_ttl_and_refresh_asks_aga
     args = ["-c", source("a"), "-c", source("b")]
     first = run_cli("--live-ttl", "10m", "search", "forecast", *args)
     assert first.code == 0 and "a__get_forecast" in first.stdout and starts() == 2
-    warm = run_cli("--live-ttl", "10m", "search", "forecast", *args)
+    warm = run_cli("search", "forecast", "--live-ttl", "10m", *args)  # also after the sub-command
     assert warm.stdout == first.stdout and starts() == 2  # no server started
     run_cli("search", "forecast", *args)  # no TTL: the cache is not used
     assert starts() == 4
-    run_cli("--live-ttl", "10m", "--refresh", "search", "forecast", *args)
+    run_cli("search", "forecast", "--live-ttl=10m", "--refresh", *args)
     assert starts() == 6
     # another alias is another source: its server is started, never served another's entry
     run_cli("--live-ttl", "10m", "search", "forecast", "-c", source("c"), "-c", source("a"))
@@ -124,6 +124,8 @@ def test_live_cache_entries_are_private_json_without_credentials(tmp_path):
 def test_bad_ttl_is_a_usage_error(run_cli, text):
     result = run_cli("--live-ttl", text, "catalog")
     assert result.code == 2 and "live-catalog TTL" in result.stderr and len(result.stderr.splitlines()) == 1
+    missing = run_cli("catalog", "--live-ttl")
+    assert missing.code == 2 and "--live-ttl" in missing.stderr and len(missing.stderr.splitlines()) == 1
 
 
 def test_ttl_units():
@@ -190,3 +192,31 @@ def test_the_anthropic_name_limit_is_the_same_in_lint_and_convert(write, run_cli
     write("ok.yaml", f"tools:\n  - name: {'a' * 64}\n    description: A tool with a long name.\n")
     assert run_cli("lint", "ok.yaml", "--select", "TS101", "--format", "json").json() == []
     assert run_cli("catalog", "convert", "--to", "anthropic", "-c", "ok.yaml").code == 0
+
+
+def test_lint_reads_servers_concurrently_and_reports_a_failing_one(run_cli, counted):
+    source, starts = counted
+    broken = f"down=mcp+stdio:{PYTHON} -c 'import sys; sys.exit(3)'"
+    result = run_cli("lint", source("a"), broken, source("b"), "--select", "TS001,TS102", "--format", "json")
+    found = result.json()
+    assert starts() == 2
+    assert [d["code"] for d in found] == ["TS001"] and "sys.exit(3)" in found[0]["filename"]
+
+
+def test_a_ttl_too_large_to_hold_is_refused():
+    from toolsearch_cli.errors import UsageError
+
+    with pytest.raises(UsageError):
+        live_cache.parse_ttl("1e308d")
+
+
+def test_a_live_cache_folder_others_can_write_is_not_used(tmp_path):
+    source = "w=mcp+stdio:server"
+    assert live_cache.store(source, "weather", [{"name": "a"}])
+    assert live_cache.load(source, 60) is not None
+    live_cache.folder().chmod(0o777)
+    try:
+        assert live_cache.load(source, 60) is None  # an entry anyone could have written is never read
+        assert not live_cache.store(source, "weather", [{"name": "b"}])
+    finally:
+        live_cache.folder().chmod(0o700)

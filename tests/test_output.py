@@ -310,3 +310,40 @@ def test_comparison_tables_fit_and_keep_numbers(run_cli, monkeypatch, tmp_path, 
     _lines_fit(diff.stdout, width)
     _no_cut_numbers(diff.stdout)
     assert "compared with" in diff.stdout and "+0.000" in diff.stdout
+
+
+def test_a_live_models_hostile_reply_and_tool_call_are_shown_literally(run_cli, monkeypatch, hostile):
+    """Model replies, tool names the model made up and its arguments: literal in the live table output."""
+    pytest.importorskip("openai")
+    from .chat_server import ChatServer, call, say
+
+    server = ChatServer()
+    try:
+        server.add(
+            call("toolSearch", {"query": "weather report [/x]\x1b[2J"}),
+            call("made\x1b]0;up\x07[bold]Tool", {"a": ":smile:"}),
+            say("the end [bold]x[/x] :smile: \x1b]0;pwned\x07 \x1b[2J"),
+        )
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-FAKE-0123456789abcdef")
+        result = run_cli(
+            "simulate", "--live", "--base-url", server.url, "--model", "m[/x]", "--prompt", "hi [/x]",
+            "--catalog", str(hostile), "--retry-backoff", "0.001",
+        )  # fmt: skip
+    finally:
+        server.close()
+    assert result.code == 0, result
+    _assert_literal(result.stdout + result.stderr)
+    assert "the end [bold]x[/x] :smile: \\x1b]0;pwned\\x07 \\x1b[2J" in result.stdout
+    assert "made\\x1b]0;up\\x07[bold]Tool" in result.stdout
+
+
+def test_counts_of_one_are_singular(run_cli, write):
+    one = write("one.yaml", "tools:\n  - name: getWeather\n    description: Get the weather for a city.\n")
+    assert "1 tool (0 resident, 1 searchable) in 0 categories" in run_cli("catalog", "--catalog", str(one)).stdout
+    assert "1 of 1 searchable tool ·" in run_cli("search", "weather", "--catalog", str(one)).stdout
+    script = write(
+        "s.sim.yaml",
+        f"catalog: {one}\nturns:\n  - user: hi\n    steps:\n      - say: hello\n        expect: {{hits: []}}\n",
+    )
+    out = run_cli("simulate", str(script)).stdout
+    assert "✓ the check passed" in out and "all 1 checks" not in out and "1 request, 0 searches" in out

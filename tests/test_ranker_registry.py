@@ -42,7 +42,7 @@ def plugin(monkeypatch):
 
 
 def test_builtin_rankers():
-    assert list(RANKER_BY_NAME) == ["default", "classic"]
+    assert list(RANKER_BY_NAME) == ["default", "classic", "hybrid", "embedding", "hybrid-rrf"]
 
 
 def test_entry_point_ranker_is_registered_on_first_use(plugin):

@@ -105,7 +105,10 @@ def redact(text: str) -> str:
     """``text`` with every registered secret replaced by ``***``."""
     if _pattern is None or not text:
         return text
-    return _pattern.sub(MASK, text)
+    while True:  # until none is left: masking can join pieces into a secret again ("a" + "***" -> "a***")
+        text, count = _pattern.subn(MASK, text)
+        if not count:  # ends: each pass shortens the text (secrets are longer than the mask)
+            return text
 
 
 def redact_data(value: Any) -> Any:

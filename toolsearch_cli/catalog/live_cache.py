@@ -33,6 +33,24 @@ def folder() -> Path:
     return catalog_cache.cache_dir() / "live"
 
 
+def _trusted(create: bool) -> Path | None:
+    """:func:`folder` when only this user can change it (as the catalog cache demands of its own
+    folder: a forged entry would put tool descriptions of someone else's choosing before a model)."""
+    import stat
+
+    if catalog_cache.trusted_folder(create) is None:
+        return None
+    where = folder()
+    try:
+        if create:
+            where.mkdir(exist_ok=True, mode=0o700)
+        st = os.stat(where)
+    except OSError:
+        return None
+    mine = not hasattr(os, "geteuid") or st.st_uid == os.geteuid()
+    return where if stat.S_ISDIR(st.st_mode) and mine and not st.st_mode & 0o022 else None
+
+
 def _key(source: str) -> str:
     digest = hashlib.sha256(f"{FORMAT}\n{source.strip()}\n{os.getcwd()}\n".encode())
     return digest.hexdigest()
@@ -42,7 +60,10 @@ def load(source: str, ttl: float) -> tuple[str | None, list[dict[str, Any]]] | N
     """The cached (server name, tools) of ``source`` if younger than ``ttl`` seconds, else ``None``."""
     if ttl <= 0 or not catalog_cache.enabled():
         return None
-    path = folder() / f"{_key(source)}.json"
+    where = _trusted(create=False)
+    if where is None:
+        return None
+    path = where / f"{_key(source)}.json"
     try:
         if time.time() - path.stat().st_mtime > ttl:
             return None
@@ -75,10 +96,11 @@ def store(source: str, server: str | None, tools: list[dict[str, Any]]) -> bool:
         "server": server,
         "tools": tools,
     }
-    where = folder()
+    where = _trusted(create=True)
+    if where is None:
+        return False
     tmp = None
     try:
-        where.mkdir(parents=True, exist_ok=True, mode=0o700)
         fd, tmp = tempfile.mkstemp(dir=where, prefix=".tmp-", suffix=".json")  # created 0600
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             json.dump(entry, handle, ensure_ascii=False)
@@ -108,7 +130,7 @@ def parse_ttl(text: str) -> float:
         value = float(number)
     except ValueError:
         value = -1.0
-    if unit not in _UNITS or not value >= 0 or value == float("inf"):
+    if unit not in _UNITS or not 0 <= value * _UNITS.get(unit, 1) < float("inf"):
         raise UsageError(
             f"a live-catalog TTL is a number of seconds, or of minutes, hours or days with m, h or d "
             f"(e.g. 90, 10m, 2h), not {text!r}",

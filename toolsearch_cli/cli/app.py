@@ -91,7 +91,7 @@ def _run(args: list[str], terminated: list[bool]) -> int:
     # --debug works anywhere before a `--`, also after the sub-command: take it out here
     end = args.index("--") if "--" in args else len(args)
     debug = "--debug" in args[:end]
-    args = [a for a in args[:end] if a != "--debug"] + args[end:]
+    args = _loading_options_first([a for a in args[:end] if a != "--debug"]) + args[end:]
     try:
         try:
             command = typer.main.get_command(app)
@@ -103,11 +103,7 @@ def _run(args: list[str], terminated: list[bool]) -> int:
             reset_loading()  # the global options hold for this command only
     except ToolsearchError as exc:
         if debug:
-            import traceback
-
-            from .render import shown
-
-            sys.stderr.write(shown(traceback.format_exc()))  # data in the message stays literal
+            _traceback()
         _error(str(exc))
         return exc.exit_code
     except typer.Exit as exc:
@@ -126,11 +122,7 @@ def _run(args: list[str], terminated: list[bool]) -> int:
             return 2
         # a bug: one line, or with --debug the traceback too; exit 2 either way (1 means a check failed)
         if debug:
-            import traceback
-
-            from .render import shown
-
-            sys.stderr.write(shown(traceback.format_exc()))
+            _traceback()
             _error(f"internal error: {type(exc).__name__}: {exc}")
             return 2
         _error(f"internal error: {type(exc).__name__}: {exc} (run again with --debug for a traceback)")
@@ -138,6 +130,40 @@ def _run(args: list[str], terminated: list[bool]) -> int:
     if code == 130:  # the CLI library turns Ctrl-C (and so SIGTERM) into this code, silently
         return _interrupted(terminated)
     return code if isinstance(code, int) else 0
+
+
+#: Global loading options that no sub-command has: accepted after the sub-command too
+#: (``toolsearch search --live-ttl 10m ...``) and moved before it. ``--strict`` is not among them:
+#: ``lint`` and ``catalog convert`` have a ``--strict`` of their own.
+_LOADING_FLAGS = ("--refresh", "--sanitize-names")
+_LOADING_VALUES = ("--live-ttl",)
+
+
+def _loading_options_first(args: list[str]) -> list[str]:
+    front: list[str] = []
+    rest: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg in _LOADING_FLAGS or arg.startswith(tuple(f"{o}=" for o in _LOADING_VALUES)):
+            front.append(arg)
+        elif arg in _LOADING_VALUES and i + 1 < len(args):
+            front += [arg, args[i + 1]]
+            i += 1
+        else:
+            rest.append(arg)
+        i += 1
+    return front + rest
+
+
+def _traceback() -> None:
+    """--debug: the traceback of the exception being handled, on stderr (data in it stays literal;
+    secrets are masked by the stream)."""
+    import traceback
+
+    from .render import shown
+
+    sys.stderr.write(shown(traceback.format_exc()))
 
 
 def _interrupted(terminated: list[bool]) -> int:

@@ -42,6 +42,7 @@ def catalog(
         payload = {
             "sources": loaded.sources,
             "resident": loaded.resident,
+            "warnings": [warning.to_dict() for warning in loaded.warnings],
             "tools": [
                 {
                     "name": t.name,

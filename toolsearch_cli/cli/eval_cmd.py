@@ -12,7 +12,18 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from .options import CATALOG_FORMAT_OPTION, CATALOG_OPTION, FORMAT_OPTION, check_catalog_format, check_format
+from .options import (
+    CATALOG_FORMAT_OPTION,
+    CATALOG_OPTION,
+    EMBED_BASE_URL_OPTION,
+    EMBED_KEY_ENV_OPTION,
+    EMBED_MODEL_OPTION,
+    EMBED_MULTILINGUAL_OPTION,
+    FORMAT_OPTION,
+    apply_embed_options,
+    check_catalog_format,
+    check_format,
+)
 
 if TYPE_CHECKING:
     from ..evaluate import Query, RankerRun
@@ -74,6 +85,10 @@ def eval_command(
     minimum: list[str] | None = MIN_OPTION,
     output_format: str = FORMAT_OPTION,
     catalog_format: str = CATALOG_FORMAT_OPTION,
+    embed_model: str | None = EMBED_MODEL_OPTION,
+    embed_base_url: str | None = EMBED_BASE_URL_OPTION,
+    embed_api_key_env: str = EMBED_KEY_ENV_OPTION,
+    embed_multilingual: bool = EMBED_MULTILINGUAL_OPTION,
 ) -> None:
     """Measure retrieval quality (Recall@k, NDCG@k, MRR) of rankers on labelled queries."""
     from .. import evaluate as ev
@@ -81,6 +96,7 @@ def eval_command(
     from ..errors import UsageError
 
     check_format(output_format)
+    apply_embed_options(embed_model, embed_base_url, embed_api_key_env, embed_multilingual)
     forced_format = check_catalog_format(catalog_format)
     cutoffs = ev.parse_ks(ks)
     rankers = _rankers(ranker)
@@ -164,8 +180,11 @@ def _rankers(spec: str) -> list[str]:
     from ..search import RANKER_BY_NAME, get_ranker, load_ranker_plugins
 
     if spec.strip() == "all":
+        from ..search.embed import current_settings
+
         load_ranker_plugins()
-        return list(RANKER_BY_NAME)
+        dense = current_settings().configured  # rankers that need an embedding model run only with one
+        return [n for n, r in RANKER_BY_NAME.items() if dense or not getattr(r, "needs_embeddings", False)]
     names = list(dict.fromkeys(r.strip() for r in spec.split(",") if r.strip()))
     if not names:
         raise UsageError("--ranker needs at least one ranker name", field="ranker")

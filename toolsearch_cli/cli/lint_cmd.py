@@ -10,6 +10,14 @@ from pathlib import Path
 
 import typer
 
+from .options import (
+    EMBED_BASE_URL_OPTION,
+    EMBED_KEY_ENV_OPTION,
+    EMBED_MODEL_OPTION,
+    EMBED_MULTILINGUAL_OPTION,
+    apply_embed_options,
+)
+
 LINT_FORMATS = ("text", "json", "github", "sarif", "auto")
 
 
@@ -57,6 +65,17 @@ def lint(
     exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even when there are findings."),
     output_file: Path | None = OUTPUT_FILE_OPTION,
     statistics: bool = typer.Option(False, "--statistics", help="Count findings per rule instead of listing them."),
+    ranker: str | None = typer.Option(
+        None,
+        "--ranker",
+        "-r",
+        help="Ranker of the findability rules (TS6xx), e.g. hybrid; overrides their configured ranker.",
+        metavar="NAME",
+    ),
+    embed_model: str | None = EMBED_MODEL_OPTION,
+    embed_base_url: str | None = EMBED_BASE_URL_OPTION,
+    embed_api_key_env: str = EMBED_KEY_ENV_OPTION,
+    embed_multilingual: bool = EMBED_MULTILINGUAL_OPTION,
 ) -> None:
     """Lint tool metadata: names, descriptions, parameters, categories, tokens and findability."""
     from ..errors import UsageError, did_you_mean
@@ -76,7 +95,12 @@ def lint(
         output_format = "github" if os.environ.get("GITHUB_ACTIONS") == "true" and not statistics else "text"
     from .render import warn
 
+    apply_embed_options(embed_model, embed_base_url, embed_api_key_env, embed_multilingual)
     settings = LintConfig() if isolated else load_config(config or find_config(warn=warn))
+    if ranker is not None:  # every rule with a ranker option (the findability rules) uses this one
+        for code, lint_rule in RULE_BY_CODE.items():
+            if "ranker" in lint_rule.options:
+                settings.rules.setdefault(code, {})["ranker"] = ranker
     overrides: dict[str, object] = {}
     if preset is not None:
         overrides["preset"] = preset

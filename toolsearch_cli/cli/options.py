@@ -63,3 +63,54 @@ def check_format(value: str) -> str:
 
         raise UsageError(f"unknown format {value!r}{did_you_mean(value, FORMATS)}; choose from {', '.join(FORMATS)}")
     return value
+
+
+# -- embedding models (the hybrid and embedding rankers) -------------------------------------
+
+EMBED_MODEL_OPTION = typer.Option(
+    None,
+    "--embed-model",
+    envvar="TOOLSEARCH_EMBED_MODEL",
+    help="Embedding model for the hybrid and embedding rankers: a local folder (ONNX or model2vec), "
+    "or a model name at --embed-base-url.",
+    metavar="PATH|NAME",
+)
+EMBED_BASE_URL_OPTION = typer.Option(
+    None,
+    "--embed-base-url",
+    envvar="TOOLSEARCH_EMBED_BASE_URL",
+    help="An OpenAI-compatible embeddings endpoint (OpenAI, Ollama, vLLM, llama.cpp, TEI), e.g. http://localhost:11434/v1.",
+    metavar="URL",
+)
+EMBED_KEY_ENV_OPTION = typer.Option(
+    "OPENAI_API_KEY",
+    "--embed-api-key-env",
+    envvar="TOOLSEARCH_EMBED_API_KEY_ENV",
+    help="Environment variable holding the endpoint's API key (never printed).",
+    metavar="VAR",
+)
+EMBED_MULTILINGUAL_OPTION = typer.Option(
+    False,
+    "--embed-multilingual",
+    envvar="TOOLSEARCH_EMBED_MULTILINGUAL",
+    help="The model understands Chinese/Japanese/Korean (otherwise hybrid ranks CJK queries lexically).",
+)
+
+
+def apply_embed_options(model: str | None, base_url: str | None, key_env: str, multilingual: bool) -> None:
+    """Set the embedding model the dense rankers use (nothing is loaded until one runs)."""
+    from ..errors import UsageError
+    from ..search.embed import EmbedSettings, configure
+
+    if base_url and not (model or "").strip():
+        raise UsageError("--embed-base-url needs --embed-model, the model's name at that endpoint", field="embed-model")
+    if not key_env.strip():
+        raise UsageError("--embed-api-key-env needs the name of an environment variable", field="embed-api-key-env")
+    configure(
+        EmbedSettings(
+            model=(model or "").strip() or None,
+            base_url=(base_url or "").strip() or None,
+            key_env=key_env.strip(),
+            multilingual=multilingual,
+        )
+    )

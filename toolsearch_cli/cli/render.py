@@ -184,7 +184,7 @@ def render_table(
         else:
             natural.append(widest)
             # cut text needs only a few cells; wrapped text (wide) its longest word, within reason
-            least = max(_TEXT_MIN, min(max(_longest_word(r[i]) for r in cells) if cells else 0, 30)) if wide else 0
+            least = min(max((_longest_word(r[i]) for r in cells), default=0), 30) if wide else 0
             minimum.append(min(widest, max(_TEXT_MIN, least)))
     # ruled: one space of padding on both sides of every cell and a rule between columns;
     # plain (no rules): two spaces between columns, none at the edges
@@ -234,7 +234,7 @@ def _stacked(out: Console, columns: Sequence[Col], cells: Sequence[Sequence[Text
             Text.assemble(f"{col.header} " if col.kind == "number" else "", cell, style=col.style or "bold")
             for col, cell in keys
         )
-        out.print(head, soft_wrap=True)
+        out.print(head, soft_wrap=False, overflow="fold")
         line = Text("  ")
         for col, cell in zip(columns[key_columns:], row[key_columns:], strict=True):
             if not cell.plain:

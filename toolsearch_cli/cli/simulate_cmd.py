@@ -8,7 +8,17 @@ from typing import Any
 import typer
 
 from ..errors import ToolsearchError, UsageError
-from .options import CATALOG_OPTION, CONTEXT_OPTION, FORMAT_OPTION, check_format
+from .options import (
+    CATALOG_OPTION,
+    CONTEXT_OPTION,
+    EMBED_BASE_URL_OPTION,
+    EMBED_KEY_ENV_OPTION,
+    EMBED_MODEL_OPTION,
+    EMBED_MULTILINGUAL_OPTION,
+    FORMAT_OPTION,
+    apply_embed_options,
+    check_format,
+)
 from .simulate_live import (
     API_KEY_ENV_OPTION,
     BASE_URL_OPTION,
@@ -99,6 +109,10 @@ def simulate(
     record: str | None = RECORD_OPTION,
     max_tokens: int | None = MAX_TOKENS_OPTION,
     system: str | None = SYSTEM_OPTION,
+    embed_model: str | None = EMBED_MODEL_OPTION,
+    embed_base_url: str | None = EMBED_BASE_URL_OPTION,
+    embed_api_key_env: str = EMBED_KEY_ENV_OPTION,
+    embed_multilingual: bool = EMBED_MULTILINGUAL_OPTION,
 ) -> None:
     """Show the tools every model request carries, what they cost in tokens, and check the script's expectations.
 
@@ -109,6 +123,7 @@ def simulate(
     from ..simulate.runner import build_engine
 
     check_format(output_format)
+    apply_embed_options(embed_model, embed_base_url, embed_api_key_env, embed_multilingual)
     if live:
         if replay_file is not None:
             raise UsageError("--live asks a model; --replay reads a recording: use one of them")

@@ -6,11 +6,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..bounded import path_problem, safe_is_dir, safe_is_file
 from ..catalog import LOADER_BY_SUFFIX, catalog_files, default_sources, display_path, prefixes_live_names
 from ..catalog.lenient import LoadWarning, collecting
-from ..catalog.mcp_client import is_live_source, load_live_source, shown_source
+from ..catalog.mcp_client import fetch_live_sources, is_live_source, shown_source, tools_from_live
 from ..catalog.python_loader import is_module_reference, load_python_module
 from ..errors import CatalogError, UsageError
 from ..model import Tool, ToolGroup
@@ -72,12 +73,14 @@ def load_files(sources: Sequence[str] | None) -> list[LoadedFile]:
     """Every catalog file of the sources, each loaded on its own; a broken file keeps its error."""
     loaded = []
     expanded = expand_sources(sources)
-    prefix = prefixes_live_names([source for kind, source in expanded if kind == "live"])
+    live = [source for kind, source in expanded if kind == "live"]
+    prefix = prefixes_live_names(live)
+    fetched = fetch_live_sources(live) if live else {}  # all servers at once (each still judged on its own)
     for kind, source in expanded:
         entry = LoadedFile(source)
         try:
             with collecting() as entry.warnings:
-                _load_one(entry, kind, source, prefix)
+                _load_one(entry, kind, source, prefix, fetched)
         except CatalogError as exc:
             exc.file = exc.file or source
             entry.error = exc
@@ -85,11 +88,15 @@ def load_files(sources: Sequence[str] | None) -> list[LoadedFile]:
     return loaded
 
 
-def _load_one(entry: LoadedFile, kind: str, source: str, prefix: bool) -> None:
-    """Load one file, module or live server (its names prefixed with its alias when ``prefix``) into ``entry``."""
+def _load_one(entry: LoadedFile, kind: str, source: str, prefix: bool, fetched: dict[str, Any]) -> None:
+    """Load one file, module or live server (its names prefixed with its alias when ``prefix``; its
+    ``tools/list`` answer, or error, in ``fetched``) into ``entry``."""
     if kind == "live":
         entry.file = shown_source(source)
-        entry.tools, entry.resident = load_live_source(source, prefix=prefix)
+        answer = fetched[source]
+        if isinstance(answer, CatalogError):
+            raise answer
+        entry.tools, entry.resident = tools_from_live(source, *answer, prefix=prefix)
     elif kind == "module" or source.endswith(".py"):
         entry.tools, entry.resident = load_python_module(source)
     else:

@@ -11,11 +11,16 @@ from ..model import Catalog
 from .base import DEFAULT_MAX_RESULTS, MAX_RESULTS_LIMIT, Contribution, Hit, Ranker, SearchRequest, parse_max_results
 from .bm25f import BM25FRanker
 from .classic import ClassicRanker
+from .hybrid import EmbeddingRanker, HybridRanker, HybridRRFRanker
 
 #: Rankers by name; CLI choices derive from the keys. ``default`` is what users get.
 RANKER_BY_NAME: dict[str, Ranker] = {
     "default": BM25FRanker(),
     "classic": ClassicRanker(),
+    # need an embedding model (--embed-model); nothing heavy is imported until one is used
+    "hybrid": HybridRanker(),
+    "embedding": EmbeddingRanker(),
+    "hybrid-rrf": HybridRRFRanker(),
 }
 
 __all__ = [

@@ -52,9 +52,13 @@ class FieldSpec:
     max_ratio: float = math.inf
 
 
-#: Index fields. ``params`` holds parameter names; ``param_text`` their descriptions and enums.
+#: Index fields. ``params`` holds parameter names; ``param_text`` their descriptions; ``param_values``
+#: their string ``enum`` values.
 FIELD_SPECS: dict[str, FieldSpec] = {
-    "name": FieldSpec(3.0, 0.3, "name"),
+    # Name 1.5 (was 3, b 0.3) and parameters near the description's weight: requests that do not
+    # use a tool's own words ("implicit" ones) match its description and parameters, and a heavy
+    # name let other tools whose names share a word of the request crowd it out (benchmarks/README.md).
+    "name": FieldSpec(1.5, 0.75, "name"),
     # An OpenAPI summary / MCP title: a few words saying what the tool does, so weighted above
     # the description (which, in OpenAPI, starts with the summary and can run to pages).
     "title": FieldSpec(3.0, 1.0, "description"),
@@ -65,8 +69,11 @@ FIELD_SPECS: dict[str, FieldSpec] = {
     "details": FieldSpec(1.0, 0.75, "description", 2.0),
     "category": FieldSpec(0.3, 0.0, "category"),
     "tags": FieldSpec(0.5, 0.5, "tags"),
-    "params": FieldSpec(0.7, 0.5, "parameters"),
-    "param_text": FieldSpec(0.4, 0.3, "parameters"),
+    "params": FieldSpec(1.0, 0.5, "parameters"),
+    "param_text": FieldSpec(0.85, 0.4, "parameters"),
+    # Allowed values (``enum``): a list of formats or codes, matched by a file name or a code in
+    # the request rather than by what the tool does; kept at the weight they had in param_text.
+    "param_values": FieldSpec(0.4, 0.3, "parameters"),
 }
 K1 = 1.5
 #: A term counts at most this many times per field: repeating a tag fifty times is stuffing,
@@ -149,8 +156,6 @@ def tool_streams(tool: Tool) -> tuple[Iterable[str], ...]:
     schema = tool.parameters
     pairs = list(_parameter_strings(schema, schema, 0, enums, set())) if schema.get("properties") else []
     param_text = _token_terms(" ".join([description for _, description in pairs if description]))
-    if enums:
-        param_text = chain(param_text, chain.from_iterable(map(_analyze_short, enums)))
     title = tool.title
     return (
         _token_terms(tool.name),
@@ -161,6 +166,7 @@ def tool_streams(tool: Tool) -> tuple[Iterable[str], ...]:
         chain.from_iterable(map(_analyze_short, tool.tags)),
         chain.from_iterable(map(_analyze_short, [name for name, _ in pairs])),
         param_text,
+        chain.from_iterable(map(_analyze_short, enums)),
     )
 
 

@@ -25,7 +25,6 @@ import heapq
 import math
 from array import array
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
@@ -72,7 +71,6 @@ def idf_of(n: int, df: int) -> float:
 Analysed = list[tuple[dict[str, int], int]]
 
 
-@dataclass(frozen=True, slots=True)
 class QueryPlan:
     """What to score for a query: its terms and their weights, and its sentences.
 
@@ -84,10 +82,23 @@ class QueryPlan:
     matching the most words of any sentence filling every place.
     """
 
-    terms: list[str]
-    weights: dict[str, float] = field(default_factory=dict)
-    clauses: list[dict[str, float]] = field(default_factory=list)
-    clause_share: float = 0.0
+    __slots__ = ("terms", "weights", "clauses", "clause_share")
+
+    def __init__(
+        self,
+        terms: list[str],
+        weights: dict[str, float] | None = None,
+        clauses: list[dict[str, float]] | None = None,
+        clause_share: float = 0.0,
+    ) -> None:
+        # A plain class, not a dataclass: building one costs about a millisecond at start-up.
+        self.terms = terms
+        self.weights = weights or {}
+        self.clauses = clauses or []
+        self.clause_share = clause_share
+
+    def __repr__(self) -> str:
+        return f"QueryPlan({self.terms!r}, {self.weights!r}, {self.clauses!r}, {self.clause_share!r})"
 
 
 class BM25FIndex:
@@ -222,21 +233,32 @@ class BM25FIndex:
             return []
         store = self._store
         keep = store.mask(allowed, require)
-        whole = store.accumulate(terms, plan.weights, keep)
         clauses = [c for c in plan.clauses if any(t in self.df for t in c)]
         best_of: Any = {}  # slot -> (factor, clause) of its best sentence
-        top_score = store.maximum(whole)
-        if len(clauses) > 1 and plan.clause_share > 0 and top_score > 0:
+        if len(clauses) > 1 and plan.clause_share > 0:
+            sentences = [store.accumulate([t for t in c if t in self.df], c, keep) for c in clauses]
+            # The whole query's scores as the sentences' sums, corrected for the words whose
+            # weight is not the sum of their sentences' weights (repeated across sentences): each
+            # word's postings are read about once, not once for the query and once per sentence.
+            counted: dict[str, float] = {}
+            for clause in clauses:
+                for term, weight in clause.items():
+                    counted[term] = counted.get(term, 0.0) + weight
+            delta = {t: plan.weights.get(t, 1.0) - counted.get(t, 0.0) for t in terms}
+            delta = {t: d for t, d in delta.items() if d}
+            whole = store.total(sentences, list(delta), delta, keep)
+            top_score = store.maximum(whole)
             factors = []
             accs = []
-            for clause in clauses:
-                acc = store.accumulate([t for t in clause if t in self.df], clause, keep)
+            for acc in sentences:
                 peak = store.maximum(acc)
-                if peak > 0:
+                if peak > 0 and top_score > 0:
                     accs.append(acc)
                     factors.append(plan.clause_share * top_score / peak)
             if accs:
                 whole, best_of = store.add_best(whole, accs, factors)
+        else:
+            whole = store.accumulate(terms, plan.weights, keep)
         out = []
         for slot, score in store.best(whole, k):
             tool = self.tools[slot]
@@ -391,6 +413,18 @@ class _PythonStore:
                 if keep is None or slot in keep:
                     acc[slot] = acc.get(slot, 0.0) + score * weight
         return acc
+
+    def total(
+        self, accs: list[dict[int, float]], terms: list[str], weights: dict[str, float], keep: set[int] | None
+    ) -> dict[int, float]:
+        """The sum of ``accs`` plus the weighted scores of ``terms``."""
+        out = dict(accs[0])
+        for acc in accs[1:]:
+            for slot, score in acc.items():
+                out[slot] = out.get(slot, 0.0) + score
+        for slot, score in self.accumulate(terms, weights, keep).items():
+            out[slot] = out.get(slot, 0.0) + score
+        return out
 
     @staticmethod
     def maximum(acc: dict[int, float]) -> float:
@@ -679,17 +713,33 @@ class _NumpyStore:
             acc[~keep] = 0.0
         return acc
 
+    def total(self, accs: list[Any], terms: list[str], weights: dict[str, float], keep: Any) -> Any:
+        """The sum of ``accs`` plus the weighted scores of ``terms``."""
+        out = accs[0].copy()
+        for acc in accs[1:]:
+            out += acc
+        if terms:
+            out += self.accumulate(terms, weights, keep)
+        return out
+
     @staticmethod
     def maximum(acc: Any) -> float:
         return float(acc.max()) if len(acc) else 0.0
 
     def add_best(self, whole: Any, accs: list[Any], factors: list[float]) -> tuple[Any, _LazyBest]:
-        """``whole`` plus each slot's best ``factor × clause score``; per slot, (factor, clause)."""
+        """``whole`` plus each slot's best ``factor × clause score``; per slot, (factor, clause).
+
+        Two passes over the catalog per sentence (scale, running maximum); which sentence was
+        best is worked out later, only for the tools returned.
+        """
         np = self.np
-        bonus = np.stack([acc * factor for acc, factor in zip(accs, factors, strict=True)])
-        which = bonus.argmax(axis=0)
-        top = bonus[which, np.arange(bonus.shape[1])]
-        return whole + top, _LazyBest(which, top, factors)
+        for acc, factor in zip(accs, factors, strict=True):
+            acc *= factor  # in place: the sentences' own scores are not needed afterwards
+        top = accs[0] if len(accs) == 1 else np.maximum(accs[0], accs[1])
+        for acc in accs[2:]:
+            np.maximum(top, acc, out=top)
+        whole += top
+        return whole, _LazyBest(accs, top, factors)
 
     def best(self, acc: Any, k: int) -> list[tuple[int, float]]:
         np = self.np
@@ -708,12 +758,13 @@ class _NumpyStore:
 class _LazyBest:
     """Per slot, (factor, clause) of its best sentence, read only for the few slots returned."""
 
-    def __init__(self, which: Any, top: Any, factors: list[float]) -> None:
-        self.which, self.top, self.factors = which, top, factors
+    def __init__(self, bonuses: list[Any], top: Any, factors: list[float]) -> None:
+        self.bonuses, self.top, self.factors = bonuses, top, factors
 
     def __contains__(self, slot: object) -> bool:
         return isinstance(slot, int) and bool(self.top[slot] > 0)
 
     def __getitem__(self, slot: int) -> tuple[float, int]:
-        c = int(self.which[slot])
+        values = [float(bonus[slot]) for bonus in self.bonuses]
+        c = values.index(max(values))  # the first best, as the Python backend picks it
         return self.factors[c], c

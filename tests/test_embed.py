@@ -1,0 +1,327 @@
+"""The dense rankers (``embedding``, ``hybrid``) with a real small model, offline.
+
+The model is tests/data/minilm-static: a model2vec static model distilled from
+all-MiniLM-L6-v2 by benchmarks/derive_static.py (64 dimensions, int8, ~2 MB). The endpoint
+tests serve the same model from a real HTTP server on 127.0.0.1 (tests/embed_server.py) and go
+through the ``openai`` SDK. An ONNX transformer is exercised when $TOOLSEARCH_TEST_ONNX_MODEL
+names one (benchmarks/export_onnx.py makes it).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from toolsearch_cli import Tool, load_catalog
+from toolsearch_cli.search import SearchRequest, get_ranker, search
+from toolsearch_cli.search import embed as embed_mod
+from toolsearch_cli.search.embed import EmbedSettings, configure, load_local, tool_text
+
+from .conftest import DEMO, make
+
+pytest.importorskip("numpy")
+pytest.importorskip("model2vec", reason="the static test model needs the embed extra (model2vec)")
+
+STATIC = Path(__file__).resolve().parent / "data" / "minilm-static"
+
+
+@pytest.fixture(autouse=True)
+def _embed_settings():
+    """Every test starts with no embedding model configured, and leaves none behind."""
+    configure(None)
+    yield
+    configure(None)
+
+
+@pytest.fixture
+def static_model():
+    configure(EmbedSettings(model=str(STATIC)))
+    return embed_mod.current_embedder()
+
+
+class Counting:
+    """The real embedder, counting the texts it is asked to embed."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.model_id = inner.model_id
+        self.label = inner.label
+        self.multilingual = inner.multilingual
+        self.texts: list[str] = []
+
+    def embed(self, texts):
+        self.texts.extend(texts)
+        return self.inner.embed(texts)
+
+
+def _names(hits):
+    return [h.tool.name for h in hits]
+
+
+def test_the_static_model_embeds_meaning():
+    model = load_local(str(STATIC))
+    a, b, c = model.embed(["what is the weather forecast", "get the weather for a city", "delete a user account"])
+    assert abs(float(a @ a) - 1.0) < 1e-4  # normalised
+    assert float(a @ b) > float(a @ c) + 0.1
+
+
+def test_embedding_ranker_finds_by_meaning_on_the_demo_catalog(static_model):
+    catalog = load_catalog([str(DEMO)])
+    hits = search(catalog, "send a note to a colleague on slack", ranker="embedding", max_results=5)
+    assert "sendSlackMessage" in _names(hits)
+    assert all(0 < h.score <= 1.0001 for h in hits)
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+
+
+def test_hybrid_explain_splits_each_score_into_lexical_and_semantic(static_model):
+    catalog = load_catalog([str(DEMO)])
+    hits = search(catalog, "send a slack message", ranker="hybrid", max_results=5)
+    assert hits[0].tool.name == "sendSlackMessage"
+    for hit in hits:
+        semantic = [c for c in hit.contributions if c.field == "semantic"]
+        assert len(semantic) == 1 and semantic[0].detail.startswith("cosine ")
+        assert abs(sum(c.points for c in hit.contributions) - hit.score) < 1e-6
+    assert any(c.field == "name" for c in hits[0].contributions)  # the lexical terms are kept
+
+
+def test_without_a_model_the_dense_rankers_say_what_to_configure(run_cli, monkeypatch):
+    monkeypatch.delenv(embed_mod.MODEL_VAR, raising=False)
+    result = run_cli("search", "weather", "--ranker", "hybrid")
+    assert result.code == 2
+    assert "--embed-model" in result.stderr and "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("bad", ["missing-folder", "file"])
+def test_a_model_path_that_is_not_a_model_folder_is_one_line(run_cli, tmp_path, bad):
+    path = tmp_path / "x"
+    if bad == "file":
+        path.write_text("not a model")
+    result = run_cli("search", "weather", "--ranker", "embedding", "--embed-model", str(path))
+    assert result.code == 2
+    assert str(path) in result.stderr and "Traceback" not in result.stderr
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "tokenizer.json").write_text("{}")
+    result = run_cli("search", "weather", "--ranker", "embedding", "--embed-model", str(empty))
+    assert result.code == 2 and "model.onnx" in result.stderr
+
+
+def test_tool_vectors_are_cached_on_disk_and_changed_tools_alone_are_embedded_again(static_model, tmp_path):
+    counting = Counting(static_model)
+    settings = EmbedSettings(model="counting-test")
+    embed_mod._embedders[settings] = counting
+    configure(settings)
+    tools = [make("get_weather", "Current weather for a city"), make("send_mail", "Send an email to someone")]
+    from toolsearch_cli.model import Catalog
+
+    search(Catalog(tools=list(tools)), "rain tomorrow", ranker="hybrid")
+    assert len(counting.texts) == 2 + 1  # two tools and the query
+    counting.texts.clear()
+    search(Catalog(tools=list(tools)), "rain tomorrow", ranker="hybrid")  # a new process would do the same
+    assert counting.texts == []  # tools from the on-disk cache, the query from memory
+    changed = [tools[0], make("send_mail", "Send an email message to someone")]
+    search(Catalog(tools=changed), "rain tomorrow", ranker="embedding")
+    assert counting.texts == [tool_text(changed[1])]
+
+
+def test_add_and_remove_update_the_vectors_in_place(static_model):
+    counting = Counting(static_model)
+    settings = EmbedSettings(model="counting-add-remove")
+    embed_mod._embedders[settings] = counting
+    configure(settings)
+    catalog = load_catalog([str(DEMO)])
+    ranker = get_ranker("embedding")
+    ranker.search(catalog, SearchRequest(query="weather"))
+    counting.texts.clear()
+    catalog.add_tool(Tool(name="forecastSurf", description="Wave height and surf forecast for a beach"))
+    catalog.remove_tool("sendSlackMessage")
+    hits = ranker.search(catalog, SearchRequest(query="surf waves at the beach", max_results=50))
+    assert counting.texts == [tool_text(catalog.get("forecastSurf")), "surf waves at the beach"]
+    assert hits[0].tool.name == "forecastSurf"
+    assert "sendSlackMessage" not in _names(ranker.search(catalog, SearchRequest(query="slack", max_results=50)))
+
+
+def test_cjk_queries_rank_lexically_with_an_english_only_model(static_model):
+    catalog = load_catalog([str(DEMO)])
+    query = "查询城市天气"
+    lexical = search(catalog, query, ranker="default", max_results=5)
+    hybrid = search(catalog, query, ranker="hybrid", max_results=5)
+    assert _names(hybrid) == _names(lexical) and lexical
+    assert [h.score for h in hybrid] == [h.score for h in lexical]
+    assert any("CJK" in c.detail for c in hybrid[0].contributions)
+    configure(EmbedSettings(model=str(STATIC), multilingual=True))  # declared multilingual: fused
+    fused = search(catalog, query, ranker="hybrid", max_results=5)
+    assert any(c.field == "semantic" and c.detail.startswith("cosine") for c in fused[0].contributions)
+
+
+def test_eval_shows_default_hybrid_and_embedding_side_by_side(run_cli, write):
+    queries = write(
+        "q.yaml",
+        "- {id: a, query: send a slack message to a colleague, relevant: [sendSlackMessage]}\n"
+        "- {id: b, query: what will the weather be tomorrow, relevant: [getForecast]}\n",
+    )
+    result = run_cli(
+        "eval", "-c", str(DEMO), "--queries", str(queries), "--ranker", "default,hybrid,embedding",
+        "--embed-model", str(STATIC), "--format", "json",
+    )  # fmt: skip
+    assert result.code == 0, result.stderr
+    assert set(result.json()["rankers"]) == {"default", "hybrid", "embedding"}
+
+
+def test_lint_findability_and_simulate_accept_the_hybrid_ranker(run_cli, write):
+    catalog = write(
+        "tools.yaml",
+        "- name: get_weather\n  description: Current weather conditions for a city.\n"
+        "  examples: [is it raining in Paris]\n"
+        "- name: send_email\n  description: Send an email message to a recipient.\n"
+        "  examples: [mail my boss]\n",
+    )
+    result = run_cli(
+        "lint", str(catalog), "--select", "TS601", "--ranker", "hybrid", "--embed-model", str(STATIC),
+        "--format", "json", "--isolated", "--exit-zero",
+    )  # fmt: skip
+    assert result.code == 0, result.stderr
+    result = run_cli("lint", str(catalog), "--select", "TS601", "--ranker", "hybrid", "--isolated")
+    assert result.code == 2 and "--embed-model" in result.stderr  # the ranker really is hybrid
+    script = write(
+        "s.yaml",
+        "turns:\n  - user: is it raining in Paris\n    steps:\n"
+        "      - call: {name: toolSearch, arguments: {query: rain in Paris today, maxResults: 1}}\n"
+        "      - say: done\n",
+    )
+    result = run_cli(
+        "simulate", str(script), "-c", str(catalog), "--ranker", "hybrid", "--embed-model", str(STATIC),
+        "--format", "json",
+    )  # fmt: skip
+    assert result.code == 0, result.stdout + result.stderr
+    assert "get_weather" in result.stdout
+
+
+# -- a real embeddings endpoint on loopback ----------------------------------------------------
+
+
+def test_hybrid_through_a_real_loopback_embeddings_server(run_cli, monkeypatch):
+    pytest.importorskip("openai")
+    from .embed_server import EmbeddingServer
+
+    local = load_local(str(STATIC))
+    monkeypatch.setenv("MY_EMBED_KEY", "sk-test-secret-1234")
+    with EmbeddingServer(local) as server:
+        result = run_cli(
+            "search", "send a note to a colleague on slack", "-c", str(DEMO), "--ranker", "embedding",
+            "--embed-base-url", server.base_url, "--embed-model", "minilm-static",
+            "--embed-api-key-env", "MY_EMBED_KEY", "--format", "json",
+        )  # fmt: skip
+        assert result.code == 0, result.stderr
+        assert server.requests and all(r["path"] == "/v1/embeddings" for r in server.requests)
+        assert server.requests[0]["headers"]["authorization"] == "Bearer sk-test-secret-1234"
+        assert server.requests[0]["body"]["model"] == "minilm-static"
+        configure(EmbedSettings(model=str(STATIC)))
+        expected = search(load_catalog([str(DEMO)]), "send a note to a colleague on slack", ranker="embedding")
+        assert [h["name"] for h in result.json()["hits"]] == _names(expected)
+
+
+def test_an_endpoint_error_is_one_line_and_never_shows_the_key(run_cli, monkeypatch):
+    pytest.importorskip("openai")
+    from .embed_server import EmbeddingServer
+
+    secret = "sk-live-very-secret-9876"
+    monkeypatch.setenv("OPENAI_API_KEY", secret)
+    with EmbeddingServer(load_local(str(STATIC))) as server:
+        server.fail_with = (401, {"error": {"message": f"Incorrect API key provided: {secret}"}})
+        result = run_cli(
+            "search", "weather", "-c", str(DEMO), "--ranker", "hybrid",
+            "--embed-base-url", server.base_url, "--embed-model", "m",
+        )  # fmt: skip
+    assert result.code == 2
+    assert secret not in result.stdout + result.stderr
+    assert "401" in result.stderr and "OPENAI_API_KEY" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_an_endpoint_that_sends_no_numbers_is_one_line(run_cli):
+    pytest.importorskip("openai")
+    from .embed_server import EmbeddingServer
+
+    class Broken:
+        def embed(self, texts):
+            return [["x", "y"] for _ in texts]
+
+    with EmbeddingServer(Broken()) as server:
+        result = run_cli(
+            "search", "weather", "-c", str(DEMO), "--ranker", "embedding",
+            "--embed-base-url", server.base_url, "--embed-model", "m",
+        )  # fmt: skip
+    assert result.code == 2 and "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_nothing_heavy_is_imported_without_an_embedding_model():
+    code = (
+        "import sys\n"
+        "from toolsearch_cli.cli.app import main\n"
+        "try:\n    main(['search', 'weather'])\nexcept SystemExit:\n    pass\n"
+        "heavy = ('onnxruntime', 'model2vec', 'tokenizers', 'openai', 'safetensors')\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLSEARCH_EMBED")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+@pytest.mark.skipif(not os.environ.get("TOOLSEARCH_TEST_ONNX_MODEL"), reason="set $TOOLSEARCH_TEST_ONNX_MODEL")
+def test_an_onnx_transformer_model():
+    pytest.importorskip("onnxruntime")
+    model = load_local(os.environ["TOOLSEARCH_TEST_ONNX_MODEL"])
+    a, b, c = model.embed(["what is the weather forecast", "get the weather for a city", "delete a user account"])
+    assert float(a @ b) > float(a @ c) + 0.2
+    configure(EmbedSettings(model=os.environ["TOOLSEARCH_TEST_ONNX_MODEL"]))
+    hits = search(load_catalog([str(DEMO)]), "remember to call mum tomorrow at 5", ranker="hybrid")
+    assert hits
+
+
+def test_the_vector_cache_keeps_what_another_process_added_meanwhile(tmp_path):
+    from toolsearch_cli.search.vectors import VectorStore
+
+    model = load_local(str(STATIC))
+    other = VectorStore(model.model_id, folder=tmp_path)
+
+    class WhileEmbedding:  # another process writes between this one's read and its write
+        model_id = model.model_id
+
+        def embed(self, texts):
+            other.vectors(model, ["send an email"])
+            return model.embed(texts)
+
+    VectorStore(model.model_id, folder=tmp_path).vectors(WhileEmbedding(), ["get the weather"])
+    check = VectorStore(model.model_id, folder=tmp_path)
+    check.vectors(model, ["get the weather", "send an email"])
+    assert check.embedded == 0
+
+
+def test_a_damaged_vector_cache_is_a_miss_not_an_error(tmp_path):
+    from toolsearch_cli.search.vectors import VectorStore
+
+    model = load_local(str(STATIC))
+    store = VectorStore(model.model_id, folder=tmp_path)
+    store.path.parent.mkdir(parents=True, exist_ok=True)
+    store.path.write_bytes(b"PK\x03\x04 not really a zip")
+    vectors = store.vectors(model, ["get the weather"])
+    assert store.embedded == 1 and vectors.shape == (1, 64)
+    again = VectorStore(model.model_id, folder=tmp_path)
+    again.vectors(model, ["get the weather"])
+    assert again.embedded == 0  # rewritten whole
+
+
+def test_long_requests_lean_towards_the_lexical_side():
+    from toolsearch_cli.search.hybrid import LONG_QUERY_WORDS, SEMANTIC_WEIGHT, HybridRanker
+
+    ranker = HybridRanker()
+    assert ranker.semantic_weight("find a recipe with yeast") == SEMANTIC_WEIGHT
+    assert ranker.semantic_weight(" ".join(["word"] * LONG_QUERY_WORDS)) == SEMANTIC_WEIGHT
+    assert ranker.semantic_weight(" ".join(["word"] * 2 * LONG_QUERY_WORDS)) == pytest.approx(SEMANTIC_WEIGHT / 8)

@@ -1,0 +1,374 @@
+"""Dense embeddings for the ``embedding`` and ``hybrid`` rankers: where vectors come from.
+
+Two kinds of source, chosen by :func:`configure` (the CLI's ``--embed-*`` options) or the
+``TOOLSEARCH_EMBED_*`` environment variables:
+
+* an OpenAI-compatible ``/v1/embeddings`` endpoint (OpenAI, Ollama, vLLM, llama.cpp server,
+  TEI) through the ``openai`` SDK: ``base_url`` + ``model``; the API key is read from the
+  environment variable named by ``key_env`` and never printed (errors mask it);
+* a local model folder, loaded from disk (nothing downloads): a transformer exported to ONNX
+  (``model.onnx`` or ``onnx/model.onnx`` beside ``tokenizer.json``; run with onnxruntime and
+  mean-pooled, as sentence-transformers does), or a static model2vec folder
+  (``model.safetensors`` + ``tokenizer.json``, run with model2vec).
+
+Everything heavy (numpy, onnxruntime, tokenizers, model2vec, openai) is imported when a vector
+is first needed, never when toolsearch starts. Vectors are L2-normalised float32 rows, so a dot
+product is the cosine similarity.
+
+Tool vectors are cached on disk (:class:`VectorStore`), keyed by the model's identity and a hash
+of the embedded text: re-running on an unchanged catalog embeds nothing, and a changed tool is
+the only one embedded again.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from ..errors import ToolsearchError
+from ..model import Tool
+from .text import is_cjk, split_identifiers
+
+MODEL_VAR = "TOOLSEARCH_EMBED_MODEL"
+BASE_URL_VAR = "TOOLSEARCH_EMBED_BASE_URL"
+KEY_ENV_VAR = "TOOLSEARCH_EMBED_API_KEY_ENV"
+MULTILINGUAL_VAR = "TOOLSEARCH_EMBED_MULTILINGUAL"
+DEFAULT_KEY_ENV = "OPENAI_API_KEY"
+#: Texts per request to an endpoint / per batch of a local model.
+ENDPOINT_BATCH = 128
+LOCAL_BATCH = 32
+#: Longest input of a local transformer, in tokens (sentence-transformers' limit for MiniLM).
+MAX_TOKENS = 256
+#: A tool's embedded text is cut here (characters): bounded work per tool, whatever the catalog holds.
+MAX_TEXT_CHARS = 4000
+
+
+class EmbedError(ToolsearchError):
+    """Vectors cannot be had: no model configured, a model folder that is not one, a failing endpoint.
+
+    Not a :class:`SearchError`: those are about one query (and an evaluation scores such a query as
+    a miss); this stops the run, whatever the query.
+    """
+
+
+@dataclass(frozen=True, slots=True)
+class EmbedSettings:
+    """Which model embeds: a local folder (``model`` is a path) or an endpoint (``base_url`` + ``model``)."""
+
+    model: str | None = None
+    base_url: str | None = None
+    key_env: str = DEFAULT_KEY_ENV
+    #: The model understands Chinese/Japanese/Korean; otherwise CJK queries rank lexically in ``hybrid``.
+    multilingual: bool = False
+    timeout: float = 60.0
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.model)
+
+
+def _truthy(value: str | None) -> bool:
+    return (value or "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def settings_from_env() -> EmbedSettings:
+    return EmbedSettings(
+        model=os.environ.get(MODEL_VAR, "").strip() or None,
+        base_url=os.environ.get(BASE_URL_VAR, "").strip() or None,
+        key_env=os.environ.get(KEY_ENV_VAR, "").strip() or DEFAULT_KEY_ENV,
+        multilingual=_truthy(os.environ.get(MULTILINGUAL_VAR)),
+    )
+
+
+_settings: EmbedSettings | None = None
+_embedders: dict[EmbedSettings, Embedder] = {}
+
+
+def configure(settings: EmbedSettings | None) -> None:
+    """Use these settings from now on (``None``: back to the environment variables)."""
+    global _settings
+    _settings = settings
+
+
+def current_settings() -> EmbedSettings:
+    return _settings if _settings is not None else settings_from_env()
+
+
+class Embedder(Protocol):
+    """Turns texts into L2-normalised float32 rows (a numpy array of shape ``(len(texts), dim)``)."""
+
+    #: Identity for the vector cache: a different model (or model file) never reuses vectors.
+    model_id: str
+    #: What to call the model in output (a path or ``model @ url``; no credentials).
+    label: str
+    multilingual: bool
+
+    def embed(self, texts: Sequence[str]) -> Any: ...
+
+
+def current_embedder() -> Embedder:
+    """The embedder of the current settings (loaded once); an :class:`EmbedError` when none is configured."""
+    settings = current_settings()
+    if not settings.configured:
+        raise EmbedError(
+            "this ranker needs an embedding model: --embed-model PATH (a local ONNX or model2vec folder), "
+            f"or --embed-base-url URL --embed-model NAME for an OpenAI-compatible endpoint (or ${MODEL_VAR})",
+            field="embed-model",
+        )
+    embedder = _embedders.get(settings)
+    if embedder is None:
+        embedder = _embedders[settings] = _load(settings)
+    return embedder
+
+
+def _load(settings: EmbedSettings) -> Embedder:
+    assert settings.model
+    if settings.base_url:
+        return EndpointEmbedder(settings)
+    return load_local(settings.model, multilingual=settings.multilingual)
+
+
+# -- the text of a tool ---------------------------------------------------------------------
+
+
+def tool_text(tool: Tool) -> str:
+    """What is embedded for a tool: its name (identifiers split), title, description, parameters."""
+    parts = [split_identifiers(tool.name)]
+    title = tool.metadata.get("title") or tool.metadata.get("summary")
+    if isinstance(title, str) and title.strip() and title.strip() != tool.description.strip():
+        parts.append(title.strip())
+    if tool.description:
+        parts.append(tool.description.strip())
+    params = []
+    for top in tool.parameter_tree():
+        for p in top.walk():
+            name = split_identifiers(p.name)
+            params.append(f"{name}: {p.description.strip()}" if p.description else name)
+    if params:
+        parts.append("Parameters: " + "; ".join(params))
+    return ". ".join(parts)[:MAX_TEXT_CHARS]
+
+
+def has_cjk(text: str) -> bool:
+    return any(is_cjk(ch) for ch in text)
+
+
+def text_key(text: str) -> bytes:
+    import hashlib
+
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()[:16]
+
+
+# -- local models ---------------------------------------------------------------------------
+
+
+def load_local(path: str, *, multilingual: bool = False) -> Embedder:
+    """A local model folder: ONNX transformer or model2vec static model (decided by the files in it)."""
+    folder = Path(path).expanduser()
+    if not folder.is_dir():
+        what = "a file, not a folder" if folder.exists() else "not found"
+        raise EmbedError(
+            f"embedding model {path!r}: {what}; give a folder holding tokenizer.json and model.onnx "
+            "(a transformer exported to ONNX) or model.safetensors (a model2vec static model); "
+            "with --embed-base-url the model is a name at that endpoint",
+            field="embed-model",
+        )
+    if not (folder / "tokenizer.json").is_file():
+        raise EmbedError(f"embedding model folder {path!r} has no tokenizer.json", field="embed-model")
+    for candidate in (folder / "model.onnx", folder / "onnx" / "model.onnx"):
+        if candidate.is_file():
+            return OnnxEmbedder(folder, candidate, multilingual=multilingual)
+    if (folder / "model.safetensors").is_file():
+        return StaticEmbedder(folder, multilingual=multilingual)
+    raise EmbedError(
+        f"embedding model folder {path!r} has neither model.onnx (nor onnx/model.onnx) nor model.safetensors",
+        field="embed-model",
+    )
+
+
+def _file_identity(*paths: Path) -> str:
+    """Model identity for the cache: content size + a hash of the first and last MiB of each file."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for path in paths:
+        size = path.stat().st_size
+        digest.update(f"{path.name}:{size}\n".encode())
+        with open(path, "rb") as f:
+            digest.update(f.read(1 << 20))
+            if size > 2 << 20:
+                f.seek(-(1 << 20), os.SEEK_END)
+                digest.update(f.read(1 << 20))
+    return digest.hexdigest()[:32]
+
+
+def _missing_extra(what: str, exc: ImportError) -> EmbedError:
+    return EmbedError(
+        f"{what} needs {exc.name or 'an optional package'}, which is not installed: "
+        "pip install 'toolsearch-cli[embed]'",
+        field="embed-model",
+    )
+
+
+def _normalise(matrix: Any) -> Any:
+    import numpy as np
+
+    matrix = np.asarray(matrix, dtype=np.float32)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return matrix / np.maximum(norms, 1e-12)
+
+
+class OnnxEmbedder:
+    """A transformer exported to ONNX, run with onnxruntime; token vectors mean-pooled over the mask."""
+
+    def __init__(self, folder: Path, model_file: Path, *, multilingual: bool = False) -> None:
+        try:
+            import onnxruntime
+            from tokenizers import Tokenizer
+        except ImportError as exc:
+            raise _missing_extra("an ONNX embedding model", exc) from None
+        self.label = str(folder)
+        self.multilingual = multilingual
+        self.model_id = "onnx:" + _file_identity(model_file, folder / "tokenizer.json")
+        try:
+            self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+            options = onnxruntime.SessionOptions()
+            options.log_severity_level = 3
+            self.session = onnxruntime.InferenceSession(str(model_file), options, providers=["CPUExecutionProvider"])
+        except Exception as exc:  # noqa: BLE001 - any unreadable model is one clear line
+            raise EmbedError(
+                f"cannot load the embedding model in {folder}: {type(exc).__name__}: {str(exc)[:200]}",
+                field="embed-model",
+            ) from None
+        self.tokenizer.enable_truncation(MAX_TOKENS)
+        self.inputs = {i.name for i in self.session.get_inputs()}
+        if "input_ids" not in self.inputs:
+            raise EmbedError(f"the ONNX model in {folder} has no input_ids input", field="embed-model")
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        import numpy as np
+
+        out = []
+        for start in range(0, len(texts), LOCAL_BATCH):
+            batch = list(texts[start : start + LOCAL_BATCH])
+            self.tokenizer.enable_padding()
+            encodings = self.tokenizer.encode_batch(batch)
+            ids = np.array([e.ids for e in encodings], dtype=np.int64)
+            mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+            feed = {"input_ids": ids}
+            if "attention_mask" in self.inputs:
+                feed["attention_mask"] = mask
+            if "token_type_ids" in self.inputs:
+                feed["token_type_ids"] = np.zeros_like(ids)
+            hidden = self.session.run(None, feed)[0]
+            if hidden.ndim == 3:  # token vectors: mean over the real tokens
+                weights = mask[:, :, None].astype(np.float32)
+                hidden = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+            out.append(_normalise(hidden))
+        return np.concatenate(out) if out else np.zeros((0, 0), dtype=np.float32)
+
+
+class StaticEmbedder:
+    """A static (model2vec) model: each token has a vector, a text is their mean. Fast, smaller, weaker."""
+
+    def __init__(self, folder: Path, *, multilingual: bool = False) -> None:
+        try:
+            from model2vec import StaticModel
+        except ImportError as exc:
+            raise _missing_extra("a static (model2vec) embedding model", exc) from None
+        self.label = str(folder)
+        self.multilingual = multilingual
+        self.model_id = "model2vec:" + _file_identity(folder / "model.safetensors", folder / "tokenizer.json")
+        try:
+            self.model = StaticModel.from_pretrained(folder)
+        except Exception as exc:  # noqa: BLE001 - any unreadable model is one clear line
+            raise EmbedError(
+                f"cannot load the embedding model in {folder}: {type(exc).__name__}: {str(exc)[:200]}",
+                field="embed-model",
+            ) from None
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        return _normalise(self.model.encode(list(texts), batch_size=1024, show_progress_bar=False))
+
+
+# -- OpenAI-compatible endpoints ------------------------------------------------------------
+
+
+class EndpointEmbedder:
+    """``POST {base_url}/embeddings`` through the ``openai`` SDK, in batches; bounded retries by the SDK."""
+
+    def __init__(self, settings: EmbedSettings) -> None:
+        from ..redaction import redact, register, register_url, shown_url
+        from ..simulate.live_client import NO_KEY
+
+        try:
+            import openai
+        except ImportError as exc:
+            raise _missing_extra("an embeddings endpoint (--embed-base-url)", exc) from None
+        assert settings.model and settings.base_url
+        self.model = settings.model
+        self.key_env = settings.key_env
+        api_key = os.environ.get(settings.key_env) or None
+        register(api_key)  # masked in every output and file from now on
+        register_url(settings.base_url)
+        self.redact = redact
+        self.shown_url = shown_url(settings.base_url.rstrip("/"))
+        self.label = f"{self.model} @ {self.shown_url}"
+        self.multilingual = settings.multilingual
+        # credentials in the URL are not part of the identity (nor written anywhere)
+        import hashlib
+
+        self.model_id = "endpoint:" + hashlib.sha256(f"{self.shown_url}\n{self.model}".encode()).hexdigest()[:32]
+        self._openai = openai
+        self.client = openai.OpenAI(
+            base_url=settings.base_url, api_key=api_key or NO_KEY, timeout=settings.timeout, max_retries=2
+        )
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        import numpy as np
+
+        rows: list[Any] = []
+        for start in range(0, len(texts), ENDPOINT_BATCH):
+            batch = list(texts[start : start + ENDPOINT_BATCH])
+            try:
+                response = self.client.embeddings.create(model=self.model, input=batch, encoding_format="float")
+            except self._openai.APIStatusError as exc:
+                raise self._error(f"HTTP {exc.status_code}", exc) from None
+            except self._openai.APIError as exc:
+                raise self._error(type(exc).__name__, exc) from None
+            data = sorted(getattr(response, "data", None) or [], key=lambda d: getattr(d, "index", 0))
+            if len(data) != len(batch):
+                raise EmbedError(
+                    f"the embeddings endpoint {self.shown_url} returned {len(data)} vectors for {len(batch)} texts",
+                    field="embed-base-url",
+                )
+            try:
+                matrix = np.array([d.embedding for d in data], dtype=np.float32)
+            except (TypeError, ValueError):
+                matrix = None
+            if matrix is None or matrix.ndim != 2 or not matrix.shape[1] or not np.isfinite(matrix).all():
+                raise EmbedError(
+                    f"the embeddings endpoint {self.shown_url} returned vectors that are not lists of numbers "
+                    "of one length",
+                    field="embed-base-url",
+                )
+            if rows and matrix.shape[1] != rows[0].shape[1]:
+                raise EmbedError(
+                    f"the embeddings endpoint {self.shown_url} changed its vector size", field="embed-model"
+                )
+            rows.append(matrix)
+        return _normalise(np.concatenate(rows)) if rows else np.zeros((0, 0), dtype=np.float32)
+
+    def _error(self, what: str, exc: Exception) -> EmbedError:
+        message = getattr(exc, "message", None) or str(exc)
+        detail = re.sub(r"\s+", " ", self.redact(str(message))).strip()[:200]
+        hint = f"; check ${self.key_env} (--embed-api-key-env)" if "401" in what else ""
+        return EmbedError(
+            f"the embeddings endpoint {self.shown_url}/embeddings failed ({what}) for model {self.model!r}{hint}: "
+            f"{detail}",
+            field="embed-base-url",
+        )

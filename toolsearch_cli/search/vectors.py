@@ -1,0 +1,227 @@
+"""Tool vectors: an on-disk cache per model, and the in-memory index the dense rankers search.
+
+:class:`VectorStore` keeps every vector a model ever produced for a tool text, keyed by a hash
+of the text, in ``<cache dir>/vectors/<model>.npz`` (float16; owner-only folder). An unchanged
+catalog is embedded once; an edited tool is the only one embedded again.
+
+:class:`VectorIndex` holds one catalog's tool vectors as a float32 matrix and ranks by brute
+force (one matrix-vector product, then a partial sort): at 100,000 tools of 384 dimensions that
+is a few milliseconds (benchmarks/embed_scale.py measures it against usearch's HNSW), with exact
+results and nothing to tune. Tools added or removed at run time are embedded on the next query;
+nothing is rebuilt.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..model import Tool
+from .embed import Embedder, text_key, tool_text
+from .text import classic_normalize
+
+#: Vectors kept per model in the on-disk cache; the ones in use now are always kept.
+MAX_STORED = 300_000
+
+
+def store_enabled() -> bool:
+    from ..catalog import cache
+
+    return cache.enabled()
+
+
+class VectorStore:
+    """Text vectors of one model on disk, keyed by a 16-byte hash of the text."""
+
+    def __init__(self, model_id: str, kind: str = "tools", folder: Path | None = None) -> None:
+        import hashlib
+
+        from ..catalog import cache
+
+        self.model_id = model_id
+        self.folder = folder if folder is not None else cache.cache_dir() / "vectors"
+        #: ``tools`` (catalog texts) or ``queries`` (an evaluation's query texts): separate files
+        self.path = self.folder / (hashlib.sha256(model_id.encode()).hexdigest()[:32] + f"-{kind}.npz")
+        #: How many texts the last :meth:`vectors` call had to embed (0: all came from the cache).
+        self.embedded = 0
+
+    def _read(self) -> tuple[Any, Any] | None:
+        import numpy as np
+
+        try:
+            with np.load(self.path, allow_pickle=False) as data:
+                keys, vectors, model = data["keys"], data["vectors"], str(data["model"])
+        except Exception:  # noqa: BLE001 - a missing or damaged cache file is a miss
+            return None
+        if (
+            model != self.model_id
+            or keys.ndim != 2
+            or keys.shape[1] != 16
+            or vectors.ndim != 2
+            or len(keys) != len(vectors)
+            or vectors.dtype != np.float16
+        ):
+            return None
+        return keys, vectors
+
+    def vectors(self, embedder: Embedder, texts: Sequence[str], *, persist: bool = True) -> Any:
+        """float32 rows for ``texts`` (L2-normalised, rounded through float16), embedding only unseen texts."""
+        import numpy as np
+
+        keys = [text_key(t) for t in texts]
+        known: dict[bytes, int] = {}
+        old = self._read() if persist else None
+        if old is not None:
+            known = {bytes(k): i for i, k in enumerate(old[0])}
+        missing: dict[bytes, str] = {}
+        for key, text in zip(keys, texts, strict=True):
+            if key not in known and key not in missing:
+                missing[key] = text
+        self.embedded = len(missing)
+        fresh = None
+        if missing:
+            fresh = np.asarray(embedder.embed(list(missing.values())), dtype=np.float32).astype(np.float16)
+            if old is not None and old[1].shape[1] != fresh.shape[1]:
+                old, known = None, {}  # the model's vector size changed: its old vectors are unusable
+        if old is None and fresh is None:
+            return np.zeros((0, 0), dtype=np.float32)
+        dim = fresh.shape[1] if fresh is not None else old[1].shape[1]  # type: ignore[index]
+        out = np.empty((len(texts), dim), dtype=np.float16)
+        fresh_row = {key: i for i, key in enumerate(missing)}
+        for i, key in enumerate(keys):
+            if key in fresh_row:
+                out[i] = fresh[fresh_row[key]]  # type: ignore[index]
+            else:
+                out[i] = old[1][known[key]]  # type: ignore[index]
+        if fresh is not None and persist:
+            self._write(list(missing), fresh, set(keys))
+        return out.astype(np.float32)
+
+    def _write(self, new_keys: list[bytes], fresh: Any, in_use: set[bytes]) -> None:
+        import tempfile
+
+        import numpy as np
+
+        old = self._read()  # as it is now: another process may have added vectors meanwhile
+        if old is not None and old[1].shape[1] != fresh.shape[1]:
+            old = None  # the model's vector size changed: start over
+        if old is not None:
+            added = set(new_keys)
+            not_new = np.array([bytes(k) not in added for k in old[0]], dtype=bool)
+            old = (old[0][not_new], old[1][not_new])
+
+        key_rows = np.frombuffer(b"".join(new_keys), dtype=np.uint8).reshape(len(new_keys), 16)
+        keys, vectors = key_rows, fresh
+        if old is not None:
+            keep = np.ones(len(old[0]), dtype=bool)
+            room = MAX_STORED - len(new_keys)
+            if len(old[0]) > room:  # over the bound: keep what is in use now, then the newest others
+                used = np.array([bytes(k) in in_use for k in old[0]], dtype=bool)
+                spare = max(0, room - int(used.sum()))
+                others = np.flatnonzero(~used)
+                keep = used.copy()
+                keep[others[len(others) - spare :] if spare else []] = True
+            keys = np.concatenate([old[0][keep], key_rows])
+            vectors = np.concatenate([old[1][keep], fresh])
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+            fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=".tmp-", suffix=".npz")
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    np.savez(f, keys=keys, vectors=vectors, model=np.array(self.model_id))
+                os.replace(tmp, self.path)
+            except BaseException:
+                Path(tmp).unlink(missing_ok=True)
+                raise
+        except OSError:
+            pass  # a read-only cache folder: run without the cache
+
+
+class VectorIndex:
+    """One catalog's tool vectors under one model; brute-force cosine ranking; add/remove in place."""
+
+    def __init__(self, tools: Sequence[Tool], model_id: str) -> None:
+        self.model_id = model_id
+        self.tools: list[Tool | None] = list(tools)
+        self.slot_of = {t.name: i for i, t in enumerate(self.tools) if t is not None}
+        self.matrix: Any = None  # float32 (rows, dim); rows < len(tools) while some are pending
+        self.dead: set[int] = set()
+        #: How many tool texts the last :meth:`ensure` embedded (0: all from the on-disk cache).
+        self.embedded = 0
+
+    def __getstate__(self) -> dict[str, Any]:
+        # the catalog cache pickles indexes: vectors live in the VectorStore, not in the pickle
+        state = dict(self.__dict__)
+        state["matrix"] = None
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
+    def add(self, tool: Tool) -> None:
+        if tool.name in self.slot_of:
+            from ..errors import CatalogError
+
+            raise CatalogError(f"the index already holds a tool named {tool.name!r}", tool=tool.name, field="name")
+        self.slot_of[tool.name] = len(self.tools)
+        self.tools.append(tool)  # embedded on the next query
+
+    def remove(self, name: str) -> None:
+        slot = self.slot_of.pop(name, None)
+        if slot is not None:
+            self.dead.add(slot)
+            self.tools[slot] = None
+
+    def ensure(self, embedder: Embedder) -> None:
+        """Embed the tools that have no vector yet (all of them after loading), through the on-disk cache."""
+        import numpy as np
+
+        done = 0 if self.matrix is None else len(self.matrix)
+        self.embedded = 0
+        if done == len(self.tools):
+            return
+        pending = self.tools[done:]
+        texts = [tool_text(t) if t is not None else "" for t in pending]
+        store = VectorStore(self.model_id)
+        rows = store.vectors(embedder, texts, persist=store_enabled())
+        self.embedded = store.embedded
+        if self.matrix is None or not len(self.matrix):
+            self.matrix = rows
+        else:
+            if rows.shape[1] != self.matrix.shape[1]:
+                from .embed import EmbedError
+
+                raise EmbedError("the embedding model changed its vector size", field="embed-model")
+            self.matrix = np.concatenate([self.matrix, rows])
+
+    def scores(self, query_vector: Any) -> Any:
+        """Cosine similarity of every slot (``-inf`` for removed tools)."""
+        import numpy as np
+
+        sims = self.matrix @ np.asarray(query_vector, dtype=np.float32)
+        if self.dead:
+            sims[list(self.dead)] = -np.inf
+        return sims
+
+    def top(self, query_vector: Any, k: int, category: str | None = None) -> list[tuple[Tool, float]]:
+        """The ``k`` most similar tools, best first (ties by name)."""
+        import numpy as np
+
+        if self.matrix is None or not len(self.tools):
+            return []
+        sims = self.scores(query_vector)
+        if category is not None:
+            wanted = classic_normalize(category)
+            keep = np.array(
+                [t is not None and bool(t.category) and classic_normalize(t.category) == wanted for t in self.tools]
+            )
+            sims = np.where(keep, sims, -np.inf)
+        k = min(k, len(sims))
+        part = np.argpartition(-sims, k - 1)[:k] if k < len(sims) else np.arange(len(sims))
+        best = sorted(
+            ((float(sims[i]), i) for i in part if np.isfinite(sims[i])),
+            key=lambda p: (-p[0], self.tools[p[1]].name),  # type: ignore[union-attr]
+        )
+        return [(self.tools[i], s) for s, i in best]  # type: ignore[misc]
