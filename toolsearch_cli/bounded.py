@@ -233,7 +233,26 @@ def strict_json(text: str | bytes) -> Any:
         check_depth(data, None)
     except ToolsearchError:
         raise JSONRefused(_TOO_DEEP, _line_of_offending(_as_text(text))) from None
+    _no_lone_surrogates(_as_text(text), data)
     return data
+
+
+def _no_lone_surrogates(text: str, data: Any) -> None:
+    """``"\\ud800"`` alone is valid JSON but not text: it could never be printed or written back as
+    UTF-8. (A pair, ``"\\ud83d\\ude00"``, is one character and fine.)"""
+    import json
+    import re
+
+    escape = re.search(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}", text)
+    if escape is None:
+        return
+    try:
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        lone = exc.object[exc.start : exc.start + 1].encode("utf-16-be", "surrogatepass").hex()
+        where = re.search(rf"\\u{lone}", text, re.IGNORECASE) or escape
+        line = text.count("\n", 0, where.start()) + 1
+        raise JSONRefused(f"'\\u{lone}' is half of a UTF-16 surrogate pair, not text", line) from None
 
 
 def _as_text(text: str | bytes) -> str:
