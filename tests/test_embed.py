@@ -325,3 +325,12 @@ def test_long_requests_lean_towards_the_lexical_side():
     assert ranker.semantic_weight("find a recipe with yeast") == SEMANTIC_WEIGHT
     assert ranker.semantic_weight(" ".join(["word"] * LONG_QUERY_WORDS)) == SEMANTIC_WEIGHT
     assert ranker.semantic_weight(" ".join(["word"] * 2 * LONG_QUERY_WORDS)) == pytest.approx(SEMANTIC_WEIGHT / 8)
+
+
+def test_tool_text_embeds_the_mcp_title_and_the_openapi_summary():
+    mcp_tool = Tool(name="issues_create", description="Long text.", metadata={"mcp": {"title": "Create an issue"}})
+    summary = {"openapi": {"summary": "List pull requests"}}
+    api_tool = Tool(name="pulls_list", description="Long text.", metadata=summary)
+    assert "Create an issue" in tool_text(mcp_tool)
+    assert "List pull requests" in tool_text(api_tool)
+    assert tool_text(Tool(name="plain", description="Only text.")).count("Only text.") == 1

@@ -138,9 +138,9 @@ def _load(settings: EmbedSettings) -> Embedder:
 def tool_text(tool: Tool) -> str:
     """What is embedded for a tool: its name (identifiers split), title, description, parameters."""
     parts = [split_identifiers(tool.name)]
-    title = tool.metadata.get("title") or tool.metadata.get("summary")
-    if isinstance(title, str) and title.strip() and title.strip() != tool.description.strip():
-        parts.append(title.strip())
+    title = tool.title.strip()
+    if title and title != tool.description.strip():
+        parts.append(title)
     if tool.description:
         parts.append(tool.description.strip())
     params = []
