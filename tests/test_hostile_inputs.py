@@ -5,6 +5,7 @@ each batch run in a child process under a timeout and an address-space limit (se
 
 from __future__ import annotations
 
+import os
 import random
 
 import pytest
@@ -31,7 +32,15 @@ def check(cases):
 
 @pytest.mark.parametrize("target", sorted(TARGETS))
 def test_hostile_inputs_keep_the_contract(target):
-    @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+    # Random seeds locally (to keep finding new failures); fixed seeds under CI, so a landing is never
+    # decided by a first-time-seen input. A failure found locally becomes a regression test.
+    @settings(
+        max_examples=EXAMPLES,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+        database=None,
+        derandomize=bool(os.environ.get("CI")),
+    )
     @given(st.randoms(use_true_random=False))
     def batch(rng: random.Random) -> None:
         check([TARGETS[target](rng) for _ in range(BATCH)])
