@@ -24,7 +24,7 @@ from ..errors import UsageError
 from ..files import write_text_atomic
 from ..model import Tool
 from .live_client import ChatClient, Completion, LiveError, Redactor
-from .loop import Reply, diagnose, new_transcript, run_conversation
+from .loop import Reply, check_state_mode, diagnose, new_transcript, run_conversation
 from .runner import Settings, build_engine, check_mock_names
 from .script import Script, ScriptedCall, Step
 from .transcript import Finding, RequestRecord, Transcript
@@ -227,8 +227,7 @@ def run_live(
     """Run the conversation against ``client``; raises :class:`LiveError` after recording what was done."""
     if options.max_iterations < 1:
         raise UsageError(f"--max-iterations must be at least 1, not {options.max_iterations}", field="max_iterations")
-    if settings.state_file and settings.mode != "agent":
-        raise UsageError("--state keeps agent-mode run state; use it with --mode agent", field="state")
+    check_state_mode(settings)
     model = LiveModel(client, options, script=script, prompt=prompt, system=system)
     resident = list(script.resident) if script else []
     engine = build_engine(settings, resident, script.file if script else None)

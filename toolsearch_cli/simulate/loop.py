@@ -105,6 +105,12 @@ def new_transcript(source: str, kind: str, settings: Settings, engine: Disclosur
     )
 
 
+def check_state_mode(settings: Settings) -> None:
+    """``--state`` keeps agent-mode run state: refused in chat mode."""
+    if settings.state_file and settings.mode != "agent":
+        raise UsageError("--state keeps agent-mode run state; use it with --mode agent", field="state")
+
+
 def run_conversation(
     model: Model,
     engine: DisclosureEngine,
@@ -117,8 +123,7 @@ def run_conversation(
     """Drive ``model`` through its turns; ``save`` gets the transcript before the first request and
     after every one. An error from the model (or a reply's ``stop``) is raised after what was done
     is recorded, with the partial transcript attached as ``exc.transcript``."""
-    if settings.state_file and settings.mode != "agent":
-        raise UsageError("--state keeps agent-mode run state; use it with --mode agent", field="state")
+    check_state_mode(settings)
     loop = _Loop(model, engine, settings, transcript, save, on_request)
     return loop.run()
 
@@ -170,8 +175,7 @@ class _Loop:
             self.save()
             exc.transcript = self.transcript  # type: ignore[attr-defined]
             raise
-        if self.state is not None and self.settings.state_file:
-            self.state.save(self.settings.state_file)
+        self._save_state()
         return self.transcript
 
     def _turn(self) -> None:
@@ -449,4 +453,4 @@ def check_expectations(record: RequestRecord, expectations: Sequence[Expectation
                     fail(f"expected a {kind} protocol error, none occurred")
 
 
-__all__ = ["Model", "Reply", "check_expectations", "diagnose", "new_transcript", "run_conversation"]
+__all__ = ["Model", "Reply", "check_expectations", "check_state_mode", "diagnose", "new_transcript", "run_conversation"]

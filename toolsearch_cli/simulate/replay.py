@@ -118,12 +118,10 @@ class ReplayedModel:
     def __init__(
         self,
         messages: Sequence[Mapping[str, Any]],
-        search_tool_name: str,
         error: str | None = None,
         live: Sequence[Mapping[str, Any] | None] = (),
     ) -> None:
         self.history = [dict(m) for m in messages]
-        self.search_tool_name = search_tool_name
         self.error = error
         #: A live recording's per-request figures (finish_reason, usage): its diagnostics again.
         self.live = list(live)
@@ -204,7 +202,7 @@ def replay(
     """One record per assistant message (the request it answered), plus the pending request at the end.
     ``error`` and ``live`` come from a live recording: why it stopped, and each request's figures."""
     transcript = new_transcript(source, "replay", settings, engine)
-    model = ReplayedModel(messages, engine.search_tool_name, error, live)
+    model = ReplayedModel(messages, error, live)
     return run_conversation(model, engine, settings, transcript)
 
 

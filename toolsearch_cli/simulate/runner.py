@@ -14,11 +14,11 @@ from typing import Any
 from ..arguments import check_arguments
 from ..catalog import load_catalog
 from ..disclosure.engine import DisclosureEngine, RequestSnapshot
-from ..errors import ToolsearchError, UsageError
+from ..errors import ToolsearchError
 from ..model import Tool
 from ..search.base import DEFAULT_MAX_RESULTS
 from ..tokens import get_counter
-from .loop import Model, Reply, new_transcript, run_conversation
+from .loop import Model, Reply, check_state_mode, new_transcript, run_conversation
 from .script import Script, ScriptedCall, Step
 from .transcript import RequestRecord, Transcript
 
@@ -110,7 +110,6 @@ class ScriptedModel:
         self._steps: Iterator[Step] = iter(())
         self._last: Step | None = None
         self._turn = 0
-        self.history: list[RequestSnapshot] = []
 
     def start(self) -> list[dict[str, Any]]:
         return [{"role": "system", "content": self.script.system}] if self.script.system else []
@@ -121,7 +120,6 @@ class ScriptedModel:
             yield [{"role": "user", "content": turn.user}]
 
     def reply(self, snapshot: RequestSnapshot) -> Reply:
-        self.history.append(snapshot)
         step = self._last = next(self._steps)
         return Reply(content=step.say, calls=list(step.calls), expectations=list(step.expect), line=step.line)
 
@@ -146,8 +144,7 @@ class ScriptedModel:
 
 def run_script(script: Script, settings: Settings, engine: DisclosureEngine | None = None) -> Transcript:
     """Run every turn of the script through the engine and return the transcript."""
-    if settings.state_file and settings.mode != "agent":
-        raise UsageError("--state keeps agent-mode run state; use it with --mode agent", field="state")
+    check_state_mode(settings)  # before the catalog is loaded
     engine = engine or build_engine(settings, script.resident, script.file)
     check_expected_names(script, engine)
     check_mock_names(script, engine)
@@ -204,11 +201,6 @@ def check_mock_names(script: Script, engine: DisclosureEngine) -> None:
                 line=script.mocks_line,
                 field="mocks",
             )
-
-
-def _new_transcript(source: str, kind: str, settings: Settings, engine: DisclosureEngine) -> Transcript:
-    """Kept for callers of the old name; see :func:`~toolsearch_cli.simulate.loop.new_transcript`."""
-    return new_transcript(source, kind, settings, engine)
 
 
 __all__ = [
