@@ -212,4 +212,18 @@ class ChatServer:
         self._server.server_close()
 
 
+def live_runner(run_cli: Any, monkeypatch: Any, server: ChatServer, key: str, *, model: str = "m",
+                backoff: str = "0.001") -> Callable[..., Any]:  # fmt: skip
+    """``toolsearch simulate --live ARGS`` against ``server`` (or ``base_url=``) with the fake ``key``
+    in ``OPENAI_API_KEY`` and no ``OPENAI_BASE_URL`` from the environment."""
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+
+    def run(*args: str, base_url: str | None = None) -> Any:
+        url = base_url or server.url
+        return run_cli("simulate", "--live", "--base-url", url, "--model", model, "--retry-backoff", backoff, *args)
+
+    return run
+
+
 Reply = dict[str, Any] | Status | Sleep | Trickle | Raw | Callable[[dict[str, Any]], Any]

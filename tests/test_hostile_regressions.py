@@ -461,21 +461,9 @@ def chat_server():
 
 
 def live_run(run_cli, monkeypatch, server, *args):
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
-    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
-    return run_cli(
-        "simulate",
-        "--live",
-        "--base-url",
-        server.url,
-        "--model",
-        "m",
-        "--retry-backoff",
-        "0.001",
-        "--prompt",
-        "hi",
-        *args,
-    )
+    from tests.chat_server import live_runner
+
+    return live_runner(run_cli, monkeypatch, server, "sk-test-not-a-real-key")("--prompt", "hi", *args)
 
 
 @pytest.mark.parametrize(

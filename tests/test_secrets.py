@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from .chat_server import ChatServer, calls, say
+from .chat_server import ChatServer, calls, live_runner, say
 from .conftest import DEMO
 
 KEY = "sk-test-SECRET-0123456789abcdef"
@@ -27,15 +27,7 @@ def server():
 
 @pytest.fixture
 def live(run_cli, server, monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
-    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
-
-    def run(*args: str, base_url: str | None = None):
-        return run_cli(
-            "simulate", "--live", "--base-url", base_url or server.url, "--model", "m", "--retry-backoff", "0", *args
-        )
-
-    return run
+    return live_runner(run_cli, monkeypatch, server, KEY, backoff="0")
 
 
 def _everything(result, *files) -> str:

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from .chat_server import ChatServer, Raw, Sleep, Status, call, calls, prompt_tokens, say
+from .chat_server import ChatServer, Raw, Sleep, Status, call, calls, live_runner, prompt_tokens, say
 from .conftest import ROOT
 
 pytest.importorskip("openai")
@@ -43,23 +43,7 @@ def server():
 @pytest.fixture
 def live(run_cli, server, monkeypatch):
     """``toolsearch simulate --live`` against ``server`` with a fake key and a tiny retry backoff."""
-    monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
-    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
-
-    def run(*args: str, base_url: str | None = None):
-        return run_cli(
-            "simulate",
-            "--live",
-            "--base-url",
-            base_url or server.url,
-            "--model",
-            "scripted-model",
-            "--retry-backoff",
-            "0.001",
-            *args,
-        )
-
-    return run
+    return live_runner(run_cli, monkeypatch, server, FAKE_KEY, model="scripted-model")
 
 
 def tool_message_contents(messages):
