@@ -40,7 +40,6 @@ from typing import Any
 
 from .arguments import check_arguments, not_available, refusal
 from .disclosure.engine import DisclosureEngine, RequestSnapshot
-from .disclosure.search_tool import INVALID_JSON
 from .disclosure.state import RunState
 from .errors import ToolsearchError, UsageError
 from .model import Catalog, Tool
@@ -194,13 +193,12 @@ class ToolSearch:
             outcome = (
                 self.engine.run_search(self.state, raw) if self.state is not None else self.engine.execute_search(raw)
             )
-            malformed = outcome.error is not None and outcome.error.startswith(INVALID_JSON)
             return Handled(
                 name=name,
                 ok=outcome.ok,
                 content=outcome.content(),
                 is_search=True,
-                error="malformed-arguments" if malformed else None,
+                error="malformed-arguments" if outcome.malformed else None,
                 message=outcome.error or "",
             )
         tool = request.get(name)

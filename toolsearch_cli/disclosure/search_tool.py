@@ -82,6 +82,11 @@ class SearchOutcome:
     def ok(self) -> bool:
         return self.error is None
 
+    @property
+    def malformed(self) -> bool:
+        """The arguments were not JSON at all: a protocol error (``malformed-arguments``), not a bad query."""
+        return self.error is not None and self.error.startswith(INVALID_JSON)
+
     def content(self) -> str:
         """The tool message text: a compact JSON array of names, or a JSON error object."""
         if self.ok:

@@ -341,7 +341,7 @@ class _Loop:
             outcome = engine.execute_search(out.arguments)
         out.search, out.source = outcome, "search"
         out.result = outcome.content()
-        if not outcome.ok and outcome.error and outcome.error.startswith(INVALID_JSON):
+        if outcome.malformed:
             record.findings.append(
                 Finding("malformed-arguments", f"{call.name}: {outcome.error}", call.name, call.line)
             )
