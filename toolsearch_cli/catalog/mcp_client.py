@@ -370,6 +370,7 @@ def tools_from_live(
     """Build the tools of a server's ``tools/list`` answer: alias as category (and name prefix),
     ``metadata.mcp_server``, and provider-valid names when :func:`lenient.settings` asks for them."""
     from .lenient import settings
+    from .names import provider_name, unique_name
 
     live = parse_live_source(source)
     alias = live.alias or _alias_from(server_name, live)
@@ -382,31 +383,12 @@ def tools_from_live(
     for tool in tools:
         name = f"{alias}__{tool.name}" if prefix else tool.name
         if sanitize:
-            name = _unique(_provider_name(name), taken)
+            name = unique_name(provider_name(name, "tool", squeeze=False), taken)
         taken.add(name)
         renamed[tool.name] = name
         metadata = {**tool.metadata, "mcp_server": {"name": alias, "tool": tool.name}}
         out.append(tool.copy_with(name=name, metadata=metadata))
     return out, [renamed.get(n, n) for n in resident]
-
-
-def _provider_name(name: str) -> str:
-    """``[A-Za-z0-9_-]{1,64}``: other characters become ``_`` (the ``alias__`` separator is kept); a
-    longer name keeps its first 55 characters and a hash of the whole (so it stays unique)."""
-    import hashlib
-
-    clean = re.sub(r"[^A-Za-z0-9_-]", "_", name) or "tool"
-    if len(clean) > 64:
-        clean = clean[:55] + "_" + hashlib.sha1(name.encode()).hexdigest()[:8]
-    return clean
-
-
-def _unique(name: str, taken: set[str]) -> str:
-    base, n = name, 2
-    while name in taken:
-        suffix = f"_{n}"
-        name, n = base[: 64 - len(suffix)] + suffix, n + 1
-    return name
 
 
 #: Live servers started at once (``$TOOLSEARCH_MCP_CONCURRENCY``); each is a process or a connection.
