@@ -13,7 +13,6 @@ clean). Without an alias the server's own name (from its ``initialize`` answer) 
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 import re
 import threading
@@ -265,31 +264,41 @@ _LOG_SAVED: list[tuple[Any, bool]] = []
 _THREAD_LOGS = threading.local()
 
 
-class _Collect(logging.Handler):
-    """Sends the SDK's log records to the list of the thread that is reading a server."""
-
-    def emit(self, record: logging.LogRecord) -> None:
-        collected = getattr(_THREAD_LOGS, "collected", None)
-        if collected is not None and record.levelno >= logging.WARNING:
-            detail = record.exc_info[1] if record.exc_info else None
-            first = str(detail).splitlines()[0] if detail is not None and str(detail) else ""
-            collected.append(" ".join(f"{record.getMessage()} {first}".split()))
+_HANDLER: Any = None
 
 
-_HANDLER = _Collect()
+def _collecting_handler() -> Any:
+    """The log handler that sends the SDK's records to the list of the thread that is reading a
+    server (made on first use: ``logging`` is not imported by commands that start no server)."""
+    global _HANDLER
+    if _HANDLER is None:
+        import logging
+
+        class Collect(logging.Handler):
+            def emit(self, record: logging.LogRecord) -> None:
+                collected = getattr(_THREAD_LOGS, "collected", None)
+                if collected is not None and record.levelno >= logging.WARNING:
+                    detail = record.exc_info[1] if record.exc_info else None
+                    first = str(detail).splitlines()[0] if detail is not None and str(detail) else ""
+                    collected.append(" ".join(f"{record.getMessage()} {first}".split()))
+
+        _HANDLER = Collect()
+    return _HANDLER
 
 
 @contextlib.contextmanager
 def _sdk_logs_shared() -> Iterator[None]:
     """Keep the SDK's log records off stderr while any thread reads a server (counted, so threads
     reading servers at once install the handler once)."""
+    import logging
+
     global _LOG_USERS
     with _LOG_LOCK:
         if _LOG_USERS == 0:
             for name in ("mcp", "httpx", "httpx2", "httpcore"):
                 logger = logging.getLogger(name)
                 _LOG_SAVED.append((logger, logger.propagate))
-                logger.addHandler(_HANDLER)
+                logger.addHandler(_collecting_handler())
                 logger.propagate = False
         _LOG_USERS += 1
     try:
