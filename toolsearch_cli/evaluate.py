@@ -103,10 +103,6 @@ def load_queries(path: str | Path) -> list[Query]:
     return out
 
 
-def _json_error(exc: json.JSONDecodeError, file: str, line_offset: int = 0) -> CatalogError:
-    return CatalogError(f"malformed JSON: {exc.msg} (column {exc.colno})", file=file, line=exc.lineno + line_offset)
-
-
 def _json_items(text: str, file: str) -> list[tuple[Any, int | None]]:
     doc = loads_json(text, file)
     if not isinstance(doc, list):
