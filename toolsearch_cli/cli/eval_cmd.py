@@ -15,14 +15,10 @@ import typer
 from .options import (
     CATALOG_FORMAT_OPTION,
     CATALOG_OPTION,
-    EMBED_BASE_URL_OPTION,
-    EMBED_KEY_ENV_OPTION,
-    EMBED_MODEL_OPTION,
-    EMBED_MULTILINGUAL_OPTION,
     FORMAT_OPTION,
-    apply_embed_options,
     check_catalog_format,
     check_format,
+    embed_options,
 )
 
 if TYPE_CHECKING:
@@ -53,6 +49,7 @@ MIN_OPTION = typer.Option(
 )
 
 
+@embed_options
 def eval_command(
     catalog: list[str] | None = CATALOG_OPTION,
     queries: Path | None = QUERIES_OPTION,
@@ -85,10 +82,6 @@ def eval_command(
     minimum: list[str] | None = MIN_OPTION,
     output_format: str = FORMAT_OPTION,
     catalog_format: str = CATALOG_FORMAT_OPTION,
-    embed_model: str | None = EMBED_MODEL_OPTION,
-    embed_base_url: str | None = EMBED_BASE_URL_OPTION,
-    embed_api_key_env: str = EMBED_KEY_ENV_OPTION,
-    embed_multilingual: bool = EMBED_MULTILINGUAL_OPTION,
 ) -> None:
     """Measure retrieval quality (Recall@k, NDCG@k, MRR) of rankers on labelled queries."""
     from .. import evaluate as ev
@@ -96,7 +89,6 @@ def eval_command(
     from ..errors import UsageError
 
     check_format(output_format)
-    apply_embed_options(embed_model, embed_base_url, embed_api_key_env, embed_multilingual)
     forced_format = check_catalog_format(catalog_format)
     cutoffs = ev.parse_ks(ks)
     rankers = _rankers(ranker)

@@ -10,13 +10,7 @@ from pathlib import Path
 
 import typer
 
-from .options import (
-    EMBED_BASE_URL_OPTION,
-    EMBED_KEY_ENV_OPTION,
-    EMBED_MODEL_OPTION,
-    EMBED_MULTILINGUAL_OPTION,
-    apply_embed_options,
-)
+from .options import embed_options
 
 LINT_FORMATS = ("text", "json", "github", "sarif", "auto")
 
@@ -46,6 +40,7 @@ IGNORE_OPTION = typer.Option(None, "--ignore", help="Rules to skip.", metavar="R
 OUTPUT_FILE_OPTION = typer.Option(None, "--output-file", "-o", help="Write the report to this file.", metavar="FILE")
 
 
+@embed_options
 def lint(
     paths: list[str] | None = PATHS_ARGUMENT,
     output_format: str = typer.Option(
@@ -72,10 +67,6 @@ def lint(
         help="Ranker of the findability rules (TS6xx), e.g. hybrid; overrides their configured ranker.",
         metavar="NAME",
     ),
-    embed_model: str | None = EMBED_MODEL_OPTION,
-    embed_base_url: str | None = EMBED_BASE_URL_OPTION,
-    embed_api_key_env: str = EMBED_KEY_ENV_OPTION,
-    embed_multilingual: bool = EMBED_MULTILINGUAL_OPTION,
 ) -> None:
     """Lint tool metadata: names, descriptions, parameters, categories, tokens and findability."""
     from ..errors import UsageError, did_you_mean
@@ -95,7 +86,6 @@ def lint(
         output_format = "github" if os.environ.get("GITHUB_ACTIONS") == "true" and not statistics else "text"
     from .render import warn
 
-    apply_embed_options(embed_model, embed_base_url, embed_api_key_env, embed_multilingual)
     settings = LintConfig() if isolated else load_config(config or find_config(warn=warn))
     if ranker is not None:  # every rule with a ranker option (the findability rules) uses this one
         for code, lint_rule in RULE_BY_CODE.items():

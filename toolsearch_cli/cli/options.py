@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
+from collections.abc import Callable
+from typing import Any, TypeVar
+
 import typer
 
 from ..catalog import ENV_VAR
@@ -114,3 +119,33 @@ def apply_embed_options(model: str | None, base_url: str | None, key_env: str, m
             multilingual=multilingual,
         )
     )
+
+
+#: The --embed-* options as command parameters: (name, type, option), in apply_embed_options' order.
+_EMBED_PARAMETERS: tuple[tuple[str, Any, Any], ...] = (
+    ("embed_model", str | None, EMBED_MODEL_OPTION),
+    ("embed_base_url", str | None, EMBED_BASE_URL_OPTION),
+    ("embed_api_key_env", str, EMBED_KEY_ENV_OPTION),
+    ("embed_multilingual", bool, EMBED_MULTILINGUAL_OPTION),
+)
+
+Command = TypeVar("Command", bound=Callable[..., Any])
+
+
+def embed_options(command: Command) -> Command:
+    """Give a command the --embed-* options (after its own) and apply them before it runs."""
+    signature = inspect.signature(command)
+    added = [
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=option, annotation=kind)
+        for name, kind, option in _EMBED_PARAMETERS
+    ]
+
+    @functools.wraps(command)
+    def with_embedding(*args: Any, **kwargs: Any) -> Any:
+        apply_embed_options(*(kwargs.pop(name) for name, _, _ in _EMBED_PARAMETERS))
+        return command(*args, **kwargs)
+
+    with_embedding.__signature__ = signature.replace(  # type: ignore[attr-defined]
+        parameters=[*signature.parameters.values(), *added]
+    )
+    return with_embedding  # type: ignore[return-value]

@@ -16,19 +16,16 @@ from .options import (
     CATALOG_FORMAT_OPTION,
     CATALOG_OPTION,
     CONTEXT_OPTION,
-    EMBED_BASE_URL_OPTION,
-    EMBED_KEY_ENV_OPTION,
-    EMBED_MODEL_OPTION,
-    EMBED_MULTILINGUAL_OPTION,
     FORMAT_OPTION,
     WIDE_OPTION,
-    apply_embed_options,
     check_catalog_format,
     check_format,
+    embed_options,
 )
 from .render import console, data, error_console, plural, render_hits
 
 
+@embed_options
 def search(
     query: str = typer.Argument(..., help="What the tool should do, in any language."),
     catalog: list[str] | None = CATALOG_OPTION,
@@ -48,14 +45,9 @@ def search(
     wide: bool = WIDE_OPTION,
     output_format: str = FORMAT_OPTION,
     catalog_format: str = CATALOG_FORMAT_OPTION,
-    embed_model: str | None = EMBED_MODEL_OPTION,
-    embed_base_url: str | None = EMBED_BASE_URL_OPTION,
-    embed_api_key_env: str = EMBED_KEY_ENV_OPTION,
-    embed_multilingual: bool = EMBED_MULTILINGUAL_OPTION,
 ) -> None:
     """Search a catalog and see why each tool ranked where it did."""
     check_format(output_format)
-    apply_embed_options(embed_model, embed_base_url, embed_api_key_env, embed_multilingual)
     if (whole_number(max_results) or 0) < 1:  # not a number: parse_max_results says so
         parse_max_results(max_results)
         raise UsageError(f"--max-results must be at least 1, not {max_results.strip()}", field="max-results")

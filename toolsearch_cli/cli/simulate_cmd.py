@@ -11,13 +11,9 @@ from ..errors import ToolsearchError, UsageError
 from .options import (
     CATALOG_OPTION,
     CONTEXT_OPTION,
-    EMBED_BASE_URL_OPTION,
-    EMBED_KEY_ENV_OPTION,
-    EMBED_MODEL_OPTION,
-    EMBED_MULTILINGUAL_OPTION,
     FORMAT_OPTION,
-    apply_embed_options,
     check_format,
+    embed_options,
 )
 from .simulate_live import (
     API_KEY_ENV_OPTION,
@@ -81,6 +77,7 @@ COUNTER_OPTION = typer.Option(
 )
 
 
+@embed_options
 def simulate(
     script: str | None = SCRIPT_ARGUMENT,
     catalog: list[str] | None = CATALOG_OPTION,
@@ -109,10 +106,6 @@ def simulate(
     record: str | None = RECORD_OPTION,
     max_tokens: int | None = MAX_TOKENS_OPTION,
     system: str | None = SYSTEM_OPTION,
-    embed_model: str | None = EMBED_MODEL_OPTION,
-    embed_base_url: str | None = EMBED_BASE_URL_OPTION,
-    embed_api_key_env: str = EMBED_KEY_ENV_OPTION,
-    embed_multilingual: bool = EMBED_MULTILINGUAL_OPTION,
 ) -> None:
     """Show the tools every model request carries, what they cost in tokens, and check the script's expectations.
 
@@ -123,7 +116,6 @@ def simulate(
     from ..simulate.runner import build_engine
 
     check_format(output_format)
-    apply_embed_options(embed_model, embed_base_url, embed_api_key_env, embed_multilingual)
     if live:
         if replay_file is not None:
             raise UsageError("--live asks a model; --replay reads a recording: use one of them")

@@ -157,7 +157,7 @@ def run_live_command(
         on_retry=on_retry,
         max_tokens=max_tokens,
     )
-    recorder = Recorder(record, client.redact) if record else None
+    recorder = Recorder(record) if record else None
     on_request = None
     if out is not None:
         from .simulate_render import render_live_header, render_request
@@ -196,7 +196,7 @@ def run_live_command(
             verb = "kept what was recorded in" if failure else "recorded to"
             out.print(f"{verb} {record} (replay: toolsearch simulate --replay {record})", style="dim", markup=False)
     else:
-        typer.echo(client.redact(json.dumps(transcript.to_dict(), ensure_ascii=False, indent=2)))
+        typer.echo(json.dumps(transcript.to_dict(), ensure_ascii=False, indent=2))  # the stream masks secrets
     if failure is not None:
         raise failure
     if check and not transcript.ok:

@@ -23,7 +23,7 @@ from ..disclosure.history import tool_calls
 from ..errors import UsageError
 from ..files import write_text_atomic
 from ..model import Tool
-from .live_client import ChatClient, Completion, LiveError, Redactor
+from .live_client import ChatClient, Completion, LiveError
 from .loop import Reply, diagnose, new_transcript, run_conversation
 from .runner import Settings, build_engine, check_mock_names
 from .script import Script, ScriptedCall, Step
@@ -61,14 +61,14 @@ class LiveOptions:
 
 
 class Recorder:
-    """Writes the transcript (messages + snapshots) to a file, atomically, after every request."""
+    """Writes the transcript (messages + snapshots) to a file, atomically, after every request
+    (registered secrets are masked by :func:`~toolsearch_cli.files.write_text_atomic`)."""
 
-    def __init__(self, path: str | Path, redact: Callable[[str], str] | None = None) -> None:
+    def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self.redact = redact or Redactor(None)
 
     def save(self, transcript: Transcript) -> None:
-        text = self.redact(json.dumps(transcript.to_dict(), ensure_ascii=False, indent=2)) + "\n"
+        text = json.dumps(transcript.to_dict(), ensure_ascii=False, indent=2) + "\n"
         write_text_atomic(self.path, text, what="the recording", error=UsageError, field="record")
 
 

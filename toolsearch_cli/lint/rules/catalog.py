@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from ...errors import UsageError
 from ...model import Tool
 from ..context import LintContext
 from ..diagnostic import Finding
 from ..rule import Options, Rule
+
+if TYPE_CHECKING:
+    from ...catalog.lenient import LoadWarning
+    from ...errors import CatalogError
 
 
 class InvalidCatalog(Rule):
@@ -46,14 +51,13 @@ class InvalidCatalog(Rule):
             if exc is None:
                 continue
             prefix = f"field {exc.field!r}: " if exc.field else ""  # the tool is the diagnostic's own key
-            yield Finding(
-                f"cannot load this file: {prefix}{exc.message}",
-                file=exc.file or loaded.file,
-                line=exc.line,
-                tool=exc.tool,
-                field=exc.field,
-            )
+            yield _load_finding(f"cannot load this file: {prefix}{exc.message}", exc, loaded.file)
         yield from _group_errors(ctx)
+
+
+def _load_finding(message: str, where: CatalogError | LoadWarning, file: str) -> Finding:
+    """A finding at what loading reported (its file, else the catalog file being linted)."""
+    return Finding(message, file=where.file or file, line=where.line, tool=where.tool, field=where.field)
 
 
 def _group_errors(ctx: LintContext) -> Iterator[Finding]:
@@ -258,10 +262,4 @@ class LoadWarningRule(Rule):
     def check(self, ctx: LintContext, options: Options) -> Iterator[Finding]:
         for loaded in ctx.files:
             for warning in loaded.warnings:
-                yield Finding(
-                    warning.message,
-                    file=warning.file or loaded.file,
-                    line=warning.line,
-                    tool=warning.tool,
-                    field=warning.field,
-                )
+                yield _load_finding(warning.message, warning, loaded.file)
