@@ -286,6 +286,27 @@ def loads_json(
         raise error(exc.message, file=file, line=exc.line) from None
 
 
+def json_lines(
+    text: str, file: str | None, *, error: type[ToolsearchError] = CatalogError, what: str = "malformed JSON line"
+) -> list[tuple[Any, int]]:
+    """The values of a JSON Lines text with the line of each (blank lines skipped), each parsed by
+    :func:`strict_json`; a bad line raises ``error`` naming ``file`` and that line, ``what`` starting
+    the message of a syntax error."""
+    import json
+
+    items: list[tuple[Any, int]] = []
+    for number, raw in enumerate(text.splitlines(), 1):
+        if not raw.strip():
+            continue
+        try:
+            items.append((strict_json(raw), number))
+        except JSONRefused as exc:  # NaN, a huge number, a key twice, too deep
+            raise error(exc.message, file=file, line=number) from None
+        except json.JSONDecodeError as exc:
+            raise error(f"{what}: {exc.msg} (column {exc.colno})", file=file, line=number) from None
+    return items
+
+
 _TOO_DEEP = f"nested deeper than {MAX_DEPTH} levels of lists and mappings"
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .bounded import JSONRefused, loads_json, strict_json
+from .bounded import json_lines, loads_json
 from .errors import CatalogError, SearchError, UsageError, did_you_mean, kind_of
 from .files import read_text
 from .model import Catalog
@@ -103,10 +103,6 @@ def load_queries(path: str | Path) -> list[Query]:
     return out
 
 
-def _json_error(exc: json.JSONDecodeError, file: str, line_offset: int = 0) -> CatalogError:
-    return CatalogError(f"malformed JSON: {exc.msg} (column {exc.colno})", file=file, line=exc.lineno + line_offset)
-
-
 def _json_items(text: str, file: str) -> list[tuple[Any, int | None]]:
     doc = loads_json(text, file)
     if not isinstance(doc, list):
@@ -127,17 +123,7 @@ def _json_items(text: str, file: str) -> list[tuple[Any, int | None]]:
 
 
 def _jsonl_items(text: str, file: str) -> list[tuple[Any, int | None]]:
-    items: list[tuple[Any, int | None]] = []
-    for number, raw in enumerate(text.splitlines(), 1):
-        if not raw.strip():
-            continue
-        try:
-            items.append((strict_json(raw), number))
-        except JSONRefused as exc:
-            raise CatalogError(exc.message, file=file, line=number) from None
-        except json.JSONDecodeError as exc:
-            raise CatalogError(f"malformed JSON line: {exc.msg} (column {exc.colno})", file=file, line=number) from None
-    return items
+    return list(json_lines(text, file))
 
 
 def _query_from_item(item: Any, file: str, line: int | None) -> Query:

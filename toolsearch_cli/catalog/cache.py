@@ -156,7 +156,7 @@ def store(catalog: Catalog) -> bool:
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
-        _prune(folder)
+        prune(folder, "*.pickle", MAX_ENTRIES)
     except (OSError, pickle.PicklingError, TypeError, AttributeError):
         return False  # a read-only home or an unpicklable extension: run without the cache
     return True
@@ -176,10 +176,11 @@ def _owned_by_someone_else(st: os.stat_result) -> bool:
     return hasattr(os, "geteuid") and st.st_uid != os.geteuid()
 
 
-def trusted_folder(create: bool) -> Path | None:
-    """The cache folder when only this user can change what is in it (created, mode 0700, if
-    ``create``); ``None`` (with a warning saying how to fix it) when another user could."""
-    folder = cache_dir()
+def trusted_folder(create: bool, folder: Path | None = None) -> Path | None:
+    """The cache folder (or ``folder``, one inside it) when only this user can change what is in it
+    (created, mode 0700, if ``create``); ``None`` (with a warning saying how to fix it) when another
+    user could."""
+    folder = cache_dir() if folder is None else folder
     try:
         if create:
             folder.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -256,7 +257,8 @@ def _new_secret(path: Path, nofollow: int) -> bytes | None:
     return secret
 
 
-def _prune(folder: Path) -> None:
-    entries = sorted(folder.glob("*.pickle"), key=lambda p: p.stat().st_mtime, reverse=True)
-    for old in entries[MAX_ENTRIES:]:
+def prune(folder: Path, pattern: str, keep: int) -> None:
+    """Delete all but the newest ``keep`` entries (files matching ``pattern``) of a cache folder."""
+    entries = sorted(folder.glob(pattern), key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in entries[keep:]:
         old.unlink(missing_ok=True)

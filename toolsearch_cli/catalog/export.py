@@ -24,16 +24,13 @@ mcp               name, title, description, inputSchema,  the same
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from typing import Any
 
 from ..errors import CatalogError
 from ..model import Catalog, Tool, ToolGroup
 from .formats import EXTENSION_KEY
-
-_PROVIDER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-
+from .names import PROVIDER_NAME
 
 #: Fields each format defines itself: ``metadata.<format>`` keys with these names cannot be written
 #: natively (they would overwrite the tool) and stay in the extension instead.
@@ -138,7 +135,7 @@ def _native(tool: Tool, fmt: str) -> dict[str, Any]:
 
 def _check_name(tool: Tool, fmt: str) -> None:
     """OpenAI's and Anthropic's rule for tool names, the one lint's invalid-tool-name (TS101) checks."""
-    if not _PROVIDER_NAME.match(tool.name):
+    if not PROVIDER_NAME.match(tool.name):
         where = tool.location_of("name")
         raise CatalogError(
             f"{fmt} tool names must match [A-Za-z0-9_-]{{1,64}}; rename the tool before converting",

@@ -11,14 +11,13 @@ its line.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..bounded import JSONRefused, loads_json, strict_json
+from ..bounded import json_lines, loads_json
 from ..errors import CatalogError, did_you_mean, kind_of
 from ..files import read_text
 from ..model import Location, Tool, ToolGroup
@@ -160,15 +159,7 @@ def parse_json_lines(text: str, file: str) -> Document:
     items = MarkedList()
     items.line = 1
     seen: dict[str, tuple[Any, int]] = {}
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            value = strict_json(line)
-        except JSONRefused as exc:  # NaN, a huge number, a key twice, too deep
-            raise CatalogError(exc.message, file=file, line=number) from None
-        except json.JSONDecodeError as exc:
-            raise CatalogError(f"malformed JSON Lines: {exc.msg} (column {exc.colno})", file=file, line=number) from exc
+    for value, number in json_lines(text, file, what="malformed JSON Lines"):
         tools = value.get("function") if isinstance(value, dict) and "name" not in value else None
         for tool in tools if isinstance(tools, list) else [value]:
             name = tool.get("name") if isinstance(tool, dict) else None

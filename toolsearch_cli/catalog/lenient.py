@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import CatalogError
+from .schema import JSON_TYPES, LENIENT_TYPES
 
 #: Kinds of warnings, with what the summary line calls them (singular, plural).
 KINDS: dict[str, tuple[str, str]] = {
@@ -145,7 +146,7 @@ def summary(warnings: list[LoadWarning], noun: str = "load warning") -> str:
 #: Type names found in real catalogs (RapidAPI/ToolBench, BFCL, Python annotations, SQL) mapped to
 #: JSON Schema: (type, format or None). Keys are lower-case, cut at the first space, '(' or '['.
 TYPE_ALIASES: dict[str, tuple[str, str | None]] = {
-    **{t: (t, None) for t in ("string", "integer", "number", "boolean", "array", "object", "null")},
+    **{t: (t, None) for t in JSON_TYPES},
     "str": ("string", None),
     "text": ("string", None),
     "char": ("string", None),
@@ -183,8 +184,8 @@ TYPE_ALIASES: dict[str, tuple[str, str | None]] = {
     "none": ("null", None),
 }
 
-#: Types every reader accepts as they are.
-STANDARD_TYPES = frozenset({"string", "integer", "number", "boolean", "array", "object", "null", "any"})
+#: Types every reader accepts as they are (JSON Schema's, and ``any``).
+STANDARD_TYPES = JSON_TYPES | LENIENT_TYPES
 
 
 def alias_key(name: str) -> str:
@@ -215,7 +216,7 @@ def mapped_type(name: str, schema: dict[str, Any]) -> tuple[str | None, str | No
 
 
 #: Keys under which a schema holds further schemas (mappings of them, or lists of them).
-_SCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties")
+_SCHEMA_MAPS = ("$defs", "definitions", "patternProperties")
 _SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
 _SCHEMA_ONES = ("items", "additionalProperties", "not")
 _MAX_DEPTH = 64
@@ -279,7 +280,7 @@ def _map_types(
     if isinstance(props, dict):
         for name, sub in props.items():
             _map_types(sub, f"{path}.{name}", fail, originals, depth + 1)
-    for key in ("$defs", "definitions", "patternProperties"):
+    for key in _SCHEMA_MAPS:
         subs = schema.get(key)
         if isinstance(subs, dict):
             for name, sub in subs.items():
@@ -292,7 +293,7 @@ def _map_types(
     for key in _SCHEMA_ONES:
         sub = schema.get(key)
         if isinstance(sub, dict):
-            _map_types(sub, f"{path}.items" if key == "items" else f"{path}.{key}", fail, originals, depth + 1)
+            _map_types(sub, f"{path}.{key}", fail, originals, depth + 1)
 
 
 def note_original_types(metadata: dict[str, Any], originals: dict[str, str]) -> dict[str, Any]:

@@ -36,19 +36,9 @@ def folder() -> Path:
 def _trusted(create: bool) -> Path | None:
     """:func:`folder` when only this user can change it (as the catalog cache demands of its own
     folder: a forged entry would put tool descriptions of someone else's choosing before a model)."""
-    import stat
-
     if catalog_cache.trusted_folder(create) is None:
         return None
-    where = folder()
-    try:
-        if create:
-            where.mkdir(exist_ok=True, mode=0o700)
-        st = os.stat(where)
-    except OSError:
-        return None
-    mine = not hasattr(os, "geteuid") or st.st_uid == os.geteuid()
-    return where if stat.S_ISDIR(st.st_mode) and mine and not st.st_mode & 0o022 else None
+    return catalog_cache.trusted_folder(create, folder())
 
 
 def _key(source: str) -> str:
@@ -106,9 +96,7 @@ def store(source: str, server: str | None, tools: list[dict[str, Any]]) -> bool:
             json.dump(entry, handle, ensure_ascii=False)
         os.replace(tmp, where / f"{key}.json")
         tmp = None
-        entries = sorted(where.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
-        for old in entries[MAX_ENTRIES:]:
-            old.unlink(missing_ok=True)
+        catalog_cache.prune(where, "*.json", MAX_ENTRIES)
     except (OSError, TypeError, ValueError):
         return False
     finally:

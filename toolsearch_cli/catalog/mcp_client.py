@@ -13,7 +13,6 @@ clean). Without an alias the server's own name (from its ``initialize`` answer) 
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 import re
 import threading
@@ -265,31 +264,41 @@ _LOG_SAVED: list[tuple[Any, bool]] = []
 _THREAD_LOGS = threading.local()
 
 
-class _Collect(logging.Handler):
-    """Sends the SDK's log records to the list of the thread that is reading a server."""
-
-    def emit(self, record: logging.LogRecord) -> None:
-        collected = getattr(_THREAD_LOGS, "collected", None)
-        if collected is not None and record.levelno >= logging.WARNING:
-            detail = record.exc_info[1] if record.exc_info else None
-            first = str(detail).splitlines()[0] if detail is not None and str(detail) else ""
-            collected.append(" ".join(f"{record.getMessage()} {first}".split()))
+_HANDLER: Any = None
 
 
-_HANDLER = _Collect()
+def _collecting_handler() -> Any:
+    """The log handler that sends the SDK's records to the list of the thread that is reading a
+    server (made on first use: ``logging`` is not imported by commands that start no server)."""
+    global _HANDLER
+    if _HANDLER is None:
+        import logging
+
+        class Collect(logging.Handler):
+            def emit(self, record: logging.LogRecord) -> None:
+                collected = getattr(_THREAD_LOGS, "collected", None)
+                if collected is not None and record.levelno >= logging.WARNING:
+                    detail = record.exc_info[1] if record.exc_info else None
+                    first = str(detail).splitlines()[0] if detail is not None and str(detail) else ""
+                    collected.append(" ".join(f"{record.getMessage()} {first}".split()))
+
+        _HANDLER = Collect()
+    return _HANDLER
 
 
 @contextlib.contextmanager
 def _sdk_logs_shared() -> Iterator[None]:
     """Keep the SDK's log records off stderr while any thread reads a server (counted, so threads
     reading servers at once install the handler once)."""
+    import logging
+
     global _LOG_USERS
     with _LOG_LOCK:
         if _LOG_USERS == 0:
             for name in ("mcp", "httpx", "httpx2", "httpcore"):
                 logger = logging.getLogger(name)
                 _LOG_SAVED.append((logger, logger.propagate))
-                logger.addHandler(_HANDLER)
+                logger.addHandler(_collecting_handler())
                 logger.propagate = False
         _LOG_USERS += 1
     try:
@@ -370,6 +379,7 @@ def tools_from_live(
     """Build the tools of a server's ``tools/list`` answer: alias as category (and name prefix),
     ``metadata.mcp_server``, and provider-valid names when :func:`lenient.settings` asks for them."""
     from .lenient import settings
+    from .names import provider_name, unique_name
 
     live = parse_live_source(source)
     alias = live.alias or _alias_from(server_name, live)
@@ -382,31 +392,12 @@ def tools_from_live(
     for tool in tools:
         name = f"{alias}__{tool.name}" if prefix else tool.name
         if sanitize:
-            name = _unique(_provider_name(name), taken)
+            name = unique_name(provider_name(name, "tool", squeeze=False), taken)
         taken.add(name)
         renamed[tool.name] = name
         metadata = {**tool.metadata, "mcp_server": {"name": alias, "tool": tool.name}}
         out.append(tool.copy_with(name=name, metadata=metadata))
     return out, [renamed.get(n, n) for n in resident]
-
-
-def _provider_name(name: str) -> str:
-    """``[A-Za-z0-9_-]{1,64}``: other characters become ``_`` (the ``alias__`` separator is kept); a
-    longer name keeps its first 55 characters and a hash of the whole (so it stays unique)."""
-    import hashlib
-
-    clean = re.sub(r"[^A-Za-z0-9_-]", "_", name) or "tool"
-    if len(clean) > 64:
-        clean = clean[:55] + "_" + hashlib.sha1(name.encode()).hexdigest()[:8]
-    return clean
-
-
-def _unique(name: str, taken: set[str]) -> str:
-    base, n = name, 2
-    while name in taken:
-        suffix = f"_{n}"
-        name, n = base[: 64 - len(suffix)] + suffix, n + 1
-    return name
 
 
 #: Live servers started at once (``$TOOLSEARCH_MCP_CONCURRENCY``); each is a process or a connection.

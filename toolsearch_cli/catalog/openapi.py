@@ -21,7 +21,6 @@ external and dangling references.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from typing import Any
 
@@ -29,11 +28,11 @@ from ..errors import CatalogError
 from ..model import Tool
 from .formats import Document, Loaded, build_tool, checked_schema, plain, pointer_join, pointer_tokens
 from .lenient import collecting, note_original_types, warn
+from .names import provider_name, unique_name
 
 HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 #: Header parameters OpenAPI says to ignore: the HTTP layer sets them.
 _IGNORED_HEADERS = frozenset({"accept", "content-type", "authorization"})
-_NAME_OK = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _LOCATIONS = ("path", "query", "header", "cookie")
 #: Swagger 2.0 has no cookie parameters; its body and form fields are parameters.
 _SWAGGER_LOCATIONS = ("path", "query", "header", "body", "formData")
@@ -83,12 +82,7 @@ def _larger_than(value: Any, limit: int) -> bool:
 
 def sanitize_name(raw: str) -> str:
     """A provider-valid tool name (``[A-Za-z0-9_-]{1,64}``) from an operationId or method+path."""
-    if _NAME_OK.match(raw):
-        return raw
-    name = re.sub(r"_{2,}", "_", re.sub(r"[^A-Za-z0-9_-]+", "_", raw)).strip("_") or "operation"
-    if len(name) > 64:
-        name = name[:55] + "_" + hashlib.sha1(raw.encode()).hexdigest()[:8]
-    return name
+    return provider_name(raw, "operation")
 
 
 class _Resolver:
@@ -223,11 +217,7 @@ def _operation_tool(
     operation_id = op.get("operationId")
     if operation_id is not None and not isinstance(operation_id, str):
         raise doc.error(pointer_join(at, "operationId"), "'operationId' must be a string")
-    name = sanitize_name(operation_id or f"{method}_{path}")
-    base, n = name, 2
-    while name in used:
-        suffix = f"_{n}"
-        name, n = base[: 64 - len(suffix)] + suffix, n + 1
+    name = unique_name(sanitize_name(operation_id or f"{method}_{path}"), used)
     resolver.start_tool(name)
 
     def text(key: str) -> str:
