@@ -35,6 +35,7 @@ def root(
     version: bool = typer.Option(
         False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
     ),
+    # --debug is taken out of the arguments by _run (it works after the sub-command too); declared here for -h
     debug: bool = typer.Option(False, "--debug", help="Show a traceback for errors."),
     strict: bool = typer.Option(
         False,
