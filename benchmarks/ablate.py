@@ -22,15 +22,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from toolsearch_cli import load_catalog
-from toolsearch_cli.errors import SearchError
-from toolsearch_cli.evaluate import Query, load_queries, query_metrics
+from common import SETS, load_set, ranked_names
+
+from toolsearch_cli.evaluate import Query, query_metrics
 from toolsearch_cli.model import Catalog
 from toolsearch_cli.search import bm25f, text
-from toolsearch_cli.search.base import SearchRequest
 
 HERE = Path(__file__).resolve().parent
-SETS = ("bfcl_static", "metatool", "seal_tools", "toolbench_g3", "ultratool_en", "ultratool_zh")
 
 
 @contextmanager
@@ -86,16 +84,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
 
 def default_run(catalog: Catalog, depth: int = 10) -> Callable[[str], list[str]]:
     catalog._indexes.clear()
-    ranker = bm25f.BM25FRanker()
-
-    def run(query: str) -> list[str]:
-        try:
-            hits = ranker.search(catalog, SearchRequest(query=query, max_results=depth, explain=False))
-        except SearchError:
-            return []
-        return [h.tool.name for h in hits if h.score > 0]
-
-    return run
+    return ranked_names(bm25f.BM25FRanker(), catalog, depth)
 
 
 # -- the reference BM25, for per-query comparison --------------------------------------------
@@ -241,8 +230,7 @@ def main() -> int:
     names = [args.diagnose] if args.diagnose else args.sets.split(",")
     sets = {}
     for name in names:
-        catalog = load_catalog([str(root / name / "catalog.yaml")])
-        queries = load_queries(root / name / "queries.yaml")
+        catalog, queries = load_set(root / name)
         if name == "metatool":
             queries = queries[:: args.metatool_every]
         sets[name] = (catalog, queries)

@@ -22,7 +22,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-SETS = ("bfcl_static", "metatool", "seal_tools", "toolbench_g3", "ultratool_en", "ultratool_zh")
+from common import SETS, load_set, ranked_names  # noqa: E402
+
 DEPTH = 10  # ranking depth for every ranker (MRR counts the first relevant tool within it)
 
 
@@ -53,17 +54,13 @@ def quality(
 ) -> bool:
     from peers import PEERS, tool_text
 
-    from toolsearch_cli import load_catalog
-    from toolsearch_cli.errors import SearchError
-    from toolsearch_cli.evaluate import load_queries, query_metrics
+    from toolsearch_cli.evaluate import query_metrics
     from toolsearch_cli.search import get_ranker
-    from toolsearch_cli.search.base import SearchRequest
 
     names = rankers + peers
     table: dict[str, dict[str, dict[str, float]]] = {}
     for set_name in sets:
-        catalog = load_catalog([str(shared / set_name / "catalog.yaml")])
-        queries = load_queries(shared / set_name / "queries.yaml")
+        catalog, queries = load_set(shared / set_name)
         tools = catalog.searchable()
         table[set_name] = {}
         for name in names:
@@ -76,13 +73,7 @@ def quality(
                     prepare_s = time.perf_counter() - prepare_start
                 else:
                     prepare_s = 0.0
-
-                def run(q: str, impl=impl, catalog=catalog) -> list[str]:
-                    try:
-                        hits = impl.search(catalog, SearchRequest(query=q, max_results=DEPTH, explain=False))
-                    except SearchError:
-                        return []
-                    return [h.tool.name for h in hits if h.score > 0]
+                run = ranked_names(impl, catalog, DEPTH)
             else:
                 peer = PEERS[name]([t.name for t in tools], [tool_text(t) for t in tools])
 

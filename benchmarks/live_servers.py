@@ -21,9 +21,9 @@ import subprocess
 import sys
 import tempfile
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from common import ROOT, weather_server_command
+
 sys.path.insert(0, str(ROOT))
 
 from toolsearch_cli.catalog import load_catalog  # noqa: E402
@@ -31,9 +31,7 @@ from toolsearch_cli.catalog.lenient import LoadSettings, configure  # noqa: E402
 
 
 def server_sources(count: int) -> list[str]:
-    python = shlex.quote(sys.executable)
-    weather = f"mcp+stdio:{python} {shlex.quote(str(ROOT / 'tests' / 'servers' / 'weather_server.py'))}"
-    commands = [weather]
+    commands = [f"mcp+stdio:{weather_server_command()}"]
     if shutil.which("mcp-server-time"):
         commands.insert(0, f"mcp+stdio:{shlex.quote(shutil.which('mcp-server-time') or '')} --local-timezone UTC")
     return [f"s{i:02d}={commands[i % len(commands)]}" for i in range(count)]

@@ -24,7 +24,8 @@ import tempfile
 import textwrap
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from common import ROOT, weather_server_command
+
 BEFORE = "6452135"  # main just before the lenient-loading work of issue 13 (items 1-6)
 
 PROBE = """
@@ -112,10 +113,8 @@ def inputs(folder: Path, servers: int) -> list[tuple[str, list[str]]]:
         out.append(("LangChain @tool + openai-agents FunctionTool in TOOLS", [str(folder / "sdk_tools.py")]))
     except ImportError:
         pass
-    python = shlex.quote(sys.executable)
-    weather = shlex.quote(str(ROOT / "tests" / "servers" / "weather_server.py"))
-    live = [f"w{i:02d}=mcp+stdio:{python} {weather}" for i in range(servers - 1)]
-    live.insert(servers // 2, f"down=mcp+stdio:{python} -c 'import sys; sys.exit(3)'")
+    live = [f"w{i:02d}=mcp+stdio:{weather_server_command()}" for i in range(servers - 1)]
+    live.insert(servers // 2, f"down=mcp+stdio:{shlex.quote(sys.executable)} -c 'import sys; sys.exit(3)'")
     out.append((f"{servers} live MCP servers, one of them failing", live))
     return out
 

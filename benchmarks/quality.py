@@ -12,10 +12,10 @@ import sys
 import time
 from pathlib import Path
 
-from toolsearch_cli import load_catalog
-from toolsearch_cli.evaluate import evaluate, load_queries
+from common import SETS, load_set
 
-SETS = ("bfcl_static", "metatool", "seal_tools", "toolbench_g3", "ultratool_en", "ultratool_zh")
+from toolsearch_cli.evaluate import evaluate
+
 # The reference BM25 rows (R@1, R@5, R@10, NDCG@5, MRR) from shared/eval/README.md.
 REFERENCE_BM25 = {
     "bfcl_static": (0.666, 0.916, 0.955, 0.841, 0.842),
@@ -43,8 +43,7 @@ def main() -> int:
     means: dict[str, list[float]] = {r: [] for r in rankers}
     for name in args.sets.split(","):
         start = time.perf_counter()
-        catalog = load_catalog([str(root / name / "catalog.yaml")])
-        queries = load_queries(root / name / "queries.yaml")
+        catalog, queries = load_set(root / name)
         load_s = time.perf_counter() - start
         ref = REFERENCE_BM25[name]
         print(f"{name:<13} {'bm25ref':<8} {ref[0]:>6.3f} {ref[1]:>6.3f} {ref[2]:>6.3f} {ref[3]:>7.3f} {ref[4]:>6.3f}")

@@ -268,3 +268,23 @@ def test_explanation_of_a_multi_sentence_request_adds_up(demo):
     for hit in hits:
         assert sum(c.points for c in hit.contributions) == pytest.approx(hit.score)
     assert any("weight" in c.detail for h in hits for c in h.contributions)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(["Pay", "3.5", "e.g.x", "天气怎么样", "ＡＢＣ", "getHTTPResponse", "the", "files"]),
+            st.sampled_from([". ", "? ", "! ", "; ", ".", "。", "？", "！", "；", "\n", " ", "　", "\u0301"]),
+            st.text(max_size=6),
+        ),
+        max_size=12,
+    ).map("".join)
+)
+def test_query_terms_are_the_terms_of_its_sentences(query):
+    # query_plan analyses each sentence once and joins them; that must be the whole query's analysis
+    from toolsearch_cli.search.bm25f import _weighted, query_plan
+
+    plan = query_plan(query)
+    terms, weights = _weighted(analyze(query))
+    assert (plan.terms, plan.weights) == (terms, weights)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from toolsearch_cli import Tool, load_catalog
+from toolsearch_cli import Catalog, Tool, load_catalog
 from toolsearch_cli.search import SearchRequest, get_ranker, search
 from toolsearch_cli.search import embed as embed_mod
 from toolsearch_cli.search.embed import EmbedSettings, configure, load_local, tool_text
@@ -144,6 +144,12 @@ def test_add_and_remove_update_the_vectors_in_place(static_model):
     assert counting.texts == [tool_text(catalog.get("forecastSurf")), "surf waves at the beach"]
     assert hits[0].tool.name == "forecastSurf"
     assert "sendSlackMessage" not in _names(ranker.search(catalog, SearchRequest(query="slack", max_results=50)))
+
+
+@pytest.mark.parametrize("ranker", ["embedding", "hybrid", "hybrid-rrf"])
+def test_the_dense_rankers_on_an_empty_catalog_find_nothing(static_model, ranker):
+    # hybrid multiplied a missing matrix (ValueError) when the catalog had no tools
+    assert search(Catalog(tools=[]), "weather", ranker=ranker) == []
 
 
 def test_cjk_queries_rank_lexically_with_an_english_only_model(static_model):

@@ -182,14 +182,17 @@ def analyse_tool(tool: Tool) -> Analysed:
 
 def query_plan(query: str) -> QueryPlan:
     """The analysed terms of a query with their weights and, for several sentences, each sentence's."""
-    terms, weights = _weighted(analyze(query))
+    if not CLAUSE_SHARE:
+        return QueryPlan(*_weighted(analyze(query)))
+    # Each sentence is analysed once; the query's terms are theirs joined (a sentence ends at
+    # white space or punctuation, where terms end anyway).
+    sentences = [sentence for sentence in map(analyze, split_sentences(query)) if sentence]
+    terms, weights = _weighted(list(chain.from_iterable(sentences)))
     clauses: list[dict[str, float]] = []
-    if CLAUSE_SHARE:
-        sentences = [sentence for sentence in (analyze(part) for part in split_sentences(query)) if sentence]
-        if 1 < len(sentences) <= MAX_CLAUSES:
-            for sentence in sentences:
-                distinct, repeated = _weighted(sentence)
-                clauses.append({term: repeated.get(term, 1.0) for term in distinct})
+    if 1 < len(sentences) <= MAX_CLAUSES:
+        for sentence in sentences:
+            distinct, repeated = _weighted(sentence)
+            clauses.append({term: repeated.get(term, 1.0) for term in distinct})
     return QueryPlan(terms, weights, clauses, CLAUSE_SHARE)
 
 

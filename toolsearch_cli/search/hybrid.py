@@ -103,7 +103,7 @@ class EmbeddingRanker:
         index = vector_index(catalog, embedder)
         [vector] = query_vectors(embedder, [request.query])
         hits = []
-        for tool, cosine in index.top(vector, request.max_results, request.category):
+        for tool, cosine in index.top(index.scores(vector), request.max_results, request.category):
             if cosine <= 0:
                 break
             parts = [Contribution("*", "semantic", cosine, f"cosine {cosine:.3f}")] if request.explain else []
@@ -150,7 +150,7 @@ class HybridRanker:
         index = vector_index(catalog, embedder)
         [vector] = query_vectors(embedder, [request.query])
         sims = index.scores(vector)
-        semantic = index.top(vector, depth, request.category)
+        semantic = index.top(sims, depth, request.category)  # one matrix product per query
         if self.fusion == "rrf":
             parts = self._rrf(lexical, semantic)
         else:

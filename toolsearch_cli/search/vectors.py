@@ -200,18 +200,19 @@ class VectorIndex:
         """Cosine similarity of every slot (``-inf`` for removed tools)."""
         import numpy as np
 
+        if self.matrix is None or not len(self.matrix):
+            return np.zeros(0, dtype=np.float32)  # an empty catalog
         sims = self.matrix @ np.asarray(query_vector, dtype=np.float32)
         if self.dead:
             sims[list(self.dead)] = -np.inf
         return sims
 
-    def top(self, query_vector: Any, k: int, category: str | None = None) -> list[tuple[Tool, float]]:
-        """The ``k`` most similar tools, best first (ties by name)."""
+    def top(self, sims: Any, k: int, category: str | None = None) -> list[tuple[Tool, float]]:
+        """The ``k`` most similar tools by their :meth:`scores` ``sims``, best first (ties by name)."""
         import numpy as np
 
-        if self.matrix is None or not len(self.tools):
+        if not len(sims):
             return []
-        sims = self.scores(query_vector)
         if category is not None:
             wanted = classic_normalize(category)
             keep = np.array(

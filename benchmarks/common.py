@@ -1,0 +1,48 @@
+"""What the benchmark scripts share: the dev sets, running a ranker for names, the test MCP server.
+
+Each script runs as ``python benchmarks/NAME.py``, so this folder is on ``sys.path`` and
+``import common`` finds this module.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+#: The dev sets of ../shared/eval, in the order the tables list them.
+SETS = ("bfcl_static", "metatool", "seal_tools", "toolbench_g3", "ultratool_en", "ultratool_zh")
+#: The stdio MCP server of the tests (stdlib only): a live server that needs nothing installed.
+WEATHER_SERVER = ROOT / "tests" / "servers" / "weather_server.py"
+
+
+def load_set(folder: Path) -> tuple[Any, list[Any]]:
+    """A dev set's catalog and queries (``folder`` holds catalog.yaml and queries.yaml)."""
+    from toolsearch_cli import load_catalog
+    from toolsearch_cli.evaluate import load_queries
+
+    return load_catalog([str(folder / "catalog.yaml")]), load_queries(folder / "queries.yaml")
+
+
+def ranked_names(ranker: Any, catalog: Any, depth: int) -> Callable[[str], list[str]]:
+    """A query -> the names of ``ranker``'s best ``depth`` tools with a positive score ([] for a
+    query the ranker refuses, such as one of stop words alone: a miss, as evaluations count it)."""
+    from toolsearch_cli.errors import SearchError
+    from toolsearch_cli.search.base import SearchRequest
+
+    def run(query: str) -> list[str]:
+        try:
+            hits = ranker.search(catalog, SearchRequest(query=query, max_results=depth, explain=False))
+        except SearchError:
+            return []
+        return [h.tool.name for h in hits if h.score > 0]
+
+    return run
+
+
+def weather_server_command() -> str:
+    """The command line (after ``mcp+stdio:``) that starts the tests' weather server."""
+    return f"{shlex.quote(sys.executable)} {shlex.quote(str(WEATHER_SERVER))}"
