@@ -228,11 +228,11 @@ def strict_json(text: str | bytes) -> Any:
     except DuplicateKey as exc:
         raise JSONRefused(f"duplicate key {exc.key!r}; JSON readers would silently keep only the last one") from exc
     except RecursionError:
-        raise JSONRefused(_TOO_DEEP, _line_of_offending(_as_text(text))) from None
+        raise JSONRefused(TOO_DEEP, _line_of_offending(_as_text(text))) from None
     try:
         check_depth(data, None)
     except ToolsearchError:
-        raise JSONRefused(_TOO_DEEP, _line_of_offending(_as_text(text))) from None
+        raise JSONRefused(TOO_DEEP, _line_of_offending(_as_text(text))) from None
     _no_lone_surrogates(_as_text(text), data)
     return data
 
@@ -307,11 +307,12 @@ def json_lines(
     return items
 
 
-_TOO_DEEP = f"nested deeper than {MAX_DEPTH} levels of lists and mappings"
+#: The message of data nested deeper than :data:`MAX_DEPTH`.
+TOO_DEEP = f"nested deeper than {MAX_DEPTH} levels of lists and mappings"
 
 
 def _too_deep(error: type[ToolsearchError], file: str | None, line: int | None) -> ToolsearchError:
-    return error(_TOO_DEEP, file=file, line=line)
+    return error(TOO_DEEP, file=file, line=line)
 
 
 def check_depth(

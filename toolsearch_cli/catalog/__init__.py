@@ -136,7 +136,7 @@ def runs_code(source: str) -> str | None:
     path = Path(source)
     if path.suffix == ".py":
         return "imports a Python file"
-    if not path.exists() and is_module_reference(source):
+    if is_module_reference(source):  # (a dotted name that is not an existing path)
         return "imports a Python module"
     return None
 

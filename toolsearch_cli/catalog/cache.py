@@ -39,6 +39,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .. import __version__
+from ..bounded import read_bytes
+from ..errors import ToolsearchError
 from ..model import Catalog
 
 MAGIC = b"toolsearch-catalog-cache/2\n"
@@ -103,8 +105,8 @@ def key_for(sources: Sequence[str], files_of: dict[str, list[Path]]) -> str | No
             if file.suffix.lower() not in CACHEABLE_SUFFIXES:
                 return None
             try:
-                data = file.read_bytes()
-            except OSError:
+                data = read_bytes(file)  # bounded: a file too big to load is never read whole here either
+            except ToolsearchError:
                 return None
             digest.update(f"file {file} {len(data)}\n".encode())
             digest.update(data)

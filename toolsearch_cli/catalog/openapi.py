@@ -1,4 +1,4 @@
-"""OpenAPI 3.x documents as catalogs: one tool per operation.
+"""OpenAPI 3.x (and Swagger 2.0) documents as catalogs: one tool per operation.
 
 * name: the ``operationId``, else ``<method>_<path>``, sanitised to ``[A-Za-z0-9_-]{1,64}`` (the
   rule OpenAI and Anthropic apply) and made unique;
@@ -29,6 +29,7 @@ from ..model import Tool
 from .formats import Document, Loaded, build_tool, checked_schema, plain, pointer_join, pointer_tokens
 from .lenient import collecting, note_original_types, warn
 from .names import provider_name, unique_name
+from .openai_strict import nullable
 
 HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 #: Header parameters OpenAPI says to ignore: the HTTP layer sets them.
@@ -380,16 +381,6 @@ def clean_schema(schema: Any, *, body: bool = False, depth: int = 0) -> Any:
     if depth > _MAX_DEPTH or not isinstance(schema, dict):
         return schema
     out = {k: v for k, v in schema.items() if k not in _DOC_ONLY_KEYS and k not in ("nullable", "x-nullable")}
-    if schema.get("nullable") is True or schema.get("x-nullable") is True:
-        kind = out.get("type")
-        if isinstance(kind, str):
-            out["type"] = [kind, "null"] if kind != "null" else "null"
-        elif isinstance(kind, list):
-            out["type"] = kind if "null" in kind else [*kind, "null"]
-        elif any(k in out for k in ("anyOf", "oneOf", "allOf", "$ref")):
-            return {"anyOf": [clean_schema(out, body=body, depth=depth + 1), {"type": "null"}]}
-        if "enum" in out and isinstance(out["enum"], list) and None not in out["enum"]:
-            out["enum"] = [*out["enum"], None]
     props = out.get("properties")
     if isinstance(props, dict):
         kept = {
@@ -410,6 +401,9 @@ def clean_schema(schema: Any, *, body: bool = False, depth: int = 0) -> Any:
             out[key] = [clean_schema(sub, body=body, depth=depth + 1) for sub in out[key]]
     if isinstance(out.get("$defs"), dict):
         out["$defs"] = {k: clean_schema(v, body=body, depth=depth + 1) for k, v in out["$defs"].items()}
+    restricted = any(k in out for k in ("type", "anyOf", "oneOf", "allOf", "$ref"))  # else null is allowed already
+    if restricted and (schema.get("nullable") is True or schema.get("x-nullable") is True):
+        out = nullable(out)
     return out
 
 

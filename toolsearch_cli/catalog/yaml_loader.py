@@ -25,7 +25,7 @@ from typing import Any
 
 import yaml
 
-from ..bounded import MAX_DEPTH
+from ..bounded import MAX_DEPTH, TOO_DEEP
 from ..errors import CatalogError, did_you_mean, kind_of
 from ..model import GroupMatcher, Location, Tool, ToolGroup
 from .schema import MarkedDict, MarkedList, parameters_to_schema, plain
@@ -55,9 +55,7 @@ MAX_VALUES = 1_000_000
 def _enter(loader: _MarkedLoader, node: yaml.Node) -> None:
     loader.depth += 1
     if loader.depth > MAX_DEPTH:
-        raise CatalogError(
-            f"nested deeper than {MAX_DEPTH} levels of lists and mappings", line=node.start_mark.line + 1
-        )
+        raise CatalogError(TOO_DEEP, line=node.start_mark.line + 1)
 
 
 def _leave(loader: _MarkedLoader, node: yaml.Node, children: list[yaml.Node]) -> None:
@@ -77,7 +75,7 @@ def _leave(loader: _MarkedLoader, node: yaml.Node, children: list[yaml.Node]) ->
             line=line,
         )
     if height > MAX_DEPTH:
-        raise CatalogError(f"nested deeper than {MAX_DEPTH} levels of lists and mappings", line=line)
+        raise CatalogError(TOO_DEEP, line=line)
 
 
 def _construct_mapping(loader: _MarkedLoader, node: yaml.MappingNode) -> MarkedDict:
@@ -196,7 +194,7 @@ def parse_yaml(text: str, file: str) -> Any:
     except yaml.YAMLError as exc:
         raise CatalogError(f"malformed YAML: {' '.join(str(exc).split())}", file=file) from exc
     except RecursionError:  # nesting the parser itself cannot follow
-        raise CatalogError(f"nested deeper than {MAX_DEPTH} levels of lists and mappings", file=file) from None
+        raise CatalogError(TOO_DEEP, file=file) from None
     except CatalogError as exc:
         exc.file = file
         raise
