@@ -155,7 +155,7 @@ def test_what_an_executed_tool_prints_goes_to_stderr(tmp_path):
     module.write_text(NOISY_MODULE, encoding="utf-8")
     script = tmp_path / "run.sim.yaml"
     script.write_text(SCRIPT.format(module=module, tool="restartService", args="{service: billing}"), encoding="utf-8")
-    out = _run(["simulate", str(script), "--execute", "--check", "--format", "json"])
+    out = _run(["simulate", str(script), "--catalog", str(module), "--execute", "--check", "--format", "json"])
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     assert data["requests"][1]["reply"]["tool_calls"][0]["result"] == "restarted billing"
@@ -169,12 +169,12 @@ def test_a_tool_raising_system_exit_never_ends_toolsearch(tmp_path, code):
     module.write_text(NOISY_MODULE, encoding="utf-8")
     script = tmp_path / "run.sim.yaml"
     script.write_text(SCRIPT.format(module=module, tool="quitProcess", args=f"{{code: {code}}}"), encoding="utf-8")
-    out = _run(["simulate", str(script), "--execute", "--check", "--format", "json"])
+    out = _run(["simulate", str(script), "--catalog", str(module), "--execute", "--check", "--format", "json"])
     data = json.loads(out.stdout)
     call = data["requests"][1]["reply"]["tool_calls"][0]
     assert call["result_source"] == "function" and "SystemExit" in call["result"]
     assert any("quitProcess raised SystemExit" in w for w in data["requests"][1]["warnings"])
-    table = _run(["simulate", str(script), "--execute"])
+    table = _run(["simulate", str(script), "--catalog", str(module), "--execute"])
     assert table.returncode == 0 and "quitProcess" in table.stdout
 
 
