@@ -120,8 +120,9 @@ def time_both(old_mod: Any, tools: list[Any], queries: list[str], rounds: int) -
         p50 = {k: statistics.median(v) for k, v in times.items()}
         p95 = {k: sorted(v)[int(0.95 * len(v)) - 1] for k, v in times.items()}
         print(
-            f"  round {r + 1}: p50 base {p50['base']:.2f} ms, new {p50['new']:.2f} ms (x{p50['new'] / p50['base']:.2f}); "
-            f"p95 base {p95['base']:.2f} ms, new {p95['new']:.2f} ms (x{p95['new'] / p95['base']:.2f})",
+            f"  round {r + 1}: p50 base {p50['base']:.2f} ms, new {p50['new']:.2f} ms "
+            f"(x{p50['new'] / p50['base']:.2f}); p95 base {p95['base']:.2f} ms, new {p95['new']:.2f} ms "
+            f"(x{p95['new'] / p95['base']:.2f})",
             flush=True,
         )
 
