@@ -482,6 +482,44 @@ def test_live_server_with_a_bad_200_body(run_cli, monkeypatch, chat_server, body
     one_line_error(live_run(run_cli, monkeypatch, chat_server, "--catalog", str(DEMO_CATALOG)), "model server")
 
 
+def _completion_text(**extra: str) -> str:
+    """A Chat Completions body as JSON text, with ``extra`` members spliced in verbatim."""
+    members = "".join(f', "{key}": {raw}' for key, raw in extra.items())
+    return (
+        '{"id": "c", "object": "chat.completion", "created": 1, "model": "m"' + members + ', "choices": '
+        '[{"index": 0, "message": {"role": "assistant", "content": "hello"}, "finish_reason": "stop"}]}'
+    )
+
+
+@pytest.mark.parametrize(
+    "body, fragment",
+    [
+        (_completion_text(usage='{"prompt_tokens": NaN, "completion_tokens": 1, "total_tokens": 1}'), "NaN"),
+        (_completion_text(system_fingerprint="Infinity"), "Infinity"),
+        (_completion_text(service_tier="-Infinity"), "Infinity"),
+        (_completion_text(usage='{"prompt_tokens": 1e999}'), "too large"),
+        (_completion_text(model='"other"'), "duplicate key 'model'"),
+    ],
+)
+def test_a_live_200_reply_breaking_strict_json_is_refused(run_cli, monkeypatch, chat_server, body, fragment):
+    """Model output is hostile: a 200 with NaN/Infinity, a number that overflows or a key twice is
+    not read leniently (the SDK's parser would accept it) but refused in one line."""
+    from tests.chat_server import Raw
+
+    chat_server.add(Raw(200, body))
+    line = one_line_error(live_run(run_cli, monkeypatch, chat_server, "--catalog", str(DEMO_CATALOG)), fragment)
+    assert "model server" in line and "JSON" in line
+
+
+def test_a_strict_json_200_reply_is_still_accepted(run_cli, monkeypatch, chat_server):
+    from tests.chat_server import Raw
+
+    chat_server.add(Raw(200, _completion_text(usage='{"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4}')))
+    result = live_run(run_cli, monkeypatch, chat_server, "--catalog", str(DEMO_CATALOG), "--format", "json")
+    assert result.code == 0, result.stderr
+    assert result.json()["requests"][0]["reply"]["content"] == "hello"
+
+
 @pytest.mark.parametrize("value", ["nan", "NaN", "-inf", "soon"])
 def test_live_retry_after_that_is_not_a_number_of_seconds(run_cli, monkeypatch, chat_server, value):
     from tests.chat_server import Status, say
