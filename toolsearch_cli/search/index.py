@@ -461,6 +461,8 @@ class _NumpyStore:
 
     #: Merge the delta into the main arrays when it holds this share of all postings.
     MERGE_SHARE = 0.05
+    #: Slots per block when bounding the k-th best score from below (see :meth:`best`).
+    BLOCK = 64
 
     def __init__(self, index: BM25FIndex) -> None:
         import numpy as np
@@ -708,7 +710,9 @@ class _NumpyStore:
         for term in terms:
             slots, scores = self.index.term_scores(term)
             weight = weights.get(term, 1.0)
-            acc[slots] += scores if weight == 1.0 else scores * weight
+            # ``add.at``, not ``acc[slots] += ...``: the same sums (a term holds a slot once), in
+            # NumPy 2 two to three times faster on postings of tens of thousands of tools.
+            self.np.add.at(acc, slots, scores if weight == 1.0 else scores * weight)
         if keep is not None:
             acc[~keep] = 0.0
         return acc
@@ -743,7 +747,18 @@ class _NumpyStore:
 
     def best(self, acc: Any, k: int) -> list[tuple[int, float]]:
         np = self.np
-        candidates = np.flatnonzero(acc > 0)
+        candidates = None
+        blocks = len(acc) // self.BLOCK
+        if blocks > 4 * k:
+            # A floor for the k-th best score: the k-th best of the blocks' maxima (k blocks hold
+            # a score at least that high). Only the few tools above it are partitioned, not the
+            # tens of thousands with any score (partitioning those took half a millisecond).
+            tops = acc[: blocks * self.BLOCK].reshape(blocks, self.BLOCK).max(axis=1)
+            floor = np.partition(tops, blocks - k)[blocks - k]
+            if floor > 0:
+                candidates = np.flatnonzero(acc >= floor)
+        if candidates is None:
+            candidates = np.flatnonzero(acc > 0)
         scores = acc[candidates]
         if len(candidates) > k:
             # Everything scoring at least the k-th best score, so ties at the cut are ordered by name.
