@@ -191,15 +191,26 @@ def test_the_example_loop_refuses_an_undisclosed_call_and_keeps_state_in_agent_m
         call("toolSearch", {"query": "current weather for a city"}),
         say("ok"),
     )
-    assert example.main(["Weather?", "--base-url", server.url, "--model", "m", "--state", str(state)]) == 0
+    agent = ["--mode", "agent", "--state", str(state)]
+    assert example.main(["Weather?", "--base-url", server.url, "--model", "m", *agent]) == 0
     refusal = json.loads(server.requests[1].messages[-1]["content"])
     assert refusal == {"error": "tool 'getWeather' is not available in this request"}
     assert "getWeather" in server.requests[2].tool_names
     saved = json.loads(state.read_text(encoding="utf-8"))
     assert "getWeather" in saved["metadata"]["agentsflex.toolsearch.activeToolNames"]
     server.add(say("still here"))
-    assert example.main(["again", "--base-url", server.url, "--model", "m", "--state", str(state)]) == 0
+    assert example.main(["again", "--base-url", server.url, "--model", "m", *agent]) == 0
     assert "getWeather" in server.requests[3].tool_names  # restored from the state file
+
+
+def test_the_example_loop_refuses_state_without_agent_mode(example, server, tmp_path, capsys):
+    """--state used to switch to agent mode silently; it is an agent-mode option, said so in one line."""
+    state = tmp_path / "state.json"
+    with pytest.raises(SystemExit) as exit_:
+        example.main(["Weather?", "--base-url", server.url, "--model", "m", "--state", str(state)])
+    assert exit_.value.code == 2
+    assert "--state keeps agent-mode run state; use it with --mode agent" in capsys.readouterr().err
+    assert not server.requests and not state.exists()  # nothing asked, nothing written
 
 
 def test_agent_mode_counts_a_handled_call_as_a_use_under_cumulative(demo):
