@@ -40,6 +40,7 @@ from typing import Any
 
 from .arguments import check_arguments, not_available, refusal
 from .disclosure.engine import DisclosureEngine, RequestSnapshot
+from .disclosure.log import MessageLog
 from .disclosure.state import RunState
 from .errors import ToolsearchError, UsageError
 from .model import Catalog, Tool
@@ -159,6 +160,9 @@ class ToolSearch:
         #: Agent mode: the run state holding the disclosed tool names (``None`` in chat mode).
         self.state: RunState | None = (state or RunState()) if mode == "agent" else None
         self._last: Request | None = None
+        self._log = MessageLog()  # the history so far, read incrementally by each request
+        #: The first and last messages the log holds, as the caller passed them.
+        self._ends: tuple[Any, ...] = ()
 
     @property
     def search_tool_name(self) -> str:
@@ -170,9 +174,28 @@ class ToolSearch:
         return self.state.active_names if self.state is not None else []
 
     def request(self, messages: Sequence[Mapping[str, Any]]) -> Request:
-        """The request for this history (the one :meth:`handle` checks calls against by default)."""
-        self._last = Request(self.engine.snapshot(messages, state=self.state))
+        """The request for this history (the one :meth:`handle` checks calls against by default).
+
+        A history that extends the previous one (its first and last-seen messages the same, then
+        more, as an agent loop appends) costs only its new messages: they join a
+        :class:`~toolsearch_cli.disclosure.log.MessageLog` kept across requests, so a long loop
+        stays linear. Any other history (shorter, or a different first or last-seen message)
+        starts the log over. Earlier messages must not be edited in place between requests."""
+        self._last = Request(self.engine.snapshot(self._log_of(messages), state=self.state))
         return self._last
+
+    def _log_of(self, messages: Sequence[Mapping[str, Any]]) -> MessageLog:
+        """The kept log, brought up to ``messages`` (or a new one when they do not extend it)."""
+        if isinstance(messages, MessageLog):
+            return messages
+        log, seen = self._log, len(self._log)
+        if len(messages) < seen or (seen and (messages[0], messages[seen - 1]) != self._ends):
+            log = self._log = MessageLog()
+            seen = 0
+        log.extend([m if isinstance(m, dict) else dict(m) for m in messages[seen:]])
+        if messages:
+            self._ends = (messages[0], messages[-1])
+        return log
 
     def tools(self, messages: Sequence[Mapping[str, Any]], api: str = "openai") -> list[dict[str, Any]]:
         """Shortcut: ``request(messages).tools(api)``."""
