@@ -74,16 +74,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", required=True)
     parser.add_argument("--catalog", default=CATALOG)
     parser.add_argument("--mode", choices=("chat", "agent"), default="chat")
-    parser.add_argument("--state", help="agent mode: run-state file, restored when present and saved at the end")
+    parser.add_argument("--state", help="with --mode agent: run-state file, restored when present and saved at the end")
     args = parser.parse_args(argv)
+    if args.state and args.mode != "agent":  # as `toolsearch simulate --state`: chat mode keeps no state
+        parser.error("--state keeps agent-mode run state; use it with --mode agent")
 
     from openai import OpenAI
 
     client = OpenAI(base_url=args.base_url, api_key=os.environ.get("OPENAI_API_KEY") or "no-key", max_retries=0)
-    if args.state:
-        ts = ToolSearch.resume(args.state, args.catalog)
-    else:
-        ts = ToolSearch(args.catalog, mode=args.mode)
+    ts = ToolSearch.resume(args.state, args.catalog) if args.state else ToolSearch(args.catalog, mode=args.mode)
     answer = agent_loop(client, args.model, ts, args.prompt)
     if args.state:
         ts.save_state(args.state)

@@ -191,15 +191,26 @@ def test_the_example_loop_refuses_an_undisclosed_call_and_keeps_state_in_agent_m
         call("toolSearch", {"query": "current weather for a city"}),
         say("ok"),
     )
-    assert example.main(["Weather?", "--base-url", server.url, "--model", "m", "--state", str(state)]) == 0
+    agent = ["--mode", "agent", "--state", str(state)]
+    assert example.main(["Weather?", "--base-url", server.url, "--model", "m", *agent]) == 0
     refusal = json.loads(server.requests[1].messages[-1]["content"])
     assert refusal == {"error": "tool 'getWeather' is not available in this request"}
     assert "getWeather" in server.requests[2].tool_names
     saved = json.loads(state.read_text(encoding="utf-8"))
     assert "getWeather" in saved["metadata"]["agentsflex.toolsearch.activeToolNames"]
     server.add(say("still here"))
-    assert example.main(["again", "--base-url", server.url, "--model", "m", "--state", str(state)]) == 0
+    assert example.main(["again", "--base-url", server.url, "--model", "m", *agent]) == 0
     assert "getWeather" in server.requests[3].tool_names  # restored from the state file
+
+
+def test_the_example_loop_refuses_state_without_agent_mode(example, server, tmp_path, capsys):
+    """--state used to switch to agent mode silently; it is an agent-mode option, said so in one line."""
+    state = tmp_path / "state.json"
+    with pytest.raises(SystemExit) as exit_:
+        example.main(["Weather?", "--base-url", server.url, "--model", "m", "--state", str(state)])
+    assert exit_.value.code == 2
+    assert "--state keeps agent-mode run state; use it with --mode agent" in capsys.readouterr().err
+    assert not server.requests and not state.exists()  # nothing asked, nothing written
 
 
 def test_agent_mode_counts_a_handled_call_as_a_use_under_cumulative(demo):
@@ -219,3 +230,102 @@ def test_agent_mode_counts_a_handled_call_as_a_use_under_cumulative(demo):
         ts.handle("toolSearch", '{"query": "send an email", "maxResults": 1}', ts.request(messages)).content
     )
     assert ts.state.active_names == [*emailed, second]  # found[0], never called, was evicted
+
+
+QUERIES = ["weather in Paris", "send an email", "reset a password", "exchange rates", "zzz-nothing-matches"]
+
+
+def _long_loop(ts, exchanges, check, trim=True, edit=False):
+    """An app's agent loop of ``exchanges`` user turns (search, call the first hit, answer), with
+    ``check(messages)`` at every request; half-way the app trims its history (a new, shorter list);
+    with ``edit`` it edits its system message and its latest message in place now and then."""
+    messages = [{"role": "system", "content": "Use toolSearch to find tools."}]
+    for n in range(exchanges):
+        if trim and n == exchanges // 2:
+            messages = [messages[0], *messages[-6:]]  # trimmed: the kept log cannot be extended
+        if edit and n % 7 == 3:
+            messages[0]["content"] = f"Use toolSearch to find tools. Today is day {n}."  # edited in place
+        messages.append({"role": "user", "content": f"question {n}: {QUERIES[n % len(QUERIES)]}"})
+        request = check(messages)
+        if edit and n % 5 == 2:
+            messages[-1]["content"] += " (and in Celsius, please)"  # the last-seen message, edited in place
+            request = check(messages)
+        handled = ts.handle("toolSearch", {"query": QUERIES[n % len(QUERIES)], "maxResults": 2}, request)
+        messages.append(
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [
+                    {
+                        "id": f"s{n}",
+                        "type": "function",
+                        "function": {
+                            "name": "toolSearch",
+                            "arguments": json.dumps({"query": QUERIES[n % len(QUERIES)]}),
+                        },
+                    }
+                ],
+            }  # fmt: skip
+        )
+        messages.append({"role": "tool", "tool_call_id": f"s{n}", "content": handled.content})
+        request = check(messages)
+        name = request.snapshot.disclosed[0] if request.snapshot.disclosed else "getWeather"
+        outcome = ts.handle(name, "{}", request)
+        messages.append(
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [{"id": f"t{n}", "type": "function", "function": {"name": name, "arguments": "{}"}}],
+            }  # fmt: skip
+        )
+        messages.append({"role": "tool", "tool_call_id": f"t{n}", "content": outcome.content or '"done"'})
+        check(list(messages))  # a fresh list of the same messages extends the log too
+        messages.append({"role": "assistant", "content": f"answer {n}"})
+    return messages
+
+
+@pytest.mark.parametrize("mode", ["chat", "agent"])
+@pytest.mark.parametrize("policy", ["latest", "cumulative"])
+def test_requests_over_a_long_loop_equal_snapshots_of_the_whole_history(demo, mode, policy):
+    """request() keeps an incremental log across calls; every request must be exactly what a
+    snapshot built from scratch of the whole history gives (the behaviour before the log)."""
+    ts = ToolSearch(demo, mode=mode, policy=policy, max_active=3, context={"role": "admin"})
+    compared = []
+
+    def check(messages):
+        request = ts.request(messages)
+        fresh = ts.engine.snapshot(list(messages), state=ts.state)
+        assert request.snapshot.to_dict(include_messages=True) == fresh.to_dict(include_messages=True)
+        assert request.messages == fresh.messages and request.names == fresh.names
+        compared.append(len(messages))
+        return request
+
+    _long_loop(ts, 60, check, edit=True)
+    assert len(compared) == 192 and max(compared) > 150  # a long history, and the trimmed one after
+    assert (
+        ts.request([{"role": "user", "content": "restart"}]).snapshot.to_dict()
+        == ts.engine.snapshot([{"role": "user", "content": "restart"}], state=ts.state).to_dict()
+    )  # a different, shorter history starts over
+
+
+def test_a_long_loop_counts_each_message_s_tokens_a_few_times_not_once_per_request(demo, monkeypatch):
+    """The work of request() over a loop is linear in the history: the message text given to the
+    token counter adds up to a few times the final history, not (as when each request re-counted
+    the whole history) about half the number of requests times it. A work count, not a timing."""
+    ts = ToolSearch(demo, policy="cumulative")
+    counter = ts.engine.counter
+    count = type(counter).count.__get__(counter)
+    counted = [0]
+
+    def counting(text):
+        if not text.lstrip('[{"').startswith('type":"function"'):  # tool definitions are cached per tool
+            counted[0] += len(text)
+        return count(text)
+
+    monkeypatch.setattr(counter, "count", counting, raising=False)
+    messages = _long_loop(ts, 40, ts.request, trim=False)
+    whole = len(json.dumps(messages, ensure_ascii=False, separators=(",", ":")))
+    assert whole * 2 < counted[0] < whole * 3, (counted[0], whole)  # each message's pieces: once, plus a few
+    counted[0] = 0
+    ts.request(list(messages))  # the same history again: nothing new to count
+    assert counted[0] < 100

@@ -235,3 +235,55 @@ def test_a_folder_loads_json_catalogs_of_any_format(write, tmp_path):
 def test_parse_document_reads_json_without_suffix_hint():
     doc = parse_document('[{"name": "a", "input_schema": {"type": "object"}}]', "inline")
     assert detect_format(doc.data) == "anthropic"
+
+
+TWO_TOOLS_JSONL = (
+    '{"name": "getWeather", "description": "Get the weather.", "parameters": {"type": "object"}}\n'
+    '{"name": "sendEmail", "description": "Send an email.", "parameters": {"type": "object"}}\n'
+)
+
+
+@pytest.mark.parametrize(
+    "text, kind",
+    [
+        # JSON Lines: several lines, each a JSON object
+        (TWO_TOOLS_JSONL, "json lines"),
+        ("\n" + TWO_TOOLS_JSONL.replace("\n", "\n\n"), "json lines"),  # blank lines between
+        # YAML that starts with '{' on several lines: flow mappings, not JSON
+        (
+            "{tools: [{name: getWeather, description: Get the weather.},\n{name: sendEmail, description: Send.}]}\n",
+            "yaml",
+        ),
+        (
+            "{tools: [\n  {name: getWeather, description: Get the weather.},\n"
+            "  {name: sendEmail, description: Send.}\n]}\n",
+            "yaml",
+        ),
+        # a JSON document followed by a YAML comment is YAML (JSON is YAML), not broken JSON Lines
+        (json.dumps({"tools": [{"name": "getWeather"}, {"name": "sendEmail"}]}) + "\n# exported by hand\n", "yaml"),
+        # one line: whole JSON
+        (json.dumps([{"name": "getWeather"}, {"name": "sendEmail"}]), "json"),
+    ],
+)
+def test_json_lines_json_and_yaml_are_told_apart_by_structure(text, kind):
+    doc = parse_document(text, "inline")
+    data = doc.data
+    tools = data["tools"] if isinstance(data, dict) else data
+    assert [t["name"] for t in tools] == ["getWeather", "sendEmail"]
+    assert (doc.text is None) == (kind == "json lines")  # JSON Lines keeps no whole-document text
+
+
+@pytest.mark.parametrize(
+    "text, json_hint, fragment, line",
+    [
+        (TWO_TOOLS_JSONL + '{"name": "broken",\n', False, "malformed JSON Lines", 3),
+        (TWO_TOOLS_JSONL + '{"name": "x", "n": NaN}\n', False, "NaN", 3),
+        ('{"name": "x", "n": NaN}\n' + TWO_TOOLS_JSONL, False, "NaN", 1),
+        (TWO_TOOLS_JSONL + "[1, 2]\n", True, "malformed JSON: Extra data", 2),  # not all lines objects
+        ('{"tools": [1}', True, "malformed JSON", 1),
+    ],
+)
+def test_json_and_json_lines_errors_name_the_line(text, json_hint, fragment, line):
+    with pytest.raises(CatalogError) as err:
+        parse_document(text, "inline.json", json_hint=json_hint)
+    assert fragment in err.value.message and err.value.line == line, (err.value.message, err.value.line)

@@ -270,6 +270,20 @@ def test_explanation_of_a_multi_sentence_request_adds_up(demo):
     assert any("weight" in c.detail for h in hits for c in h.contributions)
 
 
+def test_explanation_in_a_category_adds_up_when_a_sentence_matches_no_tool_there():
+    # The first sentence matches only a tool outside the category: the bonus of the second
+    # sentence must be explained with the second sentence's words (it once took the first's).
+    catalog = Catalog(tools=[make("cityInfo", "city facts", category="Places"), make("forecast", "weather", "Weather")])
+    for backend_size in (1, 3000):  # the Python backend, then the NumPy one
+        if backend_size > 1:
+            catalog = Catalog(tools=[*catalog.tools, *(make(f"filler{i}", "filler") for i in range(backend_size))])
+        hits = search(catalog, "city facts. weather", category="Weather")
+        assert names(hits) == ["forecast"]
+        assert sum(c.points for c in hits[0].contributions) == pytest.approx(hits[0].score)
+        assert {c.term for c in hits[0].contributions} == {"weather"}
+        assert catalog.cached_index("default", lambda: None).backend == ("python" if backend_size == 1 else "numpy")
+
+
 @settings(max_examples=300, deadline=None)
 @given(
     st.lists(

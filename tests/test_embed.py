@@ -411,3 +411,16 @@ def test_tool_text_embeds_the_mcp_title_and_the_openapi_summary():
     assert "Create an issue" in tool_text(mcp_tool)
     assert "List pull requests" in tool_text(api_tool)
     assert tool_text(Tool(name="plain", description="Only text.")).count("Only text.") == 1
+
+
+def test_the_cli_embed_options_read_the_variables_the_library_reads():
+    from toolsearch_cli.cli import options
+    from toolsearch_cli.search import embed
+
+    pairs = [
+        (options.EMBED_MODEL_OPTION, embed.MODEL_VAR),
+        (options.EMBED_BASE_URL_OPTION, embed.BASE_URL_VAR),
+        (options.EMBED_KEY_ENV_OPTION, embed.KEY_ENV_VAR),
+        (options.EMBED_MULTILINGUAL_OPTION, embed.MULTILINGUAL_VAR),
+    ]
+    assert [option.envvar for option, _ in pairs] == [name for _, name in pairs]

@@ -49,6 +49,39 @@ def test_300_level_schema_is_an_error_with_a_short_line_in_search_and_lint(run_c
     assert "TS001" in lint.stdout
 
 
+def _items_schema(levels: int) -> dict:
+    """An array of arrays ... ``levels`` deep: one data level per schema level."""
+    schema: dict = {"type": "string", "description": "a cell"}
+    for _ in range(levels):
+        schema = {"type": "array", "items": schema}
+    return {"type": "object", "properties": {"grid": schema}}
+
+
+@pytest.mark.parametrize("fmt", ["mcp", "openapi"])
+def test_one_depth_bound_for_data_and_schemas(run_cli, write, fmt):
+    """The schema walkers stopped at 64 levels while data may nest 100: a schema the data bound
+    accepts (80 levels of ``items``) was refused as a schema. Now one bound holds for both, and a
+    deeper schema is refused in one line naming that bound."""
+    from toolsearch_cli.bounded import MAX_DEPTH
+
+    def document(levels: int) -> str:
+        schema = _items_schema(levels)
+        if fmt == "mcp":
+            return json.dumps([{"name": "fill", "description": "Fill a grid of cells.", "inputSchema": schema}])
+        body = {"required": True, "content": {"application/json": {"schema": schema}}}
+        operation = {"operationId": "fill", "summary": "Fill a grid of cells.", "requestBody": body}
+        info = {"title": "t", "version": "1"}
+        return json.dumps({"openapi": "3.0.3", "info": info, "paths": {"/g": {"post": operation}}})
+
+    accepted = write("ok.json", document(80))
+    result = run_cli("search", "grid of cells", "--catalog", str(accepted), "--format", "json")
+    assert result.code == 0, result.stderr
+    assert json.loads(result.stdout)["hits"][0]["name"] == "fill"
+    assert run_cli("lint", str(accepted), "--format", "json").code in (0, 1)
+    refused = write("deep.json", document(MAX_DEPTH + 20))
+    one_line_error(run_cli("search", "x", "--catalog", str(refused)), "deep.json", f"deeper than {MAX_DEPTH}")
+
+
 def test_100k_nested_json_arrays(run_cli, write):
     path = write("arrays.json", "[" * 100_000 + "]" * 100_000)
     one_line_error(run_cli("search", "x", "--catalog", str(path)), "arrays.json:1", "deeper than 100")
@@ -480,6 +513,44 @@ def test_live_server_with_a_bad_200_body(run_cli, monkeypatch, chat_server, body
 
     chat_server.add(Raw(200, body, content_type))
     one_line_error(live_run(run_cli, monkeypatch, chat_server, "--catalog", str(DEMO_CATALOG)), "model server")
+
+
+def _completion_text(**extra: str) -> str:
+    """A Chat Completions body as JSON text, with ``extra`` members spliced in verbatim."""
+    members = "".join(f', "{key}": {raw}' for key, raw in extra.items())
+    return (
+        '{"id": "c", "object": "chat.completion", "created": 1, "model": "m"' + members + ', "choices": '
+        '[{"index": 0, "message": {"role": "assistant", "content": "hello"}, "finish_reason": "stop"}]}'
+    )
+
+
+@pytest.mark.parametrize(
+    "body, fragment",
+    [
+        (_completion_text(usage='{"prompt_tokens": NaN, "completion_tokens": 1, "total_tokens": 1}'), "NaN"),
+        (_completion_text(system_fingerprint="Infinity"), "Infinity"),
+        (_completion_text(service_tier="-Infinity"), "Infinity"),
+        (_completion_text(usage='{"prompt_tokens": 1e999}'), "too large"),
+        (_completion_text(model='"other"'), "duplicate key 'model'"),
+    ],
+)
+def test_a_live_200_reply_breaking_strict_json_is_refused(run_cli, monkeypatch, chat_server, body, fragment):
+    """Model output is hostile: a 200 with NaN/Infinity, a number that overflows or a key twice is
+    not read leniently (the SDK's parser would accept it) but refused in one line."""
+    from tests.chat_server import Raw
+
+    chat_server.add(Raw(200, body))
+    line = one_line_error(live_run(run_cli, monkeypatch, chat_server, "--catalog", str(DEMO_CATALOG)), fragment)
+    assert "model server" in line and "JSON" in line
+
+
+def test_a_strict_json_200_reply_is_still_accepted(run_cli, monkeypatch, chat_server):
+    from tests.chat_server import Raw
+
+    chat_server.add(Raw(200, _completion_text(usage='{"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4}')))
+    result = live_run(run_cli, monkeypatch, chat_server, "--catalog", str(DEMO_CATALOG), "--format", "json")
+    assert result.code == 0, result.stderr
+    assert result.json()["requests"][0]["reply"]["content"] == "hello"
 
 
 @pytest.mark.parametrize("value", ["nan", "NaN", "-inf", "soon"])

@@ -189,3 +189,93 @@ def test_manager_registrations_reach_the_index_without_a_rebuild():
     assert provider._catalog is catalog and catalog.cached_index("default", lambda: None) is index
     manager.unregister("getForecast")
     assert manager.search("forecast", max_results=5) == []
+
+
+def reference_ranking(tools, query, k, category=None):
+    """The default ranker's scores straight from their definition, tool by tool (no index):
+    BM25F term scores, the query's term weights, and the best-sentence bonus of QueryPlan."""
+    import math
+
+    from toolsearch_cli.search.bm25f import CLAUSE_SHARE, FIELD_SPECS, K1, MAX_FIELD_COUNT
+    from toolsearch_cli.search.text import classic_normalize, is_weak_term
+
+    specs = list(FIELD_SPECS.values())
+    fields = [analyse_tool(t) for t in tools]
+    n = len(tools)
+    avgs = [(sum(f[fid][1] for f in fields) / n) or 1.0 for fid in range(len(specs))]
+    df: dict[str, int] = {}
+    for f in fields:
+        for term in set().union(*(counts for counts, _ in f)):
+            df[term] = df.get(term, 0) + 1
+
+    def term_score(i, term):
+        tf = 0.0
+        for spec, (counts, length) in zip(specs, fields[i], strict=True):
+            if term in counts:
+                norm = 1.0 - spec.b + spec.b * min(length / avgs[specs.index(spec)], spec.max_ratio)
+                tf += spec.weight * min(counts[term], MAX_FIELD_COUNT) / norm
+        idf = math.log(1.0 + (n - df[term] + 0.5) / (df[term] + 0.5))
+        return idf * tf * (K1 + 1.0) / (K1 + tf)
+
+    plan = query_plan(query)
+    terms = [t for t in plan.terms if t in df]
+    strong = [t for t in plan.terms if not is_weak_term(t)]
+    eligible = [
+        i
+        for i, tool in enumerate(tools)
+        if (category is None or classic_normalize(tool.category) == classic_normalize(category))
+        # a query with a real word and single CJK characters: a tool must hold one of the real words
+        and not (strong and len(strong) < len(plan.terms) and not any(t in c for c, _ in fields[i] for t in strong))
+    ]
+    whole = {i: sum(plan.weights.get(t, 1.0) * term_score(i, t) for t in terms) for i in eligible}
+    clauses = [c for c in plan.clauses if any(t in df for t in c)]
+    bonus = dict.fromkeys(eligible, 0.0)
+    if len(clauses) > 1 and CLAUSE_SHARE > 0:
+        top = max(whole.values(), default=0.0)
+        for clause in clauses:
+            sentence = {i: sum(w * term_score(i, t) for t, w in clause.items() if t in df) for i in eligible}
+            peak = max(sentence.values(), default=0.0)
+            if peak > 0 and top > 0:
+                for i in eligible:
+                    bonus[i] = max(bonus[i], CLAUSE_SHARE * top / peak * sentence[i])
+    final = {tools[i].name: whole[i] + bonus[i] for i in eligible if whole[i] + bonus[i] > 0}
+    return final, {t: term_score for t in terms}, sorted(final.items(), key=lambda kv: (-kv[1], kv[0]))[:k]
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    tools=catalog_st,
+    queries=st.lists(query_st, min_size=1, max_size=3),
+    k=st.integers(1, 6),
+    block=st.sampled_from([1, 2, 3, 64]),
+    backend=st.sampled_from(["python", "numpy"]),
+)
+def test_rankings_equal_a_tool_by_tool_computation_of_the_scores(tools, queries, k, block, backend):
+    """Both backends (with the NumPy one's k-th-best bound on blocks of any size) return exactly the
+    best k tools of the definition, with their scores and term weights that add up to them."""
+    from toolsearch_cli.search.index import _NumpyStore
+
+    index = build_index(tools, backend=backend)
+    by_name = {t.name: i for i, t in enumerate(tools)}
+    original = _NumpyStore.BLOCK
+    _NumpyStore.BLOCK = block
+    try:
+        for q in queries:
+            for category in (None, "Weather"):
+                allowed = index.category_slots(category) if category else None
+                got = index.rank(query_plan(q), k, allowed)
+                final, scorers, expected = reference_ranking(tools, q, k, category)
+                assert len(got) == len(expected)
+                got_scores = [s for _, s, _ in got]
+                assert got_scores == sorted(got_scores, reverse=True)
+                for (tool, score, weights), (_, want) in zip(got, expected, strict=True):
+                    assert score == pytest.approx(final[tool.name], rel=1e-9, abs=1e-12)  # its own score
+                    assert score == pytest.approx(want, rel=1e-9, abs=1e-12)  # the k best scores
+                    parts = sum(w * scorers[t](by_name[tool.name], t) for t, w in weights.items())
+                    assert parts == pytest.approx(score, rel=1e-9, abs=1e-12)  # explanations add up
+                if got:  # nothing clearly better than the last one returned was left out
+                    names = {tool.name for tool, _, _ in got}
+                    last = got_scores[-1]
+                    assert all(name in names for name, s in final.items() if s > last * (1 + 1e-9))
+    finally:
+        _NumpyStore.BLOCK = original

@@ -155,7 +155,7 @@ def test_what_an_executed_tool_prints_goes_to_stderr(tmp_path):
     module.write_text(NOISY_MODULE, encoding="utf-8")
     script = tmp_path / "run.sim.yaml"
     script.write_text(SCRIPT.format(module=module, tool="restartService", args="{service: billing}"), encoding="utf-8")
-    out = _run(["simulate", str(script), "--execute", "--check", "--format", "json"])
+    out = _run(["simulate", str(script), "--catalog", str(module), "--execute", "--check", "--format", "json"])
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     assert data["requests"][1]["reply"]["tool_calls"][0]["result"] == "restarted billing"
@@ -169,12 +169,12 @@ def test_a_tool_raising_system_exit_never_ends_toolsearch(tmp_path, code):
     module.write_text(NOISY_MODULE, encoding="utf-8")
     script = tmp_path / "run.sim.yaml"
     script.write_text(SCRIPT.format(module=module, tool="quitProcess", args=f"{{code: {code}}}"), encoding="utf-8")
-    out = _run(["simulate", str(script), "--execute", "--check", "--format", "json"])
+    out = _run(["simulate", str(script), "--catalog", str(module), "--execute", "--check", "--format", "json"])
     data = json.loads(out.stdout)
     call = data["requests"][1]["reply"]["tool_calls"][0]
     assert call["result_source"] == "function" and "SystemExit" in call["result"]
     assert any("quitProcess raised SystemExit" in w for w in data["requests"][1]["warnings"])
-    table = _run(["simulate", str(script), "--execute"])
+    table = _run(["simulate", str(script), "--catalog", str(module), "--execute"])
     assert table.returncode == 0 and "quitProcess" in table.stdout
 
 
@@ -218,11 +218,51 @@ def test_replaying_a_recording_never_runs_the_code_it_names(run_cli, tmp_path, m
     recording = _recording_naming(tmp_path, run_cli, catalog)
     result = run_cli("simulate", "--replay", str(recording))
     assert result.code == 2 and result.stderr.count("\n") == 1
-    assert "a replay never runs code" in result.stderr and "add --catalog" in result.stderr
+    assert "the recording names the catalog" in result.stderr and "never runs code" in result.stderr
+    assert "add --catalog" in result.stderr
     assert not marker.exists()
     # naming it on the command line is the user's consent
     named = run_cli("simulate", "--replay", str(recording), "--catalog", catalog)
-    assert marker.exists() and "a replay never runs code" not in named.stderr
+    assert marker.exists() and "never runs code" not in named.stderr
+
+
+SCRIPT_TURNS = "turns:\n  - user: hi\n    steps: [{say: hello}]\n"
+
+
+@pytest.mark.parametrize("kind", ["py", "module", "stdio"])
+@pytest.mark.parametrize("live", [False, True])
+def test_a_script_never_runs_the_code_its_catalog_names(run_cli, tmp_path, monkeypatch, kind, live):
+    """A script is data like a recording: its .py, module or mcp+stdio catalog is refused (file:line,
+    field) unless --catalog names it, also before a live run sends anything."""
+    marker = tmp_path / "ran"
+    (tmp_path / "evil_tools.py").write_text(f"open({str(marker)!r}, 'w').write('ran')\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delitem(sys.modules, "evil_tools", raising=False)
+    catalog = {
+        "py": "evil_tools.py",
+        "module": "evil_tools",
+        "stdio": f"mcp+stdio:{shlex.quote(sys.executable)} {shlex.quote(str(tmp_path / 'evil_tools.py'))}",
+    }[kind]
+    # the second catalog entry is the one refused: the error names its line
+    script = tmp_path / "evil.sim.yaml"
+    script.write_text(f"name: evil\ncatalog:\n  - {DEMO}\n  - {json.dumps(catalog)}\n{SCRIPT_TURNS}", encoding="utf-8")
+    extra = ["--live", "--model", "m", "--base-url", "http://127.0.0.1:9"] if live else []
+    result = run_cli("simulate", str(script), *extra)
+    assert result.code == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert f"{script}:4: field 'catalog': the script names the catalog" in result.stderr
+    assert "never runs code" in result.stderr and "add --catalog" in result.stderr
+    assert not marker.exists()
+    if not live:  # naming it on the command line is the user's consent
+        named = run_cli("simulate", str(script), "--catalog", catalog)
+        assert marker.exists() and "never runs code" not in named.stderr
+
+
+def test_a_script_naming_data_catalogs_runs_with_them(run_cli, tmp_path):
+    (tmp_path / "cat.yaml").write_text("tools:\n  - {name: getTide, description: Tide times.}\n", encoding="utf-8")
+    script = tmp_path / "data.sim.yaml"
+    script.write_text(f"catalog: [cat.yaml, {DEMO}]\n{SCRIPT_TURNS}", encoding="utf-8")
+    result = run_cli("simulate", str(script), "--format", "json")
+    assert result.code == 0, result.stderr
 
 
 def test_a_recording_naming_data_catalogs_replays_with_them(run_cli, tmp_path):

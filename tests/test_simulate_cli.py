@@ -274,10 +274,12 @@ def test_execute_runs_python_catalog_functions(run_cli, write):
         "      - say: done\n"
     )
     path = str(write("ops.sim.yaml", text))
-    executed = run_cli("simulate", path, "--execute", "--format", "json").json()
+    # a script's code catalog runs only when the command line names it too
+    assert run_cli("simulate", path, "--execute").code == 2
+    executed = run_cli("simulate", path, "--catalog", str(module), "--execute", "--format", "json").json()
     call = executed["requests"][1]["reply"]["tool_calls"][0]
     assert call["result_source"] == "function" and call["result"] == "restarted billing in staging"
-    canned = run_cli("simulate", path, "--format", "json").json()
+    canned = run_cli("simulate", path, "--catalog", str(module), "--format", "json").json()
     call = canned["requests"][1]["reply"]["tool_calls"][0]
     assert call["result_source"] == "none" and call["result"] == "null"
     assert any("--execute" in w for w in canned["requests"][1]["warnings"])

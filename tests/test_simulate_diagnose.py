@@ -202,10 +202,10 @@ def test_python_tool_mock_is_the_scripted_default(run_cli, write):
         "      - call: {name: restartThing, arguments: {name: api}}\n"
         "      - say: done\n",
     )
-    plain = run_cli("simulate", str(script), "--format", "json").json()
+    plain = run_cli("simulate", str(script), "--catalog", str(module), "--format", "json").json()
     call_ = plain["requests"][1]["reply"]["tool_calls"][0]
     assert (json.loads(call_["result"]), call_["result_source"]) == ({"status": "restarted"}, "mock")
-    executed = run_cli("simulate", str(script), "--format", "json", "--execute").json()
+    executed = run_cli("simulate", str(script), "--catalog", str(module), "--format", "json", "--execute").json()
     call_ = executed["requests"][1]["reply"]["tool_calls"][0]
     assert (call_["result"], call_["result_source"]) == ("ran api", "function")
 

@@ -40,6 +40,7 @@ from typing import Any
 
 from .arguments import check_arguments, not_available, refusal
 from .disclosure.engine import DisclosureEngine, RequestSnapshot
+from .disclosure.log import MessageLog, message_json
 from .disclosure.state import RunState
 from .errors import ToolsearchError, UsageError
 from .model import Catalog, Tool
@@ -159,6 +160,7 @@ class ToolSearch:
         #: Agent mode: the run state holding the disclosed tool names (``None`` in chat mode).
         self.state: RunState | None = (state or RunState()) if mode == "agent" else None
         self._last: Request | None = None
+        self._log = MessageLog()  # the history so far, read incrementally by each request
 
     @property
     def search_tool_name(self) -> str:
@@ -170,9 +172,30 @@ class ToolSearch:
         return self.state.active_names if self.state is not None else []
 
     def request(self, messages: Sequence[Mapping[str, Any]]) -> Request:
-        """The request for this history (the one :meth:`handle` checks calls against by default)."""
-        self._last = Request(self.engine.snapshot(messages, state=self.state))
+        """The request for this history (the one :meth:`handle` checks calls against by default).
+
+        A history that extends the previous one (its first and last-seen messages unchanged, then
+        more, as an agent loop appends) costs only its new messages: they join a
+        :class:`~toolsearch_cli.disclosure.log.MessageLog` kept across requests, so a long loop
+        stays linear. Any other history (shorter, or a changed first or last-seen message, also
+        when edited in place) starts the log over. Messages between those two must not be edited
+        in place between requests."""
+        self._last = Request(self.engine.snapshot(self._log_of(messages), state=self.state))
         return self._last
+
+    def _log_of(self, messages: Sequence[Mapping[str, Any]]) -> MessageLog:
+        """The kept log, brought up to ``messages`` (or a new one when they do not extend it)."""
+        if isinstance(messages, MessageLog):
+            return messages
+        log, seen = self._log, len(self._log)
+        # the two ends as the log read them (an edit in place included): a few messages' JSON, not all
+        if len(messages) < seen or (
+            seen and any(message_json(_as_dict(messages[i])) != log.text(i) for i in {0, seen - 1})
+        ):
+            log = self._log = MessageLog()
+            seen = 0
+        log.extend([_as_dict(m) for m in messages[seen:]])
+        return log
 
     def tools(self, messages: Sequence[Mapping[str, Any]], api: str = "openai") -> list[dict[str, Any]]:
         """Shortcut: ``request(messages).tools(api)``."""
@@ -223,6 +246,10 @@ class ToolSearch:
     ) -> ToolSearch:
         """Agent mode, restoring the state saved at ``path`` (a new state when there is no file)."""
         return cls(catalog, mode="agent", state=RunState.load_or_new(path), **options)
+
+
+def _as_dict(message: Mapping[str, Any]) -> dict[str, Any]:
+    return message if isinstance(message, dict) else dict(message)
 
 
 def _refused(name: str, kind: str, said: str, message: str, tool: Tool | None = None) -> Handled:

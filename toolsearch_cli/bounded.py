@@ -22,6 +22,9 @@ from .errors import CatalogError, ToolsearchError
 #: The largest file (or stream) read as data: a catalog, script, recording, query set, state file.
 MAX_INPUT_BYTES = 64 * 1024 * 1024
 #: The deepest nesting of lists and mappings accepted in data (real schemas nest a dozen levels).
+#: Schema walkers (validation, type mapping, OpenAPI clean-up and ``$ref`` inlining, lint) stop at
+#: the same depth: a schema level is at least one data level, so data within this bound never
+#: meets a schema bound first.
 MAX_DEPTH = 100
 #: Digits of the longest integer accepted (Python refuses to convert longer ones).
 MAX_INT_DIGITS = 4300

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 from ..bounded import path_problem, safe_is_dir, safe_is_file
-from ..errors import CatalogError
+from ..errors import CatalogError, UsageError
 from ..model import Catalog, Tool, ToolGroup
 from .mcp_client import is_live_source, load_live_source, shown_source, split_env_sources
 from .python_loader import is_module_reference, load_python_module, tool, tool_from_function
@@ -51,6 +52,7 @@ __all__ = [
     "load_catalog",
     "load_source",
     "load_source_with_groups",
+    "refuse_unnamed_code",
     "runs_code",
     "store_in_cache",
     "tool",
@@ -139,6 +141,28 @@ def runs_code(source: str) -> str | None:
     if is_module_reference(source):  # (a dotted name that is not an existing path)
         return "imports a Python module"
     return None
+
+
+def refuse_unnamed_code(sources: Iterable[Any], named_by: str, file: str, lines: Sequence[int | None] = ()) -> None:
+    """Refuse every source in ``sources`` that would run code (see :func:`runs_code`): a file
+    (a script, a recording) is data, and only the command line may name code to run.
+
+    ``named_by`` says what named them (``"the recording"``); ``lines`` are their lines in ``file``.
+    """
+    import shlex
+
+    for i, source in enumerate(sources):
+        if not isinstance(source, str):
+            continue
+        what = runs_code(source)
+        if what is not None:
+            raise UsageError(
+                f"{named_by} names the catalog {source!r}, which {what}; toolsearch never runs code "
+                f"the command line does not name: add --catalog {shlex.quote(source)} to run it",
+                file=file,
+                line=lines[i] if i < len(lines) else None,
+                field="catalog",
+            )
 
 
 def load_source(source: str, catalog_format: str | None = None, *, prefix: bool = False) -> Loaded:

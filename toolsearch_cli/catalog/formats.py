@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..bounded import json_lines, loads_json
+from ..bounded import JSONRefused, json_lines, loads_json, strict_json
 from ..errors import CatalogError, did_you_mean, kind_of
 from ..files import read_text
 from ..model import Location, Tool, ToolGroup
@@ -133,21 +133,46 @@ def _duplicate_line(text: str, file: str, key: str) -> tuple[str, int | None]:
 
 
 def parse_document(text: str, file: str, *, json_hint: bool = False) -> Document:
-    """Parse JSON, JSON Lines (one value a line, as BFCL ships its tools) or YAML text into a :class:`Document`."""
+    """Parse JSON, JSON Lines (one value a line, as BFCL ships its tools) or YAML text into a :class:`Document`.
+
+    Told apart by structure: text that starts with ``{`` or ``[`` is tried as strict JSON; when that
+    fails on syntax, text of several lines that are each a JSON object (:func:`_json_lines_shape`)
+    is JSON Lines, and anything else is YAML (a flow mapping, or JSON with a YAML comment) unless
+    ``json_hint`` (a ``.json`` file) says it must be JSON."""
+    import json
+
     if json_hint or text.lstrip()[:1] in ("{", "["):
         try:
-            return Document(
-                loads_json(text, file, duplicate_hint=lambda key: _duplicate_line(text, file, key)), file, text
-            )
-        except CatalogError as exc:
-            if not exc.message.startswith("malformed JSON"):
-                raise
-            if exc.message.startswith("malformed JSON: Extra data") and text.lstrip()[:1] == "{":
+            return Document(strict_json(text), file, text)
+        except JSONRefused:  # JSON syntax, a value refused (NaN, a key twice ...): the one-line error
+            loads_json(text, file, duplicate_hint=lambda key: _duplicate_line(text, file, key))
+            raise  # (loads_json refuses what strict_json refused)
+        except json.JSONDecodeError as exc:
+            if _json_lines_shape(text):
                 return parse_json_lines(text, file)
             if json_hint:
-                raise
-            # not JSON after all (a YAML flow mapping, say): YAML reports its own errors below
+                raise CatalogError(
+                    f"malformed JSON: {exc.msg} (column {exc.colno})", file=file, line=exc.lineno
+                ) from None
+            # not JSON after all: YAML reports its own errors below
     return Document(parse_yaml(text, file), file, text)
+
+
+def _json_lines_shape(text: str) -> bool:
+    """Several non-blank lines, each starting with ``{``, the first a whole JSON value by itself (a
+    YAML flow mapping spread over lines starting with ``{`` is not)."""
+    import json
+
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if len(lines) < 2 or not all(line.startswith("{") for line in lines):
+        return False
+    try:
+        strict_json(lines[0])
+    except JSONRefused:
+        return True  # JSON, refused for a value: parse_json_lines names the line
+    except json.JSONDecodeError:
+        return False
+    return True
 
 
 def parse_json_lines(text: str, file: str) -> Document:

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..bounded import MAX_DEPTH
 from ..errors import CatalogError
 from .schema import JSON_TYPES, LENIENT_TYPES
 
@@ -219,7 +220,6 @@ def mapped_type(name: str, schema: dict[str, Any]) -> tuple[str | None, str | No
 _SCHEMA_MAPS = ("$defs", "definitions", "patternProperties")
 _SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
 _SCHEMA_ONES = ("items", "additionalProperties", "not")
-_MAX_DEPTH = 64
 
 
 def map_types(schema: Any, fail: Callable[[str, str], CatalogError], path: str = "parameters") -> dict[str, str]:
@@ -235,7 +235,7 @@ def map_types(schema: Any, fail: Callable[[str, str], CatalogError], path: str =
 def _map_types(
     schema: Any, path: str, fail: Callable[[str, str], CatalogError], originals: dict[str, str], depth: int
 ) -> None:
-    if not isinstance(schema, dict) or depth > _MAX_DEPTH:
+    if not isinstance(schema, dict) or depth > MAX_DEPTH:
         return
     kind = schema.get("type")
     names = kind if isinstance(kind, list) else [kind] if isinstance(kind, str) else []

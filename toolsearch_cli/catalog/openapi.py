@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..bounded import MAX_DEPTH
 from ..errors import CatalogError
 from ..model import Tool
 from .formats import Document, Loaded, build_tool, checked_schema, plain, pointer_join, pointer_tokens
@@ -60,7 +61,6 @@ _SWAGGER_SCHEMA_KEYS = frozenset(
 )
 #: OpenAPI 3.0 / Swagger keywords with no meaning to a model calling the tool.
 _DOC_ONLY_KEYS = ("example", "xml", "externalDocs", "discriminator")
-_MAX_DEPTH = 64
 #: A resolved ``$ref`` target with more values than this is kept once in ``$defs`` rather than
 #: copied into every place that refers to it.
 _INLINE_LIMIT = 500
@@ -139,8 +139,8 @@ class _Resolver:
         too big to copy at every place that refers to it (``$ref`` fan-out: 8 properties x 11
         levels would unfold to 8^11 values), is kept once in ``$defs`` and referred to.
         """
-        if len(stack) > _MAX_DEPTH:
-            raise self.doc.error(at, f"schema nested deeper than {_MAX_DEPTH} references", self.tool)
+        if len(stack) > MAX_DEPTH:
+            raise self.doc.error(at, f"schema nested deeper than {MAX_DEPTH} references", self.tool)
         if isinstance(node, list):
             return [self.inline(v, pointer_join(at, i), stack) for i, v in enumerate(node)]
         if not isinstance(node, dict):
@@ -378,7 +378,7 @@ def clean_schema(schema: Any, *, body: bool = False, depth: int = 0) -> Any:
     ``x-nullable``) become a ``null`` type (or a ``null`` branch), ``example``, ``xml``,
     ``externalDocs`` and ``discriminator`` go, and in a request body (``body``) ``readOnly``
     properties go (the server sets them; a model should not send them)."""
-    if depth > _MAX_DEPTH or not isinstance(schema, dict):
+    if depth > MAX_DEPTH or not isinstance(schema, dict):
         return schema
     out = {k: v for k, v in schema.items() if k not in _DOC_ONLY_KEYS and k not in ("nullable", "x-nullable")}
     props = out.get("properties")

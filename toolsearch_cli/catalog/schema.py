@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..bounded import MAX_DEPTH
 from ..errors import CatalogError, did_you_mean, kind_of
 from ..model import Location
 
@@ -198,8 +199,8 @@ def check_schema(schema: Any, path: str, fail: Fail, depth: int = 0, *, types: b
 
     ``types=False`` lets type names that are strings pass (for a first check of the source, whose
     non-standard type names :func:`lenient.map_types` maps afterwards)."""
-    if depth > 64:
-        raise fail(path, "schema nested deeper than 64 levels")
+    if depth > MAX_DEPTH:
+        raise fail(path, f"schema nested deeper than {MAX_DEPTH} levels")
     if not isinstance(schema, dict):
         raise fail(path, "a schema must be a mapping")
 

@@ -11,6 +11,7 @@ import typer
 
 from ..catalog import ENV_VAR
 from ..catalog.formats import FORMATS as CATALOG_FORMATS
+from ..search.embed import BASE_URL_VAR, KEY_ENV_VAR, MODEL_VAR, MULTILINGUAL_VAR
 
 CATALOG_HELP = (
     f"Catalog source: a YAML or JSON file (toolsearch, OpenAI, Anthropic, MCP or OpenAPI format), a folder, "
@@ -75,7 +76,7 @@ def check_format(value: str) -> str:
 EMBED_MODEL_OPTION = typer.Option(
     None,
     "--embed-model",
-    envvar="TOOLSEARCH_EMBED_MODEL",
+    envvar=MODEL_VAR,
     help="Embedding model for the hybrid and embedding rankers: a local folder (ONNX or model2vec), "
     "or a model name at --embed-base-url.",
     metavar="PATH|NAME",
@@ -83,21 +84,21 @@ EMBED_MODEL_OPTION = typer.Option(
 EMBED_BASE_URL_OPTION = typer.Option(
     None,
     "--embed-base-url",
-    envvar="TOOLSEARCH_EMBED_BASE_URL",
+    envvar=BASE_URL_VAR,
     help="An OpenAI-compatible embeddings endpoint (OpenAI, Ollama, vLLM, llama.cpp, TEI), e.g. http://localhost:11434/v1.",
     metavar="URL",
 )
 EMBED_KEY_ENV_OPTION = typer.Option(
     "OPENAI_API_KEY",
     "--embed-api-key-env",
-    envvar="TOOLSEARCH_EMBED_API_KEY_ENV",
+    envvar=KEY_ENV_VAR,
     help="Environment variable holding the endpoint's API key (never printed).",
     metavar="VAR",
 )
 EMBED_MULTILINGUAL_OPTION = typer.Option(
     False,
     "--embed-multilingual",
-    envvar="TOOLSEARCH_EMBED_MULTILINGUAL",
+    envvar=MULTILINGUAL_VAR,
     help="The model understands Chinese/Japanese/Korean (otherwise hybrid ranks CJK queries lexically).",
 )
 

@@ -18,7 +18,6 @@ does not fit the width, each row is stacked as ``header value`` pairs.
 from __future__ import annotations
 
 import os
-import re
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -30,22 +29,8 @@ from rich.table import Table
 from rich.text import Text
 
 from ..model import Catalog
+from ..printable import CONTROL, shown
 from ..search import Hit
-
-# C0 controls but newline and tab, DEL, C1 controls, and the invisible format characters that
-# reorder or hide text (bidi overrides/isolates, zero-width joiners are left alone: they are text)
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
-
-
-def _visible(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
-def shown(value: object) -> str:
-    """``value`` as text that prints literally: control characters become ``\\x1b``-style escapes."""
-    text = value if isinstance(value, str) else str(value)
-    return _CONTROL.sub(_visible, text)
 
 
 def data(value: object, style: str = "") -> Text:
@@ -61,7 +46,7 @@ class SafeConsole(Console):
 
     def render(self, renderable: RenderableType, options: ConsoleOptions | None = None) -> Iterable[Segment]:
         for segment in super().render(renderable, options):
-            if segment.control or not _CONTROL.search(segment.text):
+            if segment.control or not CONTROL.search(segment.text):
                 yield segment
             else:
                 yield Segment(shown(segment.text), segment.style)

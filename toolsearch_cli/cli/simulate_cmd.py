@@ -111,6 +111,7 @@ def simulate(
 
     With --live a real model (OpenAI Chat Completions protocol) answers instead of the script.
     """
+    from ..catalog import refuse_unnamed_code
     from ..disclosure.policy import POLICY_BY_NAME
     from ..simulate import load_conversation, load_script, merged_settings, parse_context, replay, run_script
     from ..simulate.runner import build_engine
@@ -194,7 +195,7 @@ def simulate(
         # a toolsearch transcript (e.g. a --record file) replays with its own settings unless overridden
         defaults = recording_settings(recorded) if recorded is not None else {}
         if cli["catalog"] is None:
-            _refuse_code_from_recording(defaults.get("catalog", ()), replay_file)
+            refuse_unnamed_code(defaults.get("catalog", ()), "the recording", replay_file)
         for name in policies:
             values = {**cli, "policy": name}
             recorded_keys = []
@@ -219,6 +220,8 @@ def simulate(
     else:
         assert script is not None
         parsed = load_script(script)
+        if cli["catalog"] is None:
+            refuse_unnamed_code(parsed.catalog, "the script", script, parsed.catalog_lines)
         for name in policies:
             settings = merged_settings(parsed, {**cli, "policy": name})
             transcripts.append(run_script(parsed, settings))
@@ -243,21 +246,3 @@ def simulate(
             render_comparison(out, transcripts)
     if check and any(not t.ok for t in transcripts):
         raise typer.Exit(1)
-
-
-def _refuse_code_from_recording(sources: Any, recording: str) -> None:
-    """A recording is data: a catalog it names that would run code (a Python module, an
-    ``mcp+stdio`` server) is refused unless the user names it with --catalog."""
-    import shlex
-
-    from ..catalog import runs_code
-
-    for source in sources:
-        what = runs_code(source)
-        if what is not None:
-            raise UsageError(
-                f"the recording names the catalog {source!r}, which {what}; a replay never runs code "
-                f"the command line does not name: add --catalog {shlex.quote(source)} to run it",
-                file=recording,
-                field="catalog",
-            )

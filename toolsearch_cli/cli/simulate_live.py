@@ -73,6 +73,7 @@ def run_live_command(
     max_tokens: int | None = None,
     system: str | None = None,
 ) -> None:
+    from ..catalog import refuse_unnamed_code
     from ..redaction import register, register_url, shown_url
     from ..simulate import load_script, merged_settings
     from ..simulate.live import LiveOptions, Recorder, run_live, user_messages
@@ -111,6 +112,8 @@ def run_live_command(
         raise UsageError("--system is blank: give the system message, or leave it out", field="system")
     choice = None if tool_choice == "omit" else tool_choice
     parsed = load_script(script) if script is not None else None
+    if parsed is not None and settings_cli.get("catalog") is None:
+        refuse_unnamed_code(parsed.catalog, "the script", parsed.file, parsed.catalog_lines)
     user_messages(parsed, prompt)  # the one-line error before any request
     if not url.startswith(("http://", "https://")):
         raise UsageError(f"--base-url must start with http:// or https://, not {shown_url(url)!r}", field="base_url")

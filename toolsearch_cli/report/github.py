@@ -5,10 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..lint.diagnostic import Diagnostic
+from ..printable import shown
 
 
 def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """``%``, CR and LF as the runner's escapes (it turns them back), then every other control
+    character (ESC, BEL, NEL, line separators, bidi overrides) as visible text: data can neither
+    start a workflow command on a new line nor send escape codes to the log."""
+    return shown(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
 def _escape_property(text: str) -> str:

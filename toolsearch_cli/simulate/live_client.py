@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ..bounded import strict_json
+from ..bounded import JSONRefused, strict_json
 from ..errors import ToolsearchError
 from ..redaction import redact, redact_data, register, register_url, shown_url
 
@@ -143,7 +143,8 @@ class OpenAIChatClient:
 
         def work() -> None:
             try:
-                outcome["response"] = client.chat.completions.create(**kwargs)
+                # the raw body: read below by the project's strict JSON rules, not the SDK's lenient ones
+                outcome["response"] = client.chat.completions.with_raw_response.create(**kwargs)
             except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
                 outcome["error"] = exc
             finally:
@@ -220,7 +221,29 @@ class OpenAIChatClient:
                     f"{_one_line(self.redact(str(exc)))[:200]}"
                 ) from None
             latency = time.perf_counter() - start
-            return self._completion(response, latency, attempt, waited)
+            return self._completion(self._strict_body(response), latency, attempt, waited)
+
+    def _strict_body(self, response: Any) -> Any:
+        """The reply's body parsed as strict JSON (:func:`~toolsearch_cli.bounded.strict_json`): model
+        output is hostile, so ``NaN``/``Infinity``, numbers that overflow, a key twice or nesting too
+        deep end the run in one line instead of travelling on into transcripts and recordings."""
+        try:
+            return strict_json(response.content)
+        except UnicodeDecodeError as exc:
+            raise LiveError(
+                f"the model server at {self.shown_url} sent a reply that is not UTF-8 text "
+                f"({exc.reason} at byte {exc.start})"
+            ) from None
+        except JSONRefused as exc:
+            raise LiveError(
+                f"the model server at {self.shown_url} sent a reply that breaks strict JSON: "
+                f"{_one_line(self.redact(exc.message))[:200]}"
+            ) from None
+        except ValueError as exc:  # a syntax error: e.g. a proxy's HTML page
+            raise LiveError(
+                f"the model server at {self.shown_url} sent a reply that cannot be read as JSON: "
+                f"{_one_line(self.redact(str(exc)))[:200]}"
+            ) from None
 
     def _completion(self, response: Any, latency: float, attempts: int, waited: list[tuple[int, float]]) -> Completion:
         data = redact_data(_as_dict(response))  # a secret the model echoes never goes further

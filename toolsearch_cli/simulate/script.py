@@ -101,6 +101,8 @@ class Script:
     name: str = ""
     description: str = ""
     catalog: list[str] = field(default_factory=list)
+    #: The script's line of each ``catalog`` entry (for errors about one of them).
+    catalog_lines: list[int | None] = field(default_factory=list)
     resident: list[str] = field(default_factory=list)
     context: dict[str, str] = field(default_factory=dict)
     mode: str | None = None
@@ -220,6 +222,7 @@ def parse_script(doc: Any, file: str, base: Path | None = None) -> Script:
         name=r.text(doc, "name") or Path(file).name,
         description=r.text(doc, "description") or "",
         catalog=catalog,
+        catalog_lines=_entry_lines(doc, "catalog", len(catalog)),
         resident=r.names(doc, "resident"),
         context=context,
         mode=r.choice(doc, "mode", MODES),
@@ -268,6 +271,13 @@ def _missing_path(base: Path, source: str) -> bool:
     if "mcp+" in source or safe_exists(source) or safe_exists(base / source):
         return False
     return "/" in source or os.sep in source or Path(source).suffix.lower() in (".yaml", ".yml", ".json", ".py")
+
+
+def _entry_lines(doc: Any, key: str, count: int) -> list[int | None]:
+    """The line of each of the ``count`` names under ``key`` (one name: the key's line)."""
+    key_line = getattr(doc, "key_lines", {}).get(key, (None,))[0]
+    items = getattr(doc.get(key), "item_lines", [])
+    return [items[i] if i < len(items) else key_line for i in range(count)]
 
 
 def _item_line(node: Any, i: int) -> int | None:

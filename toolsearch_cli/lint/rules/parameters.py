@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from ...bounded import MAX_DEPTH
 from ...model import Tool
 from ..context import LintContext
 from ..diagnostic import Finding
@@ -31,7 +32,7 @@ def properties(tool: Tool) -> Iterator[Prop]:
 
 
 def _walk(schema: Any, path: str, depth: int, guard: int) -> Iterator[Prop]:
-    if not isinstance(schema, dict) or guard > 64:
+    if not isinstance(schema, dict) or guard > MAX_DEPTH:
         return
     props = schema.get("properties")
     if isinstance(props, dict):
@@ -184,7 +185,7 @@ def _property_names(schema: dict[str, Any]) -> set[str]:
 def _branch_property_names(schema: dict[str, Any], guard: int = 0) -> set[str]:
     """Property names the ``anyOf``/``oneOf``/``allOf`` branches of a schema define (nested branches too)."""
     names: set[str] = set()
-    if guard > 64:
+    if guard > MAX_DEPTH:
         return names
     for key in _COMBINERS:
         for branch in schema.get(key) or [] if isinstance(schema.get(key), list) else []:
@@ -199,7 +200,7 @@ def _object_schemas(
     """(path, schema, property names it may require) of every (sub)schema. A branch of
     ``anyOf``/``oneOf``/``allOf`` may require the properties its parent defines (``{required: [a]}``
     as one of several ways to call), and a parent may require those its branches define."""
-    if not isinstance(schema, dict) or guard > 64:
+    if not isinstance(schema, dict) or guard > MAX_DEPTH:
         return
     known = frozenset(inherited | _property_names(schema) | _branch_property_names(schema))
     yield path, schema, known
@@ -265,7 +266,7 @@ class UnknownRequiredParameter(Rule):
 
 
 def _refs(node: Any, guard: int = 0) -> Iterator[str]:
-    if guard > 64:
+    if guard > MAX_DEPTH:
         return
     if isinstance(node, dict):
         for key, value in node.items():
