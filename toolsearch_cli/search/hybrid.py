@@ -236,10 +236,10 @@ class HybridRanker:
         top, floor = ordered[:, :1], np.maximum(ordered[:, k - 1 : k], 0.0)
         span = top - floor
         with np.errstate(invalid="ignore", divide="ignore"):
-            rescaled = np.where(span > 0, (sims - floor) / np.where(span > 0, span, 1.0), 0.0)
-        rescaled = np.clip(np.nan_to_num(rescaled, nan=0.0, neginf=0.0), 0.0, None)
+            rescaled = (sims - floor) / np.where(span > 0, span, np.inf)  # a flat view adds nothing
+        rescaled = np.nan_to_num(rescaled, nan=0.0, neginf=0.0, copy=False)
         view = rescaled.argmax(axis=0)
-        part = rescaled.max(axis=0).astype(np.float32)
+        part = np.maximum(rescaled[view, np.arange(len(view))], 0.0).astype(np.float32)
         ranked = index.top(np.where(usable, part, -np.inf), depth)
         return _Semantic(index, sims, part, view, ranked)
 
