@@ -297,6 +297,11 @@ def test_an_onnx_transformer_model():
     model = load_local(os.environ["TOOLSEARCH_TEST_ONNX_MODEL"])
     a, b, c = model.embed(["what is the weather forecast", "get the weather for a city", "delete a user account"])
     assert float(a @ b) > float(a @ c) + 0.2
+    # batches are formed by length: the vectors still come back in the texts' order, as alone
+    texts = ["weather " * 300, "rain", "delete a user account and every file they own", "x"] * 20
+    together = model.embed(texts)
+    for i in (0, 1, 2, 3, 77):
+        assert abs(together[i] - model.embed([texts[i]])[0]).max() < 1e-4
     configure(EmbedSettings(model=os.environ["TOOLSEARCH_TEST_ONNX_MODEL"]))
     hits = search(load_catalog([str(DEMO)]), "remember to call mum tomorrow at 5", ranker="hybrid")
     assert hits
