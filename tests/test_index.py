@@ -279,3 +279,19 @@ def test_rankings_equal_a_tool_by_tool_computation_of_the_scores(tools, queries,
                     assert all(name in names for name, s in final.items() if s > last * (1 + 1e-9))
     finally:
         _NumpyStore.BLOCK = original
+
+
+@pytest.mark.parametrize("position", [0, 5, 9, 10, 19, 20])
+@pytest.mark.parametrize("k", [1, 2])
+def test_the_best_tools_are_found_wherever_their_slots_fall(monkeypatch, position, k):
+    # 21 tools in groups of 2 slots: 10 groups (slot j in group j % 10, more than 4k) and a tail, slot 20.
+    from toolsearch_cli.search.index import _NumpyStore
+
+    monkeypatch.setattr(_NumpyStore, "BLOCK", 2)
+    tools = [Tool(name=f"t{i:02}", description="weather report") for i in range(21)]
+    tools[position] = Tool(name="best", description="city weather")
+    tools[(position + 3) % 21] = Tool(name="second", description="city weather report and more words")
+    index = build_index(tools, backend="numpy")
+    everything = ranking(index, "city weather", k=21)
+    assert [name for name, _ in everything[:2]] == ["best", "second"]
+    assert ranking(index, "city weather", k=k) == everything[:k]

@@ -484,8 +484,8 @@ class _NumpyStore:
 
     #: Merge the delta into the main arrays when it holds this share of all postings.
     MERGE_SHARE = 0.05
-    #: Slots per block when bounding the k-th best score from below (see :meth:`best`).
-    BLOCK = 64
+    #: Slots per group when bounding the k-th best score from below (see :meth:`best`).
+    BLOCK = 256
 
     def __init__(self, index: BM25FIndex) -> None:
         import numpy as np
@@ -620,7 +620,7 @@ class _NumpyStore:
         else:
             tf = np.zeros(0)
         k1 = index.model.k1
-        self.group_slots = self.slots[first]
+        self.group_slots = self.slots[first].astype(np.intp)
         self.group_scores = idf[terms[first]] * tf * (k1 + 1.0) / (k1 + tf)
         self.group_bounds = np.searchsorted(first, self.bounds)
         self.scored_generation = index.generation
@@ -771,15 +771,22 @@ class _NumpyStore:
     def best(self, acc: Any, k: int) -> list[tuple[int, float]]:
         np = self.np
         candidates = None
-        blocks = len(acc) // self.BLOCK
-        if blocks > 4 * k:
-            # A floor for the k-th best score: the k-th best of the blocks' maxima (k blocks hold
-            # a score at least that high). Only the few tools above it are partitioned, not the
-            # tens of thousands with any score (partitioning those took half a millisecond).
-            tops = acc[: blocks * self.BLOCK].reshape(blocks, self.BLOCK).max(axis=1)
-            floor = np.partition(tops, blocks - k)[blocks - k]
+        rows = self.BLOCK
+        groups = len(acc) // rows
+        if groups > 4 * k:
+            # A floor for the k-th best score: the k-th best of the maxima of disjoint groups of
+            # slots (k groups hold a score at least that high). Only the few tools above it are
+            # looked at, in the groups that reach it, not the tens of thousands with any score
+            # (partitioning those took half a millisecond). Group j is every slot equal to j
+            # modulo ``groups``: the column of a (rows, groups) view, whose maxima are one pass.
+            grid = acc[: rows * groups].reshape(rows, groups)
+            tops = grid.max(axis=0)
+            floor = np.partition(tops, groups - k)[groups - k]
             if floor > 0:
-                candidates = np.flatnonzero(acc >= floor)
+                columns = np.flatnonzero(tops >= floor)
+                row, at = np.nonzero(grid[:, columns] >= floor)
+                tail = np.flatnonzero(acc[rows * groups :] >= floor)
+                candidates = np.concatenate([row * groups + columns[at], tail + rows * groups])
         if candidates is None:
             candidates = np.flatnonzero(acc > 0)
         scores = acc[candidates]
