@@ -235,15 +235,21 @@ def test_agent_mode_counts_a_handled_call_as_a_use_under_cumulative(demo):
 QUERIES = ["weather in Paris", "send an email", "reset a password", "exchange rates", "zzz-nothing-matches"]
 
 
-def _long_loop(ts, exchanges, check, trim=True):
+def _long_loop(ts, exchanges, check, trim=True, edit=False):
     """An app's agent loop of ``exchanges`` user turns (search, call the first hit, answer), with
-    ``check(messages)`` at every request; half-way the app trims its history (a new, shorter list)."""
+    ``check(messages)`` at every request; half-way the app trims its history (a new, shorter list);
+    with ``edit`` it edits its system message and its latest message in place now and then."""
     messages = [{"role": "system", "content": "Use toolSearch to find tools."}]
     for n in range(exchanges):
         if trim and n == exchanges // 2:
             messages = [messages[0], *messages[-6:]]  # trimmed: the kept log cannot be extended
+        if edit and n % 7 == 3:
+            messages[0]["content"] = f"Use toolSearch to find tools. Today is day {n}."  # edited in place
         messages.append({"role": "user", "content": f"question {n}: {QUERIES[n % len(QUERIES)]}"})
         request = check(messages)
+        if edit and n % 5 == 2:
+            messages[-1]["content"] += " (and in Celsius, please)"  # the last-seen message, edited in place
+            request = check(messages)
         handled = ts.handle("toolSearch", {"query": QUERIES[n % len(QUERIES)], "maxResults": 2}, request)
         messages.append(
             {
@@ -294,8 +300,8 @@ def test_requests_over_a_long_loop_equal_snapshots_of_the_whole_history(demo, mo
         compared.append(len(messages))
         return request
 
-    _long_loop(ts, 60, check)
-    assert len(compared) == 180 and max(compared) > 150  # a long history, and the trimmed one after
+    _long_loop(ts, 60, check, edit=True)
+    assert len(compared) == 192 and max(compared) > 150  # a long history, and the trimmed one after
     assert (
         ts.request([{"role": "user", "content": "restart"}]).snapshot.to_dict()
         == ts.engine.snapshot([{"role": "user", "content": "restart"}], state=ts.state).to_dict()

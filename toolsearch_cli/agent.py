@@ -40,7 +40,7 @@ from typing import Any
 
 from .arguments import check_arguments, not_available, refusal
 from .disclosure.engine import DisclosureEngine, RequestSnapshot
-from .disclosure.log import MessageLog
+from .disclosure.log import MessageLog, message_json
 from .disclosure.state import RunState
 from .errors import ToolsearchError, UsageError
 from .model import Catalog, Tool
@@ -161,8 +161,6 @@ class ToolSearch:
         self.state: RunState | None = (state or RunState()) if mode == "agent" else None
         self._last: Request | None = None
         self._log = MessageLog()  # the history so far, read incrementally by each request
-        #: The first and last messages the log holds, as the caller passed them.
-        self._ends: tuple[Any, ...] = ()
 
     @property
     def search_tool_name(self) -> str:
@@ -176,11 +174,12 @@ class ToolSearch:
     def request(self, messages: Sequence[Mapping[str, Any]]) -> Request:
         """The request for this history (the one :meth:`handle` checks calls against by default).
 
-        A history that extends the previous one (its first and last-seen messages the same, then
+        A history that extends the previous one (its first and last-seen messages unchanged, then
         more, as an agent loop appends) costs only its new messages: they join a
         :class:`~toolsearch_cli.disclosure.log.MessageLog` kept across requests, so a long loop
-        stays linear. Any other history (shorter, or a different first or last-seen message)
-        starts the log over. Earlier messages must not be edited in place between requests."""
+        stays linear. Any other history (shorter, or a changed first or last-seen message, also
+        when edited in place) starts the log over. Messages between those two must not be edited
+        in place between requests."""
         self._last = Request(self.engine.snapshot(self._log_of(messages), state=self.state))
         return self._last
 
@@ -189,12 +188,13 @@ class ToolSearch:
         if isinstance(messages, MessageLog):
             return messages
         log, seen = self._log, len(self._log)
-        if len(messages) < seen or (seen and (messages[0], messages[seen - 1]) != self._ends):
+        # the two ends as the log read them (an edit in place included): a few messages' JSON, not all
+        if len(messages) < seen or (
+            seen and any(message_json(_as_dict(messages[i])) != log.text(i) for i in {0, seen - 1})
+        ):
             log = self._log = MessageLog()
             seen = 0
-        log.extend([m if isinstance(m, dict) else dict(m) for m in messages[seen:]])
-        if messages:
-            self._ends = (messages[0], messages[-1])
+        log.extend([_as_dict(m) for m in messages[seen:]])
         return log
 
     def tools(self, messages: Sequence[Mapping[str, Any]], api: str = "openai") -> list[dict[str, Any]]:
@@ -246,6 +246,10 @@ class ToolSearch:
     ) -> ToolSearch:
         """Agent mode, restoring the state saved at ``path`` (a new state when there is no file)."""
         return cls(catalog, mode="agent", state=RunState.load_or_new(path), **options)
+
+
+def _as_dict(message: Mapping[str, Any]) -> dict[str, Any]:
+    return message if isinstance(message, dict) else dict(message)
 
 
 def _refused(name: str, kind: str, said: str, message: str, tool: Tool | None = None) -> Handled:

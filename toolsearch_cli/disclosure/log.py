@@ -168,6 +168,11 @@ class MessageLog(Sequence[Mapping[str, Any]]):
         cursor[0] = len(self.items)
         return events
 
+    def text(self, index: int) -> str:
+        """Message ``index``'s compact JSON as the log read it (before any later edit in place)."""
+        self._catch_up()
+        return self._texts[index]
+
     def last_user_message(self) -> list[Mapping[str, Any]]:
         """The latest user message, as a one-message history (for group matching)."""
         self._catch_up()
