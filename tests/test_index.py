@@ -248,17 +248,19 @@ def reference_ranking(tools, query, k, category=None):
     queries=st.lists(query_st, min_size=1, max_size=3),
     k=st.integers(1, 6),
     block=st.sampled_from([1, 2, 3, 64]),
+    sparse=st.sampled_from([0.125, 1.0]),
     backend=st.sampled_from(["python", "numpy"]),
 )
-def test_rankings_equal_a_tool_by_tool_computation_of_the_scores(tools, queries, k, block, backend):
-    """Both backends (with the NumPy one's k-th-best bound on blocks of any size) return exactly the
-    best k tools of the definition, with their scores and term weights that add up to them."""
+def test_rankings_equal_a_tool_by_tool_computation_of_the_scores(tools, queries, k, block, sparse, backend):
+    """Both backends return exactly the best k tools of the definition, with their scores and term
+    weights that add up to them; the NumPy one with its k-th-best floor on groups of any size, and
+    with the best-sentence bonus computed for the tools that can still reach the top or for all."""
     from toolsearch_cli.search.index import _NumpyStore
 
     index = build_index(tools, backend=backend)
     by_name = {t.name: i for i, t in enumerate(tools)}
-    original = _NumpyStore.BLOCK
-    _NumpyStore.BLOCK = block
+    original = _NumpyStore.BLOCK, _NumpyStore.SPARSE_SHARE
+    _NumpyStore.BLOCK, _NumpyStore.SPARSE_SHARE = block, sparse
     try:
         for q in queries:
             for category in (None, "Weather"):
@@ -278,4 +280,40 @@ def test_rankings_equal_a_tool_by_tool_computation_of_the_scores(tools, queries,
                     last = got_scores[-1]
                     assert all(name in names for name, s in final.items() if s > last * (1 + 1e-9))
     finally:
-        _NumpyStore.BLOCK = original
+        _NumpyStore.BLOCK, _NumpyStore.SPARSE_SHARE = original
+
+
+@pytest.mark.parametrize("position", [0, 5, 9, 10, 19, 20])
+@pytest.mark.parametrize("k", [1, 2])
+def test_the_best_tools_are_found_wherever_their_slots_fall(monkeypatch, position, k):
+    # 21 tools in groups of 2 slots: 10 groups (slot j in group j % 10, more than 4k) and a tail, slot 20.
+    from toolsearch_cli.search.index import _NumpyStore
+
+    monkeypatch.setattr(_NumpyStore, "BLOCK", 2)
+    tools = [Tool(name=f"t{i:02}", description="weather report") for i in range(21)]
+    tools[position] = Tool(name="best", description="city weather")
+    tools[(position + 3) % 21] = Tool(name="second", description="city weather report and more words")
+    index = build_index(tools, backend="numpy")
+    everything = ranking(index, "city weather", k=21)
+    assert [name for name, _ in everything[:2]] == ["best", "second"]
+    assert ranking(index, "city weather", k=k) == everything[:k]
+
+
+def test_a_tool_lifted_by_its_sentence_bonus_alone_is_not_cut(monkeypatch):
+    # "lifted" matches only the second sentence's common word "data": its whole-query score is
+    # tiny, far below the third best whole-query score, and the bonus of the best tool for that
+    # sentence (half the best whole-query score) puts it third. Pruning by whole-query scores
+    # must allow for the largest bonus there can be.
+    from toolsearch_cli.search.index import _NumpyStore
+
+    monkeypatch.setattr(_NumpyStore, "BLOCK", 1)
+    monkeypatch.setattr(_NumpyStore, "SPARSE_SHARE", 1.0)
+    tools = [Tool(name=f"strong{i}", description="weather forecast city") for i in range(2)]
+    tools.append(Tool(name="partial", description="city"))
+    tools += [Tool(name=f"data{i:02}", description="data " + " ".join(["extra"] * 20)) for i in range(40)]
+    tools.append(Tool(name="lifted", description="data"))
+    index = build_index(tools, backend="numpy")
+    query = "weather forecast city. data"
+    assert [name for name, _ in ranking(index, query, k=3)] == ["strong0", "strong1", "lifted"]
+    assert ranking(index, query, k=3) == ranking(index, query, k=44)[:3]
+    assert ranking(index, query, k=3) == ranking(build_index(tools, backend="python"), query, k=3)

@@ -236,6 +236,8 @@ class BM25FIndex:
         clauses = [c for c in plan.clauses if any(t in self.df for t in c)]
         best_of: Any = {}  # slot -> (factor, c) of its best sentence, clauses[used[c]]
         used: list[int] = []
+        accs: list[Any] = []  # the sentences that earn a bonus, with their factors
+        factors: list[float] = []
         if len(clauses) > 1 and plan.clause_share > 0:
             sentences = [store.accumulate([t for t in c if t in self.df], c, keep) for c in clauses]
             # The whole query's scores as the sentences' sums, corrected for the words whose
@@ -249,8 +251,6 @@ class BM25FIndex:
             delta = {t: d for t, d in delta.items() if d}
             whole = store.total(sentences, list(delta), delta, keep)
             top_score = store.maximum(whole)
-            factors = []
-            accs = []
             # the clause of each of accs (a sentence that no allowed tool matches has none)
             for c, acc in enumerate(sentences):
                 peak = store.maximum(acc)
@@ -258,12 +258,15 @@ class BM25FIndex:
                     accs.append(acc)
                     factors.append(plan.clause_share * top_score / peak)
                     used.append(c)
-            if accs:
-                whole, best_of = store.add_best(whole, accs, factors)
         else:
             whole = store.accumulate(terms, plan.weights, keep)
+        if accs:
+            # No sentence's bonus exceeds clause_share × the best whole-query score.
+            ranked, best_of = store.best_with_bonus(whole, accs, factors, plan.clause_share * top_score, k)
+        else:
+            ranked = store.best(whole, k)
         out = []
-        for slot, score in store.best(whole, k):
+        for slot, score in ranked:
             tool = self.tools[slot]
             assert tool is not None
             weights = {t: plan.weights.get(t, 1.0) for t in terms}
@@ -465,6 +468,13 @@ class _PythonStore:
             out[slot] = get(slot, 0.0) + bonus
         return out, _LazyBest(accs, factors, scaled=False)
 
+    def best_with_bonus(
+        self, whole: dict[int, float], accs: list[dict[int, float]], factors: list[float], bound: float, k: int
+    ) -> tuple[list[tuple[int, float]], _LazyBest]:
+        """The ``k`` best of ``whole`` plus the best-sentence bonus (at most ``bound``); per slot (factor, clause)."""
+        scores, lazy = self.add_best(whole, accs, factors)
+        return self.best(scores, k), lazy
+
     def best(self, acc: dict[int, float], k: int) -> list[tuple[int, float]]:
         if len(acc) > k:
             # Only the tools scoring at least the k-th best score are ordered by (score, name):
@@ -484,8 +494,10 @@ class _NumpyStore:
 
     #: Merge the delta into the main arrays when it holds this share of all postings.
     MERGE_SHARE = 0.05
-    #: Slots per block when bounding the k-th best score from below (see :meth:`best`).
-    BLOCK = 64
+    #: Slots per group when bounding the k-th best score from below (see :meth:`_floor`).
+    BLOCK = 256
+    #: best_with_bonus computes bonuses tool by tool when at most this share of tools can still reach the top.
+    SPARSE_SHARE = 0.125
 
     def __init__(self, index: BM25FIndex) -> None:
         import numpy as np
@@ -620,7 +632,7 @@ class _NumpyStore:
         else:
             tf = np.zeros(0)
         k1 = index.model.k1
-        self.group_slots = self.slots[first]
+        self.group_slots = self.slots[first].astype(np.intp)
         self.group_scores = idf[terms[first]] * tf * (k1 + 1.0) / (k1 + tf)
         self.group_bounds = np.searchsorted(first, self.bounds)
         self.scored_generation = index.generation
@@ -768,21 +780,66 @@ class _NumpyStore:
         whole += top
         return whole, _LazyBest(accs, factors, scaled=True)
 
+    def _floor(self, acc: Any, k: int) -> tuple[float, Any, Any] | None:
+        """A floor for the k-th best score of ``acc`` (None for small arrays), with the groups behind it.
+
+        The k-th best of the maxima of disjoint groups of slots: k groups hold a score at least that
+        high. Group j is every slot equal to j modulo the number of groups: the column of a
+        (BLOCK, groups) view, whose maxima take one vectorised pass. Returns (floor, view, maxima).
+        """
+        rows = self.BLOCK
+        groups = len(acc) // rows
+        if groups <= 4 * k:
+            return None
+        grid = acc[: rows * groups].reshape(rows, groups)
+        tops = grid.max(axis=0)
+        return float(self.np.partition(tops, groups - k)[groups - k]), grid, tops
+
     def best(self, acc: Any, k: int) -> list[tuple[int, float]]:
         np = self.np
         candidates = None
-        blocks = len(acc) // self.BLOCK
-        if blocks > 4 * k:
-            # A floor for the k-th best score: the k-th best of the blocks' maxima (k blocks hold
-            # a score at least that high). Only the few tools above it are partitioned, not the
-            # tens of thousands with any score (partitioning those took half a millisecond).
-            tops = acc[: blocks * self.BLOCK].reshape(blocks, self.BLOCK).max(axis=1)
-            floor = np.partition(tops, blocks - k)[blocks - k]
-            if floor > 0:
-                candidates = np.flatnonzero(acc >= floor)
+        bounded = self._floor(acc, k)
+        if bounded is not None and bounded[0] > 0:
+            # Only the few tools at or above the floor are looked at, in the groups that reach it,
+            # not the tens of thousands with any score (partitioning those took half a millisecond).
+            floor, grid, tops = bounded
+            groups = grid.shape[1]
+            columns = np.flatnonzero(tops >= floor)
+            row, at = np.nonzero(grid[:, columns] >= floor)
+            tail = np.flatnonzero(acc[grid.size :] >= floor)
+            candidates = np.concatenate([row * groups + columns[at], tail + grid.size])
         if candidates is None:
             candidates = np.flatnonzero(acc > 0)
-        scores = acc[candidates]
+        return self._top(candidates, acc[candidates], k)
+
+    def best_with_bonus(
+        self, whole: Any, accs: list[Any], factors: list[float], bound: float, k: int
+    ) -> tuple[list[tuple[int, float]], _LazyBest]:
+        """The ``k`` best of ``whole`` plus the best-sentence bonus (at most ``bound``); per slot (factor, clause).
+
+        A score is at least its whole-query part, so the k-th best score is at least the floor of
+        the whole-query scores; a tool whose whole-query part is below that floor minus ``bound``
+        cannot reach it. Usually a few hundred tools are left, and their bonuses are computed
+        for them alone (the same products and maxima as :meth:`add_best`, so the same scores).
+        """
+        np = self.np
+        bounded = self._floor(whole, k)
+        if bounded is not None:
+            # The margin covers the rounding of the factors and the products (a few units in the last place).
+            threshold = bounded[0] - bound * (1.0 + 1e-9)
+            if threshold > 0:
+                candidates = np.flatnonzero(whole >= threshold)
+                if len(candidates) <= self.SPARSE_SHARE * len(whole):
+                    bonus = accs[0][candidates] * factors[0]
+                    for acc, factor in zip(accs[1:], factors[1:], strict=True):
+                        np.maximum(bonus, acc[candidates] * factor, out=bonus)
+                    return self._top(candidates, whole[candidates] + bonus, k), _LazyBest(accs, factors, scaled=False)
+        scores, lazy = self.add_best(whole, accs, factors)
+        return self.best(scores, k), lazy
+
+    def _top(self, candidates: Any, scores: Any, k: int) -> list[tuple[int, float]]:
+        """The ``k`` best ``candidates`` (slots: all that score at least the k-th best) by score, ties by name."""
+        np = self.np
         if len(candidates) > k:
             # Everything scoring at least the k-th best score, so ties at the cut are ordered by name.
             kth = np.partition(scores, len(scores) - k)[len(scores) - k]
@@ -794,8 +851,8 @@ class _NumpyStore:
 class _LazyBest:
     """Per slot, (factor, clause) of its best sentence, worked out only for the few slots returned.
 
-    ``sentences`` are the sentences' scores by slot: NumPy arrays already multiplied by their
-    factors (zero where a sentence does not match), or the Python backend's dicts, unscaled.
+    ``sentences`` are the sentences' scores by slot (NumPy arrays, zero where a sentence does not
+    match, or the Python backend's dicts), multiplied by their factors already when ``scaled``.
     """
 
     def __init__(self, sentences: list[Any], factors: list[float], *, scaled: bool) -> None:
@@ -804,7 +861,10 @@ class _LazyBest:
     def _bonuses(self, slot: int) -> list[float]:
         if self.scaled:
             return [float(bonus[slot]) for bonus in self.sentences]
-        return [acc[slot] * f if slot in acc else 0.0 for acc, f in zip(self.sentences, self.factors, strict=True)]
+        return [
+            (acc.get(slot, 0.0) if isinstance(acc, dict) else float(acc[slot])) * f
+            for acc, f in zip(self.sentences, self.factors, strict=True)
+        ]
 
     def __contains__(self, slot: object) -> bool:
         return isinstance(slot, int) and max(self._bonuses(slot)) > 0
