@@ -88,6 +88,17 @@ def test_hybrid_explain_splits_each_score_into_lexical_and_semantic(static_model
     assert any(c.field == "name" for c in hits[0].contributions)  # the lexical terms are kept
 
 
+def test_hybrid_with_the_real_model_explains_which_sentence_matched(static_model):
+    catalog = load_catalog([str(DEMO)])
+    hits = search(catalog, "Book a meeting with Anna on Friday. Then email her the agenda.", ranker="hybrid")
+    details = {h.tool.name: c.detail for h in hits for c in h.contributions if c.field == "semantic"}
+    assert len(details) == len(hits)
+    assert all(d.startswith("cosine ") and ("of 2)" in d or "(whole request)" in d) for d in details.values())
+    assert details["sendEmail"].endswith("(sentence 2 of 2)")
+    for hit in hits:
+        assert abs(sum(c.points for c in hit.contributions) - hit.score) < 1e-6
+
+
 def test_without_a_model_the_dense_rankers_say_what_to_configure(run_cli, monkeypatch):
     monkeypatch.delenv(embed_mod.MODEL_VAR, raising=False)
     result = run_cli("search", "weather", "--ranker", "hybrid")
@@ -286,6 +297,11 @@ def test_an_onnx_transformer_model():
     model = load_local(os.environ["TOOLSEARCH_TEST_ONNX_MODEL"])
     a, b, c = model.embed(["what is the weather forecast", "get the weather for a city", "delete a user account"])
     assert float(a @ b) > float(a @ c) + 0.2
+    # batches are formed by length: the vectors still come back in the texts' order, as alone
+    texts = ["weather " * 300, "rain", "delete a user account and every file they own", "x"] * 20
+    together = model.embed(texts)
+    for i in (0, 1, 2, 3, 77):
+        assert abs(together[i] - model.embed([texts[i]])[0]).max() < 1e-4
     configure(EmbedSettings(model=os.environ["TOOLSEARCH_TEST_ONNX_MODEL"]))
     hits = search(load_catalog([str(DEMO)]), "remember to call mum tomorrow at 5", ranker="hybrid")
     assert hits
@@ -324,13 +340,73 @@ def test_a_damaged_vector_cache_is_a_miss_not_an_error(tmp_path):
     assert again.embedded == 0  # rewritten whole
 
 
-def test_long_requests_lean_towards_the_lexical_side():
-    from toolsearch_cli.search.hybrid import LONG_QUERY_WORDS, SEMANTIC_WEIGHT, HybridRanker
+def test_a_request_of_several_sentences_is_embedded_whole_and_sentence_by_sentence():
+    from toolsearch_cli.search.bm25f import MAX_CLAUSES
+    from toolsearch_cli.search.hybrid import query_views
 
-    ranker = HybridRanker()
-    assert ranker.semantic_weight("find a recipe with yeast") == SEMANTIC_WEIGHT
-    assert ranker.semantic_weight(" ".join(["word"] * LONG_QUERY_WORDS)) == SEMANTIC_WEIGHT
-    assert ranker.semantic_weight(" ".join(["word"] * 2 * LONG_QUERY_WORDS)) == pytest.approx(SEMANTIC_WEIGHT / 8)
+    assert query_views("find a recipe with yeast") == ["find a recipe with yeast"]
+    two = "Search Vimeo for horror films. Then give me a YouTube stream link!"
+    assert query_views(two) == [two, "Search Vimeo for horror films.", "Then give me a YouTube stream link!"]
+    assert query_views("Weather in Paris. ... !") == ["Weather in Paris. ... !"]  # punctuation is no sentence
+    many = " ".join(f"Do thing {i}." for i in range(MAX_CLAUSES + 1))
+    assert query_views(many) == [many]  # bounded work per query, as default bounds it
+
+
+class Axes:
+    """An embedder whose vectors are chosen by hand: each text is a mix of named axes."""
+
+    label = "axes"
+    multilingual = False
+
+    def __init__(self, vectors):
+        self.model_id = f"axes-{id(self)}"  # query vectors are kept in memory per model
+        self.vectors = vectors
+        self.texts: list[str] = []
+
+    def embed(self, texts):
+        import numpy as np
+
+        self.texts.extend(texts)
+        rows = np.array([self.vectors[t] for t in texts], dtype=np.float32)
+        return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+def test_each_sentence_brings_its_own_best_tool_to_the_top(monkeypatch, tmp_path):
+    from toolsearch_cli.search import hybrid
+
+    monkeypatch.setenv("TOOLSEARCH_CACHE_DIR", str(tmp_path))
+    tools = [make("alpha", "zz"), make("beta", "zz"), make("gamma", "zz"), make("delta", "zz")]
+    texts = {
+        tool_text(t): v for t, v in zip(tools, ([1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]), strict=True)
+    }
+    first, second = "Qqq one.", "Qqq two."
+    request = f"{first} {second}"
+    # the whole request's vector sits between gamma and delta; each sentence points at alpha, beta
+    axes = Axes({**texts, request: [0.3, 0.3, 1, 1], first: [1, 0, 0.2, 0], second: [0, 1, 0, 0.2]})
+    monkeypatch.setattr(hybrid, "current_embedder", lambda: axes)
+    hits = hybrid.HybridRanker().search(Catalog(tools=tools), SearchRequest(query=request, max_results=4, explain=True))
+    assert _names(hits)[:2] == ["alpha", "beta"]  # the whole vector alone would rank gamma, delta first
+    details = {h.tool.name: h.contributions[-1].detail for h in hits}
+    assert details["alpha"].endswith("(sentence 1 of 2)") and details["beta"].endswith("(sentence 2 of 2)")
+    assert details["gamma"].endswith("(whole request)")
+    assert all(0 < h.score <= 0.5 + 1e-6 for h in hits)  # no word matches: the semantic half only
+    assert set(axes.texts) >= {request, first, second}
+
+
+def test_an_evaluation_embeds_every_sentence_once_ahead_of_its_searches(monkeypatch, tmp_path):
+    from toolsearch_cli.search import hybrid
+
+    monkeypatch.setenv("TOOLSEARCH_CACHE_DIR", str(tmp_path))
+    tools = [make("alpha", "zz"), make("beta", "zz")]
+    request = "Qqq one. Qqq two."
+    axes = Axes({tool_text(tools[0]): [1, 0], tool_text(tools[1]): [0, 1], request: [1, 1]})
+    axes.vectors.update({"Qqq one.": [1, 0.1], "Qqq two.": [0.1, 1]})
+    monkeypatch.setattr(hybrid, "current_embedder", lambda: axes)
+    ranker = hybrid.HybridRanker()
+    ranker.prepare(Catalog(tools=tools), [request])
+    assert sorted(axes.texts) == sorted([request, "Qqq one.", "Qqq two."])
+    ranker.search(Catalog(tools=tools), SearchRequest(query=request, max_results=2))
+    assert sorted(axes.texts).count("Qqq one.") == 1  # the search reused the prepared vectors
 
 
 def test_tool_text_embeds_the_mcp_title_and_the_openapi_summary():

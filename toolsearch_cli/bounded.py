@@ -26,6 +26,12 @@ MAX_INPUT_BYTES = 64 * 1024 * 1024
 #: the same depth: a schema level is at least one data level, so data within this bound never
 #: meets a schema bound first.
 MAX_DEPTH = 100
+#: The most levels of lists and mappings any file format toolsearch writes puts around a tool's
+#: parameters, metadata or mock (MCP: ``tools`` -> tool -> ``_meta`` -> ``x-toolsearch`` -> metadata).
+EXPORT_WRAPPING = 5
+#: The deepest a tool's parameters (or metadata, or mock) may nest, so that every file toolsearch
+#: writes of it stays within :data:`MAX_DEPTH` and reads back (``catalog convert``).
+TOOL_DATA_DEPTH = MAX_DEPTH - EXPORT_WRAPPING
 #: Digits of the longest integer accepted (Python refuses to convert longer ones).
 MAX_INT_DIGITS = 4300
 
@@ -328,7 +334,18 @@ def check_depth(
 ) -> None:
     """Refuse data nested deeper than ``limit`` levels (walked without recursion: the data may be a
     100,000-level list), naming the line when ``line_of`` (or a marked node's ``line``) tells it."""
+    node = too_deep_node(data, limit)
+    if node is not None:
+        line = getattr(node, "line", None) or (line_of() if line_of else None)
+        raise _too_deep(error, file, line)
+
+
+def too_deep_node(data: Any, limit: int = MAX_DEPTH) -> Any:
+    """The first list or mapping found below ``limit`` levels of ``data`` (``None``: none is).
+
+    Walked without recursion, each shared list or mapping once per depth it is met at."""
     stack: list[tuple[Any, int]] = [(data, 1)]
+    seen: set[tuple[int, int]] = set()
     while stack:
         node, depth = stack.pop()
         if isinstance(node, dict):
@@ -338,6 +355,9 @@ def check_depth(
         else:
             continue
         if depth > limit:
-            line = getattr(node, "line", None) or (line_of() if line_of else None)
-            raise _too_deep(error, file, line)
+            return node
+        if (id(node), depth) in seen:
+            continue
+        seen.add((id(node), depth))
         stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list | tuple))
+    return None

@@ -146,6 +146,23 @@ def _check_name(tool: Tool, fmt: str) -> None:
         )
 
 
+def _check_writable(tool: Tool) -> None:
+    """Never write a file toolsearch cannot read back: a tool's data must leave room for the file's own levels."""
+    from ..bounded import TOOL_DATA_DEPTH, too_deep_node
+
+    for field in ("parameters", "metadata", "mock"):
+        if too_deep_node(getattr(tool, field), TOOL_DATA_DEPTH) is not None:
+            where = tool.location_of(field)
+            raise CatalogError(
+                f"nested deeper than {TOOL_DATA_DEPTH} levels of lists and mappings: the converted file could "
+                "not be read back; flatten it (or use $defs and $ref) before converting",
+                file=where.file if where else None,
+                line=where.line if where else None,
+                tool=tool.name,
+                field=field,
+            )
+
+
 def _json(payload: Any) -> str:
     return json.dumps(payload, ensure_ascii=False, indent=2) + "\n"
 
@@ -326,6 +343,8 @@ def export_catalog(catalog: Catalog, fmt: str, *, plain: bool = False, strict: b
     """The catalog as text in ``fmt`` (a key of :data:`EXPORTER_BY_NAME`); ``strict`` (OpenAI formats
     only) makes the schemas strict-mode compatible, warning for each tool that cannot be."""
     check_export_format(fmt)
+    for tool in catalog.tools:
+        _check_writable(tool)
     if strict:
         if fmt not in STRICT_FORMATS:
             from ..errors import UsageError

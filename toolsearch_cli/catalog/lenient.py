@@ -32,6 +32,7 @@ KINDS: dict[str, tuple[str, str]] = {
     "tool": ("tool that is not a function skipped", "tools that are not functions skipped"),
     "server": ("MCP server that failed", "MCP servers that failed"),
     "strict": ("tool not made strict", "tools not made strict"),
+    "deep": ("tool whose schema nests too deep left out", "tools whose schemas nest too deep left out"),
 }
 
 

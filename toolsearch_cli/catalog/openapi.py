@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..bounded import MAX_DEPTH
+from ..bounded import MAX_DEPTH, TOOL_DATA_DEPTH, too_deep_node
 from ..errors import CatalogError
 from ..model import Tool
 from .formats import Document, Loaded, build_tool, checked_schema, plain, pointer_join, pointer_tokens
@@ -64,6 +64,8 @@ _DOC_ONLY_KEYS = ("example", "xml", "externalDocs", "discriminator")
 #: A resolved ``$ref`` target with more values than this is kept once in ``$defs`` rather than
 #: copied into every place that refers to it.
 _INLINE_LIMIT = 500
+#: Where a parameter's (or the body's) schema sits in a tool's parameters: parameters -> properties -> it.
+_PROPERTY_DEPTH = 3
 
 
 def _larger_than(value: Any, limit: int) -> bool:
@@ -84,6 +86,10 @@ def _larger_than(value: Any, limit: int) -> bool:
 def sanitize_name(raw: str) -> str:
     """A provider-valid tool name (``[A-Za-z0-9_-]{1,64}``) from an operationId or method+path."""
     return provider_name(raw, "operation")
+
+
+class SchemaTooDeep(CatalogError):
+    """An operation whose schema, once its ``$ref``\\ s are inlined, nests deeper than a file can hold."""
 
 
 class _Resolver:
@@ -132,22 +138,28 @@ class _Resolver:
             node, at = self.lookup(ref, at), ref[1:]
         return node, at
 
-    def inline(self, node: Any, at: str, stack: tuple[str, ...] = ()) -> Any:
+    def inline(self, node: Any, at: str, stack: tuple[str, ...] = (), depth: int = _PROPERTY_DEPTH) -> Any:
         """A plain copy of ``node`` with every ``$ref`` replaced by what it points at.
 
         Each target is resolved once per tool (memoised): a schema that contains itself, or one
         too big to copy at every place that refers to it (``$ref`` fan-out: 8 properties x 11
         levels would unfold to 8^11 values), is kept once in ``$defs`` and referred to.
+        ``depth``: the levels of lists and mappings above ``node`` in the tool's parameters; a
+        copy that would nest deeper than a file can hold is a :class:`SchemaTooDeep`.
         """
         if len(stack) > MAX_DEPTH:
             raise self.doc.error(at, f"schema nested deeper than {MAX_DEPTH} references", self.tool)
+        if isinstance(node, dict | list) and depth > TOOL_DATA_DEPTH:
+            raise self.too_deep(at)
         if isinstance(node, list):
-            return [self.inline(v, pointer_join(at, i), stack) for i, v in enumerate(node)]
+            return [self.inline(v, pointer_join(at, i), stack, depth + 1) for i, v in enumerate(node)]
         if not isinstance(node, dict):
             return plain(node)
         if "$ref" not in node:
-            return {str(k): self.inline(v, pointer_join(at, k), stack) for k, v in node.items()}
-        siblings = {str(k): self.inline(v, pointer_join(at, k), stack) for k, v in node.items() if k != "$ref"}
+            return {str(k): self.inline(v, pointer_join(at, k), stack, depth + 1) for k, v in node.items()}
+        siblings = {
+            str(k): self.inline(v, pointer_join(at, k), stack, depth + 1) for k, v in node.items() if k != "$ref"
+        }
         target, target_at = self.follow(node, at)
         if target_at in stack:  # the schema contains itself: refer to it through $defs
             self.recursive.add(target_at)
@@ -155,7 +167,7 @@ class _Resolver:
         if target_at in self.resolved:
             result = self.resolved[target_at]
         else:
-            result = self.inline(target, target_at, (*stack, target_at))
+            result = self.inline(target, target_at, (*stack, target_at), depth)
             if target_at in self.recursive or _larger_than(result, _INLINE_LIMIT):
                 self.defs[self.def_name(target_at)] = result
                 result = {"$ref": f"#/$defs/{self.def_name(target_at)}"}
@@ -163,6 +175,15 @@ class _Resolver:
         if siblings:
             result = {**result, **siblings} if isinstance(result, dict) else result
         return result
+
+    def too_deep(self, at: str) -> SchemaTooDeep:
+        exc = self.doc.error(
+            at,
+            f"with its $refs inlined the schema nests deeper than {TOOL_DATA_DEPTH} levels of lists and mappings, "
+            "more than a catalog file can hold; the operation is left out",
+            self.tool,
+        )
+        return SchemaTooDeep(exc.message, file=exc.file, line=exc.line, tool=exc.tool, field=exc.field)
 
     def def_name(self, target_at: str) -> str:
         name = self.def_names.get(target_at)
@@ -203,7 +224,11 @@ def tools_from_openapi(doc: Document) -> Loaded:
         for method in HTTP_METHODS:
             if method in item:
                 op_at = pointer_join(item_at, method)
-                tool = _operation_tool(doc, resolver, str(path), method, item, op_at, used)
+                try:
+                    tool = _operation_tool(doc, resolver, str(path), method, item, op_at, used)
+                except SchemaTooDeep as exc:
+                    warn(exc, "deep")  # the rest of the document is usable; with --strict an error
+                    continue
                 used[tool.name] = op_at
                 tools.append(tool)
     return tools, []
@@ -317,6 +342,10 @@ def _operation_tool(
         parameters["required"] = required
     if resolver.defs:
         parameters["$defs"] = {k: clean_schema(v) for k, v in resolver.defs.items()}
+    # a target inlined once and reused further down can still nest too deep: check the result
+    for key, value in [*properties.items(), *parameters.get("$defs", {}).items()]:
+        if too_deep_node(value, TOOL_DATA_DEPTH - _PROPERTY_DEPTH + 1) is not None:
+            raise resolver.too_deep(origin.get(key, at))
 
     def relocate(exc: CatalogError) -> CatalogError:
         """Point at the schema in the document the bad property came from."""

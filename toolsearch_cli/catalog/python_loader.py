@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ..bounded import check_depth, safe_exists
+from ..bounded import TOOL_DATA_DEPTH, safe_exists, too_deep_node
 from ..errors import CatalogError, kind_of
 from ..model import Location, Tool
 from .schema import check_schema
@@ -405,7 +405,8 @@ def _check_listed_tool(tool: Tool, display: str) -> None:
         raise fail("parameters", f"must be a JSON Schema mapping, not {kind_of(tool.parameters)}")
     for field in ("parameters", "metadata", "mock"):
         value = getattr(tool, field)
-        check_depth(value, display)
+        if too_deep_node(value, TOOL_DATA_DEPTH) is not None:  # room for the levels of a converted file
+            raise fail(field, f"nested deeper than {TOOL_DATA_DEPTH} levels of lists and mappings")
         try:
             json.dumps(value, allow_nan=False)
         except (TypeError, ValueError) as exc:

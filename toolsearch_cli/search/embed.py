@@ -245,20 +245,30 @@ class OnnxEmbedder:
                 field="embed-model",
             ) from None
         self.tokenizer.enable_truncation(MAX_TOKENS)
+        self.tokenizer.no_padding()  # embed() pads each batch itself, to its own longest text
         self.inputs = {i.name for i in self.session.get_inputs()}
         if "input_ids" not in self.inputs:
             raise EmbedError(f"the ONNX model in {folder} has no input_ids input", field="embed-model")
 
     def embed(self, texts: Sequence[str]) -> Any:
+        """Vectors of ``texts`` in their order. Batches are made of texts of similar length (sorted
+        by token count), so a short text is not padded to the longest of a random batch."""
         import numpy as np
 
-        out = []
-        for start in range(0, len(texts), LOCAL_BATCH):
-            batch = list(texts[start : start + LOCAL_BATCH])
-            self.tokenizer.enable_padding()
-            encodings = self.tokenizer.encode_batch(batch)
-            ids = np.array([e.ids for e in encodings], dtype=np.int64)
-            mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        encodings = self.tokenizer.encode_batch(list(texts))  # truncated, not padded
+        order = sorted(range(len(encodings)), key=lambda i: len(encodings[i].ids))
+        out: Any = None
+        for start in range(0, len(order), LOCAL_BATCH):
+            rows = order[start : start + LOCAL_BATCH]
+            width = max(1, max(len(encodings[i].ids) for i in rows))
+            ids = np.zeros((len(rows), width), dtype=np.int64)  # padding is masked out below
+            mask = np.zeros((len(rows), width), dtype=np.int64)
+            for r, i in enumerate(rows):
+                n = len(encodings[i].ids)
+                ids[r, :n] = encodings[i].ids
+                mask[r, :n] = 1
             feed = {"input_ids": ids}
             if "attention_mask" in self.inputs:
                 feed["attention_mask"] = mask
@@ -268,8 +278,11 @@ class OnnxEmbedder:
             if hidden.ndim == 3:  # token vectors: mean over the real tokens
                 weights = mask[:, :, None].astype(np.float32)
                 hidden = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
-            out.append(_normalise(hidden))
-        return np.concatenate(out) if out else np.zeros((0, 0), dtype=np.float32)
+            vectors = _normalise(hidden)
+            if out is None:
+                out = np.empty((len(texts), vectors.shape[1]), dtype=np.float32)
+            out[rows] = vectors
+        return out
 
 
 class StaticEmbedder:

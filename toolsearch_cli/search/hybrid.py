@@ -3,11 +3,13 @@
 ``hybrid`` asks ``default`` for its best :data:`CANDIDATES` tools and the embedding model for the
 cosine similarity of every tool, then fuses the two (figures in benchmarks/README.md):
 
-* ``nsf`` (normalised-score fusion, what ``hybrid`` uses): the lexical score divided by the best
-  lexical score, the cosine rescaled to 0..1 between the :data:`CANDIDATES`-th best and the best
-  cosine, then ``(1 - w) * lexical + w * semantic`` with ``w`` = :data:`SEMANTIC_WEIGHT` for
-  requests of up to :data:`LONG_QUERY_WORDS` words, less for longer ones (on seal_tools, whose
-  requests run to 57 words, embeddings alone reach R@5 0.61 against 0.93 lexically);
+* the request is embedded whole and, when it has several sentences, sentence by sentence (as
+  ``default`` scores each sentence): one vector of a request for three tools averages its three
+  intents, while each sentence's vector finds its own tool. A tool's semantic part is its best
+  over these views;
+* ``nsf`` (normalised-score fusion, what ``hybrid`` uses): both sides rescaled to 0..1 between
+  their :data:`CANDIDATES`-th best and their best score (each view of the request on its own),
+  then ``(1 - w) * lexical + w * semantic`` with ``w`` = :data:`SEMANTIC_WEIGHT`;
 * ``rrf`` (reciprocal-rank fusion, ``1/(k + rank)`` summed over both lists), measured for
   comparison (ranker ``hybrid-rrf``).
 
@@ -25,17 +27,15 @@ from typing import Any, ClassVar
 from ..errors import SearchError
 from ..model import Catalog, Tool
 from .base import Contribution, Hit, SearchRequest
-from .bm25f import BM25FRanker
+from .bm25f import MAX_CLAUSES, BM25FRanker
 from .embed import Embedder, current_embedder, has_cjk
-from .text import classic_normalize
+from .text import classic_normalize, split_sentences
 from .vectors import VectorIndex, VectorStore, store_enabled
 
 #: How many of each list's best tools are fused.
 CANDIDATES = 50
 #: Share of the semantic part in normalised-score fusion.
 SEMANTIC_WEIGHT = 0.5
-#: Requests longer than this (in words) lean towards the lexical side (see HybridRanker.semantic_weight).
-LONG_QUERY_WORDS = 30
 #: The ``k`` of reciprocal-rank fusion.
 RRF_K = 10
 #: Query vectors kept in memory (an evaluation embeds its queries once, for every dense ranker).
@@ -78,6 +78,13 @@ def vector_index(catalog: Catalog, embedder: Embedder) -> VectorIndex:
     return index
 
 
+def query_views(query: str) -> list[str]:
+    """What ``hybrid`` embeds of a request: the whole of it, then each of its sentences when it has
+    from two to ``MAX_CLAUSES`` (the sentences ``default`` scores on their own too)."""
+    sentences = [s for s in split_sentences(query) if classic_normalize(s)]
+    return [query, *sentences] if 1 < len(sentences) <= MAX_CLAUSES else [query]
+
+
 def _check_query(request: SearchRequest) -> None:
     if not classic_normalize(request.query):
         raise SearchError("the query is blank or only punctuation; say what the tool should do", field="query")
@@ -115,6 +122,33 @@ class EmbeddingRanker:
         return hits
 
 
+class _Semantic:
+    """One request's semantic side: cosines per view, each tool's part and best view, its best tools."""
+
+    __slots__ = ("index", "sims", "part", "view", "ranked")
+
+    def __init__(self, index: VectorIndex, sims: Any, part: Any, view: Any, ranked: list[tuple[Tool, float]]) -> None:
+        self.index = index
+        self.sims = sims  # (views, slots) cosines, -inf for removed tools and other categories
+        self.part = part  # (slots,) the semantic part, 0..1
+        self.view = view  # (slots,) which view gave it: 0 the whole request, i sentence i
+        self.ranked = ranked  # the best tools by part, best first
+
+    def slot_of(self, name: str) -> int | None:
+        return self.index.slot_of.get(name)
+
+    def detail(self, slot: int | None, views: int) -> str:
+        """What ``--explain`` says of a tool's semantic part."""
+        if slot is None or not len(self.part):
+            return "no vector"
+        view = int(self.view[slot])
+        cosine = float(self.sims[view, slot])
+        if views == 1:
+            return f"cosine {cosine:.3f}"
+        where = "whole request" if view == 0 else f"sentence {view} of {views - 1}"
+        return f"cosine {cosine:.3f} ({where})"
+
+
 class HybridRanker:
     """``default``'s lexical scores fused with embedding similarity."""
 
@@ -130,7 +164,10 @@ class HybridRanker:
         self.rrf_k = rrf_k
         self.lexical = BM25FRanker()
 
-    prepare = EmbeddingRanker.prepare
+    def prepare(self, catalog: Catalog, queries: Sequence[str]) -> None:
+        """Embed these queries and their sentences in one batch ahead of many searches (evaluations)."""
+        views = [v for q in queries if classic_normalize(q) for v in query_views(q)]
+        query_vectors(current_embedder(), views, persist=True)
 
     def search(self, catalog: Catalog, request: SearchRequest) -> list[Hit]:
         _check_query(request)
@@ -148,18 +185,17 @@ class HybridRanker:
                     hit.contributions.append(note)
             return lexical[: request.max_results]
         index = vector_index(catalog, embedder)
-        [vector] = query_vectors(embedder, [request.query])
-        sims = index.scores(vector)
-        semantic = index.top(sims, depth, request.category)  # one matrix product per query
+        views = query_views(request.query)
+        semantic = self._semantic(index, embedder, views, depth, request.category)
         if self.fusion == "rrf":
             parts = self._rrf(lexical, semantic)
         else:
-            parts = self._nsf(request.query, lexical, semantic, sims, index)
+            parts = self._nsf(lexical, semantic, depth)
         ranked = sorted(parts.items(), key=lambda item: (-(item[1][0] + item[1][1]), item[0]))
         by_name = {h.tool.name: h for h in lexical}
-        tools = {t.name: t for t, _ in semantic}
+        tools = {t.name: t for t, _ in semantic.ranked}
         hits = []
-        for name, (lex_part, sem_part, cosine) in ranked[: request.max_results]:
+        for name, (lex_part, sem_part, slot) in ranked[: request.max_results]:
             score = lex_part + sem_part
             if score <= 0:
                 break
@@ -176,46 +212,60 @@ class HybridRanker:
                     contributions.append(Contribution(c.term, c.field, c.points * scale, c.detail))
             if sem_part > 0:
                 fields.append("semantic")
-            contributions.append(Contribution("*", "semantic", sem_part, f"cosine {cosine:.3f}"))
+            contributions.append(Contribution("*", "semantic", sem_part, semantic.detail(slot, len(views))))
             hits.append(Hit(tool=tool, score=score, matched_fields=fields, contributions=contributions))
         return hits
 
-    def semantic_weight(self, query: str) -> float:
-        """The semantic share for this query: :data:`SEMANTIC_WEIGHT` up to :data:`LONG_QUERY_WORDS`
-        words, then falling with the cube of the length (a long request's one vector averages its
-        several intents, while its many words give the lexical side plenty to match)."""
-        words = max(1, len(query.split()))
-        return self.weight * min(1.0, (LONG_QUERY_WORDS / words) ** 3)
+    @staticmethod
+    def _semantic(
+        index: VectorIndex, embedder: Embedder, views: list[str], depth: int, category: str | None
+    ) -> _Semantic:
+        """Every tool's semantic part (0..1): its best over the request's views, each view's cosine
+        rescaled between that view's ``depth``-th best and best tool (one matrix product per query)."""
+        import numpy as np
 
-    def _nsf(
-        self, query: str, lexical: list[Hit], semantic: list[tuple[Tool, float]], sims: Any, index: VectorIndex
-    ) -> dict[str, tuple[float, float, float]]:
-        weight = self.semantic_weight(query)
-        best_lex = lexical[0].score if lexical else 0.0
-        top = semantic[0][1] if semantic else 0.0
-        floor = max(semantic[-1][1], 0.0) if semantic else 0.0
+        sims = index.scores_many(np.stack(query_vectors(embedder, views)))  # (views, slots)
+        if category is not None and sims.shape[1]:
+            sims[:, ~index.category_mask(category)] = -np.inf
+        usable = np.isfinite(sims[0])
+        k = min(depth, int(usable.sum()))
+        if not k:
+            nothing = np.zeros(sims.shape[1], dtype=np.float32)
+            return _Semantic(index, sims, nothing, nothing.astype(int), [])
+        ordered = -np.partition(-sims, k - 1, axis=1)
+        top, floor = ordered[:, :1], np.maximum(ordered[:, k - 1 : k], 0.0)
         span = top - floor
-        out: dict[str, tuple[float, float, float]] = {}
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rescaled = (sims - floor) / np.where(span > 0, span, np.inf)  # a flat view adds nothing
+        rescaled = np.nan_to_num(rescaled, nan=0.0, neginf=0.0, copy=False)
+        view = rescaled.argmax(axis=0)
+        part = np.maximum(rescaled[view, np.arange(len(view))], 0.0).astype(np.float32)
+        ranked = index.top(np.where(usable, part, -np.inf), depth)
+        return _Semantic(index, sims, part, view, ranked)
 
-        def semantic_part(cosine: float) -> float:
-            return weight * max(0.0, cosine - floor) / span if span > 0 else 0.0
-
-        for tool, cosine in semantic:
-            out[tool.name] = (0.0, semantic_part(cosine), cosine)
+    def _nsf(self, lexical: list[Hit], semantic: _Semantic, depth: int) -> dict[str, tuple[float, float, int | None]]:
+        weight = self.weight
+        best = lexical[0].score if lexical else 0.0
+        floor = lexical[depth - 1].score if len(lexical) >= depth else 0.0
+        span = best - floor
+        out: dict[str, tuple[float, float, int | None]] = {}
+        slot_of = semantic.slot_of
+        for tool, part in semantic.ranked:
+            out[tool.name] = (0.0, weight * part, slot_of(tool.name))
         for hit in lexical:
-            slot = index.slot_of.get(hit.tool.name)
-            cosine = float(sims[slot]) if slot is not None else 0.0
-            lex = (1.0 - weight) * hit.score / best_lex if best_lex > 0 else 0.0
-            out[hit.tool.name] = (lex, semantic_part(cosine), cosine)
+            slot = slot_of(hit.tool.name)
+            sem = weight * float(semantic.part[slot]) if slot is not None else 0.0
+            lex = (1.0 - weight) * (hit.score - floor) / span if span > 0 else (1.0 - weight)
+            out[hit.tool.name] = (lex, sem, slot)
         return out
 
-    def _rrf(self, lexical: list[Hit], semantic: list[tuple[Tool, float]]) -> dict[str, tuple[float, float, float]]:
-        out: dict[str, tuple[float, float, float]] = {}
-        for rank, (tool, cosine) in enumerate(semantic, 1):
-            out[tool.name] = (0.0, 1.0 / (self.rrf_k + rank), cosine)
+    def _rrf(self, lexical: list[Hit], semantic: _Semantic) -> dict[str, tuple[float, float, int | None]]:
+        out: dict[str, tuple[float, float, int | None]] = {}
+        for rank, (tool, _) in enumerate(semantic.ranked, 1):
+            out[tool.name] = (0.0, 1.0 / (self.rrf_k + rank), semantic.slot_of(tool.name))
         for rank, hit in enumerate(lexical, 1):
-            _, sem, cosine = out.get(hit.tool.name, (0.0, 0.0, 0.0))
-            out[hit.tool.name] = (1.0 / (self.rrf_k + rank), sem, cosine)
+            _, sem, _ = out.get(hit.tool.name, (0.0, 0.0, None))
+            out[hit.tool.name] = (1.0 / (self.rrf_k + rank), sem, semantic.slot_of(hit.tool.name))
         return out
 
 

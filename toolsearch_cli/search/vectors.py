@@ -200,12 +200,31 @@ class VectorIndex:
         """Cosine similarity of every slot (``-inf`` for removed tools)."""
         import numpy as np
 
+        return self.scores_many(np.asarray(query_vector, dtype=np.float32)[None, :])[0]
+
+    def scores_many(self, query_vectors: Any) -> Any:
+        """:meth:`scores` of several query vectors (rows) at once: one pass over the tool matrix."""
+        import numpy as np
+
+        queries = np.asarray(query_vectors, dtype=np.float32)
         if self.matrix is None or not len(self.matrix):
-            return np.zeros(0, dtype=np.float32)  # an empty catalog
-        sims = self.matrix @ np.asarray(query_vector, dtype=np.float32)
+            return np.zeros((len(queries), 0), dtype=np.float32)  # an empty catalog
+        # (tools x dim) @ (dim x views), then views as rows: BLAS runs this shape faster than the
+        # transposed one when there are several views (27 vs 38 ms for 5 views at 100,000 tools)
+        sims = np.ascontiguousarray((self.matrix @ queries.T).T)
         if self.dead:
-            sims[list(self.dead)] = -np.inf
+            sims[:, list(self.dead)] = -np.inf
         return sims
+
+    def category_mask(self, category: str) -> Any:
+        """Which slots hold a tool of this category (compared as ``default`` compares them)."""
+        import numpy as np
+
+        wanted = classic_normalize(category)
+        return np.array(
+            [t is not None and bool(t.category) and classic_normalize(t.category) == wanted for t in self.tools],
+            dtype=bool,
+        )
 
     def top(self, sims: Any, k: int, category: str | None = None) -> list[tuple[Tool, float]]:
         """The ``k`` most similar tools by their :meth:`scores` ``sims``, best first (ties by name)."""
@@ -214,11 +233,7 @@ class VectorIndex:
         if not len(sims):
             return []
         if category is not None:
-            wanted = classic_normalize(category)
-            keep = np.array(
-                [t is not None and bool(t.category) and classic_normalize(t.category) == wanted for t in self.tools]
-            )
-            sims = np.where(keep, sims, -np.inf)
+            sims = np.where(self.category_mask(category), sims, -np.inf)
         k = min(k, len(sims))
         part = np.argpartition(-sims, k - 1)[:k] if k < len(sims) else np.arange(len(sims))
         best = sorted(
