@@ -204,7 +204,8 @@ class ToolSearch:
     def handle(self, name: str, arguments: str | Mapping[str, Any] | None, request: Request | None = None) -> Handled:
         """Answer a ``toolSearch`` call, or check a call of another tool against ``request`` (default:
         the latest :meth:`request`) and its schema. Never raises for a bad call: the model gets an
-        error ``content`` it can read, as a real tool loop must."""
+        error ``content`` it can read, as a real tool loop must. An embedding model that cannot be
+        had (``ranker="hybrid"`` without one, a failing endpoint) raises ``EmbedError``: the app's to fix."""
         request = request or self._last
         if request is None:
             raise UsageError("call request(messages) before handle(): a call answers a request")

@@ -131,6 +131,9 @@ def eval_command(
     if failures:
         payload["failures"] = {run.ranker: [m.to_dict() for m in misses if m.ranker == run.ranker] for run in runs}
     doc = ev.run_document(runs, source=source, catalog_sources=loaded.sources)
+    embed_label = _embed_label(rankers)
+    if embed_label is not None:  # which model the dense rankers' figures are of
+        doc["embed_model"] = payload["embed_model"] = embed_label
     comparison = None
     if old is not None:
         k = diff_k or min(ev.default_diff_k(cutoffs), int(old.get("depth") or 10))
@@ -150,7 +153,10 @@ def eval_command(
         typer.echo(json.dumps(payload, ensure_ascii=False, indent=2))
     else:
         out = console()
-        render.render_summary(out, metrics, cutoffs, title=_title(source, len(query_set), loaded.sources))
+        title = _title(source, len(query_set), loaded.sources)
+        if embed_label is not None:
+            title += f" · embeddings {embed_label}"
+        render.render_summary(out, metrics, cutoffs, title=title)
         if by is not None:
             render.render_breakdown(out, by, payload[f"by_{by}"], cutoffs)
         if failures:
@@ -158,6 +164,12 @@ def eval_command(
         if comparison is not None:
             render.render_comparison(out, comparison)
     err = error_console()
+    if old is not None and embed_label is not None and old.get("embed_model") not in (None, embed_label):
+        err.print(
+            f"warning: the baseline {baseline} was measured with another embedding model "
+            f"({old['embed_model']}; this run: {embed_label}): the dense rankers' deltas are partly the model's",
+            markup=False,
+        )
     if save is not None:
         err.print(f"saved the run to {save}", markup=False)
     if gate_results:
@@ -183,6 +195,16 @@ def _rankers(spec: str) -> list[str]:
     for name in names:
         get_ranker(name)
     return names
+
+
+def _embed_label(rankers: list[str]) -> str | None:
+    """The embedding model the dense rankers of this run used (``None``: none of them ran)."""
+    from ..search import get_ranker
+    from ..search.embed import current_embedder
+
+    if not any(getattr(get_ranker(name), "needs_embeddings", False) for name in rankers):
+        return None
+    return current_embedder().label  # already loaded by the run; a path or ``model @ url``, never credentials
 
 
 def _query_set(catalog: Any, path: Path | None) -> tuple[list[Query], str]:

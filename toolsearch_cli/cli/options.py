@@ -110,6 +110,13 @@ def apply_embed_options(model: str | None, base_url: str | None, key_env: str, m
 
     if base_url and not (model or "").strip():
         raise UsageError("--embed-base-url needs --embed-model, the model's name at that endpoint", field="embed-model")
+    if base_url and base_url.strip() and not base_url.strip().lower().startswith(("http://", "https://")):
+        from ..redaction import shown_url
+
+        raise UsageError(
+            f"--embed-base-url must start with http:// or https://, not {shown_url(base_url.strip())!r}",
+            field="embed-base-url",
+        )
     if not key_env.strip():
         raise UsageError("--embed-api-key-env needs the name of an environment variable", field="embed-api-key-env")
     configure(

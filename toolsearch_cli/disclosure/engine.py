@@ -17,6 +17,7 @@ from typing import Any
 from ..errors import ToolsearchError, UsageError, did_you_mean
 from ..model import Catalog, Tool, ToolGroup
 from ..search.base import DEFAULT_MAX_RESULTS
+from ..search.embed import EmbedError
 from ..tokens import TokenCounter, get_counter, tool_tokens, tools_tokens
 from .groups import matched_groups, with_system_prompt
 from .history import OK, UNFINISHED, SearchEvent, latest_search_event, message_text, search_events, tool_calls
@@ -222,6 +223,8 @@ class DisclosureEngine:
             names = self.manager.search(
                 args.query, max_results=args.max_results, category=args.category, context=self.context
             )
+        except EmbedError:
+            raise  # no embedding model to be had: the developer's to fix, whatever the model asks
         except ToolsearchError as exc:
             return SearchOutcome(error=exc.message, field=exc.field or "query", arguments=args)
         except Exception as exc:  # noqa: BLE001 - a failing provider must not break the tool-call protocol
