@@ -3,6 +3,7 @@
 Usage:
     npm pack @octokit/openapi@23.0.2 && tar xzf octokit-openapi-23.0.2.tgz   # GitHub's own OpenAPI document
     python benchmarks/github_queries.py package/generated/api.github.com.json [--variants current,no-title]
+        [--embed-model FOLDER]   # adds the embedding and hybrid rankers as columns
 
 The requests below were written for this probe (by this project, from the GitHub REST docs'
 vocabulary, not from the operations' summaries); each names the operation a user means. Prints
@@ -65,6 +66,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("document")
     parser.add_argument("--variants", default="before (no title field),no title field,details uncapped,title 2,current")
+    parser.add_argument("--embed-model", help="a local embedding model folder: adds the embedding and hybrid rankers")
     args = parser.parse_args()
     catalog = load_catalog([args.document])
     missing = [name for _, name in REQUESTS if name not in {t.name for t in catalog.tools}]
@@ -72,16 +74,28 @@ def main() -> int:
         print(f"not in this document: {', '.join(missing)}", file=sys.stderr)
         return 2
     variants = args.variants.split(",")
+    dense = ["embedding", "hybrid"] if args.embed_model else []
     print(f"{len(catalog)} operations\n")
-    print("| request | " + " | ".join(variants) + " |")
-    print("|---|" + "---:|" * len(variants))
-    ranks: dict[str, list[int | None]] = {v: [] for v in variants}
+    ranks: dict[str, list[int | None]] = {v: [] for v in variants + dense}
     for variant in variants:
         with ablate.patched(**VARIANTS[variant]):
             run = ablate.default_run(catalog, depth=20)
             for query, expected in REQUESTS:
                 found = run(query)
                 ranks[variant].append(found.index(expected) + 1 if expected in found else None)
+    if dense:
+        from toolsearch_cli.search import SearchRequest, get_ranker
+        from toolsearch_cli.search.embed import EmbedSettings, configure
+
+        configure(EmbedSettings(model=args.embed_model))
+        for name in dense:
+            ranker = get_ranker(name)
+            for query, expected in REQUESTS:
+                found = [h.tool.name for h in ranker.search(catalog, SearchRequest(query=query, max_results=20))]
+                ranks[name].append(found.index(expected) + 1 if expected in found else None)
+        variants += dense
+    print("| request | " + " | ".join(variants) + " |")
+    print("|---|" + "---:|" * len(variants))
     for i, (query, expected) in enumerate(REQUESTS):
         cells = [str(ranks[v][i] or "-") for v in variants]
         print(f"| {query} (`{expected}`) | " + " | ".join(cells) + " |")

@@ -409,6 +409,59 @@ def test_an_evaluation_embeds_every_sentence_once_ahead_of_its_searches(monkeypa
     assert sorted(axes.texts).count("Qqq one.") == 1  # the search reused the prepared vectors
 
 
+def test_a_titled_tool_scores_the_better_of_its_full_text_and_its_title(monkeypatch):
+    import pickle
+
+    from toolsearch_cli.search import hybrid
+    from toolsearch_cli.search.embed import title_text
+
+    titled = Tool(name="issues_create", description="Boilerplate.", metadata={"mcp": {"title": "Open an issue"}})
+    plain = make("pulls_list", "Lists pull requests.")
+    late = Tool(name="gists_create", description="More boilerplate.", metadata={"mcp": {"title": "New gist"}})
+    assert title_text(plain) is None and title_text(titled).endswith("create. Open an issue")
+    axes = Axes(
+        {
+            tool_text(titled): [1, 0, 0],  # the long text says little ...
+            title_text(titled): [0, 1, 0],  # ... the title says what it is for
+            tool_text(plain): [0.6, 0.8, 0],
+            tool_text(late): [1, 0, 0],
+            title_text(late): [0, 0, 1],
+            "open an issue": [0, 1, 0],
+            "new gist": [0, 0.1, 1],
+        }
+    )
+    monkeypatch.setattr(hybrid, "current_embedder", lambda: axes)
+    catalog = Catalog(tools=[titled, plain])
+    ranker = hybrid.EmbeddingRanker()
+    hits = ranker.search(catalog, SearchRequest(query="open an issue", max_results=2))
+    assert _names(hits) == ["issues_create", "pulls_list"] and hits[0].score == pytest.approx(1.0, abs=1e-3)
+    catalog.add_tool(late)  # the new tool's title is embedded with it
+    assert _names(ranker.search(catalog, SearchRequest(query="new gist", max_results=1))) == ["gists_create"]
+    catalog.remove_tool("gists_create")
+    assert "gists_create" not in _names(ranker.search(catalog, SearchRequest(query="new gist", max_results=3)))
+    index = hybrid.vector_index(catalog, axes)
+    again = pickle.loads(pickle.dumps(index))  # the catalog cache keeps no vectors: they come back
+    again.ensure(axes)
+    assert again.title_slots.tolist() == [0] and index.title_slots.tolist() == [0, 2]  # the removed one is not
+    assert (again.scores([0, 1, 0]) == index.scores([0, 1, 0])).all()
+
+
+def test_the_title_vector_finds_an_operation_its_long_description_hides(static_model):
+    boilerplate = " ".join(["This endpoint may result in secondary rate limiting for the API."] * 12)
+    tools = [
+        Tool(
+            name="op_1",
+            description="Create an issue. " + boilerplate,
+            metadata={"openapi": {"summary": "Create an issue"}},
+        ),
+        make("op_2", "Delete a repository and everything in it."),
+        make("op_3", "List the issues of a repository."),
+        make("op_4", "Update the rate limit settings of the API."),
+    ]
+    hits = search(Catalog(tools=tools), "open a new issue", ranker="embedding", max_results=4)
+    assert _names(hits)[0] == "op_1"
+
+
 def test_tool_text_embeds_the_mcp_title_and_the_openapi_summary():
     mcp_tool = Tool(name="issues_create", description="Long text.", metadata={"mcp": {"title": "Create an issue"}})
     summary = {"openapi": {"summary": "List pull requests"}}

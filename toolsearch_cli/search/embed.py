@@ -153,6 +153,19 @@ def tool_text(tool: Tool) -> str:
     return ". ".join(parts)[:MAX_TEXT_CHARS]
 
 
+def title_text(tool: Tool) -> str | None:
+    """A titled tool's second, short text: its name and title (an OpenAPI summary, an MCP title).
+
+    A long operation description averages the title away in :func:`tool_text`'s one vector (on
+    GitHub's REST API "create an issue" did not find ``issues_create`` in the top 20); this
+    vector keeps what the tool is for, and a tool scores the better of its two cosines.
+    """
+    title = tool.title.strip()
+    if not title:
+        return None
+    return f"{split_identifiers(tool.name)}. {title}"[:MAX_TEXT_CHARS]
+
+
 def has_cjk(text: str) -> bool:
     return any(is_cjk(ch) for ch in text)
 

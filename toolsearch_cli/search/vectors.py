@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model import Tool
-from .embed import Embedder, text_key, tool_text
+from .embed import Embedder, text_key, title_text, tool_text
 from .text import classic_normalize
 
 #: Vectors kept per model in the on-disk cache; the ones in use now are always kept.
@@ -148,16 +148,20 @@ class VectorIndex:
         self.slot_of = {t.name: i for i, t in enumerate(self.tools) if t is not None}
         self.matrix: Any = None  # float32 (rows, dim); rows < len(tools) while some are pending
         self.dead: set[int] = set()
+        #: The slots of titled tools and their title vectors (:func:`~.embed.title_text`), row by row.
+        self.title_slots: Any = None
+        self.title_matrix: Any = None
         #: How many tool texts the last :meth:`ensure` embedded (0: all from the on-disk cache).
         self.embedded = 0
 
     def __getstate__(self) -> dict[str, Any]:
         # the catalog cache pickles indexes: vectors live in the VectorStore, not in the pickle
         state = dict(self.__dict__)
-        state["matrix"] = None
+        state["matrix"] = state["title_slots"] = state["title_matrix"] = None
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
+        self.title_slots = self.title_matrix = None  # absent from indexes pickled before titles had vectors
         self.__dict__.update(state)
 
     def add(self, tool: Tool) -> None:
@@ -183,21 +187,34 @@ class VectorIndex:
         if done == len(self.tools):
             return
         pending = self.tools[done:]
-        texts = [tool_text(t) if t is not None else "" for t in pending]
+        # removed tools get a zero row, not a vector of "" (endpoints refuse empty input)
+        live = [i for i, t in enumerate(pending) if t is not None]
+        texts = [tool_text(pending[i]) for i in live]  # type: ignore[arg-type]
+        titled = [(done + i, text) for i in live if (text := title_text(pending[i]))]  # type: ignore[arg-type]
         store = VectorStore(self.model_id)
-        rows = store.vectors(embedder, texts, persist=store_enabled())
+        found = store.vectors(embedder, texts + [text for _, text in titled], persist=store_enabled())
         self.embedded = store.embedded
-        if self.matrix is None or not len(self.matrix):
-            self.matrix = rows
-        else:
-            if rows.shape[1] != self.matrix.shape[1]:
-                from .embed import EmbedError
+        dim = found.shape[1] if found.size else (self.matrix.shape[1] if self.matrix is not None else 0)
+        rows = np.zeros((len(pending), dim), dtype=np.float32)
+        if live:
+            rows[live] = found[: len(texts)]
+        title_rows = found[len(texts) :]
+        if self.matrix is not None and len(self.matrix) and rows.shape[1] != self.matrix.shape[1]:
+            from .embed import EmbedError
 
-                raise EmbedError("the embedding model changed its vector size", field="embed-model")
-            self.matrix = np.concatenate([self.matrix, rows])
+            raise EmbedError("the embedding model changed its vector size", field="embed-model")
+        self.matrix = rows if self.matrix is None or not len(self.matrix) else np.concatenate([self.matrix, rows])
+        if titled:
+            slots = np.array([slot for slot, _ in titled], dtype=np.intp)
+            if self.title_slots is None:
+                self.title_slots, self.title_matrix = slots, title_rows
+            else:
+                self.title_slots = np.concatenate([self.title_slots, slots])
+                self.title_matrix = np.concatenate([self.title_matrix, title_rows])
 
     def scores(self, query_vector: Any) -> Any:
-        """Cosine similarity of every slot (``-inf`` for removed tools)."""
+        """Cosine similarity of every slot (``-inf`` for removed tools); a titled tool's is the better
+        of its full text's and its title's."""
         import numpy as np
 
         return self.scores_many(np.asarray(query_vector, dtype=np.float32)[None, :])[0]
@@ -212,6 +229,9 @@ class VectorIndex:
         # (tools x dim) @ (dim x views), then views as rows: BLAS runs this shape faster than the
         # transposed one when there are several views (27 vs 38 ms for 5 views at 100,000 tools)
         sims = np.ascontiguousarray((self.matrix @ queries.T).T)
+        if self.title_slots is not None:  # a titled tool scores the better of its two vectors
+            titles = (self.title_matrix @ queries.T).T
+            sims[:, self.title_slots] = np.maximum(sims[:, self.title_slots], titles)
         if self.dead:
             sims[:, list(self.dead)] = -np.inf
         return sims
