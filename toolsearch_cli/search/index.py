@@ -745,8 +745,9 @@ class _NumpyStore:
         for term in terms:
             slots, scores = self.index.term_scores(term)
             weight = weights.get(term, 1.0)
-            # ``add.at``, not ``acc[slots] += ...``: the same sums (a term holds a slot once), in
-            # NumPy 2 two to three times faster on postings of tens of thousands of tools.
+            # ``add.at``, not ``acc[slots] += ...``: the same sums (a term holds a slot once), two to
+            # three times faster on postings of tens of thousands of tools since NumPy 1.25 (the
+            # lower bound in pyproject.toml; on 1.24 ``add.at`` is twenty times slower).
             self.np.add.at(acc, slots, scores if weight == 1.0 else scores * weight)
         if keep is not None:
             acc[~keep] = 0.0
