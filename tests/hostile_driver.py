@@ -67,7 +67,10 @@ def main() -> None:
                 json_ok = True
             except ValueError:
                 json_ok = False
-            record = {"code": code, "stdout": stdout[-2_000:], "json": json_ok, "stderr": err.getvalue()[-5_000:]}
+            # each line's start kept (a message quoting a 100,000-character value must still show
+            # its "error: "), then the last 5,000 characters
+            shown_err = "".join(line[:500] + "\n" for line in err.getvalue().splitlines())[-5_000:]
+            record = {"code": code, "stdout": stdout[-2_000:], "json": json_ok, "stderr": shown_err}
             results.write(json.dumps(record) + "\n")
             results.flush()
 

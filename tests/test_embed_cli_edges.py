@@ -115,3 +115,15 @@ def test_eval_of_lexical_rankers_names_no_embedding_model(run_cli, tmp_path):
     assert result.code == 0, result.stderr
     assert "embeddings" not in result.stdout
     assert "embed_model" not in json.loads(saved.read_text(encoding="utf-8"))
+
+
+def test_search_names_the_embedding_model_of_a_dense_ranker_and_no_other(run_cli):
+    table = run_cli("search", "weather in Paris", "-c", str(DEMO), "-r", "hybrid", "--embed-model", str(STATIC))
+    assert table.code == 0, table.stderr
+    assert f"ranker hybrid · embeddings {STATIC}" in table.stdout
+    data = run_cli(
+        "search", "weather in Paris", "-c", str(DEMO), "-r", "embedding", "--embed-model", str(STATIC), "-f", "json"
+    ).json()  # fmt: skip
+    assert data["embed_model"] == str(STATIC)
+    lexical = run_cli("search", "weather in Paris", "-c", str(DEMO), "--embed-model", str(STATIC), "-f", "json")
+    assert "embed_model" not in lexical.json()

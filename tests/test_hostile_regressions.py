@@ -615,3 +615,11 @@ def test_config_errors_name_their_line_and_refuse_sizes_below_one(run_cli, write
     catalog = write("c.yaml", ONE_TOOL)
     config = write(".toolsearch.yaml", "lint:\n  rules:\n" + rules)
     one_line_error(run_cli("lint", str(catalog), "--config", str(config)), fragment)
+
+
+@pytest.mark.parametrize("key", ["openapi", "swagger"])
+def test_an_openapi_version_of_100000_characters_is_quoted_short(run_cli, write, key):
+    # found by the hostile-input tests: the whole value was quoted, a 100 KB error "line"
+    catalog = write("spec.json", json.dumps({key: "x" * 100_000, "info": {}, "paths": {}}))
+    line = one_line_error(run_cli("catalog", "--catalog", str(catalog), "--format", "json"), "spec.json", "found")
+    assert len(line) < 400

@@ -196,6 +196,12 @@ class _Resolver:
         return name
 
 
+def _quoted(value: Any, width: int = 40) -> str:
+    """A document's value quoted in a message, cut to ``width`` characters (a version may be 100 KB)."""
+    text = str(value)
+    return repr(text if len(text) <= width else text[:width] + "…")
+
+
 def tools_from_openapi(doc: Document) -> Loaded:
     """One tool per operation of an OpenAPI 3.x document."""
     data = doc.data
@@ -203,11 +209,12 @@ def tools_from_openapi(doc: Document) -> Loaded:
         raise doc.error("", "an OpenAPI document must be a mapping")
     if "swagger" in data:
         if str(data["swagger"]) != "2.0":
-            raise doc.error("/swagger", f"expected Swagger 2.0 or OpenAPI 3.x, found Swagger {data['swagger']!r}")
+            found = _quoted(data["swagger"])
+            raise doc.error("/swagger", f"expected Swagger 2.0 or OpenAPI 3.x, found Swagger {found}")
     else:
         version = str(data.get("openapi", ""))
         if not version.startswith("3."):
-            raise doc.error("/openapi", f"expected an OpenAPI 3.x document, found version {version!r}")
+            raise doc.error("/openapi", f"expected an OpenAPI 3.x document, found version {_quoted(version)}")
     paths = data.get("paths")
     if paths is None:
         paths = {}

@@ -18,6 +18,7 @@ from .options import (
     FORMAT_OPTION,
     check_catalog_format,
     check_format,
+    embed_model_label,
     embed_options,
 )
 
@@ -131,7 +132,7 @@ def eval_command(
     if failures:
         payload["failures"] = {run.ranker: [m.to_dict() for m in misses if m.ranker == run.ranker] for run in runs}
     doc = ev.run_document(runs, source=source, catalog_sources=loaded.sources)
-    embed_label = _embed_label(rankers)
+    embed_label = embed_model_label(rankers)
     if embed_label is not None:  # which model the dense rankers' figures are of
         doc["embed_model"] = payload["embed_model"] = embed_label
     comparison = None
@@ -195,16 +196,6 @@ def _rankers(spec: str) -> list[str]:
     for name in names:
         get_ranker(name)
     return names
-
-
-def _embed_label(rankers: list[str]) -> str | None:
-    """The embedding model the dense rankers of this run used (``None``: none of them ran)."""
-    from ..search import get_ranker
-    from ..search.embed import current_embedder
-
-    if not any(getattr(get_ranker(name), "needs_embeddings", False) for name in rankers):
-        return None
-    return current_embedder().label  # already loaded by the run; a path or ``model @ url``, never credentials
 
 
 def _query_set(catalog: Any, path: Path | None) -> tuple[list[Query], str]:

@@ -20,6 +20,7 @@ from .options import (
     WIDE_OPTION,
     check_catalog_format,
     check_format,
+    embed_model_label,
     embed_options,
 )
 from .render import console, data, error_console, plural, render_hits
@@ -72,6 +73,7 @@ def search(
         loaded.searchable() if attributes is None else [t for t in loaded.searchable() if t.visible_to(attributes)]
     )
     store_in_cache(loaded)  # with its index, so the next call skips parsing and indexing
+    model = embed_model_label([ranker])
     if output_format == "json":
         payload: dict[str, object] = {
             "query": query,
@@ -80,11 +82,15 @@ def search(
             "max_results": limit,
             "hits": [{"rank": i, **hit.to_dict()} for i, hit in enumerate(hits, 1)],
         }
+        if model is not None:
+            payload["embed_model"] = model
         if attributes is not None:
             payload["context"] = attributes
         typer.echo(json.dumps(payload, ensure_ascii=False, indent=2))
         return
     seen_by = f" · context {', '.join(f'{k}={v}' for k, v in attributes.items())}" if attributes else ""
+    if model is not None:
+        seen_by = f" · embeddings {model}{seen_by}"
     if not hits:
         error_console().print(
             data(f"no tool matches {query!r} ({plural(len(searchable), 'searchable tool')}, ranker {ranker}{seen_by})")
