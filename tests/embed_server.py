@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -19,6 +20,8 @@ class EmbeddingServer:
         self.embedder = embedder
         self.requests: list[dict[str, Any]] = []
         self.fail_with: tuple[int, Any] | None = None
+        #: seconds each answer waits (a hanging endpoint)
+        self.delay = 0.0
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -26,6 +29,8 @@ class EmbeddingServer:
                 pass
 
             def do_POST(self) -> None:  # noqa: N802 - the http.server API
+                if owner.delay:
+                    time.sleep(owner.delay)
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
                 headers = {k.lower(): v for k, v in self.headers.items()}

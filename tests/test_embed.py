@@ -482,3 +482,113 @@ def test_the_cli_embed_options_read_the_variables_the_library_reads():
         (options.EMBED_MULTILINGUAL_OPTION, embed.MULTILINGUAL_VAR),
     ]
     assert [option.envvar for option, _ in pairs] == [name for _, name in pairs]
+
+
+class _Wide:
+    """A real model's vectors, padded to ``width`` numbers (an endpoint serving another model)."""
+
+    def __init__(self, inner, width):
+        self.inner, self.width = inner, width
+
+    def embed(self, texts):
+        import numpy as np
+
+        vectors = self.inner.embed(texts)
+        return np.pad(vectors, ((0, 0), (0, self.width - vectors.shape[1])))
+
+
+def test_an_endpoint_sending_vectors_too_wide_is_one_line(run_cli):
+    pytest.importorskip("openai")
+    from toolsearch_cli.search.embed import MAX_DIMENSIONS
+
+    from .embed_server import EmbeddingServer
+
+    with EmbeddingServer(_Wide(load_local(str(STATIC)), MAX_DIMENSIONS + 1)) as server:
+        result = run_cli(
+            "search", "weather", "-c", str(DEMO), "-r", "embedding",
+            "--embed-base-url", server.base_url, "--embed-model", "m",
+        )  # fmt: skip
+    assert result.code == 2 and "Traceback" not in result.stderr
+    assert f"at most {MAX_DIMENSIONS}" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_model_whose_vector_size_changed_under_the_same_name_is_one_line(run_cli, monkeypatch, tmp_path):
+    pytest.importorskip("openai")
+    from .embed_server import EmbeddingServer
+
+    monkeypatch.setenv("TOOLSEARCH_CACHE_DIR", str(tmp_path))
+    local = load_local(str(STATIC))
+    args = ("search", "weather", "-c", str(DEMO), "-r", "hybrid", "--embed-model", "m")
+    with EmbeddingServer(local) as server:
+        assert run_cli(*args, "--embed-base-url", server.base_url).code == 0  # tool vectors cached, 64 numbers
+        server.embedder = _Wide(local, 96)  # the same name now gives 96 numbers
+        result = run_cli(
+            "search", "rain tomorrow", "-c", str(DEMO), "-r", "hybrid", "--embed-model", "m",
+            "--embed-base-url", server.base_url,
+        )  # fmt: skip
+    assert result.code == 2 and "Traceback" not in result.stderr and "internal error" not in result.stderr
+    assert "changed" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_the_vector_size_check_also_guards_the_library(monkeypatch, tmp_path):
+    from toolsearch_cli.search import hybrid
+    from toolsearch_cli.search.embed import EmbedError
+
+    monkeypatch.setenv("TOOLSEARCH_CACHE_DIR", str(tmp_path))
+    tools = [make("alpha", "zz"), make("beta", "zz")]
+    axes = Axes({tool_text(tools[0]): [1, 0, 0], tool_text(tools[1]): [0, 1, 0], "qqq": [1, 0]})
+    monkeypatch.setattr(hybrid, "current_embedder", lambda: axes)
+    with pytest.raises(EmbedError, match="vector of 2 numbers but the tools 3"):
+        hybrid.HybridRanker().search(Catalog(tools=tools), SearchRequest(query="qqq", max_results=2))
+
+
+def test_a_hanging_endpoint_fails_within_the_embed_timeout(run_cli):
+    pytest.importorskip("openai")
+    import time
+
+    from .embed_server import EmbeddingServer
+
+    with EmbeddingServer(load_local(str(STATIC))) as server:
+        server.delay = 30.0
+        start = time.monotonic()
+        result = run_cli(
+            "search", "weather", "-c", str(DEMO), "-r", "embedding", "--embed-timeout", "0.3",
+            "--embed-base-url", server.base_url, "--embed-model", "m",
+        )  # fmt: skip
+        took = time.monotonic() - start
+    assert result.code == 2 and "Timeout" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert took < 25  # three tries of 0.3 s and the SDK's back-off, not three of the default 60 s
+
+
+@pytest.mark.parametrize("value", ["abc", "0", "-1", "nan", "99999"])
+def test_a_bad_embed_timeout_is_a_usage_error(run_cli, monkeypatch, value):
+    result = run_cli("search", "weather", "--embed-timeout", value)
+    assert result.code == 2 and "--embed-timeout must be a number of seconds" in result.stderr
+    monkeypatch.setenv("TOOLSEARCH_EMBED_TIMEOUT", "2.5")
+    assert embed_mod.settings_from_env().timeout == 2.5
+
+
+def test_the_vector_cache_is_not_used_in_a_folder_others_can_write(run_cli, monkeypatch, tmp_path):
+    shared = tmp_path / "shared-cache"
+    shared.mkdir()
+    shared.chmod(0o777)
+    monkeypatch.setenv("TOOLSEARCH_CACHE_DIR", str(shared))
+    result = run_cli("search", "weather", "-c", str(DEMO), "-r", "hybrid", "--embed-model", str(STATIC))
+    assert result.code == 0
+    assert not (shared / "vectors").exists()  # nothing written where another user could plant vectors
+    planted = shared / "vectors"
+    planted.mkdir()
+    from toolsearch_cli.search.vectors import VectorStore
+
+    store = VectorStore(load_local(str(STATIC)).model_id)
+    assert store._read() is None  # and nothing read from there either
+
+
+def test_a_static_model_loads_without_library_log_noise():
+    out = subprocess.run(
+        [sys.executable, "-m", "toolsearch_cli", "search", "weather", "-c", str(DEMO), "-r", "embedding",
+         "--embed-model", str(STATIC), "-n", "1"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert "Repo card" not in out.stderr

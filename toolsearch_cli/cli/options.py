@@ -11,7 +11,7 @@ import typer
 
 from ..catalog import ENV_VAR
 from ..catalog.formats import FORMATS as CATALOG_FORMATS
-from ..search.embed import BASE_URL_VAR, KEY_ENV_VAR, MODEL_VAR, MULTILINGUAL_VAR
+from ..search.embed import BASE_URL_VAR, KEY_ENV_VAR, MODEL_VAR, MULTILINGUAL_VAR, TIMEOUT_VAR
 
 CATALOG_HELP = (
     f"Catalog source: a YAML or JSON file (toolsearch, OpenAI, Anthropic, MCP or OpenAPI format), a folder, "
@@ -102,8 +102,18 @@ EMBED_MULTILINGUAL_OPTION = typer.Option(
     help="The model understands Chinese/Japanese/Korean (otherwise hybrid ranks CJK queries lexically).",
 )
 
+EMBED_TIMEOUT_OPTION = typer.Option(
+    None,
+    "--embed-timeout",
+    envvar=TIMEOUT_VAR,
+    help="Seconds an embeddings endpoint has per request (default 60; the request is tried 3 times).",
+    metavar="SECONDS",
+)
 
-def apply_embed_options(model: str | None, base_url: str | None, key_env: str, multilingual: bool) -> None:
+
+def apply_embed_options(
+    model: str | None, base_url: str | None, key_env: str, multilingual: bool, timeout: str | None = None
+) -> None:
     """Set the embedding model the dense rankers use (nothing is loaded until one runs)."""
     from ..errors import UsageError
     from ..search.embed import EmbedSettings, configure
@@ -119,12 +129,19 @@ def apply_embed_options(model: str | None, base_url: str | None, key_env: str, m
         )
     if not key_env.strip():
         raise UsageError("--embed-api-key-env needs the name of an environment variable", field="embed-api-key-env")
+    from ..search.embed import check_timeout
+
+    try:
+        seconds = check_timeout(timeout, "--embed-timeout")
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     configure(
         EmbedSettings(
             model=(model or "").strip() or None,
             base_url=(base_url or "").strip() or None,
             key_env=key_env.strip(),
             multilingual=multilingual,
+            timeout=seconds,
         )
     )
 
@@ -145,6 +162,7 @@ _EMBED_PARAMETERS: tuple[tuple[str, Any, Any], ...] = (
     ("embed_base_url", str | None, EMBED_BASE_URL_OPTION),
     ("embed_api_key_env", str, EMBED_KEY_ENV_OPTION),
     ("embed_multilingual", bool, EMBED_MULTILINGUAL_OPTION),
+    ("embed_timeout", str | None, EMBED_TIMEOUT_OPTION),
 )
 
 Command = TypeVar("Command", bound=Callable[..., Any])

@@ -37,6 +37,9 @@ MODEL_VAR = "TOOLSEARCH_EMBED_MODEL"
 BASE_URL_VAR = "TOOLSEARCH_EMBED_BASE_URL"
 KEY_ENV_VAR = "TOOLSEARCH_EMBED_API_KEY_ENV"
 MULTILINGUAL_VAR = "TOOLSEARCH_EMBED_MULTILINGUAL"
+TIMEOUT_VAR = "TOOLSEARCH_EMBED_TIMEOUT"
+#: Seconds an endpoint has per request (the SDK retries twice more), unless told otherwise.
+DEFAULT_TIMEOUT = 60.0
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 #: Texts per request to an endpoint / per batch of a local model.
 ENDPOINT_BATCH = 128
@@ -45,6 +48,8 @@ LOCAL_BATCH = 32
 MAX_TOKENS = 256
 #: A tool's embedded text is cut here (characters): bounded work per tool, whatever the catalog holds.
 MAX_TEXT_CHARS = 4000
+#: Widest vector accepted from a model (the largest common models give 4,096 numbers).
+MAX_DIMENSIONS = 8192
 
 
 class EmbedError(ToolsearchError):
@@ -64,7 +69,8 @@ class EmbedSettings:
     key_env: str = DEFAULT_KEY_ENV
     #: The model understands Chinese/Japanese/Korean; otherwise CJK queries rank lexically in ``hybrid``.
     multilingual: bool = False
-    timeout: float = 60.0
+    #: Seconds per request to an endpoint (``--embed-timeout``, ``$TOOLSEARCH_EMBED_TIMEOUT``).
+    timeout: float = DEFAULT_TIMEOUT
 
     @property
     def configured(self) -> bool:
@@ -75,13 +81,35 @@ def _truthy(value: str | None) -> bool:
     return (value or "").strip().lower() in ("1", "true", "yes", "on")
 
 
+def check_timeout(value: float | str | None, where: str) -> float:
+    """A request timeout in seconds: a number above 0 and at most an hour (``None``: the default);
+    :class:`ValueError` with a sentence naming ``where`` otherwise."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return DEFAULT_TIMEOUT
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = float("nan")
+    if not 0 < seconds <= 3600:  # also refuses NaN
+        raise ValueError(f"{where} must be a number of seconds above 0 and at most 3600, not {value!r}")
+    return seconds
+
+
 def settings_from_env() -> EmbedSettings:
     return EmbedSettings(
         model=os.environ.get(MODEL_VAR, "").strip() or None,
         base_url=os.environ.get(BASE_URL_VAR, "").strip() or None,
         key_env=os.environ.get(KEY_ENV_VAR, "").strip() or DEFAULT_KEY_ENV,
         multilingual=_truthy(os.environ.get(MULTILINGUAL_VAR)),
+        timeout=_env_timeout(),
     )
+
+
+def _env_timeout() -> float:
+    try:
+        return check_timeout(os.environ.get(TIMEOUT_VAR), "$" + TIMEOUT_VAR)
+    except ValueError as exc:
+        raise EmbedError(str(exc), field=TIMEOUT_VAR) from None
 
 
 _settings: EmbedSettings | None = None
@@ -250,7 +278,7 @@ class OnnxEmbedder:
         try:
             self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
             options = onnxruntime.SessionOptions()
-            options.log_severity_level = 3
+            options.log_severity_level = 4  # its own (coloured) error lines: ours say it in one
             self.session = onnxruntime.InferenceSession(str(model_file), options, providers=["CPUExecutionProvider"])
         except Exception as exc:  # noqa: BLE001 - any unreadable model is one clear line
             raise EmbedError(
@@ -287,7 +315,15 @@ class OnnxEmbedder:
                 feed["attention_mask"] = mask
             if "token_type_ids" in self.inputs:
                 feed["token_type_ids"] = np.zeros_like(ids)
-            hidden = self.session.run(None, feed)[0]
+            try:
+                hidden = self.session.run(None, feed)[0]
+            except Exception as exc:  # noqa: BLE001 - e.g. a tokenizer that does not fit the model
+                detail = re.sub(r"\s+", " ", str(exc))[:200]
+                raise EmbedError(
+                    f"the embedding model in {self.label} failed: {type(exc).__name__}: {detail} "
+                    "(does tokenizer.json belong to this model?)",
+                    field="embed-model",
+                ) from None
             if hidden.ndim == 3:  # token vectors: mean over the real tokens
                 weights = mask[:, :, None].astype(np.float32)
                 hidden = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
@@ -309,6 +345,9 @@ class StaticEmbedder:
         self.label = str(folder)
         self.multilingual = multilingual
         self.model_id = "model2vec:" + _file_identity(folder / "model.safetensors", folder / "tokenizer.json")
+        import logging
+
+        logging.disable(logging.WARNING)  # huggingface_hub's "Repo card metadata block was not found" on every load
         try:
             self.model = StaticModel.from_pretrained(folder)
         except Exception as exc:  # noqa: BLE001 - any unreadable model is one clear line
@@ -316,6 +355,8 @@ class StaticEmbedder:
                 f"cannot load the embedding model in {folder}: {type(exc).__name__}: {str(exc)[:200]}",
                 field="embed-model",
             ) from None
+        finally:
+            logging.disable(logging.NOTSET)
 
     def embed(self, texts: Sequence[str]) -> Any:
         return _normalise(self.model.encode(list(texts), batch_size=1024, show_progress_bar=False))
@@ -373,13 +414,20 @@ class EndpointEmbedder:
                     field="embed-base-url",
                 )
             try:
-                matrix = np.array([d.embedding for d in data], dtype=np.float32)
+                with np.errstate(over="ignore", invalid="ignore"):  # too large for float32: refused below
+                    matrix = np.array([d.embedding for d in data], dtype=np.float32)
             except (TypeError, ValueError):
                 matrix = None
             if matrix is None or matrix.ndim != 2 or not matrix.shape[1] or not np.isfinite(matrix).all():
                 raise EmbedError(
                     f"the embeddings endpoint {self.shown_url} returned vectors that are not lists of numbers "
                     "of one length",
+                    field="embed-base-url",
+                )
+            if matrix.shape[1] > MAX_DIMENSIONS:
+                raise EmbedError(
+                    f"the embeddings endpoint {self.shown_url} returned vectors of {matrix.shape[1]} numbers; "
+                    f"toolsearch takes at most {MAX_DIMENSIONS}",
                     field="embed-base-url",
                 )
             if rows and matrix.shape[1] != rows[0].shape[1]:

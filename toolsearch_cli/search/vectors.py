@@ -41,15 +41,27 @@ class VectorStore:
         from ..catalog import cache
 
         self.model_id = model_id
+        #: the cache's own folder must be this user's alone (planted vectors would steer rankings);
+        #: a folder given by the caller (benchmarks, tests) is the caller's business
+        self.checked = folder is None
         self.folder = folder if folder is not None else cache.cache_dir() / "vectors"
         #: ``tools`` (catalog texts) or ``queries`` (an evaluation's query texts): separate files
         self.path = self.folder / (hashlib.sha256(model_id.encode()).hexdigest()[:32] + f"-{kind}.npz")
         #: How many texts the last :meth:`vectors` call had to embed (0: all came from the cache).
         self.embedded = 0
 
+    def _trusted(self, create: bool) -> bool:
+        from ..catalog import cache
+
+        if not self.checked:
+            return True
+        return cache.trusted_folder(create) is not None and cache.trusted_folder(create, self.folder) is not None
+
     def _read(self) -> tuple[Any, Any] | None:
         import numpy as np
 
+        if not self._trusted(create=False):
+            return None
         try:
             with np.load(self.path, allow_pickle=False) as data:
                 keys, vectors, model = data["keys"], data["vectors"], str(data["model"])
@@ -125,6 +137,8 @@ class VectorStore:
                 keep[others[len(others) - spare :] if spare else []] = True
             keys = np.concatenate([old[0][keep], key_rows])
             vectors = np.concatenate([old[1][keep], fresh])
+        if not self._trusted(create=True):
+            return  # run without the cache (trusted_folder said why)
         try:
             self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
             fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=".tmp-", suffix=".npz")
@@ -226,6 +240,15 @@ class VectorIndex:
         queries = np.asarray(query_vectors, dtype=np.float32)
         if self.matrix is None or not len(self.matrix):
             return np.zeros((len(queries), 0), dtype=np.float32)  # an empty catalog
+        if queries.shape[1] != self.matrix.shape[1]:
+            from .embed import EmbedError
+
+            raise EmbedError(
+                f"the embedding model gave the query a vector of {queries.shape[1]} numbers but the tools "
+                f"{self.matrix.shape[1]}: the model behind this name changed; clear the cache folder's vectors/ "
+                "or name the model differently",
+                field="embed-model",
+            )
         # (tools x dim) @ (dim x views), then views as rows: BLAS runs this shape faster than the
         # transposed one when there are several views (27 vs 38 ms for 5 views at 100,000 tools)
         sims = np.ascontiguousarray((self.matrix @ queries.T).T)
