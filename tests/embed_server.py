@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -20,8 +19,9 @@ class EmbeddingServer:
         self.embedder = embedder
         self.requests: list[dict[str, Any]] = []
         self.fail_with: tuple[int, Any] | None = None
-        #: seconds each answer waits (a hanging endpoint)
+        #: seconds each answer waits (a hanging endpoint); cut short when the server stops
         self.delay = 0.0
+        self.stopping = threading.Event()
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -29,8 +29,8 @@ class EmbeddingServer:
                 pass
 
             def do_POST(self) -> None:  # noqa: N802 - the http.server API
-                if owner.delay:
-                    time.sleep(owner.delay)
+                if owner.delay and owner.stopping.wait(owner.delay):
+                    return  # stopped while hanging: the client has long given up
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
                 headers = {k.lower(): v for k, v in self.headers.items()}
@@ -64,7 +64,11 @@ class EmbeddingServer:
                 self.end_headers()
                 self.wfile.write(raw)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        class Quiet(ThreadingHTTPServer):
+            def handle_error(self, request: Any, client_address: Any) -> None:
+                pass  # a client that gave up (timeouts are tested): not a traceback in another test's output
+
+        self.httpd = Quiet(("127.0.0.1", 0), Handler)
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
     @property
@@ -77,6 +81,7 @@ class EmbeddingServer:
         return self
 
     def __exit__(self, *exc: Any) -> None:
+        self.stopping.set()
         self.httpd.shutdown()
         self.httpd.server_close()
         self.thread.join(timeout=5)
