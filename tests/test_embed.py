@@ -592,3 +592,33 @@ def test_a_static_model_loads_without_library_log_noise():
     )  # fmt: skip
     assert out.returncode == 0, out.stderr
     assert "Repo card" not in out.stderr
+
+
+def test_a_long_first_embedding_is_announced_on_an_interactive_terminal_only(tmp_path):
+    import pty
+
+    catalog = tmp_path / "many.yaml"
+    catalog.write_text(
+        "tools:\n" + "".join(f"  - name: tool_{i}\n    description: Does thing number {i}.\n" for i in range(250))
+    )
+    env = {**os.environ, "TOOLSEARCH_CACHE_DIR": str(tmp_path / "cache")}
+    command = [sys.executable, "-m", "toolsearch_cli", "search", "thing", "-c", str(catalog), "-r", "embedding",
+               "--embed-model", str(STATIC), "-n", "1", "-f", "json"]  # fmt: skip
+    piped = subprocess.run(command, capture_output=True, text=True, timeout=120, env=env)
+    assert piped.returncode == 0 and "note:" not in piped.stderr  # piped: quiet (and now cached)
+    env["TOOLSEARCH_CACHE_DIR"] = str(tmp_path / "cache2")
+    leader, follower = pty.openpty()
+    with subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=follower, env=env) as proc:
+        os.close(follower)
+        seen = b""
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # the terminal closed with the process
+                break
+            if not chunk:
+                break
+            seen += chunk
+        assert proc.wait(timeout=120) == 0
+    os.close(leader)
+    assert b"note: embedding 250 texts with" in seen

@@ -24,6 +24,19 @@ from .text import classic_normalize
 
 #: Vectors kept per model in the on-disk cache; the ones in use now are always kept.
 MAX_STORED = 300_000
+#: Embedding this many texts at once is said on an interactive stderr (a first run can take minutes).
+NOTICE_AT = 200
+
+
+def _notice(message: str) -> None:
+    import sys
+
+    stream = sys.stderr
+    if stream is not None and stream.isatty():
+        from ..printable import shown
+        from ..redaction import redact
+
+        print(f"note: {shown(redact(message))}", file=stream, flush=True)
 
 
 def store_enabled() -> bool:
@@ -93,6 +106,8 @@ class VectorStore:
                 missing[key] = text
         self.embedded = len(missing)
         fresh = None
+        if len(missing) >= NOTICE_AT:
+            _notice(f"embedding {len(missing):,} texts with {getattr(embedder, 'label', 'the model')} (once: cached)")
         if missing:
             fresh = np.asarray(embedder.embed(list(missing.values())), dtype=np.float32).astype(np.float16)
             if old is not None and old[1].shape[1] != fresh.shape[1]:
