@@ -622,3 +622,31 @@ def test_a_long_first_embedding_is_announced_on_an_interactive_terminal_only(tmp
         assert proc.wait(timeout=120) == 0
     os.close(leader)
     assert b"note: embedding 250 texts with" in seen
+
+
+def test_an_english_only_model_embeds_a_bilingual_tool_without_its_cjk_half(monkeypatch, tmp_path):
+    from toolsearch_cli.search import hybrid
+    from toolsearch_cli.search.embed import without_cjk
+
+    assert without_cjk("Send an email. 向指定邮箱发送邮件。Returns the ID.") == "Send an email. Returns the ID."
+    assert (
+        without_cjk("address: Recipient. 收件人邮箱; subject: Subject line.")
+        == "address: Recipient. subject: Subject line."
+    )
+    assert without_cjk("plain English, kept  exactly.\n") == "plain English, kept  exactly.\n"
+    assert without_cjk("天気を教えて") == ""
+    bilingual = Tool(
+        name="sendEmail", description="Send an email. 发送邮件。", metadata={"mcp": {"title": "邮件 Mail"}}
+    )
+    only_cjk = Tool(name="查询天气", description="查询城市天气")
+    for multilingual in (False, True):
+        monkeypatch.setenv("TOOLSEARCH_CACHE_DIR", str(tmp_path / str(multilingual)))  # embed afresh
+        counting = Counting(load_local(str(STATIC), multilingual=multilingual))
+        monkeypatch.setattr(hybrid, "current_embedder", lambda c=counting: c)
+        hybrid.EmbeddingRanker().search(
+            Catalog(tools=[bilingual, only_cjk]), SearchRequest(query="mail", max_results=2)
+        )
+        bilingual_texts = [t for t in counting.texts if "sendEmail" in t or "send Email" in t or "Mail" in t]
+        assert any("发送" in t for t in counting.texts) is multilingual
+        assert bilingual_texts and all(("邮件" in t) is multilingual for t in bilingual_texts)
+        assert "查询城市天气" in " ".join(counting.texts)  # all CJK: embedded as it is, never as ""

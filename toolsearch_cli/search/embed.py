@@ -163,7 +163,7 @@ def _load(settings: EmbedSettings) -> Embedder:
 # -- the text of a tool ---------------------------------------------------------------------
 
 
-def tool_text(tool: Tool) -> str:
+def tool_text(tool: Tool, *, cjk: bool = True) -> str:
     """What is embedded for a tool: its name (identifiers split), title, description, parameters."""
     parts = [split_identifiers(tool.name)]
     title = tool.title.strip()
@@ -178,20 +178,40 @@ def tool_text(tool: Tool) -> str:
             params.append(f"{name}: {p.description.strip()}" if p.description else name)
     if params:
         parts.append("Parameters: " + "; ".join(params))
-    return ". ".join(parts)[:MAX_TEXT_CHARS]
+    text = ". ".join(parts)
+    return (text if cjk else without_cjk(text) or text)[:MAX_TEXT_CHARS]  # all CJK: the text as it is
 
 
-def title_text(tool: Tool) -> str | None:
+def title_text(tool: Tool, *, cjk: bool = True) -> str | None:
     """A titled tool's second, short text: its name and title (an OpenAPI summary, an MCP title).
 
     A long operation description averages the title away in :func:`tool_text`'s one vector (on
     GitHub's REST API "create an issue" did not find ``issues_create`` in the top 20); this
     vector keeps what the tool is for, and a tool scores the better of its two cosines.
     """
-    title = tool.title.strip()
+    title = (tool.title if cjk else without_cjk(tool.title)).strip()
     if not title:
         return None
     return f"{split_identifiers(tool.name)}. {title}"[:MAX_TEXT_CHARS]
+
+
+#: Runs of Chinese/Japanese/Korean characters with the full-width punctuation between them.
+_CJK_RUN = re.compile(
+    "[\u2e80-\u2fdf\u3000-\u30ff\u3100-\u312f\u3190-\u31ff\u3400-\u4dbf\u4e00-\u9fff"
+    "\uac00-\ud7af\uf900-\ufaff\uff00-\uffef\U00020000-\U0003134f]+"
+)
+
+
+def without_cjk(text: str) -> str:
+    """``text`` with its Chinese/Japanese/Korean runs left out, for a model that reads English only:
+    a bilingual description's Chinese half is noise in such a model's one vector of the tool."""
+    if not _CJK_RUN.search(text):
+        return text  # nothing to leave out: the text exactly as it is
+    text = _CJK_RUN.sub(" ", text)
+    text = re.sub(r"\s+([.,;:])", r"\1", text)  # "address. 收件人邮箱; subject" -> "address.; subject"
+    text = re.sub(r"([.,;:])(?:\s*[.,;:])+", r"\1", text)
+    text = re.sub(r"\s{2,}", " ", text).strip()
+    return text if any(ch.isalnum() for ch in text) else ""  # nothing but punctuation left: nothing
 
 
 def has_cjk(text: str) -> bool:

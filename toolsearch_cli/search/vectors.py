@@ -218,8 +218,9 @@ class VectorIndex:
         pending = self.tools[done:]
         # removed tools get a zero row, not a vector of "" (endpoints refuse empty input)
         live = [i for i, t in enumerate(pending) if t is not None]
-        texts = [tool_text(pending[i]) for i in live]  # type: ignore[arg-type]
-        titled = [(done + i, text) for i in live if (text := title_text(pending[i]))]  # type: ignore[arg-type]
+        cjk = embedder.multilingual  # an English-only model reads a bilingual text's CJK half as noise
+        texts = [tool_text(pending[i], cjk=cjk) for i in live]  # type: ignore[arg-type]
+        titled = [(done + i, text) for i in live if (text := title_text(pending[i], cjk=cjk))]  # type: ignore[arg-type]
         store = VectorStore(self.model_id)
         found = store.vectors(embedder, texts + [text for _, text in titled], persist=store_enabled())
         self.embedded = store.embedded
