@@ -650,3 +650,21 @@ def test_an_english_only_model_embeds_a_bilingual_tool_without_its_cjk_half(monk
         assert any("发送" in t for t in counting.texts) is multilingual
         assert bilingual_texts and all(("邮件" in t) is multilingual for t in bilingual_texts)
         assert "查询城市天气" in " ".join(counting.texts)  # all CJK: embedded as it is, never as ""
+
+
+def test_an_endpoint_sending_all_zero_vectors_is_one_line_not_a_silent_lexical_ranking(run_cli):
+    pytest.importorskip("openai")
+    import numpy as np
+
+    from .embed_server import EmbeddingServer
+
+    class Zeros:
+        def embed(self, texts):
+            return np.zeros((len(texts), 64), dtype=np.float32)
+
+    with EmbeddingServer(Zeros()) as server:
+        result = run_cli(
+            "search", "weather", "-c", str(DEMO), "-r", "hybrid",
+            "--embed-base-url", server.base_url, "--embed-model", "m",
+        )  # fmt: skip
+    assert result.code == 2 and "all-zero vector" in result.stderr and len(result.stderr.strip().splitlines()) == 1

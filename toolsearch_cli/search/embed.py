@@ -444,6 +444,12 @@ class EndpointEmbedder:
                     "of one length",
                     field="embed-base-url",
                 )
+            if not np.abs(matrix).sum(axis=1).all():
+                raise EmbedError(
+                    f"the embeddings endpoint {self.shown_url} returned an all-zero vector, which says nothing "
+                    f"of a text's meaning (is {self.model!r} an embedding model?)",
+                    field="embed-base-url",
+                )
             if matrix.shape[1] > MAX_DIMENSIONS:
                 raise EmbedError(
                     f"the embeddings endpoint {self.shown_url} returned vectors of {matrix.shape[1]} numbers; "
