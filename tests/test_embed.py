@@ -668,3 +668,14 @@ def test_an_endpoint_sending_all_zero_vectors_is_one_line_not_a_silent_lexical_r
             "--embed-base-url", server.base_url, "--embed-model", "m",
         )  # fmt: skip
     assert result.code == 2 and "all-zero vector" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_loading_a_static_model_keeps_the_app_s_own_logging_disable_level():
+    import logging
+
+    logging.disable(logging.INFO)
+    try:
+        load_local(str(STATIC))
+        assert logging.root.manager.disable == logging.INFO  # was reset to NOTSET
+    finally:
+        logging.disable(logging.NOTSET)

@@ -181,7 +181,9 @@ def _owned_by_someone_else(st: os.stat_result) -> bool:
 def trusted_folder(create: bool, folder: Path | None = None) -> Path | None:
     """The cache folder (or ``folder``, one inside it) when only this user can change what is in it
     (created, mode 0700, if ``create``); ``None`` (with a warning saying how to fix it) when another
-    user could."""
+    user could. A folder inside the cache is trusted only inside a trusted cache folder."""
+    if folder is not None and trusted_folder(create) is None:
+        return None
     folder = cache_dir() if folder is None else folder
     try:
         if create:

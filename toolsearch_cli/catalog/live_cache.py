@@ -36,8 +36,6 @@ def folder() -> Path:
 def _trusted(create: bool) -> Path | None:
     """:func:`folder` when only this user can change it (as the catalog cache demands of its own
     folder: a forged entry would put tool descriptions of someone else's choosing before a model)."""
-    if catalog_cache.trusted_folder(create) is None:
-        return None
     return catalog_cache.trusted_folder(create, folder())
 
 

@@ -367,7 +367,10 @@ class StaticEmbedder:
         self.model_id = "model2vec:" + _file_identity(folder / "model.safetensors", folder / "tokenizer.json")
         import logging
 
-        logging.disable(logging.WARNING)  # huggingface_hub's "Repo card metadata block was not found" on every load
+        # huggingface_hub says "Repo card metadata block was not found" on every load; the app's own
+        # logging.disable level is kept (and put back), only raised to WARNING for the load
+        previous = logging.root.manager.disable
+        logging.disable(max(previous, logging.WARNING))
         try:
             self.model = StaticModel.from_pretrained(folder)
         except Exception as exc:  # noqa: BLE001 - any unreadable model is one clear line
@@ -376,7 +379,7 @@ class StaticEmbedder:
                 field="embed-model",
             ) from None
         finally:
-            logging.disable(logging.NOTSET)
+            logging.disable(previous)
 
     def embed(self, texts: Sequence[str]) -> Any:
         return _normalise(self.model.encode(list(texts), batch_size=1024, show_progress_bar=False))

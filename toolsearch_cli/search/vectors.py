@@ -68,7 +68,7 @@ class VectorStore:
 
         if not self.checked:
             return True
-        return cache.trusted_folder(create) is not None and cache.trusted_folder(create, self.folder) is not None
+        return cache.trusted_folder(create, self.folder) is not None
 
     def _read(self) -> tuple[Any, Any] | None:
         import numpy as np
@@ -217,10 +217,11 @@ class VectorIndex:
             return
         pending = self.tools[done:]
         # removed tools get a zero row, not a vector of "" (endpoints refuse empty input)
-        live = [i for i, t in enumerate(pending) if t is not None]
+        alive = [(i, t) for i, t in enumerate(pending) if t is not None]
+        live = [i for i, _ in alive]
         cjk = embedder.multilingual  # an English-only model reads a bilingual text's CJK half as noise
-        texts = [tool_text(pending[i], cjk=cjk) for i in live]  # type: ignore[arg-type]
-        titled = [(done + i, text) for i in live if (text := title_text(pending[i], cjk=cjk))]  # type: ignore[arg-type]
+        texts = [tool_text(t, cjk=cjk) for _, t in alive]
+        titled = [(done + i, text) for i, t in alive if (text := title_text(t, cjk=cjk))]
         store = VectorStore(self.model_id)
         found = store.vectors(embedder, texts + [text for _, text in titled], persist=store_enabled())
         self.embedded = store.embedded
