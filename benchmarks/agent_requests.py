@@ -21,11 +21,9 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from pathlib import Path
 
+from common import ROOT
 from replay import DEMO, conversation
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def timed(size: int, whole: bool) -> tuple[float, int]:

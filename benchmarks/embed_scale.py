@@ -103,14 +103,12 @@ def main() -> int:
         first_build = time.perf_counter() - start
         assert first.embedded == len(tools)
         del first
-    base_count = min(len(tools), 4076)
-    if first_build is not None:
-        pass
-    elif reuse is not None:
-        base = VectorStore(embedder.model_id, folder=reuse).vectors(embedder, texts[:base_count])
     else:
-        base = np.asarray(embedder.embed(texts[:base_count]), dtype=np.float32)
-    if first_build is None:
+        base_count = min(len(tools), 4076)
+        if reuse is not None:
+            base = VectorStore(embedder.model_id, folder=reuse).vectors(embedder, texts[:base_count])
+        else:
+            base = np.asarray(embedder.embed(texts[:base_count]), dtype=np.float32)
         rng = np.random.default_rng(7)
         dim = base.shape[1]
         vectors = base[np.arange(len(tools)) % base_count] + rng.normal(0, 0.02, (len(tools), dim)).astype(np.float32)
@@ -167,14 +165,13 @@ def main() -> int:
     matrix = index.matrix
     qmat = np.stack(query_vectors(embedder, queries))
     usearch_row = None
-    try:
-        if args.skip_usearch:
-            raise ImportError
-        from usearch.index import Index
-    except ImportError:
-        if not args.skip_usearch:
+    Index = None
+    if not args.skip_usearch:
+        try:
+            from usearch.index import Index
+        except ImportError:
             print("usearch not installed: pip install usearch", file=sys.stderr)
-    else:
+    if Index is not None:
         before_u = rss_mib()
         start = time.perf_counter()
         hnsw = Index(ndim=matrix.shape[1], metric="cos", dtype="f32")

@@ -62,6 +62,11 @@ VARIANTS = {
 }
 
 
+def rank_of(expected: str, found: list[str]) -> int | None:
+    """1 for the first place; ``None`` when not found."""
+    return found.index(expected) + 1 if expected in found else None
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("document")
@@ -80,19 +85,17 @@ def main() -> int:
     for variant in variants:
         with ablate.patched(**VARIANTS[variant]):
             run = ablate.default_run(catalog, depth=20)
-            for query, expected in REQUESTS:
-                found = run(query)
-                ranks[variant].append(found.index(expected) + 1 if expected in found else None)
+            ranks[variant] += [rank_of(expected, run(query)) for query, expected in REQUESTS]
     if dense:
-        from toolsearch_cli.search import SearchRequest, get_ranker
+        from common import ranked_names
+
+        from toolsearch_cli.search import get_ranker
         from toolsearch_cli.search.embed import EmbedSettings, configure
 
         configure(EmbedSettings(model=args.embed_model))
         for name in dense:
-            ranker = get_ranker(name)
-            for query, expected in REQUESTS:
-                found = [h.tool.name for h in ranker.search(catalog, SearchRequest(query=query, max_results=20))]
-                ranks[name].append(found.index(expected) + 1 if expected in found else None)
+            run = ranked_names(get_ranker(name), catalog, 20)
+            ranks[name] += [rank_of(expected, run(query)) for query, expected in REQUESTS]
         variants += dense
     print("| request | " + " | ".join(variants) + " |")
     print("|---|" + "---:|" * len(variants))

@@ -168,7 +168,6 @@ def main() -> int:
             print(f"{name}: {tally.rankings} rankings compared so far, {len(tally.failures)} differ", flush=True)
         sizes = [int(s) for s in args.sizes.split(",") if s]
         if sizes:
-            sys.path.insert(0, str(Path(__file__).resolve().parent))
             from scale import synthetic_tools
 
             from toolsearch_cli.evaluate import load_queries
