@@ -273,3 +273,18 @@ def test_a_strict_true_tool_stays_strict(write):
     assert json.loads(export_catalog(catalog, "openai-responses", plain=True))["tools"][0]["strict"] is True
     with pytest.raises(CatalogError):
         load_catalog(str(write("bad.json", json.dumps([{**tools[0], "defer_loading": "yes"}]))))
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [{"enum": ["a", "b"], "nullable": True}, {"const": "x", "nullable": True}, {"enum": [1, 2], "x-nullable": True}],
+)
+def test_a_nullable_enum_or_const_still_lets_null_in(schema):
+    import jsonschema
+
+    from toolsearch_cli.catalog.openapi import clean_schema
+
+    cleaned = clean_schema(schema)
+    jsonschema.validate(None, cleaned)  # an OpenAPI 3.0 nullable enum/const takes null (it was dropped)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate("not one of them", cleaned)

@@ -343,9 +343,10 @@ def check_depth(
 def too_deep_node(data: Any, limit: int = MAX_DEPTH) -> Any:
     """The first list or mapping found below ``limit`` levels of ``data`` (``None``: none is).
 
-    Walked without recursion, each shared list or mapping once per depth it is met at."""
+    Walked without recursion. Shared lists and mappings are walked each time they are met: parsed
+    data shares none, and the one source of shared nodes, OpenAPI's inlined ``$ref`` targets, is
+    bounded by its expanded size at load."""
     stack: list[tuple[Any, int]] = [(data, 1)]
-    seen: set[tuple[int, int]] = set()
     while stack:
         node, depth = stack.pop()
         if isinstance(node, dict):
@@ -356,8 +357,5 @@ def too_deep_node(data: Any, limit: int = MAX_DEPTH) -> Any:
             continue
         if depth > limit:
             return node
-        if (id(node), depth) in seen:
-            continue
-        seen.add((id(node), depth))
         stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list | tuple))
     return None

@@ -437,7 +437,8 @@ def clean_schema(schema: Any, *, body: bool = False, depth: int = 0) -> Any:
             out[key] = [clean_schema(sub, body=body, depth=depth + 1) for sub in out[key]]
     if isinstance(out.get("$defs"), dict):
         out["$defs"] = {k: clean_schema(v, body=body, depth=depth + 1) for k, v in out["$defs"].items()}
-    restricted = any(k in out for k in ("type", "anyOf", "oneOf", "allOf", "$ref"))  # else null is allowed already
+    # a schema that limits types or values (enum, const) must let null in; any other allows it already
+    restricted = any(k in out for k in ("type", "anyOf", "oneOf", "allOf", "$ref", "enum", "const"))
     if restricted and (schema.get("nullable") is True or schema.get("x-nullable") is True):
         out = nullable(out)
     return out
