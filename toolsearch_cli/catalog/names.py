@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import re
 
 #: What OpenAI and Anthropic accept as a tool name (lint's invalid-tool-name, TS101, checks it too).
@@ -22,6 +21,8 @@ def provider_name(raw: str, fallback: str, *, squeeze: bool = True) -> str:
         name = re.sub(r"[^A-Za-z0-9_-]", "_", raw)
     name = name or fallback
     if len(name) > 64:
+        import hashlib  # not at start-up: most names need no hash
+
         name = name[:55] + "_" + hashlib.sha1(raw.encode()).hexdigest()[:8]
     return name
 

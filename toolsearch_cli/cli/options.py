@@ -11,7 +11,16 @@ import typer
 
 from ..catalog import ENV_VAR
 from ..catalog.formats import FORMATS as CATALOG_FORMATS
-from ..search.embed import BASE_URL_VAR, KEY_ENV_VAR, MODEL_VAR, MULTILINGUAL_VAR, TIMEOUT_VAR
+from ..search.embed import (
+    BASE_URL_VAR,
+    KEY_ENV_VAR,
+    MODEL_VAR,
+    MULTILINGUAL_VAR,
+    TIMEOUT_VAR,
+    EmbedSettings,
+    check_timeout,
+    configure,
+)
 
 CATALOG_HELP = (
     f"Catalog source: a YAML or JSON file (toolsearch, OpenAI, Anthropic, MCP or OpenAPI format), a folder, "
@@ -116,29 +125,26 @@ def apply_embed_options(
 ) -> None:
     """Set the embedding model the dense rankers use (nothing is loaded until one runs)."""
     from ..errors import UsageError
-    from ..search.embed import EmbedSettings, configure
 
-    if base_url and not (model or "").strip():
+    url = (base_url or "").strip()
+    if url and not (model or "").strip():
         raise UsageError("--embed-base-url needs --embed-model, the model's name at that endpoint", field="embed-model")
-    if base_url and base_url.strip() and not base_url.strip().lower().startswith(("http://", "https://")):
+    if url and not url.lower().startswith(("http://", "https://")):
         from ..redaction import shown_url
 
         raise UsageError(
-            f"--embed-base-url must start with http:// or https://, not {shown_url(base_url.strip())!r}",
-            field="embed-base-url",
+            f"--embed-base-url must start with http:// or https://, not {shown_url(url)!r}", field="embed-base-url"
         )
     if not key_env.strip():
         raise UsageError("--embed-api-key-env needs the name of an environment variable", field="embed-api-key-env")
-    from ..search.embed import check_timeout
-
     try:
         seconds = check_timeout(timeout, "--embed-timeout")
     except ValueError as exc:
-        raise UsageError(str(exc)) from None
+        raise UsageError(str(exc), field="embed-timeout") from None
     configure(
         EmbedSettings(
             model=(model or "").strip() or None,
-            base_url=(base_url or "").strip() or None,
+            base_url=url or None,
             key_env=key_env.strip(),
             multilingual=multilingual,
             timeout=seconds,
