@@ -19,7 +19,6 @@ server that does not start stops the script with one line saying which and why (
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import os
 import shutil
@@ -92,8 +91,10 @@ def run(cmd: list[str], what: str, cwd: Path | None = None) -> subprocess.Comple
     except FileNotFoundError:
         raise FetchError(f"cannot fetch {what}: `{cmd[0]}` is not installed") from None
     if done.returncode != 0:
-        tail = (done.stderr or done.stdout).decode(errors="replace").strip().splitlines()[-3:]
-        raise FetchError(f"cannot fetch {what}: `{' '.join(cmd[:3])} …` failed: {' | '.join(tail)}")
+        lines = [line.strip() for line in (done.stderr or done.stdout).decode(errors="replace").splitlines()]
+        errors = [ln for ln in lines if ln.lower().startswith(("error", "npm error")) and "log of this run" not in ln]
+        shown = errors[:2] or [line for line in lines if line][-3:]
+        raise FetchError(f"cannot fetch {what}: `{' '.join(cmd[:3])} …` failed: {' | '.join(shown)}")
     return done
 
 
@@ -146,7 +147,8 @@ def install_servers(cache: Path) -> tuple[Path, Path, Path]:
     npm.mkdir(parents=True, exist_ok=True)
     if not (npm / "package.json").is_file():
         (npm / "package.json").write_text('{"private": true}\n')
-    missing = [p for p in NPM_PACKAGES if not (npm / "node_modules" / p.rsplit("@", 1)[0] / "package.json").is_file()]
+    modules = npm / "node_modules"
+    missing = [p for p in NPM_PACKAGES if not (modules / p.rsplit("@", 1)[0] / "package.json").is_file()]
     if missing:
         print(f"npm install {len(missing)} MCP servers into {npm}", file=sys.stderr)
         run(["npm", "install", "--no-audit", "--no-fund", "--ignore-scripts", *missing], ", ".join(missing), cwd=npm)
@@ -155,33 +157,43 @@ def install_servers(cache: Path) -> tuple[Path, Path, Path]:
     return npm / "node_modules", python, sqlite_python
 
 
-def server_commands(modules: Path, python: Path, sqlite_python: Path, work: Path) -> dict[str, list[tuple[str, list[str]]]]:
-    """catalog id -> the servers whose tools make it up: (package, command)."""
+Server = tuple[str, list[str]]  # (package, command)
+# every feature but docs, which fetches from supabase.com during tools/list
+SUPABASE_FEATURES = "account,database,debugging,development,functions,branching,storage"
+
+
+def server_commands(modules: Path, python: Path, sqlite_python: Path, work: Path) -> dict[str, list[Server]]:
+    """catalog id -> the servers whose tools make it up."""
     node = shutil.which("node") or "node"
 
-    def js(package: str, script: str) -> list[str]:
-        return [node, str(modules / package / script)]
+    def js(package: str, script: str = "dist/index.js", *args: str) -> Server:
+        return package, [node, str(modules / package / script), *args]
+
+    def py(package: str, *args: str) -> Server:
+        return package, [str(python), "-m", package.replace("-", "_"), *args]
 
     (work / "files").mkdir(exist_ok=True)
     repo = work / "repo"
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    sqlite_command = [str(sqlite_python.parent / "mcp-server-sqlite"), "--db-path", str(work / "bench.db")]
+    sqlite = ("mcp-server-sqlite", sqlite_command)
     return {
-        "mcp-everything": [("@modelcontextprotocol/server-everything", js("@modelcontextprotocol/server-everything", "dist/index.js"))],
-        "mcp-filesystem": [("@modelcontextprotocol/server-filesystem", js("@modelcontextprotocol/server-filesystem", "dist/index.js") + [str(work / "files")])],
-        "mcp-memory": [("@modelcontextprotocol/server-memory", js("@modelcontextprotocol/server-memory", "dist/index.js"))],
-        "mcp-desktop-commander": [("@wonderwhy-er/desktop-commander", js("@wonderwhy-er/desktop-commander", "dist/index.js"))],
-        "mcp-git": [("mcp-server-git", [str(python), "-m", "mcp_server_git", "--repository", str(repo)])],
-        "mcp-gitlab": [("@modelcontextprotocol/server-gitlab", js("@modelcontextprotocol/server-gitlab", "dist/index.js"))],
-        "mcp-supabase": [("@supabase/mcp-server-supabase", js("@supabase/mcp-server-supabase", "dist/cli.js") + ["--features=account,database,debugging,development,functions,branching,storage"])],
-        "mcp-sentry": [("@sentry/mcp-server", js("@sentry/mcp-server", "dist/index.js"))],
+        "mcp-everything": [js("@modelcontextprotocol/server-everything")],
+        "mcp-filesystem": [js("@modelcontextprotocol/server-filesystem", "dist/index.js", str(work / "files"))],
+        "mcp-memory": [js("@modelcontextprotocol/server-memory")],
+        "mcp-desktop-commander": [js("@wonderwhy-er/desktop-commander")],
+        "mcp-git": [py("mcp-server-git", "--repository", str(repo))],
+        "mcp-gitlab": [js("@modelcontextprotocol/server-gitlab")],
+        "mcp-supabase": [js("@supabase/mcp-server-supabase", "dist/cli.js", f"--features={SUPABASE_FEATURES}")],
+        "mcp-sentry": [js("@sentry/mcp-server")],
         "mcp-utilities": [
-            ("mcp-server-time", [str(python), "-m", "mcp_server_time"]),
-            ("mcp-server-fetch", [str(python), "-m", "mcp_server_fetch"]),
-            ("mcp-server-sqlite", [str(sqlite_python.parent / "mcp-server-sqlite"), "--db-path", str(work / "bench.db")]),
-            ("@modelcontextprotocol/server-sequential-thinking", js("@modelcontextprotocol/server-sequential-thinking", "dist/index.js")),
-            ("@modelcontextprotocol/server-google-maps", js("@modelcontextprotocol/server-google-maps", "dist/index.js")),
+            py("mcp-server-time"),
+            py("mcp-server-fetch"),
+            sqlite,
+            js("@modelcontextprotocol/server-sequential-thinking"),
+            js("@modelcontextprotocol/server-google-maps"),
         ],
-    }  # fmt: skip
+    }
 
 
 def list_tools(command: list[str], what: str, timeout: float = 60.0) -> list[dict[str, Any]]:
@@ -211,10 +223,11 @@ def list_tools(command: list[str], what: str, timeout: float = 60.0) -> list[dic
             return anyio.run(go, errlog)
         except FetchError:
             raise
-        except BaseException as exc:  # the SDK raises exception groups; one line is enough here
+        except Exception as exc:  # the SDK raises exception groups; one line is enough here
             errlog.seek(0)
             last = [line for line in errlog.read().splitlines() if line.strip()][-1:] or ["(nothing on stderr)"]
-            raise FetchError(f"MCP server {what} did not list its tools ({type(exc).__name__}); its stderr: {last[0]}") from None
+            problem = f"MCP server {what} did not list its tools ({type(exc).__name__})"
+            raise FetchError(f"{problem}; its stderr: {last[0]}") from None
 
 
 def snapshot_servers(cache: Path, only: set[str] | None) -> None:
@@ -254,7 +267,7 @@ def package_version(modules: Path, python: Path, package: str) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cache", help="cache folder (default: $TOOLSEARCH_BENCH_CACHE or ~/.cache/toolsearch-bench/real)")
+    parser.add_argument("--cache", help="default: $TOOLSEARCH_BENCH_CACHE or ~/.cache/toolsearch-bench/real")
     parser.add_argument("--only", nargs="*", help="catalog ids to (re)build")
     parser.add_argument("--skip-servers", action="store_true", help="keep the committed MCP snapshots")
     args = parser.parse_args()
