@@ -1,7 +1,10 @@
-"""The real-catalog dev set: catalogs built by ``fetch.py`` and the requests of ``queries.yaml``.
+"""The real-catalog dev set: catalogs built by ``fetch.py`` and the requests of ``queries.yaml``
+and ``queries-2.yaml``.
 
 ``load()`` gives one :class:`Entry` per catalog: its toolsearch ``Catalog`` (read with
-``toolsearch_cli.load_catalog``) and its requests as (query, set of relevant tool names).
+``toolsearch_cli.load_catalog``) and its requests of both files as (query, set of relevant tool
+names), first batch first; ``Entry.styles`` holds each request's style (``None`` for the first
+batch, which has none).
 OpenAPI catalogs live in the cache folder (``fetch.py`` writes them there); MCP catalogs are
 the committed snapshots in ``snapshots/``.
 """
@@ -18,7 +21,10 @@ import yaml
 
 HERE = Path(__file__).resolve().parent
 SNAPSHOTS = HERE / "snapshots"
-QUERIES = HERE / "queries.yaml"
+QUERIES = HERE / "queries.yaml"  # first batch: implicit requests, no style key
+QUERIES_2 = HERE / "queries-2.yaml"  # second batch: each request has a style
+QUERY_FILES = (QUERIES, QUERIES_2)
+STYLES = ("direct", "task", "verbose")
 
 # id -> (group, source): a file name in the cache's catalogs/ folder (openapi) or in snapshots/ (mcp)
 CATALOGS: dict[str, tuple[str, str]] = {
@@ -49,6 +55,16 @@ class Entry:
     path: Path
     catalog: Any  # toolsearch_cli's Catalog
     queries: list[tuple[str, set[str]]] = field(default_factory=list)
+    styles: list[str | None] = field(default_factory=list)  # parallel to queries
+
+
+@dataclass
+class Request:
+    catalog: str
+    query: str
+    relevant: set[str]
+    style: str | None  # one of STYLES, or None when the file gives none
+    source: str  # the file's name
 
 
 def cache_root(cache_dir: str | os.PathLike[str] | None = None) -> Path:
@@ -62,21 +78,56 @@ def source_path(cid: str, cache_dir: str | os.PathLike[str] | None = None) -> Pa
     return HERE / source if group == "mcp" else cache_root(cache_dir) / source
 
 
-def read_queries(path: Path = QUERIES) -> dict[str, list[tuple[str, set[str]]]]:
-    """catalog id -> [(query, relevant names)], in file order; malformed entries are errors."""
+def read_requests(paths: Path | tuple[Path, ...] | list[Path] = QUERY_FILES) -> list[Request]:
+    """Every request of the given files, in file order; a missing file gives none.
+
+    Malformed entries are errors: each must have exactly catalog, query and relevant, plus an
+    optional style (one of STYLES); the catalog must be known, the query a non-empty string and
+    relevant a non-empty list of names; the same (catalog, query) may appear only once across
+    all the files read.
+    """
+    if isinstance(paths, Path):
+        paths = (paths,)
+    requests: list[Request] = []
+    seen: dict[tuple[str, str], str] = {}
+    for path in paths:
+        if not path.is_file():
+            continue
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or []
+        if not isinstance(data, list):
+            raise ValueError(f"{path.name}: must be a list of requests")
+        for i, item in enumerate(data):
+            keys = set(item) if isinstance(item, dict) else set()
+            if keys not in ({"catalog", "query", "relevant"}, {"catalog", "query", "relevant", "style"}):
+                raise ValueError(
+                    f"{path.name}: entry {i} must have exactly catalog, query, relevant (style optional): {item!r}"
+                )
+            if item["catalog"] not in CATALOGS:
+                raise ValueError(f"{path.name}: entry {i}: unknown catalog {item['catalog']!r}")
+            query = item["query"]
+            if not isinstance(query, str) or not query.strip():
+                raise ValueError(f"{path.name}: entry {i}: query must be a non-empty string")
+            relevant = item["relevant"]
+            if not isinstance(relevant, list) or not relevant or not all(isinstance(r, str) for r in relevant):
+                raise ValueError(f"{path.name}: entry {i}: relevant must be a non-empty list of names")
+            style = item.get("style")
+            if "style" in item and style not in STYLES:
+                raise ValueError(f"{path.name}: entry {i}: style must be one of {', '.join(STYLES)}, not {style!r}")
+            key = (item["catalog"], query.strip())
+            if key in seen:
+                raise ValueError(f"{path.name}: entry {i}: request {query.strip()!r} already in {seen[key]}")
+            seen[key] = path.name
+            requests.append(Request(item["catalog"], query.strip(), set(relevant), style, path.name))
+    return requests
+
+
+def read_queries(
+    paths: Path | tuple[Path, ...] | list[Path] = QUERY_FILES,
+) -> dict[str, list[tuple[str, set[str]]]]:
+    """catalog id -> [(query, relevant names)], in file order (queries.yaml, then queries-2.yaml)."""
     found: dict[str, list[tuple[str, set[str]]]] = {cid: [] for cid in CATALOGS}
-    if not path.is_file():
-        return found
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or []
-    for i, item in enumerate(data):
-        if not isinstance(item, dict) or set(item) != {"catalog", "query", "relevant"}:
-            raise ValueError(f"{path.name}: entry {i} must have exactly catalog, query, relevant: {item!r}")
-        if item["catalog"] not in CATALOGS:
-            raise ValueError(f"{path.name}: entry {i}: unknown catalog {item['catalog']!r}")
-        relevant = item["relevant"]
-        if not isinstance(relevant, list) or not relevant or not all(isinstance(r, str) for r in relevant):
-            raise ValueError(f"{path.name}: entry {i}: relevant must be a non-empty list of names")
-        found[item["catalog"]].append((str(item["query"]).strip(), set(relevant)))
+    for request in read_requests(paths):
+        found[request.catalog].append((request.query, request.relevant))
     return found
 
 
@@ -84,7 +135,7 @@ def load(cache_dir: str | os.PathLike[str] | None = None, only: set[str] | None 
     """Every catalog (or those in ``only``) with its requests; a missing file says to run fetch.py."""
     from toolsearch_cli import load_catalog
 
-    queries = read_queries()
+    requests = read_requests()
     entries = []
     for cid, (group, _) in CATALOGS.items():
         if only and cid not in only:
@@ -92,7 +143,11 @@ def load(cache_dir: str | os.PathLike[str] | None = None, only: set[str] | None 
         path = source_path(cid, cache_dir)
         if not path.is_file():
             raise FileNotFoundError(f"{path} is missing: run python benchmarks/real_catalogs/fetch.py")
-        entries.append(Entry(cid, group, path, load_catalog([str(path)]), queries[cid]))
+        mine = [r for r in requests if r.catalog == cid]
+        entry = Entry(cid, group, path, load_catalog([str(path)]))
+        entry.queries = [(r.query, r.relevant) for r in mine]
+        entry.styles = [r.style for r in mine]
+        entries.append(entry)
     return entries
 
 
@@ -101,17 +156,37 @@ def tool_names(catalog: Any) -> list[str]:
 
 
 def check_labels(cache_dir: str | os.PathLike[str] | None = None, only: set[str] | None = None) -> int:
-    """Load every catalog and check each label names one of its tools; print a summary table."""
+    """Load every catalog and check each label names one of its tools; print a summary table.
+
+    ``requests`` counts both files; ``first`` is queries.yaml, ``second`` queries-2.yaml (by style).
+    """
     problems = 0
-    print("| catalog | group | tools | requests |")
-    print("|---|---|---:|---:|")
+    labels = 0
+    columns = ("requests", "first", "second", *STYLES)
+    totals = dict.fromkeys(columns, 0)
+    print("| catalog | group | tools | " + " | ".join(columns) + " |")
+    print("|---|---|---:|" + "---:|" * len(columns))
     for entry in load(cache_dir, only):
         names = set(tool_names(entry.catalog))
         for query, relevant in entry.queries:
+            labels += len(relevant)
             for name in sorted(relevant - names):
                 print(f"error: {entry.id}: {query!r}: {name!r} is not a tool of the catalog", file=sys.stderr)
                 problems += 1
-        print(f"| {entry.id} | {entry.group} | {len(names)} | {len(entry.queries)} |")
+        counts = {
+            "requests": len(entry.queries),
+            "first": entry.styles.count(None),
+            "second": sum(1 for style in entry.styles if style is not None),
+            **{style: entry.styles.count(style) for style in STYLES},
+        }
+        for key, value in counts.items():
+            totals[key] += value
+        print(f"| {entry.id} | {entry.group} | {len(names)} | " + " | ".join(str(counts[c]) for c in columns) + " |")
+    print("| total | | | " + " | ".join(str(totals[c]) for c in columns) + " |")
+    if problems:
+        print(f"{problems} of {labels} labels name no tool of their catalog", file=sys.stderr)
+    else:
+        print(f"all {labels} labels name a tool of their catalog")
     return 1 if problems else 0
 
 
