@@ -42,7 +42,9 @@ def patched(**changes: Any) -> Iterator[None]:
                 field = key[5:]
                 old = bm25f.FIELD_SPECS[field]
                 ratio = value[2] if len(value) > 2 else old.max_ratio
-                bm25f.FIELD_SPECS[field] = bm25f.FieldSpec(value[0], value[1], old.reported_as, ratio)
+                count = value[3] if len(value) > 3 else old.max_count
+                capped = value[4] if len(value) > 4 else old.capped
+                bm25f.FIELD_SPECS[field] = bm25f.FieldSpec(value[0], value[1], old.reported_as, ratio, count, capped)
             else:
                 saved[key] = getattr(bm25f, key)
                 setattr(bm25f, key, value)
@@ -57,10 +59,7 @@ def patched(**changes: Any) -> Iterator[None]:
 
 
 def _refresh_model() -> None:
-    specs = bm25f.FIELD_SPECS.values()
-    bm25f.FIELD_MODEL = bm25f.FieldModel(
-        [s.weight for s in specs], [s.b for s in specs], bm25f.K1, bm25f.MAX_FIELD_COUNT, [s.max_ratio for s in specs]
-    )
+    bm25f.FIELD_MODEL = bm25f.field_model()
 
 
 _OLD_WEIGHTS = {"spec_name": (3.0, 0.3), "spec_params": (0.7, 0.5), "spec_param_text": (0.4, 0.3)}

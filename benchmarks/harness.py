@@ -6,6 +6,7 @@ Usage:
     python benchmarks/harness.py --part quality       # quality table only
     python benchmarks/harness.py --part scale --sizes 1000,10000
     python benchmarks/harness.py --part startup
+    python benchmarks/harness.py --part real          # the real-catalog set (benchmarks/real_catalogs/fetch.py first)
 
 Every figure is measured in this process (start-up in child processes of it), beside the peers
 measured the same way, and the targets of issue 3 are checked against those in-run figures.
@@ -170,10 +171,44 @@ def hybrid_targets(table: dict[str, dict[str, dict[str, float]]], sets: list[str
     return ok
 
 
+def real(rankers: list[str]) -> bool:
+    """Issue 18's real-catalog targets: ``default`` at or above plain BM25 (bm25s over name,
+    description and parameters) on the mean MRR of both groups, and every exact name first."""
+    sys.path.insert(0, str(HERE / "real_catalogs"))
+    import dataset
+    import real_quality
+
+    try:
+        entries = dataset.load()
+    except FileNotFoundError as exc:
+        print(f"\n### Real catalogs\n\nskipped: {exc}")
+        return True
+    peers = ["bm25s", "bm25s (name+desc)", "tantivy+cjk"]
+    results = real_quality.evaluate(entries, rankers, peers)
+    exact = {e.id: real_quality.exact_name_failures(e, rankers) for e in entries}
+    requests = sum(len(e.queries) for e in entries)
+    print(f"\n### Real catalogs ({len(entries)} catalogs, {requests} requests; MRR and R@5, depth 10)\n")
+    print(real_quality.markdown(entries, results, rankers + peers, exact))
+    ok = True
+    ours = real_quality.group_means(entries, results, "default", "mrr")
+    plain = real_quality.group_means(entries, results, "bm25s", "mrr")
+    print()
+    for group in real_quality.GROUPS:
+        met = ours[group] >= plain[group]
+        ok &= met
+        verdict = "met" if met else "NOT met"
+        print(f"- {group}: default MRR {ours[group]:.3f} vs plain BM25 (bm25s) {plain[group]:.3f} — {verdict}")
+    misses = sum(len(exact[e.id]["default"]) for e in entries)
+    total = sum(len(e.catalog.searchable()) for e in entries)
+    ok &= misses == 0
+    print(f"- exact names first (default): {total - misses}/{total} — {'met' if not misses else 'NOT met'}")
+    return ok
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shared", default=str(HERE.parent.parent / "shared"))
-    parser.add_argument("--part", default="quality,scale,startup")
+    parser.add_argument("--part", default="quality,real,scale,startup")
     parser.add_argument("--sets", default=",".join(SETS))
     parser.add_argument("--rankers", default="default")
     parser.add_argument("--peers", default="bm25s,bm25s+cjk,tantivy+cjk,rank-bm25")
@@ -202,6 +237,8 @@ def main() -> int:
     if "quality" in parts:
         peers = [p for p in args.peers.split(",") if p]
         ok &= quality(shared, args.sets.split(","), peers, args.rankers.split(","), args.embed_model)
+    if "real" in parts:
+        ok &= real(args.rankers.split(","))
     if "scale" in parts:
         import scale
 

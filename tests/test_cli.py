@@ -64,8 +64,9 @@ def test_json_is_stable_and_alone_on_stdout(run_cli):
     result = run_cli("search", "send an email", "--catalog", str(DEMO), "-f", "json", "-n", "2")
     assert result.code == 0
     payload = result.json()
-    assert set(payload) == {"query", "ranker", "category", "max_results", "hits"}
-    assert payload["max_results"] == 2 and len(payload["hits"]) == 2
+    # keys are API: added ("unmatched", the query's words no tool contains), never renamed
+    assert set(payload) == {"query", "ranker", "category", "max_results", "hits", "unmatched"}
+    assert payload["max_results"] == 2 and len(payload["hits"]) == 2 and payload["unmatched"] == []
     hit = payload["hits"][0]
     assert set(hit) == {"rank", "name", "score", "category", "matched_fields", "description", "explanation"}
     assert hit["name"] == "sendEmail"

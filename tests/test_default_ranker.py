@@ -81,10 +81,12 @@ def test_stemming_meets_inflections():
 
 def test_one_letter_and_stop_words_do_not_match():
     catalog = Catalog(tools=[make("weatherLookup", "Look up the weather"), make("a", "b")])
-    for query in ("a", "the", "of the a", "what is it"):
+    for query in ("the", "of the a", "what is it"):
         with pytest.raises(SearchError):
             search(catalog, query)
     assert names(search(catalog, "a weather")) == ["weatherLookup"]
+    # a query that is a tool's whole name finds it, one-letter or not (the exact-name look-up)
+    assert names(search(catalog, "a")) == ["a"]
 
 
 def test_query_sharing_no_meaningful_term_returns_nothing(demo):

@@ -2,7 +2,9 @@
 
 * name: the ``operationId``, else ``<method>_<path>``, sanitised to ``[A-Za-z0-9_-]{1,64}`` (the
   rule OpenAI and Anthropic apply) and made unique;
-* description: the summary, then the description;
+* description: the summary, then the description; an operation with neither gets ``METHOD
+  /path`` and ``metadata.openapi.generatedDescription: true`` (the default ranker weighs such
+  text low);
 * parameters: path, query, header and cookie parameters and the JSON request body merged into one
   JSON Schema object. Body properties are merged in when the body is an object whose property
   names do not clash with a parameter; otherwise the body is one ``body`` property.
@@ -374,6 +376,9 @@ def _operation_tool(
         warn(relocate(warning.to_error()), warning.kind)
 
     native: dict[str, Any] = {"method": method.upper(), "path": path}
+    if not summary and not details:
+        # the description above is made up from method and path: search weighs it low, lint says so
+        native["generatedDescription"] = True
     if summary:
         native["summary"] = summary  # the tool's title: ranked above the description
     server = _server_url(op) or _server_url(item) or _server_url(doc.data) or _swagger_server(doc.data)

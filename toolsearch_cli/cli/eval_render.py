@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.text import Text
 
 from ..evaluate import GateResult, Miss
+from ..markup import plain_text
 from .render import Col, data, excerpt, plural, render_table
 
 
@@ -111,7 +112,7 @@ def render_misses(out: Console, misses: list[Miss], n: int) -> None:
                     f"   above #{rank} ",
                     data(hit.tool.name, "yellow"),
                     f" score {hit.score:.2f}",
-                    data(f"  {excerpt(hit.tool.description, 70)}", "dim"),
+                    data(f"  {excerpt(plain_text(hit.tool.description), 70)}", "dim"),
                 )
             )
             out.print(data(f"     why: {_explanation(hit.contributions)}", "dim"))

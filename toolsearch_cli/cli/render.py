@@ -28,6 +28,7 @@ from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
+from ..markup import plain_text
 from ..model import Catalog
 from ..printable import CONTROL, shown
 from ..search import Hit
@@ -241,6 +242,12 @@ def _stacked(out: Console, columns: Sequence[Col], cells: Sequence[Sequence[Text
 FIELD_ABBREVIATIONS = {"description": "desc", "category": "cat", "parameters": "params"}
 
 
+def _shown_description(hit: Hit, wide: bool) -> str:
+    """The description as a reader sees it: markup (HTML, Markdown) as plain text, cut unless wide."""
+    text = plain_text(hit.tool.description)
+    return " ".join(text.split()) if wide else excerpt(text, 120)
+
+
 def render_hits(out: Console, hits: list[Hit], *, explain: bool = False, wide: bool = False) -> None:
     rows: list[list[Cell]] = [
         [
@@ -249,7 +256,7 @@ def render_hits(out: Console, hits: list[Hit], *, explain: bool = False, wide: b
             hit.tool.category or "",
             _score(hit.score),
             ", ".join(FIELD_ABBREVIATIONS.get(f, f) for f in hit.matched_fields),
-            " ".join(hit.tool.description.split()) if wide else excerpt(hit.tool.description, 120),
+            _shown_description(hit, wide),
         ]
         for i, hit in enumerate(hits, 1)
     ]

@@ -8,9 +8,11 @@ import typer
 
 from ..catalog import load_catalog, store_in_cache
 from ..errors import UsageError, did_you_mean
+from ..model import Catalog, Tool
 from ..search import MAX_RESULTS_LIMIT, RANKER_BY_NAME, parse_max_results
 from ..search import search as run_search
 from ..search.base import whole_number
+from ..search.names import UnmatchedWord, unmatched_words
 from ..search.text import classic_normalize
 from .options import (
     CATALOG_FORMAT_OPTION,
@@ -72,6 +74,7 @@ def search(
     searchable = (
         loaded.searchable() if attributes is None else [t for t in loaded.searchable() if t.visible_to(attributes)]
     )
+    misses = _unmatched(loaded, query, ranker, None if attributes is None else searchable)
     store_in_cache(loaded)  # with its index, so the next call skips parsing and indexing
     model = embed_model_label([ranker])
     if output_format == "json":
@@ -86,6 +89,7 @@ def search(
             payload["embed_model"] = model
         if attributes is not None:
             payload["context"] = attributes
+        payload["unmatched"] = [word.to_dict() for word in misses]
         typer.echo(json.dumps(payload, ensure_ascii=False, indent=2))
         return
     seen_by = f" · context {', '.join(f'{k}={v}' for k, v in attributes.items())}" if attributes else ""
@@ -95,6 +99,8 @@ def search(
         error_console().print(
             data(f"no tool matches {query!r} ({plural(len(searchable), 'searchable tool')}, ranker {ranker}{seen_by})")
         )
+        if misses:
+            error_console().print(data(_misses_line(misses), "yellow"))
         return
     out = console()
     render_hits(out, hits, explain=explain, wide=wide)
@@ -105,3 +111,20 @@ def search(
             "dim",
         )
     )
+    if misses:
+        out.print(data(_misses_line(misses), "dim"))
+
+
+def _unmatched(loaded: Catalog, query: str, ranker: str, visible: list[Tool] | None) -> list[UnmatchedWord]:
+    """The query's words no (visible) tool contains; the classic ranker's own matching differs, so none."""
+    if ranker == "classic" or not classic_normalize(query):
+        return []
+    return unmatched_words(loaded if visible is None else Catalog(tools=visible), query)
+
+
+def _misses_line(misses: list[UnmatchedWord]) -> str:
+    parts = []
+    for word in misses[:8]:
+        close = f" (did you mean {' or '.join(repr(s) for s in word.suggestions)}?)" if word.suggestions else ""
+        parts.append(f"{word.word!r}{close}")
+    return f"no tool contains {', '.join(parts)}"

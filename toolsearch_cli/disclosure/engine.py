@@ -229,7 +229,8 @@ class DisclosureEngine:
             return SearchOutcome(error=exc.message, field=exc.field or "query", arguments=args)
         except Exception as exc:  # noqa: BLE001 - a failing provider must not break the tool-call protocol
             return SearchOutcome(error=f"the search failed: {type(exc).__name__}: {exc}", arguments=args)
-        return SearchOutcome(names=names, arguments=args)
+        unmatched = self.manager.unmatched(args.query, self.context) if not names else []
+        return SearchOutcome(names=names, arguments=args, unmatched=unmatched)
 
     def usable(self, names: Sequence[str]) -> list[str]:
         """The names that resolve to a registered tool this context may see, de-duplicated, order kept."""

@@ -91,7 +91,11 @@ def parse_search_result(content: Any) -> tuple[str, tuple[str, ...]]:
     if value is None:
         return NULL, ()
     if isinstance(value, Mapping):
-        return ERROR, ()
+        # {"names": [], "note": ...}: a search that found nothing and says why (SearchOutcome.content)
+        names = value.get("names")
+        if "error" in value or not isinstance(names, list) or names:
+            return ERROR, ()
+        return EMPTY, ()
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         return INVALID, ()
     if not value:

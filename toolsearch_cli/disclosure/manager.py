@@ -9,12 +9,13 @@ configuration mistakes, so here it must be asked for. The search tool's name is 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Protocol
+from typing import Any, Protocol
 
 from ..errors import CatalogError
 from ..model import RESERVED_NAMES, Catalog, Tool
 from ..search import get_ranker
 from ..search.base import SearchRequest
+from ..search.names import UnmatchedWord, unmatched_words
 from ..search.text import classic_normalize
 
 
@@ -69,6 +70,7 @@ class CatalogManager:
         self._reserved = frozenset(reserved)
         self.version = 0
         self.provider: SearchProvider = provider or RankerProvider(self, ranker)
+        self._hints: tuple[Any, Catalog] | None = None
         self.register_all(tools)
 
     @classmethod
@@ -144,6 +146,14 @@ class CatalogManager:
             if len(raw) < limit or limit >= 1 << 16:
                 return names
             limit *= 2
+
+    def unmatched(self, query: str, context: Mapping[str, str] | None = None) -> list[UnmatchedWord]:
+        """Words of ``query`` that no tool visible to ``context`` contains, each with close words such
+        tools do use (what a search that found nothing tells its caller; hidden tools lend no words)."""
+        key = (self.version, tuple(sorted((context or {}).items())))
+        if self._hints is None or self._hints[0] != key:
+            self._hints = (key, Catalog(tools=[t for t in self._tools.values() if t.visible_to(context)]))
+        return unmatched_words(self._hints[1], query)
 
 
 def category_known(manager: CatalogManager, category: str, context: Mapping[str, str] | None) -> bool:

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from dataclasses import field as dataclass_field
 from typing import Any
 
 from ..bounded import JSONRefused, strict_json
 from ..model import Tool
 from ..search.base import DEFAULT_MAX_RESULTS, MAX_RESULTS_LIMIT, whole_number
+from ..search.names import UnmatchedWord
 from ..search.text import classic_normalize
 
 SEARCH_TOOL_NAME = "toolSearch"
@@ -77,6 +79,8 @@ class SearchOutcome:
     error: str | None = None
     field: str | None = None
     arguments: SearchArguments | None = None
+    #: When nothing was found: the query's words that no tool contains, with close catalog words.
+    unmatched: list[UnmatchedWord] = dataclass_field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -88,7 +92,22 @@ class SearchOutcome:
         return self.error is not None and self.error.startswith(INVALID_JSON)
 
     def content(self) -> str:
-        """The tool message text: a compact JSON array of names, or a JSON error object."""
+        """The tool message text: a compact JSON array of names, or a JSON error object.
+
+        A search that found nothing because some of its words are in no tool says so, as an object
+        whose ``names`` is empty (``{"names":[],"note":...,"unmatched":[...]}``), so the model can
+        rephrase; :func:`~toolsearch_cli.disclosure.history.parse_search_result` reads it as empty.
+        """
+        if self.ok and not self.names and self.unmatched:
+            return json.dumps(
+                {
+                    "names": [],
+                    "note": unmatched_note(self.unmatched),
+                    "unmatched": [word.to_dict() for word in self.unmatched],
+                },
+                ensure_ascii=False,
+                separators=(",", ":"),
+            )
         if self.ok:
             return json.dumps(self.names, ensure_ascii=False, separators=(",", ":"))
         body: dict[str, Any] = {"error": self.error}
@@ -105,7 +124,18 @@ class SearchOutcome:
         if not self.ok:
             out["error"] = self.error
             out["field"] = self.field
+        if self.unmatched:
+            out["unmatched"] = [word.to_dict() for word in self.unmatched]
         return out
+
+
+def unmatched_note(unmatched: list[UnmatchedWord]) -> str:
+    """One sentence saying which words no tool contains and which close words some do."""
+    parts = []
+    for word in unmatched[:8]:
+        close = f" (close: {', '.join(repr(s) for s in word.suggestions)})" if word.suggestions else ""
+        parts.append(f"{word.word!r}{close}")
+    return f"no tool matched; no tool contains {', '.join(parts)}: rephrase with other words"
 
 
 class ArgumentError(Exception):

@@ -20,6 +20,7 @@ rebuild; a term's scores are cached until the catalog changes.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -27,9 +28,11 @@ from itertools import chain
 from typing import Any, ClassVar
 
 from ..errors import SearchError
+from ..markup import plain_text
 from ..model import _MAX_DEPTH, Catalog, Tool, _resolve_ref, first_expansion
 from .base import FIELDS, Contribution, Hit, SearchRequest
 from .index import Analysed, BM25FIndex, FieldModel, QueryPlan
+from .names import named_tool, put_named_first
 from .text import analyze, analyze_lazy, classic_normalize, split_sentences
 
 try:
@@ -50,10 +53,16 @@ class FieldSpec:
     b: float
     reported_as: str
     max_ratio: float = math.inf
+    #: A term counts at most this many times in the field (None: MAX_FIELD_COUNT).
+    max_count: int | None = None
+    #: Whether the field is parameter evidence, whose summed term frequency is capped (PARAM_TF_CAP).
+    capped: bool = False
 
 
-#: Index fields. ``params`` holds parameter names; ``param_text`` their descriptions; ``param_values``
-#: their string ``enum`` values.
+#: Index fields. ``params`` holds the names of top-level parameters; ``param_text`` their
+#: descriptions; ``nested`` the names and descriptions of properties inside them (objects, array
+#: items); ``param_values`` string ``enum`` values; ``generated`` a description the loader made up
+#: (an OpenAPI operation with neither summary nor description: its method and path).
 FIELD_SPECS: dict[str, FieldSpec] = {
     # Name 1.5 (was 3, b 0.3) and parameters near the description's weight: requests that do not
     # use a tool's own words ("implicit" ones) match its description and parameters, and a heavy
@@ -67,14 +76,25 @@ FIELD_SPECS: dict[str, FieldSpec] = {
     # issue" runs to 1,500 characters), compared with other such descriptions, and past twice
     # their average length verbose rather than about more things.
     "details": FieldSpec(1.0, 0.75, "description", 2.0),
+    # Method and path words, when that is all an operation says: weak evidence, and the same
+    # words are usually in its name already.
+    "generated": FieldSpec(0.3, 0.5, "description"),
     "category": FieldSpec(0.3, 0.0, "category"),
     "tags": FieldSpec(0.5, 0.5, "tags"),
-    "params": FieldSpec(1.0, 0.5, "parameters"),
-    "param_text": FieldSpec(0.85, 0.4, "parameters"),
+    "params": FieldSpec(1.0, 0.5, "parameters", capped=True),
+    "param_text": FieldSpec(0.85, 0.4, "parameters", capped=True),
+    # Properties of properties: a payment method's billing address, a page's block children. Real
+    # API schemas nest hundreds of them, and a request's word found somewhere among them says
+    # little about what the tool does; weighted low and normalised hard by length.
+    "nested": FieldSpec(0.3, 0.75, "parameters", capped=True),
     # Allowed values (``enum``): a list of formats or codes, matched by a file name or a code in
     # the request rather than by what the tool does; kept at the weight they had in param_text.
-    "param_values": FieldSpec(0.4, 0.3, "parameters"),
+    "param_values": FieldSpec(0.4, 0.3, "parameters", capped=True),
 }
+#: The most a term's parameter fields together add to its frequency in a tool (a name or
+#: description occurrence at average length adds about 1-3): parameters say how to call a tool
+#: more than what it does, and big schemas mention everything (benchmarks/README.md).
+PARAM_TF_CAP = math.inf
 K1 = 1.5
 #: A term counts at most this many times per field: repeating a tag fifty times is stuffing,
 #: not evidence (measured neutral to slightly positive on the dev sets).
@@ -101,11 +121,46 @@ def _analyze_short(text: str) -> tuple[str, ...]:
     return tuple(analyze(text))
 
 
+#: Parameters that steer how an API answers rather than what it does: pagination, expansion,
+#: field selection, sorting, output format and transport. Their names and descriptions ("A cursor
+#: for use in pagination", "Specifies which fields in the response should be expanded") are in
+#: most operations of an API and match requests about none of them ("the login *page*").
+#: Compared by :func:`param_key` (case and separators ignored).
+BOILERPLATE_PARAMS = frozenset(
+    """
+    limit offset page perpage pagesize pagenumber pagenum pageindex pagetoken nextpagetoken nexttoken
+    continuationtoken cursor startingafter endingbefore startcursor nextcursor maxresults maxitems
+    expand fields select sort sortby sortorder orderby order direction count skip top
+    pretty prettyprint callback alt quotauser userip uploadtype uploadprotocol oauthtoken accesstoken
+    xgafields
+    """.split()
+)
+
+
+#: Switches of the changes of issue 18, for the ablations of benchmarks/ablate_real.py: nested
+#: properties in their own field (else with the top-level ones), markup stripped before indexing,
+#: generated descriptions in their own field (else as descriptions).
+NESTED_FIELD = False
+STRIP_MARKUP = True
+STRIP_URLS = False
+#: A parameter description repeated within one tool (a type's description copied into every
+#: property of that type: Square's "Represents an amount of money...") is indexed once.
+DISTINCT_PARAM_TEXT = False
+GENERATED_FIELD = True
+
+
+def param_key(name: str) -> str:
+    """A parameter name compared without case or separators (``page_size`` = ``pageSize`` = ``$top``)."""
+    return "".join(ch for ch in name.casefold() if ch.isalnum())
+
+
 def _parameter_strings(
     schema: dict[str, Any], root: dict[str, Any], depth: int, enums: list[str], seen: set[str]
-) -> Iterator[tuple[str, str]]:
-    """(name, description) of every parameter, nested ones and array items included, in tree order;
-    string ``enum`` values of parameters (and of array items) are appended to ``enums``.
+) -> Iterator[tuple[str, str, int]]:
+    """(name, description, depth) of every parameter, nested ones and array items included, in tree
+    order (depth 0: top level); string ``enum`` values of parameters (and of array items) are
+    appended to ``enums``. Boilerplate parameters (:data:`BOILERPLATE_PARAMS`) are skipped with
+    everything under them.
 
     The same walk as :meth:`Tool.parameter_tree` (local ``$ref`` resolved, each target once,
     depth-bounded), without building Parameter objects: indexing 100,000 tools needs the speed.
@@ -117,10 +172,10 @@ def _parameter_strings(
     if not isinstance(properties, dict):
         return
     for name, raw in properties.items():
-        if not isinstance(raw, dict):
+        if not isinstance(raw, dict) or param_key(str(name)) in BOILERPLATE_PARAMS:
             continue
         prop = _resolve_ref(raw, root) if "$ref" in raw else raw
-        yield str(name), str(prop.get("description") or "")
+        yield str(name), str(prop.get("description") or ""), depth
         enum = prop.get("enum")
         if isinstance(enum, list):
             enums.extend(v for v in enum if isinstance(v, str))
@@ -137,37 +192,130 @@ def _parameter_strings(
             yield from _parameter_strings(raw, root, depth + 1, enums, seen)
 
 
-FIELD_MODEL = FieldModel(
-    [spec.weight for spec in FIELD_SPECS.values()],
-    [spec.b for spec in FIELD_SPECS.values()],
-    K1,
-    MAX_FIELD_COUNT,
-    [spec.max_ratio for spec in FIELD_SPECS.values()],
-)
+#: What the HTTP method at the start of an OpenAPI operation's name (``PostCustomers``,
+#: ``get_users``) means, by the shape of its path: a collection (last segment a plural noun), an
+#: item (last segment a ``{parameter}``) or an action (``/payment_intents/{id}/cancel``: the verb
+#: is in the name already). ``None``: the method word is dropped.
+METHOD_VERBS: dict[tuple[str, str], str | None] = {
+    ("get", "collection"): "list get",
+    ("get", "item"): "get",
+    ("get", "action"): "get",
+    ("post", "collection"): "create",
+    ("post", "item"): "update",
+    ("post", "action"): None,
+    ("put", "collection"): "update",
+    ("put", "item"): "update",
+    ("put", "action"): "update",
+    ("patch", "collection"): "update",
+    ("patch", "item"): "update",
+    ("patch", "action"): "update",
+    ("delete", "collection"): "delete remove",
+    ("delete", "item"): "delete remove",
+    ("delete", "action"): "delete remove",
+}
+_GENERATED_DESCRIPTION = re.compile(r"(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS|TRACE) /\S*")
+_PATH_NOISE = re.compile(r"\{[^}]*\}|\.(?:json|xml|yaml|csv)\b|\bv\d+(?:\.\d+)*\b|\b\d[\d.-]*\b")
+
+
+def _path_shape(path: str) -> str:
+    segments = [s for s in path.split("/") if s]
+    if not segments:
+        return "collection"
+    last = segments[-1]
+    if last.startswith("{"):
+        return "item"
+    word = last.rsplit(".", 1)[0].replace("-", "_").split("_")[-1]
+    return "collection" if word.endswith("s") and not word.endswith("ss") else "action"
+
+
+def _openapi_native(tool: Tool) -> dict[str, Any] | None:
+    native = tool.metadata.get("openapi")
+    return native if isinstance(native, dict) and isinstance(native.get("method"), str) else None
+
+
+def generated_description(tool: Tool) -> bool:
+    """Whether the tool's description is only its HTTP method and path (made up by a loader)."""
+    native = _openapi_native(tool)
+    if native is not None and native.get("generatedDescription") is True:
+        return True
+    return bool(tool.description) and _GENERATED_DESCRIPTION.fullmatch(tool.description.strip()) is not None
+
+
+def _name_terms(tool: Tool) -> Iterable[str]:
+    """The name's terms; an OpenAPI name that starts with its HTTP method says what the method means."""
+    terms = _token_terms(tool.name)
+    native = _openapi_native(tool)
+    if native is None:
+        return terms
+    method = str(native["method"]).casefold()
+    terms = list(terms)
+    if not terms or terms[0] != method or (method, "item") not in METHOD_VERBS:
+        return terms
+    verbs = METHOD_VERBS[(method, _path_shape(str(native.get("path") or "")))]
+    return [*(_analyze_short(verbs) if verbs else ()), *terms[1:]]
+
+
+def field_model() -> FieldModel:
+    """The BM25F model of FIELD_SPECS and the constants above (rebuilt by ablations that change them)."""
+    specs = FIELD_SPECS.values()
+    return FieldModel(
+        [spec.weight for spec in specs],
+        [spec.b for spec in specs],
+        K1,
+        MAX_FIELD_COUNT,
+        [spec.max_ratio for spec in specs],
+        [MAX_FIELD_COUNT if spec.max_count is None else spec.max_count for spec in specs],
+        [spec.capped for spec in specs],
+        PARAM_TF_CAP,
+    )
+
+
+FIELD_MODEL = field_model()
 
 
 def tool_streams(tool: Tool) -> tuple[Iterable[str], ...]:
     """Per index field (in FIELD_SPECS order), the tool's terms as an iterable (repeats kept).
 
-    Straight from the analyser's cached token tuples without building lists: a bulk build
-    extends one flat list with them (indexing speed).
+    Text fields are indexed as plain text (:func:`~toolsearch_cli.markup.plain_text`: no HTML
+    tags, Markdown syntax or addresses). Straight from the analyser's cached token tuples without
+    building lists: a bulk build extends one flat list with them (indexing speed).
     """
     enums: list[str] = []
     schema = tool.parameters
     pairs = list(_parameter_strings(schema, schema, 0, enums, set())) if schema.get("properties") else []
-    param_text = _token_terms(" ".join([description for _, description in pairs if description]))
+    if not NESTED_FIELD:
+        pairs = [(name, description, 0) for name, description, _ in pairs]
+    top_texts = [description for _, description, depth in pairs if description and not depth]
+    if DISTINCT_PARAM_TEXT:
+        top_texts = list(dict.fromkeys(top_texts))
+        nested_pairs = list(dict.fromkeys(f"{name} {description}" for name, description, depth in pairs if depth))
+    else:
+        nested_pairs = [f"{name} {description}" for name, description, depth in pairs if depth]
+    top_text = " ".join(top_texts)
+    nested = " ".join(nested_pairs)
     title = tool.title
+    description = tool.description
+    generated = ""
+    if description and GENERATED_FIELD and generated_description(tool):
+        generated, description = _PATH_NOISE.sub(" ", description.split(" ", 1)[-1]).replace("/", " "), ""
+    description = _plain(description)
     return (
-        _token_terms(tool.name),
-        _token_terms(title),
-        () if title else _token_terms(tool.description),
-        _token_terms(tool.description) if title else (),
+        _name_terms(tool),
+        _token_terms(_plain(title)),
+        () if title else _token_terms(description),
+        _token_terms(description) if title else (),
+        _token_terms(generated),
         _analyze_short(tool.category) if tool.category else (),
         chain.from_iterable(map(_analyze_short, tool.tags)),
-        chain.from_iterable(map(_analyze_short, [name for name, _ in pairs])),
-        param_text,
+        chain.from_iterable(map(_analyze_short, [name for name, _, depth in pairs if not depth])),
+        _token_terms(_plain(top_text)),
+        _token_terms(_plain(nested)),
         chain.from_iterable(map(_analyze_short, enums)),
     )
+
+
+def _plain(text: str) -> str:
+    return plain_text(text, urls=not STRIP_URLS) if text and STRIP_MARKUP else text
 
 
 def analyse_tool(tool: Tool) -> Analysed:
@@ -230,18 +378,21 @@ def explain(
             for fid, (counts, length) in enumerate(fields)
             if term in counts
         }
-        tf = 0.0
-        for share in shares.values():
-            tf += share
+        tf = model.combine(shares.items())
         if not tf:
             continue
+        # a capped share counts for what it added after the cap
+        capped = sum(share for fid, share in shares.items() if model.capped[fid])
+        if capped > model.cap:
+            shares = {fid: share * (model.cap / capped if model.capped[fid] else 1.0) for fid, share in shares.items()}
+        raw = sum(shares.values())
         idf = index.idf(term)
         weight = (weights or {}).get(term, 1.0)
         term_score = model.saturate(idf, tf) * weight
         merged: dict[str, float] = {}
         for fid, share in shares.items():
             reported = FIELD_SPECS[names[fid]].reported_as
-            merged[reported] = merged.get(reported, 0.0) + term_score * share / tf
+            merged[reported] = merged.get(reported, 0.0) + term_score * share / raw
             matched.setdefault(reported, None)
         label = originals.get(term, term)
         for reported, points in merged.items():
@@ -261,6 +412,8 @@ class BM25FRanker:
     def search(self, catalog: Catalog, request: SearchRequest) -> list[Hit]:
         plan = query_plan(request.query)
         if not plan.terms:
+            if named_tool(catalog, request.query) is not None:
+                return put_named_first(catalog, request, [])
             if not classic_normalize(request.query):
                 raise SearchError("the query is blank or only punctuation; say what the tool should do", field="query")
             raise SearchError(
@@ -276,13 +429,13 @@ class BM25FRanker:
             allowed = index.category_slots(request.category)
         best = index.rank(plan, request.max_results, allowed)
         if not request.explain:
-            return [Hit(tool=tool, score=score) for tool, score, _ in best]
+            return put_named_first(catalog, request, [Hit(tool=tool, score=score) for tool, score, _ in best])
         originals = _originals(request.query)
         hits = []
         for tool, score, weights in best:
             fields, parts = explain(index, tool, list(weights), originals, weights)
             hits.append(Hit(tool=tool, score=score, matched_fields=fields, contributions=parts))
-        return hits
+        return put_named_first(catalog, request, hits)
 
 
 def _originals(query: str) -> dict[str, str]:

@@ -29,6 +29,7 @@ from ..model import Catalog, Tool
 from .base import Contribution, Hit, SearchRequest
 from .bm25f import MAX_CLAUSES, BM25FRanker
 from .embed import Embedder, current_embedder, has_cjk
+from .names import put_named_first
 from .text import classic_normalize, split_sentences
 from .vectors import VectorIndex, VectorStore, store_enabled
 
@@ -183,7 +184,7 @@ class HybridRanker:
             for hit in lexical[: request.max_results]:
                 if request.explain:
                     hit.contributions.append(note)
-            return lexical[: request.max_results]
+            return lexical[: request.max_results]  # the lexical ranker put a named tool first
         index = vector_index(catalog, embedder)
         views = query_views(request.query)
         semantic = self._semantic(index, embedder, views, depth, request.category)
@@ -214,7 +215,7 @@ class HybridRanker:
                 fields.append("semantic")
             contributions.append(Contribution("*", "semantic", sem_part, semantic.detail(slot, len(views))))
             hits.append(Hit(tool=tool, score=score, matched_fields=fields, contributions=contributions))
-        return hits
+        return put_named_first(catalog, request, hits)
 
     @staticmethod
     def _semantic(

@@ -1,0 +1,111 @@
+"""Ablations of the default ranker on the dev sets and the real-catalog set together (issue 18).
+
+Usage:
+    python benchmarks/ablate_real.py                          # every variant below
+    python benchmarks/ablate_real.py --variants current,"no nested field"
+
+Each variant patches module constants of ``toolsearch_cli.search.bm25f`` (as ``ablate.py`` does),
+clears every built index and runs every query of the six dev sets (R@5 and MRR, ../shared/eval)
+and of benchmarks/real_catalogs (MRR per group, catalog means). A change is kept only when it
+holds on both.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import statistics
+import sys
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE / "real_catalogs"))
+
+import ablate  # noqa: E402
+import dataset  # noqa: E402
+from common import SETS, load_set  # noqa: E402
+
+from toolsearch_cli.evaluate import query_metrics  # noqa: E402
+
+VARIANTS: dict[str, dict[str, Any]] = {
+    "current": {},
+    "no nested field": {"NESTED_FIELD": False},
+    "no boilerplate list": {"BOILERPLATE_PARAMS": frozenset()},
+    "no method verbs": {"METHOD_VERBS": {}},
+    "markup kept": {"STRIP_MARKUP": False},
+    "no generated field": {"GENERATED_FIELD": False},
+    "pagination only": {
+        "BOILERPLATE_PARAMS": frozenset(
+            "page perpage pagesize pagenumber pagetoken nextpagetoken nexttoken continuationtoken cursor "
+            "startingafter endingbefore startcursor nextcursor expand".split()
+        )
+    },
+    "narrow boilerplate": {
+        "BOILERPLATE_PARAMS": frozenset(
+            "limit offset page perpage pagesize pagenumber pagetoken nextpagetoken nexttoken continuationtoken "
+            "cursor startingafter endingbefore startcursor nextcursor maxresults expand pretty prettyprint "
+            "callback alt quotauser userip uploadtype uploadprotocol oauthtoken accesstoken xgafields".split()
+        )
+    },
+    "parameter counts 1": {
+        "spec_params": (1.0, 0.5, math.inf, 1),
+        "spec_param_text": (0.85, 0.4, math.inf, 1),
+        "spec_nested": (0.3, 0.75, math.inf, 1),
+    },
+    "no nested field + parameter counts 1": {
+        "NESTED_FIELD": False,
+        "spec_params": (1.0, 0.5, math.inf, 1),
+        "spec_param_text": (0.85, 0.4, math.inf, 1),
+    },
+}
+
+
+def _extra(text: str) -> tuple[str, dict[str, Any]]:
+    """``label=python literal`` (a dict of ablate.patched arguments) from the command line."""
+    import ast
+
+    label, _, literal = text.partition("=")
+    patch = ast.literal_eval(literal)
+    return label, {
+        k: frozenset(v) if isinstance(v, set) else tuple(v) if isinstance(v, list) else v for k, v in patch.items()
+    }
+
+
+def real_scores(entries) -> dict[str, float]:
+    per_group: dict[str, list[float]] = {"openapi": [], "mcp": []}
+    for entry in entries:
+        run = ablate.default_run(entry.catalog)
+        mrr = [query_metrics(run(q), rel, (5,))["mrr"] for q, rel in entry.queries]
+        per_group[entry.group].append(statistics.fmean(mrr))
+    return {group: statistics.fmean(values) for group, values in per_group.items()}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--variants", default=",".join(VARIANTS))
+    parser.add_argument("--shared", default=str(HERE.parent.parent / "shared"))
+    parser.add_argument("--sets", default=",".join(SETS))
+    parser.add_argument("--cache", default=None)
+    parser.add_argument("--extra", action="append", default=[], help="label={'spec_params': [1.0, 0.5, 1e9, 1]}")
+    args = parser.parse_args()
+    for text in args.extra:
+        label, patch = _extra(text)
+        VARIANTS[label] = patch
+        args.variants += "," + label
+    sets = {name: load_set(Path(args.shared) / "eval" / name) for name in args.sets.split(",") if name}
+    entries = dataset.load(args.cache)
+    print("| variant | " + " | ".join(sets) + " | dev mean R@5 | real OpenAPI MRR | real MCP MRR |")
+    print("|---|" + "---|" * len(sets) + "---:|---:|---:|")
+    for label in args.variants.split(","):
+        with ablate.patched(**VARIANTS[label]):
+            dev = ablate.measure(sets, ablate.default_run)
+            real = real_scores(entries)
+        cells = " | ".join(f"{dev[s]['recall@5']:.3f} / {dev[s]['mrr']:.3f}" for s in dev)
+        mean = statistics.fmean(r["recall@5"] for r in dev.values())
+        print(f"| {label} | {cells} | {mean:.3f} | {real['openapi']:.3f} | {real['mcp']:.3f} |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,125 @@
+"""A query that names a tool finds it first; a search that finds nothing says which words no tool has."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from toolsearch_cli.disclosure.history import EMPTY, ERROR, parse_search_result
+from toolsearch_cli.disclosure.manager import CatalogManager
+from toolsearch_cli.disclosure.search_tool import SearchOutcome
+from toolsearch_cli.model import Catalog, Tool
+from toolsearch_cli.search import search
+from toolsearch_cli.search.names import name_key, named_tool, unmatched_words
+
+
+def make(name: str, description: str, **extra) -> Tool:
+    return Tool(name=name, description=description, **extra)
+
+
+@pytest.fixture
+def catalog() -> Catalog:
+    # every tool mentions issues, pages and browsers: words alone cannot single one out
+    return Catalog(
+        tools=[
+            make("list_issues", "List the issues of a repository, page by page, issue by issue, in a browser."),
+            make("create_issue", "Open a new issue in a repository."),
+            make("issue_search", "Search issues and pull requests, issue text, issue titles, page by page."),
+            make("browser_navigate", "Go to a URL in the browser."),
+            make("browser_navigate_back", "Go back to the previous page in the browser."),
+            make("github__get_me", "Who the issue browser user is."),
+            make("PostCustomers", "Creates a customer."),
+        ]
+    )
+
+
+def test_name_keys_ignore_case_and_separators():
+    assert name_key("create_issue") == name_key("CreateIssue") == name_key("create issue") == name_key("CREATE-ISSUE")
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("create_issue", "create_issue"),
+        ("createIssue", "create_issue"),
+        ("Create Issue", "create_issue"),
+        ("browser_navigate", "browser_navigate"),  # not its longer sibling
+        ("browser_navigate_b", "browser_navigate_back"),  # a unique prefix of an identifier
+        ("get_me", "github__get_me"),  # the name after its namespace
+        ("postcustomers", "PostCustomers"),
+    ],
+)
+def test_a_query_that_names_a_tool_ranks_it_first(catalog, query, expected):
+    assert named_tool(catalog, query) == expected
+    hits = search(catalog, query, max_results=3)
+    assert hits[0].name == expected
+    assert len(hits) <= 3 and len({h.name for h in hits}) == len(hits)
+    # the promotion is explained as such, and the points still add up to the score
+    explained = [c for c in hits[0].contributions if c.detail.startswith("the query")]
+    if explained:
+        assert sum(c.points for c in hits[0].contributions) == pytest.approx(hits[0].score)
+
+
+@pytest.mark.parametrize("query", ["browser_nav", "issue", "list", "the issues of a repository", "create_issue now"])
+def test_no_name_is_claimed_for_ambiguous_prefixes_or_sentences(catalog, query):
+    assert named_tool(catalog, query) is None
+
+
+def test_every_name_of_a_catalog_ranks_its_tool_first(catalog):
+    for tool in catalog.tools:
+        assert search(catalog, tool.name, max_results=1)[0].name == tool.name
+
+
+def test_the_named_tool_must_be_in_the_asked_category():
+    catalog = Catalog(
+        tools=[make("send_mail", "Send mail.", category="mail"), make("fax", "Send a fax.", category="fax")]
+    )
+    assert search(catalog, "send_mail", category="fax")[0].name == "fax"
+    assert search(catalog, "send_mail", category="mail")[0].name == "send_mail"
+
+
+def test_a_resident_tool_is_not_claimed():
+    catalog = Catalog(tools=[make("clock", "Tell the time."), make("timer", "Set a timer.")], resident=["clock"])
+    assert named_tool(catalog, "clock") is None
+    assert all(hit.name != "clock" for hit in search(catalog, "clock"))
+
+
+def test_unmatched_words_come_with_close_catalog_words(catalog):
+    misses = unmatched_words(catalog, "opne an isue about the brwoser zzkq")
+    assert [m.word for m in misses] == ["opne", "isue", "brwoser", "zzkq"]
+    by_word = {m.word: m.suggestions for m in misses}
+    assert "issue" in by_word["isue"] and "browser" in by_word["brwoser"] and by_word["zzkq"] == []
+    assert unmatched_words(catalog, "open an issue") == []  # every word is in some tool
+
+
+def test_hidden_tools_lend_no_words_to_suggestions():
+    secret = make("wire_transfer", "Move treasury funds between accounts.", requires={"role": ["admin"]})
+    manager = CatalogManager([make("weather", "Forecast for a city."), secret])
+    words = {s for m in manager.unmatched("treasurey transfer", {"role": "guest"}) for s in m.suggestions}
+    assert "treasury" not in words and "transfer" not in words
+    admin = {m.word: m.suggestions for m in manager.unmatched("treasurey", {"role": "admin"})}
+    assert admin == {"treasurey": ["treasury"]}
+
+
+def test_an_empty_tool_search_result_says_why_and_still_reads_as_empty(catalog):
+    manager = CatalogManager(catalog.tools)
+    misses = manager.unmatched("wether forcast")
+    outcome = SearchOutcome(names=[], unmatched=misses)
+    body = json.loads(outcome.content())
+    assert body["names"] == [] and "no tool contains" in body["note"]
+    assert [u["word"] for u in body["unmatched"]] == ["wether", "forcast"]
+    assert parse_search_result(outcome.content()) == (EMPTY, ())
+    # hits, or nothing to say: the reference's plain JSON array
+    assert SearchOutcome(names=["a", "b"]).content() == '["a","b"]'
+    assert SearchOutcome(names=[]).content() == "[]"
+    # an error object, or an object with names in it, is not an empty result
+    assert parse_search_result('{"error": "bad", "names": []}')[0] == ERROR
+    assert parse_search_result('{"names": ["x"]}')[0] == ERROR
+
+
+def test_hostile_queries_for_the_look_ups_are_bounded(catalog):
+    long_query = "create_issue" * 10_000
+    assert named_tool(catalog, long_query) is None
+    misses = unmatched_words(catalog, " ".join(f"w{i}x" for i in range(10_000)))
+    assert len(misses) <= 64

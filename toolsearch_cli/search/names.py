@@ -1,0 +1,194 @@
+"""Look-ups by tool name: a query that *is* a tool's name, and words of a query that no tool uses.
+
+* **Exact names.** Developers and models search for a tool they already know by name
+  (``create_issue``, ``createIssue``, ``Create Issue``, ``browser_nav``); word-based ranking can
+  put it anywhere, as every other tool of a big catalog shares its words. A query whose letters
+  and digits are exactly a tool's name (case and separators ignored), or a unique prefix of one,
+  or a name after its namespace (``github__create_issue`` for ``create_issue``), ranks that tool first.
+* **Unmatched words.** When a search finds nothing, the words of the query that no tool of the
+  catalog contains, and close words the catalog does use (did-you-mean over its vocabulary), so a
+  user or a model can rephrase instead of retrying the same words.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+from typing import Any
+
+from ..model import Catalog, Tool
+from .base import Contribution, Hit, SearchRequest
+from .text import analyze, classic_normalize, is_cjk
+
+#: A unique prefix must be at least this long (in letters and digits) to stand for a name.
+MIN_PREFIX = 4
+#: Separators of a namespace before a tool's own name: ``alias__tool``, ``server.tool``, ``ns/tool``, ``ns:tool``.
+_NAMESPACE = re.compile(r"__|[./:]")
+_IDENTIFIER = re.compile(r"[_\-./:]|[a-z0-9][A-Z]")
+
+
+def name_key(text: str) -> str:
+    """A name compared without case, separators or spacing: ``create_issue`` = ``CreateIssue`` = ``create issue``."""
+    return "".join(ch for ch in text.casefold() if ch.isalnum())
+
+
+class NameLookup:
+    """Tool names by key, for exact and prefix look-ups (rebuilt when the catalog changes)."""
+
+    def __init__(self, tools: list[Tool]) -> None:
+        self.exact: dict[str, list[str]] = {}
+        self.local: dict[str, list[str]] = {}  # the part after a namespace separator
+        for tool in tools:
+            key = name_key(tool.name)
+            if key:
+                self.exact.setdefault(key, []).append(tool.name)
+            parts = _NAMESPACE.split(tool.name)
+            if len(parts) > 1:
+                local = name_key(parts[-1])
+                if local and local != key:
+                    self.local.setdefault(local, []).append(tool.name)
+        self.keys = sorted(self.exact)
+
+    def find(self, query: str) -> str | None:
+        """The one tool ``query`` names: exactly, after a namespace, or as a unique prefix of an identifier."""
+        key = name_key(query)
+        if not key:
+            return None
+        for table in (self.exact, self.local):
+            found = table.get(key)
+            if found is not None:
+                return found[0] if len(found) == 1 else None
+        # A prefix only for an identifier (one token with a separator or an inner capital):
+        # "browser_nav" or "browserNav", not the plain word "issue" or "get the weather".
+        if len(key) < MIN_PREFIX or len(query.split()) != 1 or not _IDENTIFIER.search(query):
+            return None
+        import bisect
+
+        start = bisect.bisect_left(self.keys, key)
+        matches = []
+        for candidate in self.keys[start : start + 2]:
+            if candidate.startswith(key):
+                matches.append(candidate)
+        if len(matches) == 1 and len(self.exact[matches[0]]) == 1:
+            return self.exact[matches[0]][0]
+        return None
+
+
+def named_tool(catalog: Catalog, query: str) -> str | None:
+    """The name of the searchable tool that ``query`` names (see :class:`NameLookup`), else None."""
+    if len(query) > 200:
+        return None
+    lookup: NameLookup = catalog.cached_index("names", lambda: NameLookup(catalog.searchable()))
+    return lookup.find(query)
+
+
+#: How far above the best other hit a named tool is put (its score shows it was promoted).
+NAME_BONUS = 1.0
+
+
+def put_named_first(catalog: Catalog, request: SearchRequest, hits: list[Hit]) -> list[Hit]:
+    """``hits`` with the tool the query names (if any, and in the requested category) first.
+
+    Its score becomes the best other score plus :data:`NAME_BONUS`, explained as an exact-name
+    match; the list keeps ``request.max_results`` hits.
+    """
+    name = named_tool(catalog, request.query)
+    if name is None:
+        return hits
+    tool = catalog.get(name)
+    if tool is None:
+        return hits
+    if request.category is not None and classic_normalize(tool.category or "") != classic_normalize(request.category):
+        return hits
+    if hits and hits[0].tool.name == name:
+        return hits
+    own = next((hit for hit in hits if hit.tool.name == name), None)
+    rest = [hit for hit in hits if hit.tool.name != name]
+    score = (rest[0].score if rest else 0.0) + NAME_BONUS
+    promoted = own if own is not None else Hit(tool=tool, score=0.0)
+    if request.explain:
+        how = "the query is its name" if name_key(request.query) == name_key(name) else "the query names it"
+        promoted.contributions.append(Contribution(request.query.strip(), "name", score - promoted.score, how))
+        if "name" not in promoted.matched_fields:
+            promoted.matched_fields.insert(0, "name")
+    promoted.score = score
+    return [promoted, *rest][: request.max_results]
+
+
+@dataclass(slots=True)
+class UnmatchedWord:
+    """A word of a query that no searchable tool contains, and close words that some do."""
+
+    word: str
+    suggestions: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"word": self.word, "suggestions": list(self.suggestions)}
+
+
+class Vocabulary:
+    """The words of a catalog as written (names split, titles, descriptions, tags, categories,
+    parameter names), by their analysed term: what a suggestion can offer."""
+
+    def __init__(self, tools: list[Tool]) -> None:
+        from ..markup import plain_text
+        from .text import split_identifiers
+
+        counts: dict[str, int] = {}
+        for tool in tools:
+            texts = [split_identifiers(tool.name).replace("_", " ").replace("-", " "), tool.title]
+            texts += [plain_text(tool.description, urls=False), tool.category or "", *tool.tags]
+            properties = tool.parameters.get("properties")
+            if isinstance(properties, dict):
+                texts += [split_identifiers(str(name)).replace("_", " ") for name in properties]
+            for text in texts:
+                for word in _WORD.findall(text):
+                    lowered = word.casefold()
+                    counts[lowered] = counts.get(lowered, 0) + 1
+        self.words = sorted({w for w in counts if len(w) > 2 and not w.isdigit()})
+
+    def close(self, word: str, limit: int = 3) -> list[str]:
+        """Up to ``limit`` catalog words spelt like ``word`` (ratio ≥ 0.75), closest first."""
+        lowered = word.casefold()
+        if len(lowered) < 3 or any(is_cjk(ch) for ch in lowered):
+            return []
+        scored = []
+        matcher = SequenceMatcher(autojunk=False)
+        matcher.set_seq2(lowered)
+        for candidate in self.words:
+            if abs(len(candidate) - len(lowered)) > 3 or candidate[0] != lowered[0] or candidate == lowered:
+                continue
+            matcher.set_seq1(candidate)
+            if matcher.real_quick_ratio() < 0.75 or matcher.quick_ratio() < 0.75:
+                continue
+            ratio = matcher.ratio()
+            if ratio >= 0.75:
+                scored.append((-ratio, candidate))
+        return [candidate for _, candidate in sorted(scored)[:limit]]
+
+
+_WORD = re.compile(r"[^\W\d_][^\W_]*")
+
+
+def unmatched_words(catalog: Catalog, query: str) -> list[UnmatchedWord]:
+    """The words of ``query`` whose terms no searchable tool contains, each with close catalog words.
+
+    Stop words and one-letter words are not reported (they are never searched for).
+    """
+    from .bm25f import build_index
+
+    index = catalog.cached_index("default", lambda: build_index(catalog.searchable()))
+    out: list[UnmatchedWord] = []
+    seen: set[str] = set()
+    for word in query.split()[:64]:
+        terms = analyze(word)
+        if not terms or all(index.df.get(term, 0) for term in terms):
+            continue
+        shown = word.strip(".,;:!?\"'()[]{}<>")
+        if shown.casefold() in seen:
+            continue
+        seen.add(shown.casefold())
+        vocabulary: Vocabulary = catalog.cached_index("vocabulary", lambda: Vocabulary(catalog.searchable()))
+        out.append(UnmatchedWord(shown, vocabulary.close(shown)))
+    return out
