@@ -149,6 +149,7 @@ DISTINCT_PARAM_TEXT = False
 GENERATED_FIELD = True
 
 
+@lru_cache(maxsize=65536)
 def param_key(name: str) -> str:
     """A parameter name compared without case or separators (``page_size`` = ``pageSize`` = ``$top``)."""
     return "".join(ch for ch in name.casefold() if ch.isalnum())
