@@ -12,8 +12,9 @@ with dummy credentials where it asks for some, and its tools are written as MCP 
 committed snapshots and only fetches the OpenAPI documents.
 
 At the end every catalog is loaded with ``toolsearch_cli.load_catalog`` and every label of
-``queries.yaml`` is checked to name a tool of its catalog. A package that cannot be fetched or a
-server that does not start stops the script with one line saying which and why (exit 1).
+``queries.yaml``, ``queries-2.yaml`` and ``queries-3.yaml`` is checked to name a tool of its
+catalog. A package that cannot be fetched or a server that does not start stops the script with
+one line saying which and why (exit 1).
 """
 
 from __future__ import annotations
