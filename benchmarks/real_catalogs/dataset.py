@@ -1,9 +1,9 @@
-"""The real-catalog dev set: catalogs built by ``fetch.py`` and the requests of ``queries.yaml``
-and ``queries-2.yaml``.
+"""The real-catalog dev set: catalogs built by ``fetch.py`` and the requests of ``queries.yaml``,
+``queries-2.yaml`` and ``queries-3.yaml``.
 
 ``load()`` gives one :class:`Entry` per catalog: its toolsearch ``Catalog`` (read with
-``toolsearch_cli.load_catalog``) and its requests of both files as (query, set of relevant tool
-names), first batch first; ``Entry.styles`` holds each request's style (``None`` for the first
+``toolsearch_cli.load_catalog``) and its requests of all three files as (query, set of relevant
+tool names), in file order; ``Entry.styles`` holds each request's style (``None`` for the first
 batch, which has none).
 OpenAPI catalogs live in the cache folder (``fetch.py`` writes them there); MCP catalogs are
 the committed snapshots in ``snapshots/``.
@@ -23,7 +23,8 @@ HERE = Path(__file__).resolve().parent
 SNAPSHOTS = HERE / "snapshots"
 QUERIES = HERE / "queries.yaml"  # first batch: implicit requests, no style key
 QUERIES_2 = HERE / "queries-2.yaml"  # second batch: each request has a style
-QUERY_FILES = (QUERIES, QUERIES_2)
+QUERIES_3 = HERE / "queries-3.yaml"  # third batch: the big OpenAPI catalogs, each request has a style
+QUERY_FILES = (QUERIES, QUERIES_2, QUERIES_3)
 STYLES = ("direct", "task", "verbose")
 
 # id -> (group, source): a file name in the cache's catalogs/ folder (openapi) or in snapshots/ (mcp)
@@ -36,6 +37,12 @@ CATALOGS: dict[str, tuple[str, str]] = {
     "dracoon": ("openapi", "catalogs/dracoon.json"),
     "vimeo": ("openapi", "catalogs/vimeo.json"),
     "openai": ("openapi", "catalogs/openai.yml"),
+    "aws-iam": ("openapi", "catalogs/aws-iam.json"),
+    "aws-sagemaker": ("openapi", "catalogs/aws-sagemaker.json"),
+    "loket": ("openapi", "catalogs/loket.json"),
+    "zuora": ("openapi", "catalogs/zuora.json"),
+    "bunq": ("openapi", "catalogs/bunq.json"),
+    "magento": ("openapi", "catalogs/magento.json"),
     "mcp-everything": ("mcp", "snapshots/mcp-everything.json"),
     "mcp-filesystem": ("mcp", "snapshots/mcp-filesystem.json"),
     "mcp-memory": ("mcp", "snapshots/mcp-memory.json"),
@@ -124,7 +131,7 @@ def read_requests(paths: Path | tuple[Path, ...] | list[Path] = QUERY_FILES) -> 
 def read_queries(
     paths: Path | tuple[Path, ...] | list[Path] = QUERY_FILES,
 ) -> dict[str, list[tuple[str, set[str]]]]:
-    """catalog id -> [(query, relevant names)], in file order (queries.yaml, then queries-2.yaml)."""
+    """catalog id -> [(query, relevant names)], in file order (queries.yaml, queries-2.yaml, queries-3.yaml)."""
     found: dict[str, list[tuple[str, set[str]]]] = {cid: [] for cid in CATALOGS}
     for request in read_requests(paths):
         found[request.catalog].append((request.query, request.relevant))
@@ -158,11 +165,13 @@ def tool_names(catalog: Any) -> list[str]:
 def check_labels(cache_dir: str | os.PathLike[str] | None = None, only: set[str] | None = None) -> int:
     """Load every catalog and check each label names one of its tools; print a summary table.
 
-    ``requests`` counts both files; ``first`` is queries.yaml, ``second`` queries-2.yaml (by style).
+    ``requests`` counts all files; ``first``, ``second`` and ``third`` are the requests of
+    queries.yaml, queries-2.yaml and queries-3.yaml; the style columns count the styled ones.
     """
     problems = 0
     labels = 0
-    columns = ("requests", "first", "second", *STYLES)
+    columns = ("requests", "first", "second", "third", *STYLES)
+    sources = {(request.catalog, request.query): request.source for request in read_requests()}
     totals = dict.fromkeys(columns, 0)
     print("| catalog | group | tools | " + " | ".join(columns) + " |")
     print("|---|---|---:|" + "---:|" * len(columns))
@@ -173,10 +182,12 @@ def check_labels(cache_dir: str | os.PathLike[str] | None = None, only: set[str]
             for name in sorted(relevant - names):
                 print(f"error: {entry.id}: {query!r}: {name!r} is not a tool of the catalog", file=sys.stderr)
                 problems += 1
+        files = [sources[entry.id, query] for query, _ in entry.queries]
         counts = {
             "requests": len(entry.queries),
-            "first": entry.styles.count(None),
-            "second": sum(1 for style in entry.styles if style is not None),
+            "first": files.count(QUERIES.name),
+            "second": files.count(QUERIES_2.name),
+            "third": files.count(QUERIES_3.name),
             **{style: entry.styles.count(style) for style in STYLES},
         }
         for key, value in counts.items():

