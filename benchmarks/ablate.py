@@ -42,9 +42,7 @@ def patched(**changes: Any) -> Iterator[None]:
                 field = key[5:]
                 old = bm25f.FIELD_SPECS[field]
                 ratio = value[2] if len(value) > 2 else old.max_ratio
-                count = value[3] if len(value) > 3 else old.max_count
-                capped = value[4] if len(value) > 4 else old.capped
-                bm25f.FIELD_SPECS[field] = bm25f.FieldSpec(value[0], value[1], old.reported_as, ratio, count, capped)
+                bm25f.FIELD_SPECS[field] = bm25f.FieldSpec(value[0], value[1], old.reported_as, ratio)
             else:
                 saved[key] = getattr(bm25f, key)
                 setattr(bm25f, key, value)

@@ -13,7 +13,6 @@ holds on both.
 from __future__ import annotations
 
 import argparse
-import math
 import statistics
 import sys
 from pathlib import Path
@@ -30,33 +29,24 @@ from toolsearch_cli.evaluate import query_metrics  # noqa: E402
 
 VARIANTS: dict[str, dict[str, Any]] = {
     "current": {},
-    "no nested field": {"NESTED_FIELD": False},
     "no boilerplate list": {"BOILERPLATE_PARAMS": frozenset()},
-    "no method verbs": {"METHOD_VERBS": {}},
-    "markup kept": {"STRIP_MARKUP": False},
-    "no generated field": {"GENERATED_FIELD": False},
     "pagination only": {
         "BOILERPLATE_PARAMS": frozenset(
             "page perpage pagesize pagenumber pagetoken nextpagetoken nexttoken continuationtoken cursor "
             "startingafter endingbefore startcursor nextcursor expand".split()
         )
     },
-    "narrow boilerplate": {
-        "BOILERPLATE_PARAMS": frozenset(
-            "limit offset page perpage pagesize pagenumber pagetoken nextpagetoken nexttoken continuationtoken "
-            "cursor startingafter endingbefore startcursor nextcursor maxresults expand pretty prettyprint "
-            "callback alt quotauser userip uploadtype uploadprotocol oauthtoken accesstoken xgafields".split()
-        )
-    },
-    "parameter counts 1": {
-        "spec_params": (1.0, 0.5, math.inf, 1),
-        "spec_param_text": (0.85, 0.4, math.inf, 1),
-        "spec_nested": (0.3, 0.75, math.inf, 1),
-    },
-    "no nested field + parameter counts 1": {
-        "NESTED_FIELD": False,
-        "spec_params": (1.0, 0.5, math.inf, 1),
-        "spec_param_text": (0.85, 0.4, math.inf, 1),
+    "header and cookie parameters kept": {"SKIP_TRANSPORT_PARAMS": False},
+    "no method verbs": {"METHOD_VERBS": {}},
+    "markup kept": {"STRIP_MARKUP": False},
+    "addresses dropped too": {"STRIP_URLS": True},
+    "no generated field": {"GENERATED_FIELD": False},
+    "all of issue 18 undone": {
+        "BOILERPLATE_PARAMS": frozenset(),
+        "SKIP_TRANSPORT_PARAMS": False,
+        "METHOD_VERBS": {},
+        "STRIP_MARKUP": False,
+        "GENERATED_FIELD": False,
     },
 }
 

@@ -53,16 +53,12 @@ class FieldSpec:
     b: float
     reported_as: str
     max_ratio: float = math.inf
-    #: A term counts at most this many times in the field (None: MAX_FIELD_COUNT).
-    max_count: int | None = None
-    #: Whether the field is parameter evidence, whose summed term frequency is capped (PARAM_TF_CAP).
-    capped: bool = False
 
 
-#: Index fields. ``params`` holds the names of top-level parameters; ``param_text`` their
-#: descriptions; ``nested`` the names and descriptions of properties inside them (objects, array
-#: items); ``param_values`` string ``enum`` values; ``generated`` a description the loader made up
-#: (an OpenAPI operation with neither summary nor description: its method and path).
+#: Index fields. ``params`` holds parameter names (nested ones and array items included);
+#: ``param_text`` their descriptions; ``param_values`` their string ``enum`` values; ``generated``
+#: a description the loader made up (an OpenAPI operation with neither summary nor description:
+#: its method and path).
 FIELD_SPECS: dict[str, FieldSpec] = {
     # Name 1.5 (was 3, b 0.3) and parameters near the description's weight: requests that do not
     # use a tool's own words ("implicit" ones) match its description and parameters, and a heavy
@@ -81,20 +77,12 @@ FIELD_SPECS: dict[str, FieldSpec] = {
     "generated": FieldSpec(0.3, 0.5, "description"),
     "category": FieldSpec(0.3, 0.0, "category"),
     "tags": FieldSpec(0.5, 0.5, "tags"),
-    "params": FieldSpec(1.0, 0.5, "parameters", capped=True),
-    "param_text": FieldSpec(0.85, 0.4, "parameters", capped=True),
-    # Properties of properties: a payment method's billing address, a page's block children. Real
-    # API schemas nest hundreds of them, and a request's word found somewhere among them says
-    # little about what the tool does; weighted low and normalised hard by length.
-    "nested": FieldSpec(0.3, 0.75, "parameters", capped=True),
+    "params": FieldSpec(1.0, 0.5, "parameters"),
+    "param_text": FieldSpec(0.85, 0.4, "parameters"),
     # Allowed values (``enum``): a list of formats or codes, matched by a file name or a code in
     # the request rather than by what the tool does; kept at the weight they had in param_text.
-    "param_values": FieldSpec(0.4, 0.3, "parameters", capped=True),
+    "param_values": FieldSpec(0.4, 0.3, "parameters"),
 }
-#: The most a term's parameter fields together add to its frequency in a tool (a name or
-#: description occurrence at average length adds about 1-3): parameters say how to call a tool
-#: more than what it does, and big schemas mention everything (benchmarks/README.md).
-PARAM_TF_CAP = math.inf
 K1 = 1.5
 #: A term counts at most this many times per field: repeating a tag fifty times is stuffing,
 #: not evidence (measured neutral to slightly positive on the dev sets).
@@ -137,16 +125,14 @@ BOILERPLATE_PARAMS = frozenset(
 )
 
 
-#: Switches of the changes of issue 18, for the ablations of benchmarks/ablate_real.py: nested
-#: properties in their own field (else with the top-level ones), markup stripped before indexing,
-#: generated descriptions in their own field (else as descriptions).
-NESTED_FIELD = False
+#: Switches of the changes of issue 18, for the ablations of benchmarks/ablate_real.py: markup
+#: stripped before indexing (addresses too with STRIP_URLS), generated descriptions in their own
+#: field (else as descriptions).
 STRIP_MARKUP = True
 STRIP_URLS = False
-#: A parameter description repeated within one tool (a type's description copied into every
-#: property of that type: Square's "Represents an amount of money...") is indexed once.
-DISTINCT_PARAM_TEXT = False
 GENERATED_FIELD = True
+#: OpenAPI header and cookie parameters are not indexed (see _transport_params).
+SKIP_TRANSPORT_PARAMS = True
 
 
 @lru_cache(maxsize=65536)
@@ -156,12 +142,17 @@ def param_key(name: str) -> str:
 
 
 def _parameter_strings(
-    schema: dict[str, Any], root: dict[str, Any], depth: int, enums: list[str], seen: set[str]
-) -> Iterator[tuple[str, str, int]]:
-    """(name, description, depth) of every parameter, nested ones and array items included, in tree
-    order (depth 0: top level); string ``enum`` values of parameters (and of array items) are
-    appended to ``enums``. Boilerplate parameters (:data:`BOILERPLATE_PARAMS`) are skipped with
-    everything under them.
+    schema: dict[str, Any],
+    root: dict[str, Any],
+    depth: int,
+    enums: list[str],
+    seen: set[str],
+    skip: frozenset[str] = frozenset(),
+) -> Iterator[tuple[str, str]]:
+    """(name, description) of every parameter, nested ones and array items included, in tree order;
+    string ``enum`` values of parameters (and of array items) are appended to ``enums``.
+    Boilerplate parameters (:data:`BOILERPLATE_PARAMS`) and the top-level ones named in ``skip``
+    are left out with everything under them.
 
     The same walk as :meth:`Tool.parameter_tree` (local ``$ref`` resolved, each target once,
     depth-bounded), without building Parameter objects: indexing 100,000 tools needs the speed.
@@ -173,10 +164,10 @@ def _parameter_strings(
     if not isinstance(properties, dict):
         return
     for name, raw in properties.items():
-        if not isinstance(raw, dict) or param_key(str(name)) in BOILERPLATE_PARAMS:
+        if not isinstance(raw, dict) or param_key(str(name)) in BOILERPLATE_PARAMS or name in skip:
             continue
         prop = _resolve_ref(raw, root) if "$ref" in raw else raw
-        yield str(name), str(prop.get("description") or ""), depth
+        yield str(name), str(prop.get("description") or "")
         enum = prop.get("enum")
         if isinstance(enum, list):
             enums.extend(v for v in enum if isinstance(v, str))
@@ -229,6 +220,17 @@ def _path_shape(path: str) -> str:
     return "collection" if word.endswith("s") and not word.endswith("ss") else "action"
 
 
+def _transport_params(tool: Tool) -> frozenset[str]:
+    """An OpenAPI operation's header and cookie parameters (``X-Request-Id``, ``User-Agent``,
+    ``Accept-Language``): the same on every operation of an API, they say how to call it, not what
+    it does (in one banking API they made "request" a word of every operation)."""
+    native = tool.metadata.get("openapi")
+    where = native.get("parameters") if isinstance(native, dict) and SKIP_TRANSPORT_PARAMS else None
+    if not isinstance(where, dict):
+        return frozenset()
+    return frozenset(name for name, place in where.items() if place in ("header", "cookie"))
+
+
 def _openapi_native(tool: Tool) -> dict[str, Any] | None:
     native = tool.metadata.get("openapi")
     return native if isinstance(native, dict) and isinstance(native.get("method"), str) else None
@@ -265,9 +267,6 @@ def field_model() -> FieldModel:
         K1,
         MAX_FIELD_COUNT,
         [spec.max_ratio for spec in specs],
-        [MAX_FIELD_COUNT if spec.max_count is None else spec.max_count for spec in specs],
-        [spec.capped for spec in specs],
-        PARAM_TF_CAP,
     )
 
 
@@ -283,17 +282,12 @@ def tool_streams(tool: Tool) -> tuple[Iterable[str], ...]:
     """
     enums: list[str] = []
     schema = tool.parameters
-    pairs = list(_parameter_strings(schema, schema, 0, enums, set())) if schema.get("properties") else []
-    if not NESTED_FIELD:
-        pairs = [(name, description, 0) for name, description, _ in pairs]
-    top_texts = [description for _, description, depth in pairs if description and not depth]
-    if DISTINCT_PARAM_TEXT:
-        top_texts = list(dict.fromkeys(top_texts))
-        nested_pairs = list(dict.fromkeys(f"{name} {description}" for name, description, depth in pairs if depth))
-    else:
-        nested_pairs = [f"{name} {description}" for name, description, depth in pairs if depth]
-    top_text = " ".join(top_texts)
-    nested = " ".join(nested_pairs)
+    pairs = (
+        list(_parameter_strings(schema, schema, 0, enums, set(), _transport_params(tool)))
+        if schema.get("properties")
+        else []
+    )
+    param_text = " ".join([description for _, description in pairs if description])
     title = tool.title
     description = tool.description
     generated = ""
@@ -308,9 +302,8 @@ def tool_streams(tool: Tool) -> tuple[Iterable[str], ...]:
         _token_terms(generated),
         _analyze_short(tool.category) if tool.category else (),
         chain.from_iterable(map(_analyze_short, tool.tags)),
-        chain.from_iterable(map(_analyze_short, [name for name, _, depth in pairs if not depth])),
-        _token_terms(_plain(top_text)),
-        _token_terms(_plain(nested)),
+        chain.from_iterable(map(_analyze_short, [name for name, _ in pairs])),
+        _token_terms(_plain(param_text)),
         chain.from_iterable(map(_analyze_short, enums)),
     )
 
@@ -379,21 +372,18 @@ def explain(
             for fid, (counts, length) in enumerate(fields)
             if term in counts
         }
-        tf = model.combine(shares.items())
+        tf = 0.0
+        for share in shares.values():
+            tf += share
         if not tf:
             continue
-        # a capped share counts for what it added after the cap
-        capped = sum(share for fid, share in shares.items() if model.capped[fid])
-        if capped > model.cap:
-            shares = {fid: share * (model.cap / capped if model.capped[fid] else 1.0) for fid, share in shares.items()}
-        raw = sum(shares.values())
         idf = index.idf(term)
         weight = (weights or {}).get(term, 1.0)
         term_score = model.saturate(idf, tf) * weight
         merged: dict[str, float] = {}
         for fid, share in shares.items():
             reported = FIELD_SPECS[names[fid]].reported_as
-            merged[reported] = merged.get(reported, 0.0) + term_score * share / raw
+            merged[reported] = merged.get(reported, 0.0) + term_score * share / tf
             matched.setdefault(reported, None)
         label = originals.get(term, term)
         for reported, points in merged.items():

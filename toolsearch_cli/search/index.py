@@ -46,38 +46,18 @@ class FieldModel:
         k1: float,
         max_count: int,
         max_ratios: Sequence[float] | None = None,
-        max_counts: Sequence[int] | None = None,
-        capped: Sequence[bool] | None = None,
-        cap: float = math.inf,
     ) -> None:
         self.weights = list(weights)
         self.bs = list(bs)
         self.k1 = k1
         self.max_count = max_count
-        #: Per field: a term counts at most this many times there (``max_count`` unless given).
-        self.max_counts = list(max_counts) if max_counts is not None else [max_count] * len(self.weights)
-        #: Fields whose summed term frequency counts at most ``cap`` (parameters: a word found in a
-        #: schema of hundreds of properties cannot outweigh the same word in a name or description).
-        self.capped = list(capped) if capped is not None else [False] * len(self.weights)
-        self.cap = cap
         #: Per field: a field longer than this many times its average is normalised as if it were that long.
         self.max_ratios = list(max_ratios) if max_ratios is not None else [math.inf] * len(self.weights)
 
     def field_tf(self, fid: int, count: int, length: int, avg: float) -> float:
         b = self.bs[fid]
         norm = 1.0 - b + b * min(length / avg, self.max_ratios[fid])
-        return self.weights[fid] * min(count, self.max_counts[fid]) / norm
-
-    def combine(self, parts: Iterable[tuple[int, float]]) -> float:
-        """A term's frequency in a tool from its per-field parts ``(field id, field_tf)``: their sum,
-        the capped fields' share limited to ``cap``."""
-        free = capped = 0.0
-        for fid, part in parts:
-            if self.capped[fid]:
-                capped += part
-            else:
-                free += part
-        return free + min(capped, self.cap)
+        return self.weights[fid] * min(count, self.max_count) / norm
 
     def saturate(self, idf: float, tf: float) -> float:
         return idf * tf * (self.k1 + 1.0) / (self.k1 + tf)
@@ -410,26 +390,21 @@ class _PythonStore:
         model = self.index.model
         tools = self.index.tools
         lengths = self.lengths
-        capped, cap = model.capped, model.cap
         slots: list[int] = []
-        tfs: list[float] = []  # per slot: the uncapped fields' sum
-        capped_tfs: list[float] = []  # per slot: the capped fields' sum
+        tfs: list[float] = []
         last = -1
         for i in range(0, len(posting), 3):
             slot, fid, count = posting[i], posting[i + 1], posting[i + 2]
             if tools[slot] is None:
                 continue
             part = model.field_tf(fid, count, lengths[fid][slot], avgs[fid])
-            if slot != last:
-                slots.append(slot)
-                tfs.append(0.0)
-                capped_tfs.append(0.0)
-                last = slot
-            if capped[fid]:
-                capped_tfs[-1] += part
-            else:
+            if slot == last:
                 tfs[-1] += part
-        return slots, [model.saturate(idf, tf + min(c, cap)) for tf, c in zip(tfs, capped_tfs, strict=True)]
+            else:
+                slots.append(slot)
+                tfs.append(part)
+                last = slot
+        return slots, [model.saturate(idf, tf) for tf in tfs]
 
     def mask(self, allowed: set[int] | None, require: list[str] | None) -> set[int] | None:
         """The slots a tool may be in (None: any)."""
@@ -532,8 +507,6 @@ class _NumpyStore:
         self.weights = np.asarray(index.model.weights, dtype=np.float64)
         self.bs = np.asarray(index.model.bs, dtype=np.float64)
         self.max_ratios = np.asarray(index.model.max_ratios, dtype=np.float64)
-        self.capped = np.asarray(index.model.capped, dtype=bool)
-        self.any_capped = bool(self.capped.any()) and math.isfinite(index.model.cap)
         self.capacity = 0
         self.lengths = np.zeros((index.nfields, 0), dtype=np.float64)
         self.alive = np.zeros(0, dtype=bool)
@@ -618,7 +591,7 @@ class _NumpyStore:
         slots = (key % max(n, 1)).astype(np.int32)
         key //= max(n, 1)
         terms = key
-        counts = np.minimum(counts, np.asarray(index.model.max_counts)[fids]).astype(np.int8)
+        counts = np.minimum(counts, index.model.max_count).astype(np.int8)
         first = self._group_starts(terms, slots)
         df = np.bincount(terms[first], minlength=len(term_ids)).tolist()
         index.df = dict(zip(term_ids, df, strict=True))
@@ -655,7 +628,7 @@ class _NumpyStore:
             ratio = np.minimum(self.lengths[fids, self.slots] / avgs[fids], self.max_ratios[fids])
             norm = 1.0 - b + b * ratio
             part = self.weights[fids] * self.counts / norm
-            tf = self._combine(part, fids, first)
+            tf = np.add.reduceat(part, first)
         else:
             tf = np.zeros(0)
         k1 = index.model.k1
@@ -667,11 +640,11 @@ class _NumpyStore:
     def append(self, slot: int, fields: Analysed) -> None:
         self._grow(slot + 1)
         self.alive[slot] = True
-        max_counts = self.index.model.max_counts
+        max_count = self.index.model.max_count
         for fid, (counts, length) in enumerate(fields):
             self.lengths[fid, slot] = length
             for term, count in counts.items():
-                self.delta.setdefault(term, []).extend((slot, fid, min(count, max_counts[fid])))
+                self.delta.setdefault(term, []).extend((slot, fid, min(count, max_count)))
                 self.delta_size += 1
         if self.delta_size > self.MERGE_SHARE * max(len(self.slots), 1000):
             self._merge()
@@ -722,16 +695,6 @@ class _NumpyStore:
             fids, counts = np.zeros(0, dtype=np.int8), np.zeros(0, dtype=np.int8)
         self._set_main(term_ids, terms, slots, fids, counts)
 
-    def _combine(self, part: Any, fids: Any, first: Any) -> Any:
-        """Per run of ``first``: the sum of its parts, the capped fields' share limited to the cap."""
-        np = self.np
-        if not self.any_capped or not len(part):
-            return np.add.reduceat(part, first)
-        is_capped = self.capped[fids]
-        free = np.add.reduceat(np.where(is_capped, 0.0, part), first)
-        capped = np.add.reduceat(np.where(is_capped, part, 0.0), first)
-        return free + np.minimum(capped, self.index.model.cap)
-
     def scores_at_generation(self, term: str) -> tuple[Any, Any] | None:
         """The precomputed run of a term, when nothing changed since the last full scoring."""
         if self.scored_generation != self.index.generation:
@@ -752,7 +715,7 @@ class _NumpyStore:
         norm = 1.0 - b + b * ratio
         part = self.weights[fids] * counts / norm
         first = np.flatnonzero(np.concatenate(([True], slots[1:] != slots[:-1])))
-        tf = self._combine(part, fids, first)
+        tf = np.add.reduceat(part, first)
         unique = slots[first]
         if self.dead:
             keep = self.alive[unique]
