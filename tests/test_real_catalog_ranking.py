@@ -116,3 +116,21 @@ def test_html_tags_in_descriptions_are_no_evidence(tmp_path):
     assert names(search(catalog, "strong password generator")) == ["strong_password"]
     assert names(search(catalog, "list")) == ["list_things"]
     assert search(catalog, "href") == [] and search(catalog, "docs api") == []
+
+
+def test_lint_reports_a_made_up_description_as_missing(tmp_path):
+    from toolsearch_cli.lint import LintConfig, lint
+
+    catalog = _openapi(
+        tmp_path,
+        {
+            "/2010-04-01/Accounts/{AccountSid}/Calls.json": {
+                "get": {"operationId": "ListCall"},
+                "post": {"operationId": "CreateCall", "summary": "Place a phone call to a number"},
+            }
+        },
+    )
+    assert generated_description(catalog.get("ListCall"))
+    found = lint([str(tmp_path / "api.json")], LintConfig(select=["TS201"])).diagnostics
+    assert [(d.code, d.tool) for d in found] == [("TS201", "ListCall")]
+    assert "made up from the operation's method and path" in found[0].message

@@ -7,6 +7,7 @@ import unicodedata
 from collections.abc import Iterator
 
 from ...model import Parameter, Tool
+from ...search.bm25f import generated_description
 from ..context import LintContext
 from ..diagnostic import Finding
 from ..rule import Options, Rule, name_words, terms
@@ -30,7 +31,9 @@ def _param_descriptions(param: Parameter, prefix: str) -> Iterator[tuple[str, st
 
 class MissingDescription(Rule):
     """## What it does
-    Reports a tool without a description.
+    Reports a tool without a description, or whose description is only the method and path an
+    OpenAPI loader made up for an operation that has neither summary nor description
+    (``metadata.openapi.generatedDescription``, or text of the shape ``GET /path``).
 
     ## Why is this bad?
     The description is what the model reads to decide whether to call the tool, and most of
@@ -55,8 +58,17 @@ class MissingDescription(Rule):
     severity = "error"
 
     def check_tool(self, tool: Tool, ctx: LintContext, options: Options) -> Iterator[Finding]:
+        where = "description" if "description" in tool.field_locations else "name"
         if not tool.description.strip():
-            yield Finding.at(tool, "description" if "description" in tool.field_locations else "name", "no description")
+            yield Finding.at(tool, where, "no description")
+        elif generated_description(tool):
+            shown = " ".join(tool.description.split())[:80]
+            yield Finding.at(
+                tool,
+                where,
+                f"no description: {shown!r} was made up from the operation's method and path "
+                "(add a summary or description to the operation)",
+            )
 
 
 class ShortDescription(Rule):
