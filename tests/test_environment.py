@@ -173,3 +173,19 @@ def test_the_hostile_environment_of_ci_run_at_once():
     assert result.stdout == toolsearch(*SEARCH, COLUMNS="40").stdout
     lint = toolsearch("lint", str(BAD / "names.yaml"), "--isolated", **hostile)
     assert lint.code == 1 and lint.stdout.startswith("::error ") and "\x1b" not in lint.stdout
+
+
+def test_every_test_starts_from_the_clean_environment(tmp_path_factory):
+    """What tests/conftest.py promises, checked from inside a test (whatever the caller's shell held)."""
+    import os
+
+    from .conftest import CLEARED, TEST_SETTINGS
+
+    assert not [name for name in CLEARED - {"XDG_CACHE_HOME"} if name in os.environ]
+    assert not [n for n in os.environ if n.startswith(("OPENAI_", "GITHUB_", "RUNNER_", "TYPER_", "_TYPER_"))]
+    own = {n for n in os.environ if n.startswith("TOOLSEARCH_")} - TEST_SETTINGS
+    assert own == {"TOOLSEARCH_CACHE_DIR"}
+    base = tmp_path_factory.getbasetemp()
+    assert os.environ["HOME"] == str(base / "home")
+    assert os.environ["XDG_CACHE_HOME"] == str(base / "home" / ".cache")
+    assert os.environ["TOOLSEARCH_CACHE_DIR"].startswith(str(base))
