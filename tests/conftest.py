@@ -64,8 +64,9 @@ TEST_SETTINGS = frozenset(
         "TOOLSEARCH_UPDATE_SNAPSHOTS",
     }
 )
-#: the caller's environment, before cleaning (read only for a live test's API key)
-CALLER_ENV = dict(os.environ)
+#: the variable holding a live test's API key, and the caller's value of it (kept for tests marked live)
+LIVE_KEY_ENV = os.environ.get("TOOLSEARCH_LIVE_API_KEY_ENV", "OPENAI_API_KEY")
+_LIVE_KEY = os.environ.get(LIVE_KEY_ENV)
 
 
 def cleared(name: str) -> bool:
@@ -155,10 +156,8 @@ def _clean_environment(request, monkeypatch, session_home, tmp_path_factory):
     monkeypatch.setenv("XDG_CACHE_HOME", str(session_home / ".cache"))
     # one catalog cache for the whole session (never the user's ~/.cache)
     monkeypatch.setenv("TOOLSEARCH_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "catalog-cache"))
-    if request.node.get_closest_marker("live"):
-        key_env = os.environ.get("TOOLSEARCH_LIVE_API_KEY_ENV", "OPENAI_API_KEY")
-        if CALLER_ENV.get(key_env):
-            monkeypatch.setenv(key_env, CALLER_ENV[key_env])
+    if _LIVE_KEY and request.node.get_closest_marker("live"):
+        monkeypatch.setenv(LIVE_KEY_ENV, _LIVE_KEY)
 
 
 def clean_env(**overrides: str) -> dict[str, str]:
