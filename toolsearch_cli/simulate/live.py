@@ -139,7 +139,6 @@ class LiveModel:
         self.mocks = Mocks(script)
         self.generated = 0
         self._turn = 0
-        self._asked = 0  # requests made in the whole run
 
     def start(self) -> list[dict[str, Any]]:
         return [{"role": "system", "content": self.system}] if self.system else []
@@ -157,7 +156,6 @@ class LiveModel:
 
     def reply(self, snapshot: RequestSnapshot) -> Reply:
         self._requests += 1
-        self._asked += 1
         completion = self.client.complete(snapshot.messages, snapshot.openai_tools())
         reply = Reply(content=completion.content, calls=[])
         reply.live = _live_info(completion, snapshot.request_tokens)
