@@ -1,15 +1,86 @@
-"""Shared fixtures: run the CLI in-process and capture exit code, stdout and stderr together."""
+"""Shared fixtures: a clean environment for every test; run the CLI in-process and capture exit
+code, stdout and stderr together.
+
+The environment every test starts from (:func:`_clean_environment`, autouse), whatever the
+caller's shell holds — ``NO_COLOR=1 FORCE_COLOR=1 TERM=dumb COLUMNS=40 GITHUB_ACTIONS=true CI=true
+pytest`` passes like plain ``pytest`` (``.ci/run`` runs both):
+
+- **removed**: colour (``NO_COLOR``, ``FORCE_COLOR``, ``CLICOLOR``, ``CLICOLOR_FORCE``,
+  ``PY_COLORS``, ``COLORTERM``, ``TTY_COMPATIBLE``, ``TTY_INTERACTIVE``), terminal and width
+  (``TERM``, ``COLUMNS``, ``LINES``, ``JUPYTER_COLUMNS``, ``JUPYTER_LINES``, ``TERMINAL_WIDTH``,
+  ``UNICODE_VERSION``), CI (``CI``, ``GITHUB_*``, ``RUNNER_*``, ``GITLAB_CI``, ``BUILDKITE``,
+  ``CIRCLECI``, ``TRAVIS``, ``JENKINS_URL``, ``TF_BUILD``, ``TEAMCITY_VERSION``), Typer's
+  (``TYPER_*``, ``_TYPER_*``), the program's own (``TOOLSEARCH_*``, ``OPENAI_*``, e.g. a base
+  URL or a key) and proxies (``HTTP_PROXY`` & co.: the test servers are on 127.0.0.1);
+- **set**: ``HOME`` and ``XDG_CACHE_HOME`` to a folder of the test session (nothing reads or
+  writes the user's own), ``TOOLSEARCH_CACHE_DIR`` to the session's catalog cache;
+- **kept**: everything else (``PATH``, locale, ``PYTHON*``), and the opt-in test settings that
+  the program itself never reads (:data:`TEST_SETTINGS`); a test marked ``live`` also keeps its
+  API key variable (``$TOOLSEARCH_LIVE_API_KEY_ENV``, default ``OPENAI_API_KEY``).
+
+A test that needs a variable sets it itself (``monkeypatch.setenv``); a test that starts the CLI
+in another process passes it :func:`clean_env` (or no ``env`` at all: children inherit the clean
+``os.environ``). The caller's environment is cleaned once more when this module is imported,
+before Typer and Rich are: Typer reads ``FORCE_COLOR``, ``GITHUB_ACTIONS`` and ``TERMINAL_WIDTH``
+once, at import.
+"""
 
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from toolsearch_cli import Tool
-from toolsearch_cli.cli.app import main
+#: names removed from every test's environment
+CLEARED = frozenset(
+    {
+        # colour
+        "NO_COLOR", "FORCE_COLOR", "CLICOLOR", "CLICOLOR_FORCE", "PY_COLORS", "COLORTERM",
+        "TTY_COMPATIBLE", "TTY_INTERACTIVE",
+        # terminal and width
+        "TERM", "COLUMNS", "LINES", "JUPYTER_COLUMNS", "JUPYTER_LINES", "TERMINAL_WIDTH", "UNICODE_VERSION",
+        # CI
+        "CI", "CONTINUOUS_INTEGRATION", "BUILD_NUMBER", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "TRAVIS",
+        "JENKINS_URL", "TF_BUILD", "TEAMCITY_VERSION",
+        # proxies (every test server is on 127.0.0.1)
+        "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy", "no_proxy",
+        # home and caches: set again below to the session's folders
+        "XDG_CACHE_HOME",
+    }
+)  # fmt: skip
+#: prefixes of names removed from every test's environment
+CLEARED_PREFIXES = ("TOOLSEARCH_", "OPENAI_", "GITHUB_", "RUNNER_", "TYPER_", "_TYPER_")
+#: opt-in settings of the tests themselves (never read by toolsearch): kept
+TEST_SETTINGS = frozenset(
+    {
+        "TOOLSEARCH_LIVE_BASE_URL",
+        "TOOLSEARCH_LIVE_MODEL",
+        "TOOLSEARCH_LIVE_API_KEY_ENV",
+        "TOOLSEARCH_LIVE_TIMEOUT",
+        "TOOLSEARCH_TEST_ONNX_MODEL",
+        "TOOLSEARCH_UPDATE_SNAPSHOTS",
+    }
+)
+#: the variable holding a live test's API key, and the caller's value of it (kept for tests marked live)
+LIVE_KEY_ENV = os.environ.get("TOOLSEARCH_LIVE_API_KEY_ENV", "OPENAI_API_KEY")
+_LIVE_KEY = os.environ.get(LIVE_KEY_ENV)
+
+
+def cleared(name: str) -> bool:
+    """Whether ``name`` is removed from a test's environment."""
+    if name in TEST_SETTINGS:
+        return False
+    return name in CLEARED or name.startswith(CLEARED_PREFIXES)
+
+
+for _name in [name for name in os.environ if cleared(name)]:
+    del os.environ[_name]  # before Typer and Rich are imported (see the module docstring)
+
+from toolsearch_cli import Tool  # noqa: E402
+from toolsearch_cli.cli.app import main  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "catalogs" / "demo"
@@ -29,8 +100,7 @@ class Result:
 @pytest.fixture
 def run_cli(capsys, monkeypatch):
     """Run ``toolsearch ARGS`` in-process; returns exit code, stdout and stderr."""
-    monkeypatch.setenv("COLUMNS", "200")
-    monkeypatch.delenv("TOOLSEARCH_CATALOG", raising=False)
+    monkeypatch.setenv("COLUMNS", "200")  # tables as wide as a wide terminal's (the clean environment has no COLUMNS)
 
     def run(*args: str) -> Result:
         capsys.readouterr()
@@ -69,7 +139,27 @@ def make(name, description="", category=None, tags=(), params=None) -> Tool:
     )
 
 
+@pytest.fixture(scope="session")
+def session_home(tmp_path_factory) -> Path:
+    """The ``HOME`` of every test: a folder of this test session (its ``.cache`` is ``XDG_CACHE_HOME``)."""
+    home = tmp_path_factory.getbasetemp() / "home"
+    (home / ".cache").mkdir(parents=True, exist_ok=True, mode=0o700)
+    return home
+
+
 @pytest.fixture(autouse=True)
-def _private_catalog_cache(tmp_path_factory, monkeypatch):
-    """Each test session gets its own on-disk catalog cache (never the user's ~/.cache)."""
+def _clean_environment(request, monkeypatch, session_home, tmp_path_factory):
+    """Every test starts from the clean environment the module docstring describes."""
+    for name in [name for name in os.environ if cleared(name)]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("HOME", str(session_home))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(session_home / ".cache"))
+    # one catalog cache for the whole session (never the user's ~/.cache)
     monkeypatch.setenv("TOOLSEARCH_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "catalog-cache"))
+    if _LIVE_KEY and request.node.get_closest_marker("live"):
+        monkeypatch.setenv(LIVE_KEY_ENV, _LIVE_KEY)
+
+
+def clean_env(**overrides: str) -> dict[str, str]:
+    """The environment for a CLI started in another process: the test's own (clean) one, plus ``overrides``."""
+    return {**os.environ, **overrides}

@@ -544,20 +544,19 @@ def test_the_vector_size_check_also_guards_the_library(monkeypatch, tmp_path):
 
 def test_a_hanging_endpoint_fails_within_the_embed_timeout(run_cli):
     pytest.importorskip("openai")
-    import time
 
     from .embed_server import EmbeddingServer
 
     with EmbeddingServer(load_local(str(STATIC))) as server:
+        # 30 s is within the default timeout (60 s): a run that ignored --embed-timeout would succeed
         server.delay = 30.0
-        start = time.monotonic()
         result = run_cli(
             "search", "weather", "-c", str(DEMO), "-r", "embedding", "--embed-timeout", "0.3",
             "--embed-base-url", server.base_url, "--embed-model", "m",
         )  # fmt: skip
-        took = time.monotonic() - start
+    # how long the tries take against the timeout is measured by benchmarks/timeouts.py, not asserted here
     assert result.code == 2 and "Timeout" in result.stderr and len(result.stderr.strip().splitlines()) == 1
-    assert took < 25  # three tries of 0.3 s and the SDK's back-off, not three of the default 60 s
+    assert result.stdout == ""
 
 
 @pytest.mark.parametrize("value", ["abc", "0", "-1", "nan", "99999"])

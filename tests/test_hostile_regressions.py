@@ -425,16 +425,65 @@ def test_unreadable_subfolder_is_an_error_even_for_root(run_cli, write, tmp_path
     one_line_error(run_cli("search", "x", "--catalog", str(tmp_path / "cat")), "locked", "cannot read this folder")
 
 
-@pytest.mark.skipif(sys.platform == "win32" or os.geteuid() == 0, reason="needs POSIX permissions, not root")
+PR_CAPBSET_DROP = 24  # linux/prctl.h
+CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH = 1, 2  # linux/capability.h: what lets root read any folder
+
+
+def _drop_file_permission_override() -> None:
+    """In a child before it runs the CLI: drop CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH from the
+    bounding set, so the program it becomes obeys file permissions as root (as any user does)."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    for cap in (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH):
+        if libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP) failed")
+
+
+def _cli_bound_by_permissions(run_cli):
+    """Run the CLI where a folder without read permission cannot be read: in-process for a normal
+    user; as root, in a child without root's power to override file permissions (skips if the
+    machine does not allow dropping it, e.g. a container without CAP_SETPCAP)."""
+    if os.geteuid() != 0:
+        return run_cli
+    import subprocess
+
+    from .conftest import Result, clean_env
+
+    try:  # can this machine drop it? the child's effective set then lacks both capabilities
+        probe = subprocess.run(
+            [sys.executable, "-c", "print([l for l in open('/proc/self/status') if l.startswith('CapEff')][0])"],
+            capture_output=True, text=True, preexec_fn=_drop_file_permission_override, check=True,
+        )  # fmt: skip
+    except (subprocess.SubprocessError, OSError) as exc:
+        pytest.skip(f"cannot drop root's file-permission override here: {exc}")
+    assert not int(probe.stdout.split()[1], 16) & (1 << CAP_DAC_OVERRIDE | 1 << CAP_DAC_READ_SEARCH)
+
+    def run(*args: str) -> Result:
+        done = subprocess.run(
+            [sys.executable, "-m", "toolsearch_cli", *args],
+            capture_output=True, text=True, env=clean_env(COLUMNS="200"), preexec_fn=_drop_file_permission_override,
+        )  # fmt: skip
+        return Result(done.returncode, done.stdout, done.stderr)
+
+    return run
+
+
+@pytest.mark.skipif(
+    sys.platform == "win32" or (os.geteuid() == 0 and not sys.platform.startswith("linux")),
+    reason="needs POSIX permissions (and, as root, Linux capabilities)",
+)
 def test_unreadable_subfolder_is_an_error(run_cli, write, tmp_path):
+    """A real folder without read permission (as root too: see _cli_bound_by_permissions)."""
     write("cat/a.yaml", ONE_TOOL)
     locked = tmp_path / "cat" / "locked"
     locked.mkdir()
     (locked / "b.yaml").write_text(ONE_TOOL.replace("getWeather", "other"))
+    cli = _cli_bound_by_permissions(run_cli)
     locked.chmod(0)
     try:
-        one_line_error(run_cli("lint", str(tmp_path / "cat")), "locked", "cannot read this folder")
-        one_line_error(run_cli("search", "x", "--catalog", str(tmp_path / "cat")), "locked", "cannot read")
+        one_line_error(cli("lint", str(tmp_path / "cat")), "locked", "cannot read this folder")
+        one_line_error(cli("search", "x", "--catalog", str(tmp_path / "cat")), "locked", "cannot read")
     finally:
         locked.chmod(stat.S_IRWXU)
 

@@ -70,9 +70,9 @@ def test_smoke_demo_against_a_live_endpoint_keeps_the_protocol_invariants(run_cl
     pytest.importorskip("openai")
     rec = tmp_path / "live.json"
     result = run_live(run_cli, *CASES[case], "--record", str(rec))
-    # a tiny model may misbehave (e.g. answer with nothing): that ends the run with exit 2, but the
-    # endpoint must have answered and the invariants below must still hold for what was done
-    assert result.code == 0 or (result.code == 2 and "the model sent an empty reply" in result.stderr), result.stderr
+    # a tiny model may misbehave (e.g. answer with nothing): that is a finding of the run (empty-reply),
+    # not an error; the endpoint must have answered and the invariants below must hold for what was done
+    assert result.code == 0, result.stderr
     data = json.loads(rec.read_text(encoding="utf-8"))
     requests, messages = data["requests"], data["messages"]
     assert requests, "the endpoint answered no request"

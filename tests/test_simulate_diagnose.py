@@ -267,3 +267,73 @@ def test_timeout_is_a_total_deadline_not_a_per_read_one(live, server, forever):
             break
         time.sleep(0.1)
     assert not any(t.name == "toolsearch-live-request" for t in threading.enumerate())
+
+
+# -- a silent model is a finding, and every request's diagnoses are shown (issue 24) --------------
+
+
+def test_an_empty_reply_with_dropped_tools_is_two_findings_not_an_error(live, server, tmp_path):
+    """What llama.cpp's server did with a 270M model and a Chinese prompt: 38 prompt tokens against
+    hundreds of tokens of tools, then nothing. Both are said; the run completes (exit 0, 1 under --check)."""
+    empty = say("", usage=_usage(38, 6))
+    server.add(empty)
+    rec = tmp_path / "zh.json"
+    shown = live("--prompt", "查询上海的天气", "--catalog", DEMO, "--record", str(rec))
+    assert shown.code == 0 and shown.stderr == ""
+    assert "✗ empty-reply: the model sent an empty reply (no text, no tool calls; finish_reason stop)" in shown.stdout
+    assert "✗ tools-dropped: the server counted 38 prompt tokens" in shown.stdout and "--system" in shown.stdout
+    assert "recorded to" in shown.stdout
+    recorded = json.loads(rec.read_text(encoding="utf-8"))
+    assert kinds(recorded) == [["empty-reply", "tools-dropped"]] and "error" not in recorded
+    assert recorded["summary"]["diagnostics"] == 2 and recorded["ok"] is False
+    server.add(empty)
+    checked = live("--prompt", "查询上海的天气", "--catalog", DEMO, "--check", "--format", "json")
+    assert checked.code == 1 and checked.stderr == ""
+    assert kinds(checked.json()) == [["empty-reply", "tools-dropped"]]
+
+
+def test_every_request_shows_its_diagnoses_up_to_the_one_where_the_run_stops(live, server):
+    cut_call = call("toolSearch", {"query": "weather"}, usage=_usage(20, 64))
+    cut_call["choices"][0]["finish_reason"] = "length"
+    server.add(call("toolSearch", {"query": "weather"}, usage=_usage(20, 5)), cut_call)
+    args = ("--prompt", "weather?", "--catalog", DEMO, "--max-iterations", "2")
+    shown = live(*args)
+    assert shown.code == 0, shown.stderr
+    second = shown.stdout[shown.stdout.index("request 2") :]
+    first = shown.stdout[shown.stdout.index("request 1") : shown.stdout.index("request 2")]
+    assert "✗ tools-dropped" in first and "✗ truncated-reply" not in first
+    # the last request: the run stops there (--max-iterations), its two diagnoses are shown all the same
+    assert "✗ truncated-reply" in second and "✗ tools-dropped" in second and "--max-iterations" in second
+    server.add(call("toolSearch", {"query": "weather"}, usage=_usage(20, 5)), cut_call)
+    assert kinds(live(*args, "--format", "json").json()) == [["tools-dropped"], ["truncated-reply", "tools-dropped"]]
+
+
+def test_the_diagnoses_before_a_server_error_are_shown_and_kept(live, server, tmp_path):
+    server.add(call("toolSearch", {"query": "weather"}, usage=_usage(20, 5)), Status(500, {"error": "down"}))
+    rec = tmp_path / "stopped.json"
+    result = live("--prompt", "weather?", "--catalog", DEMO, "--retries", "0", "--record", str(rec))
+    assert result.code == 2 and "HTTP 500" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert "✗ tools-dropped: the server counted 20 prompt tokens" in result.stdout
+    assert "kept what was recorded" in result.stdout
+    assert kinds(json.loads(rec.read_text(encoding="utf-8"))) == [["tools-dropped"]]
+
+
+def test_a_recording_that_stopped_on_an_empty_reply_shows_the_stopping_requests_diagnoses(
+    live, run_cli, server, tmp_path
+):
+    """Recordings of earlier versions stopped at an empty reply, an error on a pending request: its
+    recorded figures still say why (here: the server dropped the tools)."""
+    server.add(say("", usage=_usage(38, 6)))
+    rec = tmp_path / "old.json"
+    live("--prompt", "weather?", "--catalog", DEMO, "--record", str(rec))
+    data = json.loads(rec.read_text(encoding="utf-8"))
+    assert data["messages"][-1]["role"] == "assistant"
+    del data["messages"][-1]  # as such a version wrote it: the reply never reached the history
+    data["error"] = "the model sent an empty reply (no text, no tool calls) to request 1 (finish_reason stop)"
+    rec.write_text(json.dumps(data), encoding="utf-8")
+    table = run_cli("simulate", "--replay", str(rec))
+    assert table.code == 0, table.stderr
+    assert "pending: the recording stopped here with an error: the model sent an empty reply" in table.stdout
+    assert "✗ tools-dropped: the server counted 38 prompt tokens" in table.stdout
+    replayed = run_cli("simulate", "--replay", str(rec), "--format", "json", "--check")
+    assert replayed.code == 1 and kinds(replayed.json()) == [["tools-dropped"]]

@@ -306,24 +306,44 @@ def test_a_reply_that_is_not_a_completion_is_a_one_line_error(live, server):
     assert len(result.stderr.strip().splitlines()) == 1
 
 
-def test_an_empty_reply_ends_the_run_and_keeps_the_recording(live, run_cli, server, tmp_path):
+def test_an_empty_reply_is_a_finding_of_the_run_recorded_and_replayed(live, run_cli, server, tmp_path):
     server.add(SEARCH_WEATHER, say(""))
-    rec = tmp_path / "partial.json"
+    rec = tmp_path / "run.json"
     result = live(str(EN), "--record", str(rec))
-    assert result.code == 2
-    assert "empty reply" in result.stderr and len(result.stderr.strip().splitlines()) == 1
-    assert "request 2" in result.stdout and "kept what was recorded" in result.stdout
+    assert result.code == 0 and result.stderr == ""  # what the model did is not an error of toolsearch
+    assert "request 2" in result.stdout
+    assert "✗ empty-reply: the model sent an empty reply (no text, no tool calls; finish_reason stop)" in result.stdout
+    assert "recorded to" in result.stdout
     data = json.loads(rec.read_text(encoding="utf-8"))
-    assert len(data["requests"]) == 2 and "empty reply" in data["error"]
-    replay = run_cli("simulate", "--replay", str(rec), "--format", "json")
-    assert replay.code == 0
+    assert "error" not in data and data["ok"] is False
+    assert len(data["requests"]) == 2 and [f["kind"] for f in data["requests"][1]["findings"]][0] == "empty-reply"
+    assert data["messages"][-1] == {"role": "assistant", "content": ""}  # kept, sendable to the next turn
+    server.add(SEARCH_WEATHER, say(""))
+    assert live(str(EN), "--check").code == 1  # the same run under --check
+    replay = run_cli("simulate", "--replay", str(rec), "--format", "json", "--check")
+    assert replay.code == 1
     assert replay.json()["requests"][1]["disclosed"] == data["requests"][1]["disclosed"]
+    assert [f["kind"] for f in replay.json()["requests"][1]["findings"]][0] == "empty-reply"
 
 
-def test_a_whitespace_reply_is_empty_too(live, server):
-    server.add(say(" \n "))
-    result = live("--prompt", "hello", "--catalog", DEMO)
-    assert result.code == 2 and "empty reply" in result.stderr
+def test_a_whitespace_reply_is_empty_too_and_the_next_turn_still_runs(live, server, write):
+    script = write(
+        "two.sim.yaml",
+        f"catalog: {DEMO}\nturns:\n"
+        "  - user: hello\n    steps: [{say: hi}]\n"
+        "  - user: again\n    steps: [{say: hi}]\n",
+    )
+    server.add(say(" \n "), say("Hello again."))
+    result = live(str(script), "--format", "json", "--check")
+    assert result.code == 1 and result.stderr == ""
+    data = result.json()
+    assert [[f["kind"] for f in r["findings"]] for r in data["requests"]] == [["empty-reply"], []]
+    assert data["summary"]["diagnostics"] == 1 and data["summary"]["protocol_errors"] == 0
+    # the second turn was sent with the empty answer in its history
+    assert server.requests[1].messages[-2:] == [
+        {"role": "assistant", "content": " \n "},
+        {"role": "user", "content": "again"},
+    ]
 
 
 def test_an_error_mid_run_keeps_what_was_recorded_and_prints_the_partial_transcript(live, server, tmp_path):

@@ -223,12 +223,13 @@ def _title(source: str, count: int, sources: list[str]) -> str:
 def _run_all(
     catalog: Any, queries: list[Query], rankers: list[str], ks: list[int], category_field: str | None
 ) -> list[RankerRun]:
-    """Run each ranker, with a progress bar on stderr when it is a terminal."""
+    """Run each ranker, with a progress bar on stderr when it is a terminal (or FORCE_COLOR says to
+    treat it as one), but not a dumb one (``TERM=dumb``: it cannot redraw a line)."""
     from ..evaluate import run_ranker
     from .render import error_console
 
     err = error_console()
-    if not err.is_terminal:
+    if not err.is_terminal or err.is_dumb_terminal:
         return [run_ranker(catalog, queries, r, ks, category_field=category_field) for r in rankers]
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 

@@ -71,15 +71,29 @@ def _width(stderr: bool) -> int | None:
     return UNWRAPPED_WIDTH
 
 
+def _height(width: int | None) -> int | None:
+    """With a width of ours, a height too: Rich takes its own 80 columns on a dumb terminal
+    (``TERM=dumb``, e.g. Emacs' shell, which sets ``COLUMNS``) unless given both."""
+    if width is None:
+        return None
+    lines = os.environ.get("LINES", "")
+    return int(lines) if lines.isdigit() and int(lines) > 0 else 25
+
+
 def console(file: IO[str] | None = None) -> Console:
     """The console for a command's output: stdout, or ``file`` (a report written unwrapped, without colour)."""
     width = _width(False) if file is None else UNWRAPPED_WIDTH
-    return SafeConsole(file=file, markup=False, emoji=False, highlight=False, soft_wrap=False, width=width)
+    return SafeConsole(
+        file=file, markup=False, emoji=False, highlight=False, soft_wrap=False, width=width, height=_height(width)
+    )
 
 
 def error_console() -> Console:
     """The console for messages on stderr: literal, and never wrapped (one message, one line)."""
-    return SafeConsole(stderr=True, markup=False, emoji=False, highlight=False, soft_wrap=True, width=_width(True))
+    width = _width(True)
+    return SafeConsole(
+        stderr=True, markup=False, emoji=False, highlight=False, soft_wrap=True, width=width, height=_height(width)
+    )
 
 
 def warn(message: str) -> None:

@@ -23,8 +23,8 @@ from ..disclosure.history import tool_calls
 from ..errors import UsageError
 from ..files import write_text_atomic
 from ..model import Tool
-from .live_client import ChatClient, Completion, LiveError
-from .loop import Reply, check_state_mode, diagnose, new_transcript, run_conversation
+from .live_client import ChatClient, Completion
+from .loop import Reply, check_state_mode, diagnose, empty_reply, new_transcript, run_conversation
 from .runner import Settings, build_engine, check_mock_names
 from .script import Script, ScriptedCall, Step
 from .transcript import Finding, RequestRecord, Transcript
@@ -139,7 +139,6 @@ class LiveModel:
         self.mocks = Mocks(script)
         self.generated = 0
         self._turn = 0
-        self._asked = 0  # requests made in the whole run
 
     def start(self) -> list[dict[str, Any]]:
         return [{"role": "system", "content": self.system}] if self.system else []
@@ -157,18 +156,15 @@ class LiveModel:
 
     def reply(self, snapshot: RequestSnapshot) -> Reply:
         self._requests += 1
-        self._asked += 1
         completion = self.client.complete(snapshot.messages, snapshot.openai_tools())
         reply = Reply(content=completion.content, calls=[])
         reply.live = _live_info(completion, snapshot.request_tokens)
         reply.assistant, reply.calls, self.generated = _assistant_message(completion, self.generated, reply.findings)
-        if not (completion.content or "").strip() and not reply.calls and not reply.findings:
-            reply.warnings.append("empty reply: no text and no tool calls")
-            reply.stop = LiveError(
-                f"the model sent an empty reply (no text, no tool calls) to request {self._asked}"
-                f" (finish_reason {completion.finish_reason or 'none'})"
-            )
-            return reply
+        # what the model did is a finding of the run (--check fails on it), never an error that ends
+        # it; the diagnoses that may explain it come with it, on every request that has them
+        empty = empty_reply(reply)
+        if empty is not None:
+            reply.findings.append(empty)
         reply.findings.extend(diagnose(reply.live, snapshot))
         step = self._step()
         if step is not None:
@@ -208,8 +204,8 @@ class LiveModel:
                 "steps; the later steps' expectations were not checked"
             )
 
-    def unanswered(self) -> str:  # pragma: no cover - a live model answers or raises
-        return "the model did not answer this request"
+    def unanswered(self, record: RequestRecord) -> None:  # pragma: no cover - a live model answers or raises
+        record.warnings.append("the model did not answer this request")
 
 
 def run_live(
@@ -224,7 +220,9 @@ def run_live(
     recorder: Recorder | None = None,
     on_request: Callable[[RequestRecord], None] | None = None,
 ) -> Transcript:
-    """Run the conversation against ``client``; raises :class:`LiveError` after recording what was done."""
+    """Run the conversation against ``client``; raises :class:`~.live_client.LiveError` (the server
+    failed: unreachable, timeout, HTTP error, not a completion) after recording what was done.
+    Whatever the model replies, empty or unusable, is a finding of the run, never an error."""
     if options.max_iterations < 1:
         raise UsageError(f"--max-iterations must be at least 1, not {options.max_iterations}", field="max_iterations")
     check_state_mode(settings)
@@ -280,9 +278,10 @@ def _assistant_message(
         calls.append(ScriptedCall(name=call.name, arguments=arguments, id=call_id))
     if wire:
         assistant["tool_calls"] = wire
-        if assistant["content"] is None:
-            # "" rather than null: OpenAI takes both, llama.cpp's server rejects null (and a missing key)
-            assistant["content"] = ""
+    if assistant["content"] is None:
+        # "" rather than null: an empty reply stays in the history for the next turn, and OpenAI
+        # rejects a null content without tool calls; llama.cpp's server rejects null (and a missing key)
+        assistant["content"] = ""
     return assistant, calls, generated
 
 

@@ -43,7 +43,7 @@ class Reply:
     ``assistant`` is the message kept in the history (a model that leaves it out gets one built
     from ``content`` and ``calls``). ``recorded`` replies (a replay) carry their calls' results
     in ``ScriptedCall.result``: nothing is run and no tool message is added, the recording has
-    them. ``stop`` ends the run with that error once the request is recorded.
+    them.
     """
 
     content: str | None
@@ -55,7 +55,6 @@ class Reply:
     warnings: list[str] = field(default_factory=list)
     live: dict[str, Any] | None = None
     recorded: bool = False
-    stop: ToolsearchError | None = None
 
 
 class Model(Protocol):
@@ -85,8 +84,8 @@ class Model(Protocol):
         """Turn-level checks and warnings, added to the turn's records (the last one is not yet saved)."""
         ...
 
-    def unanswered(self) -> str:
-        """The warning for a request the model never answered."""
+    def unanswered(self, record: RequestRecord) -> None:
+        """Fill in a request the model never answered: a warning (and what a recording knows of it)."""
         ...
 
 
@@ -121,8 +120,8 @@ def run_conversation(
     on_request: Callable[[RequestRecord], None] | None = None,
 ) -> Transcript:
     """Drive ``model`` through its turns; ``save`` gets the transcript before the first request and
-    after every one. An error from the model (or a reply's ``stop``) is raised after what was done
-    is recorded, with the partial transcript attached as ``exc.transcript``."""
+    after every one. An error from the model is raised after what was done is recorded, with the
+    partial transcript attached as ``exc.transcript``."""
     check_state_mode(settings)
     loop = _Loop(model, engine, settings, transcript, save, on_request)
     return loop.run()
@@ -185,7 +184,7 @@ class _Loop:
             reply = self.model.reply(snapshot)
             record = RequestRecord(len(self.transcript.requests) + 1, self.turn or None, snapshot)
             if reply is None:
-                record.warnings.append(self.model.unanswered())
+                self.model.unanswered(record)
                 self.transcript.requests.append(record)
                 self.save()
                 self.notify(record)
@@ -193,10 +192,6 @@ class _Loop:
             record.reply_text, record.line, record.live = reply.content, reply.line, reply.live
             record.findings.extend(reply.findings)
             record.warnings.extend(reply.warnings)
-            if reply.stop is not None:
-                self.transcript.requests.append(record)
-                self.notify(record)
-                raise reply.stop
             self._answer_all(snapshot, reply, record)
             check_expectations(record, reply.expectations, self.settings.policy)
             records.append(record)
@@ -406,6 +401,19 @@ def diagnose(live: Mapping[str, Any] | None, snapshot: RequestSnapshot) -> list[
     return out
 
 
+def empty_reply(reply: Reply) -> Finding | None:
+    """A reply with no text and no tool call (a model's silence, or what a server made of it): a
+    finding of the run, not an error. A reply whose only calls were malformed is reported as such."""
+    if (reply.content or "").strip() or reply.calls or any(f.kind == "malformed-tool-call" for f in reply.findings):
+        return None
+    finish = (reply.live or {}).get("finish_reason") or "none"
+    return Finding(
+        "empty-reply",
+        f"the model sent an empty reply (no text, no tool calls; finish_reason {finish}): nothing the user could "
+        "be shown",
+    )
+
+
 # -- expectations ------------------------------------------------------------------------------------
 
 
@@ -453,4 +461,13 @@ def check_expectations(record: RequestRecord, expectations: Sequence[Expectation
                     fail(f"expected a {kind} protocol error, none occurred")
 
 
-__all__ = ["Model", "Reply", "check_expectations", "check_state_mode", "diagnose", "new_transcript", "run_conversation"]
+__all__ = [
+    "Model",
+    "Reply",
+    "check_expectations",
+    "check_state_mode",
+    "diagnose",
+    "empty_reply",
+    "new_transcript",
+    "run_conversation",
+]

@@ -20,7 +20,7 @@ from ..disclosure.engine import DisclosureEngine, RequestSnapshot
 from ..disclosure.history import tool_calls
 from ..files import read_text
 from ..model import Tool
-from .loop import Reply, diagnose, new_transcript, run_conversation
+from .loop import Reply, diagnose, empty_reply, new_transcript, run_conversation
 from .runner import Settings
 from .script import ScriptedCall, ScriptError
 from .transcript import Finding, RequestRecord, Transcript
@@ -153,9 +153,6 @@ class ReplayedModel:
         content = message.get("content")
         reply = Reply(content=content if isinstance(content, str) else None, calls=[], assistant=message, recorded=True)
         recorded = self.live[self._answered] if self._answered < len(self.live) else None
-        if isinstance(recorded, Mapping):
-            reply.live = _live_figures(recorded, snapshot)
-            reply.findings.extend(diagnose(reply.live, snapshot))
         self._answered += 1
         raw_calls = message.get("tool_calls")
         calls = tool_calls(message)
@@ -173,6 +170,12 @@ class ReplayedModel:
             )
             result = _first_after(self._results.get(call.pairing_id), self._at)
             reply.calls.append(ScriptedCall(name=call.name, arguments=raw, id=call.id, result=result, has_result=True))
+        if isinstance(recorded, Mapping):  # a live recording: its findings about the model's reply again
+            reply.live = _live_figures(recorded, snapshot)
+            empty = empty_reply(reply)
+            if empty is not None:
+                reply.findings.append(empty)
+            reply.findings.extend(diagnose(reply.live, snapshot))
         return reply
 
     def canned(self, call: ScriptedCall, tool: Tool) -> tuple[bool, Any]:  # pragma: no cover - replies are recorded
@@ -184,10 +187,17 @@ class ReplayedModel:
     def finish_turn(self, records: Sequence[RequestRecord]) -> None:
         return None
 
-    def unanswered(self) -> str:
+    def unanswered(self, record: RequestRecord) -> None:
         if self.error:
-            return f"pending: the recording stopped here with an error: {self.error}"
-        return "pending: the conversation ends before the model answered this request"
+            record.warnings.append(f"pending: the recording stopped here with an error: {self.error}")
+        else:
+            record.warnings.append("pending: the conversation ends before the model answered this request")
+        # a live run that stopped on a reply (older versions ended on an empty one) recorded its
+        # figures: the diagnoses they hold are shown here too
+        recorded = self.live[self._answered] if self._answered < len(self.live) else None
+        if isinstance(recorded, Mapping):
+            record.live = _live_figures(recorded, record.snapshot)
+            record.findings.extend(diagnose(record.live, record.snapshot))
 
 
 def replay(

@@ -135,8 +135,8 @@ class ScriptedModel:
         if self._last is not None and self._last.calls:
             records[-1].warnings.append(f"turn {self._turn} ends with tool calls: the model never gave a final answer")
 
-    def unanswered(self) -> str:  # pragma: no cover - every scripted request has a step
-        return "the script has no reply for this request"
+    def unanswered(self, record: RequestRecord) -> None:  # pragma: no cover - every scripted request has a step
+        record.warnings.append("the script has no reply for this request")
 
 
 # -- running a script -------------------------------------------------------------------------------

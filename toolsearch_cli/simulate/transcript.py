@@ -15,8 +15,9 @@ from ..disclosure.search_tool import SearchOutcome
 
 TRANSCRIPT_FORMAT = "toolsearch.transcript"
 
-#: Findings about a live reply that are neither expectations nor protocol errors: it cannot be trusted.
-DIAGNOSTIC_KINDS = ("truncated-reply", "tools-dropped")
+#: Findings about a live reply that are neither expectations nor protocol errors: it cannot be
+#: trusted (cut off, the tools never reached the model) or cannot be used (no text, no tool calls).
+DIAGNOSTIC_KINDS = ("truncated-reply", "tools-dropped", "empty-reply")
 
 
 @dataclass(slots=True)
