@@ -31,9 +31,9 @@ def _param_descriptions(param: Parameter, prefix: str) -> Iterator[tuple[str, st
 
 class MissingDescription(Rule):
     """## What it does
-    Reports a tool without a description, or whose description is only the method and path an
-    OpenAPI loader made up for an operation that has neither summary nor description
-    (``metadata.openapi.generatedDescription``, or text of the shape ``GET /path``).
+    Reports a tool without a description. A description made up from an OpenAPI operation's
+    method and path (`GET /path`: the operation has neither summary nor description; marked
+    `metadata.openapi.generatedDescription`) counts as none.
 
     ## Why is this bad?
     The description is what the model reads to decide whether to call the tool, and most of
