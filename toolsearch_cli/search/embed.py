@@ -1,7 +1,12 @@
 """Dense embeddings for the ``embedding`` and ``hybrid`` rankers: where vectors come from.
 
-Two kinds of source, chosen by :func:`configure` (the CLI's ``--embed-*`` options) or the
-``TOOLSEARCH_EMBED_*`` environment variables:
+Which model embeds is an :class:`EmbedSettings`, carried by each ranker that needs one
+(``ToolSearch(..., embed=EmbedSettings(...))``, ``search(..., embed=...)``,
+``get_ranker("hybrid", embed=...)``): two instances with different models live side by side in
+one process. A ranker given no settings uses the process default, which the CLI sets from its
+``--embed-*`` options / ``TOOLSEARCH_EMBED_*`` variables through :func:`configure`.
+
+Two kinds of source:
 
 * an OpenAI-compatible ``/v1/embeddings`` endpoint (OpenAI, Ollama, vLLM, llama.cpp server,
   TEI) through the ``openai`` SDK: ``base_url`` + ``model``; the API key is read from the
@@ -62,7 +67,12 @@ class EmbedError(ToolsearchError):
 
 @dataclass(frozen=True, slots=True)
 class EmbedSettings:
-    """Which model embeds: a local folder (``model`` is a path) or an endpoint (``base_url`` + ``model``)."""
+    """Which model embeds: a local folder (``model`` is a path) or an endpoint (``base_url`` + ``model``).
+
+    Checked when made: a bad value is an :class:`EmbedError` naming the field (``embed.timeout``...).
+    Hashable and immutable, so a model is loaded once per distinct settings and shared by every
+    ranker that carries equal settings.
+    """
 
     model: str | None = None
     base_url: str | None = None
@@ -72,9 +82,52 @@ class EmbedSettings:
     #: Seconds per request to an endpoint (``--embed-timeout``, ``$TOOLSEARCH_EMBED_TIMEOUT``).
     timeout: float = DEFAULT_TIMEOUT
 
+    def __post_init__(self) -> None:
+        for name in ("model", "base_url"):
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, str):
+                raise EmbedError(f"embed.{name} must be text, not {type(value).__name__}", field=f"embed.{name}")
+            if isinstance(value, str):
+                object.__setattr__(self, name, value.strip() or None)
+        if self.base_url is not None:
+            if not self.base_url.lower().startswith(("http://", "https://")):
+                from ..redaction import shown_url
+
+                raise EmbedError(
+                    f"embed.base_url must start with http:// or https://, not {shown_url(self.base_url)!r}",
+                    field="embed.base_url",
+                )
+            if self.model is None:
+                raise EmbedError(
+                    "embed.base_url needs embed.model, the model's name at that endpoint", field="embed.model"
+                )
+        if not isinstance(self.key_env, str) or not self.key_env.strip():
+            raise EmbedError("embed.key_env must name an environment variable", field="embed.key_env")
+        object.__setattr__(self, "key_env", self.key_env.strip())
+        if not isinstance(self.multilingual, bool):
+            raise EmbedError("embed.multilingual must be true or false", field="embed.multilingual")
+        if isinstance(self.timeout, bool) or not isinstance(self.timeout, int | float | str):
+            raise EmbedError("embed.timeout must be a number of seconds", field="embed.timeout")
+        try:
+            object.__setattr__(self, "timeout", check_timeout(self.timeout, "embed.timeout"))
+        except ValueError as exc:
+            raise EmbedError(str(exc), field="embed.timeout") from None
+
     @property
     def configured(self) -> bool:
         return bool(self.model)
+
+
+def as_settings(value: EmbedSettings | str | os.PathLike[str] | None) -> EmbedSettings | None:
+    """What an ``embed=`` argument names: settings as given, a model folder (or Hub id) as text,
+    or ``None`` (the process default). Anything else is an :class:`EmbedError` naming ``embed``."""
+    if value is None or isinstance(value, EmbedSettings):
+        return value
+    if isinstance(value, str | os.PathLike):
+        return EmbedSettings(model=os.fspath(value))
+    raise EmbedError(
+        f"embed must be an EmbedSettings or a model path, not {type(value).__name__}", field="embed"
+    )
 
 
 def _truthy(value: str | None) -> bool:
@@ -123,6 +176,8 @@ def configure(settings: EmbedSettings | None) -> None:
 
 
 def current_settings() -> EmbedSettings:
+    """The process default (what :func:`configure` set, else the ``TOOLSEARCH_EMBED_*`` variables):
+    used by rankers that carry no settings of their own."""
     return _settings if _settings is not None else settings_from_env()
 
 
@@ -139,8 +194,13 @@ class Embedder(Protocol):
 
 
 def current_embedder() -> Embedder:
-    """The embedder of the current settings (loaded once); an :class:`EmbedError` when none is configured."""
-    settings = current_settings()
+    """The embedder of the process default settings (loaded once); an :class:`EmbedError` when none is configured."""
+    return embedder_for(current_settings())
+
+
+def embedder_for(settings: EmbedSettings) -> Embedder:
+    """The embedder of these settings, loaded once per distinct settings (rankers carrying equal
+    settings share it); an :class:`EmbedError` when they name no model."""
     if not settings.configured:
         raise EmbedError(
             "this ranker needs an embedding model: --embed-model PATH (a local ONNX or model2vec folder), "
