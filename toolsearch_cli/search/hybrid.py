@@ -28,7 +28,7 @@ from ..errors import SearchError
 from ..model import Catalog, Tool
 from .base import Contribution, Hit, SearchRequest
 from .bm25f import MAX_CLAUSES, BM25FRanker
-from .embed import Embedder, EmbedSettings, current_embedder, embedder_for, has_cjk
+from .embed import Embedder, EmbedSettings, as_queries, current_embedder, embedder_for, has_cjk
 from .text import classic_normalize, split_sentences
 from .vectors import VectorIndex, VectorStore, store_enabled
 
@@ -48,16 +48,20 @@ def query_vectors(embedder: Embedder, queries: Sequence[str], *, persist: bool =
     """The model's vector of each query; cached in memory, missing ones embedded in one batch.
 
     ``persist``: also through the on-disk store of query vectors (an evaluation's queries), so
-    re-running an evaluation embeds nothing.
+    re-running an evaluation embeds nothing. The model reads each query with its query prompt
+    (E5's "query: "...); the caches are keyed by the model's identity, which includes its prompts.
     """
     missing = list(dict.fromkeys(q for q in queries if (embedder.model_id, q) not in _query_vectors))
     if missing:
         if persist:
-            vectors = VectorStore(embedder.model_id, "queries").vectors(embedder, missing, persist=store_enabled())
+            vectors = VectorStore(embedder.model_id, "queries").vectors(
+                embedder, as_queries(embedder, missing), persist=store_enabled()
+            )
         else:  # rounded as the stored ones are, so a search scores as its evaluation did
             import numpy as np
 
-            vectors = np.asarray(embedder.embed(missing), dtype=np.float32).astype(np.float16).astype(np.float32)
+            vectors = np.asarray(embedder.embed(as_queries(embedder, missing)), dtype=np.float32)
+            vectors = vectors.astype(np.float16).astype(np.float32)
         for query, vector in zip(missing, vectors, strict=True):
             _query_vectors[(embedder.model_id, query)] = vector
         while len(_query_vectors) > QUERY_CACHE:
