@@ -254,3 +254,15 @@ def test_bad_prefix_settings_name_the_field():
     with pytest.raises(EmbedError) as caught:
         EmbedSettings(model="m", document_prefix=7)
     assert caught.value.field == "embed.document_prefix"
+
+
+def test_the_prefix_options_read_the_variables_the_library_reads(monkeypatch):
+    from toolsearch_cli.cli import options
+
+    assert options.EMBED_QUERY_PREFIX_OPTION.envvar == embed_mod.QUERY_PREFIX_VAR
+    assert options.EMBED_DOCUMENT_PREFIX_OPTION.envvar == embed_mod.DOCUMENT_PREFIX_VAR
+    monkeypatch.setenv(embed_mod.MODEL_VAR, "some-model")
+    monkeypatch.setenv(embed_mod.QUERY_PREFIX_VAR, "")  # set but empty: no prompt at all
+    monkeypatch.setenv(embed_mod.DOCUMENT_PREFIX_VAR, "passage: ")
+    settings = embed_mod.settings_from_env()
+    assert (settings.query_prefix, settings.document_prefix) == ("", "passage: ")
