@@ -178,7 +178,7 @@ def test_nothing_of_the_hub_is_imported_without_a_hub_model():
         "from toolsearch_cli.cli.app import main\n"
         "for args in (['search', 'weather'], ['model', '-h']):\n"
         "    try:\n        main(args)\n    except SystemExit:\n        pass\n"
-        "heavy = ('huggingface_hub', 'onnxruntime', 'onnx', 'tokenizers', 'model2vec', 'httpx2')\n"
+        "heavy = ('huggingface_hub', 'onnxruntime', 'onnx', 'tokenizers', 'model2vec', 'httpx2', 'numpy')\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
