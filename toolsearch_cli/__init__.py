@@ -7,7 +7,7 @@ __version__ = "0.1.0"
 from .catalog import load_catalog, tool, tool_from_function
 from .errors import CatalogError, SearchError, ToolsearchError, UsageError
 from .model import Catalog, Location, Parameter, Tool
-from .search import RANKER_BY_NAME, Hit, SearchRequest, search
+from .search import RANKER_BY_NAME, EmbedSettings, Hit, SearchRequest, search
 
 #: Loaded on first use (``toolsearch_cli.agent``: the engine and its tokenizer are not light).
 _LAZY = {"ToolSearch": "agent", "validate_arguments": "agent"}
@@ -25,6 +25,7 @@ __all__ = [
     "RANKER_BY_NAME",
     "Catalog",
     "CatalogError",
+    "EmbedSettings",
     "Hit",
     "Location",
     "Parameter",

@@ -44,6 +44,7 @@ from .disclosure.log import MessageLog, message_json
 from .disclosure.state import RunState
 from .errors import ToolsearchError, UsageError
 from .model import Catalog, Tool
+from .search.embed import EmbedSettings, as_settings
 
 #: The tool formats :meth:`Request.tools` writes (the names ``toolsearch catalog convert --to`` uses).
 APIS = ("openai", "openai-responses", "anthropic")
@@ -141,10 +142,15 @@ class ToolSearch:
         resident: Sequence[str] = (),
         mode: str = "chat",
         state: RunState | None = None,
+        embed: EmbedSettings | str | None = None,
     ) -> None:
         """``catalog``: a loaded :class:`~toolsearch_cli.model.Catalog`, or what ``load_catalog``
         takes (a path, a list of sources, ``None`` for the configured default). ``mode`` is ``chat``
-        or ``agent``; ``state`` (agent mode) restores an earlier run's disclosed tools."""
+        or ``agent``; ``state`` (agent mode) restores an earlier run's disclosed tools. ``embed``:
+        the embedding model of ``ranker="hybrid"`` / ``"embedding"`` (an :class:`EmbedSettings`,
+        or a model folder / Hub id as text), this instance's own; ``None``: the process default
+        (``configure()``, else the ``TOOLSEARCH_EMBED_*`` variables)."""
+        settings = as_settings(embed)
         if mode not in ("chat", "agent"):
             raise UsageError(f"unknown mode {mode!r}; choose from chat, agent", field="mode")
         if state is not None and mode != "agent":
@@ -154,8 +160,16 @@ class ToolSearch:
 
             catalog = load_catalog([catalog] if isinstance(catalog, str) else catalog)
         self.engine = DisclosureEngine(
-            catalog, context=context, policy=policy, max_active=max_active, ranker=ranker, resident=resident
+            catalog,
+            context=context,
+            policy=policy,
+            max_active=max_active,
+            ranker=ranker,
+            resident=resident,
+            embed=settings,
         )
+        #: The embedding settings this instance's ranker carries (``None``: the process default).
+        self.embed = settings
         self.mode = mode
         #: Agent mode: the run state holding the disclosed tool names (``None`` in chat mode).
         self.state: RunState | None = (state or RunState()) if mode == "agent" else None
@@ -260,6 +274,7 @@ def _refused(name: str, kind: str, said: str, message: str, tool: Tool | None = 
 
 __all__ = [
     "APIS",
+    "EmbedSettings",
     "Handled",
     "Request",
     "RunState",

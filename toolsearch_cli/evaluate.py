@@ -22,7 +22,7 @@ from .bounded import json_lines, loads_json
 from .errors import CatalogError, SearchError, UsageError, did_you_mean, kind_of
 from .files import read_text
 from .model import Catalog
-from .search import get_ranker
+from .search import EmbedSettings, get_ranker
 from .search.base import Hit, SearchRequest
 from .search.text import classic_normalize
 
@@ -384,9 +384,11 @@ def run_ranker(
     *,
     category_field: str | None = None,
     on_query: Callable[[], None] | None = None,
+    embed: EmbedSettings | str | None = None,
 ) -> RankerRun:
-    """Rank every query (to depth max(ks), at least 10) and keep each query's ranking and metrics."""
-    impl = get_ranker(ranker)
+    """Rank every query (to depth max(ks), at least 10) and keep each query's ranking and metrics;
+    ``embed``: the model of a dense ranker (``None``: the process default)."""
+    impl = get_ranker(ranker, embed)
     depth = eval_depth(ks)
     results: list[QueryResult] = []
     prepare = getattr(impl, "prepare", None)

@@ -13,11 +13,14 @@ from ..catalog import ENV_VAR
 from ..catalog.formats import FORMATS as CATALOG_FORMATS
 from ..search.embed import (
     BASE_URL_VAR,
+    DOCUMENT_PREFIX_VAR,
     KEY_ENV_VAR,
     MODEL_VAR,
     MULTILINGUAL_VAR,
+    QUERY_PREFIX_VAR,
     TIMEOUT_VAR,
     EmbedSettings,
+    check_prefix,
     check_timeout,
     configure,
 )
@@ -87,7 +90,7 @@ EMBED_MODEL_OPTION = typer.Option(
     "--embed-model",
     envvar=MODEL_VAR,
     help="Embedding model for the hybrid and embedding rankers: a local folder (ONNX or model2vec), "
-    "or a model name at --embed-base-url.",
+    "a Hub id fetched once with `toolsearch model pull NAME`, or a model name at --embed-base-url.",
     metavar="PATH|NAME",
 )
 EMBED_BASE_URL_OPTION = typer.Option(
@@ -120,8 +123,32 @@ EMBED_TIMEOUT_OPTION = typer.Option(
 )
 
 
+EMBED_QUERY_PREFIX_OPTION = typer.Option(
+    None,
+    "--embed-query-prefix",
+    envvar=QUERY_PREFIX_VAR,
+    help="Text put before every query for the model (e.g. 'query: ' for E5 at an endpoint). Default: the "
+    "model folder's own prompt (config_sentence_transformers.json), else none; '' for none.",
+    metavar="TEXT",
+)
+EMBED_DOCUMENT_PREFIX_OPTION = typer.Option(
+    None,
+    "--embed-document-prefix",
+    envvar=DOCUMENT_PREFIX_VAR,
+    help="Text put before every tool text for the model (e.g. 'passage: ' for E5 at an endpoint). Default: "
+    "the model folder's own document prompt, else none; '' for none.",
+    metavar="TEXT",
+)
+
+
 def apply_embed_options(
-    model: str | None, base_url: str | None, key_env: str, multilingual: bool, timeout: str | None = None
+    model: str | None,
+    base_url: str | None,
+    key_env: str,
+    multilingual: bool,
+    timeout: str | None = None,
+    query_prefix: str | None = None,
+    document_prefix: str | None = None,
 ) -> None:
     """Set the embedding model the dense rankers use (nothing is loaded until one runs)."""
     from ..errors import UsageError
@@ -141,6 +168,11 @@ def apply_embed_options(
         seconds = check_timeout(timeout, "--embed-timeout")
     except ValueError as exc:
         raise UsageError(str(exc), field="embed-timeout") from None
+    for value, option in ((query_prefix, "embed-query-prefix"), (document_prefix, "embed-document-prefix")):
+        try:
+            check_prefix(value, "--" + option)
+        except ValueError as exc:
+            raise UsageError(str(exc), field=option) from None
     configure(
         EmbedSettings(
             model=(model or "").strip() or None,
@@ -148,6 +180,8 @@ def apply_embed_options(
             key_env=key_env.strip(),
             multilingual=multilingual,
             timeout=seconds,
+            query_prefix=query_prefix,
+            document_prefix=document_prefix,
         )
     )
 
@@ -169,6 +203,8 @@ _EMBED_PARAMETERS: tuple[tuple[str, Any, Any], ...] = (
     ("embed_api_key_env", str, EMBED_KEY_ENV_OPTION),
     ("embed_multilingual", bool, EMBED_MULTILINGUAL_OPTION),
     ("embed_timeout", str | None, EMBED_TIMEOUT_OPTION),
+    ("embed_query_prefix", str | None, EMBED_QUERY_PREFIX_OPTION),
+    ("embed_document_prefix", str | None, EMBED_DOCUMENT_PREFIX_OPTION),
 )
 
 Command = TypeVar("Command", bound=Callable[..., Any])

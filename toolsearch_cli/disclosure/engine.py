@@ -17,7 +17,7 @@ from typing import Any
 from ..errors import ToolsearchError, UsageError, did_you_mean
 from ..model import Catalog, Tool, ToolGroup
 from ..search.base import DEFAULT_MAX_RESULTS
-from ..search.embed import EmbedError
+from ..search.embed import EmbedError, EmbedSettings
 from ..tokens import TokenCounter, get_counter, tool_tokens, tools_tokens
 from .groups import matched_groups, with_system_prompt
 from .history import OK, UNFINISHED, SearchEvent, latest_search_event, message_text, search_events, tool_calls
@@ -166,6 +166,7 @@ class DisclosureEngine:
         default_max_results: int = DEFAULT_MAX_RESULTS,
         counter: TokenCounter | None = None,
         manager: CatalogManager | None = None,
+        embed: EmbedSettings | None = None,
     ) -> None:
         if max_active is not None and max_active < 1:
             raise UsageError(f"max active tools must be at least 1, not {max_active}", field="max_active")
@@ -183,7 +184,7 @@ class DisclosureEngine:
         self.policy: Policy = get_policy(policy)
         self.max_active = max_active
         self.default_max_results = default_max_results
-        self.manager = manager or CatalogManager.from_catalog(catalog, exclude=resident, ranker=ranker)
+        self.manager = manager or CatalogManager.from_catalog(catalog, exclude=resident, ranker=ranker, embed=embed)
         self.search_tool = search_tool_definition(search_tool_name, default_max_results=default_max_results)
         if prompt_tools is None:
             names = list(dict.fromkeys([*catalog.resident, *resident]))

@@ -9,7 +9,7 @@ configuration mistakes, so here it must be asked for. The search tool's name is 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import CatalogError
 from ..model import RESERVED_NAMES, Catalog, Tool
@@ -17,6 +17,9 @@ from ..search import get_ranker
 from ..search.base import SearchRequest
 from ..search.names import UnmatchedWord, unmatched_words
 from ..search.text import classic_normalize
+
+if TYPE_CHECKING:
+    from ..search.embed import EmbedSettings
 
 
 class SearchProvider(Protocol):
@@ -28,9 +31,9 @@ class SearchProvider(Protocol):
 class RankerProvider:
     """The default provider: a built-in (or plugin) ranker over the manager's registered tools."""
 
-    def __init__(self, manager: CatalogManager, ranker: str = "default") -> None:
+    def __init__(self, manager: CatalogManager, ranker: str = "default", embed: EmbedSettings | None = None) -> None:
         self._manager = manager
-        self._ranker = get_ranker(ranker)
+        self._ranker = get_ranker(ranker, embed)
         self.ranker_name = ranker
         self._catalog: Catalog | None = None
         self._version = -1
@@ -65,19 +68,28 @@ class CatalogManager:
         ranker: str = "default",
         provider: SearchProvider | None = None,
         reserved: Iterable[str] = RESERVED_NAMES,
+        embed: EmbedSettings | None = None,
     ) -> None:
         self._tools: dict[str, Tool] = {}
         self._reserved = frozenset(reserved)
         self.version = 0
-        self.provider: SearchProvider = provider or RankerProvider(self, ranker)
+        self.provider: SearchProvider = provider or RankerProvider(self, ranker, embed)
         self._hints: tuple[Any, Catalog] | None = None
         self.register_all(tools)
 
     @classmethod
-    def from_catalog(cls, catalog: Catalog, *, exclude: Iterable[str] = (), ranker: str = "default") -> CatalogManager:
-        """A manager holding the catalog's searchable tools, minus ``exclude`` (names made resident)."""
+    def from_catalog(
+        cls,
+        catalog: Catalog,
+        *,
+        exclude: Iterable[str] = (),
+        ranker: str = "default",
+        embed: EmbedSettings | None = None,
+    ) -> CatalogManager:
+        """A manager holding the catalog's searchable tools, minus ``exclude`` (names made resident);
+        ``embed``: the embedding model of a dense ``ranker`` (``None``: the process default)."""
         skip = set(exclude)
-        return cls((t for t in catalog.searchable() if t.name not in skip), ranker=ranker)
+        return cls((t for t in catalog.searchable() if t.name not in skip), ranker=ranker, embed=embed)
 
     def register(self, tool: Tool, *, replace: bool = False) -> None:
         """Add a tool; a duplicate name is an error unless ``replace`` (then it is swapped in place)."""

@@ -11,6 +11,7 @@ from ..model import Catalog
 from .base import DEFAULT_MAX_RESULTS, MAX_RESULTS_LIMIT, Contribution, Hit, Ranker, SearchRequest, parse_max_results
 from .bm25f import BM25FRanker
 from .classic import ClassicRanker
+from .embed import EmbedSettings, as_settings
 from .hybrid import EmbeddingRanker, HybridRanker, HybridRRFRanker
 
 #: Rankers by name; CLI choices derive from the keys. ``default`` is what users get.
@@ -28,6 +29,7 @@ __all__ = [
     "MAX_RESULTS_LIMIT",
     "RANKER_BY_NAME",
     "Contribution",
+    "EmbedSettings",
     "Hit",
     "Ranker",
     "SearchRequest",
@@ -63,17 +65,25 @@ def load_ranker_plugins() -> None:
         RANKER_BY_NAME[entry.name] = obj() if isinstance(obj, type) else obj
 
 
-def get_ranker(name: str) -> Ranker:
-    """The ranker registered under ``name`` (built-in or plugin); an unknown name is a :class:`SearchError`."""
+def get_ranker(name: str, embed: EmbedSettings | str | None = None) -> Ranker:
+    """The ranker registered under ``name`` (built-in or plugin); an unknown name is a :class:`SearchError`.
+
+    ``embed`` (an :class:`EmbedSettings`, or a model folder / Hub id as text): a ranker that embeds
+    is returned as a new instance carrying these settings, its own model whatever other rankers
+    in the process use; rankers that do not embed ignore it. ``None``: the process default.
+    """
+    settings = as_settings(embed)
     if name not in RANKER_BY_NAME:
         load_ranker_plugins()
     try:
-        return RANKER_BY_NAME[name]
+        ranker = RANKER_BY_NAME[name]
     except KeyError:
         raise SearchError(
             f"unknown ranker {name!r}{did_you_mean(name, RANKER_BY_NAME)}; choose from {', '.join(RANKER_BY_NAME)}",
             field="ranker",
         ) from None
+    bind = getattr(ranker, "with_embed", None)
+    return bind(settings) if settings is not None and bind is not None else ranker
 
 
 def search(
@@ -84,17 +94,21 @@ def search(
     category: str | None = None,
     ranker: str = "default",
     context: Mapping[str, str] | None = None,
+    embed: EmbedSettings | str | None = None,
 ) -> list[Hit]:
     """Rank the catalog's searchable tools for ``query``; only tools with a positive score, best first.
 
     With ``context`` (request attributes such as ``{"role": "admin"}``), only tools visible to that
     context are returned, as the disclosure engine filters ``toolSearch`` results; their scores are
     those of the whole catalog.
+
+    ``embed``: the embedding model of the ``hybrid`` / ``embedding`` rankers (an
+    :class:`EmbedSettings`, or a model folder / Hub id); ``None``: the process default.
     """
     if not isinstance(query, str):
         raise SearchError("the query must be text", field="query")
     request = SearchRequest(query=query, max_results=parse_max_results(max_results), category=category)
-    engine = get_ranker(ranker)
+    engine = get_ranker(ranker, embed)
     if context is None:
         return engine.search(catalog, request)
     wanted, limit = request.max_results, request.max_results

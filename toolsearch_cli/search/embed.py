@@ -1,19 +1,34 @@
 """Dense embeddings for the ``embedding`` and ``hybrid`` rankers: where vectors come from.
 
-Two kinds of source, chosen by :func:`configure` (the CLI's ``--embed-*`` options) or the
-``TOOLSEARCH_EMBED_*`` environment variables:
+Which model embeds is an :class:`EmbedSettings`, carried by each ranker that needs one
+(``ToolSearch(..., embed=EmbedSettings(...))``, ``search(..., embed=...)``,
+``get_ranker("hybrid", embed=...)``): two instances with different models live side by side in
+one process. A ranker given no settings uses the process default, which the CLI sets from its
+``--embed-*`` options / ``TOOLSEARCH_EMBED_*`` variables through :func:`configure`.
+
+Two kinds of source:
 
 * an OpenAI-compatible ``/v1/embeddings`` endpoint (OpenAI, Ollama, vLLM, llama.cpp server,
   TEI) through the ``openai`` SDK: ``base_url`` + ``model``; the API key is read from the
   environment variable named by ``key_env`` and never printed (errors mask it);
 * a local model folder, loaded from disk (nothing downloads): a transformer exported to ONNX
-  (``model.onnx`` or ``onnx/model.onnx`` beside ``tokenizer.json``; run with onnxruntime and
-  mean-pooled, as sentence-transformers does), or a static model2vec folder
-  (``model.safetensors`` + ``tokenizer.json``, run with model2vec).
+  (``model.onnx`` or ``onnx/model.onnx`` beside ``tokenizer.json``; run with onnxruntime), or a
+  static model2vec folder (``model.safetensors`` + ``tokenizer.json``, run with model2vec); or a
+  Hub id (``owner/name``) that ``toolsearch model pull`` put in the Hugging Face cache.
 
-Everything heavy (numpy, onnxruntime, tokenizers, model2vec, openai) is imported when a vector
-is first needed, never when toolsearch starts. Vectors are L2-normalised float32 rows, so a dot
-product is the cosine similarity.
+A model is used as it was trained (:func:`read_model_config`): its pooling (mean, CLS, last
+token, max...), its normalisation and its query/document prompts (E5's ``query: `` /
+``passage: ``, BGE's query instruction, nomic's ``search_query: ``...) come from the folder's
+sentence-transformers files (``modules.json``, ``1_Pooling/config.json``,
+``config_sentence_transformers.json``, ``sentence_bert_config.json``);
+:attr:`EmbedSettings.query_prefix` / :attr:`EmbedSettings.document_prefix`
+(``--embed-query-prefix`` / ``--embed-document-prefix``) override the prompts, and are how an
+endpoint's model gets its prompts.
+
+Everything heavy (numpy, onnxruntime, tokenizers, model2vec, openai, huggingface_hub) is
+imported when a vector is first needed, never when toolsearch starts. Vectors are float32 rows,
+L2-normalised unless the model was trained for raw dot products (no ``Normalize`` module and
+``similarity_fn_name`` ``dot``), so a dot product is the similarity the model was trained for.
 
 Tool vectors are cached on disk (:class:`VectorStore`), keyed by the model's identity and a hash
 of the embedded text: re-running on an unchanged catalog embeds nothing, and a changed tool is
@@ -22,10 +37,11 @@ the only one embedded again.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -38,14 +54,20 @@ BASE_URL_VAR = "TOOLSEARCH_EMBED_BASE_URL"
 KEY_ENV_VAR = "TOOLSEARCH_EMBED_API_KEY_ENV"
 MULTILINGUAL_VAR = "TOOLSEARCH_EMBED_MULTILINGUAL"
 TIMEOUT_VAR = "TOOLSEARCH_EMBED_TIMEOUT"
+QUERY_PREFIX_VAR = "TOOLSEARCH_EMBED_QUERY_PREFIX"
+DOCUMENT_PREFIX_VAR = "TOOLSEARCH_EMBED_DOCUMENT_PREFIX"
 #: Seconds an endpoint has per request (the SDK retries twice more), unless told otherwise.
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 #: Texts per request to an endpoint / per batch of a local model.
 ENDPOINT_BATCH = 128
 LOCAL_BATCH = 32
-#: Longest input of a local transformer, in tokens (sentence-transformers' limit for MiniLM).
+#: Longest input of a local transformer, in tokens, when its folder does not say (sentence-transformers'
+#: ``max_seq_length`` for MiniLM); a folder's own ``sentence_bert_config.json`` is capped at :data:`TOKEN_CAP`.
 MAX_TOKENS = 256
+TOKEN_CAP = 8192
+#: Longest prompt (prefix) accepted, in characters.
+MAX_PREFIX_CHARS = 1000
 #: A tool's embedded text is cut here (characters): bounded work per tool, whatever the catalog holds.
 MAX_TEXT_CHARS = 4000
 #: Widest vector accepted from a model (the largest common models give 4,096 numbers).
@@ -62,7 +84,12 @@ class EmbedError(ToolsearchError):
 
 @dataclass(frozen=True, slots=True)
 class EmbedSettings:
-    """Which model embeds: a local folder (``model`` is a path) or an endpoint (``base_url`` + ``model``)."""
+    """Which model embeds: a local folder (``model`` is a path) or an endpoint (``base_url`` + ``model``).
+
+    Checked when made: a bad value is an :class:`EmbedError` naming the field (``embed.timeout``...).
+    Hashable and immutable, so a model is loaded once per distinct settings and shared by every
+    ranker that carries equal settings.
+    """
 
     model: str | None = None
     base_url: str | None = None
@@ -71,10 +98,60 @@ class EmbedSettings:
     multilingual: bool = False
     #: Seconds per request to an endpoint (``--embed-timeout``, ``$TOOLSEARCH_EMBED_TIMEOUT``).
     timeout: float = DEFAULT_TIMEOUT
+    #: Text put before every query / tool text; ``None``: the model's own prompt (from its folder's
+    #: files, or none), ``""``: none at all (``--embed-query-prefix`` / ``--embed-document-prefix``).
+    query_prefix: str | None = None
+    document_prefix: str | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("model", "base_url"):
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, str):
+                raise EmbedError(f"embed.{name} must be text, not {type(value).__name__}", field=f"embed.{name}")
+            if isinstance(value, str):
+                object.__setattr__(self, name, value.strip() or None)
+        if self.base_url is not None:
+            if not self.base_url.lower().startswith(("http://", "https://")):
+                from ..redaction import shown_url
+
+                raise EmbedError(
+                    f"embed.base_url must start with http:// or https://, not {shown_url(self.base_url)!r}",
+                    field="embed.base_url",
+                )
+            if self.model is None:
+                raise EmbedError(
+                    "embed.base_url needs embed.model, the model's name at that endpoint", field="embed.model"
+                )
+        if not isinstance(self.key_env, str) or not self.key_env.strip():
+            raise EmbedError("embed.key_env must name an environment variable", field="embed.key_env")
+        object.__setattr__(self, "key_env", self.key_env.strip())
+        if not isinstance(self.multilingual, bool):
+            raise EmbedError("embed.multilingual must be true or false", field="embed.multilingual")
+        if isinstance(self.timeout, bool) or not isinstance(self.timeout, int | float | str):
+            raise EmbedError("embed.timeout must be a number of seconds", field="embed.timeout")
+        try:
+            object.__setattr__(self, "timeout", check_timeout(self.timeout, "embed.timeout"))
+        except ValueError as exc:
+            raise EmbedError(str(exc), field="embed.timeout") from None
+        for name in ("query_prefix", "document_prefix"):
+            try:
+                check_prefix(getattr(self, name), f"embed.{name}")
+            except ValueError as exc:
+                raise EmbedError(str(exc), field=f"embed.{name}") from None
 
     @property
     def configured(self) -> bool:
         return bool(self.model)
+
+
+def as_settings(value: EmbedSettings | str | os.PathLike[str] | None) -> EmbedSettings | None:
+    """What an ``embed=`` argument names: settings as given, a model folder (or Hub id) as text,
+    or ``None`` (the process default). Anything else is an :class:`EmbedError` naming ``embed``."""
+    if value is None or isinstance(value, EmbedSettings):
+        return value
+    if isinstance(value, str | os.PathLike):
+        return EmbedSettings(model=os.fspath(value))
+    raise EmbedError(f"embed must be an EmbedSettings or a model path, not {type(value).__name__}", field="embed")
 
 
 def _truthy(value: str | None) -> bool:
@@ -95,6 +172,20 @@ def check_timeout(value: float | str | None, where: str) -> float:
     return seconds
 
 
+def check_prefix(value: object, where: str) -> str | None:
+    """A prompt (prefix) as given: text of at most :data:`MAX_PREFIX_CHARS` characters without line
+    breaks other than spaces, or ``None``; :class:`ValueError` naming ``where`` otherwise."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise ValueError(f"{where} must be text, not {type(value).__name__}")
+    if len(value) > MAX_PREFIX_CHARS:
+        raise ValueError(f"{where} is {len(value):,} characters long; at most {MAX_PREFIX_CHARS} are taken")
+    if any(ch in value for ch in "\x00\r"):
+        raise ValueError(f"{where} holds a NUL or carriage-return character")
+    return value
+
+
 def settings_from_env() -> EmbedSettings:
     return EmbedSettings(
         model=os.environ.get(MODEL_VAR, "").strip() or None,
@@ -102,6 +193,9 @@ def settings_from_env() -> EmbedSettings:
         key_env=os.environ.get(KEY_ENV_VAR, "").strip() or DEFAULT_KEY_ENV,
         multilingual=_truthy(os.environ.get(MULTILINGUAL_VAR)),
         timeout=_env_timeout(),
+        # set but empty is a choice too: no prompt at all
+        query_prefix=os.environ.get(QUERY_PREFIX_VAR),
+        document_prefix=os.environ.get(DOCUMENT_PREFIX_VAR),
     )
 
 
@@ -123,6 +217,8 @@ def configure(settings: EmbedSettings | None) -> None:
 
 
 def current_settings() -> EmbedSettings:
+    """The process default (what :func:`configure` set, else the ``TOOLSEARCH_EMBED_*`` variables):
+    used by rankers that carry no settings of their own."""
     return _settings if _settings is not None else settings_from_env()
 
 
@@ -134,13 +230,33 @@ class Embedder(Protocol):
     #: What to call the model in output (a path or ``model @ url``; no credentials).
     label: str
     multilingual: bool
+    #: Put before each query / each tool text (the model's prompts; an embedder may lack them: "").
+    query_prefix: str
+    document_prefix: str
 
     def embed(self, texts: Sequence[str]) -> Any: ...
 
 
+def as_queries(embedder: Embedder, texts: Sequence[str]) -> list[str]:
+    """``texts`` as the model is to read them as queries: with its query prompt."""
+    prefix = getattr(embedder, "query_prefix", "") or ""
+    return [prefix + t for t in texts] if prefix else list(texts)
+
+
+def as_documents(embedder: Embedder, texts: Sequence[str]) -> list[str]:
+    """``texts`` as the model is to read them as documents (tool texts): with its document prompt."""
+    prefix = getattr(embedder, "document_prefix", "") or ""
+    return [prefix + t for t in texts] if prefix else list(texts)
+
+
 def current_embedder() -> Embedder:
-    """The embedder of the current settings (loaded once); an :class:`EmbedError` when none is configured."""
-    settings = current_settings()
+    """The embedder of the process default settings (loaded once); an :class:`EmbedError` when none is configured."""
+    return embedder_for(current_settings())
+
+
+def embedder_for(settings: EmbedSettings) -> Embedder:
+    """The embedder of these settings, loaded once per distinct settings (rankers carrying equal
+    settings share it); an :class:`EmbedError` when they name no model."""
     if not settings.configured:
         raise EmbedError(
             "this ranker needs an embedding model: --embed-model PATH (a local ONNX or model2vec folder), "
@@ -157,7 +273,12 @@ def _load(settings: EmbedSettings) -> Embedder:
     assert settings.model
     if settings.base_url:
         return EndpointEmbedder(settings)
-    return load_local(settings.model, multilingual=settings.multilingual)
+    return load_local(
+        settings.model,
+        multilingual=settings.multilingual,
+        query_prefix=settings.query_prefix,
+        document_prefix=settings.document_prefix,
+    )
 
 
 # -- the text of a tool ---------------------------------------------------------------------
@@ -224,27 +345,248 @@ def text_key(text: str) -> bytes:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()[:16]
 
 
+# -- how a model was trained: pooling, normalisation, prompts ---------------------------------
+
+#: sentence-transformers' pooling modes (``1_Pooling/config.json``), by the names toolsearch uses.
+POOLING_KEYS = {
+    "pooling_mode_cls_token": "cls",
+    "pooling_mode_mean_tokens": "mean",
+    "pooling_mode_max_tokens": "max",
+    "pooling_mode_mean_sqrt_len_tokens": "mean_sqrt_len",
+    "pooling_mode_weightedmean_tokens": "weightedmean",
+    "pooling_mode_lasttoken": "lasttoken",
+}
+POOLING_MODES = ("mean", "cls", "lasttoken", "max", "mean_sqrt_len", "weightedmean")
+#: The prompt names sentence-transformers' ``encode_document`` tries, in its order.
+DOCUMENT_PROMPT_NAMES = ("document", "passage", "corpus")
+#: Model families trained with prompts that their files do not declare (their model cards say so),
+#: by the last part of the model's name or folder: these prompts apply unless the files or the
+#: settings give others. E5 (e5-small/-base/-large[-v2], multilingual-e5-*; not the -instruct
+#: ones) reads "query: " before a query and "passage: " before a document.
+KNOWN_PROMPTS: tuple[tuple[re.Pattern[str], str, str], ...] = (
+    (
+        re.compile(
+            r"^(?:multilingual-)?e5-(?:small|base|large)(?:-v2)?(?:[-_.:](?:onnx|int8|q8|f16|fp16|latest))*$", re.I
+        ),  # noqa: E501
+        "query: ",
+        "passage: ",
+    ),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ModelConfig:
+    """How a model was trained to be used, from its folder's files (or the defaults: mean, normalised)."""
+
+    #: One or more of :data:`POOLING_MODES`; several are concatenated, as sentence-transformers does.
+    pooling: tuple[str, ...] = ("mean",)
+    normalize: bool = True
+    query_prefix: str = ""
+    document_prefix: str = ""
+    max_tokens: int = MAX_TOKENS
+    #: The files that said so (for ``toolsearch model show``), relative to the folder.
+    sources: tuple[str, ...] = field(default=(), compare=False)
+
+    def identity(self) -> str:
+        """What of the config changes vectors, for the model's cache identity."""
+        return json.dumps(
+            [list(self.pooling), self.normalize, self.query_prefix, self.document_prefix, self.max_tokens]
+        )
+
+
+def _read_json(folder: Path, name: str) -> Any:
+    """A JSON file of the model folder (``None`` when absent); a broken one is an :class:`EmbedError`."""
+    path = folder / name
+    if not path.is_file():
+        return None
+    try:
+        if path.stat().st_size > 1 << 20:
+            raise ValueError("larger than 1 MiB")
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError) as exc:
+        raise EmbedError(
+            f"embedding model folder {str(folder)!r}: {name} is not readable JSON ({str(exc)[:120]})",
+            field="embed-model",
+        ) from None
+
+
+def _bad_config(folder: Path, name: str, what: str) -> EmbedError:
+    return EmbedError(f"embedding model folder {str(folder)!r}: {name}: {what}", field="embed-model")
+
+
+def known_prompts(name: str) -> tuple[str, str] | None:
+    """The (query, document) prompts of a model family trained with prompts its files do not declare."""
+    last = re.split(r"[/\\]", name.strip().rstrip("/\\"))[-1]
+    for pattern, query, document in KNOWN_PROMPTS:
+        if pattern.match(last):
+            return query, document
+    return None
+
+
+def read_model_config(folder: Path, *, name: str | None = None) -> ModelConfig:
+    """Pooling, normalisation, prompts and input length as the model's own files give them.
+
+    * ``modules.json`` lists the sentence-transformers modules: the ``Pooling`` module's folder
+      holds its ``config.json`` (``pooling_mode_*`` flags, or ``pooling_mode``), a ``Normalize``
+      module means L2-normalised vectors;
+    * ``config_sentence_transformers.json``: ``prompts`` (``query``; ``document``/``passage``/
+      ``corpus`` for documents, as ``encode_query``/``encode_document`` pick them),
+      ``default_prompt_name`` for a role without its own, ``similarity_fn_name`` (``dot``
+      without a ``Normalize`` module: raw vectors);
+    * ``sentence_bert_config.json``: ``max_seq_length``.
+
+    A folder without these files gets the defaults (mean pooling, normalised, no prompts); a
+    model ``name`` of a family in :data:`KNOWN_PROMPTS` gets its prompts when the files declare none.
+    """
+    sources: list[str] = []
+    pooling: tuple[str, ...] = ("mean",)
+    normalize: bool | None = None
+    pooling_dir: str | None = None
+    modules = _read_json(folder, "modules.json")
+    if modules is not None:
+        if not isinstance(modules, list) or not all(isinstance(m, dict) for m in modules):
+            raise _bad_config(folder, "modules.json", "not a list of modules")
+        sources.append("modules.json")
+        kinds = [str(m.get("type", "")).rsplit(".", 1)[-1] for m in modules]
+        normalize = True if "Normalize" in kinds else None
+        for module, kind in zip(modules, kinds, strict=True):
+            if kind == "Pooling":
+                pooling_dir = str(module.get("path") or "")
+    elif (folder / "1_Pooling" / "config.json").is_file():
+        pooling_dir = "1_Pooling"
+    if pooling_dir is not None:
+        rel = f"{pooling_dir}/config.json" if pooling_dir not in ("", ".") else "config.json"
+        if ".." in Path(rel).parts or Path(rel).is_absolute():
+            raise _bad_config(folder, "modules.json", f"a module path outside the folder: {pooling_dir!r}")
+        config = _read_json(folder, rel)
+        if config is not None:
+            if not isinstance(config, dict):
+                raise _bad_config(folder, rel, "not an object")
+            sources.append(rel)
+            modes = [mode for key, mode in POOLING_KEYS.items() if config.get(key) is True]
+            if not modes and isinstance(config.get("pooling_mode"), str):
+                modes = [config["pooling_mode"].strip().lower().replace("_tokens", "").replace("token", "")]
+                modes = [{"lasttoken": "lasttoken", "last": "lasttoken"}.get(modes[0], modes[0])]
+            unknown = [m for m in modes if m not in POOLING_MODES]
+            if unknown:
+                raise _bad_config(folder, rel, f"pooling {unknown[0]!r} is none of {', '.join(POOLING_MODES)}")
+            if not modes:
+                raise _bad_config(folder, rel, "no pooling mode is on")
+            pooling = tuple(modes)
+    query_prefix = document_prefix = None
+    st_config = _read_json(folder, "config_sentence_transformers.json")
+    if st_config is not None:
+        if not isinstance(st_config, dict):
+            raise _bad_config(folder, "config_sentence_transformers.json", "not an object")
+        sources.append("config_sentence_transformers.json")
+        prompts = st_config.get("prompts") or {}
+        if not isinstance(prompts, dict) or not all(isinstance(v, str) for v in prompts.values()):
+            raise _bad_config(folder, "config_sentence_transformers.json", "prompts is not an object of texts")
+        default_name = st_config.get("default_prompt_name")
+        default = prompts.get(default_name) if isinstance(default_name, str) else None
+        query_prefix = prompts.get("query", default)
+        document_prefix = next((prompts[n] for n in DOCUMENT_PROMPT_NAMES if n in prompts), default)
+        similarity = str(st_config.get("similarity_fn_name") or "cosine").lower()
+        if normalize is None and similarity in ("dot", "dot_product"):
+            normalize = False
+    max_tokens = MAX_TOKENS
+    bert_config = _read_json(folder, "sentence_bert_config.json")
+    if isinstance(bert_config, dict) and isinstance(bert_config.get("max_seq_length"), int):
+        sources.append("sentence_bert_config.json")
+        max_tokens = max(1, min(TOKEN_CAP, bert_config["max_seq_length"]))
+    if query_prefix is None and document_prefix is None:
+        known = known_prompts(name or str(folder))
+        if known is not None:
+            query_prefix, document_prefix = known
+            sources.append("known prompts of the model family")
+    return ModelConfig(
+        pooling=pooling,
+        normalize=True if normalize is None else normalize,
+        query_prefix=query_prefix or "",
+        document_prefix=document_prefix or "",
+        max_tokens=max_tokens,
+        sources=tuple(sources),
+    )
+
+
+def with_overrides(config: ModelConfig, query_prefix: str | None, document_prefix: str | None) -> ModelConfig:
+    """The config with the prompts the settings give (``None``: the model's own)."""
+    from dataclasses import replace
+
+    return replace(
+        config,
+        query_prefix=config.query_prefix if query_prefix is None else query_prefix,
+        document_prefix=config.document_prefix if document_prefix is None else document_prefix,
+    )
+
+
+def pool(hidden: Any, mask: Any, modes: Sequence[str]) -> Any:
+    """Token vectors ``(batch, tokens, dim)`` pooled into one row per text, over the real tokens of
+    ``mask`` (right-padded, as :class:`OnnxEmbedder` pads); several modes are concatenated."""
+    import numpy as np
+
+    hidden = np.asarray(hidden, dtype=np.float32)
+    weights = np.asarray(mask, dtype=np.float32)[:, :, None]
+    counts = np.maximum(weights.sum(axis=1), 1e-9)
+    parts = []
+    for mode in modes:
+        if mode == "mean":
+            parts.append((hidden * weights).sum(axis=1) / counts)
+        elif mode == "mean_sqrt_len":
+            parts.append((hidden * weights).sum(axis=1) / np.sqrt(counts))
+        elif mode == "max":
+            parts.append(np.where(weights > 0, hidden, -np.inf).max(axis=1))
+        elif mode == "cls":
+            parts.append(hidden[:, 0])
+        elif mode == "lasttoken":
+            last = np.maximum(weights[:, :, 0].sum(axis=1).astype(int) - 1, 0)
+            parts.append(hidden[np.arange(len(hidden)), last])
+        elif mode == "weightedmean":
+            positions = np.arange(1, hidden.shape[1] + 1, dtype=np.float32)[None, :, None] * weights
+            parts.append((hidden * positions).sum(axis=1) / np.maximum(positions.sum(axis=1), 1e-9))
+        else:
+            raise ValueError(f"unknown pooling {mode!r}")
+    return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)
+
+
 # -- local models ---------------------------------------------------------------------------
 
 
-def load_local(path: str, *, multilingual: bool = False) -> Embedder:
-    """A local model folder: ONNX transformer or model2vec static model (decided by the files in it)."""
+def load_local(
+    path: str,
+    *,
+    multilingual: bool = False,
+    query_prefix: str | None = None,
+    document_prefix: str | None = None,
+) -> Embedder:
+    """A local model folder: ONNX transformer or model2vec static model (decided by the files in it).
+
+    ``path`` may also be a Hub id (``owner/name``) that ``toolsearch model pull`` put in the
+    Hugging Face cache: it is resolved from the cache alone (searching never downloads).
+    """
     folder = Path(path).expanduser()
+    name: str | None = None
+    if not folder.exists():
+        from . import hub
+
+        if hub.looks_like_hub_id(path):
+            folder, name = hub.cached_model_folder(path), path.strip()
     if not folder.is_dir():
         what = "a file, not a folder" if folder.exists() else "not found"
         raise EmbedError(
             f"embedding model {path!r}: {what}; give a folder holding tokenizer.json and model.onnx "
-            "(a transformer exported to ONNX) or model.safetensors (a model2vec static model); "
-            "with --embed-base-url the model is a name at that endpoint",
+            "(a transformer exported to ONNX) or model.safetensors (a model2vec static model), or a Hub id "
+            "fetched with `toolsearch model pull NAME`; with --embed-base-url the model is a name at that endpoint",
             field="embed-model",
         )
     if not (folder / "tokenizer.json").is_file():
         raise EmbedError(f"embedding model folder {path!r} has no tokenizer.json", field="embed-model")
+    config = with_overrides(read_model_config(folder, name=name), query_prefix, document_prefix)
     for candidate in (folder / "model.onnx", folder / "onnx" / "model.onnx"):
         if candidate.is_file():
-            return OnnxEmbedder(folder, candidate, multilingual=multilingual)
+            return OnnxEmbedder(folder, candidate, multilingual=multilingual, config=config, label=name)
     if (folder / "model.safetensors").is_file():
-        return StaticEmbedder(folder, multilingual=multilingual)
+        return StaticEmbedder(folder, multilingual=multilingual, config=config, label=name)
     raise EmbedError(
         f"embedding model folder {path!r} has neither model.onnx (nor onnx/model.onnx) nor model.safetensors",
         field="embed-model",
@@ -267,6 +609,16 @@ def _file_identity(*paths: Path) -> str:
     return digest.hexdigest()[:32]
 
 
+def _config_identity(base: str, config: ModelConfig) -> str:
+    """``base`` when the config is the defaults (vectors cached before configs were read stay valid),
+    else ``base`` with a hash of what of the config changes vectors."""
+    if config == ModelConfig():
+        return base
+    import hashlib
+
+    return f"{base}-{hashlib.sha256(config.identity().encode()).hexdigest()[:12]}"
+
+
 def _missing_extra(what: str, exc: ImportError) -> EmbedError:
     return EmbedError(
         f"{what} needs {exc.name or 'an optional package'}, which is not installed: "
@@ -284,17 +636,29 @@ def _normalise(matrix: Any) -> Any:
 
 
 class OnnxEmbedder:
-    """A transformer exported to ONNX, run with onnxruntime; token vectors mean-pooled over the mask."""
+    """A transformer exported to ONNX, run with onnxruntime; token vectors pooled as the model's
+    files say (mean over the mask when they say nothing), normalised unless trained for dot products."""
 
-    def __init__(self, folder: Path, model_file: Path, *, multilingual: bool = False) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        model_file: Path,
+        *,
+        multilingual: bool = False,
+        config: ModelConfig | None = None,
+        label: str | None = None,
+    ) -> None:
         try:
             import onnxruntime
             from tokenizers import Tokenizer
         except ImportError as exc:
             raise _missing_extra("an ONNX embedding model", exc) from None
-        self.label = str(folder)
+        self.config = config or ModelConfig()
+        self.label = label or str(folder)
         self.multilingual = multilingual
-        self.model_id = "onnx:" + _file_identity(model_file, folder / "tokenizer.json")
+        self.query_prefix = self.config.query_prefix
+        self.document_prefix = self.config.document_prefix
+        self.model_id = _config_identity("onnx:" + _file_identity(model_file, folder / "tokenizer.json"), self.config)
         try:
             self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
             options = onnxruntime.SessionOptions()
@@ -305,11 +669,14 @@ class OnnxEmbedder:
                 f"cannot load the embedding model in {folder}: {type(exc).__name__}: {str(exc)[:200]}",
                 field="embed-model",
             ) from None
-        self.tokenizer.enable_truncation(MAX_TOKENS)
+        self.tokenizer.enable_truncation(self.config.max_tokens)
         self.tokenizer.no_padding()  # embed() pads each batch itself, to its own longest text
         self.inputs = {i.name for i in self.session.get_inputs()}
         if "input_ids" not in self.inputs:
             raise EmbedError(f"the ONNX model in {folder} has no input_ids input", field="embed-model")
+        outputs = [o.name for o in self.session.get_outputs()]
+        #: token vectors by name when the export names them (some add a pooled output after them)
+        self.output = "last_hidden_state" if "last_hidden_state" in outputs else outputs[0]
 
     def embed(self, texts: Sequence[str]) -> Any:
         """Vectors of ``texts`` in their order. Batches are made of texts of similar length (sorted
@@ -336,7 +703,7 @@ class OnnxEmbedder:
             if "token_type_ids" in self.inputs:
                 feed["token_type_ids"] = np.zeros_like(ids)
             try:
-                hidden = self.session.run(None, feed)[0]
+                hidden = self.session.run([self.output], feed)[0]
             except Exception as exc:  # noqa: BLE001 - e.g. a tokenizer that does not fit the model
                 detail = re.sub(r"\s+", " ", str(exc))[:200]
                 raise EmbedError(
@@ -344,10 +711,9 @@ class OnnxEmbedder:
                     "(does tokenizer.json belong to this model?)",
                     field="embed-model",
                 ) from None
-            if hidden.ndim == 3:  # token vectors: mean over the real tokens
-                weights = mask[:, :, None].astype(np.float32)
-                hidden = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
-            vectors = _normalise(hidden)
+            if hidden.ndim == 3:  # token vectors: pooled as the model was trained
+                hidden = pool(hidden, mask, self.config.pooling)
+            vectors = _normalise(hidden) if self.config.normalize else np.asarray(hidden, dtype=np.float32)
             if out is None:
                 out = np.empty((len(texts), vectors.shape[1]), dtype=np.float32)
             out[rows] = vectors
@@ -357,14 +723,23 @@ class OnnxEmbedder:
 class StaticEmbedder:
     """A static (model2vec) model: each token has a vector, a text is their mean. Fast, smaller, weaker."""
 
-    def __init__(self, folder: Path, *, multilingual: bool = False) -> None:
+    def __init__(
+        self, folder: Path, *, multilingual: bool = False, config: ModelConfig | None = None, label: str | None = None
+    ) -> None:
         try:
             from model2vec import StaticModel
         except ImportError as exc:
             raise _missing_extra("a static (model2vec) embedding model", exc) from None
-        self.label = str(folder)
+        # model2vec pools and normalises by its own config.json: only the prompts apply here
+        self.config = config or ModelConfig()
+        self.label = label or str(folder)
         self.multilingual = multilingual
-        self.model_id = "model2vec:" + _file_identity(folder / "model.safetensors", folder / "tokenizer.json")
+        self.query_prefix = self.config.query_prefix
+        self.document_prefix = self.config.document_prefix
+        prompts = ModelConfig(query_prefix=self.query_prefix, document_prefix=self.document_prefix)
+        self.model_id = _config_identity(
+            "model2vec:" + _file_identity(folder / "model.safetensors", folder / "tokenizer.json"), prompts
+        )
         import logging
 
         # huggingface_hub says "Repo card metadata block was not found" on every load; the app's own
@@ -409,10 +784,17 @@ class EndpointEmbedder:
         self.shown_url = shown_url(settings.base_url.rstrip("/"))
         self.label = f"{self.model} @ {self.shown_url}"
         self.multilingual = settings.multilingual
+        # an endpoint has no folder to read prompts from: the settings', else a known family's
+        known = known_prompts(self.model) or ("", "")
+        self.query_prefix = known[0] if settings.query_prefix is None else settings.query_prefix
+        self.document_prefix = known[1] if settings.document_prefix is None else settings.document_prefix
         # credentials in the URL are not part of the identity (nor written anywhere)
         import hashlib
 
-        self.model_id = "endpoint:" + hashlib.sha256(f"{self.shown_url}\n{self.model}".encode()).hexdigest()[:32]
+        base = "endpoint:" + hashlib.sha256(f"{self.shown_url}\n{self.model}".encode()).hexdigest()[:32]
+        self.model_id = _config_identity(
+            base, ModelConfig(query_prefix=self.query_prefix, document_prefix=self.document_prefix)
+        )
         self._openai = openai
         self.client = openai.OpenAI(
             base_url=settings.base_url, api_key=api_key or NO_KEY, timeout=settings.timeout, max_retries=2

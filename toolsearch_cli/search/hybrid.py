@@ -28,7 +28,7 @@ from ..errors import SearchError
 from ..model import Catalog, Tool
 from .base import Contribution, Hit, SearchRequest
 from .bm25f import MAX_CLAUSES, BM25FRanker
-from .embed import Embedder, current_embedder, has_cjk
+from .embed import Embedder, EmbedSettings, as_queries, current_embedder, embedder_for, has_cjk
 from .names import put_named_first
 from .text import classic_normalize, split_sentences
 from .vectors import VectorIndex, VectorStore, store_enabled
@@ -49,16 +49,20 @@ def query_vectors(embedder: Embedder, queries: Sequence[str], *, persist: bool =
     """The model's vector of each query; cached in memory, missing ones embedded in one batch.
 
     ``persist``: also through the on-disk store of query vectors (an evaluation's queries), so
-    re-running an evaluation embeds nothing.
+    re-running an evaluation embeds nothing. The model reads each query with its query prompt
+    (E5's "query: "...); the caches are keyed by the model's identity, which includes its prompts.
     """
     missing = list(dict.fromkeys(q for q in queries if (embedder.model_id, q) not in _query_vectors))
     if missing:
         if persist:
-            vectors = VectorStore(embedder.model_id, "queries").vectors(embedder, missing, persist=store_enabled())
+            vectors = VectorStore(embedder.model_id, "queries").vectors(
+                embedder, as_queries(embedder, missing), persist=store_enabled()
+            )
         else:  # rounded as the stored ones are, so a search scores as its evaluation did
             import numpy as np
 
-            vectors = np.asarray(embedder.embed(missing), dtype=np.float32).astype(np.float16).astype(np.float32)
+            vectors = np.asarray(embedder.embed(as_queries(embedder, missing)), dtype=np.float32)
+            vectors = vectors.astype(np.float16).astype(np.float32)
         for query, vector in zip(missing, vectors, strict=True):
             _query_vectors[(embedder.model_id, query)] = vector
         while len(_query_vectors) > QUERY_CACHE:
@@ -93,21 +97,42 @@ def _check_query(request: SearchRequest) -> None:
         raise SearchError("the category is blank or only punctuation", field="category")
 
 
-class EmbeddingRanker:
+class _Dense:
+    """What the dense rankers share: the embedding settings they carry (``None``: the process default)."""
+
+    #: ``eval --ranker all`` leaves them out when no embedding model is configured
+    needs_embeddings: ClassVar[bool] = True
+    embed: EmbedSettings | None = None
+
+    def embedder(self) -> Embedder:
+        """This ranker's model: its own settings' (loaded once per settings), else the process default's."""
+        return embedder_for(self.embed) if self.embed is not None else current_embedder()
+
+    def with_embed(self, settings: EmbedSettings) -> Any:
+        """This ranker, carrying ``settings`` (a new instance: the registered one is left as it is)."""
+        import copy
+
+        bound = copy.copy(self)
+        bound.embed = settings
+        return bound
+
+
+class EmbeddingRanker(_Dense):
     """Cosine similarity between the query's and each tool's embedding (name, description, parameters)."""
 
     name: ClassVar[str] = "embedding"
     description: ClassVar[str] = "cosine similarity of dense embeddings (needs --embed-model)"
-    #: ``eval --ranker all`` leaves it out when no embedding model is configured
-    needs_embeddings: ClassVar[bool] = True
+
+    def __init__(self, embed: EmbedSettings | None = None) -> None:
+        self.embed = embed
 
     def prepare(self, catalog: Catalog, queries: Sequence[str]) -> None:
         """Embed these queries in one batch ahead of many searches (evaluations)."""
-        query_vectors(current_embedder(), [q for q in queries if classic_normalize(q)], persist=True)
+        query_vectors(self.embedder(), [q for q in queries if classic_normalize(q)], persist=True)
 
     def search(self, catalog: Catalog, request: SearchRequest) -> list[Hit]:
         _check_query(request)
-        embedder = current_embedder()
+        embedder = self.embedder()
         index = vector_index(catalog, embedder)
         [vector] = query_vectors(embedder, [request.query])
         hits = []
@@ -150,16 +175,23 @@ class _Semantic:
         return f"cosine {cosine:.3f} ({where})"
 
 
-class HybridRanker:
+class HybridRanker(_Dense):
     """``default``'s lexical scores fused with embedding similarity."""
 
     name: ClassVar[str] = "hybrid"
     description: ClassVar[str] = "default fused with dense embeddings (needs --embed-model)"
-    needs_embeddings: ClassVar[bool] = True
 
-    def __init__(self, fusion: str = "nsf", weight: float = SEMANTIC_WEIGHT, rrf_k: int = RRF_K) -> None:
+    def __init__(
+        self,
+        fusion: str = "nsf",
+        weight: float = SEMANTIC_WEIGHT,
+        rrf_k: int = RRF_K,
+        *,
+        embed: EmbedSettings | None = None,
+    ) -> None:
         if fusion not in ("nsf", "rrf"):
             raise ValueError(f"unknown fusion {fusion!r}")
+        self.embed = embed
         self.fusion = fusion
         self.weight = weight
         self.rrf_k = rrf_k
@@ -168,13 +200,13 @@ class HybridRanker:
     def prepare(self, catalog: Catalog, queries: Sequence[str]) -> None:
         """Embed these queries and their sentences in one batch ahead of many searches (evaluations)."""
         views = [v for q in queries if classic_normalize(q) for v in query_views(q)]
-        query_vectors(current_embedder(), views, persist=True)
+        query_vectors(self.embedder(), views, persist=True)
 
     def search(self, catalog: Catalog, request: SearchRequest) -> list[Hit]:
         _check_query(request)
         depth = max(CANDIDATES, request.max_results)
         sub = SearchRequest(query=request.query, max_results=depth, category=request.category, explain=request.explain)
-        embedder = current_embedder()
+        embedder = self.embedder()
         try:
             lexical = self.lexical.search(catalog, sub)
         except SearchError:
@@ -276,5 +308,5 @@ class HybridRRFRanker(HybridRanker):
     name: ClassVar[str] = "hybrid-rrf"
     description: ClassVar[str] = "default and embeddings fused by reciprocal rank (needs --embed-model)"
 
-    def __init__(self) -> None:
-        super().__init__(fusion="rrf")
+    def __init__(self, *, embed: EmbedSettings | None = None) -> None:
+        super().__init__(fusion="rrf", embed=embed)

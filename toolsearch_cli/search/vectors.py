@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model import Tool
-from .embed import Embedder, text_key, title_text, tool_text
+from .embed import Embedder, as_documents, text_key, title_text, tool_text
 from .text import classic_normalize
 
 #: Vectors kept per model in the on-disk cache; the ones in use now are always kept.
@@ -223,7 +223,9 @@ class VectorIndex:
         texts = [tool_text(t, cjk=cjk) for _, t in alive]
         titled = [(done + i, text) for i, t in alive if (text := title_text(t, cjk=cjk))]
         store = VectorStore(self.model_id)
-        found = store.vectors(embedder, texts + [text for _, text in titled], persist=store_enabled())
+        # as the model reads documents: with its document prompt (E5's "passage: "...)
+        documents = as_documents(embedder, texts + [text for _, text in titled])
+        found = store.vectors(embedder, documents, persist=store_enabled())
         self.embedded = store.embedded
         dim = found.shape[1] if found.size else (self.matrix.shape[1] if self.matrix is not None else 0)
         rows = np.zeros((len(pending), dim), dtype=np.float32)
