@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from difflib import SequenceMatcher
 from typing import Any
 
 from ..model import Catalog, Tool
@@ -150,6 +149,8 @@ class Vocabulary:
 
     def close(self, word: str, limit: int = 3) -> list[str]:
         """Up to ``limit`` catalog words spelt like ``word`` (ratio ≥ 0.75), closest first."""
+        from difflib import SequenceMatcher  # only when a word matched nothing: not at start-up
+
         lowered = word.casefold()
         if len(lowered) < 3 or any(is_cjk(ch) for ch in lowered):
             return []
