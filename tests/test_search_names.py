@@ -93,6 +93,13 @@ def test_unmatched_words_come_with_close_catalog_words(catalog):
     assert unmatched_words(catalog, "open an issue") == []  # every word is in some tool
 
 
+def test_a_cjk_request_is_unmatched_only_when_none_of_its_words_is_found():
+    catalog = Catalog(tools=[make("getWeather", "查询城市的天气预报"), make("sendMail", "发送电子邮件")])
+    assert unmatched_words(catalog, "查询城市天气") == []  # its bigrams 城市, 天气 are in a tool
+    assert [m.word for m in unmatched_words(catalog, "量子色动力学 blorp")] == ["量子色动力学", "blorp"]
+    assert [m.word for m in unmatched_words(catalog, "今天吃什么")] == ["今天吃什么"]  # lone characters are no match
+
+
 def test_hidden_tools_lend_no_words_to_suggestions():
     secret = make("wire_transfer", "Move treasury funds between accounts.", requires={"role": ["admin"]})
     manager = CatalogManager([make("weather", "Forecast for a city."), secret])

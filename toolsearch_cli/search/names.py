@@ -18,7 +18,7 @@ from typing import Any
 
 from ..model import Catalog, Tool
 from .base import Contribution, Hit, SearchRequest
-from .text import analyze, classic_normalize, is_cjk
+from .text import analyze, classic_normalize, is_cjk, is_weak_term
 
 #: A unique prefix must be at least this long (in letters and digits) to stand for a name.
 MIN_PREFIX = 4
@@ -173,7 +173,7 @@ _WORD = re.compile(r"[^\W\d_][^\W_]*")
 
 
 def unmatched_words(catalog: Catalog, query: str) -> list[UnmatchedWord]:
-    """The words of ``query`` whose terms no searchable tool contains, each with close catalog words.
+    """The words of ``query`` of which no searchable tool contains any term, each with close catalog words.
 
     Stop words and one-letter words are not reported (they are never searched for).
     """
@@ -184,7 +184,10 @@ def unmatched_words(catalog: Catalog, query: str) -> list[UnmatchedWord]:
     seen: set[str] = set()
     for word in query.split()[:64]:
         terms = analyze(word)
-        if not terms or all(index.df.get(term, 0) for term in terms):
+        # a word counts as found when any of its terms is (a CJK run's bigrams across word
+        # boundaries never are); lone CJK characters only when the word has nothing else
+        strong = [term for term in terms if not is_weak_term(term)] or terms
+        if not strong or any(index.df.get(term, 0) for term in strong):
             continue
         shown = word.strip(".,;:!?\"'()[]{}<>")
         if shown.casefold() in seen:
