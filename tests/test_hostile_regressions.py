@@ -672,3 +672,14 @@ def test_an_openapi_version_of_100000_characters_is_quoted_short(run_cli, write,
     catalog = write("spec.json", json.dumps({key: "x" * 100_000, "info": {}, "paths": {}}))
     line = one_line_error(run_cli("catalog", "--catalog", str(catalog), "--format", "json"), "spec.json", "found")
     assert len(line) < 400
+
+
+@pytest.mark.parametrize("kind", ["o", "strin", "int"])
+def test_a_parameters_schema_of_an_unknown_non_object_type_is_a_one_line_error(run_cli, write, kind):
+    # found by the hostile-input tests: an unknown type the lenient mapping dropped was then read
+    # back from the schema for the message (KeyError: 'type', an internal error)
+    catalog = write(
+        "c.yaml", f"tools:\n  - name: getWeather\n    description: Weather.\n    parameters:\n      type: {kind}\n"
+    )
+    line = one_line_error(run_cli("catalog", "--catalog", str(catalog)), "c.yaml:4", "parameters.type", repr(kind))
+    assert "internal error" not in line

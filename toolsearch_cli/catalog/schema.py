@@ -66,7 +66,8 @@ def parameters_to_schema(
             schema = _plain(raw)
             found = map_types(schema, fail)
             if schema.get("type") != "object":
-                raise fail("parameters.type", f"the parameters schema must have type 'object', not {schema['type']!r}")
+                # the type as written: the lenient mapping may have dropped a type it did not know
+                raise fail("parameters.type", f"the parameters schema must have type 'object', not {raw['type']!r}")
             schema.setdefault("properties", {})
             _note_property_lines(raw.get("properties"), locations)
         else:
