@@ -15,6 +15,7 @@ from toolsearch_cli.catalog import load_catalog
 from toolsearch_cli.catalog.mcp_client import is_live_source, parse_live_source, shown_source, split_env_sources
 
 from .conftest import ROOT
+from .test_process_safety import _alive
 
 pytest.importorskip("mcp", reason="the MCP SDK (extra toolsearch-cli[mcp]) is not installed")
 
@@ -205,14 +206,6 @@ def test_missing_command_and_timeout(run_cli, monkeypatch, tmp_path):
     if pidfile.exists():  # else it was stopped before its first line ran
         pid = int(pidfile.read_text())
         assert not _alive(pid), f"the silent server {pid} is still running"
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/status", encoding="utf-8") as status:
-            return "zombie" not in status.read()
-    except FileNotFoundError:
-        return False
 
 
 def test_a_server_writing_garbage_returns_invalid_data(run_cli):

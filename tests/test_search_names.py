@@ -130,3 +130,25 @@ def test_hostile_queries_for_the_look_ups_are_bounded(catalog):
     assert named_tool(catalog, long_query) is None
     misses = unmatched_words(catalog, " ".join(f"w{i}x" for i in range(10_000)))
     assert len(misses) <= 64
+
+
+def test_the_name_look_up_follows_catalog_changes_in_place(catalog):
+    assert "names" not in catalog.index_keys()
+    assert named_tool(catalog, "create_issue") == "create_issue"
+    built = catalog.cached_index("names", lambda: None)
+    catalog.add_tool(make("create_issue_comment", "Comment on an issue."))
+    catalog.remove_tool("browser_navigate_back")
+    assert catalog.cached_index("names", lambda: None) is built  # updated, not dropped and rebuilt
+    assert named_tool(catalog, "create_issue_comment") == "create_issue_comment"
+    assert named_tool(catalog, "browser_navigate_b") is None  # the tool it stood for is gone
+    assert named_tool(catalog, "browser_nav") == "browser_navigate"  # now a unique prefix
+    fresh = Catalog(tools=list(catalog.tools))
+    for query in ("create_issue", "create_issue_c", "browserNav", "get_me", "browser_navigate_back"):
+        assert named_tool(catalog, query) == named_tool(fresh, query), query
+
+
+def test_an_empty_search_reuses_the_index_the_search_built(catalog):
+    manager = CatalogManager(catalog.tools)
+    assert manager.search("zzkq wether", max_results=5) == []
+    assert [m.word for m in manager.unmatched("zzkq wether")] == ["zzkq", "wether"]
+    assert manager._hints is None  # no second catalog was indexed for the hint

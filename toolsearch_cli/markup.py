@@ -131,11 +131,6 @@ def _drop_blocks(text: str) -> str:
         at = (close_end if close_end >= 0 else len(text) - 1) + 1
 
 
-def has_markup(text: str) -> bool:
-    """Whether :func:`plain_text` would change ``text`` (HTML tags or entities, Markdown syntax)."""
-    return bool(text) and plain_text(text) != text.strip()
-
-
 def plain_text(text: str, *, urls: bool = True) -> str:
     """``text`` with HTML and Markdown markup removed, as a reader would see it.
 

@@ -12,7 +12,7 @@ from ..model import Catalog, Tool
 from ..search import MAX_RESULTS_LIMIT, RANKER_BY_NAME, parse_max_results
 from ..search import search as run_search
 from ..search.base import whole_number
-from ..search.names import UnmatchedWord, unmatched_words
+from ..search.names import UnmatchedWord, unmatched_phrase, unmatched_words
 from ..search.text import classic_normalize
 from .options import (
     CATALOG_FORMAT_OPTION,
@@ -123,8 +123,4 @@ def _unmatched(loaded: Catalog, query: str, ranker: str, visible: list[Tool] | N
 
 
 def _misses_line(misses: list[UnmatchedWord]) -> str:
-    parts = []
-    for word in misses[:8]:
-        close = f" (did you mean {' or '.join(repr(s) for s in word.suggestions)}?)" if word.suggestions else ""
-        parts.append(f"{word.word!r}{close}")
-    return f"no tool contains {', '.join(parts)}"
+    return f"no tool contains {unmatched_phrase(misses)}"

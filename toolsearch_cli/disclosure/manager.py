@@ -162,9 +162,18 @@ class CatalogManager:
     def unmatched(self, query: str, context: Mapping[str, str] | None = None) -> list[UnmatchedWord]:
         """Words of ``query`` that no tool visible to ``context`` contains, each with close words such
         tools do use (what a search that found nothing tells its caller; hidden tools lend no words)."""
+        visible = [t for t in self._tools.values() if t.visible_to(context)]
+        provider = self.provider
+        if (
+            len(visible) == len(self._tools)
+            and isinstance(provider, RankerProvider)
+            and provider._catalog is not None
+            and provider._version == self.version
+        ):
+            return unmatched_words(provider._catalog, query)  # its default index is already built
         key = (self.version, tuple(sorted((context or {}).items())))
         if self._hints is None or self._hints[0] != key:
-            self._hints = (key, Catalog(tools=[t for t in self._tools.values() if t.visible_to(context)]))
+            self._hints = (key, Catalog(tools=visible))
         return unmatched_words(self._hints[1], query)
 
 

@@ -14,7 +14,7 @@ from typing import Any
 from ..bounded import JSONRefused, strict_json
 from ..model import Tool
 from ..search.base import DEFAULT_MAX_RESULTS, MAX_RESULTS_LIMIT, whole_number
-from ..search.names import UnmatchedWord
+from ..search.names import UnmatchedWord, unmatched_phrase
 from ..search.text import classic_normalize
 
 SEARCH_TOOL_NAME = "toolSearch"
@@ -131,11 +131,7 @@ class SearchOutcome:
 
 def unmatched_note(unmatched: list[UnmatchedWord]) -> str:
     """One sentence saying which words no tool contains and which close words some do."""
-    parts = []
-    for word in unmatched[:8]:
-        close = f" (close: {', '.join(repr(s) for s in word.suggestions)})" if word.suggestions else ""
-        parts.append(f"{word.word!r}{close}")
-    return f"no tool matched; no tool contains {', '.join(parts)}: rephrase with other words"
+    return f"no tool matched; no tool contains {unmatched_phrase(unmatched)}: rephrase with other words"
 
 
 class ArgumentError(Exception):

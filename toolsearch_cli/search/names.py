@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -39,15 +40,38 @@ class NameLookup:
         self.exact: dict[str, list[str]] = {}
         self.local: dict[str, list[str]] = {}  # the part after a namespace separator
         for tool in tools:
-            key = name_key(tool.name)
-            if key:
-                self.exact.setdefault(key, []).append(tool.name)
-            parts = _NAMESPACE.split(tool.name)
-            if len(parts) > 1:
-                local = name_key(parts[-1])
-                if local and local != key:
-                    self.local.setdefault(local, []).append(tool.name)
+            for table, key in self._keys(tool.name):
+                table.setdefault(key, []).append(tool.name)
         self.keys = sorted(self.exact)
+
+    def _keys(self, name: str) -> list[tuple[dict[str, list[str]], str]]:
+        key = name_key(name)
+        out = [(self.exact, key)] if key else []
+        parts = _NAMESPACE.split(name)
+        if len(parts) > 1:
+            local = name_key(parts[-1])
+            if local and local != key:
+                out.append((self.local, local))
+        return out
+
+    # a catalog updates its indexes in place on add_tool / remove_tool (no rebuild per change)
+    def add(self, tool: Tool) -> None:
+        for table, key in self._keys(tool.name):
+            if table is self.exact and key not in table:
+                bisect.insort(self.keys, key)
+            table.setdefault(key, []).append(tool.name)
+
+    def remove(self, name: str) -> None:
+        for table, key in self._keys(name):
+            names = table.get(key, [])
+            if name in names:
+                names.remove(name)
+            if not names:
+                table.pop(key, None)
+                if table is self.exact:
+                    at = bisect.bisect_left(self.keys, key)
+                    if at < len(self.keys) and self.keys[at] == key:
+                        del self.keys[at]
 
     def find(self, query: str) -> str | None:
         """The one tool ``query`` names: exactly, after a namespace, or as a unique prefix of an identifier."""
@@ -62,7 +86,6 @@ class NameLookup:
         # "browser_nav" or "browserNav", not the plain word "issue" or "get the weather".
         if len(key) < MIN_PREFIX or len(query.split()) != 1 or not _IDENTIFIER.search(query):
             return None
-        import bisect
 
         start = bisect.bisect_left(self.keys, key)
         matches = []
@@ -170,6 +193,16 @@ class Vocabulary:
 
 
 _WORD = re.compile(r"[^\W\d_][^\W_]*")
+
+
+def unmatched_phrase(unmatched: list[UnmatchedWord], limit: int = 8) -> str:
+    """``'wether' (did you mean 'weather' or 'whether'?), 'blorp'``: the words, each with its
+    suggestions (the CLI's line and ``toolSearch``'s note say the same)."""
+    parts = []
+    for word in unmatched[:limit]:
+        close = f" (did you mean {' or '.join(repr(s) for s in word.suggestions)}?)" if word.suggestions else ""
+        parts.append(f"{word.word!r}{close}")
+    return ", ".join(parts)
 
 
 def unmatched_words(catalog: Catalog, query: str) -> list[UnmatchedWord]:
