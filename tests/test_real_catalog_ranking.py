@@ -72,8 +72,11 @@ def test_a_method_at_the_start_of_an_operation_name_reads_as_what_it_does(tmp_pa
     )
     assert names(search(catalog, "create a customer"))[:1] == ["PostCustomers"]
     assert names(search(catalog, "update a customer"))[:1] == ["PostCustomersCustomer"]
-    assert names(search(catalog, "remove a customer"))[:1] == ["DeleteCustomersCustomer"]
+    assert names(search(catalog, "delete a customer"))[:1] == ["DeleteCustomersCustomer"]
     assert names(search(catalog, "list customers"))[:1] == ["GetCustomers"]
+    # every method word is replaced, "Delete" included (its analysed term is "delet")
+    assert tool_fields(catalog.get("DeleteCustomersCustomer"))["name"] == ["delet", "custom", "custom"]
+    assert tool_fields(catalog.get("PostCustomers"))["name"][0] == "creat"
     terms = tool_fields(catalog.get("PostPaymentIntentsIntentCancel"))["name"]
     assert "post" not in terms and "creat" not in terms and "cancel" in terms  # an action keeps its own verb
 
