@@ -193,7 +193,7 @@ def inspect_model(name: str, folder: Path, *, check: bool = True) -> PulledModel
     onnx = next((folder / f for f in ONNX_FILES if (folder / f).is_file()), None)
     if onnx is None:
         missing.append(" or ".join(ONNX_FILES))
-    if missing:
+    if missing or onnx is None:
         raise EmbedError(f"model {name!r} lacks {', '.join(missing)} in {folder}", field="model")
     if check:
         import numpy as np
