@@ -55,8 +55,12 @@ def test_each_request_s_tools_in_the_three_api_formats(demo):
     search = demo.get("getWeather")
     assert tool_entry(search, "anthropic")["input_schema"] == search.parameters
     assert tool_entry(search, "openai-responses")["parameters"] == search.parameters
-    with pytest.raises(UsageError, match="unknown API 'gemini'"):
-        request.tools("gemini")
+    assert all(t["strict"] is False for t in responses)  # FunctionToolParam: strict is required
+    assert not any("strict" in t["function"] for t in chat)  # optional in Chat Completions: default false
+    gemini = request.tools("gemini")
+    assert [d["name"] for d in gemini[0]["functionDeclarations"]] == RESIDENT
+    with pytest.raises(UsageError, match="unknown API 'openai-chats'.*did you mean 'openai-chat'"):
+        request.tools("openai-chats")  # type: ignore[arg-type]
 
 
 def test_handling_a_search_in_chat_mode_discloses_its_hits_on_the_next_request(demo):

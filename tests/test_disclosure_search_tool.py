@@ -18,6 +18,7 @@ from toolsearch_cli.disclosure import (
 from toolsearch_cli.disclosure.search_tool import ArgumentError
 from toolsearch_cli.search.base import MAX_RESULTS_LIMIT
 from toolsearch_cli.tokens import CharEstimateCounter
+from toolsearch_cli.agent import tool_entry
 
 from .conftest import make
 
@@ -37,7 +38,7 @@ def demo_engine(**options):
 
 def test_definition_has_query_max_results_and_category_as_json_schema():
     tool = search_tool_definition()
-    params = tool.to_openai()["function"]["parameters"]
+    params = tool_entry(tool)["function"]["parameters"]
     assert tool.name == "toolSearch"
     assert params["required"] == ["query"]
     assert set(params["properties"]) == {"query", "maxResults", "category"}
@@ -214,14 +215,14 @@ def test_snapshot_carries_tool_request_and_baseline_tokens():
     snap = eng.snapshot([{"role": "user", "content": "hi"}])
     assert snap.tool_tokens == COUNTER.count(json.dumps(snap.openai_tools(), ensure_ascii=False, separators=(",", ":")))
     assert snap.request_tokens == snap.tool_tokens + snap.message_tokens > snap.tool_tokens
-    every = [t.to_openai() for t in eng.catalog.tools]
+    every = [tool_entry(t) for t in eng.catalog.tools]
     assert snap.baseline_tool_tokens == COUNTER.count(json.dumps(every, ensure_ascii=False, separators=(",", ":")))
     assert snap.baseline_request_tokens == snap.baseline_tool_tokens + snap.message_tokens
     assert snap.tool_share == snap.tool_tokens / snap.baseline_tool_tokens
     # five tiny tools: the search tool's own definition costs more than all of them (no saving)
     assert snap.tool_share > 1 and snap.saving_percent < 0
     assert [t.tokens for t in snap.tools] == [
-        COUNTER.count(json.dumps(t.tool.to_openai(), ensure_ascii=False, separators=(",", ":"))) for t in snap.tools
+        COUNTER.count(json.dumps(tool_entry(t.tool), ensure_ascii=False, separators=(",", ":"))) for t in snap.tools
     ]
 
 

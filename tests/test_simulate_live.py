@@ -14,6 +14,7 @@ import pytest
 
 from .chat_server import ChatServer, Raw, Sleep, Status, call, calls, live_runner, prompt_tokens, say
 from .conftest import ROOT
+from toolsearch_cli.agent import tool_entry
 
 pytest.importorskip("openai")
 
@@ -504,7 +505,7 @@ def test_python_tools_take_a_mock_and_bad_script_mocks_are_one_line_errors(run_c
         return name
 
     assert tool_from_function(restartThing).mock == {"status": "restarted"}
-    assert "mock" not in tool_from_function(restartThing).to_openai()["function"]
+    assert "mock" not in tool_entry(tool_from_function(restartThing))["function"]
     script = write("bad.sim.yaml", f"catalog: {DEMO}\nmocks: [1, 2]\nturns:\n  - user: hi\n    steps: [{{say: a}}]\n")
     result = run_cli("simulate", str(script))
     assert result.code == 2 and "bad.sim.yaml:2" in result.stderr and "'mocks' must map tool names" in result.stderr

@@ -36,7 +36,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from .arguments import check_arguments, not_available, refusal
 from .disclosure.engine import DisclosureEngine, RequestSnapshot
@@ -44,10 +44,19 @@ from .disclosure.log import MessageLog, message_json
 from .disclosure.state import RunState
 from .errors import ToolsearchError, UsageError
 from .model import Catalog, Tool
+from .providers import PROVIDER_BY_NAME, Api, get_provider
 from .search.embed import EmbedSettings, as_settings
 
-#: The tool formats :meth:`Request.tools` writes (the names ``toolsearch catalog convert --to`` uses).
-APIS = ("openai", "openai-responses", "anthropic")
+#: Disclosure modes: ``chat`` derives the disclosed tools from the messages, ``agent`` keeps them in a state.
+Mode = Literal["chat", "agent"]
+#: Disclosure policies (``toolsearch_cli.disclosure.policy.POLICY_BY_NAME``).
+PolicyName = Literal["latest", "cumulative"]
+#: Rankers (``toolsearch_cli.search.RANKER_BY_NAME``).
+RankerName = Literal["default", "classic", "hybrid", "embedding", "hybrid-rrf"]
+
+#: The APIs :meth:`Request.tools` writes for (``openai`` is Chat Completions, also called
+#: ``openai-chat``); the names ``toolsearch catalog convert --to`` uses.
+APIS: tuple[str, ...] = tuple(PROVIDER_BY_NAME)
 
 
 class ToolArgumentsError(ToolsearchError):
@@ -59,16 +68,10 @@ class ToolArgumentsError(ToolsearchError):
         self.problem = problem
 
 
-def tool_entry(tool: Tool, api: str = "openai") -> dict[str, Any]:
-    """One tool as the ``tools`` entry of ``api``: ``openai`` (Chat Completions), ``openai-responses``
-    or ``anthropic`` (Messages API)."""
-    if api == "openai":
-        return tool.to_openai()
-    if api == "openai-responses":
-        return {"type": "function", "name": tool.name, "description": tool.description, "parameters": tool.parameters}
-    if api == "anthropic":
-        return {"name": tool.name, "description": tool.description, "input_schema": tool.parameters}
-    raise UsageError(f"unknown API {api!r}; choose from {', '.join(APIS)}", field="api")
+def tool_entry(tool: Tool, api: Api = "openai") -> dict[str, Any]:
+    """One tool as the ``tools`` entry of ``api`` (see :mod:`toolsearch_cli.providers`)."""
+    provider = get_provider(api)
+    return provider.tool_entry(tool, strict=provider.strict_of(tool))
 
 
 def validate_arguments(tool: Tool, arguments: str | Mapping[str, Any] | None) -> dict[str, Any]:
@@ -84,23 +87,44 @@ def validate_arguments(tool: Tool, arguments: str | Mapping[str, Any] | None) ->
 
 @dataclass(slots=True)
 class Request:
-    """One model request: the messages to send and the tools it carries."""
+    """One model request: the messages to send and the tools it carries, for one provider API."""
 
     snapshot: RequestSnapshot
+    #: The API :attr:`messages`, :attr:`system`, :meth:`tools` and :meth:`params` are written for.
+    api: Api = "openai"
 
     @property
     def messages(self) -> list[dict[str, Any]]:
-        """The messages to send (a matched group's system prompt merged in; yours are not changed)."""
-        return self.snapshot.messages
+        """The messages to send (a matched group's system prompt placed as :attr:`api` takes it:
+        merged into the messages for OpenAI's APIs, lifted out into :attr:`system` for Anthropic's
+        and Gemini's). Yours are not changed."""
+        return self.snapshot.placed(self.api)[0]
+
+    @property
+    def system(self) -> str:
+        """The system prompt to pass separately (Anthropic ``system=``, Gemini
+        ``systemInstruction``): the ``system`` messages of the history, then the matched groups'
+        prompt. ``""`` for OpenAI's APIs, whose :attr:`messages` carry it."""
+        return self.snapshot.placed(self.api)[1]
+
+    def params(self, api: Api | None = None) -> dict[str, Any]:
+        """The create call's arguments toolsearch decides, for ``api`` (default: :attr:`api`):
+        ``messages`` (Responses: ``input``; Gemini: ``contents``), ``tools`` and, for Anthropic,
+        ``system`` (when there is one): ``client.messages.create(model=..., max_tokens=...,
+        **request.params())``."""
+        provider = get_provider(api or self.api)
+        tools = [t.tool for t in self.snapshot.tools]
+        return provider.request_params(self.snapshot.conversation, tools, self.snapshot.system_prompt)
 
     @property
     def names(self) -> list[str]:
         """The names of the tools this request carries, in order."""
         return self.snapshot.names
 
-    def tools(self, api: str = "openai") -> list[dict[str, Any]]:
-        """The ``tools`` array for ``api``: ``openai``, ``openai-responses`` or ``anthropic``."""
-        return [tool_entry(t.tool, api) for t in self.snapshot.tools]
+    def tools(self, api: Api | None = None) -> list[dict[str, Any]]:
+        """The ``tools`` array for ``api`` (default: :attr:`api`): ``openai`` (Chat Completions),
+        ``openai-responses``, ``anthropic`` or ``gemini``."""
+        return self.snapshot.tools_for(api or self.api)
 
     def get(self, name: str) -> Tool | None:
         """The tool ``name`` if this request carries it."""
@@ -136,20 +160,25 @@ class ToolSearch:
         catalog: Catalog | str | Sequence[str] | None = None,
         *,
         context: Mapping[str, str] | None = None,
-        policy: str = "latest",
+        policy: PolicyName = "latest",
         max_active: int | None = None,
-        ranker: str = "default",
+        ranker: RankerName = "default",
         resident: Sequence[str] = (),
-        mode: str = "chat",
+        mode: Mode = "chat",
         state: RunState | None = None,
         embed: EmbedSettings | str | None = None,
+        api: Api = "openai",
     ) -> None:
         """``catalog``: a loaded :class:`~toolsearch_cli.model.Catalog`, or what ``load_catalog``
         takes (a path, a list of sources, ``None`` for the configured default). ``mode`` is ``chat``
         or ``agent``; ``state`` (agent mode) restores an earlier run's disclosed tools. ``embed``:
         the embedding model of ``ranker="hybrid"`` / ``"embedding"`` (an :class:`EmbedSettings`,
         or a model folder / Hub id as text), this instance's own; ``None``: the process default
-        (``configure()``, else the ``TOOLSEARCH_EMBED_*`` variables)."""
+        (``configure()``, else the ``TOOLSEARCH_EMBED_*`` variables). ``api``: the provider API
+        requests are written for (``openai``, ``openai-responses``, ``anthropic``, ``gemini``); a
+        chat-mode history is read whichever API wrote it."""
+        get_provider(api)  # an unknown API is a usage error here, not at the first request
+        self.api: Api = api
         settings = as_settings(embed)
         if mode not in ("chat", "agent"):
             raise UsageError(f"unknown mode {mode!r}; choose from chat, agent", field="mode")
@@ -170,7 +199,7 @@ class ToolSearch:
         )
         #: The embedding settings this instance's ranker carries (``None``: the process default).
         self.embed = settings
-        self.mode = mode
+        self.mode: Mode = mode
         #: Agent mode: the run state holding the disclosed tool names (``None`` in chat mode).
         self.state: RunState | None = (state or RunState()) if mode == "agent" else None
         self._last: Request | None = None
@@ -194,7 +223,7 @@ class ToolSearch:
         stays linear. Any other history (shorter, or a changed first or last-seen message, also
         when edited in place) starts the log over. Messages between those two must not be edited
         in place between requests."""
-        self._last = Request(self.engine.snapshot(self._log_of(messages), state=self.state))
+        self._last = Request(self.engine.snapshot(self._log_of(messages), state=self.state), self.api)
         return self._last
 
     def _log_of(self, messages: Sequence[Mapping[str, Any]]) -> MessageLog:
@@ -211,7 +240,7 @@ class ToolSearch:
         log.extend([_as_dict(m) for m in messages[seen:]])
         return log
 
-    def tools(self, messages: Sequence[Mapping[str, Any]], api: str = "openai") -> list[dict[str, Any]]:
+    def tools(self, messages: Sequence[Mapping[str, Any]], api: Api | None = None) -> list[dict[str, Any]]:
         """Shortcut: ``request(messages).tools(api)``."""
         return self.request(messages).tools(api)
 

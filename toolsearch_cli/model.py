@@ -108,13 +108,6 @@ class Tool:
         """How many parameters, nested ones included."""
         return sum(1 for top in self.parameter_tree() for _ in top.walk())
 
-    def to_openai(self) -> dict[str, Any]:
-        """The tool as an OpenAI Chat Completions ``tools`` entry."""
-        return {
-            "type": "function",
-            "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
-        }
-
 
 @dataclass(slots=True)
 class Parameter:

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 from .errors import UsageError
 from .model import Tool
+from .providers import OPENAI_CHAT
 
 DEFAULT_COUNTER = "cl100k_base"
 
@@ -88,15 +89,20 @@ def tools_json(definitions: Iterable[dict[str, Any]]) -> str:
     return json.dumps(list(definitions), ensure_ascii=False, separators=(",", ":"))
 
 
+def _chat_entry(tool: Tool) -> dict[str, Any]:
+    """The tool's OpenAI Chat Completions entry, as a request sends it (what tokens are counted on)."""
+    return OPENAI_CHAT.tools([tool])[0]
+
+
 def tool_tokens(tool: Tool | dict[str, Any], counter: TokenCounter | None = None) -> int:
     """Tokens of one tool definition as an OpenAI ``tools`` entry."""
-    definition = tool.to_openai() if isinstance(tool, Tool) else tool
+    definition = _chat_entry(tool) if isinstance(tool, Tool) else tool
     return (counter or get_counter()).count(json.dumps(definition, ensure_ascii=False, separators=(",", ":")))
 
 
 def tools_tokens(tools: Iterable[Tool | dict[str, Any]], counter: TokenCounter | None = None) -> int:
     """Tokens of a whole ``tools`` array (what a request carries for its tool definitions)."""
-    definitions = [t.to_openai() if isinstance(t, Tool) else t for t in tools]
+    definitions = [_chat_entry(t) if isinstance(t, Tool) else t for t in tools]
     if not definitions:
         return 0
     return (counter or get_counter()).count(tools_json(definitions))

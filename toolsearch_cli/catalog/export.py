@@ -29,8 +29,8 @@ from typing import Any
 
 from ..errors import CatalogError
 from ..model import Catalog, Tool, ToolGroup
+from ..providers import ANTHROPIC, OPENAI_CHAT, OPENAI_RESPONSES, get_provider
 from .formats import EXTENSION_KEY
-from .names import PROVIDER_NAME
 
 #: Fields each format defines itself: ``metadata.<format>`` keys with these names cannot be written
 #: natively (they would overwrite the tool) and stay in the extension instead.
@@ -134,8 +134,8 @@ def _native(tool: Tool, fmt: str) -> dict[str, Any]:
 
 
 def _check_name(tool: Tool, fmt: str) -> None:
-    """OpenAI's and Anthropic's rule for tool names, the one lint's invalid-tool-name (TS101) checks."""
-    if not PROVIDER_NAME.match(tool.name):
+    """The API's rule for tool names (the one lint's invalid-tool-name, TS101, checks)."""
+    if not get_provider(fmt).name_rule.accepts(tool.name):
         where = tool.location_of("name")
         raise CatalogError(
             f"{fmt} tool names must match [A-Za-z0-9_-]{{1,64}}; rename the tool before converting",
@@ -203,6 +203,7 @@ def _dump_yaml(doc: Any) -> str:
 
 
 def _openai_entries(catalog: Catalog, plain: bool, flat: bool, strict: bool = False) -> list[dict[str, Any]]:
+    provider = OPENAI_RESPONSES if flat else OPENAI_CHAT
     resident = set(catalog.resident)
     defer = flat and bool(catalog.resident)  # Responses tool search: what is not resident is deferred
     out = []
@@ -211,18 +212,10 @@ def _openai_entries(catalog: Catalog, plain: bool, flat: bool, strict: bool = Fa
         native = _split_native(tool, "openai", flat)[0]
         outer = {k[len("tool.") :]: v for k, v in native.items() if k.startswith("tool.")}
         inner = {k: v for k, v in native.items() if not k.startswith("tool.")}
-        parameters = tool.parameters
-        if strict:
-            parameters, inner["strict"] = _strict_parameters(tool)
-        function = {"name": tool.name, "description": tool.description, "parameters": parameters, **inner}
-        if flat:
-            function.setdefault("strict", False)  # the Responses API's default is strict: say when it is not
-            output_schema = _mcp_output_schema(tool)
-            if output_schema is not None:
-                function.setdefault("output_schema", output_schema)
-            if defer and tool.name not in resident:
-                function["defer_loading"] = True
-        entry: dict[str, Any] = {"type": "function", **function} if flat else {"type": "function", "function": function}
+        parameters, made_strict = _strict_parameters(tool) if strict else (None, None)
+        entry = provider.tool_entry(
+            tool, parameters=parameters, native=inner, strict=made_strict, defer=defer and tool.name not in resident
+        )
         entry.update(outer)
         ext = extension(tool, tool.name in resident, "openai", flat)
         if ext and not plain:
@@ -254,12 +247,6 @@ def _strict_parameters(tool: Tool) -> tuple[dict[str, Any], bool]:
     return tool.parameters, False
 
 
-def _mcp_output_schema(tool: Tool) -> Any:
-    """An MCP tool's ``outputSchema`` (kept in ``metadata.mcp``), for the Responses ``output_schema``."""
-    mcp = tool.metadata.get("mcp")
-    return mcp.get("outputSchema") if isinstance(mcp, dict) and isinstance(mcp.get("outputSchema"), dict) else None
-
-
 def to_openai(catalog: Catalog, plain: bool = False, strict: bool = False) -> str:
     """``{"tools": [...]}`` in the Chat Completions form (``{"type": "function", "function": {...}}``);
     ``strict`` makes every schema strict-mode compatible (or says per tool why it cannot)."""
@@ -279,10 +266,7 @@ def to_anthropic(catalog: Catalog, plain: bool = False) -> str:
     out = []
     for tool in catalog.tools:
         _check_name(tool, "anthropic")
-        entry: dict[str, Any] = {"name": tool.name, "description": tool.description, "input_schema": tool.parameters}
-        entry.update(_native(tool, "anthropic"))
-        if tool.name not in resident:
-            entry["defer_loading"] = True
+        entry = ANTHROPIC.tool_entry(tool, native=_native(tool, "anthropic"), defer=tool.name not in resident)
         ext = extension(tool, tool.name in resident, "anthropic")
         if ext and not plain:
             entry[EXTENSION_KEY] = ext

@@ -16,11 +16,12 @@ from typing import Any
 
 from ..errors import ToolsearchError, UsageError, did_you_mean
 from ..model import Catalog, Tool, ToolGroup
+from ..providers import calls_in, get_provider
 from ..search.base import DEFAULT_MAX_RESULTS
 from ..search.embed import EmbedError, EmbedSettings
 from ..tokens import TokenCounter, get_counter, tool_tokens, tools_tokens
 from .groups import matched_groups, with_system_prompt
-from .history import OK, UNFINISHED, SearchEvent, latest_search_event, message_text, search_events, tool_calls
+from .history import OK, UNFINISHED, SearchEvent, latest_search_event, message_text, search_events
 from .log import MessageLog
 from .manager import CatalogManager, category_known
 from .policy import Policy, get_policy
@@ -78,8 +79,17 @@ class RequestSnapshot:
     def messages(self) -> list[dict[str, Any]]:
         """The messages to send: a copy of the history with matched groups' system prompt merged in
         (built on each access, so a snapshot of a long log holds no copy of it)."""
-        history = self.history if self.length is None else self.history[: self.length]
-        return with_system_prompt(history, self.system_prompt)
+        return with_system_prompt(self.conversation, self.system_prompt)
+
+    @property
+    def conversation(self) -> Sequence[Mapping[str, Any]]:
+        """The history as given (up to ``length`` for a log), without the groups' system prompt."""
+        return self.history if self.length is None else self.history[: self.length]
+
+    def placed(self, api: str = "openai") -> tuple[list[dict[str, Any]], str]:
+        """The messages to send to ``api`` and its separate system text (``""`` where the API takes
+        the system prompt in the messages): the groups' prompt placed where ``api`` wants it."""
+        return get_provider(api).place_system(self.conversation, self.system_prompt)
 
     @property
     def names(self) -> list[str]:
@@ -112,7 +122,12 @@ class RequestSnapshot:
         return 100.0 * (base - self.request_tokens) / base if base else 0.0
 
     def openai_tools(self) -> list[dict[str, Any]]:
-        return [t.tool.to_openai() for t in self.tools]
+        """The ``tools`` array for OpenAI Chat Completions (``tools_for("openai")``)."""
+        return self.tools_for("openai")
+
+    def tools_for(self, api: str = "openai") -> list[dict[str, Any]]:
+        """The ``tools`` array of this request for ``api`` (a key of ``providers.PROVIDER_BY_NAME``)."""
+        return get_provider(api).tools([t.tool for t in self.tools])
 
     def to_dict(self, *, include_messages: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -284,8 +299,7 @@ class DisclosureEngine:
             used = [
                 call.name
                 for message in messages[after : event.message_index + 1]
-                if message.get("role") == "assistant"
-                for call in tool_calls(message)
+                for call in calls_in(message)
                 if call.name != self.search_tool_name
             ]
             after = max(after, event.message_index + 1)

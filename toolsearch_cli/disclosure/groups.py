@@ -8,20 +8,21 @@ message, or inserted as a new first system message.
 
 from __future__ import annotations
 
-import copy
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..model import GroupMatcher, ToolGroup, attributes_allow
-from .history import message_text
+from ..providers import user_text
+from ..providers.base import merged_system
 
 
 def last_user_text(messages: Sequence[Mapping[str, Any]]) -> str:
     """The text of the last user message ("" when there is none)."""
     for message in reversed(messages):
-        if message.get("role") == "user":
-            return message_text(message.get("content"))
+        text = user_text(message)
+        if text is not None:
+            return text
     return ""
 
 
@@ -50,13 +51,6 @@ def matched_groups(
 
 
 def with_system_prompt(messages: Sequence[Mapping[str, Any]], prompt: str) -> list[dict[str, Any]]:
-    """A deep copy of the messages with ``prompt`` appended to the first system message (or inserted first)."""
-    out = [copy.deepcopy(dict(m)) for m in messages]
-    if not prompt:
-        return out
-    for message in out:
-        if message.get("role") == "system":
-            existing = message_text(message.get("content"))
-            message["content"] = f"{existing}\n\n{prompt}" if existing else prompt
-            return out
-    return [{"role": "system", "content": prompt}, *out]
+    """A deep copy of the messages with ``prompt`` appended to the first system message (or inserted
+    first): the OpenAI placement (see ``Provider.place_system`` for the others)."""
+    return merged_system(messages, prompt)

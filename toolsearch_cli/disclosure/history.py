@@ -1,8 +1,10 @@
-"""Reading OpenAI Chat Completions style messages: tool calls, tool results, and search events.
+"""Search events in a history: each ``toolSearch`` call paired with its result.
 
-Assistant messages carry ``tool_calls`` (``{"id", "type": "function", "function": {"name",
-"arguments"}}``); results come back as ``{"role": "tool", "tool_call_id", "content"}``. A call
-with a blank id is paired by its tool name, as the reference does.
+The history may be written for any provider API (:mod:`toolsearch_cli.providers` reads each):
+OpenAI Chat ``tool_calls`` and ``{"role": "tool"}`` results, Responses ``function_call`` and
+``function_call_output`` items, Anthropic ``tool_use`` and ``tool_result`` blocks, Gemini
+``functionCall`` and ``functionResponse`` parts. A call with a blank id is paired by its tool
+name, as the reference does.
 """
 
 from __future__ import annotations
@@ -12,55 +14,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..bounded import strict_json
-
-
-def message_text(content: Any) -> str:
-    """Message content as text: a string, or the text parts of a list of content parts."""
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = []
-        for part in content:
-            if isinstance(part, str):
-                parts.append(part)
-            elif isinstance(part, Mapping) and isinstance(part.get("text"), str):
-                parts.append(part["text"])
-        return "".join(parts)
-    return str(content)
-
-
-@dataclass(slots=True, frozen=True)
-class ToolCall:
-    """One tool call of an assistant message."""
-
-    id: str
-    name: str
-    arguments: Any  # the raw arguments: normally a JSON string
-
-    @property
-    def pairing_id(self) -> str:
-        """The id its result must carry: the call id, or the tool name when the id is blank."""
-        return self.id if self.id.strip() else self.name
+from ..providers import ToolCall, calls_in, results_in
+from ..providers.base import text_of as message_text
+from ..providers.openai_chat import read_calls
 
 
 def tool_calls(message: Mapping[str, Any]) -> list[ToolCall]:
-    """The tool calls of an assistant message (malformed entries are skipped)."""
-    calls = []
-    for raw in message.get("tool_calls") or ():
-        if not isinstance(raw, Mapping):
-            continue
-        nested = raw.get("function")
-        function: Mapping[str, Any] = nested if isinstance(nested, Mapping) else raw
-        name = function.get("name")
-        if not isinstance(name, str):
-            continue
-        call_id = raw.get("id")
-        calls.append(
-            ToolCall(id=call_id if isinstance(call_id, str) else "", name=name, arguments=function.get("arguments"))
-        )
-    return calls
+    """The tool calls of one message: its OpenAI ``tool_calls`` (malformed entries skipped, any
+    role), else those another provider's message shape carries."""
+    return read_calls(message) or calls_in(message)
 
 
 #: Status of a search call's result, as seen in the history.
@@ -82,7 +44,11 @@ class SearchEvent:
 
 
 def parse_search_result(content: Any) -> tuple[str, tuple[str, ...]]:
-    """Status and names of a search tool message: a JSON array of strings, else a failure status."""
+    """Status and names of a search tool message: a JSON array of strings (or Anthropic
+    ``tool_reference`` blocks), else a failure status."""
+    references = _referenced(content)
+    if references is not None:
+        return (OK, tuple(dict.fromkeys(references))) if references else (EMPTY, ())
     text = message_text(content)
     try:
         value = strict_json(text)
@@ -103,12 +69,25 @@ def parse_search_result(content: Any) -> tuple[str, tuple[str, ...]]:
     return OK, tuple(dict.fromkeys(value))
 
 
+def _referenced(content: Any) -> list[str] | None:
+    """The tool names of a result made of ``tool_reference`` blocks only; ``None`` for other content."""
+    if not isinstance(content, list) or not content:
+        return None
+    names = []
+    for block in content:
+        if not isinstance(block, Mapping) or block.get("type") != "tool_reference":
+            return None
+        name = block.get("tool_name")
+        if not isinstance(name, str):
+            return None
+        names.append(name)
+    return names
+
+
 def search_events(messages: Sequence[Mapping[str, Any]], search_name: str) -> Iterator[SearchEvent]:
     """Every call of the search tool, oldest first, each paired with the first later tool message carrying its id."""
     for index, message in enumerate(messages):
-        if message.get("role") != "assistant":
-            continue
-        for call in tool_calls(message):
+        for call in calls_in(message):
             if call.name != search_name:
                 continue
             yield _paired(messages, index, call)
@@ -117,10 +96,7 @@ def search_events(messages: Sequence[Mapping[str, Any]], search_name: str) -> It
 def latest_search_event(messages: Sequence[Mapping[str, Any]], search_name: str) -> SearchEvent | None:
     """The latest search: the newest assistant message calling the search tool, and its last such call."""
     for index in range(len(messages) - 1, -1, -1):
-        message = messages[index]
-        if message.get("role") != "assistant":
-            continue
-        calls = [c for c in tool_calls(message) if c.name == search_name]
+        calls = [c for c in calls_in(messages[index]) if c.name == search_name]
         if calls:
             return _paired(messages, index, calls[-1])
     return None
@@ -129,7 +105,25 @@ def latest_search_event(messages: Sequence[Mapping[str, Any]], search_name: str)
 def _paired(messages: Sequence[Mapping[str, Any]], index: int, call: ToolCall) -> SearchEvent:
     wanted = call.pairing_id
     for later in messages[index + 1 :]:
-        if later.get("role") == "tool" and later.get("tool_call_id") == wanted:
-            status, names = parse_search_result(later.get("content"))
-            return SearchEvent(index, call, status, names)
+        for result in results_in(later):
+            if result.call_id == wanted:
+                status, names = (ERROR, ()) if result.is_error else parse_search_result(result.content)
+                return SearchEvent(index, call, status, names)
     return SearchEvent(index, call, UNFINISHED)
+
+
+__all__ = [
+    "EMPTY",
+    "ERROR",
+    "INVALID",
+    "NULL",
+    "OK",
+    "UNFINISHED",
+    "SearchEvent",
+    "ToolCall",
+    "latest_search_event",
+    "message_text",
+    "parse_search_result",
+    "search_events",
+    "tool_calls",
+]

@@ -22,7 +22,8 @@ import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, overload
 
-from .history import UNFINISHED, SearchEvent, parse_search_result, tool_calls
+from ..providers import calls_in, results_in, user_text
+from .history import ERROR, UNFINISHED, SearchEvent, parse_search_result
 
 #: Cut points: before each message's first letter; these are the pieces around them.
 _OPEN, _BETWEEN, _CLOSE = '[{"', ',{"', "]"
@@ -95,7 +96,7 @@ class MessageLog(Sequence[Mapping[str, Any]]):
         for index in range(self._scanned, len(self.items)):
             message = self.items[index]
             role = message.get("role")
-            if role == "user":
+            if role == "user" and user_text(message) is not None:  # tool results are no user turn
                 self.last_user = index
             elif role == "system" and self.first_system < 0:
                 self.first_system = index
@@ -152,19 +153,15 @@ class MessageLog(Sequence[Mapping[str, Any]]):
         events, waiting, cursor = self._events.setdefault(search_name, ([], {}, [0]))
         for index in range(cursor[0], len(self.items)):
             message = self.items[index]
-            role = message.get("role")
-            if role == "assistant":
-                for call in tool_calls(message):
-                    if call.name == search_name:
-                        waiting.setdefault(call.pairing_id, []).append(len(events))
-                        events.append(SearchEvent(index, call, UNFINISHED))
-            elif role == "tool":
-                call_id = message.get("tool_call_id")
-                pending = waiting.pop(call_id, None) if waiting and isinstance(call_id, str) else None
-                for at in pending or ():
-                    status, names = parse_search_result(message.get("content"))
+            for result in results_in(message) if waiting else ():
+                for at in waiting.pop(result.call_id, None) or ():
+                    status, names = (ERROR, ()) if result.is_error else parse_search_result(result.content)
                     old = events[at]
                     events[at] = SearchEvent(old.message_index, old.call, status, names)
+            for call in calls_in(message):
+                if call.name == search_name:
+                    waiting.setdefault(call.pairing_id, []).append(len(events))
+                    events.append(SearchEvent(index, call, UNFINISHED))
         cursor[0] = len(self.items)
         return events
 

@@ -2,27 +2,18 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any
 
 from ...model import RESERVED_NAMES, Tool
+from ...providers import NAME_RULES
 from ..context import LintContext
 from ..diagnostic import Finding, related_to
 from ..rule import Options, Rule, name_words
 
-#: Tool-name rules by provider: (pattern, max length, allowed characters, what the pattern means).
-PROVIDER_NAME_RULES: dict[str, tuple[re.Pattern[str], int, re.Pattern[str], str]] = {
-    "openai": (re.compile(r"[a-zA-Z0-9_-]+"), 64, re.compile(r"[a-zA-Z0-9_-]"), "letters, digits, '_' and '-'"),
-    # Anthropic's tool-use guide: "Must match the regex ^[a-zA-Z0-9_-]{1,64}$" (what convert checks too)
-    "anthropic": (re.compile(r"[a-zA-Z0-9_-]+"), 64, re.compile(r"[a-zA-Z0-9_-]"), "letters, digits, '_' and '-'"),
-    "gemini": (
-        re.compile(r"[a-zA-Z_][a-zA-Z0-9_.:-]*"),
-        64,
-        re.compile(r"[a-zA-Z0-9_.:-]"),
-        "a letter or '_' first, then letters, digits, '_', '.', ':' and '-'",
-    ),
-}
+#: Tool-name rules by provider: (pattern, max length, allowed characters, what the pattern means);
+#: each provider module owns its rule (:mod:`toolsearch_cli.providers`).
+PROVIDER_NAME_RULES = NAME_RULES
 
 
 class InvalidToolName(Rule):

@@ -1,0 +1,196 @@
+"""One module per provider API (``toolsearch_cli.providers``): chat-mode disclosure reads a
+history written for any of them, built here from the official SDKs' own types (``openai``,
+``anthropic``), and each API gets its system prompt where it takes it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from toolsearch_cli import ToolSearch, load_catalog
+from toolsearch_cli.disclosure.engine import DisclosureEngine
+from toolsearch_cli.model import Catalog, GroupMatcher, Tool, ToolGroup
+from toolsearch_cli.providers import PROVIDER_BY_NAME, get_provider
+
+from .conftest import ROOT
+
+openai_types = pytest.importorskip("openai.types")
+anthropic_types = pytest.importorskip("anthropic.types")
+
+from anthropic.types import TextBlock, ToolUseBlock  # noqa: E402
+from openai.types.chat import ChatCompletionMessage, ChatCompletionMessageFunctionToolCall  # noqa: E402
+from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessage  # noqa: E402
+
+DEMO = str(ROOT / "catalogs" / "demo")
+QUESTION = "weather in Paris"
+QUERY = json.dumps({"query": "current weather for a city", "maxResults": 2})
+
+
+@pytest.fixture(scope="module")
+def demo():
+    return load_catalog([DEMO])
+
+
+def chat_round_trip(result: str) -> list[dict]:
+    call = ChatCompletionMessageFunctionToolCall(
+        id="call_1", type="function", function={"name": "toolSearch", "arguments": QUERY}
+    )
+    assistant = ChatCompletionMessage(role="assistant", content=None, tool_calls=[call])
+    return [
+        {"role": "user", "content": QUESTION},
+        assistant.model_dump(exclude_none=True),
+        {"role": "tool", "tool_call_id": "call_1", "content": result},
+    ]
+
+
+def responses_round_trip(result: str) -> list[dict]:
+    call = ResponseFunctionToolCall(
+        type="function_call", id="fc_1", call_id="call_1", name="toolSearch", arguments=QUERY, status="completed"
+    )
+    return [
+        {"role": "user", "content": QUESTION},
+        call.model_dump(exclude_none=True),
+        {"type": "function_call_output", "call_id": "call_1", "output": result},
+    ]
+
+
+def anthropic_round_trip(result: object, is_error: bool = False) -> list[dict]:
+    blocks = [
+        TextBlock(type="text", text="Let me find a weather tool."),
+        ToolUseBlock(type="tool_use", id="toolu_1", name="toolSearch", input=json.loads(QUERY)),
+    ]
+    tool_result = {"type": "tool_result", "tool_use_id": "toolu_1", "content": result}
+    if is_error:
+        tool_result["is_error"] = True
+    return [
+        {"role": "user", "content": QUESTION},
+        {"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in blocks]},
+        {"role": "user", "content": [tool_result]},
+    ]
+
+
+def gemini_round_trip(result: str) -> list[dict]:
+    return [
+        {"role": "user", "parts": [{"text": QUESTION}]},
+        {"role": "model", "parts": [{"functionCall": {"name": "toolSearch", "args": json.loads(QUERY)}}]},
+        {"role": "user", "parts": [{"functionResponse": {"name": "toolSearch", "response": {"output": result}}}]},
+    ]
+
+
+ROUND_TRIPS = {
+    "openai": chat_round_trip,
+    "openai-responses": responses_round_trip,
+    "anthropic": anthropic_round_trip,
+    "gemini": gemini_round_trip,
+}
+
+
+@pytest.mark.parametrize("policy", ["latest", "cumulative"])
+@pytest.mark.parametrize("api", list(ROUND_TRIPS))
+def test_the_same_search_round_trip_discloses_alike_whichever_api_wrote_it(demo, api, policy):
+    ts = ToolSearch(demo, policy=policy, api=api)
+    handled = ts.handle("toolSearch", QUERY, ts.request([{"role": "user", "content": QUESTION}]))
+    hits = json.loads(handled.content)
+    assert hits[0] == "getWeather" and len(hits) == 2
+    history = ROUND_TRIPS[api](handled.content)
+    request = ts.request(history)
+    assert request.snapshot.disclosed == hits and request.snapshot.search_status == "ok"
+    # the engine on a plain list (not the library's incremental log) reads it alike
+    engine = DisclosureEngine(demo, policy=policy)
+    assert engine.snapshot(history).disclosed == hits
+    # a disclosed tool may now be called; before the round trip it could not
+    assert ts.handle("getWeather", {"city": "Paris"}, request).ok
+
+
+def test_a_search_result_of_tool_reference_blocks_discloses_its_tools(demo):
+    references = [{"type": "tool_reference", "tool_name": n} for n in ("getWeather", "getForecast")]
+    request = ToolSearch(demo, api="anthropic").request(anthropic_round_trip(references))
+    assert request.snapshot.disclosed == ["getWeather", "getForecast"]
+
+
+def test_an_anthropic_tool_result_marked_as_error_discloses_nothing(demo):
+    request = ToolSearch(demo).request(anthropic_round_trip('["getWeather"]', is_error=True))
+    assert request.snapshot.disclosed == [] and request.snapshot.search_status == "error"
+
+
+def test_a_responses_output_message_is_not_taken_for_a_call(demo):
+    said = ResponseOutputMessage(
+        id="msg_1",
+        type="message",
+        role="assistant",
+        status="completed",
+        content=[{"type": "output_text", "text": "toolSearch", "annotations": []}],
+    )
+    history = [{"role": "user", "content": QUESTION}, said.model_dump(exclude_none=True)]
+    assert ToolSearch(demo).request(history).snapshot.search_status is None
+
+
+def grouped_catalog() -> Catalog:
+    tools = [
+        Tool(name="getWeather", description="Current weather for a city."),
+        Tool(name="bookFlight", description="Book a flight between two airports."),
+    ]
+    group = ToolGroup(
+        name="travel",
+        system_prompt="Confirm dates before booking.",
+        tools=["bookFlight"],
+        matcher=GroupMatcher(kind="keywords", keywords=["flight"]),
+    )
+    return Catalog(tools=tools, groups=[group])
+
+
+def test_a_message_of_tool_results_is_not_the_user_turn_groups_match(demo):
+    """An Anthropic ``tool_result`` message has role ``user``; the group still follows the user's words."""
+    ts = ToolSearch(grouped_catalog(), api="anthropic")
+    history = [
+        {"role": "user", "content": "a flight to Oslo please"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "toolSearch", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "[]"}]},
+    ]
+    request = ts.request(history)
+    assert "bookFlight" in request.names and request.snapshot.groups == ["travel"]
+
+
+def test_anthropic_takes_the_system_prompt_apart_from_the_messages():
+    ts = ToolSearch(grouped_catalog(), api="anthropic")
+    history = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "a flight to Oslo"}]
+    request = ts.request(history)
+    assert request.messages == [{"role": "user", "content": "a flight to Oslo"}]
+    assert request.system == "Be brief.\n\nConfirm dates before booking."
+    params = request.params()
+    assert params["system"] == request.system and params["messages"] == request.messages
+    assert [t["name"] for t in params["tools"]] == request.names
+    assert history[0] == {"role": "system", "content": "Be brief."}  # the caller's list is not changed
+    # OpenAI's APIs take it in the messages, as before
+    chat = request.params("openai")
+    assert "system" not in chat and chat["messages"][0] == {
+        "role": "system",
+        "content": "Be brief.\n\nConfirm dates before booking.",
+    }
+    assert request.params("openai-responses")["input"] == chat["messages"]
+    assert ToolSearch(grouped_catalog()).request(history).system == ""
+
+
+def test_request_params_pass_the_official_sdks_own_request_types():
+    """The params are what the SDKs' typed create calls accept (checked by their pydantic validators)."""
+    from anthropic.types import MessageParam, ToolParam
+    from openai.types.responses import FunctionToolParam
+    from pydantic import TypeAdapter
+
+    request = ToolSearch(grouped_catalog(), api="anthropic").request([{"role": "user", "content": "a flight"}])
+    params = request.params()
+    TypeAdapter(list[MessageParam]).validate_python(params["messages"])
+    TypeAdapter(list[ToolParam]).validate_python(params["tools"])
+    TypeAdapter(list[FunctionToolParam]).validate_python(request.tools("openai-responses"))
+
+
+def test_every_api_name_has_its_provider_and_unknown_ones_are_usage_errors():
+    from toolsearch_cli.errors import UsageError
+
+    assert get_provider("openai-chat") is get_provider("openai")
+    assert set(PROVIDER_BY_NAME) >= {"openai", "openai-responses", "anthropic", "gemini"}
+    with pytest.raises(UsageError, match="unknown API 'antropic'.*did you mean 'anthropic'"):
+        get_provider("antropic")
+    with pytest.raises(UsageError, match="unknown API"):
+        ToolSearch(grouped_catalog(), api="claude")  # type: ignore[arg-type]

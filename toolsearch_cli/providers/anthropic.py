@@ -1,0 +1,101 @@
+"""Anthropic Messages API: ``{"name", "description", "input_schema"}`` tools, ``tool_use`` blocks in
+assistant messages, ``tool_result`` blocks in user messages, and the system prompt as the
+separate ``system`` parameter (never a message of the list).
+
+Schema: ``ToolParam``, ``ToolUseBlockParam``, ``ToolResultBlockParam`` and
+``ToolReferenceBlockParam`` in the ``anthropic`` SDK. ``defer_loading`` keeps a tool out of the
+prompt until a tool search returns a ``tool_reference`` to it; a ``toolSearch`` result written
+as ``tool_reference`` blocks is read like the JSON list of names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from .base import Provider, ToolCall, ToolResult, copied, text_of
+
+if TYPE_CHECKING:
+    from ..model import Tool
+
+
+def _blocks(message: Mapping[str, Any], kind: str) -> list[Mapping[str, Any]]:
+    content = message.get("content")
+    if not isinstance(content, list):
+        return []
+    return [b for b in content if isinstance(b, Mapping) and b.get("type") == kind]
+
+
+def tool_references(names: Sequence[str]) -> list[dict[str, Any]]:
+    """A tool result's content naming tools to load: one ``tool_reference`` block per name."""
+    return [{"type": "tool_reference", "tool_name": name} for name in names]
+
+
+class Anthropic(Provider):
+    name = "anthropic"
+    title = "Anthropic Messages"
+    metadata_key = "anthropic"
+    defers = True
+
+    def tool_entry(
+        self,
+        tool: Tool,
+        *,
+        parameters: Mapping[str, Any] | None = None,
+        native: Mapping[str, Any] | None = None,
+        strict: bool | None = None,
+        defer: bool = False,
+    ) -> dict[str, Any]:
+        entry: dict[str, Any] = {
+            "name": tool.name,
+            "description": tool.description,
+            "input_schema": tool.parameters if parameters is None else parameters,
+            **(native or {}),
+        }
+        if strict is not None:
+            entry["strict"] = strict
+        if defer:
+            entry["defer_loading"] = True
+        return entry
+
+    def tool_calls(self, message: Mapping[str, Any]) -> list[ToolCall]:
+        if message.get("role") != "assistant":
+            return []
+        calls = []
+        for block in _blocks(message, "tool_use"):
+            name, call_id = block.get("name"), block.get("id")
+            if isinstance(name, str):
+                calls.append(ToolCall(call_id if isinstance(call_id, str) else "", name, block.get("input")))
+        return calls
+
+    def tool_results(self, message: Mapping[str, Any]) -> list[ToolResult]:
+        if message.get("role") != "user":
+            return []
+        results = []
+        for block in _blocks(message, "tool_result"):
+            call_id = block.get("tool_use_id")
+            if isinstance(call_id, str):
+                results.append(ToolResult(call_id, block.get("content"), block.get("is_error") is True))
+        return results
+
+    def user_text(self, message: Mapping[str, Any]) -> str | None:
+        if message.get("role") != "user":
+            return None
+        content = message.get("content")
+        if isinstance(content, list) and content:
+            kinds = {b.get("type") if isinstance(b, Mapping) else None for b in content}
+            if kinds == {"tool_result"}:
+                return None  # the results of the model's calls: not a turn of the user
+        return text_of(content)
+
+    def place_system(self, messages: Sequence[Mapping[str, Any]], prompt: str) -> tuple[list[dict[str, Any]], str]:
+        """``system`` messages in the list (an OpenAI habit) are lifted out, joined, then ``prompt``."""
+        texts = [text_of(m.get("content")) for m in messages if m.get("role") == "system"]
+        rest = copied(m for m in messages if m.get("role") != "system")
+        system = "\n\n".join(t for t in [*texts, prompt] if t)
+        return rest, system
+
+
+PROVIDER = Anthropic()
+
+__all__ = ["PROVIDER", "Anthropic", "tool_references"]
