@@ -80,7 +80,7 @@ def test_a_bad_search_is_a_result_the_model_can_read(demo):
     ts = ToolSearch(demo)
     ts.request([{"role": "user", "content": "hi"}])
     blank = ts.handle("toolSearch", {"query": "  "})
-    assert not blank.ok and blank.error is None and "'query' is blank" in json.loads(blank.content)["error"]
+    assert not blank.ok and blank.error == "search-failed" and "'query' is blank" in json.loads(blank.content)["error"]
     broken = ts.handle("toolSearch", '{"query": "wea')
     assert broken.error == "malformed-arguments" and "not valid JSON" in broken.message
 

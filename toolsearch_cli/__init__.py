@@ -4,34 +4,62 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
+from typing import TYPE_CHECKING
+
 from .catalog import load_catalog, tool, tool_from_function
-from .errors import CatalogError, SearchError, ToolsearchError, UsageError
+from .errors import CatalogError, SearchError, ToolArgumentsError, ToolsearchError, UsageError
 from .model import Catalog, Location, Parameter, Tool
+from .providers import Api
 from .search import RANKER_BY_NAME, EmbedSettings, Hit, SearchRequest, search
+from .search.embed import EmbedError
+
+if TYPE_CHECKING:  # what type checkers see; at run time these load on first use (below)
+    from .agent import Handled, Mode, PolicyName, RankerName, Request, ToolSearch, validate_arguments
+    from .disclosure.state import RunState
 
 #: Loaded on first use (``toolsearch_cli.agent``: the engine and its tokenizer are not light).
-_LAZY = {"ToolSearch": "agent", "validate_arguments": "agent"}
+_LAZY = {
+    "Handled": "agent",
+    "Mode": "agent",
+    "PolicyName": "agent",
+    "RankerName": "agent",
+    "Request": "agent",
+    "RunState": "disclosure.state",
+    "ToolSearch": "agent",
+    "validate_arguments": "agent",
+}
 
 
 def __getattr__(name: str) -> object:
     if name in _LAZY:
         import importlib
 
-        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value  # looked up once
+        return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = [
     "RANKER_BY_NAME",
+    "Api",
     "Catalog",
     "CatalogError",
+    "EmbedError",
     "EmbedSettings",
+    "Handled",
     "Hit",
     "Location",
+    "Mode",
     "Parameter",
+    "PolicyName",
+    "RankerName",
+    "Request",
+    "RunState",
     "SearchError",
     "SearchRequest",
     "Tool",
+    "ToolArgumentsError",
     "ToolSearch",
     "ToolsearchError",
     "UsageError",

@@ -32,17 +32,16 @@ Nothing here imports the CLI (typer, rich).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from .arguments import check_arguments, not_available, refusal
+from .arguments import argument_problems, not_available, refusal
 from .disclosure.engine import DisclosureEngine, RequestSnapshot
 from .disclosure.log import MessageLog, message_json
 from .disclosure.state import RunState
-from .errors import ToolsearchError, UsageError
+from .errors import ToolArgumentsError, UsageError
 from .model import Catalog, Tool
 from .providers import PROVIDER_BY_NAME, Api, get_provider
 from .search.embed import EmbedSettings, as_settings
@@ -59,15 +58,6 @@ RankerName = Literal["default", "classic", "hybrid", "embedding", "hybrid-rrf"]
 APIS: tuple[str, ...] = tuple(PROVIDER_BY_NAME)
 
 
-class ToolArgumentsError(ToolsearchError):
-    """A tool call's arguments do not fit the tool's schema (``problem`` says how)."""
-
-    def __init__(self, tool: str, problem: str) -> None:
-        super().__init__(f"invalid arguments for {tool}: {problem}", field="arguments")
-        self.tool = tool
-        self.problem = problem
-
-
 def tool_entry(tool: Tool, api: Api = "openai") -> dict[str, Any]:
     """One tool as the ``tools`` entry of ``api`` (see :mod:`toolsearch_cli.providers`)."""
     provider = get_provider(api)
@@ -75,14 +65,13 @@ def tool_entry(tool: Tool, api: Api = "openai") -> dict[str, Any]:
 
 
 def validate_arguments(tool: Tool, arguments: str | Mapping[str, Any] | None) -> dict[str, Any]:
-    """The call's arguments (JSON text or a mapping) parsed and checked against ``tool``'s schema:
-    required properties, unknown ones (``additionalProperties: false``), top-level types and enums.
-    Raises :class:`ToolArgumentsError`."""
-    text = arguments if isinstance(arguments, str) else json.dumps(dict(arguments or {}), ensure_ascii=False)
-    value, problem = check_arguments(tool, text)
-    if problem is not None:
-        raise ToolArgumentsError(tool.name, problem)
-    return value or {}
+    """The call's arguments (JSON text or a mapping) parsed and validated against ``tool``'s JSON
+    Schema (``jsonschema``; the schema's ``$schema`` draft, else 2020-12): every problem, each
+    with its path (``amount``, ``address.zip``), in one :class:`ToolArgumentsError`."""
+    value, problems = argument_problems(tool, arguments)
+    if problems or value is None:
+        raise ToolArgumentsError(tool.name, "; ".join(problems), problems)
+    return value
 
 
 @dataclass(slots=True)
@@ -138,8 +127,9 @@ class Handled:
 
     ``content`` is the tool message to send back when the call was answered here (a search, or a
     refusal the model can read); ``None`` means the call is valid and yours to run with
-    ``arguments``. ``error`` names a refusal: ``unknown-tool``, ``not-visible`` or
-    ``malformed-arguments``.
+    ``arguments``. ``error`` names what went wrong: a refusal (``unknown-tool``, ``not-visible``,
+    ``malformed-arguments``) or a search that failed (``search-failed``: its ``content`` says why,
+    for the model).
     """
 
     name: str
@@ -244,7 +234,7 @@ class ToolSearch:
         """Shortcut: ``request(messages).tools(api)``."""
         return self.request(messages).tools(api)
 
-    def handle(self, name: str, arguments: str | Mapping[str, Any] | None, request: Request | None = None) -> Handled:
+    def handle(self, name: str, arguments: object, request: Request | None = None) -> Handled:
         """Answer a ``toolSearch`` call, or check a call of another tool against ``request`` (default:
         the latest :meth:`request`) and its schema. Never raises for a bad call: the model gets an
         error ``content`` it can read, as a real tool loop must. An embedding model that cannot be
@@ -255,7 +245,7 @@ class ToolSearch:
         check = self.engine.check_call(name, request.snapshot)
         if not check.ok:
             return _refused(name, check.kind or "not-visible", not_available(name), check.message)
-        raw = arguments if isinstance(arguments, str) or arguments is None else dict(arguments)
+        raw: Any = dict(arguments) if isinstance(arguments, Mapping) else arguments  # anything else as sent
         if name == self.search_tool_name:
             outcome = (
                 self.engine.run_search(self.state, raw) if self.state is not None else self.engine.execute_search(raw)
@@ -265,7 +255,7 @@ class ToolSearch:
                 ok=outcome.ok,
                 content=outcome.content(),
                 is_search=True,
-                error="malformed-arguments" if outcome.malformed else None,
+                error=None if outcome.ok else "malformed-arguments" if outcome.malformed else "search-failed",
                 message=outcome.error or "",
             )
         tool = request.get(name)

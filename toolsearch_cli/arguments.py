@@ -1,13 +1,27 @@
 """Checking a tool call's arguments against the tool's JSON Schema, as a strict API would, and the
-error result a refused call gets (JSON the model can read)."""
+error result a refused call gets (JSON the model can read).
+
+The check is a full JSON Schema validation through ``jsonschema`` (the schema's ``$schema``
+draft, else 2020-12): every problem is reported once, with its path (``address.zip``,
+``items[0]``). ``$ref`` resolves inside the schema only (nothing is fetched). A schema
+``jsonschema`` cannot use (an unknown ``type`` name, a ``minimum`` that is not a number ...) is
+not the model's fault: such a tool gets the lenient check of required, unknown and top-level
+types that works on any schema.
+"""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .bounded import JSONRefused, strict_json
 from .model import Tool
+
+#: At most this many problems are listed for one call (the first ones, by path).
+MAX_PROBLEMS = 10
+#: A problem's text is cut to this many characters (a value may be long).
+_PROBLEM_WIDTH = 300
 
 _JSON_TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,),
@@ -20,43 +34,175 @@ _JSON_TYPES: dict[str, tuple[type, ...]] = {
 }
 
 
-def check_arguments(tool: Tool, text: str) -> tuple[dict[str, Any] | None, str | None]:
-    """Parse call arguments and check them against the tool's schema (required, unknown, top-level types)."""
+def json_kind(value: Any) -> str:
+    """The JSON type name of a parsed value (``integer``, ``string``, ``array`` ...)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def parse_call_arguments(arguments: Any) -> tuple[dict[str, Any] | None, str | None]:
+    """A call's arguments as the model sent them (JSON text, a mapping, ``None``, or anything
+    else) parsed into an object, or the problem with them. Never raises."""
+    if arguments is None:
+        return {}, None
+    if isinstance(arguments, Mapping):
+        try:  # the app's own mapping: through JSON, so the depth and size bounds apply to it too
+            text = json.dumps(dict(arguments), ensure_ascii=False)
+        except (TypeError, ValueError, RecursionError) as exc:
+            return None, f"arguments are not JSON data ({type(exc).__name__})"
+    elif isinstance(arguments, str):
+        text = arguments
+    elif isinstance(arguments, bytes | bytearray):
+        try:
+            text = bytes(arguments).decode("utf-8")
+        except UnicodeDecodeError:
+            return None, "arguments are not UTF-8 text"
+    else:
+        return None, f"arguments must be a JSON object, not {json_kind(arguments)}"
     try:
         value = strict_json(text) if text.strip() else {}
     except JSONRefused as exc:
         return None, f"arguments are refused ({exc.message})"
     except json.JSONDecodeError as exc:
         return None, f"arguments are not valid JSON ({exc.msg})"
+    except (ValueError, RecursionError) as exc:
+        return None, f"arguments are not valid JSON ({exc})"
     if not isinstance(value, dict):
-        return None, f"arguments must be a JSON object, not {type(value).__name__}"
-    schema = tool.parameters
+        return None, f"arguments must be a JSON object, not {json_kind(value)}"
+    return value, None
+
+
+def check_arguments(tool: Tool, text: Any) -> tuple[dict[str, Any] | None, str | None]:
+    """Parse call arguments and check them against the tool's schema: the value, or ``None`` and
+    every problem joined with ``"; "``."""
+    value, problems = argument_problems(tool, text)
+    return (value, None) if not problems else (None, "; ".join(problems))
+
+
+def argument_problems(tool: Tool, arguments: Any) -> tuple[dict[str, Any] | None, list[str]]:
+    """The parsed arguments and every way they break the tool's schema (empty: none)."""
+    value, problem = parse_call_arguments(arguments)
+    if value is None:
+        return None, [problem or "arguments are not a JSON object"]
+    return value, schema_problems(tool.parameters, value)
+
+
+def schema_problems(schema: Any, value: dict[str, Any]) -> list[str]:
+    """One message per place ``value`` breaks ``schema`` (sorted by path, at most :data:`MAX_PROBLEMS`)."""
+    if not isinstance(schema, dict):
+        return []
+    try:
+        validator = _validator(schema)
+        errors = sorted(validator.iter_errors(value), key=lambda e: [str(p) for p in e.absolute_path])
+        problems = [_described(e) for e in errors]
+    except Exception:  # noqa: BLE001 — a schema jsonschema cannot use: fall back, never fail the call
+        problems = _lenient_problems(schema, value)
+    unique = list(dict.fromkeys(_cut(p) for p in problems))
+    if len(unique) > MAX_PROBLEMS:
+        unique = [*unique[:MAX_PROBLEMS], f"and {len(unique) - MAX_PROBLEMS} more problems"]
+    return unique
+
+
+_VALIDATORS: dict[int, tuple[dict[str, Any], Any]] = {}
+
+
+def _validator(schema: dict[str, Any]) -> Any:
+    """A validator for ``schema`` (its ``$schema`` draft, else 2020-12), kept per schema object."""
+    kept = _VALIDATORS.get(id(schema))
+    if kept is not None and kept[0] is schema:
+        return kept[1]
+    from jsonschema.validators import Draft202012Validator, validator_for
+
+    cls = validator_for(schema, default=Draft202012Validator)
+    validator = cls(schema)  # a registry-less validator: a $ref outside the schema is unresolvable, not fetched
+    if len(_VALIDATORS) >= 512:
+        _VALIDATORS.clear()
+    _VALIDATORS[id(schema)] = (schema, validator)  # the schema kept: its id stays its own
+    return validator
+
+
+def _path(parts: Iterable[Any]) -> str:
+    out = ""
+    for part in parts:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _described(error: Any) -> str:
+    """A validation error as one readable line naming the argument's path."""
+    path = _path(error.absolute_path)
+    keyword, detail = error.validator, error.validator_value
+    where = f" in {path!r}" if path else ""
+    if keyword == "required":
+        missing = next((n for n in detail if isinstance(n, str) and n not in error.instance), None)
+        if missing is not None:
+            return f"missing required argument {missing!r}{where}"
+    if keyword in ("additionalProperties", "unevaluatedProperties") and isinstance(error.instance, dict):
+        extra = _unexpected(error)
+        if extra:
+            return f"unknown argument{'s' if len(extra) > 1 else ''} {', '.join(map(repr, extra))}{where}"
+    subject = f"argument {path!r}" if path else "arguments"
+    if keyword == "type":
+        kinds = "/".join(detail) if isinstance(detail, list) else str(detail)
+        return f"{subject} must be {kinds}, not {json_kind(error.instance)}"
+    if keyword == "enum" and isinstance(detail, list):
+        return f"{subject} must be one of {detail}, not {error.instance!r}"
+    return f"{subject}: {error.message}"
+
+
+def _unexpected(error: Any) -> list[str]:
+    schema = error.schema if isinstance(error.schema, dict) else {}
+    properties = schema.get("properties")
+    known = set(properties) if isinstance(properties, dict) else set()
+    patterns = schema.get("patternProperties")
+    if isinstance(patterns, dict) and patterns:
+        import re
+
+        compiled = [re.compile(p) for p in patterns if isinstance(p, str)]
+        return [k for k in error.instance if k not in known and not any(c.search(k) for c in compiled)]
+    return [k for k in error.instance if k not in known]
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= _PROBLEM_WIDTH else text[: _PROBLEM_WIDTH - 3] + "..."
+
+
+def _lenient_problems(schema: dict[str, Any], value: dict[str, Any]) -> list[str]:
+    """Required, unknown (``additionalProperties: false``), top-level types and enums: what any
+    schema still says when ``jsonschema`` cannot use it."""
+    problems: list[str] = []
     raw_properties = schema.get("properties")
     properties: dict[str, Any] = raw_properties if isinstance(raw_properties, dict) else {}
     raw_required = schema.get("required")
     required: list[Any] = raw_required if isinstance(raw_required, list) else []
-    missing = [name for name in required if name not in value]
-    if missing:
-        return None, f"missing required argument {missing[0]!r}"
+    problems += [f"missing required argument {name!r}" for name in required if name not in value]
     if schema.get("additionalProperties") is False:
-        extra = [k for k in value if k not in properties]
-        if extra:
-            return None, f"unknown argument {extra[0]!r}"
+        problems += [f"unknown argument {k!r}" for k in value if k not in properties]
     for name, arg in value.items():
         prop = properties.get(name)
         if not isinstance(prop, dict):
             continue
         kinds = prop.get("type")
         kinds = [kinds] if isinstance(kinds, str) else kinds if isinstance(kinds, list) else []
-        accepted = tuple(t for k in kinds for t in _JSON_TYPES.get(k, ()))
-        if not accepted:
-            continue
-        wrong_bool = isinstance(arg, bool) and bool not in accepted
-        if wrong_bool or not isinstance(arg, accepted):
-            return None, f"argument {name!r} must be {'/'.join(kinds)}, not {type(arg).__name__}"
-        if "enum" in prop and isinstance(prop["enum"], list) and arg not in prop["enum"]:
-            return None, f"argument {name!r} must be one of {prop['enum']}, not {arg!r}"
-    return value, None
+        accepted = tuple(t for k in kinds if isinstance(k, str) for t in _JSON_TYPES.get(k, ()))
+        if accepted and ((isinstance(arg, bool) and bool not in accepted) or not isinstance(arg, accepted)):
+            problems.append(f"argument {name!r} must be {'/'.join(map(str, kinds))}, not {json_kind(arg)}")
+        elif "enum" in prop and isinstance(prop["enum"], list) and arg not in prop["enum"]:
+            problems.append(f"argument {name!r} must be one of {prop['enum']}, not {arg!r}")
+    return problems
 
 
 def refusal(message: str) -> str:
@@ -69,4 +215,13 @@ def not_available(name: str) -> str:
     return f"tool {name!r} is not available in this request"
 
 
-__all__ = ["check_arguments", "not_available", "refusal"]
+__all__ = [
+    "MAX_PROBLEMS",
+    "argument_problems",
+    "check_arguments",
+    "json_kind",
+    "not_available",
+    "parse_call_arguments",
+    "refusal",
+    "schema_problems",
+]

@@ -8,7 +8,7 @@ expected.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 
 class ToolsearchError(Exception):
@@ -67,6 +67,17 @@ class SearchError(ToolsearchError):
 
 class UsageError(ToolsearchError):
     """Options that do not fit together, or a value outside what is accepted."""
+
+
+class ToolArgumentsError(ToolsearchError):
+    """A tool call's arguments do not fit the tool's schema: ``problems`` lists each way (with its
+    path), ``problem`` joins them."""
+
+    def __init__(self, tool: str, problem: str, problems: Sequence[str] | None = None) -> None:
+        super().__init__(f"invalid arguments for {tool}: {problem}", field="arguments")
+        self.tool = tool
+        self.problem = problem
+        self.problems: list[str] = list(problems) if problems is not None else [problem]
 
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
