@@ -9,16 +9,17 @@ from typing import TYPE_CHECKING
 from .catalog import load_catalog, tool, tool_from_function
 from .errors import CatalogError, SearchError, ToolArgumentsError, ToolsearchError, UsageError
 from .model import Catalog, Location, Parameter, Tool
-from .providers import Api
 from .search import RANKER_BY_NAME, EmbedSettings, Hit, SearchRequest, search
 from .search.embed import EmbedError
 
 if TYPE_CHECKING:  # what type checkers see; at run time these load on first use (below)
     from .agent import Handled, Mode, PolicyName, RankerName, Request, ToolSearch, validate_arguments
     from .disclosure.state import RunState
+    from .providers import Api
 
 #: Loaded on first use (``toolsearch_cli.agent``: the engine and its tokenizer are not light).
 _LAZY = {
+    "Api": "providers",
     "Handled": "agent",
     "Mode": "agent",
     "PolicyName": "agent",

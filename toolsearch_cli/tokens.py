@@ -19,7 +19,6 @@ from typing import Any, Protocol
 
 from .errors import UsageError
 from .model import Tool
-from .providers import OPENAI_CHAT
 
 DEFAULT_COUNTER = "cl100k_base"
 
@@ -91,6 +90,8 @@ def tools_json(definitions: Iterable[dict[str, Any]]) -> str:
 
 def _chat_entry(tool: Tool) -> dict[str, Any]:
     """The tool's OpenAI Chat Completions entry, as a request sends it (what tokens are counted on)."""
+    from .providers import OPENAI_CHAT  # on first count: `toolsearch search` never loads the providers
+
     return OPENAI_CHAT.tools([tool])[0]
 
 

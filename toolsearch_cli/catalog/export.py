@@ -29,7 +29,6 @@ from typing import Any
 
 from ..errors import CatalogError
 from ..model import Catalog, Tool, ToolGroup
-from ..providers import ANTHROPIC, OPENAI_CHAT, OPENAI_RESPONSES, get_provider
 from .formats import EXTENSION_KEY
 
 #: Fields each format defines itself: ``metadata.<format>`` keys with these names cannot be written
@@ -135,6 +134,8 @@ def _native(tool: Tool, fmt: str) -> dict[str, Any]:
 
 def _check_name(tool: Tool, fmt: str) -> None:
     """The API's rule for tool names (the one lint's invalid-tool-name, TS101, checks)."""
+    from ..providers import get_provider  # the CLI imports this module at start-up; the providers load on use
+
     if not get_provider(fmt).name_rule.accepts(tool.name):
         where = tool.location_of("name")
         raise CatalogError(
@@ -203,6 +204,8 @@ def _dump_yaml(doc: Any) -> str:
 
 
 def _openai_entries(catalog: Catalog, plain: bool, flat: bool, strict: bool = False) -> list[dict[str, Any]]:
+    from ..providers import OPENAI_CHAT, OPENAI_RESPONSES
+
     provider = OPENAI_RESPONSES if flat else OPENAI_CHAT
     resident = set(catalog.resident)
     defer = flat and bool(catalog.resident)  # Responses tool search: what is not resident is deferred
@@ -262,6 +265,8 @@ def to_openai_responses(catalog: Catalog, plain: bool = False, strict: bool = Fa
 
 def to_anthropic(catalog: Catalog, plain: bool = False) -> str:
     """``{"tools": [...]}`` for the Messages API; every tool that is not resident gets ``defer_loading``."""
+    from ..providers import ANTHROPIC
+
     resident = set(catalog.resident)
     out = []
     for tool in catalog.tools:
