@@ -183,6 +183,9 @@ def test_request_params_pass_the_official_sdks_own_request_types():
     TypeAdapter(list[MessageParam]).validate_python(params["messages"])
     TypeAdapter(list[ToolParam]).validate_python(params["tools"])
     TypeAdapter(list[FunctionToolParam]).validate_python(request.tools("openai-responses"))
+    assert_responses_tools(request.tools("openai-responses"))
+    for entry in params["tools"]:
+        assert_only_known_keys(entry, ToolParam)
 
 
 def test_every_api_name_has_its_provider_and_unknown_ones_are_usage_errors():
@@ -194,3 +197,95 @@ def test_every_api_name_has_its_provider_and_unknown_ones_are_usage_errors():
         get_provider("antropic")
     with pytest.raises(UsageError, match="unknown API"):
         ToolSearch(grouped_catalog(), api="claude")  # type: ignore[arg-type]
+
+
+# -- native deferred loading (Anthropic defer_loading + tool_reference, Responses tool_search) -----
+
+
+def assert_only_known_keys(entry, typed_dict):
+    """Pydantic lets a TypedDict's unknown keys through; the SDK type's own key set does not."""
+    from typing import Required, get_origin
+
+    from typing_extensions import get_type_hints
+
+    hints = get_type_hints(typed_dict, include_extras=True)
+    required = {key for key, hint in hints.items() if get_origin(hint) is Required}
+    assert required and set(entry) <= set(hints), f"{sorted(set(entry) - set(hints))} not in {typed_dict.__name__}"
+    assert required <= set(entry), f"{typed_dict.__name__} needs {sorted(required - set(entry))}"
+
+
+def assert_responses_tools(tools):
+    from openai.types.responses import FunctionToolParam, NamespaceToolParam, ToolSearchToolParam
+    from openai.types.responses.namespace_tool_param import ToolFunction
+
+    for entry in tools:
+        kind = {"function": FunctionToolParam, "namespace": NamespaceToolParam, "tool_search": ToolSearchToolParam}
+        assert_only_known_keys(entry, kind[entry["type"]])
+        for inner in entry.get("tools", []) if entry["type"] == "namespace" else []:
+            assert_only_known_keys(inner, ToolFunction)
+
+
+def test_anthropic_native_form_fits_the_sdk_schema_and_its_tool_references_disclose(demo):
+    from anthropic.types import MessageParam, ToolParam
+    from pydantic import TypeAdapter
+
+    ts = ToolSearch(demo, api="anthropic")
+    opening = [{"role": "user", "content": QUESTION}]
+    first = ts.request(opening)
+    tools = first.native_tools()
+    TypeAdapter(list[ToolParam]).validate_python(tools)
+    for entry in tools:
+        assert_only_known_keys(entry, ToolParam)
+    loaded = [t["name"] for t in tools if not t.get("defer_loading")]
+    assert loaded == first.names  # resident tools and toolSearch in the prompt
+    deferred = {t["name"] for t in tools if t.get("defer_loading")}
+    assert "getWeather" in deferred and not deferred & set(loaded)
+    handled = ts.handle("toolSearch", QUERY, first)
+    answer = ts.native_result(handled, "toolu_1")
+    TypeAdapter(MessageParam).validate_python(answer)
+    call = ToolUseBlock(type="tool_use", id="toolu_1", name="toolSearch", input=json.loads(QUERY))
+    history = [*opening, {"role": "assistant", "content": [call.model_dump(exclude_none=True)]}, answer]
+    after = ts.request(history)
+    assert after.snapshot.disclosed == handled.names and ts.handle("getWeather", {"city": "Oslo"}, after).ok
+    assert json.dumps(after.native_tools()) == json.dumps(tools)  # the same bytes: the prompt cache holds
+
+
+def test_responses_native_form_fits_the_sdk_schema_and_its_tool_search_output_discloses(demo):
+    from openai.types.responses import ResponseToolSearchCall, ToolParam
+    from openai.types.responses.response_tool_search_output_item_param_param import (
+        ResponseToolSearchOutputItemParamParam,
+    )
+    from pydantic import TypeAdapter
+
+    ts = ToolSearch(demo, api="openai-responses")
+    opening = [{"role": "user", "content": QUESTION}]
+    first = ts.request(opening)
+    for namespaces in (False, True):
+        tools = first.native_tools(namespaces=namespaces)
+        TypeAdapter(list[ToolParam]).validate_python(tools)
+        assert_responses_tools(tools)
+    kinds = [t["type"] for t in tools]
+    assert kinds.count("tool_search") == 1 and "namespace" in kinds
+    weather = next(t for t in tools if t["type"] == "namespace" and t["name"] == "weather")
+    assert all(f["defer_loading"] is True and f["strict"] is False for f in weather["tools"])
+    handled = ts.handle("toolSearch", QUERY, first)
+    output = ts.native_result(handled, "call_9")
+    TypeAdapter(ResponseToolSearchOutputItemParamParam).validate_python(output)
+    assert_only_known_keys(output, ResponseToolSearchOutputItemParamParam)
+    assert_responses_tools(output["tools"])
+    assert [t["name"] for t in output["tools"]] == handled.names
+    call = ResponseToolSearchCall(
+        id="ts_1", type="tool_search_call", call_id="call_9", arguments=json.loads(QUERY),
+        execution="client", status="completed",
+    )  # fmt: skip
+    after = ts.request([*opening, call.model_dump(exclude_none=True), output])
+    assert after.snapshot.disclosed == handled.names
+
+
+def test_apis_without_deferred_loading_say_so(demo):
+    from toolsearch_cli.errors import UsageError
+
+    request = ToolSearch(demo).request([{"role": "user", "content": QUESTION}])
+    for api in ("openai", "gemini"):
+        with pytest.raises(UsageError, match="has no deferred loading"):
+            request.native_tools(api)

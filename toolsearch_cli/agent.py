@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .arguments import argument_problems, not_available, refusal
-from .disclosure.engine import DisclosureEngine, RequestSnapshot
+from .disclosure.engine import GROUP, RESIDENT, SEARCH, DisclosureEngine, RequestSnapshot
 from .disclosure.log import MessageLog, message_json
 from .disclosure.state import RunState
 from .errors import ToolArgumentsError, UsageError
@@ -81,6 +81,8 @@ class Request:
     snapshot: RequestSnapshot
     #: The API :attr:`messages`, :attr:`system`, :meth:`tools` and :meth:`params` are written for.
     api: Api = "openai"
+    #: The engine that built it (:meth:`native_tools` defers the rest of its catalog).
+    engine: DisclosureEngine | None = field(default=None, repr=False, compare=False)
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -115,6 +117,25 @@ class Request:
         ``openai-responses``, ``anthropic`` or ``gemini``."""
         return self.snapshot.tools_for(api or self.api)
 
+    def native_tools(self, api: Api | None = None, *, namespaces: bool = False) -> list[dict[str, Any]]:
+        """The ``tools`` array in the API's own deferred-loading form (``anthropic``,
+        ``openai-responses``): the resident and group tools and the search tool loaded, every
+        other tool the context may see sent with ``defer_loading`` — the API loads a hit when the
+        search result names it (:meth:`ToolSearch.native_result`). The array does not change as
+        tools are disclosed, so the prompt cache keeps it; ``namespaces`` (Responses) groups the
+        deferred functions by category."""
+        provider = get_provider(api or self.api)
+        loaded = [t.tool for t in self.snapshot.tools if t.role in (RESIDENT, GROUP)]
+        search = [t.tool for t in self.snapshot.tools if t.role == SEARCH]
+        if not search:
+            raise UsageError("this request carries no search tool", field="api")
+        if self.engine is None:
+            raise UsageError("native_tools needs the request of a ToolSearch (it defers the catalog's tools)")
+        taken = {t.name for t in loaded}
+        context = self.engine.context
+        deferred = [t for t in self.engine.catalog.searchable() if t.name not in taken and t.visible_to(context)]
+        return provider.native_tools(loaded, deferred, search[0], namespaces=namespaces)
+
     def get(self, name: str) -> Tool | None:
         """The tool ``name`` if this request carries it."""
         visible = self.snapshot.get(name)
@@ -138,6 +159,8 @@ class Handled:
     arguments: dict[str, Any] = field(default_factory=dict)
     tool: Tool | None = None
     is_search: bool = False
+    #: A search's hits, in order (what :meth:`ToolSearch.native_result` references).
+    names: list[str] = field(default_factory=list)
     error: str | None = None
     message: str = ""
 
@@ -213,7 +236,8 @@ class ToolSearch:
         stays linear. Any other history (shorter, or a changed first or last-seen message, also
         when edited in place) starts the log over. Messages between those two must not be edited
         in place between requests."""
-        self._last = Request(self.engine.snapshot(self._log_of(messages), state=self.state), self.api)
+        snapshot = self.engine.snapshot(self._log_of(messages), state=self.state)
+        self._last = Request(snapshot, self.api, self.engine)
         return self._last
 
     def _log_of(self, messages: Sequence[Mapping[str, Any]]) -> MessageLog:
@@ -255,6 +279,7 @@ class ToolSearch:
                 ok=outcome.ok,
                 content=outcome.content(),
                 is_search=True,
+                names=list(outcome.names),
                 error=None if outcome.ok else "malformed-arguments" if outcome.malformed else "search-failed",
                 message=outcome.error or "",
             )
@@ -267,6 +292,16 @@ class ToolSearch:
         except ToolArgumentsError as exc:
             return _refused(name, "malformed-arguments", exc.message, exc.message, tool)
         return Handled(name=name, ok=True, arguments=value, tool=tool)
+
+    def native_result(self, handled: Handled, call_id: str, api: Api | None = None) -> dict[str, Any]:
+        """The history item answering a search in the API's deferred-loading form: Anthropic, a
+        user message whose ``tool_result`` is ``tool_reference`` blocks; Responses, a
+        ``tool_search_output`` item carrying the hits' definitions. Chat mode reads either back
+        like the JSON list of names."""
+        if not handled.is_search:
+            raise UsageError(f"{handled.name!r} is not a search call: only searches have a native result")
+        tools = [t for n in handled.names if (t := self.engine.catalog.get(n)) is not None]
+        return get_provider(api or self.api).search_result(call_id, handled.names, tools)
 
     def save_state(self, path: str | Path) -> None:
         """Agent mode: write the run state (disclosed names only) atomically to ``path``."""

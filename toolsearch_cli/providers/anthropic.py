@@ -58,6 +58,20 @@ class Anthropic(Provider):
             entry["defer_loading"] = True
         return entry
 
+    def native_tools(
+        self, loaded: Sequence[Tool], deferred: Sequence[Tool], search_tool: Tool, *, namespaces: bool = False
+    ) -> list[dict[str, Any]]:
+        """``toolSearch`` stays a custom tool (its result: ``tool_reference`` blocks); Anthropic has
+        no namespaces (``namespaces`` is ignored)."""
+        out = [self.tool_entry(t, strict=self.strict_of(t)) for t in [*loaded, search_tool]]
+        out += [self.tool_entry(t, strict=self.strict_of(t), defer=True) for t in deferred]
+        return out
+
+    def search_result(self, call_id: str, names: Sequence[str], tools: Sequence[Tool]) -> dict[str, Any]:
+        """A user message with the ``tool_result`` whose content references the hits."""
+        block = {"type": "tool_result", "tool_use_id": call_id, "content": tool_references(names)}
+        return {"role": "user", "content": [block]}
+
     def tool_calls(self, message: Mapping[str, Any]) -> list[ToolCall]:
         if message.get("role") != "assistant":
             return []

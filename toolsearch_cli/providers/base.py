@@ -14,6 +14,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from ..errors import UsageError
+
 if TYPE_CHECKING:
     from ..model import Tool
 
@@ -138,6 +140,22 @@ class Provider:
 
     #: Where loaders keep this format's own fields (``metadata.<key>``).
     metadata_key: ClassVar[str] = ""
+
+    def native_tools(
+        self, loaded: Sequence[Tool], deferred: Sequence[Tool], search_tool: Tool, *, namespaces: bool = False
+    ) -> list[dict[str, Any]]:
+        """The API's own deferred-loading form: ``loaded`` tools and the search tool in the prompt,
+        every ``deferred`` tool sent but kept out of the prompt until a search result names it.
+        The array stays the same request after request (a cacheable prefix). APIs without
+        deferred loading raise :class:`~toolsearch_cli.errors.UsageError`."""
+        raise UsageError(
+            f"{self.title} has no deferred loading; use api='anthropic' or 'openai-responses'", field="api"
+        )
+
+    def search_result(self, call_id: str, names: Sequence[str], tools: Sequence[Tool]) -> dict[str, Any]:
+        """The history item answering a search call in the native form: it names (or carries)
+        ``tools``, the hits ``names`` in order."""
+        raise NotImplementedError
 
     # -- histories in ---------------------------------------------------------------------------
 

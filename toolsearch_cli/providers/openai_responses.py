@@ -11,6 +11,7 @@ tool search).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +26,21 @@ def mcp_output_schema(tool: Tool) -> dict[str, Any] | None:
     mcp = tool.metadata.get("mcp")
     schema = mcp.get("outputSchema") if isinstance(mcp, dict) else None
     return schema if isinstance(schema, dict) else None
+
+
+#: The name a native ``tool_search_call`` is read as: toolsearch's search tool (default name).
+NATIVE_SEARCH_NAME = "toolSearch"
+
+
+def _function_names(tool: Mapping[str, Any]) -> list[str]:
+    """The function names a loaded tool definition brings: its own, or its namespace's functions'
+    (a namespace holds functions, never namespaces: one level is read)."""
+    if tool.get("type") == "namespace":
+        inner = tool.get("tools")
+        members = [t for t in inner if isinstance(t, Mapping)] if isinstance(inner, list) else []
+    else:
+        members = [tool]
+    return [t["name"] for t in members if t.get("type") == "function" and isinstance(t.get("name"), str)]
 
 
 class OpenAIResponses(Provider):
@@ -59,7 +75,49 @@ class OpenAIResponses(Provider):
             entry["defer_loading"] = True
         return entry
 
+    def native_tools(
+        self, loaded: Sequence[Tool], deferred: Sequence[Tool], search_tool: Tool, *, namespaces: bool = False
+    ) -> list[dict[str, Any]]:
+        """The search tool as a client-executed ``tool_search`` tool (``ToolSearchToolParam``); the
+        deferred functions with ``defer_loading``, grouped in a ``namespace`` per catalog category
+        when ``namespaces`` (a category that is no valid name, and tools without one, stay flat)."""
+        out = [self.tool_entry(t, strict=self.strict_of(t)) for t in loaded]
+        out.append(
+            {
+                "type": "tool_search",
+                "execution": "client",
+                "description": search_tool.description,
+                "parameters": search_tool.parameters,
+            }
+        )
+        groups: dict[str, list[dict[str, Any]]] = {}
+        for tool in deferred:
+            entry = self.tool_entry(tool, strict=self.strict_of(tool), defer=True)
+            category = tool.category if namespaces and tool.category else None
+            if category is not None and self.name_rule.accepts(category):
+                if category not in groups:
+                    groups[category] = []
+                    out.append({"type": "namespace", "name": category, "description": "", "tools": groups[category]})
+                groups[category].append(entry)
+            else:
+                out.append(entry)
+        for item in out:
+            if item.get("type") == "namespace":
+                item["description"] = f"{item['name']} tools ({len(item['tools'])})"
+        return out
+
+    def search_result(self, call_id: str, names: Sequence[str], tools: Sequence[Tool]) -> dict[str, Any]:
+        """A ``tool_search_output`` item carrying the hits' definitions (loaded from then on)."""
+        by_name = {t.name: t for t in tools}
+        loaded = [self.tool_entry(by_name[n], strict=self.strict_of(by_name[n])) for n in names if n in by_name]
+        return {"type": "tool_search_output", "call_id": call_id, "execution": "client", "status": "completed",
+                "tools": loaded}  # fmt: skip
+
     def tool_calls(self, message: Mapping[str, Any]) -> list[ToolCall]:
+        if message.get("type") == "tool_search_call" and message.get("execution", "client") == "client":
+            call_id = message.get("call_id")
+            # the API's own search call stands for toolsearch's search tool (by its default name)
+            return [ToolCall(call_id if isinstance(call_id, str) else "", NATIVE_SEARCH_NAME, message.get("arguments"))]
         if message.get("type") != "function_call":
             return []
         name, call_id = message.get("name"), message.get("call_id")
@@ -68,6 +126,12 @@ class OpenAIResponses(Provider):
         return [ToolCall(call_id if isinstance(call_id, str) else "", name, message.get("arguments"))]
 
     def tool_results(self, message: Mapping[str, Any]) -> list[ToolResult]:
+        if message.get("type") == "tool_search_output":
+            call_id, tools = message.get("call_id"), message.get("tools")
+            if not isinstance(call_id, str) or not isinstance(tools, list):
+                return []
+            names = [n for t in tools if isinstance(t, Mapping) for n in _function_names(t)]
+            return [ToolResult(call_id, json.dumps(names, ensure_ascii=False))]
         if message.get("type") != "function_call_output":
             return []
         call_id = message.get("call_id")
