@@ -456,3 +456,19 @@ def test_cumulative_keeps_the_tool_just_called_over_an_uncalled_better_hit(run_c
     )
     disclosed = [r["disclosed"] for r in run_cli("simulate", uncalled, *args[2:]).json()["requests"]]
     assert disclosed[2] == ["getWeather", "readEmail"]  # nothing called: the lower-ranked hit goes
+
+
+def test_the_prompt_cache_effect_of_a_policy_is_reported(run_cli):
+    """The tools array is the first part of every request: a search that changes it breaks the cache there."""
+    result = run_cli("simulate", str(EN), "--format", "json", "--policy", "latest")
+    assert result.code == 0 and result.stderr == "", result.stderr
+    cache = result.json()["summary"]["prompt_cache"]
+    requests = result.json()["requests"]
+    changed = [r["index"] for prev, r in zip(requests, requests[1:]) if prev["tools"] != r["tools"]]
+    assert [b["request"] for b in cache["broke_at"]] == changed and cache["breaks"] == len(changed) == 2
+    assert cache["requests_reusing_tools"] == len(requests) - 1 - len(changed)
+    for brk in cache["broke_at"]:
+        assert 0 < brk["kept_bytes"] < brk["bytes"]  # the resident tools and toolSearch are still shared
+    table = run_cli("simulate", str(EN), "--policy", "latest")
+    assert table.code == 0
+    assert f"prompt cache: {cache['requests_reusing_tools']} of {len(requests) - 1} requests" in table.stdout

@@ -139,6 +139,19 @@ def render_summary(out: Console, transcript: Transcript) -> None:
             markup=False,
             highlight=False,
         )
+    cache = summary.get("prompt_cache") or {}
+    if summary["requests"] > 1 and cache:
+        where = ", ".join(
+            f"#{b['request']} (kept {b['kept_bytes']} of {b['bytes']} bytes)" for b in cache["broke_at"][:5]
+        )
+        more = " ..." if cache["breaks"] > 5 else ""
+        out.print(
+            f"prompt cache: {cache['requests_reusing_tools']} of {summary['requests'] - 1} requests sent the "
+            f"previous tools byte for byte (longest run {cache['longest_identical_run']})"
+            + (f"; the tools changed at {where}{more}" if cache["breaks"] else ""),
+            markup=False,
+            highlight=False,
+        )
     if summary.get("all_tools_cheaper"):
         out.print(
             f"! sending all {summary['baseline_tool_count']} tools is cheaper than disclosure for this catalog "

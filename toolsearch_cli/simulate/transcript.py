@@ -122,6 +122,55 @@ def break_even(snaps: list[RequestSnapshot]) -> dict[str, Any]:
     }
 
 
+#: At most this many breaks are listed (the count is always whole).
+MAX_CACHE_BREAKS = 20
+
+
+def prompt_cache(snaps: list[RequestSnapshot], indices: list[int] | None = None) -> dict[str, Any]:
+    """The prompt-cache effect of the run's tools arrays (the first part of every request, before
+    the system prompt and messages): how many requests sent the previous request's ``tools``
+    byte for byte (OpenAI Chat form, compact JSON), the longest such run, and each request where
+    it changed (``request``: its index in ``indices``, else its position), with how many leading
+    bytes it still shared with the one before."""
+    if not snaps:
+        return {}
+    from ..providers import OPENAI_CHAT
+    from ..tokens import tools_json
+
+    def array(snap: RequestSnapshot) -> str:
+        return tools_json(OPENAI_CHAT.tools([t.tool for t in snap.tools]))
+
+    reused, run, longest, breaks = 0, 1, 1, []
+    previous = snaps[0]
+    for index, snap in enumerate(snaps[1:], start=1):
+        same = [id(t.tool) for t in snap.tools] == [id(t.tool) for t in previous.tools]
+        if same:  # the very tools in the same order: the same bytes, without writing them
+            reused, run = reused + 1, run + 1
+            longest = max(longest, run)
+        else:
+            before, after = array(previous), array(snap)
+            if before == after:
+                reused, run = reused + 1, run + 1
+                longest = max(longest, run)
+            else:
+                kept = next((i for i, (a, b) in enumerate(zip(before, after, strict=False)) if a != b), None)
+                run = 1
+                breaks.append(
+                    {
+                        "request": indices[index] if indices else index,
+                        "kept_bytes": min(len(before), len(after)) if kept is None else kept,
+                        "bytes": len(after),
+                    }
+                )
+        previous = snap
+    return {
+        "requests_reusing_tools": reused,
+        "longest_identical_run": longest,
+        "breaks": len(breaks),
+        "broke_at": breaks[:MAX_CACHE_BREAKS],
+    }
+
+
 @dataclass(slots=True)
 class Transcript:
     """A whole simulated (or replayed) conversation."""
@@ -187,6 +236,7 @@ class Transcript:
                 1 for r in self.requests for f in r.findings if f.kind not in ("expectation", *DIAGNOSTIC_KINDS)
             ),
             "diagnostics": sum(1 for r in self.requests for f in r.findings if f.kind in DIAGNOSTIC_KINDS),
+            "prompt_cache": prompt_cache(snaps, [r.index for r in self.requests]),
             **({"live": self._live_totals()} if self.live is not None else {}),
         }
 
