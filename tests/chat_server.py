@@ -1,4 +1,6 @@
-"""A real HTTP server on 127.0.0.1 that speaks the Chat Completions protocol with scripted replies.
+"""A real HTTP server on 127.0.0.1 that speaks the Chat Completions protocol with scripted replies
+(or, with ``protocol=``, Anthropic's Messages API or OpenAI's Responses API: the same scripted
+completions are written as those APIs' replies, here, independently of the code under test).
 
 Not a mocked client: the ``openai`` SDK talks to it over a socket. Each POST to
 ``/v1/chat/completions`` takes the next scripted reply; a reply is a completion built by
@@ -74,7 +76,8 @@ def _usage(prompt: int, completion_tokens: int) -> dict[str, int]:
 def prompt_tokens(body: dict[str, Any]) -> int:
     """What a real server would report as prompt tokens, estimated: a token per 4 characters of the
     messages and tools it was sent (the default usage of :func:`say` and :func:`calls`)."""
-    sent = json.dumps([body.get("messages"), body.get("tools")], ensure_ascii=False, separators=(",", ":"))
+    sent = json.dumps([body.get("messages", body.get("input")), body.get("tools")], ensure_ascii=False,
+                      separators=(",", ":"))  # fmt: skip
     return len(sent) // 4
 
 
@@ -107,18 +110,60 @@ class Seen:
 
     @property
     def tool_names(self) -> list[str]:
-        return [t["function"]["name"] for t in self.body.get("tools") or []]
+        return [t["function"]["name"] if "function" in t else t["name"] for t in self.body.get("tools") or []]
 
     @property
     def messages(self) -> list[dict[str, Any]]:
-        return self.body["messages"]
+        return self.body["messages"] if "messages" in self.body else self.body["input"]
+
+
+#: The path each protocol answers on, and how a scripted completion is written for it.
+ROUTES = {"openai": "/chat/completions", "anthropic": "/messages", "openai-responses": "/responses"}
+
+
+def as_protocol(reply: dict[str, Any], protocol: str) -> dict[str, Any]:
+    """A scripted Chat completion written as an Anthropic Message or a Responses response."""
+    if protocol == "openai" or "choices" not in reply:
+        return reply
+    choice = reply["choices"][0]
+    message, finish = choice["message"], choice["finish_reason"]
+    usage = reply.get("usage") or {}
+    calls = message.get("tool_calls") or []
+    if protocol == "anthropic":
+        content: list[dict[str, Any]] = [{"type": "text", "text": message["content"]}] if message.get("content") else []
+        for c in calls:
+            content.append({"type": "tool_use", "id": c["id"] or "toolu_x", "name": c["function"]["name"],
+                            "input": json.loads(c["function"]["arguments"] or "{}")})  # fmt: skip
+        stop = {"stop": "end_turn", "tool_calls": "tool_use", "length": "max_tokens"}[finish]
+        return {"id": "msg_test", "type": "message", "role": "assistant", "model": reply["model"],
+                "content": content, "stop_reason": stop, "stop_sequence": None,
+                "usage": {"input_tokens": usage.get("prompt_tokens", 0),
+                          "output_tokens": usage.get("completion_tokens", 0)}}  # fmt: skip
+    output: list[dict[str, Any]] = []
+    if message.get("content"):
+        text = {"type": "output_text", "text": message["content"], "annotations": []}
+        output.append({"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
+                       "content": [text]})  # fmt: skip
+    for i, c in enumerate(calls):
+        output.append({"type": "function_call", "id": f"fc_{i}", "call_id": c["id"], "name": c["function"]["name"],
+                       "arguments": c["function"]["arguments"], "status": "completed"})  # fmt: skip
+    incomplete = finish == "length"
+    return {"id": "resp_test", "object": "response", "created_at": 1767225600, "model": reply["model"],
+            "status": "incomplete" if incomplete else "completed",
+            "incomplete_details": {"reason": "max_output_tokens"} if incomplete else None,
+            "output": output, "parallel_tool_calls": True, "tool_choice": "auto", "tools": [],
+            "usage": {"input_tokens": usage.get("prompt_tokens", 0), "output_tokens": usage.get("completion_tokens", 0),
+                      "total_tokens": usage.get("total_tokens", 0)}}  # fmt: skip
 
 
 class ChatServer:
     """Serves scripted Chat Completions replies on a free port of 127.0.0.1 until :meth:`close`."""
 
-    def __init__(self, replies: list[Any] | None = None) -> None:
+    def __init__(self, replies: list[Any] | None = None, protocol: str = "openai") -> None:
         self.replies: deque[Any] = deque(replies or [])
+        self.protocol = protocol
+        #: Write replies as this protocol instead (a server answering in another API's shape).
+        self.answer_as: str | None = None
         self.requests: list[Seen] = []
         self.closed = threading.Event()  # set by close(): ends trickling replies
         self._lock = threading.Lock()
@@ -149,7 +194,9 @@ class ChatServer:
                 if isinstance(usage, dict) and usage.get("prompt_tokens") == COUNTED:
                     counted = prompt_tokens(body)
                     reply = {**reply, "usage": _usage(counted, usage["completion_tokens"])}
-                if not self.path.endswith("/chat/completions"):
+                if isinstance(reply, dict):
+                    reply = as_protocol(reply, server.answer_as or server.protocol)
+                if not self.path.endswith(ROUTES[server.protocol]):
                     reply = Status(404, {"error": {"message": f"no route {self.path}"}})
                 try:
                     if isinstance(reply, Trickle):

@@ -289,3 +289,56 @@ def test_apis_without_deferred_loading_say_so(demo):
     for api in ("openai", "gemini"):
         with pytest.raises(UsageError, match="has no deferred loading"):
             request.native_tools(api)
+
+
+def test_replies_read_back_into_the_chat_form_from_the_sdks_own_types():
+    from anthropic.types import Message, Usage
+    from openai.types.chat import ChatCompletion
+
+    from toolsearch_cli.providers import ANTHROPIC, OPENAI_CHAT
+
+    message = Message(
+        id="msg_1", type="message", role="assistant", model="claude-x", stop_reason="tool_use",
+        content=[TextBlock(type="text", text="Searching."),
+                 ToolUseBlock(type="tool_use", id="toolu_1", name="toolSearch", input={"query": "weather"})],
+        usage=Usage(input_tokens=120, output_tokens=30),
+    )  # fmt: skip
+    reply = ANTHROPIC.chat_reply(message.model_dump())
+    assert reply.content == "Searching." and reply.finish_reason == "tool_calls" and reply.model == "claude-x"
+    assert reply.tool_calls == [
+        {"id": "toolu_1", "type": "function", "function": {"name": "toolSearch", "arguments": '{"query": "weather"}'}}
+    ]
+    assert reply.usage == {"prompt_tokens": 120, "completion_tokens": 30, "total_tokens": 150}
+    completion = ChatCompletion(
+        id="c1", object="chat.completion", created=1, model="gpt-x",
+        choices=[{"index": 0, "finish_reason": "length", "message": {"role": "assistant", "content": "cut"}}],
+        usage={"prompt_tokens": 5, "completion_tokens": 7, "total_tokens": 12},
+    )  # fmt: skip
+    chat = OPENAI_CHAT.chat_reply(completion.model_dump())
+    assert (chat.content, chat.finish_reason, chat.tool_calls) == ("cut", "length", [])
+    assert chat.usage is not None and chat.usage["total_tokens"] == 12
+
+
+def test_a_chat_history_written_out_for_anthropic_keeps_each_call_with_its_result():
+    from anthropic.types import MessageParam
+    from pydantic import TypeAdapter
+
+    from toolsearch_cli.providers import ANTHROPIC
+
+    history = [
+        {"role": "system", "content": "Be brief."},
+        *chat_round_trip('["getWeather"]'),
+        {"role": "assistant", "content": "", "tool_calls": [
+            {"id": "c2", "type": "function", "function": {"name": "getWeather", "arguments": "not json"}}]},
+        {"role": "tool", "tool_call_id": "c2", "content": '{"error": "arguments are not valid JSON"}'},
+    ]  # fmt: skip
+    params = ANTHROPIC.chat_request(history)
+    TypeAdapter(list[MessageParam]).validate_python(params["messages"])
+    assert params["system"] == "Be brief." and [m["role"] for m in params["messages"]] == [
+        "user", "assistant", "user", "assistant", "user"]  # fmt: skip
+    use = params["messages"][1]["content"][0]
+    assert use["type"] == "tool_use" and use["input"] == json.loads(QUERY)
+    assert params["messages"][3]["content"][0]["input"] == {}  # arguments that were not an object
+    assert params["messages"][4]["content"][0]["tool_use_id"] == "c2"
+    # and read back, the round trip discloses as the Chat form did
+    assert ToolSearch(load_catalog([DEMO])).request(params["messages"]).snapshot.disclosed == ["getWeather"]

@@ -17,6 +17,7 @@ from .options import (
 )
 from .simulate_live import (
     API_KEY_ENV_OPTION,
+    API_OPTION,
     BASE_URL_OPTION,
     LIVE_OPTION,
     MAX_ITERATIONS_OPTION,
@@ -106,6 +107,7 @@ def simulate(
     record: str | None = RECORD_OPTION,
     max_tokens: int | None = MAX_TOKENS_OPTION,
     system: str | None = SYSTEM_OPTION,
+    api: str | None = API_OPTION,
 ) -> None:
     """Show the tools every model request carries, what they cost in tokens, and check the script's expectations.
 
@@ -130,6 +132,7 @@ def simulate(
             "--record": record,
             "--max-tokens": max_tokens,
             "--system": system,
+            "--api": api,
         }
         given = [name for name, value in live_only.items() if value is not None]
         if given:
@@ -178,6 +181,7 @@ def simulate(
             retries=retries,
             retry_backoff=retry_backoff,
             record=record,
+            api=api or "openai-chat",
             max_tokens=max_tokens,
             system=system,
         )

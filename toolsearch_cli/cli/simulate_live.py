@@ -18,13 +18,15 @@ PROMPT_OPTION = typer.Option(None, "--prompt", help="Live: the user's message (e
 BASE_URL_OPTION = typer.Option(
     None,
     "--base-url",
-    help="Live: API base URL, e.g. http://127.0.0.1:8080/v1 (default: $OPENAI_BASE_URL, else OpenAI).",
+    help="Live: API base URL, e.g. http://127.0.0.1:8080/v1 (default: $OPENAI_BASE_URL, else OpenAI; "
+    "with --api anthropic $ANTHROPIC_BASE_URL, else Anthropic).",
 )
 MODEL_OPTION = typer.Option(None, "--model", help="Live: model name sent with each request (required with --live).")
 API_KEY_ENV_OPTION = typer.Option(
     "OPENAI_API_KEY",
     "--api-key-env",
-    help="Live: environment variable holding the API key (never printed or recorded).",
+    help="Live: environment variable holding the API key (never printed or recorded); "
+    "ANTHROPIC_API_KEY by default with --api anthropic.",
 )
 MAX_ITERATIONS_OPTION = typer.Option(10, "--max-iterations", help="Live: model requests per user message at most.")
 TEMPERATURE_OPTION = typer.Option(None, "--temperature", help="Live: sampling temperature (default: the server's).")
@@ -43,6 +45,13 @@ MAX_TOKENS_OPTION = typer.Option(
 )
 SYSTEM_OPTION = typer.Option(
     None, "--system", help="Live: system message sent first (replaces the script's 'system'); some servers need one."
+)
+API_OPTION = typer.Option(
+    None,
+    "--api",
+    help="Live: the provider API the model server speaks: openai-chat (default), openai-responses or "
+    "anthropic; each through its official SDK.",
+    metavar="API",
 )
 RECORD_OPTION = typer.Option(
     None,
@@ -72,15 +81,21 @@ def run_live_command(
     record: str | None,
     max_tokens: int | None = None,
     system: str | None = None,
+    api: str = "openai-chat",
 ) -> None:
     from ..catalog import refuse_unnamed_code
     from ..redaction import register, register_url, shown_url
     from ..simulate import load_script, merged_settings
     from ..simulate.live import LiveOptions, Recorder, run_live, user_messages
-    from ..simulate.live_client import DEFAULT_BASE_URL, LiveError, OpenAIChatClient
+    from ..simulate.live_client import LiveError
+    from ..simulate.provider_clients import DEFAULTS_BY_API, client_class
 
+    client_type = client_class(api)
+    url_env, default_url, default_key_env = DEFAULTS_BY_API[api if api in DEFAULTS_BY_API else "openai-chat"]
+    if api_key_env == "OPENAI_API_KEY":  # the option's default: the API's own variable
+        api_key_env = default_key_env
     # the secrets first: from here on nothing printed or written can show them
-    url = base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+    url = base_url or os.environ.get(url_env) or default_url
     register_url(url)
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", api_key_env):
         register(api_key_env)  # perhaps the key itself
@@ -128,6 +143,7 @@ def run_live_command(
         timeout=timeout,
         retries=retries,
         max_tokens=max_tokens,
+        api=client_type.api,
     )
 
     table = output_format == "table"
@@ -147,7 +163,7 @@ def run_live_command(
                 markup=False,
             )
 
-    client = OpenAIChatClient(
+    client = client_type(
         base_url=url.rstrip("/"),
         model=model,
         api_key=api_key,

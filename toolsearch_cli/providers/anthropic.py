@@ -13,7 +13,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .base import Provider, ToolCall, ToolResult, copied, text_of
+from ..bounded import JSONRefused, strict_json
+from .base import ChatReply, Provider, ToolCall, ToolResult, chat_call, copied, counts, text_of
+from .openai_chat import read_calls
 
 if TYPE_CHECKING:
     from ..model import Tool
@@ -29,6 +31,18 @@ def _blocks(message: Mapping[str, Any], kind: str) -> list[Mapping[str, Any]]:
 def tool_references(names: Sequence[str]) -> list[dict[str, Any]]:
     """A tool result's content naming tools to load: one ``tool_reference`` block per name."""
     return [{"type": "tool_reference", "tool_name": name} for name in names]
+
+
+def _input_of(arguments: Any) -> Any:
+    """A recorded call's JSON arguments as the ``input`` object Anthropic wants (``{}`` when they
+    are not a JSON object: the refusal the model got says why)."""
+    if isinstance(arguments, Mapping):
+        return dict(arguments)
+    try:
+        value = strict_json(arguments) if isinstance(arguments, str) and arguments.strip() else {}
+    except (JSONRefused, ValueError):
+        return {}
+    return value if isinstance(value, dict) else {}
 
 
 class Anthropic(Provider):
@@ -71,6 +85,55 @@ class Anthropic(Provider):
         """A user message with the ``tool_result`` whose content references the hits."""
         block = {"type": "tool_result", "tool_use_id": call_id, "content": tool_references(names)}
         return {"role": "user", "content": [block]}
+
+    def chat_request(self, messages: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        """``system`` apart; assistant ``tool_calls`` as ``tool_use`` blocks; each run of ``tool``
+        messages as one user message of ``tool_result`` blocks."""
+        out: list[dict[str, Any]] = []
+        system: list[str] = []
+        for message in messages:
+            role = message.get("role")
+            if role == "system":
+                system.append(text_of(message.get("content")))
+            elif role == "tool":
+                block = {"type": "tool_result", "tool_use_id": str(message.get("tool_call_id") or ""),
+                         "content": text_of(message.get("content"))}  # fmt: skip
+                if out and out[-1]["role"] == "user" and isinstance(out[-1]["content"], list):
+                    out[-1]["content"].append(block)
+                else:
+                    out.append({"role": "user", "content": [block]})
+            elif role == "assistant":
+                blocks: list[dict[str, Any]] = []
+                text = text_of(message.get("content"))
+                if text:
+                    blocks.append({"type": "text", "text": text})
+                for call in read_calls(message):
+                    blocks.append({"type": "tool_use", "id": call.id, "name": call.name,
+                                   "input": _input_of(call.arguments)})  # fmt: skip
+                out.append({"role": "assistant", "content": blocks or [{"type": "text", "text": ""}]})
+            else:
+                out.append({"role": "user", "content": text_of(message.get("content"))})
+        params: dict[str, Any] = {"messages": out}
+        if any(system):
+            params["system"] = "\n\n".join(t for t in system if t)
+        return params
+
+    def chat_reply(self, body: Mapping[str, Any]) -> ChatReply:
+        content = body.get("content")
+        blocks = [b for b in content if isinstance(b, Mapping)] if isinstance(content, list) else []
+        text = "".join(b["text"] for b in blocks if b.get("type") == "text" and isinstance(b.get("text"), str))
+        calls = [chat_call(b.get("id"), b.get("name"), b.get("input")) for b in blocks if b.get("type") == "tool_use"]
+        stop = body.get("stop_reason")
+        finish = {"tool_use": "tool_calls", "end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length"}
+        usage = counts(body.get("usage"), {"input_tokens": "prompt_tokens", "output_tokens": "completion_tokens"})
+        model = body.get("model")
+        return ChatReply(
+            content=text or None,
+            tool_calls=[c for c in calls if c is not None],
+            finish_reason=finish.get(stop, stop) if isinstance(stop, str) else None,
+            usage=usage,
+            model=model if isinstance(model, str) else None,
+        )
 
     def tool_calls(self, message: Mapping[str, Any]) -> list[ToolCall]:
         if message.get("role") != "assistant":

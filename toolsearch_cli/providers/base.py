@@ -9,6 +9,7 @@ a wire format.
 from __future__ import annotations
 
 import copy
+import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -63,6 +64,40 @@ class ToolResult:
     call_id: str
     content: Any
     is_error: bool = False
+
+
+@dataclass(slots=True)
+class ChatReply:
+    """A model reply in the OpenAI Chat form: text, ``tool_calls`` entries (``{"id", "type":
+    "function", "function": {"name", "arguments"}}``), the finish reason (``stop``,
+    ``tool_calls``, ``length``) and the usage (``prompt_tokens``, ``completion_tokens``,
+    ``total_tokens``)."""
+
+    content: str | None
+    tool_calls: list[dict[str, Any]]
+    finish_reason: str | None
+    usage: dict[str, int] | None
+    model: str | None = None
+
+
+def chat_call(call_id: Any, name: Any, arguments: Any) -> dict[str, Any] | None:
+    """One ``tool_calls`` entry of the OpenAI Chat form (``None`` without a usable name)."""
+    if not isinstance(name, str):
+        return None
+    text = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
+    return {"id": call_id if isinstance(call_id, str) else "", "type": "function",
+            "function": {"name": name, "arguments": text}}  # fmt: skip
+
+
+def counts(raw: Any, names: Mapping[str, str]) -> dict[str, int] | None:
+    """A usage object's integer counts renamed (``names``: theirs -> ours), with ``total_tokens``."""
+    if not isinstance(raw, Mapping):
+        return None
+    out = {ours: raw[theirs] for theirs, ours in names.items()
+           if isinstance(raw.get(theirs), int) and not isinstance(raw.get(theirs), bool)}  # fmt: skip
+    if "total_tokens" not in out and "prompt_tokens" in out and "completion_tokens" in out:
+        out["total_tokens"] = out["prompt_tokens"] + out["completion_tokens"]
+    return out or None
 
 
 def text_of(content: Any) -> str:
@@ -157,6 +192,17 @@ class Provider:
         ``tools``, the hits ``names`` in order."""
         raise NotImplementedError
 
+    # -- live runs: an OpenAI Chat history out, a reply back in ---------------------------------
+
+    def chat_request(self, messages: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        """The create call's message arguments for a history kept in the OpenAI Chat form (what
+        ``simulate`` records): the messages (or input items) and, where separate, the system text."""
+        return {"messages": copied(messages)}
+
+    def chat_reply(self, body: Mapping[str, Any]) -> ChatReply:
+        """A reply of this API, read back into the OpenAI Chat form the simulation keeps."""
+        raise NotImplementedError
+
     # -- histories in ---------------------------------------------------------------------------
 
     def tool_calls(self, message: Mapping[str, Any]) -> list[ToolCall]:
@@ -195,11 +241,14 @@ class Provider:
 
 __all__ = [
     "WORD_NAME",
+    "ChatReply",
     "NameRule",
     "Provider",
     "ToolCall",
     "ToolResult",
+    "chat_call",
     "copied",
+    "counts",
     "merged_system",
     "text_of",
 ]

@@ -8,10 +8,11 @@ OpenAI's OpenAPI document): ``strict`` is optional there (default false) and wri
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .base import Provider, ToolCall, ToolResult
+from .base import ChatReply, Provider, ToolCall, ToolResult
 
 if TYPE_CHECKING:
     from ..model import Tool
@@ -60,6 +61,28 @@ class OpenAIChat(Provider):
         if strict is not None:
             function["strict"] = strict
         return {"type": "function", "function": function}
+
+    def chat_reply(self, body: Mapping[str, Any]) -> ChatReply:
+        choices = body.get("choices")
+        first = choices[0] if isinstance(choices, list) and choices else None
+        choice: Mapping[str, Any] = first if isinstance(first, Mapping) else {}
+        raw = choice.get("message")
+        message: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
+        content = message.get("content")
+        if content is not None and not isinstance(content, str):
+            content = json.dumps(content, ensure_ascii=False)
+        calls = message.get("tool_calls")
+        usage = body.get("usage")
+        finish, model = choice.get("finish_reason"), body.get("model")
+        return ChatReply(
+            content=content,
+            tool_calls=list(calls) if isinstance(calls, list) else [],
+            finish_reason=finish if isinstance(finish, str) else None,
+            usage={k: v for k, v in usage.items() if isinstance(v, int) and not isinstance(v, bool)} or None
+            if isinstance(usage, Mapping)
+            else None,
+            model=model if isinstance(model, str) else None,
+        )
 
     def tool_calls(self, message: Mapping[str, Any]) -> list[ToolCall]:
         return read_calls(message) if message.get("role") == "assistant" else []

@@ -15,7 +15,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .base import Provider, ToolCall, ToolResult
+from .base import ChatReply, Provider, ToolCall, ToolResult, chat_call, counts, text_of
+from .openai_chat import read_calls
 
 if TYPE_CHECKING:
     from ..model import Tool
@@ -112,6 +113,52 @@ class OpenAIResponses(Provider):
         loaded = [self.tool_entry(by_name[n], strict=self.strict_of(by_name[n])) for n in names if n in by_name]
         return {"type": "tool_search_output", "call_id": call_id, "execution": "client", "status": "completed",
                 "tools": loaded}  # fmt: skip
+
+    def chat_request(self, messages: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        """Input items: messages by role, assistant ``tool_calls`` as ``function_call`` items, ``tool``
+        messages as ``function_call_output`` items."""
+        items: list[dict[str, Any]] = []
+        for message in messages:
+            role = message.get("role")
+            if role == "tool":
+                items.append({"type": "function_call_output", "call_id": str(message.get("tool_call_id") or ""),
+                              "output": text_of(message.get("content"))})  # fmt: skip
+                continue
+            text = text_of(message.get("content"))
+            if role == "assistant":
+                if text:
+                    items.append({"role": "assistant", "content": text})
+                for call in read_calls(message):
+                    arguments = call.arguments if isinstance(call.arguments, str) else json.dumps(call.arguments)
+                    items.append({"type": "function_call", "call_id": call.id, "name": call.name,
+                                  "arguments": arguments})  # fmt: skip
+            else:
+                items.append({"role": role if role in ("system", "developer") else "user", "content": text})
+        return {"input": items}
+
+    def chat_reply(self, body: Mapping[str, Any]) -> ChatReply:
+        output = body.get("output")
+        items = [i for i in output if isinstance(i, Mapping)] if isinstance(output, list) else []
+        texts = []
+        calls = []
+        for item in items:
+            if item.get("type") == "message" and isinstance(item.get("content"), list):
+                for part in item["content"]:
+                    if isinstance(part, Mapping) and part.get("type") == "output_text":
+                        texts.append(part["text"] if isinstance(part.get("text"), str) else "")
+            elif item.get("type") == "function_call":
+                calls.append(chat_call(item.get("call_id"), item.get("name"), item.get("arguments")))
+        found = [c for c in calls if c is not None]
+        details = body.get("incomplete_details")
+        if body.get("status") == "incomplete":
+            reason = details.get("reason") if isinstance(details, Mapping) else None
+            finish: str | None = "length" if reason == "max_output_tokens" else str(reason or "incomplete")
+        else:
+            finish = "tool_calls" if found else "stop"
+        usage = counts(body.get("usage"), {"input_tokens": "prompt_tokens", "output_tokens": "completion_tokens",
+                                           "total_tokens": "total_tokens"})  # fmt: skip
+        model = body.get("model")
+        return ChatReply("".join(texts) or None, found, finish, usage, model if isinstance(model, str) else None)
 
     def tool_calls(self, message: Mapping[str, Any]) -> list[ToolCall]:
         if message.get("type") == "tool_search_call" and message.get("execution", "client") == "client":

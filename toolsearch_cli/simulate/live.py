@@ -45,8 +45,11 @@ class LiveOptions:
     timeout: float = 60.0
     retries: int = 3
     max_tokens: int | None = None
+    #: The API the server speaks (``openai`` is Chat Completions; recorded only when another).
+    api: str = "openai"
 
     def to_dict(self) -> dict[str, Any]:
+        extra = {"api": self.api} if self.api != "openai" else {}
         return {
             "base_url": self.base_url,
             "model": self.model,
@@ -57,6 +60,7 @@ class LiveOptions:
             "timeout": self.timeout,
             "retries": self.retries,
             "max_tokens": self.max_tokens,
+            **extra,
         }
 
 
@@ -156,7 +160,8 @@ class LiveModel:
 
     def reply(self, snapshot: RequestSnapshot) -> Reply:
         self._requests += 1
-        completion = self.client.complete(snapshot.messages, snapshot.openai_tools())
+        # the tools in the shape of the client's API (an OpenAI Chat client has none said: "openai")
+        completion = self.client.complete(snapshot.messages, snapshot.tools_for(getattr(self.client, "api", "openai")))
         reply = Reply(content=completion.content, calls=[])
         reply.live = _live_info(completion, snapshot.request_tokens)
         reply.assistant, reply.calls, self.generated = _assistant_message(completion, self.generated, reply.findings)

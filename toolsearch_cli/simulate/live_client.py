@@ -106,8 +106,7 @@ class OpenAIChatClient:
             raise LiveError(f"--retries must be 0 or more, not {retries}")
         if backoff < 0:
             raise LiveError(f"--retry-backoff must be 0 or more, not {backoff:g}")
-        openai = _import_openai()
-        self._openai = openai
+        self._openai = self._load_sdk()
         self.base_url = base_url.rstrip("/")
         register_url(self.base_url)
         self.shown_url = shown_url(self.base_url)  # for messages: no credentials from the URL
@@ -124,6 +123,17 @@ class OpenAIChatClient:
         self.redact = Redactor(api_key)
         self._api_key = api_key or NO_KEY
         self._client = self._new_client()
+
+    #: The API this client speaks (a key of ``providers.PROVIDER_BY_NAME``) and its path, for messages.
+    api = "openai"
+    endpoint = "/chat/completions"
+
+    def _load_sdk(self) -> Any:
+        return _import_openai()
+
+    def _send(self, client: Any, kwargs: dict[str, Any]) -> Any:
+        """One raw-response create call of the SDK (its body is read by :meth:`_strict_body`)."""
+        return client.chat.completions.with_raw_response.create(**kwargs)
 
     def _new_client(self) -> Any:
         try:
@@ -144,7 +154,7 @@ class OpenAIChatClient:
         def work() -> None:
             try:
                 # the raw body: read below by the project's strict JSON rules, not the SDK's lenient ones
-                outcome["response"] = client.chat.completions.with_raw_response.create(**kwargs)
+                outcome["response"] = self._send(client, kwargs)
             except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
                 outcome["error"] = exc
             finally:
@@ -165,8 +175,9 @@ class OpenAIChatClient:
     def _timeout_message(self) -> str:
         return f"the model server at {self.shown_url} did not answer within {self.timeout:g}s (--timeout)"
 
-    def complete(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]]) -> Completion:
-        openai = self._openai
+    def _request_kwargs(
+        self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]]
+    ) -> dict[str, Any]:
         kwargs: dict[str, Any] = {"model": self.model, "messages": list(messages)}
         if tools:
             kwargs["tools"] = list(tools)
@@ -176,6 +187,11 @@ class OpenAIChatClient:
             kwargs["temperature"] = self.temperature
         if self.max_tokens is not None:
             kwargs["max_tokens"] = self.max_tokens
+        return kwargs
+
+    def complete(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]]) -> Completion:
+        openai = self._openai
+        kwargs = self._request_kwargs(messages, tools)
         waited: list[tuple[int, float]] = []
         previous: tuple[int, str] | None = None
         attempt = 0
@@ -270,7 +286,7 @@ class OpenAIChatClient:
         tries = f" after {attempts} attempts" if attempts > 1 else ""
         if repeated:
             tries = f" twice with the same {'answer' if detail else 'empty body'} (not retried further)"
-        where = f"{self.shown_url}/chat/completions"
+        where = f"{self.shown_url}{self.endpoint}"
         if status == 401:
             return (
                 f"the model server rejected the API key (HTTP 401) at {where}; "
