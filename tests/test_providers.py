@@ -342,3 +342,29 @@ def test_a_chat_history_written_out_for_anthropic_keeps_each_call_with_its_resul
     assert params["messages"][4]["content"][0]["tool_use_id"] == "c2"
     # and read back, the round trip discloses as the Chat form did
     assert ToolSearch(load_catalog([DEMO])).request(params["messages"]).snapshot.disclosed == ["getWeather"]
+
+
+HOSTILE_HISTORY = [
+    {"role": "assistant", "content": [None, 3, "x", {"type": "tool_use"}, {"type": "tool_use", "name": 5}]},
+    {"role": "assistant", "content": [{"type": "tool_use", "id": 7, "name": "toolSearch", "input": [1]}]},
+    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": ["x"], "content": {"a": 1}}]},
+    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "", "content": [{"type": "tool_reference"}]}]},
+    {"type": "function_call", "name": None, "call_id": 3},
+    {"type": "function_call_output", "call_id": None, "output": [1, 2]},
+    {"type": "tool_search_output", "call_id": "c", "tools": [{"type": "namespace", "tools": "nope"}, 5]},
+    {"role": "model", "parts": [{"functionCall": "x"}, {"functionCall": {"name": "toolSearch", "args": "?"}}]},
+    {"role": "user", "parts": [{"functionResponse": {"name": "toolSearch", "response": float("inf")}}]},
+    {"role": "tool", "tool_call_id": {"x": 1}, "content": None},
+    {"role": "user", "content": [{"type": "tool_result"}] * 10_000},
+]
+
+
+@pytest.mark.parametrize("policy", ["latest", "cumulative"])
+def test_hostile_history_shapes_are_read_without_raising(demo, policy):
+    ts = ToolSearch(demo, policy=policy)
+    history = [{"role": "user", "content": QUESTION}, *HOSTILE_HISTORY]
+    request = ts.request(history)
+    assert request.snapshot.disclosed == [] and request.names == ts.request(history[:1]).names
+    assert DisclosureEngine(demo, policy=policy).snapshot(history).disclosed == []
+    for api in PROVIDER_BY_NAME:
+        request.params(api)  # written out for each API without raising

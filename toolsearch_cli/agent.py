@@ -14,9 +14,12 @@ The loop stays yours (any SDK, any provider); this module answers its three ques
         messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
 
 * :meth:`ToolSearch.request` builds the request for a history: the resident tools, ``toolSearch``,
-  matched groups' tools and the disclosed search hits, with a group's system prompt merged into
-  the messages. :meth:`Request.tools` gives them for OpenAI Chat Completions (``"openai"``), the
-  OpenAI Responses API (``"openai-responses"``) or Anthropic's Messages API (``"anthropic"``).
+  matched groups' tools and the disclosed search hits, with a group's system prompt placed where
+  the instance's ``api`` takes it. :meth:`Request.tools` / :meth:`Request.params` give them for
+  OpenAI Chat Completions (``"openai"``), the OpenAI Responses API (``"openai-responses"``),
+  Anthropic's Messages API (``"anthropic"``) or Gemini (``"gemini"``), each written by its module
+  of :mod:`toolsearch_cli.providers`; :meth:`Request.native_tools` gives the APIs' own deferred
+  loading instead. A chat-mode history is read whichever of these APIs wrote it.
 * :meth:`ToolSearch.handle` runs a ``toolSearch`` call (its result is the ``content`` to send
   back) and checks any other call against the request it answered and the tool's schema: a
   refused call has an error ``content`` for the model; an accepted one has ``content=None`` and
