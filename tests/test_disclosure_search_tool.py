@@ -7,6 +7,7 @@ import json
 import pytest
 
 from toolsearch_cli import Catalog, CatalogError
+from toolsearch_cli.agent import tool_entry
 from toolsearch_cli.disclosure import (
     CatalogManager,
     CumulativePolicy,
@@ -18,7 +19,6 @@ from toolsearch_cli.disclosure import (
 from toolsearch_cli.disclosure.search_tool import ArgumentError
 from toolsearch_cli.search.base import MAX_RESULTS_LIMIT
 from toolsearch_cli.tokens import CharEstimateCounter
-from toolsearch_cli.agent import tool_entry
 
 from .conftest import make
 

@@ -464,7 +464,8 @@ def test_the_prompt_cache_effect_of_a_policy_is_reported(run_cli):
     assert result.code == 0 and result.stderr == "", result.stderr
     cache = result.json()["summary"]["prompt_cache"]
     requests = result.json()["requests"]
-    changed = [r["index"] for prev, r in zip(requests, requests[1:]) if prev["tools"] != r["tools"]]
+    pairs = zip(requests, requests[1:], strict=False)
+    changed = [r["index"] for prev, r in pairs if prev["tools"] != r["tools"]]
     assert [b["request"] for b in cache["broke_at"]] == changed and cache["breaks"] == len(changed) == 2
     assert cache["requests_reusing_tools"] == len(requests) - 1 - len(changed)
     for brk in cache["broke_at"]:

@@ -12,9 +12,10 @@ import sys
 
 import pytest
 
+from toolsearch_cli.agent import tool_entry
+
 from .chat_server import ChatServer, Raw, Sleep, Status, call, calls, live_runner, prompt_tokens, say
 from .conftest import ROOT
-from toolsearch_cli.agent import tool_entry
 
 pytest.importorskip("openai")
 
