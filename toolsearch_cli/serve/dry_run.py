@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..catalog.mcp_client import LiveSource, parse_live_source
+from ..catalog.mcp_client import LiveSource, parse_live_source, shown_source
 from ..errors import CatalogError
 from ..tokens import get_counter, tool_tokens, tools_tokens
 from .gateway import Gateway, Settings
@@ -37,6 +37,8 @@ class DryRun:
     disclose: str
     counter: str
     failed: list[str]
+    #: The gateway names of every tool the context may see (what toolSearch can return).
+    names: list[str] = field(default_factory=list)
 
     @property
     def saving_percent(self) -> float:
@@ -55,6 +57,7 @@ class DryRun:
             },
             "sources": self.sources,
             "failed": self.failed,
+            "searchable": self.names,
         }
 
 
@@ -77,6 +80,7 @@ def dry_run(settings: Settings, counter: str = "cl100k_base") -> DryRun:
             continue
         listed.append(Listed(source, *answer))
     gateway = Gateway(settings, static=static, upstreams=listed)
+    gateway.check_resident()
     count = get_counter(counter)
     context = gateway.context_for(None)
     tools = gateway.listed_tools(context, None)
@@ -84,7 +88,7 @@ def dry_run(settings: Settings, counter: str = "cl100k_base") -> DryRun:
     sources: dict[str, dict[str, Any]] = {}
     for tool in visible:
         route = gateway.routes[tool.name]
-        shown = parse_live_source(route.source).display if route.kind == "mcp" else route.source
+        shown = shown_source(route.source)
         entry = sources.setdefault(
             shown, {"source": shown, "kind": route.kind, "tools": 0, "callable": route.kind != "none"}
         )
@@ -98,4 +102,5 @@ def dry_run(settings: Settings, counter: str = "cl100k_base") -> DryRun:
         disclose=settings.disclose,
         counter=count.name,
         failed=failed,
+        names=[t.name for t in visible],
     )

@@ -204,15 +204,23 @@ class Gateway:
             tools.append(tool)
             routes[name] = route
         wanted_resident = [renamed.get(n, n) for n in [*resident, *self.settings.resident]]
-        missing = [n for n in self.settings.resident if renamed.get(n, n) not in routes]
-        if missing and self.version == 0 and not self.upstreams:
-            raise UsageError(f"resident tool {missing[0]!r} is not in the catalog", field="resident")
         resident_names = [n for n in dict.fromkeys(wanted_resident) if n in routes]
         self.catalog = Catalog(tools=tools, resident=resident_names, groups=list(self.static.groups))
         self.routes = routes
         self.manager = CatalogManager.from_catalog(self.catalog, exclude=resident_names, ranker=self.settings.ranker)
         self._engines.clear()
         self.version += 1
+
+    def check_resident(self) -> None:
+        """Every ``--resident`` name must be a tool of the catalog (once the upstreams listed theirs)."""
+        from ..errors import did_you_mean
+
+        for name in self.settings.resident:
+            if name not in self.catalog.resident:
+                raise UsageError(
+                    f"resident tool {name!r} is not in the catalog{did_you_mean(name, self.catalog.names)}",
+                    field="resident",
+                )
 
     def engine(self, context: Mapping[str, str]) -> DisclosureEngine:
         """The disclosure engine of one request context (they share the catalog's one index)."""
@@ -390,12 +398,16 @@ class Gateway:
         self, name: str, via: str, session: SessionState | None, result: CallResult, started: float
     ) -> None:
         hits = session.last_hits if session is not None else []
+        tool = self.catalog.get(name) if isinstance(name, str) else None
+        server = tool.metadata.get("mcp_server") if tool is not None and result.refused != "unknown-tool" else None
         self._record(
             {
                 "event": "call",
                 "session": session.id if session is not None else None,
                 "after_search": session.search_count if session is not None and session.search_count else None,
-                "tool": name,
+                "tool": name if tool is not None and result.refused != "unknown-tool" else None,
+                "server": server.get("name") if isinstance(server, dict) else None,
+                "server_tool": server.get("tool") if isinstance(server, dict) else None,
                 "via": via,
                 "rank": hits.index(name) + 1 if name in hits else None,
                 "ok": not result.is_error,

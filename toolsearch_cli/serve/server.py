@@ -21,7 +21,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import CatalogError, UsageError
+from ..errors import CatalogError, ToolsearchError, UsageError
 from ..model import Catalog, Tool
 from .gateway import CALL_TOOL_NAME, CallResult, Gateway, Refused, SessionState, Settings, python_result
 from .upstream import UpstreamUnavailable, describe_error
@@ -255,7 +255,6 @@ async def run_gateway(
     on_ready: Callable[[Gateway], None] | None = None,
 ) -> None:
     """Serve until the client leaves (stdio) or the process is stopped; upstreams stop with it."""
-    import anyio
 
     from .upstream import Upstream
 
@@ -275,41 +274,63 @@ async def run_gateway(
     try:
         gateway = Gateway(settings, static=static, upstreams=list(upstreams.values()), log=log)
         gateway_box.append(gateway)
-        async with anyio.create_task_group() as group:
-            for upstream in upstreams.values():
-                group.start_soon(upstream.run)
-            with anyio.move_on_after(settings.timeout):
-                for upstream in upstreams.values():
-                    await upstream.first_attempt.wait()
-            failed = [u for u in upstreams.values() if not u.ready]
-            if upstreams and len(failed) == len(upstreams) and not static.tools:
-                first = failed[0]
-                raise CatalogError(
-                    f"the MCP server could not be started or listed: {first.status.last_error or 'no answer'}",
-                    file=first.live.display,
-                )
-            for upstream in failed:
-                say(
-                    f"warning: {upstream.live.display}: not ready ({upstream.status.last_error or 'no answer yet'}); "
-                    "retrying in the background"
-                )
-            gateway.rebuild()
-            if settings.resident:
-                missing = [n for n in settings.resident if n not in gateway.catalog.resident]
-                if missing:
-                    raise UsageError(f"resident tool {missing[0]!r} is not in the catalog", field="resident")
-            binding = GatewayServer(gateway, upstreams, stdio=http is None)
-            server = binding.build()
-            if on_ready is not None:
-                on_ready(gateway)
-            if http is None:
-                await _serve_stdio(server, settings)
-            else:
-                await _serve_http(server, settings, http, say)
-            group.cancel_scope.cancel()
+        await _serve_all(gateway, settings, upstreams, http, say, on_ready)
+    except BaseExceptionGroup as problem:  # the task group wraps a user error: say it as one line
+        raise _user_error(problem) or problem from None
     finally:
         if log is not None:
             log.close()
+
+
+def _user_error(problem: BaseException) -> ToolsearchError | None:
+    while isinstance(problem, BaseExceptionGroup):
+        found = [e for e in problem.exceptions if isinstance(e, ToolsearchError | BaseExceptionGroup)]
+        if not found:
+            return None
+        problem = found[0]
+    return problem if isinstance(problem, ToolsearchError) else None
+
+
+async def _serve_all(
+    gateway: Gateway,
+    settings: Settings,
+    upstreams: dict[str, Any],
+    http: tuple[str, int] | None,
+    say: Callable[[str], None],
+    on_ready: Callable[[Gateway], None] | None,
+) -> None:
+    import anyio
+
+    static = gateway.static
+    async with anyio.create_task_group() as group:
+        for upstream in upstreams.values():
+            group.start_soon(upstream.run)
+        with anyio.move_on_after(settings.timeout):
+            for upstream in upstreams.values():
+                await upstream.first_attempt.wait()
+        failed = [u for u in upstreams.values() if not u.ready]
+        if upstreams and len(failed) == len(upstreams) and not static.tools:
+            first = failed[0]
+            raise CatalogError(
+                f"the MCP server could not be started or listed: {first.status.last_error or 'no answer'}",
+                file=first.live.display,
+            )
+        for upstream in failed:
+            say(
+                f"warning: {upstream.live.display}: not ready ({upstream.status.last_error or 'no answer yet'}); "
+                "retrying in the background"
+            )
+        gateway.rebuild()
+        gateway.check_resident()
+        binding = GatewayServer(gateway, upstreams, stdio=http is None)
+        server = binding.build()
+        if on_ready is not None:
+            on_ready(gateway)
+        if http is None:
+            await _serve_stdio(server, settings)
+        else:
+            await _serve_http(server, settings, http, say)
+        group.cancel_scope.cancel()
 
 
 async def _serve_stdio(server: Any, settings: Settings) -> None:
