@@ -116,3 +116,18 @@ class HttpGateway:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+
+
+def pids_with(marker: str) -> list[int]:
+    """Processes whose environment has ``TS_SERVE_MARK=marker`` (an upstream started by a test)."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+        except OSError:
+            continue
+        if f"TS_SERVE_MARK={marker}".encode() in environ.split(b"\0"):
+            out.append(int(entry.name))
+    return out

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import textwrap
 import time
 import uuid
@@ -13,7 +14,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from .serve_helpers import json_of, real_sources, stdio_params, text_of
+from .serve_helpers import json_of, pids_with, real_sources, stdio_params, text_of
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -180,20 +181,6 @@ def test_contexts_hide_tools_from_search_and_calls_and_python_tools_run_in_proce
     anyio.run(as_admin)
 
 
-def _pids_with(marker: str) -> list[int]:
-    out = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            environ = (entry / "environ").read_bytes()
-        except OSError:
-            continue
-        if f"TS_SERVE_MARK={marker}".encode() in environ.split(b"\0"):
-            out.append(int(entry.name))
-    return out
-
-
 @pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="finds the upstream process through /proc")
 def test_upstream_killed_mid_call_is_an_error_result_and_it_comes_back():
     (everything,) = real_sources("everything")
@@ -203,7 +190,7 @@ def test_upstream_killed_mid_call_is_an_error_result_and_it_comes_back():
 
     async def scenario() -> None:
         async with client(stdio_params([source])) as gateway:
-            pids = _pids_with(marker)
+            pids = pids_with(marker)
             assert len(pids) == 1
             results = []
 
@@ -230,17 +217,18 @@ def test_upstream_killed_mid_call_is_an_error_result_and_it_comes_back():
                 echoed = await gateway.call_tool("callTool", {"name": "echo", "arguments": {"message": "back"}})
                 if not echoed.is_error or time.monotonic() > deadline:
                     break
-                assert "restarting" in json_of(echoed)["error"]
+                said = json_of(echoed)["error"]
+                assert "restarting" in said or "the server failed" in said, said
                 await anyio.sleep(0.5)
             assert text_of(echoed) == "Echo: back"
-            new = _pids_with(marker)
+            new = pids_with(marker)
             assert len(new) == 1 and new != pids
 
     anyio.run(scenario)
     deadline = time.monotonic() + 10
-    while _pids_with(marker) and time.monotonic() < deadline:
+    while pids_with(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert _pids_with(marker) == []  # the gateway's exit stopped the restarted server too
+    assert pids_with(marker) == []  # the gateway's exit stopped the restarted server too
 
 
 def test_list_changed_discloses_hits_into_tools_list_and_notifies():
@@ -278,5 +266,34 @@ def test_list_changed_discloses_hits_into_tools_list_and_notifies():
             # cumulative, cap 3: the two new hits, and get_current_time (called) outlives the uncalled hit
             assert len(listed) == 5 and "get_current_time" in listed and "echo" in listed
             assert "convert_time" not in listed or hits[1] != "convert_time"
+
+    anyio.run(scenario)
+
+
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_upstream_list_changed_is_reindexed(era):
+    pytest.importorskip("mcp", reason="the MCP SDK (extra toolsearch-cli[mcp]) is not installed")
+    from .conftest import ROOT
+
+    script = ROOT / "tests" / "servers" / "growing_server.py"
+    flag = " --legacy" if era == "legacy" else ""
+    source = f"garden=mcp+stdio:{sys.executable} {script}{flag}"
+
+    async def scenario() -> None:
+        async with client(stdio_params([source])) as gateway:
+            first = json_of(await gateway.call_tool("toolSearch", {"query": "water the seedlings"}))
+            assert [t["name"] for t in first.get("tools", [])] in ([], ["grow"])
+            grown = await gateway.call_tool("callTool", {"name": "grow", "arguments": {}})
+            assert text_of(grown) == "water_seedlings_1"
+            deadline = time.monotonic() + 30
+            while True:  # legacy: the notification re-lists at once; modern: the idle re-list does
+                found = json_of(await gateway.call_tool("toolSearch", {"query": "water the seedlings"}))
+                names = [t["name"] for t in found.get("tools", [])]
+                if "water_seedlings_1" in names or time.monotonic() > deadline:
+                    break
+                await anyio.sleep(0.3)
+            assert names[0] == "water_seedlings_1"
+            ran = await gateway.call_tool("callTool", {"name": "water_seedlings_1", "arguments": {"litres": 2}})
+            assert text_of(ran) == "watered with 2 l"
 
     anyio.run(scenario)

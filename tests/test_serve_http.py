@@ -4,11 +4,15 @@ sessions without cross-talk, and context attributes passed per request in a head
 from __future__ import annotations
 
 import random
+import signal
+import time
+import uuid
+from pathlib import Path
 
 import anyio
 import pytest
 
-from .serve_helpers import HttpGateway, json_of, real_sources, text_of
+from .serve_helpers import HttpGateway, json_of, pids_with, real_sources, text_of
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -123,3 +127,22 @@ def test_context_header_adds_attributes_per_request_and_the_command_line_wins(tm
         assert anyio.run(names, server.url, "team=ops") == []  # --context fixed team: the header cannot change it
     with HttpGateway([str(catalog)]) as server:
         assert anyio.run(names, server.url, "team=ops") == []  # without --context-header it is not read
+
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="finds the upstream process through /proc")
+def test_sigterm_stops_the_gateway_and_its_upstream_process_groups():
+    (everything,) = real_sources("everything")
+    marker = uuid.uuid4().hex
+    alias, _, command = everything.partition("=mcp+stdio:")
+    source = f"{alias}=mcp+stdio:env TS_SERVE_MARK={marker} {command}"
+    with HttpGateway([source]) as server:
+        deadline = time.monotonic() + 30
+        while not pids_with(marker) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert len(pids_with(marker)) == 1
+        server.process.send_signal(signal.SIGTERM)
+        assert server.process.wait(timeout=20) is not None
+    deadline = time.monotonic() + 10
+    while pids_with(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert pids_with(marker) == []

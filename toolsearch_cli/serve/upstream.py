@@ -205,7 +205,7 @@ class Upstream:
         import anyio
 
         client = self._client
-        if client is None:
+        if client is None or self._broken.is_set():  # down, or broken and about to be restarted
             state = "starting" if self.status.state == "starting" else "restarting"
             said = f" (last error: {self.status.last_error})" if self.status.last_error else ""
             raise UpstreamUnavailable(f"the server is {state}{said}; try again shortly")
