@@ -187,8 +187,8 @@ class Gateway:
         for upstream in self.upstreams:
             if not upstream.raw_tools:
                 continue
-            tools, more_resident = tools_from_live(upstream.source, upstream.server_name, upstream.raw_tools)
-            for tool in tools:
+            listed, more_resident = tools_from_live(upstream.source, upstream.server_name, upstream.raw_tools)
+            for tool in listed:
                 server = tool.metadata.get("mcp_server") or {}
                 alias = str(server.get("name") or upstream.live.alias or "mcp")
                 entries.append((tool, Route("mcp", upstream.source, str(server.get("tool") or tool.name)), alias))
@@ -485,8 +485,8 @@ def schema_problem(schema: Any, value: dict[str, Any]) -> str | None:
     if not isinstance(schema, dict):
         return None
     try:
-        import jsonschema
-        from jsonschema.exceptions import best_match
+        import jsonschema  # type: ignore[import-untyped]
+        from jsonschema.exceptions import best_match  # type: ignore[import-untyped]
     except ImportError:  # the mcp extra brings it; without it the top-level checks stand alone
         return None
     try:
