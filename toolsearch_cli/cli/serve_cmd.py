@@ -99,9 +99,15 @@ def serve(
     if dry_run:
         _dry_run(settings, output_format)
         return
+    import warnings
+
     import anyio
 
     from ..serve.server import parse_http, run_gateway
+
+    # the SDK warns on every ping of a handshake-era upstream (ping is gone from 2026-07-28 on);
+    # this process is the gateway alone, and its stderr ends up in the MCP client's log
+    warnings.filterwarnings("ignore", message=r".*(deprecated|removed) as of 2026-07-28")
 
     address = parse_http(http) if http is not None else None
     try:

@@ -207,6 +207,7 @@ class Gateway:
         resident_names = [n for n in dict.fromkeys(wanted_resident) if n in routes]
         self.catalog = Catalog(tools=tools, resident=resident_names, groups=list(self.static.groups))
         self.routes = routes
+        self._validators: dict[str, Any] = {}
         self.manager = CatalogManager.from_catalog(self.catalog, exclude=resident_names, ranker=self.settings.ranker)
         self._engines.clear()
         self.version += 1
@@ -385,7 +386,9 @@ class Gateway:
             raise Refused("invalid-arguments", f"'arguments' must be a JSON object, not {type(arguments).__name__}")
         value, problem = check_arguments(tool, text)
         if problem is None and value is not None:
-            problem = schema_problem(tool.parameters, value)
+            if name not in self._validators:
+                self._validators[name] = compile_schema(tool.parameters)
+            problem = schema_problem(tool.parameters, value, self._validators[name])
         if problem is not None or value is None:
             raise Refused("invalid-arguments", f"invalid arguments for {name}: {problem}")
         return tool, route, value
@@ -478,22 +481,40 @@ def parse_context_header(value: str) -> dict[str, str]:
     return out
 
 
-def schema_problem(schema: Any, value: dict[str, Any]) -> str | None:
-    """What ``value`` breaks of the JSON Schema (the first error, with its path), by the
-    ``jsonschema`` library; ``None`` when it fits, or when the schema itself is unusable (the
-    top-level checks of :func:`check_arguments` still ran)."""
+_BROKEN = object()
+
+
+def compile_schema(schema: Any) -> Any:
+    """A ``jsonschema`` validator of ``schema`` (checked once: the check costs milliseconds), or
+    ``None`` when the schema itself is unusable or ``jsonschema`` is missing."""
     if not isinstance(schema, dict):
         return None
     try:
         import jsonschema  # type: ignore[import-untyped]
-        from jsonschema.exceptions import best_match  # type: ignore[import-untyped]
     except ImportError:  # the mcp extra brings it; without it the top-level checks stand alone
         return None
     try:
         cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
         cls.check_schema(schema)
-        error = best_match(cls(schema).iter_errors(value))
+        return cls(schema)
     except Exception:  # noqa: BLE001 - an upstream's broken schema must not block its tool
+        return None
+
+
+def schema_problem(schema: Any, value: dict[str, Any], validator: Any = _BROKEN) -> str | None:
+    """What ``value`` breaks of the JSON Schema (the first error, with its path), by the
+    ``jsonschema`` library; ``None`` when it fits, or when the schema itself is unusable (the
+    top-level checks of :func:`check_arguments` still ran). ``validator``: one
+    :func:`compile_schema` made already."""
+    if validator is _BROKEN:
+        validator = compile_schema(schema)
+    if validator is None:
+        return None
+    from jsonschema.exceptions import best_match  # type: ignore[import-untyped]
+
+    try:
+        error = best_match(validator.iter_errors(value))
+    except Exception:  # noqa: BLE001 - e.g. a $ref the schema cannot resolve: the top-level checks stand
         return None
     if error is None:
         return None
