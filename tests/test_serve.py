@@ -20,9 +20,15 @@ pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 
 def client(params, **options):
-    from mcp import Client
+    """The official client on a gateway started over stdio; the gateway's stderr goes to a file of
+    its own (pytest's captured stderr may have no file descriptor for a child to inherit)."""
+    import tempfile
 
-    return Client(params, read_timeout_seconds=60, **options)
+    from mcp import Client
+    from mcp.client.stdio import stdio_client
+
+    errlog = tempfile.TemporaryFile(mode="w+", encoding="utf-8")  # closed with the test's process
+    return Client(stdio_client(params, errlog=errlog), read_timeout_seconds=60, **options)
 
 
 def test_call_through_real_servers_search_call_and_refuse_bad_arguments(tmp_path):

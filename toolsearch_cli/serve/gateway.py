@@ -47,6 +47,14 @@ CALL_TOOL_DESCRIPTION = (
 )
 
 
+GATEWAY_SEARCH_DESCRIPTION = (
+    "Search the tool catalog when the tools available now cannot do the task, or when you are not sure "
+    "which tool fits. The query is matched against tool names, descriptions, parameters, categories and "
+    "tags. The result lists the matching tools with their input schemas; run one with callTool. "
+    "Searching does not run any tool."
+)
+
+
 def call_tool_definition(name: str = CALL_TOOL_NAME) -> Tool:
     """The one stable call tool of call-through disclosure."""
     return Tool(
@@ -164,6 +172,7 @@ class Gateway:
         self.search_tool_name = SEARCH_TOOL_NAME
         self.call_tool = call_tool_definition()
         self._log = log
+        self._search_tool: tuple[Tool, Tool] | None = None
         self.catalog = Catalog(tools=[])
         self.routes: dict[str, Route] = {}
         self.manager = CatalogManager()
@@ -265,7 +274,7 @@ class Gateway:
             tool = self.catalog.get(name)
             if tool is not None and tool.visible_to(context):
                 out.append(tool)
-        out += [engine.search_tool, self.call_tool]
+        out += [self.search_tool(engine), self.call_tool]
         if self.settings.disclose == "list-changed" and session is not None:
             shown = {t.name for t in out}
             for name in engine.usable(session.active):
@@ -274,6 +283,15 @@ class Gateway:
                     if tool is not None:
                         out.append(tool)
         return out
+
+    def search_tool(self, engine: DisclosureEngine) -> Tool:
+        """The engine's ``toolSearch`` (same arguments and limits), described as the gateway answers it."""
+        if self._search_tool is None or self._search_tool[0] is not engine.search_tool:
+            self._search_tool = (
+                engine.search_tool,
+                engine.search_tool.copy_with(description=GATEWAY_SEARCH_DESCRIPTION),
+            )
+        return self._search_tool[1]
 
     def visible_tool(self, name: str, context: Mapping[str, str]) -> Tool | None:
         tool = self.catalog.get(name) if isinstance(name, str) else None

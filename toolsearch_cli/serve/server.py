@@ -27,6 +27,7 @@ from .gateway import CALL_TOOL_NAME, CallResult, Gateway, Refused, SessionState,
 from .upstream import UpstreamUnavailable, describe_error
 
 _STATE_KEY = "toolsearch.session"
+_RESERVED_META = "io.modelcontextprotocol/"
 
 
 def load_static(settings: Settings) -> Catalog:
@@ -69,6 +70,11 @@ def wire_result(result: CallResult) -> Any:
     import mcp_types as types
 
     if result.raw is not None:
+        meta = getattr(result.raw, "meta", None)
+        if isinstance(meta, dict) and any(k.startswith(_RESERVED_META) for k in meta):
+            # the upstream's own protocol stamps (its serverInfo...) are not the gateway's to forward
+            kept = {k: v for k, v in meta.items() if not k.startswith(_RESERVED_META)}
+            return result.raw.model_copy(update={"meta": kept or None})
         return result.raw
     data: dict[str, Any] = {"content": result.content, "isError": result.is_error}
     if result.structured is not None:
