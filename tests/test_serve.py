@@ -303,3 +303,59 @@ def test_upstream_list_changed_is_reindexed(era):
             assert text_of(ran) == "watered with 2 l"
 
     anyio.run(scenario)
+
+
+SLOW_MODULE = '''\
+import time
+
+from toolsearch_cli import tool
+
+@tool
+def wait_a_while(seconds: float) -> str:
+    """Wait for some seconds, then answer.
+
+    Args:
+        seconds: How long to wait.
+    """
+    time.sleep(seconds)
+    return "done"
+'''
+
+
+def test_a_stalling_upstream_does_not_hold_the_others_and_a_slow_python_tool_times_out(tmp_path):
+    (time_source,) = real_sources("time")
+    from .conftest import ROOT
+
+    stalling = ROOT / "tests" / "servers" / "stalling_server.py"
+    pidfile = tmp_path / "stalling.pid"
+    module = tmp_path / "slow.py"
+    module.write_text(SLOW_MODULE, encoding="utf-8")
+    sources = [time_source, f"stuck=mcp+stdio:{sys.executable} {stalling} {pidfile}", str(module)]
+
+    async def scenario() -> None:
+        started = time.monotonic()
+        async with client(stdio_params(sources, "--timeout", "4")) as gateway:
+            assert time.monotonic() - started < 60
+            call = {"name": "get_current_time", "arguments": {"timezone": "UTC"}}
+            while True:  # with --timeout 4 on a loaded machine, the time server may join a little later
+                ran = await gateway.call_tool("callTool", call)
+                if not ran.is_error or time.monotonic() - started > 60:
+                    break
+                await anyio.sleep(0.5)
+            assert not ran.is_error, text_of(ran)
+            slow = await gateway.call_tool("callTool", {"name": "wait_a_while", "arguments": {"seconds": 30}})
+            assert slow.is_error and json_of(slow)["error"] == "wait_a_while did not finish within 4 s"
+            quick = await gateway.call_tool("callTool", {"name": "wait_a_while", "arguments": {"seconds": 0}})
+            assert text_of(quick) == "done"
+
+    anyio.run(scenario)
+    stuck_pid = int(pidfile.read_text(encoding="utf-8"))
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.kill(stuck_pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        pytest.fail("the stalling upstream outlived the gateway")

@@ -178,3 +178,16 @@ def test_eval_from_log_labels_searches_by_the_call_that_followed(run_cli, tmp_pa
     assert bad.code == 2 and bad.stderr.startswith(f"error: {path}:2: ")
     both = run_cli("eval", "-c", DEMO, "--from-log", str(path), "--queries", str(path))
     assert both.code == 2 and "not both" in both.stderr
+
+
+def test_http_on_a_port_in_use_is_one_line_and_exit_2(run_cli):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = run_cli("serve", "-c", DEMO, "--http", f"127.0.0.1:{port}")
+    assert result.code == 2 and result.stdout == ""
+    assert result.stderr.startswith(f"error: field 'http': --http: cannot listen on 127.0.0.1:{port}: ")
+    assert result.stderr.count("\n") == 1

@@ -206,10 +206,16 @@ class GatewayServer:
         if route.kind == "python":
             function = tool.function
             assert function is not None
+            limit = gateway.settings.timeout
             try:
-                output = await anyio.to_thread.run_sync(lambda: function(**value))
-                if hasattr(output, "__await__"):
-                    output = await output
+                with anyio.fail_after(limit):
+                    # a thread cannot be stopped: past the timeout the caller gets its answer and the
+                    # thread is left to finish on its own
+                    output = await anyio.to_thread.run_sync(lambda: function(**value), abandon_on_cancel=True)
+                    if hasattr(output, "__await__"):
+                        output = await output
+            except TimeoutError:
+                return CallResult.error("tool-failed", f"{tool.name} did not finish within {limit:g} s")
             except Exception as exc:  # noqa: BLE001 - the tool's failure is the model's to read
                 return CallResult.error("tool-failed", f"{tool.name} failed: {describe_error(exc)}")
             return python_result(output)
@@ -265,6 +271,8 @@ async def run_gateway(
     from .upstream import Upstream
 
     say = notice or (lambda text: print(text, file=sys.stderr))
+    if http is not None:
+        check_listen(*http)  # before any upstream starts
     live, _ = split_sources(settings.sources)
     static = load_static(settings)
     log = TrafficLog(settings.log) if settings.log else None
@@ -355,6 +363,24 @@ async def _serve_http(server: Any, settings: Settings, http: tuple[str, int], sa
     web = uvicorn.Server(config)
     say(f"toolsearch serve: streamable HTTP on http://{host}:{port}/mcp")
     await web.serve()
+
+
+def check_listen(host: str, port: int) -> None:
+    """Refuse, as one line, an address the gateway cannot listen on (the web server would exit
+    with its own log lines instead)."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as exc:
+        raise UsageError(f"--http: cannot resolve {host!r}: {exc.strerror or exc}", field="http") from None
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            raise UsageError(f"--http: cannot listen on {host}:{port}: {exc.strerror or exc}", field="http") from None
 
 
 def parse_http(value: str) -> tuple[str, int]:
