@@ -191,3 +191,20 @@ def test_http_on_a_port_in_use_is_one_line_and_exit_2(run_cli):
     assert result.code == 2 and result.stdout == ""
     assert result.stderr.startswith(f"error: field 'http': --http: cannot listen on 127.0.0.1:{port}: ")
     assert result.stderr.count("\n") == 1
+
+
+def test_resident_tools_are_listed_up_front_also_when_renamed():
+    from toolsearch_cli.serve.dry_run import Listed
+
+    tools = [
+        {"name": "get_current_time", "inputSchema": {"type": "object"}},
+        {"name": "convert_time", "inputSchema": {"type": "object"}},
+    ]
+    listed = [Listed(f"t{i}=mcp+stdio:server-{i}", "time", tools) for i in (1, 2)]
+    gateway = Gateway(Settings(sources=[], resident=["get_current_time"]), upstreams=listed)
+    gateway.check_resident()
+    shown = [t.name for t in gateway.listed_tools({}, None)]
+    assert shown == ["t1__get_current_time", "toolSearch", "callTool"]
+    assert gateway.check_direct("t1__get_current_time", {}, None) is None  # callable by its listed name
+    with pytest.raises(Exception, match="resident tool 'get_time' is not in the catalog"):
+        Gateway(Settings(sources=[], resident=["get_time"]), upstreams=listed).check_resident()

@@ -216,6 +216,7 @@ class Gateway:
         resident_names = [n for n in dict.fromkeys(wanted_resident) if n in routes]
         self.catalog = Catalog(tools=tools, resident=resident_names, groups=list(self.static.groups))
         self.routes = routes
+        self._renamed = renamed
         self._validators: dict[str, Any] = {}
         self.manager = CatalogManager.from_catalog(self.catalog, exclude=resident_names, ranker=self.settings.ranker)
         self._engines.clear()
@@ -226,7 +227,7 @@ class Gateway:
         from ..errors import did_you_mean
 
         for name in self.settings.resident:
-            if name not in self.catalog.resident:
+            if self._renamed.get(name, name) not in self.catalog.resident:
                 raise UsageError(
                     f"resident tool {name!r} is not in the catalog{did_you_mean(name, self.catalog.names)}",
                     field="resident",
