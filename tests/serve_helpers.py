@@ -28,15 +28,15 @@ def npm_script(name: str) -> Path:
 
 
 def real_sources(*names: str) -> list[str]:
-    """Live sources of real servers (``time`` from PyPI, ``memory``/``everything`` from npm); skip
-    the test when one is not installed."""
+    """Live sources of real servers (``time``/``fetch`` from PyPI, ``memory``/``everything`` from
+    npm); skip the test when one is not installed."""
     pytest.importorskip("mcp", reason="the MCP SDK (extra toolsearch-cli[mcp]) is not installed")
     out = []
     for name in names:
-        if name == "time":
-            if importlib.util.find_spec("mcp_server_time") is None:
-                pytest.skip("mcp-server-time is not installed (pip install -e '.[test]')")
-            out.append(f"time=mcp+stdio:{PYTHON} -m mcp_server_time")
+        if name in ("time", "fetch"):
+            if importlib.util.find_spec(f"mcp_server_{name}") is None:
+                pytest.skip(f"mcp-server-{name} is not installed (pip install -e '.[test]')")
+            out.append(f"{name}=mcp+stdio:{PYTHON} -m mcp_server_{name}")
             continue
         node = shutil.which("node")
         if node is None:

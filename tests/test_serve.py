@@ -359,3 +359,32 @@ def test_a_stalling_upstream_does_not_hold_the_others_and_a_slow_python_tool_tim
         time.sleep(0.1)
     else:
         pytest.fail("the stalling upstream outlived the gateway")
+
+
+def test_pypi_git_and_fetch_servers_behind_the_gateway(tmp_path):
+    import importlib.util
+    import shutil
+    import subprocess
+
+    if importlib.util.find_spec("mcp_server_git") is None or shutil.which("git") is None:
+        pytest.skip("mcp-server-git (and git) are needed")
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", "-b", "trunk", str(repo)], check=True)
+    (repo / "notes.txt").write_text("hello\n", encoding="utf-8")
+    sources = [
+        *real_sources("time", "fetch"),
+        f"git=mcp+stdio:{sys.executable} -m mcp_server_git --repository {repo}",
+    ]
+
+    async def scenario() -> None:
+        async with client(stdio_params(sources)) as gateway:
+            found = json_of(await gateway.call_tool("toolSearch", {"query": "show the working tree status"}))
+            assert found["tools"][0]["name"] == "git_status"
+            status = await gateway.call_tool("callTool", {"name": "git_status", "arguments": {"repo_path": str(repo)}})
+            assert not status.is_error and "notes.txt" in text_of(status) and "trunk" in text_of(status)
+            found = json_of(await gateway.call_tool("toolSearch", {"query": "fetch a web page and read it"}))
+            assert found["tools"][0]["name"] == "fetch"
+            bad = await gateway.call_tool("callTool", {"name": "fetch", "arguments": {"url": "x", "max_length": -5}})
+            assert bad.is_error and "invalid arguments for fetch" in json_of(bad)["error"]  # refused, never fetched
+
+    anyio.run(scenario)
