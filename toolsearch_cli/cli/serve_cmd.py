@@ -6,6 +6,7 @@ import json
 
 import typer
 
+from ..search.base import MAX_RESULTS_LIMIT
 from .options import (
     CATALOG_FORMAT_OPTION,
     CATALOG_OPTION,
@@ -36,7 +37,11 @@ def serve(
         metavar="MODE",
     ),
     policy: str = typer.Option(
-        "latest", "--policy", "-p", help="list-changed: latest (each search replaces the hits) or cumulative."
+        "latest",
+        "--policy",
+        "-p",
+        help="list-changed: latest (each search replaces the hits) or cumulative.",
+        metavar="POLICY",
     ),
     max_active: int | None = typer.Option(
         None,
@@ -54,7 +59,15 @@ def serve(
         "--context keys win. Only a trusted proxy should set it.",
         metavar="NAME",
     ),
-    max_results: int = typer.Option(5, "--max-results", "-n", help="toolSearch's default maxResults.", min=1),
+    max_results: int = typer.Option(
+        5,
+        "--max-results",
+        "-n",
+        help=f"toolSearch's default maxResults (1-{MAX_RESULTS_LIMIT}).",
+        min=1,
+        max=MAX_RESULTS_LIMIT,
+        metavar="N",
+    ),
     timeout: float = typer.Option(
         30.0, "--timeout", help="Seconds an upstream server has to start and list, and to answer a call."
     ),
