@@ -208,3 +208,24 @@ def test_resident_tools_are_listed_up_front_also_when_renamed():
     assert gateway.check_direct("t1__get_current_time", {}, None) is None  # callable by its listed name
     with pytest.raises(Exception, match="resident tool 'get_time' is not in the catalog"):
         Gateway(Settings(sources=[], resident=["get_time"]), upstreams=listed).check_resident()
+
+
+def test_a_hostile_tool_list_costs_only_its_bad_tools():
+    from toolsearch_cli.catalog.names import PROVIDER_NAME
+    from toolsearch_cli.serve.dry_run import Listed
+
+    schema = {"type": "object", "properties": {}}
+    names = ["\x1b[31mred", "x" * 100, "dup", "dup", "toolSearch", "callTool", "ok.tool/name", "日本語"]
+    raw = [{"name": n, "inputSchema": schema, "description": "d"} for n in names]
+    raw += [{"name": "noschema"}, {"name": "string_schema", "inputSchema": {"type": "string"}}]
+    good = Listed("good=mcp+stdio:good", "good", [{"name": "fine", "inputSchema": schema}])
+    gateway = Gateway(Settings(sources=[]), upstreams=[Listed("evil=mcp+stdio:evil", "evil", raw), good])
+    served = gateway.catalog.names
+    assert "fine" in served and "dup" in served  # the other server, and the first of the duplicates
+    assert {"evil__toolSearch", "evil__callTool"} <= set(served)  # the gateway's own names stay its own
+    assert all(PROVIDER_NAME.match(n) for n in served) and len(set(served)) == len(served)
+    originals = {gateway.routes[n].original for n in served}
+    assert "\x1b[31mred" in originals and "ok.tool/name" in originals  # forwarded under the server's name
+    problems = gateway.problems["evil=mcp+stdio:evil"]
+    assert len(problems) == 3 and problems[0] == "tool 'dup': duplicate tool name (the first is kept)"
+    assert "noschema" in problems[1] and "string_schema" in problems[2]

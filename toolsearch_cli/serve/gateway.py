@@ -185,18 +185,19 @@ class Gateway:
     def rebuild(self) -> None:
         """Merge the static tools and every upstream's latest tool list; re-index (names may move
         when a collision appears or goes)."""
-        from ..catalog.mcp_client import tools_from_live
-
         entries: list[tuple[Tool, Route, str]] = []
         for tool in self.static.tools:
             kind: Literal["python", "none"] = "python" if tool.function is not None else "none"
             source = str(tool.source.file) if tool.source is not None else "catalog"
             entries.append((tool, Route(kind, source), tool.category or "catalog"))
         resident = list(self.static.resident)
+        problems: dict[str, list[str]] = {}
         for upstream in self.upstreams:
             if not upstream.raw_tools:
                 continue
-            listed, more_resident = tools_from_live(upstream.source, upstream.server_name, upstream.raw_tools)
+            listed, more_resident, skipped = upstream_tools(upstream)
+            if skipped:
+                problems[upstream.source] = skipped
             for tool in listed:
                 server = tool.metadata.get("mcp_server") or {}
                 alias = str(server.get("name") or upstream.live.alias or "mcp")
@@ -216,6 +217,8 @@ class Gateway:
         resident_names = [n for n in dict.fromkeys(wanted_resident) if n in routes]
         self.catalog = Catalog(tools=tools, resident=resident_names, groups=list(self.static.groups))
         self.routes = routes
+        #: Per live source: why some of its tools were left out (a bad tool never takes the others down).
+        self.problems = problems
         self._renamed = renamed
         self._validators: dict[str, Any] = {}
         self.manager = CatalogManager.from_catalog(self.catalog, exclude=resident_names, ranker=self.settings.ranker)
@@ -442,6 +445,36 @@ class Gateway:
     def _record(self, record: dict[str, Any]) -> None:
         if self._log is not None:
             self._log(record)
+
+
+def upstream_tools(upstream: Any) -> tuple[list[Tool], list[str], list[str]]:
+    """An upstream's tools, its resident names, and the problems of the tools left out: a listing
+    the loader refuses as a whole (a duplicate name, one bad schema) is read tool by tool, so one
+    bad tool costs only itself."""
+    from ..catalog.mcp_client import tools_from_live
+    from ..errors import CatalogError
+
+    try:
+        listed, resident = tools_from_live(upstream.source, upstream.server_name, upstream.raw_tools)
+        return listed, resident, []
+    except CatalogError:
+        pass
+    tools: list[Tool] = []
+    problems: list[str] = []
+    seen: set[str] = set()
+    for raw in upstream.raw_tools:
+        name = raw.get("name") if isinstance(raw, dict) else None
+        if isinstance(name, str) and name in seen:
+            problems.append(f"tool {name!r}: duplicate tool name (the first is kept)")
+            continue
+        try:
+            one, _ = tools_from_live(upstream.source, upstream.server_name, [raw])
+        except CatalogError as exc:
+            problems.append(str(exc).split(": ", 1)[-1])
+            continue
+        seen.update(t.name for t in one)
+        tools.extend(one)
+    return tools, [], problems
 
 
 class Refused(Exception):

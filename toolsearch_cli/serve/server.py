@@ -335,6 +335,9 @@ async def _serve_all(
                 "retrying in the background"
             )
         gateway.rebuild()
+        for source, skipped in gateway.problems.items():
+            more = f" (and {len(skipped) - 1} more)" if len(skipped) > 1 else ""
+            say(f"warning: {upstreams[source].live.display}: a tool was left out: {skipped[0]}{more}")
         gateway.check_resident()
         binding = GatewayServer(gateway, upstreams, stdio=http is None)
         server = binding.build()
