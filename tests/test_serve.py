@@ -388,3 +388,45 @@ def test_pypi_git_and_fetch_servers_behind_the_gateway(tmp_path):
             assert bad.is_error and "invalid arguments for fetch" in json_of(bad)["error"]  # refused, never fetched
 
     anyio.run(scenario)
+
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="finds the upstream process through /proc")
+@pytest.mark.parametrize(
+    ("signum", "code", "said"), [(signal.SIGTERM, 143, "terminated"), (signal.SIGINT, 130, "interrupted")]
+)
+def test_a_signal_stops_the_stdio_gateway_and_its_upstreams(signum, code, said):
+    import subprocess
+
+    from .serve_helpers import gateway_args, gateway_env
+
+    (time_source,) = real_sources("time")
+    marker = uuid.uuid4().hex
+    alias, _, command = time_source.partition("=mcp+stdio:")
+    source = f"{alias}=mcp+stdio:env TS_SERVE_MARK={marker} {command}"
+    process = subprocess.Popen(
+        [sys.executable, *gateway_args([source])],
+        env=gateway_env(),
+        stdin=subprocess.PIPE,  # held open: the gateway waits for a client
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not pids_with(marker) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert len(pids_with(marker)) == 1
+        time.sleep(2)  # past start-up: the gateway is serving
+        process.send_signal(signum)
+        assert process.wait(timeout=30) == code
+        assert process.stderr.read() == f"error: {said}\n"
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        process.stdin.close()
+        process.stderr.close()
+    deadline = time.monotonic() + 10
+    while pids_with(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert pids_with(marker) == []

@@ -229,3 +229,23 @@ def test_a_hostile_tool_list_costs_only_its_bad_tools():
     problems = gateway.problems["evil=mcp+stdio:evil"]
     assert len(problems) == 3 and problems[0] == "tool 'dup': duplicate tool name (the first is kept)"
     assert "noschema" in problems[1] and "string_schema" in problems[2]
+
+
+def test_call_arguments_nested_too_deeply_are_refused():
+    from toolsearch_cli.serve.dry_run import Listed
+
+    listed = Listed("s=mcp+stdio:s", "s", [{"name": "take", "inputSchema": {"type": "object"}}])
+    gateway = Gateway(Settings(sources=[]), upstreams=[listed])
+    past_python: dict = {}  # deeper than json.dumps can go
+    node = past_python
+    for _ in range(100_000):
+        node["a"] = {}
+        node = node["a"]
+    past_limit: list = [1]  # deeper than the JSON depth toolsearch reads (bounded.MAX_DEPTH)
+    for _ in range(150):
+        past_limit = [past_limit]
+    for arguments in (past_python, {"a": past_limit}, "x" * 10, ["list"]):
+        with pytest.raises(Refused) as refused:
+            gateway.prepare_call("take", arguments, {})
+        assert refused.value.kind == "invalid-arguments"
+    assert gateway.prepare_call("take", {"a": 1}, {})[2] == {"a": 1}

@@ -403,7 +403,10 @@ class Gateway:
         if isinstance(arguments, str):  # some clients send the arguments object as JSON text
             text = arguments
         elif isinstance(arguments, dict):
-            text = json.dumps(arguments, ensure_ascii=False)
+            try:
+                text = json.dumps(arguments, ensure_ascii=False)
+            except (ValueError, TypeError, RecursionError):  # nested past Python's own limit
+                raise Refused("invalid-arguments", "'arguments' are nested too deeply") from None
         else:
             raise Refused("invalid-arguments", f"'arguments' must be a JSON object, not {type(arguments).__name__}")
         value, problem = check_arguments(tool, text)
