@@ -114,8 +114,7 @@ def serve(
         return
     import warnings
 
-    import anyio
-
+    from ..errors import UsageError
     from ..serve.server import parse_http, run_gateway
 
     # the SDK warns on every ping of a handshake-era upstream (ping is gone from 2026-07-28 on);
@@ -124,11 +123,11 @@ def serve(
 
     address = parse_http(http) if http is not None else None
     try:
-        anyio.run(lambda: run_gateway(settings, http=address, notice=_notice))
+        import anyio
+        import mcp  # noqa: F401 - the server side of the SDK: said once here, not as a traceback later
     except ImportError as exc:
-        from ..errors import UsageError
-
         raise UsageError(f"toolsearch serve needs the MCP SDK: pip install 'toolsearch-cli[mcp]' ({exc})") from None
+    anyio.run(lambda: run_gateway(settings, http=address, notice=_notice))
 
 
 def _notice(text: str) -> None:

@@ -19,13 +19,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..catalog.mcp_client import (
-    _MAX_PAGES,
-    LiveSource,
-    http_headers,
-    parse_live_source,
-)
+from ..catalog.mcp_client import LiveSource, http_headers, parse_live_source
 
+#: A tools/list that has more pages than this is the server's fault (never cut silently).
+MAX_PAGES = 10_000
 #: Seconds between pings of an idle upstream (a dead stdio server is noticed within this).
 PING_INTERVAL = 5.0
 #: First and longest wait before an upstream is started again.
@@ -180,7 +177,7 @@ class Upstream:
         tools: list[dict[str, Any]] = []
         cursor: str | None = None
         seen: set[str] = set()
-        for _ in range(_MAX_PAGES):
+        for _ in range(MAX_PAGES):
             page = await client.list_tools(cursor=cursor)
             tools.extend(t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in page.tools)
             cursor = page.next_cursor
@@ -189,6 +186,8 @@ class Upstream:
             if cursor in seen:
                 raise ConnectionError(f"tools/list returned the cursor {cursor!r} twice")
             seen.add(cursor)
+        else:
+            raise ConnectionError(f"tools/list still had more pages after {MAX_PAGES:,} pages")
         info = client.server_info
         name = info.name if info else None
         changed = tools != self.raw_tools or name != self.server_name
