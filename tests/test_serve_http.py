@@ -63,9 +63,20 @@ def test_http_call_through_and_twenty_sessions_without_cross_talk():
         expected: dict[int, str] = {}
         seen: dict[int, list[list[str]]] = {}
 
+        notified: dict[int, int] = {}
+
         async def one_session(i: int) -> None:
+            import mcp_types as types
+
             rng = random.Random(i)
-            async with Client(server.url, read_timeout_seconds=120, mode="legacy") as gateway:
+
+            async def on_message(message) -> None:
+                if isinstance(message, types.ToolListChangedNotification):
+                    notified[i] = notified.get(i, 0) + 1
+
+            async with Client(
+                server.url, read_timeout_seconds=120, mode="legacy", message_handler=on_message
+            ) as gateway:
                 await anyio.sleep(rng.random() * 0.5)
                 found = json_of(await gateway.call_tool("toolSearch", {"query": QUERIES[i]}))
                 expected[i] = found["tools"][0]["name"]
@@ -88,6 +99,7 @@ def test_http_call_through_and_twenty_sessions_without_cross_talk():
 
         anyio.run(all_sessions)
         assert len(set(expected.values())) >= 15  # the sessions really disclosed different tools
+        assert notified == {i: 1 for i in range(len(QUERIES))}  # each told once, on its own stream
         for i, lists in seen.items():
             for listed in lists:
                 assert listed == ["toolSearch", "callTool", expected[i]], (i, listed)
