@@ -430,3 +430,32 @@ def test_a_signal_stops_the_stdio_gateway_and_its_upstreams(signum, code, said):
     while pids_with(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert pids_with(marker) == []
+
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="finds the upstream process through /proc")
+def test_an_error_after_the_upstreams_started_stops_them_too():
+    import subprocess
+
+    from .serve_helpers import gateway_args, gateway_env
+
+    (time_source,) = real_sources("time")
+    marker = uuid.uuid4().hex
+    alias, _, command = time_source.partition("=mcp+stdio:")
+    source = f"{alias}=mcp+stdio:env TS_SERVE_MARK={marker} {command}"
+    done = subprocess.run(
+        [sys.executable, *gateway_args([source], "--resident", "get_current_tme")],
+        env=gateway_env(),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == (
+        "error: field 'resident': resident tool 'get_current_tme' is not in the catalog "
+        "(did you mean 'get_current_time'?)\n"
+    )
+    deadline = time.monotonic() + 10
+    while pids_with(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert pids_with(marker) == []
