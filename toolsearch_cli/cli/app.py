@@ -11,7 +11,7 @@ import typer
 
 from .. import __version__
 from ..errors import ToolsearchError
-from . import catalog_cmd, eval_cmd, lint_cmd, model_cmd, search_cmd, simulate_cmd
+from . import catalog_cmd, eval_cmd, lint_cmd, model_cmd, search_cmd, serve_cmd, simulate_cmd
 
 app = typer.Typer(
     name="toolsearch",
@@ -69,6 +69,7 @@ app.command("eval")(eval_cmd.eval_command)
 app.command("lint")(lint_cmd.lint)
 app.command("rule")(lint_cmd.rule)
 app.add_typer(model_cmd.app, name="model")
+app.command("serve")(serve_cmd.serve)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -33,6 +33,13 @@ QUERIES_OPTION = typer.Option(
     "Default: every example of every searchable tool, expecting that tool.",
     metavar="FILE",
 )
+FROM_LOG_OPTION = typer.Option(
+    None,
+    "--from-log",
+    help="Labelled queries from a `toolsearch serve --log` file: each search followed by a call of a "
+    "catalog tool becomes {query, relevant: [that tool]}. Use the catalog the gateway served.",
+    metavar="FILE",
+)
 SAVE_OPTION = typer.Option(
     None, "--save", help="Write the run (metrics and every query's ranks) as JSON.", metavar="FILE"
 )
@@ -54,6 +61,7 @@ MIN_OPTION = typer.Option(
 def eval_command(
     catalog: list[str] | None = CATALOG_OPTION,
     queries: Path | None = QUERIES_OPTION,
+    from_log: Path | None = FROM_LOG_OPTION,
     ranker: str = typer.Option(
         "default", "--ranker", "-r", help="Rankers to compare, comma-separated (or 'all').", metavar="NAMES"
     ),
@@ -111,8 +119,10 @@ def eval_command(
             raise UsageError(
                 f"--diff-k {diff_k} is deeper than the runs were ranked ({depth}); raise the largest --k of both runs"
             )
+    if from_log is not None and queries is not None:
+        raise UsageError("give the queries with --queries or --from-log, not both", field="from-log")
     loaded = load_catalog(catalog, forced_format, cache=True)
-    query_set, source = _query_set(loaded, queries)
+    query_set, source = _query_set(loaded, queries) if from_log is None else _log_query_set(loaded, from_log)
     ev.check_queries(query_set, loaded, category_field)
     if by is not None:
         ev.check_field(query_set, by, "--by")
@@ -213,6 +223,27 @@ def _query_set(catalog: Any, path: Path | None) -> tuple[list[Query], str]:
             field="queries",
         )
     return queries, "examples"
+
+
+def _log_query_set(catalog: Any, path: Path) -> tuple[list[Query], str]:
+    """Queries labelled by what the gateway's clients called after searching (see serve.traffic)."""
+    from ..errors import UsageError
+    from ..serve.traffic import queries_from_log
+    from .render import error_console
+
+    found = queries_from_log(path, catalog)
+    if found.unmatched:
+        error_console().print(
+            f"warning: {found.unmatched} labelled call(s) in {path} name tools this catalog does not have "
+            "(or has as resident); give eval the catalog the gateway served",
+            markup=False,
+        )
+    if not found.queries:
+        raise UsageError(
+            f"{path} has no search followed by a call of a catalog tool ({found.searches} searches): nothing to label",
+            field="from-log",
+        )
+    return found.queries, str(path)
 
 
 def _title(source: str, count: int, sources: list[str]) -> str:

@@ -1,0 +1,133 @@
+"""Shared pieces of the ``toolsearch serve`` tests: real upstream servers (PyPI and npm), the
+gateway started as a real process, and the official ``mcp`` client talking to it."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shlex
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .conftest import ROOT
+
+NODE_MODULES = ROOT / "tests" / "servers" / "npm" / "node_modules"
+PYTHON = shlex.quote(sys.executable)
+
+
+def npm_script(name: str) -> Path:
+    return NODE_MODULES / "@modelcontextprotocol" / f"server-{name}" / "dist" / "index.js"
+
+
+def real_sources(*names: str) -> list[str]:
+    """Live sources of real servers (``time``/``fetch`` from PyPI, ``memory``/``everything`` from
+    npm); skip the test when one is not installed."""
+    pytest.importorskip("mcp", reason="the MCP SDK (extra toolsearch-cli[mcp]) is not installed")
+    out = []
+    for name in names:
+        if name in ("time", "fetch"):
+            if importlib.util.find_spec(f"mcp_server_{name}") is None:
+                pytest.skip(f"mcp-server-{name} is not installed (pip install -e '.[test]')")
+            out.append(f"{name}=mcp+stdio:{PYTHON} -m mcp_server_{name}")
+            continue
+        node = shutil.which("node")
+        if node is None:
+            pytest.skip("node is not installed")
+        script = npm_script(name)
+        if not script.is_file():
+            pytest.skip(f"@modelcontextprotocol/server-{name} is not installed: npm install --prefix tests/servers/npm")
+        out.append(f"{name}=mcp+stdio:{shlex.quote(node)} {shlex.quote(str(script))}")
+    return out
+
+
+def gateway_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    return env
+
+
+def gateway_args(sources: list[str], *extra: str) -> list[str]:
+    args = ["-m", "toolsearch_cli", "serve"]
+    for source in sources:
+        args += ["--catalog", source]
+    return [*args, *extra]
+
+
+def stdio_params(sources: list[str], *extra: str) -> Any:
+    from mcp import StdioServerParameters
+
+    return StdioServerParameters(command=sys.executable, args=gateway_args(sources, *extra), env=gateway_env())
+
+
+def text_of(result: Any) -> str:
+    return "".join(getattr(block, "text", "") for block in result.content)
+
+
+def json_of(result: Any) -> Any:
+    return json.loads(text_of(result))
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class HttpGateway:
+    """``toolsearch serve --http`` as a real process (stopped, with its upstreams, on exit)."""
+
+    def __init__(self, sources: list[str], *extra: str, stderr: Any = subprocess.DEVNULL) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}/mcp"
+        self.process = subprocess.Popen(
+            [sys.executable, *gateway_args(sources, "--http", f"127.0.0.1:{self.port}", *extra)],
+            env=gateway_env(),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+            start_new_session=True,
+        )
+
+    def __enter__(self) -> HttpGateway:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+                return self
+            except OSError:
+                if self.process.poll() is not None or time.monotonic() > deadline:
+                    self.__exit__()
+                    pytest.fail("toolsearch serve --http did not start")
+                time.sleep(0.2)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+def pids_with(marker: str) -> list[int]:
+    """Processes whose environment has ``TS_SERVE_MARK=marker`` (an upstream started by a test)."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes()
+        except OSError:
+            continue
+        if f"TS_SERVE_MARK={marker}".encode() in environ.split(b"\0"):
+            out.append(int(entry.name))
+    return out

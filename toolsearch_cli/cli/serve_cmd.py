@@ -1,0 +1,163 @@
+"""``toolsearch serve``: the MCP gateway (options -> Settings -> serve / dry run -> render)."""
+
+from __future__ import annotations
+
+import json
+
+import typer
+
+from ..search.base import MAX_RESULTS_LIMIT
+from .options import (
+    CATALOG_FORMAT_OPTION,
+    CATALOG_OPTION,
+    CONTEXT_OPTION,
+    FORMAT_OPTION,
+    check_catalog_format,
+    check_format,
+    embed_options,
+)
+from .render import Col, console, data, plural, render_table
+
+RESIDENT_OPTION = typer.Option(
+    None, "--resident", help="A tool listed up front, not only through search (repeatable).", metavar="NAME"
+)
+
+
+@embed_options
+def serve(
+    catalog: list[str] | None = CATALOG_OPTION,
+    http: str | None = typer.Option(
+        None, "--http", help="Serve streamable HTTP on HOST:PORT (path /mcp) instead of stdio.", metavar="HOST:PORT"
+    ),
+    disclose: str = typer.Option(
+        "call-through",
+        "--disclose",
+        help="call-through (the tool list never changes: toolSearch + callTool) or list-changed "
+        "(hits join tools/list and the client is sent notifications/tools/list_changed).",
+        metavar="MODE",
+    ),
+    policy: str = typer.Option(
+        "latest",
+        "--policy",
+        "-p",
+        help="list-changed: latest (each search replaces the hits) or cumulative.",
+        metavar="POLICY",
+    ),
+    max_active: int | None = typer.Option(
+        None,
+        "--max-active",
+        help="list-changed: cap on disclosed tools (cumulative evicts the least recently used).",
+        metavar="N",
+    ),
+    ranker: str = typer.Option("default", "--ranker", "-r", help="Ranker used by toolSearch.", metavar="NAME"),
+    resident: list[str] | None = RESIDENT_OPTION,
+    context: list[str] | None = CONTEXT_OPTION,
+    context_header: str | None = typer.Option(
+        None,
+        "--context-header",
+        help="HTTP: read more context attributes per request from this header ('role=admin; team=x'); "
+        "--context keys win. Only a trusted proxy should set it.",
+        metavar="NAME",
+    ),
+    max_results: int = typer.Option(
+        5,
+        "--max-results",
+        "-n",
+        help=f"toolSearch's default maxResults (1-{MAX_RESULTS_LIMIT}).",
+        min=1,
+        max=MAX_RESULTS_LIMIT,
+        metavar="N",
+    ),
+    timeout: float = typer.Option(
+        30.0, "--timeout", help="Seconds an upstream server has to start and list, and to answer a call."
+    ),
+    log: str | None = typer.Option(
+        None,
+        "--log",
+        help="Append JSON Lines of the traffic (queries, hits, which tool was called next, timings; never "
+        "argument values) for `toolsearch eval --from-log`.",
+        metavar="FILE",
+    ),
+    dry_run: bool = typer.Option(
+        False, "--dry-run", help="Print the tools the client would see and their token cost, then exit."
+    ),
+    output_format: str = FORMAT_OPTION,
+    catalog_format: str = CATALOG_FORMAT_OPTION,
+) -> None:
+    """Serve the catalogs to any MCP client with progressive disclosure (toolSearch + callTool)."""
+    from ..catalog import default_sources
+    from ..serve.gateway import Settings
+    from ..simulate.script import parse_context
+
+    check_format(output_format)
+    settings = Settings(
+        sources=default_sources(catalog),
+        disclose=disclose,  # type: ignore[arg-type]  # checked by Settings
+        policy=policy,
+        max_active=max_active,
+        ranker=ranker,
+        resident=list(resident or []),
+        context=parse_context(context),
+        context_header=(context_header or "").strip() or None,
+        default_max_results=max_results,
+        timeout=timeout,
+        catalog_format=check_catalog_format(catalog_format),
+        log=log,
+    )
+    from ..disclosure.policy import get_policy
+    from ..search import get_ranker
+
+    get_policy(policy)
+    get_ranker(ranker)
+    if dry_run:
+        _dry_run(settings, output_format)
+        return
+    import warnings
+
+    from ..errors import UsageError
+    from ..serve.server import parse_http, run_gateway
+
+    # the SDK warns on every ping of a handshake-era upstream (ping is gone from 2026-07-28 on);
+    # this process is the gateway alone, and its stderr ends up in the MCP client's log
+    warnings.filterwarnings("ignore", message=r".*(deprecated|removed) as of 2026-07-28")
+
+    address = parse_http(http) if http is not None else None
+    try:
+        import anyio
+        import mcp  # noqa: F401 - the server side of the SDK: said once here, not as a traceback later
+    except ImportError as exc:
+        raise UsageError(f"toolsearch serve needs the MCP SDK: pip install 'toolsearch-cli[mcp]' ({exc})") from None
+    anyio.run(lambda: run_gateway(settings, http=address, notice=_notice))
+
+
+def _notice(text: str) -> None:
+    from .render import error_console
+
+    error_console().print(data(text))
+
+
+def _dry_run(settings: object, output_format: str) -> None:
+    from ..serve.dry_run import dry_run
+
+    report = dry_run(settings)  # type: ignore[arg-type]
+    if output_format == "json":
+        typer.echo(json.dumps(report.to_dict(), ensure_ascii=False, indent=2))
+        return
+    out = console()
+    render_table(
+        out,
+        [Col("tool", "name"), Col("tokens", "number", justify="right")],
+        [[t["name"], str(t["tokens"])] for t in report.listed],
+    )
+    out.print(
+        data(
+            f"\nthe client sees {plural(len(report.listed), 'tool')}: {report.listed_tokens:,} tokens "
+            f"({report.counter}); listing all {plural(report.all_tools, 'upstream tool')} instead: "
+            f"{report.all_tokens:,} tokens ({report.saving_percent:.1f}% saved) · disclose {report.disclose}"
+        )
+    )
+    for source in report.sources:
+        runs = "callable" if source["callable"] else "searchable only (not callable)"
+        out.print(data(f"  {source['source']}: {plural(source['tools'], 'tool')}, {runs}", "dim"))
+    for problem in report.failed:
+        out.print(data(f"  failed: {problem}", "yellow"))

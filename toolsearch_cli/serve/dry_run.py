@@ -1,0 +1,106 @@
+"""``toolsearch serve --dry-run``: what the client would see, what it costs, and what listing every
+upstream tool instead would cost (tokens counted as :mod:`toolsearch_cli.tokens` counts them)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..catalog.mcp_client import LiveSource, parse_live_source, shown_source
+from ..errors import CatalogError
+from ..tokens import get_counter, tool_tokens, tools_tokens
+from .gateway import Gateway, Settings
+
+
+@dataclass
+class Listed:
+    """An upstream's answer as the dry run read it (the gateway reads these fields)."""
+
+    source: str
+    server_name: str | None
+    raw_tools: list[dict[str, Any]]
+    live: LiveSource = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.live = parse_live_source(self.source)
+
+
+@dataclass
+class DryRun:
+    """The dry run's findings (``to_dict`` is the JSON output)."""
+
+    listed: list[dict[str, Any]]
+    listed_tokens: int
+    all_tools: int
+    all_tokens: int
+    sources: list[dict[str, Any]]
+    disclose: str
+    counter: str
+    failed: list[str]
+    #: The gateway names of every tool the context may see (what toolSearch can return).
+    names: list[str] = field(default_factory=list)
+
+    @property
+    def saving_percent(self) -> float:
+        return 100.0 * (self.all_tokens - self.listed_tokens) / self.all_tokens if self.all_tokens else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "disclose": self.disclose,
+            "tools": self.listed,
+            "tokens": {
+                "counter": self.counter,
+                "listed": self.listed_tokens,
+                "all_upstream_tools": self.all_tokens,
+                "all_upstream_tool_count": self.all_tools,
+                "saving_percent": round(self.saving_percent, 2),
+            },
+            "sources": self.sources,
+            "failed": self.failed,
+            "searchable": self.names,
+        }
+
+
+def dry_run(settings: Settings, counter: str = "cl100k_base") -> DryRun:
+    """List every source once (live servers concurrently, then stopped) and measure both tool lists."""
+    from ..catalog.mcp_client import fetch_live_sources
+    from .server import load_static, split_sources
+
+    live, _ = split_sources(settings.sources)
+    static = load_static(settings)
+    fetched = fetch_live_sources(live, ttl=0) if live else {}
+    listed: list[Listed] = []
+    failed: list[str] = []
+    for source in live:
+        answer = fetched[source]
+        if isinstance(answer, CatalogError):
+            if len(live) == 1 and not static.tools:
+                raise answer
+            failed.append(str(answer))
+            continue
+        listed.append(Listed(source, *answer))
+    gateway = Gateway(settings, static=static, upstreams=listed)
+    gateway.check_resident()
+    count = get_counter(counter)
+    context = gateway.context_for(None)
+    tools = gateway.listed_tools(context, None)
+    visible = [t for t in gateway.catalog.tools if t.visible_to(context)]
+    sources: dict[str, dict[str, Any]] = {}
+    for tool in visible:
+        route = gateway.routes[tool.name]
+        shown = shown_source(route.source)
+        entry = sources.setdefault(
+            shown, {"source": shown, "kind": route.kind, "tools": 0, "callable": route.kind != "none"}
+        )
+        entry["tools"] += 1
+    return DryRun(
+        listed=[{"name": t.name, "tokens": tool_tokens(t, count)} for t in tools],
+        listed_tokens=tools_tokens(tools, count),
+        all_tools=len(visible),
+        all_tokens=tools_tokens(visible, count),
+        sources=list(sources.values()),
+        disclose=settings.disclose,
+        counter=count.name,
+        failed=failed,
+        names=[t.name for t in visible],
+    )

@@ -1,0 +1,592 @@
+"""The gateway's core, free of any transport: catalog, names, permissions, search and calls.
+
+One :class:`Gateway` holds the merged catalog of every source (live MCP servers through
+:mod:`.upstream`, Python modules whose functions run in process, and catalog files that are
+searchable only), the same :class:`~toolsearch_cli.disclosure.manager.CatalogManager` and
+:class:`~toolsearch_cli.disclosure.engine.DisclosureEngine` the ``search`` and ``simulate``
+commands use (one engine per request context, sharing one index), and each client session's
+disclosed names. :mod:`.server` binds it to the MCP SDK.
+
+Names: a tool keeps its own name unless another tool (of another source) or a gateway tool
+(``toolSearch``, ``callTool``) has it; then it becomes ``ALIAS__name``. Every name is cut to 64
+characters (with a hash of the whole, so it stays unique).
+
+Permissions: a tool the request's context may not see is neither found, listed nor called, and
+a call of it by its exact name gets the same answer as a call of a name that does not exist.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ..arguments import check_arguments
+from ..disclosure.engine import DisclosureEngine
+from ..disclosure.manager import CatalogManager
+from ..disclosure.search_tool import SEARCH_TOOL_NAME, SearchOutcome
+from ..errors import UsageError
+from ..model import Catalog, Tool
+from ..search.base import DEFAULT_MAX_RESULTS
+
+CALL_TOOL_NAME = "callTool"
+DISCLOSE_MODES = ("call-through", "list-changed")
+Disclose = Literal["call-through", "list-changed"]
+#: Distinct request contexts whose engine is kept (each holds the visible tools' token counts).
+ENGINE_CACHE = 64
+#: The longest result text of an in-process Python tool passed back (bytes of UTF-8).
+MAX_RESULT_TEXT = 1_000_000
+
+CALL_TOOL_DESCRIPTION = (
+    "Run a tool found with toolSearch: give its exact name and its arguments as a JSON object that "
+    "fits the inputSchema toolSearch returned. Arguments that do not fit are refused before anything "
+    "runs, with the reason."
+)
+
+
+GATEWAY_SEARCH_DESCRIPTION = (
+    "Search the tool catalog when the tools available now cannot do the task, or when you are not sure "
+    "which tool fits. The query is matched against tool names, descriptions, parameters, categories and "
+    "tags. The result lists the matching tools with their input schemas; run one with callTool. "
+    "Searching does not run any tool."
+)
+
+
+def call_tool_definition(name: str = CALL_TOOL_NAME) -> Tool:
+    """The one stable call tool of call-through disclosure."""
+    return Tool(
+        name=name,
+        description=CALL_TOOL_DESCRIPTION,
+        parameters={
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "description": "The exact tool name toolSearch returned."},
+                "arguments": {
+                    "type": "object",
+                    "description": "The tool's arguments, fitting its inputSchema.",
+                },
+            },
+            "required": ["name"],
+            "additionalProperties": False,
+        },
+        category="system",
+    )
+
+
+@dataclass(slots=True)
+class Route:
+    """How a gateway tool runs: an upstream server, a Python function, or not at all."""
+
+    kind: Literal["mcp", "python", "none"]
+    source: str
+    #: The name the upstream server knows the tool by (``mcp``).
+    original: str = ""
+
+
+@dataclass
+class Settings:
+    """Everything ``toolsearch serve`` is told (the CLI's options, typed)."""
+
+    sources: list[str]
+    disclose: Disclose = "call-through"
+    policy: str = "latest"
+    max_active: int | None = None
+    ranker: str = "default"
+    resident: list[str] = field(default_factory=list)
+    context: dict[str, str] = field(default_factory=dict)
+    #: HTTP header whose ``key=value`` pairs add context attributes per request (``None``: ignored).
+    context_header: str | None = None
+    default_max_results: int = DEFAULT_MAX_RESULTS
+    #: Seconds an upstream has to start, list, and answer one call.
+    timeout: float = 30.0
+    catalog_format: str | None = None
+    log: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.disclose not in DISCLOSE_MODES:
+            from ..errors import did_you_mean
+
+            raise UsageError(
+                f"unknown disclosure {self.disclose!r}{did_you_mean(self.disclose, DISCLOSE_MODES)}; "
+                f"choose from {', '.join(DISCLOSE_MODES)}",
+                field="disclose",
+            )
+        if self.max_active is not None and self.max_active < 1:
+            raise UsageError(f"--max-active must be at least 1, not {self.max_active}", field="max-active")
+        if self.timeout <= 0:
+            raise UsageError(f"--timeout must be positive, not {self.timeout:g}", field="timeout")
+
+
+@dataclass
+class SessionState:
+    """One client session's disclosed names (list-changed) and what the traffic log links."""
+
+    id: str
+    active: list[str] = field(default_factory=list)
+    used: list[str] = field(default_factory=list)
+    #: The latest search: its number in this session and its hits (for "called next" in the log).
+    search_count: int = 0
+    last_hits: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class CallResult:
+    """What a tool call produced, in MCP terms: content blocks (wire dicts) and whether it failed."""
+
+    content: list[dict[str, Any]]
+    is_error: bool = False
+    structured: dict[str, Any] | None = None
+    #: Why the gateway refused or failed the call (``unknown-tool``, ``invalid-arguments``,
+    #: ``not-callable``, ``upstream``...); ``None`` when the tool ran (even if it reported an error).
+    refused: str | None = None
+    upstream_ms: float | None = None
+    #: The upstream server's own ``CallToolResult``, passed through untouched.
+    raw: Any = None
+
+    @classmethod
+    def text(cls, text: str, *, is_error: bool = False, refused: str | None = None) -> CallResult:
+        return cls([{"type": "text", "text": text}], is_error=is_error, refused=refused)
+
+    @classmethod
+    def error(cls, kind: str, message: str) -> CallResult:
+        return cls.text(json.dumps({"error": message}, ensure_ascii=False), is_error=True, refused=kind)
+
+
+class Gateway:
+    """The catalog, engines and sessions of one ``toolsearch serve`` (transport-free)."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        static: Catalog | None = None,
+        upstreams: Sequence[Any] = (),
+        log: Callable[[dict[str, Any]], None] | None = None,
+    ) -> None:
+        self.settings = settings
+        self.static = static or Catalog(tools=[])
+        self.upstreams = list(upstreams)
+        self.search_tool_name = SEARCH_TOOL_NAME
+        self.call_tool = call_tool_definition()
+        self._log = log
+        self._search_tool: tuple[Tool, Tool] | None = None
+        self.catalog = Catalog(tools=[])
+        self.routes: dict[str, Route] = {}
+        self.manager = CatalogManager()
+        self.version = 0
+        self._engines: OrderedDict[tuple[tuple[str, str], ...], DisclosureEngine] = OrderedDict()
+        self.rebuild()
+
+    # -- catalog ----------------------------------------------------------------------------------
+
+    def rebuild(self) -> None:
+        """Merge the static tools and every upstream's latest tool list; re-index (names may move
+        when a collision appears or goes)."""
+        entries: list[tuple[Tool, Route, str]] = []
+        for tool in self.static.tools:
+            kind: Literal["python", "none"] = "python" if tool.function is not None else "none"
+            source = str(tool.source.file) if tool.source is not None else "catalog"
+            entries.append((tool, Route(kind, source), tool.category or "catalog"))
+        resident = list(self.static.resident)
+        problems: dict[str, list[str]] = {}
+        for upstream in self.upstreams:
+            if not upstream.raw_tools:
+                continue
+            listed, more_resident, skipped = upstream_tools(upstream)
+            if skipped:
+                problems[upstream.source] = skipped
+            for tool in listed:
+                server = tool.metadata.get("mcp_server") or {}
+                alias = str(server.get("name") or upstream.live.alias or "mcp")
+                entries.append((tool, Route("mcp", upstream.source, str(server.get("tool") or tool.name)), alias))
+            resident.extend(n for n in more_resident if n not in resident)
+        named = assign_names([(t.name, alias) for t, _, alias in entries], reserved={SEARCH_TOOL_NAME, CALL_TOOL_NAME})
+        tools: list[Tool] = []
+        routes: dict[str, Route] = {}
+        renamed: dict[str, str] = {}
+        for (tool, route, _), name in zip(entries, named, strict=True):
+            if name != tool.name:
+                renamed.setdefault(tool.name, name)
+                tool = tool.copy_with(name=name)
+            tools.append(tool)
+            routes[name] = route
+        wanted_resident = [renamed.get(n, n) for n in [*resident, *self.settings.resident]]
+        resident_names = [n for n in dict.fromkeys(wanted_resident) if n in routes]
+        self.catalog = Catalog(tools=tools, resident=resident_names, groups=list(self.static.groups))
+        self.routes = routes
+        #: Per live source: why some of its tools were left out (a bad tool never takes the others down).
+        self.problems = problems
+        self._renamed = renamed
+        self._validators: dict[str, Any] = {}
+        self.manager = CatalogManager.from_catalog(self.catalog, exclude=resident_names, ranker=self.settings.ranker)
+        self._engines.clear()
+        self.version += 1
+
+    def check_resident(self) -> None:
+        """Every ``--resident`` name must be a tool of the catalog (once the upstreams listed theirs)."""
+        from ..errors import did_you_mean
+
+        for name in self.settings.resident:
+            if self._renamed.get(name, name) not in self.catalog.resident:
+                raise UsageError(
+                    f"resident tool {name!r} is not in the catalog{did_you_mean(name, self.catalog.names)}",
+                    field="resident",
+                )
+
+    def engine(self, context: Mapping[str, str]) -> DisclosureEngine:
+        """The disclosure engine of one request context (they share the catalog's one index)."""
+        key = tuple(sorted(context.items()))
+        engine = self._engines.get(key)
+        if engine is None:
+            engine = DisclosureEngine(
+                self.catalog,
+                context=dict(context),
+                policy=self.settings.policy,
+                max_active=self.settings.max_active,
+                ranker=self.settings.ranker,
+                resident=self.catalog.resident,
+                default_max_results=self.settings.default_max_results,
+                manager=self.manager,
+            )
+            self._engines[key] = engine
+            if len(self._engines) > ENGINE_CACHE:
+                self._engines.popitem(last=False)
+        else:
+            self._engines.move_to_end(key)
+        return engine
+
+    def context_for(self, header: str | None) -> dict[str, str]:
+        """The request's context: ``--context``, plus the header's attributes (when the gateway
+        reads one) for keys the command line did not fix."""
+        context = dict(self.settings.context)
+        if header and self.settings.context_header:
+            for key, value in parse_context_header(header).items():
+                context.setdefault(key, value)
+        return context
+
+    # -- what the client sees -------------------------------------------------------------------
+
+    def listed_tools(self, context: Mapping[str, str], session: SessionState | None) -> list[Tool]:
+        """``tools/list``: resident tools, ``toolSearch``, ``callTool``, then (list-changed) the
+        session's disclosed tools, each only when the context may see it."""
+        engine = self.engine(context)
+        out: list[Tool] = []
+        for name in self.catalog.resident:
+            tool = self.catalog.get(name)
+            if tool is not None and tool.visible_to(context):
+                out.append(tool)
+        out += [self.search_tool(engine), self.call_tool]
+        if self.settings.disclose == "list-changed" and session is not None:
+            shown = {t.name for t in out}
+            for name in engine.usable(session.active):
+                if name not in shown:
+                    tool = self.catalog.get(name)
+                    if tool is not None:
+                        out.append(tool)
+        return out
+
+    def search_tool(self, engine: DisclosureEngine) -> Tool:
+        """The engine's ``toolSearch`` (same arguments and limits), described as the gateway answers it."""
+        if self._search_tool is None or self._search_tool[0] is not engine.search_tool:
+            self._search_tool = (
+                engine.search_tool,
+                engine.search_tool.copy_with(description=GATEWAY_SEARCH_DESCRIPTION),
+            )
+        return self._search_tool[1]
+
+    def visible_tool(self, name: str, context: Mapping[str, str]) -> Tool | None:
+        tool = self.catalog.get(name) if isinstance(name, str) else None
+        return tool if tool is not None and tool.visible_to(context) else None
+
+    # -- toolSearch -----------------------------------------------------------------------------
+
+    def search(
+        self, arguments: Any, context: Mapping[str, str], session: SessionState | None
+    ) -> tuple[CallResult, bool]:
+        """Run ``toolSearch``: the hits with their full input schemas; ``True`` when the session's
+        disclosed list changed (list-changed disclosure sends ``list_changed`` then)."""
+        started = time.perf_counter()
+        engine = self.engine(context)
+        outcome = engine.execute_search(arguments)
+        changed = False
+        if session is not None:
+            session.search_count += 1
+            session.last_hits = list(outcome.names) if outcome.ok else []
+            if self.settings.disclose == "list-changed":
+                before = list(session.active)
+                session.active = engine.next_active(session.active, outcome, session.used)
+                session.used = []
+                changed = session.active != before
+        result = self._search_result(outcome, context)
+        self._record(
+            {
+                "event": "search",
+                "session": session.id if session is not None else None,
+                "search": session.search_count if session is not None else None,
+                "query": outcome.arguments.query if outcome.arguments is not None else None,
+                "category": outcome.arguments.category if outcome.arguments is not None else None,
+                "max_results": outcome.arguments.max_results if outcome.arguments is not None else None,
+                "hits": list(outcome.names),
+                "status": "error" if not outcome.ok else ("ok" if outcome.names else "empty"),
+                "ms": round((time.perf_counter() - started) * 1000, 3),
+            }
+        )
+        return result, changed
+
+    def _search_result(self, outcome: SearchOutcome, context: Mapping[str, str]) -> CallResult:
+        if not outcome.ok:
+            return CallResult.text(outcome.content(), is_error=True, refused="invalid-arguments")
+        if not outcome.names:
+            return CallResult.text(outcome.content())
+        hits = []
+        for name in outcome.names:
+            tool = self.catalog.get(name)
+            if tool is None or not tool.visible_to(context):
+                continue
+            route = self.routes.get(name)
+            entry: dict[str, Any] = {"name": name}
+            if tool.title:
+                entry["title"] = tool.title
+            entry["description"] = tool.description
+            entry["inputSchema"] = tool.parameters
+            if route is not None and route.kind == "none":
+                entry["callable"] = False
+            hits.append(entry)
+        if self.settings.disclose == "list-changed":
+            how = (
+                "These tools are now in your tool list: call them directly, or with callTool "
+                "{name, arguments} if they have not appeared yet."
+            )
+        else:
+            how = "Run one with callTool {name, arguments}; arguments must fit its inputSchema."
+        if any(h.get("callable") is False for h in hits):
+            how += " Tools marked callable:false come from a catalog file and can be found but not run here."
+        body = {"tools": hits, "how": how}
+        return CallResult.text(json.dumps(body, ensure_ascii=False, separators=(",", ":")))
+
+    # -- calls ----------------------------------------------------------------------------------
+
+    def check_direct(self, name: str, context: Mapping[str, str], session: SessionState | None) -> str | None:
+        """May ``tools/call`` name this tool directly? ``None`` when it may, else the refusal."""
+        tool = self.visible_tool(name, context)
+        if tool is None:
+            return unknown_tool(name)
+        if name in self.catalog.resident:
+            return None
+        if self.settings.disclose == "list-changed" and session is not None:
+            if name in self.engine(context).usable(session.active):
+                return None
+        return f"tool {name!r} is not in your tool list: run it with {CALL_TOOL_NAME} {{name, arguments}}"
+
+    def prepare_call(self, name: Any, arguments: Any, context: Mapping[str, str]) -> tuple[Tool, Route, dict[str, Any]]:
+        """Resolve and validate a call (``callTool``'s or a direct one) without running anything.
+        Raises :class:`Refused` with the message the client gets."""
+        if not isinstance(name, str) or not name.strip():
+            raise Refused("invalid-arguments", f"{CALL_TOOL_NAME} needs 'name': the exact name toolSearch returned")
+        if name in (self.search_tool_name, CALL_TOOL_NAME):
+            raise Refused("invalid-arguments", f"call {name} directly, not through {CALL_TOOL_NAME}")
+        tool = self.visible_tool(name, context)
+        if tool is None:
+            raise Refused("unknown-tool", unknown_tool(name))
+        route = self.routes[name]
+        if route.kind == "none":
+            raise Refused(
+                "not-callable",
+                f"tool {name!r} comes from the catalog file {route.source} and cannot be run by this gateway "
+                "(only tools of live MCP servers and Python modules run here)",
+            )
+        if arguments is None:
+            arguments = {}
+        if isinstance(arguments, str):  # some clients send the arguments object as JSON text
+            text = arguments
+        elif isinstance(arguments, dict):
+            try:
+                text = json.dumps(arguments, ensure_ascii=False)
+            except (ValueError, TypeError, RecursionError):  # nested past Python's own limit
+                raise Refused("invalid-arguments", "'arguments' are nested too deeply") from None
+        else:
+            raise Refused("invalid-arguments", f"'arguments' must be a JSON object, not {type(arguments).__name__}")
+        value, problem = check_arguments(tool, text)
+        if problem is None and value is not None:
+            if name not in self._validators:
+                self._validators[name] = compile_schema(tool.parameters)
+            problem = schema_problem(tool.parameters, value, self._validators[name])
+        if problem is not None or value is None:
+            raise Refused("invalid-arguments", f"invalid arguments for {name}: {problem}")
+        return tool, route, value
+
+    def note_call(self, name: str, session: SessionState | None) -> None:
+        if session is not None and name not in session.used:
+            session.used.append(name)
+
+    def record_call(
+        self, name: str, via: str, session: SessionState | None, result: CallResult, started: float
+    ) -> None:
+        hits = session.last_hits if session is not None else []
+        tool = self.catalog.get(name) if isinstance(name, str) else None
+        server = tool.metadata.get("mcp_server") if tool is not None and result.refused != "unknown-tool" else None
+        self._record(
+            {
+                "event": "call",
+                "session": session.id if session is not None else None,
+                "after_search": session.search_count if session is not None and session.search_count else None,
+                "tool": name if tool is not None and result.refused != "unknown-tool" else None,
+                "server": server.get("name") if isinstance(server, dict) else None,
+                "server_tool": server.get("tool") if isinstance(server, dict) else None,
+                "via": via,
+                "rank": hits.index(name) + 1 if name in hits else None,
+                "ok": not result.is_error,
+                "refused": result.refused,
+                "ms": round((time.perf_counter() - started) * 1000, 3),
+                "upstream_ms": None if result.upstream_ms is None else round(result.upstream_ms, 3),
+            }
+        )
+
+    def _record(self, record: dict[str, Any]) -> None:
+        if self._log is not None:
+            self._log(record)
+
+
+def upstream_tools(upstream: Any) -> tuple[list[Tool], list[str], list[str]]:
+    """An upstream's tools, its resident names, and the problems of the tools left out: a listing
+    the loader refuses as a whole (a duplicate name, one bad schema) is read tool by tool, so one
+    bad tool costs only itself."""
+    from ..catalog.mcp_client import tools_from_live
+    from ..errors import CatalogError
+
+    try:
+        listed, resident = tools_from_live(upstream.source, upstream.server_name, upstream.raw_tools)
+        return listed, resident, []
+    except CatalogError:
+        pass
+    tools: list[Tool] = []
+    problems: list[str] = []
+    seen: set[str] = set()
+    for raw in upstream.raw_tools:
+        name = raw.get("name") if isinstance(raw, dict) else None
+        if isinstance(name, str) and name in seen:
+            problems.append(f"tool {name!r}: duplicate tool name (the first is kept)")
+            continue
+        try:
+            one, _ = tools_from_live(upstream.source, upstream.server_name, [raw])
+        except CatalogError as exc:
+            problems.append(str(exc).split(": ", 1)[-1])
+            continue
+        seen.update(t.name for t in one)
+        tools.extend(one)
+    return tools, [], problems
+
+
+class Refused(Exception):
+    """A call the gateway answers itself, without running anything."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+
+def unknown_tool(name: str) -> str:
+    """The one answer for a name that does not exist *and* for one the context may not see."""
+    shown = name if len(name) <= 80 else name[:77] + "..."
+    return f"no tool named {shown!r} is available; find tools with {SEARCH_TOOL_NAME}"
+
+
+def assign_names(entries: Sequence[tuple[str, str]], reserved: set[str]) -> list[str]:
+    """Gateway names for ``(name, alias)`` pairs: the name itself when no other entry (and no
+    reserved name) has it, else ``alias__name``; every name provider-valid and at most 64 characters."""
+    from ..catalog.names import provider_name, unique_name
+
+    counts: dict[str, int] = {}
+    for name, _ in entries:
+        counts[name] = counts.get(name, 0) + 1
+    taken: set[str] = set(reserved)
+    wanted: list[str] = []
+    for name, alias in entries:
+        raw = name if counts[name] == 1 and name not in reserved else f"{alias}__{name}"
+        wanted.append(provider_name(raw, "tool", squeeze=False))
+    # names that stay as they are first, so a prefixed name never takes one of theirs
+    out: list[str | None] = [None] * len(entries)
+    for i, ((name, _), want) in enumerate(zip(entries, wanted, strict=True)):
+        if want == name and want not in taken:
+            out[i] = want
+            taken.add(want)
+    for i, want in enumerate(wanted):
+        if out[i] is None:
+            final = unique_name(want, taken)
+            out[i] = final
+            taken.add(final)
+    return [n for n in out if n is not None]
+
+
+def parse_context_header(value: str) -> dict[str, str]:
+    """``role=admin; team=search`` (``;`` or ``,`` between pairs) as attributes; malformed pairs
+    and oversized values are dropped, not guessed at."""
+    out: dict[str, str] = {}
+    if len(value) > 4096:
+        return out
+    for part in value.replace(",", ";").split(";"):
+        key, sep, val = part.partition("=")
+        key, val = key.strip(), val.strip()
+        if sep and key and len(out) < 32 and key not in out:
+            out[key] = val
+    return out
+
+
+_BROKEN = object()
+
+
+def compile_schema(schema: Any) -> Any:
+    """A ``jsonschema`` validator of ``schema`` (checked once: the check costs milliseconds), or
+    ``None`` when the schema itself is unusable or ``jsonschema`` is missing."""
+    if not isinstance(schema, dict):
+        return None
+    try:
+        import jsonschema  # type: ignore[import-untyped]
+    except ImportError:  # the mcp extra brings it; without it the top-level checks stand alone
+        return None
+    try:
+        cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+        cls.check_schema(schema)
+        return cls(schema)
+    except Exception:  # noqa: BLE001 - an upstream's broken schema must not block its tool
+        return None
+
+
+def schema_problem(schema: Any, value: dict[str, Any], validator: Any = _BROKEN) -> str | None:
+    """What ``value`` breaks of the JSON Schema (the first error, with its path), by the
+    ``jsonschema`` library; ``None`` when it fits, or when the schema itself is unusable (the
+    top-level checks of :func:`check_arguments` still ran). ``validator``: one
+    :func:`compile_schema` made already."""
+    if validator is _BROKEN:
+        validator = compile_schema(schema)
+    if validator is None:
+        return None
+    from jsonschema.exceptions import best_match  # type: ignore[import-untyped]
+
+    try:
+        error = best_match(validator.iter_errors(value))
+    except Exception:  # noqa: BLE001 - e.g. a $ref the schema cannot resolve: the top-level checks stand
+        return None
+    if error is None:
+        return None
+    where = "/".join(str(p) for p in error.absolute_path)
+    message = error.message if len(error.message) <= 300 else error.message[:297] + "..."
+    return f"{where}: {message}" if where else message
+
+
+def python_result(value: Any) -> CallResult:
+    """A Python tool's return value as MCP content: text as is, anything else as JSON."""
+    if isinstance(value, str):
+        text = value
+    else:
+        try:
+            text = json.dumps(value, ensure_ascii=False, default=str)
+        except (TypeError, ValueError, RecursionError):
+            text = repr(value)
+    if len(text.encode("utf-8", "replace")) > MAX_RESULT_TEXT:
+        text = text.encode("utf-8", "replace")[:MAX_RESULT_TEXT].decode("utf-8", "ignore") + " [cut]"
+    return CallResult.text(text)

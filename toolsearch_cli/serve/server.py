@@ -1,0 +1,397 @@
+"""The gateway as an MCP server: the official SDK's low-level ``Server`` over stdio or streamable HTTP.
+
+:func:`run_gateway` loads the static sources, starts every upstream concurrently, waits for
+their first listing (bounded by the timeout), then serves until the client goes away (stdio:
+end of input) or the process is interrupted; leaving it stops every upstream (and so every
+upstream process group) whatever the exit path.
+
+Sessions: over stdio the process serves one client, its one session. Over streamable HTTP, on
+the handshake protocol (every MCP client in use today) a connection (``Mcp-Session-Id``) is one
+session; its disclosed names live in the SDK's per-connection state. The 2026-07-28 HTTP wire
+has no session: there each request stands alone, so list-changed disclosure has nothing to
+remember and ``callTool`` is the way to run a found tool.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from ..errors import CatalogError, ToolsearchError, UsageError
+from ..model import Catalog, Tool
+from .gateway import CALL_TOOL_NAME, CallResult, Gateway, Refused, SessionState, Settings, python_result
+from .upstream import UpstreamUnavailable, describe_error
+
+_STATE_KEY = "toolsearch.session"
+_RESERVED_META = "io.modelcontextprotocol/"
+
+
+def load_static(settings: Settings) -> Catalog:
+    """The sources that are not live servers, merged (files are searchable; Python modules run)."""
+    from ..catalog import load_catalog
+    from ..catalog.mcp_client import is_live_source
+
+    static = [s for s in settings.sources if not is_live_source(s)]
+    if not static:
+        return Catalog(tools=[])
+    return load_catalog(static, settings.catalog_format)
+
+
+def split_sources(sources: list[str]) -> tuple[list[str], list[str]]:
+    """(live MCP sources, other sources), each in the order given, duplicates dropped."""
+    from ..catalog.mcp_client import is_live_source
+
+    unique = list(dict.fromkeys(sources))
+    return [s for s in unique if is_live_source(s)], [s for s in unique if not is_live_source(s)]
+
+
+def wire_tool(tool: Tool) -> Any:
+    """A gateway tool as an MCP ``Tool`` of ``tools/list``."""
+    import mcp_types as types
+
+    data: dict[str, Any] = {"name": tool.name, "description": tool.description, "inputSchema": tool.parameters}
+    if tool.title:
+        data["title"] = tool.title
+    mcp = tool.metadata.get("mcp")
+    if isinstance(mcp, dict) and isinstance(mcp.get("annotations"), dict):
+        data["annotations"] = mcp["annotations"]
+    try:
+        return types.Tool.model_validate(data)
+    except Exception:  # noqa: BLE001 - odd annotations from an upstream: list the tool without them
+        data.pop("annotations", None)
+        return types.Tool.model_validate(data)
+
+
+def wire_result(result: CallResult) -> Any:
+    import mcp_types as types
+
+    if result.raw is not None:
+        meta = getattr(result.raw, "meta", None)
+        if isinstance(meta, dict) and any(k.startswith(_RESERVED_META) for k in meta):
+            # the upstream's own protocol stamps (its serverInfo...) are not the gateway's to forward
+            kept = {k: v for k, v in meta.items() if not k.startswith(_RESERVED_META)}
+            return result.raw.model_copy(update={"meta": kept or None})
+        return result.raw
+    data: dict[str, Any] = {"content": result.content, "isError": result.is_error}
+    if result.structured is not None:
+        data["structuredContent"] = result.structured
+    return types.CallToolResult.model_validate(data)
+
+
+class GatewayServer:
+    """Binds a :class:`Gateway` to the SDK: ``tools/list`` and ``tools/call`` handlers."""
+
+    def __init__(self, gateway: Gateway, upstreams: dict[str, Any], *, stdio: bool = True) -> None:
+        self.gateway = gateway
+        self.upstreams = upstreams
+        #: Over stdio the process serves one client: one session, whatever the protocol era.
+        self.stdio_session = SessionState(id=uuid.uuid4().hex[:12]) if stdio else None
+
+    def build(self) -> Any:
+        from mcp.server.lowlevel.server import NotificationOptions, Server
+
+        from .. import __version__
+
+        list_changed = self.gateway.settings.disclose == "list-changed"
+
+        class GatewayMCPServer(Server):  # type: ignore[type-arg]
+            """Advertises ``tools.listChanged`` exactly when list-changed disclosure is on (stdio
+            and every streamable HTTP session build their options here)."""
+
+            def create_initialization_options(self, notification_options: Any = None, *args: Any, **kw: Any) -> Any:
+                options = notification_options or NotificationOptions(tools_changed=list_changed)
+                return super().create_initialization_options(options, *args, **kw)
+
+        return GatewayMCPServer(
+            "toolsearch",
+            version=__version__,
+            instructions=(
+                "Most tools are not listed up front: find them with toolSearch (plain-language query), "
+                "then run one with callTool {name, arguments}."
+            ),
+            on_list_tools=self.list_tools,
+            on_call_tool=self.call_tool,
+        )
+
+    # -- request helpers --------------------------------------------------------------------------
+
+    def _context(self, ctx: Any) -> dict[str, str]:
+        header = None
+        name = self.gateway.settings.context_header
+        request = getattr(ctx, "request", None)
+        if name and request is not None:
+            headers = getattr(request, "headers", None)
+            if headers is not None:
+                header = headers.get(name)
+        return self.gateway.context_for(header)
+
+    def _session(self, ctx: Any) -> SessionState | None:
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+        if self.stdio_session is not None:
+            return self.stdio_session
+        if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            return None  # no HTTP session on this protocol: each request stands alone
+        connection = getattr(ctx.session, "_connection", None)  # the SDK's per-connection state
+        state = getattr(connection, "state", None)
+        if not isinstance(state, dict):
+            return None
+        session = state.get(_STATE_KEY)
+        if session is None:
+            session = state[_STATE_KEY] = SessionState(id=uuid.uuid4().hex[:12])
+        return session  # type: ignore[no-any-return]
+
+    # -- handlers ---------------------------------------------------------------------------------
+
+    async def list_tools(self, ctx: Any, params: Any) -> Any:
+        import mcp_types as types
+
+        tools = self.gateway.listed_tools(self._context(ctx), self._session(ctx))
+        result = types.ListToolsResult(tools=[wire_tool(t) for t in tools])
+        if self.gateway.settings.disclose == "list-changed" or self.gateway.settings.context_header:
+            result.ttl_ms = 0  # the list depends on the session or the request: never cached
+        return result
+
+    async def call_tool(self, ctx: Any, params: Any) -> Any:
+        started = time.perf_counter()
+        gateway = self.gateway
+        context = self._context(ctx)
+        session = self._session(ctx)
+        name = params.name
+        arguments = params.arguments
+        if name == gateway.search_tool_name:
+            result, changed = gateway.search(arguments or {}, context, session)
+            if changed:
+                try:
+                    await ctx.session.send_tool_list_changed()
+                except Exception:  # noqa: BLE001 - a client that cannot take it still has callTool
+                    pass
+            return wire_result(result)
+        if name == CALL_TOOL_NAME:
+            args = arguments or {}
+            unknown = [k for k in args if k not in ("name", "arguments")]
+            if unknown:
+                result = CallResult.error(
+                    "invalid-arguments",
+                    f"unknown argument {unknown[0]!r} of {CALL_TOOL_NAME}; accepted: name, arguments",
+                )
+                gateway.record_call(str(args.get("name")), "callTool", session, result, started)
+                return wire_result(result)
+            target, target_args, via = args.get("name"), args.get("arguments"), "callTool"
+        else:
+            refusal = gateway.check_direct(name, context, session)
+            if refusal is not None:
+                result = CallResult.error("unknown-tool" if "no tool named" in refusal else "not-listed", refusal)
+                gateway.record_call(name, "direct", session, result, started)
+                return wire_result(result)
+            target, target_args, via = name, arguments, "direct"
+        result = await self.run(target, target_args, context, session)
+        gateway.record_call(str(target), via, session, result, started)
+        return wire_result(result)
+
+    async def run(self, name: Any, arguments: Any, context: dict[str, str], session: SessionState | None) -> CallResult:
+        """Validate and run one call; every failure becomes an error result (``isError``)."""
+        import anyio
+
+        gateway = self.gateway
+        try:
+            tool, route, value = gateway.prepare_call(name, arguments, context)
+        except Refused as exc:
+            return CallResult.error(exc.kind, exc.message)
+        gateway.note_call(tool.name, session)
+        if route.kind == "python":
+            function = tool.function
+            assert function is not None
+            limit = gateway.settings.timeout
+            try:
+                with anyio.fail_after(limit):
+                    # a thread cannot be stopped: past the timeout the caller gets its answer and the
+                    # thread is left to finish on its own
+                    output = await anyio.to_thread.run_sync(lambda: function(**value), abandon_on_cancel=True)
+                    if hasattr(output, "__await__"):
+                        output = await output
+            except TimeoutError:
+                return CallResult.error("tool-failed", f"{tool.name} did not finish within {limit:g} s")
+            except Exception as exc:  # noqa: BLE001 - the tool's failure is the model's to read
+                return CallResult.error("tool-failed", f"{tool.name} failed: {describe_error(exc)}")
+            return python_result(output)
+        upstream = self.upstreams[route.source]
+        began = time.perf_counter()
+        try:
+            raw = await upstream.call(route.original, value, gateway.settings.timeout)
+        except UpstreamUnavailable as exc:
+            return CallResult.error("upstream", f"{tool.name} cannot run now: {exc}")
+        except TimeoutError:
+            return CallResult.error(
+                "upstream", f"{tool.name}: the server did not answer within {gateway.settings.timeout:g} s"
+            )
+        except Exception as exc:  # noqa: BLE001 - an upstream failure is an error result, never a crash
+            return CallResult.error("upstream", f"{tool.name}: the server failed: {describe_error(exc)}")
+        result = CallResult([], is_error=bool(getattr(raw, "is_error", False)), raw=raw)
+        result.upstream_ms = (time.perf_counter() - began) * 1000
+        return result
+
+
+class TrafficLog:
+    """``--log FILE``: one JSON object per line, appended and flushed as it happens."""
+
+    def __init__(self, path: str) -> None:
+        from ..bounded import path_problem
+
+        problem = path_problem(path)
+        if problem is not None and problem != "no such file":
+            raise UsageError(f"cannot write the traffic log: {problem}", file=path, field="log")
+        try:
+            self._file = open(path, "a", encoding="utf-8")  # noqa: SIM115 - open for the whole run
+        except OSError as exc:
+            raise UsageError(f"cannot write the traffic log: {exc.strerror or exc}", file=path, field="log") from None
+
+    def __call__(self, record: dict[str, Any]) -> None:
+        stamped = {"t": round(time.time(), 3), **record}
+        self._file.write(json.dumps(stamped, ensure_ascii=False, separators=(",", ":")) + "\n")
+        self._file.flush()
+
+    def close(self) -> None:
+        self._file.close()
+
+
+async def run_gateway(
+    settings: Settings,
+    *,
+    http: tuple[str, int] | None = None,
+    notice: Callable[[str], None] | None = None,
+    on_ready: Callable[[Gateway], None] | None = None,
+) -> None:
+    """Serve until the client leaves (stdio) or the process is stopped; upstreams stop with it."""
+
+    from .upstream import Upstream
+
+    say = notice or (lambda text: print(text, file=sys.stderr))
+    if http is not None:
+        check_listen(*http)  # before any upstream starts
+    live, _ = split_sources(settings.sources)
+    static = load_static(settings)
+    log = TrafficLog(settings.log) if settings.log else None
+    upstreams: dict[str, Upstream] = {}
+    gateway_box: list[Gateway] = []
+
+    def reindex(_: Upstream) -> None:
+        if gateway_box:
+            gateway_box[0].rebuild()
+
+    for source in live:
+        upstreams[source] = Upstream(source, timeout=settings.timeout, on_tools=reindex)
+    try:
+        gateway = Gateway(settings, static=static, upstreams=list(upstreams.values()), log=log)
+        gateway_box.append(gateway)
+        await _serve_all(gateway, settings, upstreams, http, say, on_ready)
+    except BaseExceptionGroup as problem:  # the task group wraps a user error: say it as one line
+        raise _user_error(problem) or problem from None
+    finally:
+        if log is not None:
+            log.close()
+
+
+def _user_error(problem: BaseException) -> ToolsearchError | None:
+    while isinstance(problem, BaseExceptionGroup):
+        found = [e for e in problem.exceptions if isinstance(e, ToolsearchError | BaseExceptionGroup)]
+        if not found:
+            return None
+        problem = found[0]
+    return problem if isinstance(problem, ToolsearchError) else None
+
+
+async def _serve_all(
+    gateway: Gateway,
+    settings: Settings,
+    upstreams: dict[str, Any],
+    http: tuple[str, int] | None,
+    say: Callable[[str], None],
+    on_ready: Callable[[Gateway], None] | None,
+) -> None:
+    import anyio
+
+    static = gateway.static
+    async with anyio.create_task_group() as group:
+        for upstream in upstreams.values():
+            group.start_soon(upstream.run)
+        with anyio.move_on_after(settings.timeout):
+            for upstream in upstreams.values():
+                await upstream.first_attempt.wait()
+        failed = [u for u in upstreams.values() if not u.ready]
+        if upstreams and len(failed) == len(upstreams) and not static.tools:
+            first = failed[0]
+            raise CatalogError(
+                f"the MCP server could not be started or listed: {first.status.last_error or 'no answer'}",
+                file=first.live.display,
+            )
+        for upstream in failed:
+            say(
+                f"warning: {upstream.live.display}: not ready ({upstream.status.last_error or 'no answer yet'}); "
+                "retrying in the background"
+            )
+        gateway.rebuild()
+        for source, skipped in gateway.problems.items():
+            more = f" (and {len(skipped) - 1} more)" if len(skipped) > 1 else ""
+            say(f"warning: {upstreams[source].live.display}: a tool was left out: {skipped[0]}{more}")
+        gateway.check_resident()
+        binding = GatewayServer(gateway, upstreams, stdio=http is None)
+        server = binding.build()
+        if on_ready is not None:
+            on_ready(gateway)
+        if http is None:
+            await _serve_stdio(server, settings)
+        else:
+            await _serve_http(server, settings, http, say)
+        group.cancel_scope.cancel()
+
+
+async def _serve_stdio(server: Any, settings: Settings) -> None:
+    from mcp.server.stdio import stdio_server
+
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+async def _serve_http(server: Any, settings: Settings, http: tuple[str, int], say: Callable[[str], None]) -> None:
+    import uvicorn
+
+    host, port = http
+    app = server.streamable_http_app(host=host)
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
+    web = uvicorn.Server(config)
+    say(f"toolsearch serve: streamable HTTP on http://{host}:{port}/mcp")
+    await web.serve()
+
+
+def check_listen(host: str, port: int) -> None:
+    """Refuse, as one line, an address the gateway cannot listen on (the web server would exit
+    with its own log lines instead)."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as exc:
+        raise UsageError(f"--http: cannot resolve {host!r}: {exc.strerror or exc}", field="http") from None
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            raise UsageError(f"--http: cannot listen on {host}:{port}: {exc.strerror or exc}", field="http") from None
+
+
+def parse_http(value: str) -> tuple[str, int]:
+    """``HOST:PORT`` (or ``:PORT``, or ``PORT``: 127.0.0.1) for ``--http``."""
+    host, sep, port = value.rpartition(":")
+    if not sep:
+        host, port = "", value
+    host = host.strip("[]") or "127.0.0.1"
+    if not port.isdigit() or not 0 < int(port) < 65536:
+        raise UsageError(f"--http takes HOST:PORT (e.g. 127.0.0.1:8765), not {value!r}", field="http")
+    return host, int(port)

@@ -1,0 +1,235 @@
+"""Upstream MCP servers of the gateway: one long-lived client connection each.
+
+Each :class:`Upstream` runs as a task of the gateway's event loop: it starts (or connects to) its
+server with the official ``mcp`` SDK client, lists every tool page, then keeps the connection,
+pinging it while idle. When the server dies or stops answering, it is started again after a
+backoff (doubling up to a cap, reset after a healthy spell); its last known tools stay searchable
+meanwhile, and calls get an error result saying it is restarting. A ``notifications/tools/
+list_changed`` from the server makes it list its tools again. A stdio server is started in a new
+session (its own process group) by the SDK, which stops the whole group when the connection
+closes: on every exit path of the gateway that unwinds (end of input, Ctrl-C, SIGTERM, errors).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..catalog.mcp_client import LiveSource, http_headers, parse_live_source
+
+#: A tools/list that has more pages than this is the server's fault (never cut silently).
+MAX_PAGES = 10_000
+#: Seconds between pings of an idle upstream (a dead stdio server is noticed within this).
+PING_INTERVAL = 5.0
+#: First and longest wait before an upstream is started again.
+BACKOFF_FIRST = 0.5
+BACKOFF_MAX = 30.0
+#: Connected this long without failing: the next failure starts the backoff over.
+HEALTHY_AFTER = 60.0
+
+
+class UpstreamUnavailable(Exception):
+    """The upstream cannot take a call now (starting, restarting, or gave up)."""
+
+
+@dataclass
+class UpstreamStatus:
+    """What the gateway knows about one upstream (for messages and ``--dry-run``)."""
+
+    state: str = "starting"  # starting | ready | restarting
+    starts: int = 0
+    last_error: str | None = None
+    listed_at: float | None = None
+
+
+@dataclass
+class Upstream:
+    """One live MCP source (``[alias=]mcp+stdio:...`` or ``mcp+http(s)://...``) behind the gateway."""
+
+    source: str
+    timeout: float = 30.0
+    #: Called (in the event loop) whenever the tool list is (re)read: the gateway re-indexes.
+    on_tools: Callable[[Upstream], None] | None = None
+    ping_interval: float = PING_INTERVAL
+    backoff_first: float = BACKOFF_FIRST
+    backoff_max: float = BACKOFF_MAX
+    #: Where the server's stderr goes (``None``: discarded).
+    errlog: Any = None
+    live: LiveSource = field(init=False)
+    server_name: str | None = field(init=False, default=None)
+    raw_tools: list[dict[str, Any]] = field(init=False, default_factory=list)
+    status: UpstreamStatus = field(init=False, default_factory=UpstreamStatus)
+
+    def __post_init__(self) -> None:
+        import anyio
+
+        self.live = parse_live_source(self.source)
+        self._client: Any = None
+        self._changed = anyio.Event()
+        self._broken = anyio.Event()
+        #: Set once the first attempt finished (listed its tools, or failed).
+        self.first_attempt = anyio.Event()
+
+    @property
+    def ready(self) -> bool:
+        return self._client is not None
+
+    async def run(self) -> None:
+        """Connect, list, keep alive; on failure wait and start again. Runs until cancelled."""
+        import anyio
+
+        delay = self.backoff_first
+        while True:
+            self.status.starts += 1
+            connected_at: list[float] = []
+            try:
+                await self._connect_and_serve(connected_at)
+                problem = "closed the connection"
+            except anyio.get_cancelled_exc_class():
+                raise
+            except Exception as exc:  # noqa: BLE001 - any failure of the server restarts it
+                problem = _describe(exc)
+            finally:
+                self._client = None
+                self.first_attempt.set()
+            self.status.state = "restarting"
+            self.status.last_error = problem
+            if connected_at and time.monotonic() - connected_at[0] > HEALTHY_AFTER:
+                delay = self.backoff_first
+            await anyio.sleep(delay)
+            delay = min(delay * 2, self.backoff_max)
+
+    async def _connect_and_serve(self, connected_at: list[float]) -> None:
+        import anyio
+        import mcp_types as types
+        from mcp import Client, StdioServerParameters
+        from mcp.client.stdio import stdio_client
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+        async def on_message(message: Any) -> None:
+            if isinstance(message, types.ToolListChangedNotification):
+                self._changed.set()
+            await anyio.lowlevel.checkpoint()
+
+        async with contextlib.AsyncExitStack() as stack:
+            if self.live.transport == "stdio":
+                errlog = self.errlog
+                if errlog is None:
+                    errlog = stack.enter_context(open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115
+                params = StdioServerParameters(
+                    command=self.live.command[0], args=self.live.command[1:], env=dict(os.environ)
+                )
+                server: Any = stdio_client(params, errlog=errlog)
+            else:
+                headers = http_headers()
+                if headers:
+                    import httpx2
+                    from mcp.client.streamable_http import streamable_http_client
+
+                    http = await stack.enter_async_context(httpx2.AsyncClient(headers=headers, timeout=self.timeout))
+                    server = streamable_http_client(self.live.url, http_client=http)
+                else:
+                    server = self.live.url
+            # (the handshake is bounded by the read timeout: a cancel scope may not span the
+            # entry of a context that stays open)
+            client = await stack.enter_async_context(
+                Client(server, read_timeout_seconds=self.timeout, cache=None, message_handler=on_message)
+            )
+            with anyio.fail_after(self.timeout):
+                await self._list(client)
+            self._client = client
+            self._broken = anyio.Event()
+            self.status.state = "ready"
+            self.status.last_error = None
+            self.first_attempt.set()
+            connected_at.append(time.monotonic())
+            # a handshake-era server pushes list_changed and answers ping; a 2026-07-28 server has
+            # neither on this connection, so listing again is both its health check and its re-index
+            modern = client.protocol_version in MODERN_PROTOCOL_VERSIONS
+            while True:
+                with anyio.move_on_after(self.ping_interval):
+                    async with anyio.create_task_group() as wait:
+
+                        async def changed() -> None:
+                            await self._changed.wait()
+                            wait.cancel_scope.cancel()
+
+                        async def broken() -> None:
+                            await self._broken.wait()
+                            wait.cancel_scope.cancel()
+
+                        wait.start_soon(changed)
+                        wait.start_soon(broken)
+                if self._broken.is_set():
+                    raise ConnectionError("a call found the connection broken")
+                with anyio.fail_after(self.timeout):
+                    if self._changed.is_set() or modern:
+                        self._changed = anyio.Event()
+                        await self._list(client)
+                    else:
+                        await client.send_ping()
+
+    async def _list(self, client: Any) -> None:
+        tools: list[dict[str, Any]] = []
+        cursor: str | None = None
+        seen: set[str] = set()
+        for _ in range(MAX_PAGES):
+            page = await client.list_tools(cursor=cursor)
+            tools.extend(t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in page.tools)
+            cursor = page.next_cursor
+            if not cursor:
+                break
+            if cursor in seen:
+                raise ConnectionError(f"tools/list returned the cursor {cursor!r} twice")
+            seen.add(cursor)
+        else:
+            raise ConnectionError(f"tools/list still had more pages after {MAX_PAGES:,} pages")
+        info = client.server_info
+        name = info.name if info else None
+        changed = tools != self.raw_tools or name != self.server_name
+        self.server_name = name
+        self.raw_tools = tools
+        self.status.listed_at = time.time()
+        if changed and self.on_tools is not None:
+            self.on_tools(self)
+
+    async def call(self, name: str, arguments: dict[str, Any], timeout: float | None = None) -> Any:
+        """Forward a call; the server's ``CallToolResult``. Raises :class:`UpstreamUnavailable`
+        when the server is down, and whatever the connection raised when it broke mid-call (the
+        upstream is then restarted)."""
+        import anyio
+
+        client = self._client
+        if client is None or self._broken.is_set():  # down, or broken and about to be restarted
+            state = "starting" if self.status.state == "starting" else "restarting"
+            said = f" (last error: {self.status.last_error})" if self.status.last_error else ""
+            raise UpstreamUnavailable(f"the server is {state}{said}; try again shortly")
+        try:
+            with anyio.fail_after(timeout or self.timeout):
+                return await client.call_tool(name, arguments)
+        except anyio.get_cancelled_exc_class():
+            raise
+        except TimeoutError:
+            raise
+        except Exception as exc:
+            from mcp.shared.exceptions import MCPError
+
+            if not isinstance(exc, MCPError) or "closed" in exc.message.lower():
+                self._broken.set()  # a broken connection: restart now, not at the next ping
+            raise
+
+
+def _describe(exc: BaseException) -> str:
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def describe_error(exc: BaseException) -> str:
+    """One line for an upstream failure (the first leaf of exception groups)."""
+    return _describe(exc)
