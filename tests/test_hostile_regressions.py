@@ -683,3 +683,39 @@ def test_a_parameters_schema_of_an_unknown_non_object_type_is_a_one_line_error(r
     )
     line = one_line_error(run_cli("catalog", "--catalog", str(catalog)), "c.yaml:4", "parameters.type", repr(kind))
     assert "internal error" not in line
+
+
+def test_a_catastrophic_schema_pattern_cannot_stall_an_argument_check():
+    """A catalog's (or an upstream server's) ``pattern`` meets a model's value: Python's ``re``
+    takes seconds on ``^(a|a)*$`` against 25 characters and minutes on a few more. Patterns run
+    with a time limit; a value that cannot be checked in time is refused, never waited on."""
+    import time
+
+    from toolsearch_cli.arguments import check_arguments
+    from toolsearch_cli.model import Tool
+
+    evil = "^(a|a)*$"
+    tool = Tool(
+        name="t",
+        description="d",
+        parameters={
+            "type": "object",
+            "properties": {"code": {"type": "string", "pattern": evil}},
+            "patternProperties": {evil: {"type": "string"}},
+            "additionalProperties": False,
+        },
+    )
+    started = time.monotonic()
+    value, problem = check_arguments(tool, json.dumps({"code": "a" * 60 + "!", "a" * 60 + "!": "x"}))
+    assert time.monotonic() - started < 10  # unbounded, this is hours
+    assert value is None and problem is not None
+    assert "could not be checked against the pattern" in problem
+    assert "unexpected" not in problem or "a" * 60 in problem
+    # ordinary patterns still decide as before
+    plain = Tool(
+        name="p",
+        description="d",
+        parameters={"type": "object", "properties": {"z": {"type": "string", "pattern": "^[0-9]{5}$"}}},
+    )
+    assert check_arguments(plain, '{"z": "12345"}') == ({"z": "12345"}, None)
+    assert check_arguments(plain, '{"z": "1234"}')[1] == "argument 'z': '1234' does not match '^[0-9]{5}$'"

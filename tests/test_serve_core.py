@@ -8,7 +8,9 @@ import json
 
 import pytest
 
+from toolsearch_cli.arguments import check_arguments
 from toolsearch_cli.catalog import load_catalog
+from toolsearch_cli.model import Tool
 from toolsearch_cli.search import search as rank
 from toolsearch_cli.serve.gateway import (
     CALL_TOOL_NAME,
@@ -18,7 +20,6 @@ from toolsearch_cli.serve.gateway import (
     Settings,
     assign_names,
     parse_context_header,
-    schema_problem,
 )
 
 from .conftest import ROOT
@@ -45,14 +46,16 @@ def test_context_header_pairs():
     assert parse_context_header("k=v;" * 2000) == {}  # oversized: ignored, not cut
 
 
-def test_schema_problem_uses_the_whole_schema():
+def test_call_arguments_are_checked_against_the_whole_schema():
     schema = {
         "type": "object",
         "properties": {"items": {"type": "array", "items": {"type": "object", "required": ["id"]}}},
     }
-    assert schema_problem(schema, {"items": [{"id": 1}]}) is None
-    assert schema_problem(schema, {"items": [{}]}) == "items/0: 'id' is a required property"
-    assert schema_problem({"type": "nonsense"}, {}) is None  # a broken upstream schema does not block its tool
+    tool = Tool(name="t", description="d", parameters=schema)
+    assert check_arguments(tool, '{"items": [{"id": 1}]}') == ({"items": [{"id": 1}]}, None)
+    assert check_arguments(tool, '{"items": [{}]}') == (None, "missing required argument 'id' in 'items[0]'")
+    broken = Tool(name="b", description="d", parameters={"type": "object", "properties": {"x": {"type": "nonsense"}}})
+    assert check_arguments(broken, '{"x": 1}') == ({"x": 1}, None)  # a broken upstream schema does not block its tool
 
 
 def test_gateway_search_ranks_as_search_does_and_hides_by_context():

@@ -126,12 +126,86 @@ def _validator(schema: dict[str, Any]) -> Any:
         return kept[1]
     from jsonschema.validators import Draft202012Validator, validator_for
 
-    cls = validator_for(schema, default=Draft202012Validator)
+    cls = _time_limited(validator_for(schema, default=Draft202012Validator))
     validator = cls(schema)  # a registry-less validator: a $ref outside the schema is unresolvable, not fetched
     if len(_VALIDATORS) >= 512:
         _VALIDATORS.clear()
     _VALIDATORS[id(schema)] = (schema, validator)  # the schema kept: its id stays its own
     return validator
+
+
+#: How long one ``pattern`` may take on one value (seconds). The schema comes from a catalog or an
+#: upstream server and the value from a model: Python's ``re`` has no time limit, and a pattern
+#: such as ``^(a|a)*$`` takes seconds on 25 characters, so patterns run on ``regex`` with this one.
+PATTERN_SECONDS = 0.05
+
+_TIME_LIMITED: dict[Any, Any] = {}
+
+
+def _pattern_search(pattern: str, text: str) -> bool | None:
+    """Whether ``pattern`` finds a match in ``text``; ``None`` when it could not tell in time or
+    the pattern does not compile (the schema's fault, not the value's)."""
+    import regex
+
+    try:
+        return regex.search(pattern, text, timeout=PATTERN_SECONDS) is not None
+    except TimeoutError:
+        return None
+    except (regex.error, ValueError, TypeError, OverflowError, RecursionError):
+        return True  # an unusable pattern says nothing about the value
+
+
+def _time_limited(cls: Any) -> Any:
+    """``cls`` with ``pattern``, ``patternProperties`` and ``additionalProperties`` matched under
+    :data:`PATTERN_SECONDS` (jsonschema's own use ``re.search``, unbounded)."""
+    made = _TIME_LIMITED.get(cls)
+    if made is not None:
+        return made
+    from jsonschema import validators
+    from jsonschema.exceptions import ValidationError
+
+    def pattern(validator: Any, patrn: Any, instance: Any, schema: Any) -> Iterable[Any]:
+        if not (validator.is_type(instance, "string") and isinstance(patrn, str)):
+            return
+        found = _pattern_search(patrn, instance)
+        if found is None:
+            yield ValidationError(f"could not be checked against the pattern {patrn!r} in time")
+        elif not found:
+            yield ValidationError(f"{instance!r} does not match {patrn!r}")
+
+    def matched_keys(instance: dict[Any, Any], patterns: Iterable[Any]) -> Iterable[tuple[Any, Any]]:
+        for key in instance:
+            for patrn in patterns:
+                if isinstance(key, str) and isinstance(patrn, str) and _pattern_search(patrn, key) is not False:
+                    yield patrn, key
+
+    def pattern_properties(validator: Any, patterns: Any, instance: Any, schema: Any) -> Iterable[Any]:
+        if not (validator.is_type(instance, "object") and isinstance(patterns, dict)):
+            return
+        for patrn, key in matched_keys(instance, list(patterns)):
+            yield from validator.descend(instance[key], patterns[patrn], path=key, schema_path=patrn)
+
+    def additional_properties(validator: Any, extra_schema: Any, instance: Any, schema: Any) -> Iterable[Any]:
+        if not validator.is_type(instance, "object"):
+            return
+        properties = schema.get("properties")
+        known = properties if isinstance(properties, dict) else {}
+        patterns = schema.get("patternProperties")
+        patterned = {key for _, key in matched_keys(instance, patterns if isinstance(patterns, dict) else {})}
+        extras = [key for key in instance if key not in known and key not in patterned]
+        if validator.is_type(extra_schema, "object"):
+            for key in extras:
+                yield from validator.descend(instance[key], extra_schema, path=key)
+        elif extra_schema is False and extras:
+            names = ", ".join(repr(key) for key in sorted(extras, key=str))
+            yield ValidationError(f"Additional properties are not allowed ({names} unexpected)")
+
+    made = validators.extend(
+        cls,
+        {"pattern": pattern, "patternProperties": pattern_properties, "additionalProperties": additional_properties},
+    )
+    _TIME_LIMITED[cls] = made
+    return made
 
 
 def _path(parts: Iterable[Any]) -> str:
@@ -169,10 +243,11 @@ def _unexpected(error: Any) -> list[str]:
     known = set(properties) if isinstance(properties, dict) else set()
     patterns = schema.get("patternProperties")
     if isinstance(patterns, dict) and patterns:
-        import re
-
-        compiled = [re.compile(p) for p in patterns if isinstance(p, str)]
-        return [k for k in error.instance if k not in known and not any(c.search(k) for c in compiled)]
+        return [
+            k
+            for k in error.instance
+            if k not in known and not any(_pattern_search(p, k) is not False for p in patterns if isinstance(p, str))
+        ]
     return [k for k in error.instance if k not in known]
 
 

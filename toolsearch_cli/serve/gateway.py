@@ -220,7 +220,6 @@ class Gateway:
         #: Per live source: why some of its tools were left out (a bad tool never takes the others down).
         self.problems = problems
         self._renamed = renamed
-        self._validators: dict[str, Any] = {}
         self.manager = CatalogManager.from_catalog(self.catalog, exclude=resident_names, ranker=self.settings.ranker)
         self._engines.clear()
         self.version += 1
@@ -409,11 +408,7 @@ class Gateway:
                 raise Refused("invalid-arguments", "'arguments' are nested too deeply") from None
         else:
             raise Refused("invalid-arguments", f"'arguments' must be a JSON object, not {type(arguments).__name__}")
-        value, problem = check_arguments(tool, text)
-        if problem is None and value is not None:
-            if name not in self._validators:
-                self._validators[name] = compile_schema(tool.parameters)
-            problem = schema_problem(tool.parameters, value, self._validators[name])
+        value, problem = check_arguments(tool, text)  # the whole JSON Schema, patterns time-limited
         if problem is not None or value is None:
             raise Refused("invalid-arguments", f"invalid arguments for {name}: {problem}")
         return tool, route, value
@@ -534,48 +529,6 @@ def parse_context_header(value: str) -> dict[str, str]:
         if sep and key and len(out) < 32 and key not in out:
             out[key] = val
     return out
-
-
-_BROKEN = object()
-
-
-def compile_schema(schema: Any) -> Any:
-    """A ``jsonschema`` validator of ``schema`` (checked once: the check costs milliseconds), or
-    ``None`` when the schema itself is unusable or ``jsonschema`` is missing."""
-    if not isinstance(schema, dict):
-        return None
-    try:
-        import jsonschema  # type: ignore[import-untyped]
-    except ImportError:  # the mcp extra brings it; without it the top-level checks stand alone
-        return None
-    try:
-        cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-        cls.check_schema(schema)
-        return cls(schema)
-    except Exception:  # noqa: BLE001 - an upstream's broken schema must not block its tool
-        return None
-
-
-def schema_problem(schema: Any, value: dict[str, Any], validator: Any = _BROKEN) -> str | None:
-    """What ``value`` breaks of the JSON Schema (the first error, with its path), by the
-    ``jsonschema`` library; ``None`` when it fits, or when the schema itself is unusable (the
-    top-level checks of :func:`check_arguments` still ran). ``validator``: one
-    :func:`compile_schema` made already."""
-    if validator is _BROKEN:
-        validator = compile_schema(schema)
-    if validator is None:
-        return None
-    from jsonschema.exceptions import best_match  # type: ignore[import-untyped]
-
-    try:
-        error = best_match(validator.iter_errors(value))
-    except Exception:  # noqa: BLE001 - e.g. a $ref the schema cannot resolve: the top-level checks stand
-        return None
-    if error is None:
-        return None
-    where = "/".join(str(p) for p in error.absolute_path)
-    message = error.message if len(error.message) <= 300 else error.message[:297] + "..."
-    return f"{where}: {message}" if where else message
 
 
 def python_result(value: Any) -> CallResult:
