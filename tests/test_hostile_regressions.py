@@ -683,3 +683,68 @@ def test_a_parameters_schema_of_an_unknown_non_object_type_is_a_one_line_error(r
     )
     line = one_line_error(run_cli("catalog", "--catalog", str(catalog)), "c.yaml:4", "parameters.type", repr(kind))
     assert "internal error" not in line
+
+
+# ---------------------------------------------------------------- issue 20: invisible and bidi characters
+
+# a name with a zero-width space, a description with each kind of invisible character
+INVISIBLE = (
+    "tools:\n  - name: getWeather\n    description: Get the weather for a city.\n"
+    '  - name: "getWe\\u200bather"\n    category: "x\\u200by"\n'
+    '    description: "Get the weather\\u00ad for a city\\u2060 now\\ufeff \\U000E0041 \\u202Eabc."\n'
+)
+HIDDEN = ("\u200b", "\u00ad", "\u2060", "\ufeff", "\U000e0041", "\u202e")
+
+
+def _no_hidden(text: str) -> None:
+    from toolsearch_cli.printable import CONTROL
+
+    assert CONTROL.search(text) is None, repr(text)
+    for char in HIDDEN:
+        assert char not in text
+
+
+def test_invisible_characters_are_escaped_in_every_table(run_cli, write):
+    """They were printed raw in `search` and `catalog`: ``getWeather`` and ``getWe\\u200bather``
+    looked identical. Every renderer escapes them now (lint, error lines, simulate too)."""
+    catalog = write("inv.yaml", INVISIBLE)
+    search = run_cli("search", "weather", "--catalog", str(catalog))
+    assert search.code == 0, search.stderr
+    assert "getWe\\u200bather" in search.stdout and "x\\u200by" in search.stdout
+    assert "\\xad" in search.stdout and "\\ufeff" in search.stdout and "\\U000e0041" in search.stdout
+    listing = run_cli("catalog", "--catalog", str(catalog))
+    assert listing.code == 0 and "getWe\\u200bather" in listing.stdout
+    lint = run_cli("lint", str(catalog))
+    assert "getWe\\u200bather" in lint.stdout
+    script = write("s.sim.yaml", 'turns:\n  - user: weather\n    steps:\n      - say: "It is\\u2060 sunny."\n')
+    simulate = run_cli("simulate", str(script), "--catalog", str(catalog))
+    assert simulate.code == 0 and "It is\\u2060 sunny." in simulate.stdout
+    error = run_cli("search", "weather", "--catalog", str(catalog), "--category", "x\u200bz")
+    one_line_error(error, "'x\\u200bz'", "'x\\u200by'")
+    for result in (search, listing, lint, simulate, error):
+        _no_hidden(result.stdout + result.stderr)
+
+
+def test_json_output_keeps_invisible_characters_as_json_escapes(run_cli, write):
+    catalog = write("inv.yaml", INVISIBLE)
+    for args in (("search", "weather"), ("catalog",)):
+        result = run_cli(*args, "--catalog", str(catalog), "--format", "json")
+        assert result.code == 0, result.stderr
+        _no_hidden(result.stdout)
+        assert "getWe\\u200bather" in result.stdout and "\\udb40\\udc41" in result.stdout  # U+E0041 as JSON spells it
+        assert "getWe\u200bather" in json.dumps(result.json(), ensure_ascii=False)  # the value itself is kept
+    lint = run_cli("lint", str(catalog), "--format", "json")
+    _no_hidden(lint.stdout)
+    assert any(d["tool"] == "getWe\u200bather" for d in lint.json())
+
+
+def test_joiners_and_selectors_are_kept_inside_words_of_other_scripts():
+    from toolsearch_cli.printable import shown
+
+    assert shown("getWe\u200dather") == "getWe\\u200dather"  # next to ASCII: escaped
+    assert shown("\u200d") == "\\u200d" and shown("a\ufe0f") == "a\\ufe0f"
+    assert shown("\U0001f469\u200d\U0001f4bb") == "\U0001f469\u200d\U0001f4bb"  # an emoji sequence
+    persian = "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"  # a word with a zero-width non-joiner
+    assert shown(persian) == persian
+    assert shown("\u2764\ufe0f") == "\u2764\ufe0f"
+    assert shown("\u200b\u200d\u200b") == "\\u200b\\u200d\\u200b"  # not kept between escapes

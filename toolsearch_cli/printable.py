@@ -1,25 +1,84 @@
-"""Data shown as text, literally: control characters become visible escapes.
+"""Data shown as text, literally: control and invisible characters become visible escapes.
 
-The one definition of which characters a terminal, a log or a CI runner could interpret (ESC
-sequences, BEL, CR, line separators, bidi overrides): the CLI's renderers and the plain-text
-reports (GitHub Actions annotations) both go through :func:`shown`.
+The one definition of which characters a terminal, a log or a CI runner could interpret or would
+not show (ESC sequences, BEL, CR, line separators, bidi overrides, zero-width and tag
+characters): the CLI's renderers, its error and warning lines and the plain-text reports (GitHub
+Actions annotations) all go through :func:`shown`, so ``getWeather`` and ``getWe\\u200bather``
+never look the same. JSON output keeps the text itself and writes the same characters as JSON
+``\\uXXXX`` escapes (:func:`json_visible`): the value read back is unchanged, the bytes are visible.
+
+Escaped (``\\x1b`` below U+0100, ``\\u200b`` in the BMP, ``\\U000e0041`` above it):
+
+- C0 controls but newline and tab, DEL and the C1 controls;
+- line and paragraph separators (U+2028, U+2029);
+- Unicode's *default ignorable* code points, which render as nothing: soft hyphen, combining
+  grapheme joiner, Arabic letter mark, Hangul fillers, Mongolian variation selectors, zero-width
+  space/joiners, LRM/RLM, bidi embeddings, overrides and isolates, word joiner and invisible
+  operators, BOM, the tag characters (U+E0000-U+E0FFF) ...
+- lone surrogates (only ever from a lossy decode).
+
+Two ignorables are text in some scripts and are kept *between visible non-ASCII characters*
+only: the zero-width (non-)joiners U+200C/U+200D (Persian, Indic scripts, emoji sequences such as
+👩‍💻) and the variation selectors after one (❤️). Next to ASCII, as in ``getWe\\u200dather``, they
+are escaped like the rest. A literal backslash is not doubled (Windows paths and regexes stay
+readable): text holding the six characters ``\\u200b`` looks like the escape; ``--format json``
+tells them apart.
 """
 
 from __future__ import annotations
 
 import re
 
-# C0 controls but newline and tab, DEL, C1 controls, and the invisible format characters that
-# reorder or hide text (bidi overrides/isolates, zero-width joiners are left alone: they are text)
-CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
+# always escaped (see the module docstring); ranges as regex class text
+_ALWAYS = (
+    "\x00-\x08\x0b-\x1f\x7f-\x9f"  # C0 but \t \n, DEL, C1
+    "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f"
+    "\u200b\u200e\u200f\u202a-\u202e\u2028\u2029\u2060-\u206f\u3164\uffa0\ufeff\ufff0-\ufff8"
+    "\ud800-\udfff"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e00ff\U000e01f0-\U000e0fff"
+)
+_JOINERS = "\u200c\u200d"
+_SELECTORS = "\ufe00-\ufe0f\U000e0100-\U000e01ef"
+# a visible non-ASCII character: what a kept joiner or selector must stand next to
+_VISIBLE_NON_ASCII = f"[^\x00-\x7f{_ALWAYS}{_JOINERS}{_SELECTORS}]"
+
+#: Every character :func:`shown` escapes, where it stands (``CONTROL.search(text)`` finds the first).
+CONTROL = re.compile(
+    f"[{_ALWAYS}]"
+    f"|(?<!{_VISIBLE_NON_ASCII})[{_JOINERS}]"
+    f"|[{_JOINERS}](?!{_VISIBLE_NON_ASCII})"
+    f"|(?<!{_VISIBLE_NON_ASCII})[{_SELECTORS}]"
+)
+# in JSON, every one of them, wherever it stands (machine output: nothing to keep readable)
+_JSON_HIDDEN = re.compile(f"[{_ALWAYS}{_JOINERS}{_SELECTORS}]")
 
 
 def _visible(match: re.Match[str]) -> str:
     code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def shown(value: object) -> str:
-    """``value`` as text that prints literally: control characters become ``\\x1b``-style escapes."""
+    """``value`` as text that prints literally: control and invisible characters become ``\\x1b``,
+    ``\\u200b`` or ``\\U000e0041`` escapes."""
     text = value if isinstance(value, str) else str(value)
     return CONTROL.sub(_visible, text)
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000  # a UTF-16 surrogate pair, as JSON spells characters beyond the BMP
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
+def json_visible(text: str) -> str:
+    """JSON text (as ``json.dumps(..., ensure_ascii=False)`` writes it) with every control and
+    invisible character written as a ``\\uXXXX`` escape: the same value once parsed.
+
+    Safe on whole documents: outside strings JSON holds only ASCII punctuation and whitespace,
+    none of which is escaped here."""
+    return _JSON_HIDDEN.sub(_json_escape, text)

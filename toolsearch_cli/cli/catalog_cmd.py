@@ -10,6 +10,7 @@ import typer
 from ..catalog import load_catalog
 from ..catalog.export import EXPORTER_BY_NAME, check_export_format, export_catalog
 from ..errors import UsageError
+from ..printable import json_visible
 from .options import CATALOG_FORMAT_OPTION, CATALOG_OPTION, FORMAT_OPTION, check_catalog_format, check_format
 from .render import console, data, error_console, plural, render_catalog
 
@@ -56,7 +57,7 @@ def catalog(
                 for t in loaded.tools
             ],
         }
-        typer.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+        typer.echo(json_visible(json.dumps(payload, ensure_ascii=False, indent=2)))
         return
     render_catalog(console(), loaded, wide=wide)
 

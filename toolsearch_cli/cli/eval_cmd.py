@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from ..printable import json_visible
 from .options import (
     CATALOG_FORMAT_OPTION,
     CATALOG_OPTION,
@@ -151,7 +152,7 @@ def eval_command(
     from .render import console, error_console
 
     if output_format == "json":
-        typer.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+        typer.echo(json_visible(json.dumps(payload, ensure_ascii=False, indent=2)))
     else:
         out = console()
         title = _title(source, len(query_set), loaded.sources)

@@ -8,6 +8,7 @@ from typing import Any
 import typer
 
 from ..errors import ToolsearchError, UsageError
+from ..printable import json_visible
 from .options import (
     CATALOG_OPTION,
     CONTEXT_OPTION,
@@ -231,7 +232,7 @@ def simulate(
             payload: Any = transcripts[0].to_dict()
         else:
             payload = {"format": "toolsearch.comparison", "runs": [t.to_dict() for t in transcripts]}
-        typer.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+        typer.echo(json_visible(json.dumps(payload, ensure_ascii=False, indent=2)))
     else:
         from .render import console
         from .simulate_render import render_comparison, render_transcript
