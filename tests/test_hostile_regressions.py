@@ -748,3 +748,21 @@ def test_joiners_and_selectors_are_kept_inside_words_of_other_scripts():
     assert shown(persian) == persian
     assert shown("\u2764\ufe0f") == "\u2764\ufe0f"
     assert shown("\u200b\u200d\u200b") == "\\u200b\\u200d\\u200b"  # not kept between escapes
+
+
+# ---------------------------------------------------------------- issue 20: a baseline's depth
+
+
+@pytest.mark.parametrize("depth, shown", [('"ten"', "a string"), ('"10"', "a string"), ("[1]", "a list"), ("0", "0")])
+def test_a_baseline_depth_that_is_not_a_whole_number(run_cli, write, depth, shown):
+    """A text depth ended in ``internal error: ValueError``; now one line naming file:line and field."""
+    catalog = write("c.yaml", ONE_TOOL)
+    queries = write("q.jsonl", '{"id": "q1", "query": "weather in Paris", "relevant": ["getWeather"]}\n')
+    saved = write("run.json", "")
+    assert run_cli("eval", "--queries", str(queries), "--catalog", str(catalog), "--save", str(saved)).code == 0
+    doc = json.loads(saved.read_text())
+    saved.write_text(json.dumps(doc, indent=1).replace('"depth": 10', f'"depth": {depth}'))
+    line = saved.read_text().splitlines().index(f' "depth": {depth},') + 1
+    for extra in ((), ("--diff-k", "3")):
+        result = run_cli("eval", "--queries", str(queries), "--catalog", str(catalog), "--baseline", str(saved), *extra)
+        one_line_error(result, f"run.json:{line}", "depth", shown)
