@@ -766,3 +766,45 @@ def test_a_baseline_depth_that_is_not_a_whole_number(run_cli, write, depth, show
     for extra in ((), ("--diff-k", "3")):
         result = run_cli("eval", "--queries", str(queries), "--catalog", str(catalog), "--baseline", str(saved), *extra)
         one_line_error(result, f"run.json:{line}", "depth", shown)
+
+
+# ---------------------------------------------------------------- issue 20: output names that name no file
+
+
+def _output_commands(write) -> dict[str, tuple[str, ...]]:
+    """Each option naming a file to write, in a command line that would otherwise succeed."""
+    catalog = write("c.yaml", ONE_TOOL)
+    script = write("s.sim.yaml", SCRIPT)
+    queries = write("q.jsonl", '{"id": "q1", "query": "weather in Paris", "relevant": ["getWeather"]}\n')
+    return {
+        "--state": ("simulate", str(script), "--catalog", str(catalog), "--mode", "agent", "--state"),
+        "--output-file": ("lint", str(catalog), "--output-file"),
+        "--save": ("eval", "--queries", str(queries), "--catalog", str(catalog), "--save"),
+        "--out": ("catalog", "convert", "--to", "mcp", "--catalog", str(catalog), "--out"),
+        "--record": ("simulate", "--live", "--prompt", "hi", "--catalog", str(catalog), "--record"),
+    }
+
+
+@pytest.mark.parametrize("option", ["--state", "--output-file", "--save", "--out", "--record"])
+def test_an_empty_output_name_is_refused(run_cli, write, tmp_path, option):
+    """``simulate --state ''`` exited 0 and saved nothing; every output option refuses it now."""
+    one_line_error(run_cli(*_output_commands(write)[option], ""), f"'{option}'", "file name is empty")
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["c.yaml", "s.sim.yaml", "q.jsonl"])
+
+
+@pytest.mark.parametrize("option", ["--state", "--output-file", "--save", "--out", "--record"])
+def test_an_output_name_ending_in_a_separator_is_refused(run_cli, write, tmp_path, option):
+    """``-o new.json/`` wrote a file ``new.json``: a name ending in '/' names a folder."""
+    target = str(tmp_path / "new.json") + os.sep
+    one_line_error(run_cli(*_output_commands(write)[option], target), "new.json/", f"'{option}'", "names a folder")
+    assert not (tmp_path / "new.json").exists()
+
+
+def test_the_library_refuses_them_too(tmp_path):
+    from toolsearch_cli.errors import ToolsearchError
+    from toolsearch_cli.files import write_text_atomic
+
+    for name in ("", str(tmp_path / "x.json") + "/"):
+        with pytest.raises(ToolsearchError, match="empty|names a folder"):
+            write_text_atomic(name, "{}", what="the run state")
+    assert not (tmp_path / "x.json").exists()

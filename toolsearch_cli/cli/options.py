@@ -35,6 +35,22 @@ CATALOG_HELP = (
 CATALOG_OPTION = typer.Option(None, "--catalog", "-c", help=CATALOG_HELP, metavar="SOURCE")
 
 
+def output_file(option: str) -> Callable[[str | None], str | None]:
+    """The callback of an option naming a file to write (``-o``, ``--save``, ``--record``,
+    ``--state``): checked as typed, before anything runs. An empty name would silently write
+    nothing, and ``new.json/`` (a folder's name) would become the file ``new.json``."""
+
+    def check(value: str | None) -> str | None:
+        if value is None:
+            return None
+        from ..files import check_output_name
+
+        check_output_name(value, field=option)
+        return value
+
+    return check
+
+
 CATALOG_FORMAT_OPTION = typer.Option(
     "auto",
     "--catalog-format",

@@ -15,6 +15,7 @@ from .options import (
     FORMAT_OPTION,
     check_format,
     embed_options,
+    output_file,
 )
 from .simulate_live import (
     API_KEY_ENV_OPTION,
@@ -59,6 +60,7 @@ STATE_OPTION = typer.Option(
     "--state",
     help="Agent mode: JSON run-state file, restored when present and saved after every search.",
     metavar="FILE",
+    callback=output_file("--state"),
 )
 CHECK_OPTION = typer.Option(False, "--check", help="Exit 1 when an expectation fails or a protocol error occurs.")
 REPLAY_OPTION = typer.Option(

@@ -10,6 +10,7 @@ from typing import Any
 import typer
 
 from ..errors import UsageError
+from .options import output_file
 
 LIVE_OPTION = typer.Option(
     False, "--live", help="Ask a real model (OpenAI Chat Completions protocol); needs toolsearch-cli[live]."
@@ -49,6 +50,7 @@ RECORD_OPTION = typer.Option(
     "--record",
     help="Live: write messages + snapshots to FILE after every request (replay with --replay FILE).",
     metavar="FILE",
+    callback=output_file("--record"),
 )
 
 
