@@ -808,3 +808,80 @@ def test_the_library_refuses_them_too(tmp_path):
         with pytest.raises(ToolsearchError, match="empty|names a folder"):
             write_text_atomic(name, "{}", what="the run state")
     assert not (tmp_path / "x.json").exists()
+
+
+# ---------------------------------------------------------------- issue 20: a key over plain http
+
+
+KEY = "sk-test-not-a-real-key-0123456789"
+
+
+def test_an_api_key_over_plain_http_to_another_host_is_warned(run_cli, monkeypatch):
+    """It was sent without a word. Now one warning line naming the host (never the key), before
+    the request; ``.invalid`` never resolves, so the run then ends in its usual one-line error."""
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    base = ("simulate", "--live", "--model", "m", "--prompt", "hi", "--retries", "0", "--catalog", str(DEMO_CATALOG))
+    result = run_cli(*base, "--base-url", "http://user:pw@models.invalid:8080/v1?token=abc")
+    assert result.code == 2
+    warning, error = result.stderr.strip().splitlines()
+    assert warning.startswith("warning: the API key ($OPENAI_API_KEY) will travel to models.invalid over plain http://")
+    assert error.startswith("error: ") and "models.invalid" in error
+    assert KEY not in result.stderr + result.stdout and "pw" not in warning and "abc" not in warning
+    monkeypatch.delenv("OPENAI_API_KEY")  # no key, nothing sent: no warning
+    assert "warning" not in run_cli(*base, "--base-url", "http://models.invalid/v1").stderr
+
+
+def test_no_warning_for_https_or_this_machine(run_cli, monkeypatch):
+    from tests.chat_server import ChatServer, say
+
+    server = ChatServer()
+    try:
+        server.add(say("hello"))
+        monkeypatch.setenv("OPENAI_API_KEY", KEY)
+        result = run_cli(
+            "simulate", "--live", "--model", "m", "--prompt", "hi", "--catalog", str(DEMO_CATALOG),
+            "--base-url", server.url, "--format", "json",
+        )  # fmt: skip
+        assert result.code == 0 and result.stderr == "", result.stderr
+    finally:
+        server.close()
+    from toolsearch_cli.redaction import plain_http_host
+
+    local = [
+        "http://localhost:1/v1",
+        "http://127.0.0.9/",
+        "http://[::1]:80/",
+        "http://x.localhost/",
+        "https://a.example/",
+    ]
+    assert [plain_http_host(url) for url in local] == [None] * len(local)
+    assert plain_http_host("HTTP://10.0.0.2:11434/v1") == "10.0.0.2"
+    assert plain_http_host("http://localhost.evil.example/") == "localhost.evil.example"
+
+
+def test_an_embedding_key_over_plain_http_is_warned(run_cli, monkeypatch, write):
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    catalog = write("c.yaml", ONE_TOOL)
+    result = run_cli(
+        "search",
+        "weather",
+        "--catalog",
+        str(catalog),
+        "--embed-model",
+        "m",
+        "--embed-base-url",
+        "http://emb.invalid/v1",
+    )
+    assert result.code == 0, result.stderr  # the default ranker does not embed: nothing is sent
+    assert result.stderr.startswith("warning: the embedding API key ($OPENAI_API_KEY) will travel to emb.invalid")
+    assert KEY not in result.stderr
+
+
+def test_mcp_headers_over_plain_http_are_warned(run_cli, monkeypatch):
+    pytest.importorskip("mcp", reason="the MCP SDK (extra toolsearch-cli[mcp]) is not installed")
+    monkeypatch.setenv("TOOLSEARCH_MCP_HEADERS", "Authorization: Bearer " + KEY)
+    monkeypatch.setenv("TOOLSEARCH_MCP_TIMEOUT", "5")
+    result = run_cli("catalog", "--catalog", "mcp+http://mcp.invalid/mcp")
+    assert result.code == 2
+    assert "warning: $TOOLSEARCH_MCP_HEADERS for mcp+http://mcp.invalid/mcp will travel to mcp.invalid" in result.stderr
+    assert KEY not in result.stderr

@@ -157,6 +157,28 @@ def timeout_seconds() -> float:
     return value
 
 
+_warned_hosts: set[str] = set()
+
+
+def _warn_clear_text(live: LiveSource, headers: dict[str, str]) -> None:
+    """One line on stderr (once per host) when the headers or the URL's credentials would go to
+    another machine over plain http. Not an error: a server on a trusted network may be meant."""
+    from ..redaction import clear_text_warning, shown_url
+
+    credentials = shown_url(live.url) != live.url  # userinfo or a query string
+    if not (headers or credentials):
+        return
+    what = f"${HEADERS_ENV}" if headers else "the credentials in the URL"
+    message = clear_text_warning(live.url, f"{what} for {live.display}")
+    if message is not None and message not in _warned_hosts:
+        _warned_hosts.add(message)
+        import sys
+
+        from ..printable import shown
+
+        print(f"warning: {shown(message)}", file=sys.stderr)
+
+
 def _leaf(exc: BaseException) -> BaseException:
     """The first real error inside (possibly nested) exception groups."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
@@ -181,6 +203,8 @@ def fetch_tools(live: LiveSource, timeout: float | None = None) -> tuple[str | N
         ) from None
     limit = timeout if timeout is not None else timeout_seconds()
     headers = http_headers() if live.transport == "http" else {}
+    if live.transport == "http":
+        _warn_clear_text(live, headers)
     what = "the MCP server"
 
     async def run(errlog: Any) -> tuple[str | None, list[dict[str, Any]]]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -180,6 +181,13 @@ def apply_embed_options(
         )
     if not key_env.strip():
         raise UsageError("--embed-api-key-env needs the name of an environment variable", field="embed-api-key-env")
+    if url and os.environ.get(key_env.strip()):
+        from ..redaction import clear_text_warning
+        from .render import warn
+
+        insecure = clear_text_warning(url, f"the embedding API key (${key_env.strip()})")
+        if insecure is not None:
+            warn(insecure)
     try:
         seconds = check_timeout(timeout, "--embed-timeout")
     except ValueError as exc:

@@ -119,6 +119,13 @@ def run_live_command(
     user_messages(parsed, prompt)  # the one-line error before any request
     if not url.startswith(("http://", "https://")):
         raise UsageError(f"--base-url must start with http:// or https://, not {shown_url(url)!r}", field="base_url")
+    if api_key is not None:
+        from ..redaction import clear_text_warning
+        from .render import warn
+
+        insecure = clear_text_warning(url, f"the API key (${api_key_env})")
+        if insecure is not None:
+            warn(insecure)
     settings = merged_settings(parsed, {**settings_cli, "policy": policies[0]})
     options = LiveOptions(
         base_url=shown_url(url.rstrip("/")),  # printed and recorded: never credentials
@@ -201,7 +208,10 @@ def run_live_command(
             verb = "kept what was recorded in" if failure else "recorded to"
             out.print(f"{verb} {record} (replay: toolsearch simulate --replay {record})", style="dim", markup=False)
     else:
-        typer.echo(json.dumps(transcript.to_dict(), ensure_ascii=False, indent=2))  # the stream masks secrets
+        from ..printable import json_visible
+
+        # the stream masks secrets
+        typer.echo(json_visible(json.dumps(transcript.to_dict(), ensure_ascii=False, indent=2)))
     if failure is not None:
         raise failure
     if check and not transcript.ok:
