@@ -7,6 +7,7 @@ import json
 import os
 import stat
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -885,3 +886,41 @@ def test_mcp_headers_over_plain_http_are_warned(run_cli, monkeypatch):
     assert result.code == 2
     assert "warning: $TOOLSEARCH_MCP_HEADERS for mcp+http://mcp.invalid/mcp will travel to mcp.invalid" in result.stderr
     assert KEY not in result.stderr
+
+
+# ---------------------------------------------------------------- issue 20: symbolic links out of a catalog folder
+
+
+def _tool(name: str) -> str:
+    return f"tools:\n  - name: {name}\n    description: The tool {name}, for the folder tests.\n"
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink") or sys.platform == "win32", reason="needs symbolic links")
+def test_a_catalog_folder_never_leaves_the_folder_named(run_cli, write, tmp_path, monkeypatch):
+    """``os.walk(followlinks=True)`` followed links out of the checkout, and a link to an ancestor
+    pulled the ancestor's files in. Now such links are skipped, each with one warning line."""
+    write("outside/secret.yaml", _tool("secretTool"))
+    write("repo/top.yaml", _tool("parentTool"))
+    write("repo/catalogs/team/a.yaml", _tool("repoTool"))
+    write("repo/catalogs/shared/b.yaml", _tool("sharedTool"))
+    catalogs = tmp_path / "repo" / "catalogs"
+    (catalogs / "ext").symlink_to(tmp_path / "outside")  # a folder outside
+    (catalogs / "linked.yaml").symlink_to(tmp_path / "outside" / "secret.yaml")  # a file outside
+    (catalogs / "team" / "up").symlink_to(Path("..") / "..")  # the checkout itself, above the folder named
+    (catalogs / "team" / "loop").symlink_to(catalogs)  # the folder named: a loop inside it
+    (catalogs / "team" / "also").symlink_to(catalogs / "shared")  # inside, elsewhere: followed
+    monkeypatch.chdir(tmp_path / "repo")
+    for args in (("catalog", "--format", "json"), ("lint", "--format", "json")):
+        result = run_cli(*args)
+        assert result.code == 0, result.stderr
+        warnings = result.stderr.strip().splitlines()
+        assert sorted(w.split(":")[1].strip() for w in warnings) == [
+            "catalogs/ext", "catalogs/linked.yaml", "catalogs/team/loop", "catalogs/team/up"
+        ], warnings  # fmt: skip
+        assert all("skipped: a symbolic link to" in w for w in warnings)
+        assert "secretTool" not in result.stdout and "parentTool" not in result.stdout
+    listing = run_cli("catalog", "--format", "json")
+    assert sorted(t["name"] for t in listing.json()["tools"]) == ["repoTool", "sharedTool"]
+    # named on the command line, a link is the user's choice: followed
+    named = run_cli("catalog", "--catalog", "catalogs/ext", "--format", "json")
+    assert named.code == 0 and [t["name"] for t in named.json()["tools"]] == ["secretTool"]
