@@ -924,3 +924,63 @@ def test_a_catalog_folder_never_leaves_the_folder_named(run_cli, write, tmp_path
     # named on the command line, a link is the user's choice: followed
     named = run_cli("catalog", "--catalog", "catalogs/ext", "--format", "json")
     assert named.code == 0 and [t["name"] for t in named.json()["tools"]] == ["secretTool"]
+
+
+# ---------------------------------------------------------------- issue 20: helpers of stdio MCP servers
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/status", encoding="utf-8") as status:
+            return "zombie" not in status.read()
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("how", ["normal exit", "error exit", "SIGTERM", "SIGINT"])
+def test_a_stdio_servers_helper_process_is_stopped_on_every_exit(tmp_path, how):
+    """A real stdio MCP server that starts a helper and exits when its stdin closes: the helper
+    outlived toolsearch on a normal exit. Now the server's process group is stopped however
+    toolsearch ends (the helper is a sleeper in the group, holding none of toolsearch's pipes)."""
+    pytest.importorskip("mcp", reason="the MCP SDK (extra toolsearch-cli[mcp]) is not installed")
+    import shlex
+    import signal
+    import subprocess
+    import time
+
+    pidfile = tmp_path / "helper.pid"
+    server = [sys.executable, str(Path(__file__).parent / "servers" / "forking_server.py"), str(pidfile)]
+    if how.startswith("SIG"):
+        server.append("--stall")
+    args = [sys.executable, "-m", "toolsearch_cli", "search", "forecast", "-c", "mcp+stdio:" + shlex.join(server)]
+    if how == "error exit":
+        args += ["--category", "nonexistent"]  # loads the server, then fails: exit 2
+    process = subprocess.Popen(
+        args,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ, TOOLSEARCH_MCP_TIMEOUT="60"),
+    )
+    helper = None
+    try:
+        if how.startswith("SIG"):
+            deadline = time.monotonic() + 60
+            while not (pidfile.exists() and pidfile.read_text()) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            time.sleep(0.5)  # the client's tools/list is on its way
+            process.send_signal(getattr(signal, how))
+        out, err = process.communicate(timeout=60)
+        helper = int(pidfile.read_text())
+        expected = {"normal exit": 0, "error exit": 2, "SIGTERM": 143, "SIGINT": 130}[how]
+        assert process.returncode == expected, err
+        if how == "normal exit":
+            assert "getForecast" in out
+        assert not _pid_alive(helper), f"the server's helper {helper} outlived toolsearch ({how})"
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+        if helper is not None and _pid_alive(helper):
+            os.kill(helper, signal.SIGKILL)
