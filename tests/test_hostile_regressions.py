@@ -984,3 +984,91 @@ def test_a_stdio_servers_helper_process_is_stopped_on_every_exit(tmp_path, how):
             process.communicate()
         if helper is not None and _pid_alive(helper):
             os.kill(helper, signal.SIGKILL)
+
+
+# ---------------------------------------------------------------- issue 20: model replies and recordings too big
+
+
+def _big_reply(size: int) -> str:
+    from tests.chat_server import completion
+
+    return json.dumps(completion({"role": "assistant", "content": "x" * size}, "stop", None))
+
+
+@pytest.mark.parametrize("how", ["content-length", "chunked", "gzip"])
+def test_a_reply_over_the_bound_is_refused_as_it_arrives(run_cli, monkeypatch, chat_server, tmp_path, how):
+    """A 40 MB reply was accepted (and a 150 MB one took 1.1 GB). Now a reply over
+    --max-reply-size (default 4 MB) ends the run in one line, whether its Content-Length says so,
+    it arrives chunked, or it is a small gzip body that inflates past the bound; the recording
+    keeps what came before and replays."""
+    import gzip
+
+    from tests.chat_server import Raw
+
+    body = _big_reply(300_000)
+    if how == "gzip":
+        chat_server.add(Raw(200, gzip.compress(body.encode()), headers={"Content-Encoding": "gzip"}))
+    else:
+        chat_server.add(Raw(200, body, chunked=how == "chunked"))
+    record = tmp_path / "rec.json"
+    result = live_run(
+        run_cli, monkeypatch, chat_server, "--catalog", str(DEMO_CATALOG), "--max-reply-size", "100KB",
+        "--record", str(record),
+    )  # fmt: skip
+    line = one_line_error(result, "more than the 100 KB a reply may be (--max-reply-size)")
+    assert ("a reply of 300,2" in line) == (how == "content-length")  # the size declared, when declared
+    replay = run_cli("simulate", "--replay", str(record), "--catalog", str(DEMO_CATALOG), "--format", "json")
+    assert replay.code == 0, replay.stderr
+
+
+def test_a_reply_under_the_bound_is_read(run_cli, monkeypatch, chat_server):
+    from tests.chat_server import Raw
+
+    chat_server.add(Raw(200, _big_reply(90_000), chunked=True))
+    result = live_run(
+        run_cli, monkeypatch, chat_server, "--catalog", str(DEMO_CATALOG), "--max-reply-size", "100KB",
+        "--format", "json",
+    )  # fmt: skip
+    assert result.code == 0, result.stderr
+    assert len(result.json()["requests"][0]["reply"]["content"]) == 90_000
+
+
+@pytest.mark.parametrize("size", ["0", "4 TB", "-1MB", "lots"])
+def test_a_max_reply_size_that_is_not_a_size(run_cli, monkeypatch, chat_server, size):
+    one_line_error(
+        live_run(run_cli, monkeypatch, chat_server, "--catalog", str(DEMO_CATALOG), "--max-reply-size", size),
+        "--max-reply-size takes a size",
+    )
+
+
+def test_a_recording_never_grows_past_what_replay_reads(run_cli, monkeypatch, chat_server, write, tmp_path):
+    """A 40 MB reply made an 80 MB recording that --replay refused (over 64 MB). The writer now
+    stops the run before passing the bound the reader has (here lowered to 200 KB: the same code
+    path), and the file keeps the last recording that fit, which replays."""
+    from tests.chat_server import Raw
+    from toolsearch_cli import bounded
+
+    monkeypatch.setattr(bounded, "MAX_INPUT_BYTES", 200_000)
+    for _ in range(6):
+        chat_server.add(Raw(200, _big_reply(40_000)))
+    turns = "".join(f"  - user: question {i}\n    steps: [{{say: a}}]\n" for i in range(6))
+    script = write("s.sim.yaml", "turns:\n" + turns)
+    record = tmp_path / "rec.json"
+    result = live_runner_run(run_cli, monkeypatch, chat_server, str(script), "--record", str(record))
+    assert result.code == 2, result.stderr
+    assert "more than the 200,000 bytes --replay reads" in result.stderr
+    error = result.stderr.strip().splitlines()[-1]
+    assert error.startswith("error: the recording would be") and "keeps the first" in error, error
+    assert record.stat().st_size <= 200_000
+    replay = run_cli("simulate", "--replay", str(record), "--catalog", str(DEMO_CATALOG), "--format", "json")
+    assert replay.code == 0, replay.stderr
+    kept = int(error.split("keeps the first ")[1].split()[0])
+    assert 1 <= kept < 6 and len(replay.json()["requests"]) == kept
+
+
+def live_runner_run(run_cli, monkeypatch, server, script, *args):
+    from tests.chat_server import live_runner
+
+    return live_runner(run_cli, monkeypatch, server, "sk-test-not-a-real-key")(
+        script, "--catalog", str(DEMO_CATALOG), *args
+    )

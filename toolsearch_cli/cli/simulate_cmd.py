@@ -22,6 +22,7 @@ from .simulate_live import (
     BASE_URL_OPTION,
     LIVE_OPTION,
     MAX_ITERATIONS_OPTION,
+    MAX_REPLY_SIZE_OPTION,
     MAX_TOKENS_OPTION,
     MODEL_OPTION,
     PROMPT_OPTION,
@@ -109,6 +110,7 @@ def simulate(
     record: str | None = RECORD_OPTION,
     max_tokens: int | None = MAX_TOKENS_OPTION,
     system: str | None = SYSTEM_OPTION,
+    max_reply_size: str = MAX_REPLY_SIZE_OPTION,
 ) -> None:
     """Show the tools every model request carries, what they cost in tokens, and check the script's expectations.
 
@@ -183,6 +185,7 @@ def simulate(
             record=record,
             max_tokens=max_tokens,
             system=system,
+            max_reply_size=max_reply_size,
         )
         return
     transcripts = []

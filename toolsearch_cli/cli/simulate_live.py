@@ -35,6 +35,12 @@ TOOL_CHOICE_OPTION = typer.Option(
 TIMEOUT_OPTION = typer.Option(
     60.0, "--timeout", help="Live: seconds for each whole model reply (a total deadline, not per read)."
 )
+MAX_REPLY_SIZE_OPTION = typer.Option(
+    "4MB",
+    "--max-reply-size",
+    help="Live: the largest reply body read from the model server (B, KB, MB); a bigger one ends the run.",
+    metavar="SIZE",
+)
 RETRIES_OPTION = typer.Option(3, "--retries", help="Live: retries after HTTP 429 or 5xx (exponential backoff).")
 RETRY_BACKOFF_OPTION = typer.Option(
     1.0, "--retry-backoff", help="Live: seconds before the first retry, doubled each time (Retry-After wins)."
@@ -52,6 +58,19 @@ RECORD_OPTION = typer.Option(
     metavar="FILE",
     callback=output_file("--record"),
 )
+
+
+_SIZE = re.compile(r"\s*(\d+)\s*(b|kb|mb|gb)?\s*", re.I)
+_UNIT = {"b": 1, "kb": 1024, "mb": 1024**2, "gb": 1024**3}
+
+
+def parse_size(text: str, option: str) -> int:
+    """``4MB``, ``512KB``, ``100`` (bytes) as bytes (units of 1,024); at least 1 byte."""
+    match = _SIZE.fullmatch(text)
+    size = int(match.group(1)) * _UNIT[(match.group(2) or "b").lower()] if match else 0
+    if size < 1:
+        raise UsageError(f"{option} takes a size such as 4MB, 512KB or 1000 (bytes), not {text!r}", field=option)
+    return size
 
 
 def run_live_command(
@@ -74,6 +93,7 @@ def run_live_command(
     record: str | None,
     max_tokens: int | None = None,
     system: str | None = None,
+    max_reply_size: str = "4MB",
 ) -> None:
     from ..catalog import refuse_unnamed_code
     from ..redaction import register, register_url, shown_url
@@ -110,6 +130,7 @@ def run_live_command(
         )
     if max_tokens is not None and max_tokens < 1:
         raise UsageError(f"--max-tokens must be at least 1, not {max_tokens}", field="max_tokens")
+    max_reply_bytes = parse_size(max_reply_size, "--max-reply-size")
     if system is not None and not system.strip():
         raise UsageError("--system is blank: give the system message, or leave it out", field="system")
     choice = None if tool_choice == "omit" else tool_choice
@@ -168,6 +189,7 @@ def run_live_command(
         backoff=retry_backoff,
         on_retry=on_retry,
         max_tokens=max_tokens,
+        max_reply_bytes=max_reply_bytes,
     )
     recorder = Recorder(record) if record else None
     on_request = None

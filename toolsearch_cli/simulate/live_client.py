@@ -27,10 +27,53 @@ MAX_RETRY_AFTER = 60.0
 DETERMINISTIC_STATUSES = frozenset({500, 501, 505})
 #: Sent when the key variable is unset: local servers (llama.cpp, vLLM, Ollama) ignore the key.
 NO_KEY = "no-key"
+#: The largest reply body read from the model server (``--max-reply-size``): 4 MB is about a
+#: million tokens, far beyond any model's output; a bigger body is refused as it arrives.
+MAX_REPLY_BYTES = 4 * 1024 * 1024
 
 
 class LiveError(ToolsearchError):
     """A live run cannot go on: the server is unreachable, refused the request, or answered nonsense."""
+
+
+class ReplyTooLarge(Exception):
+    """A reply body over the client's bound (raised while reading it, inside the HTTP client)."""
+
+    def __init__(self, limit: int, declared: int | None = None) -> None:
+        super().__init__(f"reply over {limit} bytes")
+        self.limit, self.declared = limit, declared
+
+
+def _bounded_http_client(openai: Any, limit: int) -> Any:
+    """The SDK's own HTTP client, reading every response body (errors too) incrementally and
+    stopping at ``limit`` decoded bytes: a body that claims more (Content-Length) is refused
+    unread, one that runs over while arriving is refused there, so memory never holds more."""
+
+    import httpx2  # the SDK's HTTP library
+
+    class Bounded(openai.DefaultHttpxClient):  # type: ignore[misc,name-defined]
+        def send(self, request: Any, *, stream: bool = False, **kwargs: Any) -> Any:
+            response = super().send(request, stream=True, **kwargs)
+            if stream:  # the SDK never streams here; left as asked
+                return response
+            try:
+                declared = response.headers.get("content-length", "")
+                over = ReplyTooLarge(limit, int(declared)) if declared.isdigit() and int(declared) > limit else None
+                body = bytearray()
+                if over is None:
+                    for chunk in response.iter_bytes():  # decoded: a gzip bomb is cut at the bound too
+                        body += chunk
+                        if len(body) > limit:
+                            over = ReplyTooLarge(limit)
+                            break
+                if over is not None:  # a request error is what the SDK reports (as APIConnectionError)
+                    raise httpx2.RequestError(str(over), request=request) from over
+                response._content = bytes(body)  # what response.read() stores: the body is read
+            finally:
+                response.close()
+            return response
+
+    return Bounded()
 
 
 @dataclass(slots=True)
@@ -99,7 +142,11 @@ class OpenAIChatClient:
         sleep: Callable[[float], None] = time.sleep,
         on_retry: Callable[[int, int, float], None] | None = None,
         max_tokens: int | None = None,
+        max_reply_bytes: int = MAX_REPLY_BYTES,
     ) -> None:
+        if max_reply_bytes < 1:
+            raise LiveError(f"--max-reply-size must be at least 1 byte, not {max_reply_bytes}")
+        self.max_reply_bytes = max_reply_bytes
         if timeout <= 0:
             raise LiveError(f"--timeout must be positive, not {timeout:g}")
         if retries < 0:
@@ -128,7 +175,11 @@ class OpenAIChatClient:
     def _new_client(self) -> Any:
         try:
             return self._openai.OpenAI(
-                base_url=self.base_url, api_key=self._api_key, timeout=self.timeout, max_retries=0
+                base_url=self.base_url,
+                api_key=self._api_key,
+                timeout=self.timeout,
+                max_retries=0,
+                http_client=_bounded_http_client(self._openai, self.max_reply_bytes),
             )
         except Exception as exc:  # noqa: BLE001 - e.g. an invalid URL: one line, never the key
             raise LiveError(f"cannot set up the client for {self.shown_url}: {self.redact(str(exc))}") from None
@@ -162,6 +213,13 @@ class OpenAIChatClient:
             raise outcome["error"]
         return outcome["response"]
 
+    def _too_large_message(self, exc: ReplyTooLarge) -> str:
+        size = f"{exc.declared:,} bytes" if exc.declared is not None else f"over {exc.limit:,} bytes"
+        return (
+            f"the model server at {self.shown_url} sent a reply of {size}, more than the "
+            f"{_size_text(exc.limit)} a reply may be (--max-reply-size); it was not read further"
+        )
+
     def _timeout_message(self) -> str:
         return f"the model server at {self.shown_url} did not answer within {self.timeout:g}s (--timeout)"
 
@@ -187,6 +245,9 @@ class OpenAIChatClient:
             except openai.APITimeoutError:
                 raise LiveError(self._timeout_message()) from None
             except openai.APIConnectionError as exc:
+                too_large = _too_large(exc)
+                if too_large is not None:
+                    raise LiveError(self._too_large_message(too_large)) from None
                 raise LiveError(f"cannot reach the model server at {self.shown_url}: {_cause(exc)}") from None
             except openai.APIStatusError as exc:
                 status = exc.status_code
@@ -303,6 +364,26 @@ def _as_dict(response: Any) -> Any:
         except (ValueError, UnicodeDecodeError):
             return None
     return None
+
+
+def _too_large(exc: BaseException) -> ReplyTooLarge | None:
+    """The :class:`ReplyTooLarge` behind an SDK error (the SDK wraps what its client raises)."""
+    inner: BaseException | None = exc
+    for _ in range(20):
+        if inner is None:
+            return None
+        if isinstance(inner, ReplyTooLarge):
+            return inner
+        inner = inner.__cause__ or inner.__context__
+    return None
+
+
+def _size_text(size: int) -> str:
+    """``4 MB``, ``512 KB``, ``100 bytes``: a size as ``--max-reply-size`` takes it."""
+    for unit, scale in (("MB", 1024 * 1024), ("KB", 1024)):
+        if size >= scale and size % scale == 0:
+            return f"{size // scale} {unit}"
+    return f"{size:,} bytes"
 
 
 def _cause(exc: BaseException) -> str:
