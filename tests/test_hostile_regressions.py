@@ -1072,3 +1072,37 @@ def live_runner_run(run_cli, monkeypatch, server, script, *args):
     return live_runner(run_cli, monkeypatch, server, "sk-test-not-a-real-key")(
         script, "--catalog", str(DEMO_CATALOG), *args
     )
+
+
+BIG_TOOL = '''from toolsearch_cli import tool
+
+
+@tool(category="files")
+def readHugeFile(path: str) -> str:
+    """Read a whole file and return its text."""
+    return "y" * 3_000_000
+'''
+BIG_SCRIPT = (
+    "turns:\n  - user: read the file\n    steps:\n"
+    "      - call: {name: toolSearch, arguments: {query: read file}}\n"
+    "      - call: {name: readHugeFile, arguments: {path: a}}\n      - say: done\n"
+)
+
+
+def test_a_tool_result_over_the_bound_is_an_error_result(run_cli, write):
+    """Tool results had no bound either (a function's 3 MB went to the model and the recording):
+    over --max-result-size (default 1 MB) the model gets an error result and the request a warning."""
+    module = write("bigtool.py", BIG_TOOL)
+    script = write("big.sim.yaml", BIG_SCRIPT)
+    result = run_cli("simulate", str(script), "-c", str(module), "--execute", "-f", "json")
+    assert result.code == 0, result.stderr
+    request = result.json()["requests"][1]
+    (call,) = [c for c in request["reply"]["tool_calls"] if c["name"] == "readHugeFile"]
+    assert json.loads(call["result"]) == {
+        "error": "the result was not sent: readHugeFile returned 3,000,000 bytes, more than the 1 MB a tool "
+        "result may be (--max-result-size)"
+    }
+    assert any("--max-result-size" in w for w in request["warnings"])
+    raised = run_cli("simulate", str(script), "-c", str(module), "--execute", "--max-result-size", "4MB", "-f", "json")
+    (call,) = [c for c in raised.json()["requests"][1]["reply"]["tool_calls"] if c["name"] == "readHugeFile"]
+    assert len(call["result"]) == 3_000_000

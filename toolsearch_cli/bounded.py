@@ -316,6 +316,14 @@ def json_lines(
     return items
 
 
+def size_text(size: int) -> str:
+    """``4 MB``, ``512 KB``, ``1,000 bytes``: a size as the ``--max-*-size`` options take it."""
+    for unit, scale in (("MB", 1024 * 1024), ("KB", 1024)):
+        if size >= scale and size % scale == 0:
+            return f"{size // scale} {unit}"
+    return f"{size:,} bytes"
+
+
 #: The message of data nested deeper than :data:`MAX_DEPTH`.
 TOO_DEEP = f"nested deeper than {MAX_DEPTH} levels of lists and mappings"
 

@@ -33,6 +33,7 @@ from .simulate_live import (
     TEMPERATURE_OPTION,
     TIMEOUT_OPTION,
     TOOL_CHOICE_OPTION,
+    parse_size,
 )
 
 POLICY_HELP = (
@@ -73,6 +74,12 @@ REPLAY_OPTION = typer.Option(
 EXECUTE_OPTION = typer.Option(
     False, "--execute", help="Run the Python functions of module catalogs for calls without a scripted result."
 )
+MAX_RESULT_SIZE_OPTION = typer.Option(
+    "1MB",
+    "--max-result-size",
+    help="The largest tool result sent to the model (B, KB, MB); a bigger one becomes an error result.",
+    metavar="SIZE",
+)
 RANKER_OPTION = typer.Option(
     None, "--ranker", "-r", help="Ranker used by toolSearch (default: default).", metavar="NAME"
 )
@@ -94,6 +101,7 @@ def simulate(
     check: bool = CHECK_OPTION,
     replay_file: str | None = REPLAY_OPTION,
     execute: bool = EXECUTE_OPTION,
+    max_result_size: str = MAX_RESULT_SIZE_OPTION,
     ranker: str | None = RANKER_OPTION,
     counter: str = COUNTER_OPTION,
     live: bool = LIVE_OPTION,
@@ -162,6 +170,7 @@ def simulate(
         "execute": execute,
         "ranker": ranker,
         "counter": counter,
+        "max_result_bytes": parse_size(max_result_size, "--max-result-size"),
     }
     if live:
         from .simulate_live import run_live_command

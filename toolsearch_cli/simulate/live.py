@@ -82,7 +82,8 @@ class Recorder:
         text = json.dumps(transcript.to_dict(), ensure_ascii=False, indent=2) + "\n"
         size = len(text.encode("utf-8", "surrogatepass"))
         if size > self.limit:
-            from .live_client import LiveError, _size_text
+            from ..bounded import size_text
+            from .live_client import LiveError
 
             self.full = True
             kept = (
@@ -91,7 +92,7 @@ class Recorder:
                 else f"{self.path} keeps only the start of the run"
             )
             raise LiveError(
-                f"the recording would be {size / 1024**2:.1f} MB, more than the {_size_text(self.limit)} "
+                f"the recording would be {size / 1024**2:.1f} MB, more than the {size_text(self.limit)} "
                 f"--replay reads; {kept} (lower --max-reply-size or --max-iterations, or record fewer turns)"
             )
         write_text_atomic(self.path, text, what="the recording", error=UsageError, field="record")

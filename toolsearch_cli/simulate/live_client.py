@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ..bounded import JSONRefused, strict_json
+from ..bounded import JSONRefused, size_text, strict_json
 from ..errors import ToolsearchError
 from ..redaction import redact, redact_data, register, register_url, shown_url
 
@@ -217,7 +217,7 @@ class OpenAIChatClient:
         size = f"{exc.declared:,} bytes" if exc.declared is not None else f"over {exc.limit:,} bytes"
         return (
             f"the model server at {self.shown_url} sent a reply of {size}, more than the "
-            f"{_size_text(exc.limit)} a reply may be (--max-reply-size); it was not read further"
+            f"{size_text(exc.limit)} a reply may be (--max-reply-size); it was not read further"
         )
 
     def _timeout_message(self) -> str:
@@ -376,14 +376,6 @@ def _too_large(exc: BaseException) -> ReplyTooLarge | None:
             return inner
         inner = inner.__cause__ or inner.__context__
     return None
-
-
-def _size_text(size: int) -> str:
-    """``4 MB``, ``512 KB``, ``100 bytes``: a size as ``--max-reply-size`` takes it."""
-    for unit, scale in (("MB", 1024 * 1024), ("KB", 1024)):
-        if size >= scale and size % scale == 0:
-            return f"{size // scale} {unit}"
-    return f"{size:,} bytes"
 
 
 def _cause(exc: BaseException) -> str:
