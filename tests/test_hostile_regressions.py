@@ -1106,3 +1106,15 @@ def test_a_tool_result_over_the_bound_is_an_error_result(run_cli, write):
     raised = run_cli("simulate", str(script), "-c", str(module), "--execute", "--max-result-size", "4MB", "-f", "json")
     (call,) = [c for c in raised.json()["requests"][1]["reply"]["tool_calls"] if c["name"] == "readHugeFile"]
     assert len(call["result"]) == 3_000_000
+
+
+def test_a_hub_token_over_plain_http_is_warned(run_cli, monkeypatch):
+    """The sibling in `model pull`: $HF_TOKEN to an HF_ENDPOINT mirror over plain http."""
+    pytest.importorskip("huggingface_hub", reason="the hub extra is not installed")
+    monkeypatch.setenv("HF_TOKEN", "hf_" + KEY)
+    monkeypatch.setenv("HF_ENDPOINT", "http://mirror.invalid")
+    result = run_cli("model", "pull", "some/model")
+    assert result.code == 2
+    warning = result.stderr.splitlines()[0]
+    assert warning.startswith("warning: $HF_TOKEN will travel to mirror.invalid over plain http://"), warning
+    assert KEY not in result.stderr

@@ -7,6 +7,7 @@ finds them there without any network (searching never downloads).
 from __future__ import annotations
 
 import json
+import os
 
 import typer
 
@@ -71,6 +72,15 @@ def pull(
     from ..search.hub import pull_model
 
     check_format(output_format)
+    if os.environ.get("HF_TOKEN", "").strip():
+        from ..redaction import clear_text_warning
+        from ..search.hub import endpoint
+
+        insecure = clear_text_warning(endpoint(), "$HF_TOKEN")
+        if insecure is not None:
+            from .render import warn
+
+            warn(insecure)
     info = pull_model(name, revision)
     _print(info, output_format)
     if output_format != "json":
