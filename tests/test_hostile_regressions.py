@@ -1118,3 +1118,26 @@ def test_a_hub_token_over_plain_http_is_warned(run_cli, monkeypatch):
     warning = result.stderr.splitlines()[0]
     assert warning.startswith("warning: $HF_TOKEN will travel to mirror.invalid over plain http://"), warning
     assert KEY not in result.stderr
+
+
+def test_an_embeddings_endpoint_reply_over_its_bound_is_one_line(run_cli, monkeypatch):
+    """The sibling of the model reply: an embeddings endpoint's body had no bound either (the bound
+    is 64 MB, lowered here to 100 KB: the same code path)."""
+    pytest.importorskip("openai")
+    from toolsearch_cli.search import embed
+
+    from .embed_server import EmbeddingServer
+
+    monkeypatch.setattr(embed, "MAX_ENDPOINT_REPLY_BYTES", 100 * 1024)
+
+    class Nothing:
+        def embed(self, texts):
+            return []
+
+    with EmbeddingServer(Nothing()) as server:
+        server.fail_with = (200, {"object": "list", "data": [], "padding": "x" * 300_000})
+        result = run_cli(
+            "search", "weather", "-c", str(DEMO_CATALOG), "--ranker", "embedding",
+            "--embed-base-url", server.base_url, "--embed-model", "m",
+        )  # fmt: skip
+    one_line_error(result, "sent a reply of more than 100 KB")

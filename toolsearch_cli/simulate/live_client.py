@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ..bounded import JSONRefused, size_text, strict_json
+from ..bounded import JSONRefused, ReplyTooLarge, bounded_http_client, reply_too_large, size_text, strict_json
 from ..errors import ToolsearchError
 from ..redaction import redact, redact_data, register, register_url, shown_url
 
@@ -34,46 +34,6 @@ MAX_REPLY_BYTES = 4 * 1024 * 1024
 
 class LiveError(ToolsearchError):
     """A live run cannot go on: the server is unreachable, refused the request, or answered nonsense."""
-
-
-class ReplyTooLarge(Exception):
-    """A reply body over the client's bound (raised while reading it, inside the HTTP client)."""
-
-    def __init__(self, limit: int, declared: int | None = None) -> None:
-        super().__init__(f"reply over {limit} bytes")
-        self.limit, self.declared = limit, declared
-
-
-def _bounded_http_client(openai: Any, limit: int) -> Any:
-    """The SDK's own HTTP client, reading every response body (errors too) incrementally and
-    stopping at ``limit`` decoded bytes: a body that claims more (Content-Length) is refused
-    unread, one that runs over while arriving is refused there, so memory never holds more."""
-
-    import httpx2  # the SDK's HTTP library
-
-    class Bounded(openai.DefaultHttpxClient):  # type: ignore[misc,name-defined]
-        def send(self, request: Any, *, stream: bool = False, **kwargs: Any) -> Any:
-            response = super().send(request, stream=True, **kwargs)
-            if stream:  # the SDK never streams here; left as asked
-                return response
-            try:
-                declared = response.headers.get("content-length", "")
-                over = ReplyTooLarge(limit, int(declared)) if declared.isdigit() and int(declared) > limit else None
-                body = bytearray()
-                if over is None:
-                    for chunk in response.iter_bytes():  # decoded: a gzip bomb is cut at the bound too
-                        body += chunk
-                        if len(body) > limit:
-                            over = ReplyTooLarge(limit)
-                            break
-                if over is not None:  # a request error is what the SDK reports (as APIConnectionError)
-                    raise httpx2.RequestError(str(over), request=request) from over
-                response._content = bytes(body)  # what response.read() stores: the body is read
-            finally:
-                response.close()
-            return response
-
-    return Bounded()
 
 
 @dataclass(slots=True)
@@ -179,7 +139,7 @@ class OpenAIChatClient:
                 api_key=self._api_key,
                 timeout=self.timeout,
                 max_retries=0,
-                http_client=_bounded_http_client(self._openai, self.max_reply_bytes),
+                http_client=bounded_http_client(self._openai, self.max_reply_bytes),
             )
         except Exception as exc:  # noqa: BLE001 - e.g. an invalid URL: one line, never the key
             raise LiveError(f"cannot set up the client for {self.shown_url}: {self.redact(str(exc))}") from None
@@ -245,7 +205,7 @@ class OpenAIChatClient:
             except openai.APITimeoutError:
                 raise LiveError(self._timeout_message()) from None
             except openai.APIConnectionError as exc:
-                too_large = _too_large(exc)
+                too_large = reply_too_large(exc)
                 if too_large is not None:
                     raise LiveError(self._too_large_message(too_large)) from None
                 raise LiveError(f"cannot reach the model server at {self.shown_url}: {_cause(exc)}") from None
@@ -363,18 +323,6 @@ def _as_dict(response: Any) -> Any:
             return strict_json(response)
         except (ValueError, UnicodeDecodeError):
             return None
-    return None
-
-
-def _too_large(exc: BaseException) -> ReplyTooLarge | None:
-    """The :class:`ReplyTooLarge` behind an SDK error (the SDK wraps what its client raises)."""
-    inner: BaseException | None = exc
-    for _ in range(20):
-        if inner is None:
-            return None
-        if isinstance(inner, ReplyTooLarge):
-            return inner
-        inner = inner.__cause__ or inner.__context__
     return None
 
 
