@@ -49,8 +49,20 @@ CONTROL = re.compile(
     f"|[{_JOINERS}](?!{_VISIBLE_NON_ASCII})"
     f"|(?<!{_VISIBLE_NON_ASCII})[{_SELECTORS}]"
 )
-# in JSON, every one of them, wherever it stands (machine output: nothing to keep readable)
+# in JSON, every one of them, wherever it stands (machine output: nothing to keep readable); also
+# the quick first look of shown(): almost no text holds one, and then the lookarounds never run
 _JSON_HIDDEN = re.compile(f"[{_ALWAYS}{_JOINERS}{_SELECTORS}]")
+
+
+# ASCII text (most text; str.isascii() costs nothing) can hold only these
+_ASCII_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def hidden(text: str) -> bool:
+    """Whether :func:`shown` would change ``text``."""
+    if text.isascii():
+        return _ASCII_CONTROL.search(text) is not None
+    return _JSON_HIDDEN.search(text) is not None and CONTROL.search(text) is not None
 
 
 def _visible(match: re.Match[str]) -> str:
@@ -64,6 +76,10 @@ def shown(value: object) -> str:
     """``value`` as text that prints literally: control and invisible characters become ``\\x1b``,
     ``\\u200b`` or ``\\U000e0041`` escapes."""
     text = value if isinstance(value, str) else str(value)
+    if text.isascii():
+        return _ASCII_CONTROL.sub(_visible, text) if _ASCII_CONTROL.search(text) else text
+    if _JSON_HIDDEN.search(text) is None:
+        return text
     return CONTROL.sub(_visible, text)
 
 
