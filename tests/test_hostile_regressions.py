@@ -749,6 +749,11 @@ def test_joiners_and_selectors_are_kept_inside_words_of_other_scripts():
     assert shown(persian) == persian
     assert shown("\u2764\ufe0f") == "\u2764\ufe0f"
     assert shown("\u200b\u200d\u200b") == "\\u200b\\u200d\\u200b"  # not kept between escapes
+    assert shown("\u2764\ufe0f\u200d\U0001f525") == "\u2764\ufe0f\u200d\U0001f525"  # heart on fire
+    assert shown("\u0915\u094d\u200d\u0937") == "\u0915\u094d\u200d\u0937"  # a Devanagari half form
+    assert shown("\u5929\u200d\u6c14") == "\u5929\\u200d\u6c14"  # between Han characters: no purpose
+    assert shown("\u5929\ufe00") == "\u5929\\ufe00"  # a standardized selector: escaped
+    assert shown("\u845b\U000e0100") == "\u845b\U000e0100"  # an ideographic variation sequence
 
 
 # ---------------------------------------------------------------- issue 20: a baseline's depth

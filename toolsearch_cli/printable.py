@@ -17,12 +17,14 @@ Escaped (``\\x1b`` below U+0100, ``\\u200b`` in the BMP, ``\\U000e0041`` above i
   operators, BOM, the tag characters (U+E0000-U+E0FFF) ...
 - lone surrogates (only ever from a lossy decode).
 
-Two ignorables are text in some scripts and are kept *between visible non-ASCII characters*
-only: the zero-width (non-)joiners U+200C/U+200D (Persian, Indic scripts, emoji sequences such as
-👩‍💻) and the variation selectors after one (❤️). Next to ASCII, as in ``getWe\\u200dather``, they
-are escaped like the rest. A literal backslash is not doubled (Windows paths and regexes stay
-readable): text holding the six characters ``\\u200b`` looks like the escape; ``--format json``
-tells them apart.
+Two ignorables are text where a script or emoji needs them, and kept there only: the zero-width
+(non-)joiners U+200C/U+200D between two letters of the scripts that join (Arabic, Persian, Syriac,
+the Indic and South-East Asian scripts) or two emoji (woman + laptop, heart + fire), a
+text/emoji variation selector (U+FE0E/U+FE0F) after a symbol with an emoji form (heart), an
+ideographic variation selector after a Han character. Anywhere else (``getWe\\u200dather``,
+between two Han characters) they are escaped like the rest, so two names never differ by one
+unseen. A literal backslash is not doubled (Windows paths and regexes stay readable): text
+holding the six characters ``\\u200b`` looks like the escape; ``--format json`` tells them apart.
 """
 
 from __future__ import annotations
@@ -39,15 +41,26 @@ _ALWAYS = (
 )
 _JOINERS = "\u200c\u200d"
 _SELECTORS = "\ufe00-\ufe0f\U000e0100-\U000e01ef"
-# a visible non-ASCII character: what a kept joiner or selector must stand next to
-_VISIBLE_NON_ASCII = f"[^\x00-\x7f{_ALWAYS}{_JOINERS}{_SELECTORS}]"
+# letters of the scripts whose shaping the (non-)joiners control (the BOM U+FEFF left out)
+_JOINING = (
+    "\u0600-\u06ff\u0700-\u074f\u0750-\u077f\u0780-\u07bf\u08a0-\u08ff\u0900-\u0dff"
+    "\u0f00-\u0fff\u1000-\u109f\u1780-\u17ff\ufb50-\ufdff\ufe70-\ufefe"
+)
+# symbols that have an emoji form (and the emoji blocks, skin tones included)
+_EMOJI = (
+    "\u00a9\u00ae\u203c\u2049\u2122\u2139\u2194-\u21aa\u231a-\u23ff\u24c2\u25aa-\u27bf\u2934\u2935"
+    "\u2b05-\u2b55\u3030\u303d\u3297\u3299\U0001f000-\U0001faff"
+)
+_HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
 
 #: Every character :func:`shown` escapes, where it stands (``CONTROL.search(text)`` finds the first).
 CONTROL = re.compile(
     f"[{_ALWAYS}]"
-    f"|(?<!{_VISIBLE_NON_ASCII})[{_JOINERS}]"
-    f"|[{_JOINERS}](?!{_VISIBLE_NON_ASCII})"
-    f"|(?<!{_VISIBLE_NON_ASCII})[{_SELECTORS}]"
+    f"|(?<![{_JOINING}{_EMOJI}\ufe0f])[{_JOINERS}]"  # after an emoji's selector too (heart + fire)
+    f"|[{_JOINERS}](?![{_JOINING}{_EMOJI}])"
+    f"|(?<![{_EMOJI}])[\ufe0e\ufe0f]"
+    "|[\ufe00-\ufe0d]"
+    f"|(?<![{_HAN}])[\U000e0100-\U000e01ef]"
 )
 # in JSON, every one of them, wherever it stands (machine output: nothing to keep readable); also
 # the quick first look of shown(): almost no text holds one, and then the lookarounds never run
