@@ -806,6 +806,13 @@ def test_an_output_name_ending_in_a_separator_is_refused(run_cli, write, tmp_pat
     assert not (tmp_path / "new.json").exists()
 
 
+@pytest.mark.parametrize("option", ["--state", "--output-file", "--save", "--out", "--record"])
+def test_an_output_name_that_is_a_folder_is_refused_before_the_run(run_cli, write, tmp_path, option):
+    """It was refused only when the command saved its work, after the run."""
+    (tmp_path / "here").mkdir()
+    one_line_error(run_cli(*_output_commands(write)[option], str(tmp_path / "here")), f"'{option}'", "it is a folder")
+
+
 def test_the_library_refuses_them_too(tmp_path):
     from toolsearch_cli.errors import ToolsearchError
     from toolsearch_cli.files import write_text_atomic

@@ -47,6 +47,8 @@ def check_output_name(
         raise error(f"{prefix}the file name is empty", field=field)
     if name.endswith(_SEPARATORS) and not os.path.isdir(name):
         raise error(f"{prefix}a name ending in {name[-1]!r} names a folder, not a file", file=name, field=field)
+    if os.path.isdir(name):  # known before the command runs, not only when it saves its work
+        raise error(f"{prefix}it is a folder", file=name, field=field)
 
 
 def write_text_atomic(
