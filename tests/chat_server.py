@@ -50,6 +50,9 @@ class Raw:
     code: int
     text: str | bytes
     content_type: str = "application/json"
+    #: sent in 64 KB chunks without a Content-Length (as a streaming proxy would)
+    chunked: bool = False
+    headers: dict[str, str] = field(default_factory=dict)
 
 
 def completion(message: dict[str, Any], finish_reason: str, usage: dict[str, int] | None) -> dict[str, Any]:
@@ -175,6 +178,12 @@ class ChatServer:
             def log_message(self, format: str, *args: Any) -> None:  # quiet
                 return
 
+            def handle(self) -> None:
+                try:
+                    super().handle()
+                except (BrokenPipeError, ConnectionResetError):  # a client that stopped reading a big reply
+                    return
+
             def do_POST(self) -> None:  # noqa: N802 - the http.server API
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length)
@@ -204,8 +213,10 @@ class ChatServer:
                         return
                     if isinstance(reply, Status):
                         self._send(reply.code, json.dumps(reply.body or {}), "application/json", reply.headers)
+                    elif isinstance(reply, Raw) and reply.chunked:
+                        self._chunked(reply)
                     elif isinstance(reply, Raw):
-                        self._send(reply.code, reply.text, reply.content_type, {})
+                        self._send(reply.code, reply.text, reply.content_type, reply.headers)
                     else:
                         self._send(200, json.dumps(reply), "application/json", {})
                 except (BrokenPipeError, ConnectionResetError):
@@ -229,6 +240,17 @@ class ChatServer:
                             return
                     if not reply.forever:
                         return
+
+            def _chunked(self, reply: Raw) -> None:
+                data = reply.text.encode("utf-8") if isinstance(reply.text, str) else reply.text
+                self.send_response(reply.code)
+                self.send_header("Content-Type", reply.content_type)
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                for start in range(0, len(data), 65536):
+                    piece = data[start : start + 65536]
+                    self.wfile.write(b"%x\r\n" % len(piece) + piece + b"\r\n")
+                self.wfile.write(b"0\r\n\r\n")
 
             def _send(self, code: int, text: str | bytes, content_type: str, headers: dict[str, str]) -> None:
                 data = text.encode("utf-8") if isinstance(text, str) else text

@@ -10,7 +10,8 @@ hypothesis can drive them (``st.randoms()``) and a script can replay a fixed see
 Cases run in batches in a child process (:mod:`tests.hostile_driver`) under a wall-clock timeout
 and an address-space limit. The contract (:func:`violations`): exit code 0, 1 or 2; no traceback
 or "internal error"; at most one ``error:`` line on stderr, exactly one when the exit code is 2
-(warnings may come before it); valid JSON on stdout when ``--format json`` succeeded (exit 0 or 1).
+(warnings may come before it); valid JSON on stdout when ``--format json`` succeeded (exit 0 or 1);
+no control or invisible character printed raw (outside ``catalog convert``'s catalog).
 
 ``python -m tests.hostile_cases [N] [SEED]`` prints how many of N cases per target keep the
 contract (set ``HOSTILE_PYTHONPATH`` to measure another checkout, e.g. main before a change).
@@ -89,6 +90,9 @@ STRINGS = [
     "[link=http://evil]x[/link]",
     ":smile:",
     "\u202eevil",
+    "getWe\u200bather",
+    "soft\u00adhyphen \u2060joined\ufeff",
+    "tag\U000e0041\U000e0042",
     "x" * 100_000,
     "名前" * 50,
     "a\nb\rc",
@@ -466,6 +470,9 @@ def violations(case: dict[str, Any], result: dict[str, Any]) -> list[str]:
         wants_json = args[args.index("--to") + 1] != "yaml"
     if code in (0, 1) and wants_json and not result.get("json"):
         problems.append("stdout is not valid JSON")
+    # what is shown is escaped (a converted catalog is data for programs, kept as it was)
+    if result.get("hidden") and "convert" not in args:
+        problems.append(f"a control or invisible character printed raw: {result['hidden']}")
     return problems
 
 

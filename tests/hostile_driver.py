@@ -70,9 +70,32 @@ def main() -> None:
             # each line's start kept (a message quoting a 100,000-character value must still show
             # its "error: "), then the last 5,000 characters
             shown_err = "".join(line[:500] + "\n" for line in err.getvalue().splitlines())[-5_000:]
-            record = {"code": code, "stdout": stdout[-2_000:], "json": json_ok, "stderr": shown_err}
+            raw = first_hidden(stdout + err.getvalue())
+            record = {
+                "code": code, "stdout": stdout[-2_000:], "json": json_ok, "stderr": shown_err,
+                "hidden": f"U+{ord(raw):04X}" if raw else None,
+            }  # fmt: skip
             results.write(json.dumps(record) + "\n")
             results.flush()
+
+
+def first_hidden(text: str) -> str | None:
+    """The first character a terminal would not show as itself: a control but newline and tab, a
+    format character (zero-width, bidi, tags, BOM, soft hyphen), a line or paragraph separator, a
+    lone surrogate. Judged by Unicode categories here, not by the program's own escaping table,
+    so a character that table forgets is found; a joiner between two non-ASCII characters (an
+    emoji sequence, Persian) is text."""
+    import unicodedata
+
+    for i, char in enumerate(text):
+        if char in "\n\t" or char.isascii() and char.isprintable():
+            continue
+        if unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp", "Cs"):
+            joined = char in "\u200c\u200d" and 0 < i < len(text) - 1
+            if joined and not text[i - 1].isascii() and not text[i + 1].isascii():
+                continue
+            return char
+    return None
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ import json
 import os
 import stat
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -719,3 +720,472 @@ def test_a_catastrophic_schema_pattern_cannot_stall_an_argument_check():
     )
     assert check_arguments(plain, '{"z": "12345"}') == ({"z": "12345"}, None)
     assert check_arguments(plain, '{"z": "1234"}')[1] == "argument 'z': '1234' does not match '^[0-9]{5}$'"
+
+
+# ---------------------------------------------------------------- issue 20: invisible and bidi characters
+
+# a name with a zero-width space, a description with each kind of invisible character
+INVISIBLE = (
+    "tools:\n  - name: getWeather\n    description: Get the weather for a city.\n"
+    '  - name: "getWe\\u200bather"\n    category: "x\\u200by"\n'
+    '    description: "Get the weather\\u00ad for a city\\u2060 now\\ufeff \\U000E0041 \\u202Eabc."\n'
+)
+HIDDEN = ("\u200b", "\u00ad", "\u2060", "\ufeff", "\U000e0041", "\u202e")
+
+
+def _no_hidden(text: str) -> None:
+    from toolsearch_cli.printable import CONTROL
+
+    assert CONTROL.search(text) is None, repr(text)
+    for char in HIDDEN:
+        assert char not in text
+
+
+def test_invisible_characters_are_escaped_in_every_table(run_cli, write):
+    """They were printed raw in `search` and `catalog`: ``getWeather`` and ``getWe\\u200bather``
+    looked identical. Every renderer escapes them now (lint, error lines, simulate too)."""
+    catalog = write("inv.yaml", INVISIBLE)
+    search = run_cli("search", "weather", "--catalog", str(catalog))
+    assert search.code == 0, search.stderr
+    assert "getWe\\u200bather" in search.stdout and "x\\u200by" in search.stdout
+    assert "\\xad" in search.stdout and "\\ufeff" in search.stdout and "\\U000e0041" in search.stdout
+    listing = run_cli("catalog", "--catalog", str(catalog))
+    assert listing.code == 0 and "getWe\\u200bather" in listing.stdout
+    lint = run_cli("lint", str(catalog))
+    assert "getWe\\u200bather" in lint.stdout
+    script = write("s.sim.yaml", 'turns:\n  - user: weather\n    steps:\n      - say: "It is\\u2060 sunny."\n')
+    simulate = run_cli("simulate", str(script), "--catalog", str(catalog))
+    assert simulate.code == 0 and "It is\\u2060 sunny." in simulate.stdout
+    error = run_cli("search", "weather", "--catalog", str(catalog), "--category", "x\u200bz")
+    one_line_error(error, "'x\\u200bz'", "'x\\u200by'")
+    for result in (search, listing, lint, simulate, error):
+        _no_hidden(result.stdout + result.stderr)
+
+
+def test_json_output_keeps_invisible_characters_as_json_escapes(run_cli, write):
+    catalog = write("inv.yaml", INVISIBLE)
+    for args in (("search", "weather"), ("catalog",)):
+        result = run_cli(*args, "--catalog", str(catalog), "--format", "json")
+        assert result.code == 0, result.stderr
+        _no_hidden(result.stdout)
+        assert "getWe\\u200bather" in result.stdout and "\\udb40\\udc41" in result.stdout  # U+E0041 as JSON spells it
+        assert "getWe\u200bather" in json.dumps(result.json(), ensure_ascii=False)  # the value itself is kept
+    lint = run_cli("lint", str(catalog), "--format", "json")
+    _no_hidden(lint.stdout)
+    assert any(d["tool"] == "getWe\u200bather" for d in lint.json())
+
+
+def test_joiners_and_selectors_are_kept_inside_words_of_other_scripts():
+    from toolsearch_cli.printable import shown
+
+    assert shown("getWe\u200dather") == "getWe\\u200dather"  # next to ASCII: escaped
+    assert shown("\u200d") == "\\u200d" and shown("a\ufe0f") == "a\\ufe0f"
+    assert shown("\U0001f469\u200d\U0001f4bb") == "\U0001f469\u200d\U0001f4bb"  # an emoji sequence
+    persian = "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"  # a word with a zero-width non-joiner
+    assert shown(persian) == persian
+    assert shown("\u2764\ufe0f") == "\u2764\ufe0f"
+    assert shown("\u200b\u200d\u200b") == "\\u200b\\u200d\\u200b"  # not kept between escapes
+    assert shown("\u2764\ufe0f\u200d\U0001f525") == "\u2764\ufe0f\u200d\U0001f525"  # heart on fire
+    assert shown("\u0915\u094d\u200d\u0937") == "\u0915\u094d\u200d\u0937"  # a Devanagari half form
+    assert shown("\u5929\u200d\u6c14") == "\u5929\\u200d\u6c14"  # between Han characters: no purpose
+    assert shown("\u5929\ufe00") == "\u5929\\ufe00"  # a standardized selector: escaped
+    assert shown("\u845b\U000e0100") == "\u845b\U000e0100"  # an ideographic variation sequence
+
+
+# ---------------------------------------------------------------- issue 20: a baseline's depth
+
+
+@pytest.mark.parametrize("depth, shown", [('"ten"', "a string"), ('"10"', "a string"), ("[1]", "a list"), ("0", "0")])
+def test_a_baseline_depth_that_is_not_a_whole_number(run_cli, write, depth, shown):
+    """A text depth ended in ``internal error: ValueError``; now one line naming file:line and field."""
+    catalog = write("c.yaml", ONE_TOOL)
+    queries = write("q.jsonl", '{"id": "q1", "query": "weather in Paris", "relevant": ["getWeather"]}\n')
+    saved = write("run.json", "")
+    assert run_cli("eval", "--queries", str(queries), "--catalog", str(catalog), "--save", str(saved)).code == 0
+    doc = json.loads(saved.read_text())
+    saved.write_text(json.dumps(doc, indent=1).replace('"depth": 10', f'"depth": {depth}'))
+    line = saved.read_text().splitlines().index(f' "depth": {depth},') + 1
+    for extra in ((), ("--diff-k", "3")):
+        result = run_cli("eval", "--queries", str(queries), "--catalog", str(catalog), "--baseline", str(saved), *extra)
+        one_line_error(result, f"run.json:{line}", "depth", shown)
+
+
+# ---------------------------------------------------------------- issue 20: output names that name no file
+
+
+def _output_commands(write) -> dict[str, tuple[str, ...]]:
+    """Each option naming a file to write, in a command line that would otherwise succeed."""
+    catalog = write("c.yaml", ONE_TOOL)
+    script = write("s.sim.yaml", SCRIPT)
+    queries = write("q.jsonl", '{"id": "q1", "query": "weather in Paris", "relevant": ["getWeather"]}\n')
+    return {
+        "--state": ("simulate", str(script), "--catalog", str(catalog), "--mode", "agent", "--state"),
+        "--output-file": ("lint", str(catalog), "--output-file"),
+        "--save": ("eval", "--queries", str(queries), "--catalog", str(catalog), "--save"),
+        "--out": ("catalog", "convert", "--to", "mcp", "--catalog", str(catalog), "--out"),
+        "--record": ("simulate", "--live", "--prompt", "hi", "--catalog", str(catalog), "--record"),
+    }
+
+
+@pytest.mark.parametrize("option", ["--state", "--output-file", "--save", "--out", "--record"])
+def test_an_empty_output_name_is_refused(run_cli, write, tmp_path, option):
+    """``simulate --state ''`` exited 0 and saved nothing; every output option refuses it now."""
+    one_line_error(run_cli(*_output_commands(write)[option], ""), f"'{option}'", "file name is empty")
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["c.yaml", "s.sim.yaml", "q.jsonl"])
+
+
+@pytest.mark.parametrize("option", ["--state", "--output-file", "--save", "--out", "--record"])
+def test_an_output_name_ending_in_a_separator_is_refused(run_cli, write, tmp_path, option):
+    """``-o new.json/`` wrote a file ``new.json``: a name ending in '/' names a folder."""
+    target = str(tmp_path / "new.json") + os.sep
+    one_line_error(run_cli(*_output_commands(write)[option], target), "new.json/", f"'{option}'", "names a folder")
+    assert not (tmp_path / "new.json").exists()
+
+
+@pytest.mark.parametrize("option", ["--state", "--output-file", "--save", "--out", "--record"])
+def test_an_output_name_that_is_a_folder_is_refused_before_the_run(run_cli, write, tmp_path, option):
+    """It was refused only when the command saved its work, after the run."""
+    (tmp_path / "here").mkdir()
+    one_line_error(run_cli(*_output_commands(write)[option], str(tmp_path / "here")), f"'{option}'", "it is a folder")
+
+
+def test_the_library_refuses_them_too(tmp_path):
+    from toolsearch_cli.errors import ToolsearchError
+    from toolsearch_cli.files import write_text_atomic
+
+    for name in ("", str(tmp_path / "x.json") + "/"):
+        with pytest.raises(ToolsearchError, match="empty|names a folder"):
+            write_text_atomic(name, "{}", what="the run state")
+    assert not (tmp_path / "x.json").exists()
+
+
+# ---------------------------------------------------------------- issue 20: a key over plain http
+
+
+KEY = "sk-test-not-a-real-key-0123456789"
+
+
+def test_an_api_key_over_plain_http_to_another_host_is_warned(run_cli, monkeypatch):
+    """It was sent without a word. Now one warning line naming the host (never the key), before
+    the request; ``.invalid`` never resolves, so the run then ends in its usual one-line error."""
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    base = ("simulate", "--live", "--model", "m", "--prompt", "hi", "--retries", "0", "--catalog", str(DEMO_CATALOG))
+    result = run_cli(*base, "--base-url", "http://user:pw@models.invalid:8080/v1?token=abc")
+    assert result.code == 2
+    warning, error = result.stderr.strip().splitlines()
+    assert warning.startswith("warning: the API key ($OPENAI_API_KEY) will travel to models.invalid over plain http://")
+    assert error.startswith("error: ") and "models.invalid" in error
+    assert KEY not in result.stderr + result.stdout and "pw" not in warning and "abc" not in warning
+    monkeypatch.delenv("OPENAI_API_KEY")  # no key, nothing sent: no warning
+    assert "warning" not in run_cli(*base, "--base-url", "http://models.invalid/v1").stderr
+
+
+def test_no_warning_for_https_or_this_machine(run_cli, monkeypatch):
+    from tests.chat_server import ChatServer, say
+
+    server = ChatServer()
+    try:
+        server.add(say("hello"))
+        monkeypatch.setenv("OPENAI_API_KEY", KEY)
+        result = run_cli(
+            "simulate", "--live", "--model", "m", "--prompt", "hi", "--catalog", str(DEMO_CATALOG),
+            "--base-url", server.url, "--format", "json",
+        )  # fmt: skip
+        assert result.code == 0 and result.stderr == "", result.stderr
+    finally:
+        server.close()
+    from toolsearch_cli.redaction import plain_http_host
+
+    local = [
+        "http://localhost:1/v1",
+        "http://127.0.0.9/",
+        "http://[::1]:80/",
+        "http://x.localhost/",
+        "https://a.example/",
+    ]
+    assert [plain_http_host(url) for url in local] == [None] * len(local)
+    assert plain_http_host("HTTP://10.0.0.2:11434/v1") == "10.0.0.2"
+    assert plain_http_host("http://localhost.evil.example/") == "localhost.evil.example"
+
+
+def test_an_embedding_key_over_plain_http_is_warned(run_cli, monkeypatch, write):
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    catalog = write("c.yaml", ONE_TOOL)
+    result = run_cli(
+        "search",
+        "weather",
+        "--catalog",
+        str(catalog),
+        "--embed-model",
+        "m",
+        "--embed-base-url",
+        "http://emb.invalid/v1",
+    )
+    assert result.code == 0, result.stderr  # the default ranker does not embed: nothing is sent
+    assert result.stderr.startswith("warning: the embedding API key ($OPENAI_API_KEY) will travel to emb.invalid")
+    assert KEY not in result.stderr
+
+
+def test_mcp_headers_over_plain_http_are_warned(run_cli, monkeypatch):
+    pytest.importorskip("mcp", reason="the MCP SDK (extra toolsearch-cli[mcp]) is not installed")
+    monkeypatch.setenv("TOOLSEARCH_MCP_HEADERS", "Authorization: Bearer " + KEY)
+    monkeypatch.setenv("TOOLSEARCH_MCP_TIMEOUT", "5")
+    result = run_cli("catalog", "--catalog", "mcp+http://mcp.invalid/mcp")
+    assert result.code == 2
+    assert "warning: $TOOLSEARCH_MCP_HEADERS for mcp+http://mcp.invalid/mcp will travel to mcp.invalid" in result.stderr
+    assert KEY not in result.stderr
+
+
+# ---------------------------------------------------------------- issue 20: symbolic links out of a catalog folder
+
+
+def _tool(name: str) -> str:
+    return f"tools:\n  - name: {name}\n    description: The tool {name}, for the folder tests.\n"
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink") or sys.platform == "win32", reason="needs symbolic links")
+def test_a_catalog_folder_never_leaves_the_folder_named(run_cli, write, tmp_path, monkeypatch):
+    """``os.walk(followlinks=True)`` followed links out of the checkout, and a link to an ancestor
+    pulled the ancestor's files in. Now such links are skipped, each with one warning line."""
+    write("outside/secret.yaml", _tool("secretTool"))
+    write("repo/top.yaml", _tool("parentTool"))
+    write("repo/catalogs/team/a.yaml", _tool("repoTool"))
+    write("repo/catalogs/shared/b.yaml", _tool("sharedTool"))
+    catalogs = tmp_path / "repo" / "catalogs"
+    (catalogs / "ext").symlink_to(tmp_path / "outside")  # a folder outside
+    (catalogs / "linked.yaml").symlink_to(tmp_path / "outside" / "secret.yaml")  # a file outside
+    (catalogs / "team" / "up").symlink_to(Path("..") / "..")  # the checkout itself, above the folder named
+    (catalogs / "team" / "loop").symlink_to(catalogs)  # the folder named: a loop inside it
+    (catalogs / "team" / "also").symlink_to(catalogs / "shared")  # inside, elsewhere: followed
+    monkeypatch.chdir(tmp_path / "repo")
+    for args in (("catalog", "--format", "json"), ("lint", "--format", "json")):
+        result = run_cli(*args)
+        assert result.code == 0, result.stderr
+        warnings = result.stderr.strip().splitlines()
+        assert sorted(w.split(":")[1].strip() for w in warnings) == [
+            "catalogs/ext", "catalogs/linked.yaml", "catalogs/team/loop", "catalogs/team/up"
+        ], warnings  # fmt: skip
+        assert all("skipped: a symbolic link to" in w for w in warnings)
+        assert "secretTool" not in result.stdout and "parentTool" not in result.stdout
+    listing = run_cli("catalog", "--format", "json")
+    assert sorted(t["name"] for t in listing.json()["tools"]) == ["repoTool", "sharedTool"]
+    # named on the command line, a link is the user's choice: followed
+    named = run_cli("catalog", "--catalog", "catalogs/ext", "--format", "json")
+    assert named.code == 0 and [t["name"] for t in named.json()["tools"]] == ["secretTool"]
+
+
+# ---------------------------------------------------------------- issue 20: helpers of stdio MCP servers
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/status", encoding="utf-8") as status:
+            return "zombie" not in status.read()
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("how", ["normal exit", "error exit", "SIGTERM", "SIGINT"])
+def test_a_stdio_servers_helper_process_is_stopped_on_every_exit(tmp_path, how):
+    """A real stdio MCP server that starts a helper and exits when its stdin closes: the helper
+    outlived toolsearch on a normal exit. Now the server's process group is stopped however
+    toolsearch ends (the helper is a sleeper in the group, holding none of toolsearch's pipes)."""
+    pytest.importorskip("mcp", reason="the MCP SDK (extra toolsearch-cli[mcp]) is not installed")
+    import shlex
+    import signal
+    import subprocess
+    import time
+
+    pidfile = tmp_path / "helper.pid"
+    server = [sys.executable, str(Path(__file__).parent / "servers" / "forking_server.py"), str(pidfile)]
+    if how.startswith("SIG"):
+        server.append("--stall")
+    args = [sys.executable, "-m", "toolsearch_cli", "search", "forecast", "-c", "mcp+stdio:" + shlex.join(server)]
+    if how == "error exit":
+        args += ["--category", "nonexistent"]  # loads the server, then fails: exit 2
+    process = subprocess.Popen(
+        args,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ, TOOLSEARCH_MCP_TIMEOUT="60"),
+    )
+    helper = None
+    try:
+        if how.startswith("SIG"):
+            deadline = time.monotonic() + 60
+            while not (pidfile.exists() and pidfile.read_text()) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            time.sleep(0.5)  # the client's tools/list is on its way
+            process.send_signal(getattr(signal, how))
+        out, err = process.communicate(timeout=60)
+        helper = int(pidfile.read_text())
+        expected = {"normal exit": 0, "error exit": 2, "SIGTERM": 143, "SIGINT": 130}[how]
+        assert process.returncode == expected, err
+        if how == "normal exit":
+            assert "getForecast" in out
+        assert not _pid_alive(helper), f"the server's helper {helper} outlived toolsearch ({how})"
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+        if helper is not None and _pid_alive(helper):
+            os.kill(helper, signal.SIGKILL)
+
+
+# ---------------------------------------------------------------- issue 20: model replies and recordings too big
+
+
+def _big_reply(size: int) -> str:
+    from tests.chat_server import completion
+
+    return json.dumps(completion({"role": "assistant", "content": "x" * size}, "stop", None))
+
+
+@pytest.mark.parametrize("how", ["content-length", "chunked", "gzip"])
+def test_a_reply_over_the_bound_is_refused_as_it_arrives(run_cli, monkeypatch, chat_server, tmp_path, how):
+    """A 40 MB reply was accepted (and a 150 MB one took 1.1 GB). Now a reply over
+    --max-reply-size (default 4 MB) ends the run in one line, whether its Content-Length says so,
+    it arrives chunked, or it is a small gzip body that inflates past the bound; the recording
+    keeps what came before and replays."""
+    import gzip
+
+    from tests.chat_server import Raw
+
+    body = _big_reply(300_000)
+    if how == "gzip":
+        chat_server.add(Raw(200, gzip.compress(body.encode()), headers={"Content-Encoding": "gzip"}))
+    else:
+        chat_server.add(Raw(200, body, chunked=how == "chunked"))
+    record = tmp_path / "rec.json"
+    result = live_run(
+        run_cli, monkeypatch, chat_server, "--catalog", str(DEMO_CATALOG), "--max-reply-size", "100KB",
+        "--record", str(record),
+    )  # fmt: skip
+    line = one_line_error(result, "more than the 100 KB a reply may be (--max-reply-size)")
+    assert ("a reply of 300,2" in line) == (how == "content-length")  # the size declared, when declared
+    replay = run_cli("simulate", "--replay", str(record), "--catalog", str(DEMO_CATALOG), "--format", "json")
+    assert replay.code == 0, replay.stderr
+
+
+def test_a_reply_under_the_bound_is_read(run_cli, monkeypatch, chat_server):
+    from tests.chat_server import Raw
+
+    chat_server.add(Raw(200, _big_reply(90_000), chunked=True))
+    result = live_run(
+        run_cli, monkeypatch, chat_server, "--catalog", str(DEMO_CATALOG), "--max-reply-size", "100KB",
+        "--format", "json",
+    )  # fmt: skip
+    assert result.code == 0, result.stderr
+    assert len(result.json()["requests"][0]["reply"]["content"]) == 90_000
+
+
+@pytest.mark.parametrize("size", ["0", "4 TB", "-1MB", "lots"])
+def test_a_max_reply_size_that_is_not_a_size(run_cli, monkeypatch, chat_server, size):
+    one_line_error(
+        live_run(run_cli, monkeypatch, chat_server, "--catalog", str(DEMO_CATALOG), "--max-reply-size", size),
+        "--max-reply-size takes a size",
+    )
+
+
+def test_a_recording_never_grows_past_what_replay_reads(run_cli, monkeypatch, chat_server, write, tmp_path):
+    """A 40 MB reply made an 80 MB recording that --replay refused (over 64 MB). The writer now
+    stops the run before passing the bound the reader has (here lowered to 200 KB: the same code
+    path), and the file keeps the last recording that fit, which replays."""
+    from tests.chat_server import Raw
+    from toolsearch_cli import bounded
+
+    monkeypatch.setattr(bounded, "MAX_INPUT_BYTES", 200_000)
+    for _ in range(6):
+        chat_server.add(Raw(200, _big_reply(40_000)))
+    turns = "".join(f"  - user: question {i}\n    steps: [{{say: a}}]\n" for i in range(6))
+    script = write("s.sim.yaml", "turns:\n" + turns)
+    record = tmp_path / "rec.json"
+    result = live_runner_run(run_cli, monkeypatch, chat_server, str(script), "--record", str(record))
+    assert result.code == 2, result.stderr
+    assert "more than the 200,000 bytes --replay reads" in result.stderr
+    error = result.stderr.strip().splitlines()[-1]
+    assert error.startswith("error: the recording would be") and "keeps the first" in error, error
+    assert record.stat().st_size <= 200_000
+    replay = run_cli("simulate", "--replay", str(record), "--catalog", str(DEMO_CATALOG), "--format", "json")
+    assert replay.code == 0, replay.stderr
+    kept = int(error.split("keeps the first ")[1].split()[0])
+    assert 1 <= kept < 6 and len(replay.json()["requests"]) == kept
+
+
+def live_runner_run(run_cli, monkeypatch, server, script, *args):
+    from tests.chat_server import live_runner
+
+    return live_runner(run_cli, monkeypatch, server, "sk-test-not-a-real-key")(
+        script, "--catalog", str(DEMO_CATALOG), *args
+    )
+
+
+BIG_TOOL = '''from toolsearch_cli import tool
+
+
+@tool(category="files")
+def readHugeFile(path: str) -> str:
+    """Read a whole file and return its text."""
+    return "y" * 3_000_000
+'''
+BIG_SCRIPT = (
+    "turns:\n  - user: read the file\n    steps:\n"
+    "      - call: {name: toolSearch, arguments: {query: read file}}\n"
+    "      - call: {name: readHugeFile, arguments: {path: a}}\n      - say: done\n"
+)
+
+
+def test_a_tool_result_over_the_bound_is_an_error_result(run_cli, write):
+    """Tool results had no bound either (a function's 3 MB went to the model and the recording):
+    over --max-result-size (default 1 MB) the model gets an error result and the request a warning."""
+    module = write("bigtool.py", BIG_TOOL)
+    script = write("big.sim.yaml", BIG_SCRIPT)
+    result = run_cli("simulate", str(script), "-c", str(module), "--execute", "-f", "json")
+    assert result.code == 0, result.stderr
+    request = result.json()["requests"][1]
+    (call,) = [c for c in request["reply"]["tool_calls"] if c["name"] == "readHugeFile"]
+    assert json.loads(call["result"]) == {
+        "error": "the result was not sent: readHugeFile returned 3,000,000 bytes, more than the 1 MB a tool "
+        "result may be (--max-result-size)"
+    }
+    assert any("--max-result-size" in w for w in request["warnings"])
+    raised = run_cli("simulate", str(script), "-c", str(module), "--execute", "--max-result-size", "4MB", "-f", "json")
+    (call,) = [c for c in raised.json()["requests"][1]["reply"]["tool_calls"] if c["name"] == "readHugeFile"]
+    assert len(call["result"]) == 3_000_000
+
+
+def test_a_hub_token_over_plain_http_is_warned(run_cli, monkeypatch):
+    """The sibling in `model pull`: $HF_TOKEN to an HF_ENDPOINT mirror over plain http."""
+    pytest.importorskip("huggingface_hub", reason="the hub extra is not installed")
+    monkeypatch.setenv("HF_TOKEN", "hf_" + KEY)
+    monkeypatch.setenv("HF_ENDPOINT", "http://mirror.invalid")
+    result = run_cli("model", "pull", "some/model")
+    assert result.code == 2
+    warning = result.stderr.splitlines()[0]
+    assert warning.startswith("warning: $HF_TOKEN will travel to mirror.invalid over plain http://"), warning
+    assert KEY not in result.stderr
+
+
+def test_an_embeddings_endpoint_reply_over_its_bound_is_one_line(run_cli, monkeypatch):
+    """The sibling of the model reply: an embeddings endpoint's body had no bound either (the bound
+    is 64 MB, lowered here to 100 KB: the same code path)."""
+    pytest.importorskip("openai")
+    from toolsearch_cli.search import embed
+
+    from .embed_server import EmbeddingServer
+
+    monkeypatch.setattr(embed, "MAX_ENDPOINT_REPLY_BYTES", 100 * 1024)
+
+    class Nothing:
+        def embed(self, texts):
+            return []
+
+    with EmbeddingServer(Nothing()) as server:
+        server.fail_with = (200, {"object": "list", "data": [], "padding": "x" * 300_000})
+        result = run_cli(
+            "search", "weather", "-c", str(DEMO_CATALOG), "--ranker", "embedding",
+            "--embed-base-url", server.base_url, "--embed-model", "m",
+        )  # fmt: skip
+    one_line_error(result, "sent a reply of more than 100 KB")

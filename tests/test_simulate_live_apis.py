@@ -114,3 +114,15 @@ def test_an_unknown_api_is_a_usage_error(run_cli, monkeypatch):
 def test_api_is_for_live_runs(run_cli):
     result = run_cli("simulate", str(EN), "--api", "anthropic")
     assert result.code == 2 and "--api is for live runs: add --live" in result.stderr
+
+
+def test_a_reply_over_the_bound_is_refused_through_each_sdk(live, server, tmp_path):
+    """--max-reply-size holds for every SDK's client, not only Chat Completions': the body is read
+    as it arrives and the run ends in one line (the two branches met at merge: a test per API)."""
+    from .chat_server import Raw
+
+    server.add(Raw(200, json.dumps({"padding": "x" * 300_000}), chunked=True))
+    result = live("--prompt", "hi", "--catalog", str(EN.parent.parent / "demo"), "--max-reply-size", "100KB")
+    assert result.code == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "more than the 100 KB a reply may be (--max-reply-size)" in lines[0], lines

@@ -316,6 +316,69 @@ def json_lines(
     return items
 
 
+def size_text(size: int) -> str:
+    """``4 MB``, ``512 KB``, ``1,000 bytes``: a size as the ``--max-*-size`` options take it."""
+    for unit, scale in (("MB", 1024 * 1024), ("KB", 1024)):
+        if size >= scale and size % scale == 0:
+            return f"{size // scale} {unit}"
+    return f"{size:,} bytes"
+
+
+# ---------------------------------------------------------------- HTTP reply bodies
+
+
+class ReplyTooLarge(Exception):
+    """A reply body over the client's bound (raised while reading it, inside the HTTP client)."""
+
+    def __init__(self, limit: int, declared: int | None = None) -> None:
+        super().__init__(f"reply over {limit} bytes")
+        self.limit, self.declared = limit, declared
+
+
+def bounded_http_client(openai: Any, limit: int) -> Any:
+    """The SDK's own HTTP client, reading every response body (errors too) incrementally and
+    stopping at ``limit`` decoded bytes: a body that claims more (Content-Length) is refused
+    unread, one that runs over while arriving is refused there, so memory never holds more."""
+
+    import httpx2  # the SDK's HTTP library
+
+    class Bounded(openai.DefaultHttpxClient):  # type: ignore[misc,name-defined]
+        def send(self, request: Any, *, stream: bool = False, **kwargs: Any) -> Any:
+            response = super().send(request, stream=True, **kwargs)
+            if stream:  # the SDK never streams here; left as asked
+                return response
+            try:
+                declared = response.headers.get("content-length", "")
+                over = ReplyTooLarge(limit, int(declared)) if declared.isdigit() and int(declared) > limit else None
+                body = bytearray()
+                if over is None:
+                    for chunk in response.iter_bytes():  # decoded: a gzip bomb is cut at the bound too
+                        body += chunk
+                        if len(body) > limit:
+                            over = ReplyTooLarge(limit)
+                            break
+                if over is not None:  # a request error is what the SDK reports (as APIConnectionError)
+                    raise httpx2.RequestError(str(over), request=request) from over
+                response._content = bytes(body)  # what response.read() stores: the body is read
+            finally:
+                response.close()
+            return response
+
+    return Bounded()
+
+
+def reply_too_large(exc: BaseException) -> ReplyTooLarge | None:
+    """The :class:`ReplyTooLarge` behind an SDK error (the SDK wraps what its client raises)."""
+    inner: BaseException | None = exc
+    for _ in range(20):
+        if inner is None:
+            return None
+        if isinstance(inner, ReplyTooLarge):
+            return inner
+        inner = inner.__cause__ or inner.__context__
+    return None
+
+
 #: The message of data nested deeper than :data:`MAX_DEPTH`.
 TOO_DEEP = f"nested deeper than {MAX_DEPTH} levels of lists and mappings"
 

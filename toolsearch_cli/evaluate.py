@@ -600,6 +600,10 @@ def _check_run_document(doc: dict[str, Any], file: str, text: str) -> None:
     def fail(pointer: str, message: str) -> UsageError:
         return UsageError(message, file=file, line=located.line_of(pointer), field=pointer)
 
+    depth = doc.get("depth")  # how deep the run was ranked: bounds --diff-k
+    whole = isinstance(depth, int) and not isinstance(depth, bool)
+    if depth is not None and (not whole or depth < 1):
+        raise fail("/depth", f"the depth must be a whole number from 1, not {depth if whole else kind_of(depth)}")
     for ranker, metrics in doc["rankers"].items():
         if not isinstance(metrics, dict):
             raise fail(

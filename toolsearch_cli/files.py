@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .errors import CatalogError, ToolsearchError
+from .errors import CatalogError, ToolsearchError, UsageError
 
 
 def read_text(
@@ -31,6 +31,24 @@ def read_text(
         return data.decode(encoding)
     except UnicodeDecodeError as exc:
         raise error(f"not UTF-8 text ({exc.reason} at byte {exc.start})", file=shown) from exc
+
+
+_SEPARATORS = tuple(sep for sep in (os.sep, os.altsep) if sep)
+
+
+def check_output_name(
+    path: str | Path, *, what: str = "", error: type[ToolsearchError] = UsageError, field: str | None = None
+) -> None:
+    """Refuse a name no file can be written under: an empty one, or one ending in a separator
+    (``out.json/`` names a folder; writing the file ``out.json`` instead would surprise)."""
+    name = os.fspath(path)
+    prefix = f"{what}: " if what else ""
+    if not name:
+        raise error(f"{prefix}the file name is empty", field=field)
+    if name.endswith(_SEPARATORS) and not os.path.isdir(name):
+        raise error(f"{prefix}a name ending in {name[-1]!r} names a folder, not a file", file=name, field=field)
+    if os.path.isdir(name):  # known before the command runs, not only when it saves its work
+        raise error(f"{prefix}it is a folder", file=name, field=field)
 
 
 def write_text_atomic(
@@ -63,6 +81,7 @@ def write_text_atomic(
 
     from .redaction import redact
 
+    check_output_name(path, what=f"cannot write {what}", error=error, field=field)
     text = redact(text)
     tmp: str | None = None
     try:

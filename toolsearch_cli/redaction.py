@@ -73,6 +73,45 @@ def _split_url(url: str) -> tuple[str, str, str, str]:
     return scheme, userinfo, after, query
 
 
+def plain_http_host(url: str) -> str | None:
+    """The host a ``http://`` URL (no TLS) points at, unless it is this machine (``localhost``,
+    ``*.localhost``, 127.0.0.0/8, ``::1``); ``None`` for https and loopback. A key or token sent
+    there crosses the network readable by anyone on the path."""
+    scheme, _, rest, _ = _split_url(url.strip())
+    if scheme.lower() != "http://":
+        return None
+    authority = rest.split("/", 1)[0].split("#", 1)[0]
+    if authority.startswith("["):  # [IPv6]:port
+        host = authority[1:].split("]", 1)[0]
+    else:
+        host = authority.rsplit(":", 1)[0] if authority.count(":") == 1 else authority
+    name = host.lower().rstrip(".")
+    if name == "localhost" or name.endswith(".localhost"):
+        return None
+    import ipaddress
+
+    try:
+        address = ipaddress.ip_address(name.split("%", 1)[0])
+    except ValueError:
+        return host or None
+    mapped = getattr(address, "ipv4_mapped", None)
+    local = address.is_loopback or address.is_unspecified or (mapped is not None and mapped.is_loopback)
+    return None if local else host
+
+
+def clear_text_warning(url: str, secret: str) -> str | None:
+    """The one-line warning for sending ``secret`` (e.g. "the API key ($OPENAI_API_KEY)") to
+    ``url`` over plain http to another machine, or ``None`` when it is not sent in the clear.
+    Names the host only: never the secret, never the URL's credentials."""
+    host = plain_http_host(url)
+    if host is None:
+        return None
+    return (
+        f"{secret} will travel to {host} over plain http://, readable by anyone on the network path; "
+        "use https:// (plain http is for servers on this machine)"
+    )
+
+
 def register_url(url: str | None) -> None:
     """Register the credentials a URL carries: its userinfo (and password, and the HTTP Basic
     header made from them) and the values of its query string that look like credentials."""

@@ -90,17 +90,20 @@ SKIP_MARKER = ".toolsearch-skip"
 def catalog_files(folder: Path) -> list[Path]:
     """Catalog files below a folder, sorted: known suffixes, no hidden parts, no skipped folders.
 
-    A subfolder that cannot be read is an error, not a silent gap in the catalog; a symbolic link
-    that leads back to a folder above is followed once.
+    A subfolder that cannot be read is an error, not a silent gap in the catalog. The walk never
+    leaves the folder named: a symbolic link (to a file or a folder) is followed only when it
+    resolves inside it, and not to the folder the link is in or one above (a loop); any other link
+    is skipped with one warning on stderr (a cloned repository must not pull in ``~/.ssh``).
     """
 
     def refuse(exc: OSError) -> None:
         raise CatalogError(f"cannot read this folder: {exc.strerror or exc}", file=str(exc.filename or folder))
 
+    root = os.path.realpath(folder)
     found: list[Path] = []
     visited: set[tuple[int, int]] = set()
-    for root, dirs, files in os.walk(folder, onerror=refuse, followlinks=True):
-        here = Path(root)
+    for walked, dirs, files in os.walk(folder, onerror=refuse, followlinks=True):
+        here = Path(walked)
         try:
             info = os.stat(here)
         except OSError as exc:
@@ -109,17 +112,53 @@ def catalog_files(folder: Path) -> list[Path]:
             dirs[:] = []
             continue
         visited.add((info.st_dev, info.st_ino))
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        real_here = os.path.realpath(here)
+        dirs[:] = [
+            d for d in sorted(dirs) if not d.startswith(".") and _link_stays_inside(here / d, root, real_here, folder)
+        ]
         for name in files:
             path = here / name
             if (
                 not name.startswith(".")
                 and path.suffix.lower() in LOADER_BY_SUFFIX
                 and not name.lower().endswith(SKIPPED_SUFFIXES)
+                and _link_stays_inside(path, root, None, folder)
                 and path.is_file()
             ):
                 found.append(path)
     return sorted(found)
+
+
+#: Links already warned about: once per command, however often its loads walk the folder.
+_warned_links: set[str] = set()
+
+
+def forget_warned_links() -> None:
+    """The next walk warns about each skipped link again (the CLI calls it after each command)."""
+    _warned_links.clear()
+
+
+def _link_stays_inside(path: Path, root: str, real_here: str | None, folder: Path) -> bool:
+    """Whether the walk may go on to ``path``: it is not a symbolic link, or its target is inside
+    ``root`` (the named folder, resolved) and, for a folder (``real_here`` given: where the link
+    is), neither that folder nor one above it. Otherwise warns once and says no."""
+    if not os.path.islink(path):
+        return True
+    target = os.path.realpath(path)
+    inside = target == root or target.startswith(root.rstrip(os.sep) + os.sep)
+    above = real_here is not None and (real_here == target or real_here.startswith(target.rstrip(os.sep) + os.sep))
+    if inside and not above:
+        return True
+    shown_path = str(path)  # the link itself, not where it leads
+    if shown_path not in _warned_links:
+        _warned_links.add(shown_path)
+        import sys
+
+        from ..printable import shown
+
+        why = f"outside {folder}" if not inside else "a folder that holds the link (a loop)"
+        print(f"warning: {shown(shown_path)}: skipped: a symbolic link to {shown(target)}, {why}", file=sys.stderr)
+    return False
 
 
 def runs_code(source: str) -> str | None:

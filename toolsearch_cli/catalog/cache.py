@@ -171,7 +171,9 @@ def _warn(message: str) -> None:
     """One line on stderr, once per problem (a refused cache is not an error: commands go on)."""
     if message not in _warned:
         _warned.add(message)
-        print(f"warning: {message}", file=sys.stderr)
+        from ..printable import shown
+
+        print(f"warning: {shown(message)}", file=sys.stderr)
 
 
 def _owned_by_someone_else(st: os.stat_result) -> bool:

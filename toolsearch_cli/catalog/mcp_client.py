@@ -157,6 +157,28 @@ def timeout_seconds() -> float:
     return value
 
 
+_warned_hosts: set[str] = set()
+
+
+def _warn_clear_text(live: LiveSource, headers: dict[str, str]) -> None:
+    """One line on stderr (once per host) when the headers or the URL's credentials would go to
+    another machine over plain http. Not an error: a server on a trusted network may be meant."""
+    from ..redaction import clear_text_warning, shown_url
+
+    credentials = shown_url(live.url) != live.url  # userinfo or a query string
+    if not (headers or credentials):
+        return
+    what = f"${HEADERS_ENV}" if headers else "the credentials in the URL"
+    message = clear_text_warning(live.url, f"{what} for {live.display}")
+    if message is not None and message not in _warned_hosts:
+        _warned_hosts.add(message)
+        import sys
+
+        from ..printable import shown
+
+        print(f"warning: {shown(message)}", file=sys.stderr)
+
+
 def _leaf(exc: BaseException) -> BaseException:
     """The first real error inside (possibly nested) exception groups."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
@@ -181,12 +203,15 @@ def fetch_tools(live: LiveSource, timeout: float | None = None) -> tuple[str | N
         ) from None
     limit = timeout if timeout is not None else timeout_seconds()
     headers = http_headers() if live.transport == "http" else {}
+    if live.transport == "http":
+        _warn_clear_text(live, headers)
     what = "the MCP server"
 
-    async def run(errlog: Any) -> tuple[str | None, list[dict[str, Any]]]:
+    async def run(errlog: Any, pidfile: str | None) -> tuple[str | None, list[dict[str, Any]]]:
         async with contextlib.AsyncExitStack() as stack:
             if live.transport == "stdio":
-                params = StdioServerParameters(command=live.command[0], args=live.command[1:], env=dict(os.environ))
+                command = _own_group_command(live.command, pidfile)
+                params = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
                 server: Any = stdio_client(params, errlog=errlog)
             elif headers:
                 import httpx2
@@ -224,9 +249,13 @@ def fetch_tools(live: LiveSource, timeout: float | None = None) -> tuple[str | N
 
     import tempfile
 
-    with tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as errlog, _sdk_logs() as logged:
+    with (
+        tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as errlog,
+        _sdk_logs() as logged,
+        _group_stopped(live) as pidfile,
+    ):
         try:
-            return anyio.run(run, errlog)
+            return anyio.run(run, errlog, pidfile)
         except BaseException as exc:  # noqa: BLE001 - every failure becomes one line naming the server
             if isinstance(exc, KeyboardInterrupt | SystemExit):
                 raise
@@ -256,6 +285,76 @@ def fetch_tools(live: LiveSource, timeout: float | None = None) -> tuple[str | N
             for value in headers.values():
                 problem = problem.replace(value, "***") if value else problem
             raise CatalogError(f"{what} {problem}", file=live.display) from exc
+
+
+#: Seconds the helpers a server leaves behind get to end on SIGTERM before SIGKILL.
+GROUP_STOP_WAIT = 1.0
+# run by /bin/sh: write its pid (the process group's id: the SDK starts each server in a session
+# of its own) to the file named $0, then become the server (exec keeps the pid)
+_PID_THEN_EXEC = 'echo $$ > "$0" && exec "$@"'
+
+
+@contextlib.contextmanager
+def _group_stopped(live: LiveSource) -> Iterator[str | None]:
+    """For a stdio server on POSIX: a file for the server's process-group id, and on leaving (a
+    normal return, an error, Ctrl-C or SIGTERM alike) the whole group is stopped. The SDK stops
+    the server itself, but a server that exits when its stdin closes leaves its own children
+    (``npx``'s node, a shell script's programs) running; they share its group."""
+    if live.transport != "stdio" or os.name != "posix" or not os.path.exists("/bin/sh"):
+        yield None
+        return
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="toolsearch-mcp-") as folder:
+        pidfile = os.path.join(folder, "pgid")
+        try:
+            yield pidfile
+        finally:
+            _stop_group(pidfile)
+
+
+def _own_group_command(command: list[str], pidfile: str | None) -> list[str]:
+    """The command line that starts ``command`` and writes its pid to ``pidfile`` (unchanged
+    without one). A command that cannot be run fails here as the SDK's start would have."""
+    if pidfile is None:
+        return command
+    import errno
+    import shutil
+
+    program = shutil.which(command[0])
+    if program is None:
+        if os.sep in command[0] and os.path.exists(command[0]):
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), command[0])
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), command[0])
+    return ["/bin/sh", "-c", _PID_THEN_EXEC, pidfile, program, *command[1:]]
+
+
+def _stop_group(pidfile: str) -> None:
+    """SIGTERM to the process group whose id ``pidfile`` holds, SIGKILL to what is left after
+    :data:`GROUP_STOP_WAIT` seconds; nothing when the group is gone (the usual case)."""
+    import signal
+    import time
+
+    try:
+        with open(pidfile, encoding="ascii") as handle:
+            pgid = int(handle.read().strip())
+    except (OSError, ValueError):
+        return  # never started
+    if pgid <= 1:
+        return
+    try:
+        os.killpg(pgid, signal.SIGTERM)
+    except (ProcessLookupError, PermissionError):
+        return
+    deadline = time.monotonic() + GROUP_STOP_WAIT
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(pgid, 0)
+        except (ProcessLookupError, PermissionError):
+            return
+        time.sleep(0.02)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
 
 
 _LOG_LOCK = threading.Lock()

@@ -10,7 +10,15 @@ import typer
 from ..catalog import load_catalog
 from ..catalog.export import EXPORTER_BY_NAME, check_export_format, export_catalog
 from ..errors import UsageError
-from .options import CATALOG_FORMAT_OPTION, CATALOG_OPTION, FORMAT_OPTION, check_catalog_format, check_format
+from ..printable import json_visible
+from .options import (
+    CATALOG_FORMAT_OPTION,
+    CATALOG_OPTION,
+    FORMAT_OPTION,
+    check_catalog_format,
+    check_format,
+    output_file,
+)
 from .render import console, data, error_console, plural, render_catalog
 
 app = typer.Typer(
@@ -56,19 +64,21 @@ def catalog(
                 for t in loaded.tools
             ],
         }
-        typer.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+        typer.echo(json_visible(json.dumps(payload, ensure_ascii=False, indent=2)))
         return
     render_catalog(console(), loaded, wide=wide)
 
 
-OUT_OPTION = typer.Option(None, "--out", "-o", help="Write to this file instead of stdout.", metavar="FILE")
+OUT_OPTION = typer.Option(
+    None, "--out", "-o", help="Write to this file instead of stdout.", metavar="FILE", callback=output_file("--out")
+)
 
 
 @app.command("convert")
 def convert(
     ctx: typer.Context,
     to: str = typer.Option(..., "--to", "-t", help=f"Target format: {', '.join(EXPORTER_BY_NAME)}.", metavar="FORMAT"),
-    out: Path | None = OUT_OPTION,
+    out: str | None = OUT_OPTION,
     plain: bool = typer.Option(
         False,
         "--plain",
@@ -111,9 +121,9 @@ def convert(
     error_console().print(data(f"wrote {plural(len(loaded), 'tool')} as {to} to {out}"))
 
 
-def _check_out_suffix(out: Path, to: str) -> None:
+def _check_out_suffix(out: str, to: str) -> None:
     """Warn when the --out file's extension says another format than the one written."""
-    suffix = out.suffix.lower()
+    suffix = Path(out).suffix.lower()
     expected = (".yaml", ".yml") if to == "yaml" else (".json",)
     if suffix in (".yaml", ".yml", ".json", ".jsonl") and suffix not in expected:
         what = "YAML" if to == "yaml" else "JSON"

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from ..printable import json_visible
 from .options import (
     CATALOG_FORMAT_OPTION,
     CATALOG_OPTION,
@@ -20,6 +21,7 @@ from .options import (
     check_format,
     embed_model_label,
     embed_options,
+    output_file,
 )
 
 if TYPE_CHECKING:
@@ -41,7 +43,11 @@ FROM_LOG_OPTION = typer.Option(
     metavar="FILE",
 )
 SAVE_OPTION = typer.Option(
-    None, "--save", help="Write the run (metrics and every query's ranks) as JSON.", metavar="FILE"
+    None,
+    "--save",
+    help="Write the run (metrics and every query's ranks) as JSON.",
+    metavar="FILE",
+    callback=output_file("--save"),
 )
 BASELINE_OPTION = typer.Option(
     None,
@@ -79,7 +85,7 @@ def eval_command(
     failures: int = typer.Option(
         0, "--failures", help="List the N worst misses and what ranked above the expected tool.", metavar="N", min=0
     ),
-    save: Path | None = SAVE_OPTION,
+    save: str | None = SAVE_OPTION,
     baseline: Path | None = BASELINE_OPTION,
     diff_k: int | None = typer.Option(
         None,
@@ -161,7 +167,7 @@ def eval_command(
     from .render import console, error_console
 
     if output_format == "json":
-        typer.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+        typer.echo(json_visible(json.dumps(payload, ensure_ascii=False, indent=2)))
     else:
         out = console()
         title = _title(source, len(query_set), loaded.sources)
@@ -283,7 +289,7 @@ def _run_all(
     return runs
 
 
-def _write_json(path: Path, doc: dict[str, Any]) -> None:
+def _write_json(path: str, doc: dict[str, Any]) -> None:
     """Write atomically, so an interrupted run never leaves half a baseline behind."""
     from ..errors import UsageError
     from ..files import write_text_atomic

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import typer
 
-from .options import embed_options
+from .options import embed_options, output_file
 
 LINT_FORMATS = ("text", "json", "github", "sarif", "auto")
 
@@ -37,7 +37,14 @@ SELECT_OPTION = typer.Option(
 )
 EXTEND_SELECT_OPTION = typer.Option(None, "--extend-select", help="Rules to add to the selection.", metavar="RULES")
 IGNORE_OPTION = typer.Option(None, "--ignore", help="Rules to skip.", metavar="RULES")
-OUTPUT_FILE_OPTION = typer.Option(None, "--output-file", "-o", help="Write the report to this file.", metavar="FILE")
+OUTPUT_FILE_OPTION = typer.Option(
+    None,
+    "--output-file",
+    "-o",
+    help="Write the report to this file.",
+    metavar="FILE",
+    callback=output_file("--output-file"),
+)
 
 
 @embed_options
@@ -58,7 +65,7 @@ def lint(
     ignore: list[str] | None = IGNORE_OPTION,
     strict: bool = typer.Option(False, "--strict", help="Warnings fail too (exit 1)."),
     exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even when there are findings."),
-    output_file: Path | None = OUTPUT_FILE_OPTION,
+    output_file: str | None = OUTPUT_FILE_OPTION,
     statistics: bool = typer.Option(False, "--statistics", help="Count findings per rule instead of listing them."),
     ranker: str | None = typer.Option(
         None,
@@ -132,7 +139,7 @@ def lint(
         raise typer.Exit(1)
 
 
-def _write_report(path: Path, text: str) -> None:
+def _write_report(path: str, text: str) -> None:
     """Write the report file; an unwritable path is a one-line error (exit 2), not a traceback."""
     from ..errors import UsageError
     from ..files import write_text_atomic

@@ -7,9 +7,11 @@ finds them there without any network (searching never downloads).
 from __future__ import annotations
 
 import json
+import os
 
 import typer
 
+from ..printable import json_visible
 from .options import FORMAT_OPTION, check_format
 from .render import Col, console, data, error_console, render_table
 
@@ -50,7 +52,7 @@ def _describe(info) -> list[tuple[str, str]]:  # noqa: ANN001 - a hub.PulledMode
 
 def _print(info, output_format: str) -> None:  # noqa: ANN001
     if output_format == "json":
-        typer.echo(json.dumps(info.to_dict(), ensure_ascii=False, indent=2))
+        typer.echo(json_visible(json.dumps(info.to_dict(), ensure_ascii=False, indent=2)))
         return
     out = console()
     for key, value in _describe(info):
@@ -70,6 +72,15 @@ def pull(
     from ..search.hub import pull_model
 
     check_format(output_format)
+    if os.environ.get("HF_TOKEN", "").strip():
+        from ..redaction import clear_text_warning
+        from ..search.hub import endpoint
+
+        insecure = clear_text_warning(endpoint(), "$HF_TOKEN")
+        if insecure is not None:
+            from .render import warn
+
+            warn(insecure)
     info = pull_model(name, revision)
     _print(info, output_format)
     if output_format != "json":
@@ -84,7 +95,7 @@ def list_command(output_format: str = FORMAT_OPTION) -> None:
     check_format(output_format)
     models = list_models()
     if output_format == "json":
-        typer.echo(json.dumps([m.to_dict() for m in models], ensure_ascii=False, indent=2))
+        typer.echo(json_visible(json.dumps([m.to_dict() for m in models], ensure_ascii=False, indent=2)))
         return
     if not models:
         error_console().print(data(f"no models in {cache_folder()}; get one with `toolsearch model pull NAME`"))

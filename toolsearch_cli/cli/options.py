@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -33,6 +34,22 @@ CATALOG_HELP = (
 
 
 CATALOG_OPTION = typer.Option(None, "--catalog", "-c", help=CATALOG_HELP, metavar="SOURCE")
+
+
+def output_file(option: str) -> Callable[[str | None], str | None]:
+    """The callback of an option naming a file to write (``-o``, ``--save``, ``--record``,
+    ``--state``): checked as typed, before anything runs. An empty name would silently write
+    nothing, and ``new.json/`` (a folder's name) would become the file ``new.json``."""
+
+    def check(value: str | None) -> str | None:
+        if value is None:
+            return None
+        from ..files import check_output_name
+
+        check_output_name(value, field=option)
+        return value
+
+    return check
 
 
 CATALOG_FORMAT_OPTION = typer.Option(
@@ -164,6 +181,13 @@ def apply_embed_options(
         )
     if not key_env.strip():
         raise UsageError("--embed-api-key-env needs the name of an environment variable", field="embed-api-key-env")
+    if url and os.environ.get(key_env.strip()):
+        from ..redaction import clear_text_warning
+        from .render import warn
+
+        insecure = clear_text_warning(url, f"the embedding API key (${key_env.strip()})")
+        if insecure is not None:
+            warn(insecure)
     try:
         seconds = check_timeout(timeout, "--embed-timeout")
     except ValueError as exc:

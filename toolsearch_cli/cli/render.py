@@ -30,7 +30,7 @@ from rich.text import Text
 
 from ..markup import plain_text
 from ..model import Catalog
-from ..printable import CONTROL, shown
+from ..printable import hidden, shown
 from ..search import Hit
 
 
@@ -47,7 +47,7 @@ class SafeConsole(Console):
 
     def render(self, renderable: RenderableType, options: ConsoleOptions | None = None) -> Iterable[Segment]:
         for segment in super().render(renderable, options):
-            if segment.control or not CONTROL.search(segment.text):
+            if segment.control or not hidden(segment.text):
                 yield segment
             else:
                 yield Segment(shown(segment.text), segment.style)

@@ -9,6 +9,7 @@ import typer
 from ..catalog import load_catalog, store_in_cache
 from ..errors import UsageError, did_you_mean
 from ..model import Catalog, Tool
+from ..printable import json_visible
 from ..search import MAX_RESULTS_LIMIT, RANKER_BY_NAME, parse_max_results
 from ..search import search as run_search
 from ..search.base import whole_number
@@ -90,7 +91,7 @@ def search(
         if attributes is not None:
             payload["context"] = attributes
         payload["unmatched"] = [word.to_dict() for word in misses]
-        typer.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+        typer.echo(json_visible(json.dumps(payload, ensure_ascii=False, indent=2)))
         return
     seen_by = f" · context {', '.join(f'{k}={v}' for k, v in attributes.items())}" if attributes else ""
     if model is not None:

@@ -8,12 +8,14 @@ from typing import Any
 import typer
 
 from ..errors import ToolsearchError, UsageError
+from ..printable import json_visible
 from .options import (
     CATALOG_OPTION,
     CONTEXT_OPTION,
     FORMAT_OPTION,
     check_format,
     embed_options,
+    output_file,
 )
 from .simulate_live import (
     API_KEY_ENV_OPTION,
@@ -21,6 +23,7 @@ from .simulate_live import (
     BASE_URL_OPTION,
     LIVE_OPTION,
     MAX_ITERATIONS_OPTION,
+    MAX_REPLY_SIZE_OPTION,
     MAX_TOKENS_OPTION,
     MODEL_OPTION,
     PROMPT_OPTION,
@@ -31,6 +34,7 @@ from .simulate_live import (
     TEMPERATURE_OPTION,
     TIMEOUT_OPTION,
     TOOL_CHOICE_OPTION,
+    parse_size,
 )
 
 POLICY_HELP = (
@@ -59,6 +63,7 @@ STATE_OPTION = typer.Option(
     "--state",
     help="Agent mode: JSON run-state file, restored when present and saved after every search.",
     metavar="FILE",
+    callback=output_file("--state"),
 )
 CHECK_OPTION = typer.Option(False, "--check", help="Exit 1 when an expectation fails or a protocol error occurs.")
 REPLAY_OPTION = typer.Option(
@@ -69,6 +74,12 @@ REPLAY_OPTION = typer.Option(
 )
 EXECUTE_OPTION = typer.Option(
     False, "--execute", help="Run the Python functions of module catalogs for calls without a scripted result."
+)
+MAX_RESULT_SIZE_OPTION = typer.Option(
+    "1MB",
+    "--max-result-size",
+    help="The largest tool result sent to the model (B, KB, MB); a bigger one becomes an error result.",
+    metavar="SIZE",
 )
 RANKER_OPTION = typer.Option(
     None, "--ranker", "-r", help="Ranker used by toolSearch (default: default).", metavar="NAME"
@@ -91,6 +102,7 @@ def simulate(
     check: bool = CHECK_OPTION,
     replay_file: str | None = REPLAY_OPTION,
     execute: bool = EXECUTE_OPTION,
+    max_result_size: str = MAX_RESULT_SIZE_OPTION,
     ranker: str | None = RANKER_OPTION,
     counter: str = COUNTER_OPTION,
     live: bool = LIVE_OPTION,
@@ -108,6 +120,7 @@ def simulate(
     max_tokens: int | None = MAX_TOKENS_OPTION,
     system: str | None = SYSTEM_OPTION,
     api: str | None = API_OPTION,
+    max_reply_size: str = MAX_REPLY_SIZE_OPTION,
 ) -> None:
     """Show the tools every model request carries, what they cost in tokens, and check the script's expectations.
 
@@ -160,6 +173,7 @@ def simulate(
         "execute": execute,
         "ranker": ranker,
         "counter": counter,
+        "max_result_bytes": parse_size(max_result_size, "--max-result-size"),
     }
     if live:
         from .simulate_live import run_live_command
@@ -184,6 +198,7 @@ def simulate(
             api=api or "openai-chat",
             max_tokens=max_tokens,
             system=system,
+            max_reply_size=max_reply_size,
         )
         return
     transcripts = []
@@ -235,7 +250,7 @@ def simulate(
             payload: Any = transcripts[0].to_dict()
         else:
             payload = {"format": "toolsearch.comparison", "runs": [t.to_dict() for t in transcripts]}
-        typer.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+        typer.echo(json_visible(json.dumps(payload, ensure_ascii=False, indent=2)))
     else:
         from .render import console
         from .simulate_render import render_comparison, render_transcript

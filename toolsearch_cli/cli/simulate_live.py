@@ -10,6 +10,7 @@ from typing import Any
 import typer
 
 from ..errors import UsageError
+from .options import output_file
 
 LIVE_OPTION = typer.Option(
     False, "--live", help="Ask a real model (OpenAI Chat Completions protocol); needs toolsearch-cli[live]."
@@ -36,6 +37,12 @@ TOOL_CHOICE_OPTION = typer.Option(
 TIMEOUT_OPTION = typer.Option(
     60.0, "--timeout", help="Live: seconds for each whole model reply (a total deadline, not per read)."
 )
+MAX_REPLY_SIZE_OPTION = typer.Option(
+    "4MB",
+    "--max-reply-size",
+    help="Live: the largest reply body read from the model server (B, KB, MB); a bigger one ends the run.",
+    metavar="SIZE",
+)
 RETRIES_OPTION = typer.Option(3, "--retries", help="Live: retries after HTTP 429 or 5xx (exponential backoff).")
 RETRY_BACKOFF_OPTION = typer.Option(
     1.0, "--retry-backoff", help="Live: seconds before the first retry, doubled each time (Retry-After wins)."
@@ -58,7 +65,21 @@ RECORD_OPTION = typer.Option(
     "--record",
     help="Live: write messages + snapshots to FILE after every request (replay with --replay FILE).",
     metavar="FILE",
+    callback=output_file("--record"),
 )
+
+
+_SIZE = re.compile(r"\s*(\d+)\s*(b|kb|mb|gb)?\s*", re.I)
+_UNIT = {"b": 1, "kb": 1024, "mb": 1024**2, "gb": 1024**3}
+
+
+def parse_size(text: str, option: str) -> int:
+    """``4MB``, ``512KB``, ``100`` (bytes) as bytes (units of 1,024); at least 1 byte."""
+    match = _SIZE.fullmatch(text)
+    size = int(match.group(1)) * _UNIT[(match.group(2) or "b").lower()] if match else 0
+    if size < 1:
+        raise UsageError(f"{option} takes a size such as 4MB, 512KB or 1000 (bytes), not {text!r}", field=option)
+    return size
 
 
 def run_live_command(
@@ -82,6 +103,7 @@ def run_live_command(
     max_tokens: int | None = None,
     system: str | None = None,
     api: str = "openai-chat",
+    max_reply_size: str = "4MB",
 ) -> None:
     from ..catalog import refuse_unnamed_code
     from ..redaction import register, register_url, shown_url
@@ -123,6 +145,7 @@ def run_live_command(
         )
     if max_tokens is not None and max_tokens < 1:
         raise UsageError(f"--max-tokens must be at least 1, not {max_tokens}", field="max_tokens")
+    max_reply_bytes = parse_size(max_reply_size, "--max-reply-size")
     if system is not None and not system.strip():
         raise UsageError("--system is blank: give the system message, or leave it out", field="system")
     choice = None if tool_choice == "omit" else tool_choice
@@ -132,6 +155,13 @@ def run_live_command(
     user_messages(parsed, prompt)  # the one-line error before any request
     if not url.startswith(("http://", "https://")):
         raise UsageError(f"--base-url must start with http:// or https://, not {shown_url(url)!r}", field="base_url")
+    if api_key is not None:
+        from ..redaction import clear_text_warning
+        from .render import warn
+
+        insecure = clear_text_warning(url, f"the API key (${api_key_env})")
+        if insecure is not None:
+            warn(insecure)
     settings = merged_settings(parsed, {**settings_cli, "policy": policies[0]})
     options = LiveOptions(
         base_url=shown_url(url.rstrip("/")),  # printed and recorded: never credentials
@@ -175,6 +205,7 @@ def run_live_command(
         backoff=retry_backoff,
         on_retry=on_retry,
         max_tokens=max_tokens,
+        max_reply_bytes=max_reply_bytes,
     )
     recorder = Recorder(record) if record else None
     on_request = None
@@ -215,7 +246,10 @@ def run_live_command(
             verb = "kept what was recorded in" if failure else "recorded to"
             out.print(f"{verb} {record} (replay: toolsearch simulate --replay {record})", style="dim", markup=False)
     else:
-        typer.echo(json.dumps(transcript.to_dict(), ensure_ascii=False, indent=2))  # the stream masks secrets
+        from ..printable import json_visible
+
+        # the stream masks secrets
+        typer.echo(json_visible(json.dumps(transcript.to_dict(), ensure_ascii=False, indent=2)))
     if failure is not None:
         raise failure
     if check and not transcript.ok:

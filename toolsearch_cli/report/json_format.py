@@ -6,8 +6,9 @@ import json
 from collections.abc import Sequence
 
 from ..lint.diagnostic import Diagnostic
+from ..printable import json_visible
 
 
 def render_json(diagnostics: Sequence[Diagnostic]) -> str:
     """``[{code, name, message, severity, filename, location{row, column}, tool, field, related, url}]``."""
-    return json.dumps([d.to_dict() for d in diagnostics], ensure_ascii=False, indent=2) + "\n"
+    return json_visible(json.dumps([d.to_dict() for d in diagnostics], ensure_ascii=False, indent=2)) + "\n"

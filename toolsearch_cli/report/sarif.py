@@ -9,6 +9,7 @@ from typing import Any
 
 from ..lint.diagnostic import Diagnostic, Related
 from ..lint.rule import Rule, doc_sections
+from ..printable import json_visible
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -92,4 +93,4 @@ def render_sarif(diagnostics: Sequence[Diagnostic], rules: Mapping[str, Rule], v
             }
         ],
     }
-    return json.dumps(log, ensure_ascii=False, indent=2) + "\n"
+    return json_visible(json.dumps(log, ensure_ascii=False, indent=2)) + "\n"

@@ -61,6 +61,9 @@ DEFAULT_TIMEOUT = 60.0
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 #: Texts per request to an endpoint / per batch of a local model.
 ENDPOINT_BATCH = 128
+#: The largest reply body read from an embeddings endpoint: 128 vectors of 3,072 numbers as JSON
+#: text are about 8 MB; a bigger body is refused as it arrives (a hostile or broken endpoint).
+MAX_ENDPOINT_REPLY_BYTES = 64 * 1024 * 1024
 LOCAL_BATCH = 32
 #: Longest input of a local transformer, in tokens, when its folder does not say (sentence-transformers'
 #: ``max_seq_length`` for MiniLM); a folder's own ``sentence_bert_config.json`` is capped at :data:`TOKEN_CAP`.
@@ -796,8 +799,14 @@ class EndpointEmbedder:
             base, ModelConfig(query_prefix=self.query_prefix, document_prefix=self.document_prefix)
         )
         self._openai = openai
+        from ..bounded import bounded_http_client
+
         self.client = openai.OpenAI(
-            base_url=settings.base_url, api_key=api_key or NO_KEY, timeout=settings.timeout, max_retries=2
+            base_url=settings.base_url,
+            api_key=api_key or NO_KEY,
+            timeout=settings.timeout,
+            max_retries=2,
+            http_client=bounded_http_client(openai, MAX_ENDPOINT_REPLY_BYTES),
         )
 
     def embed(self, texts: Sequence[str]) -> Any:
@@ -811,6 +820,14 @@ class EndpointEmbedder:
             except self._openai.APIStatusError as exc:
                 raise self._error(f"HTTP {exc.status_code}", exc) from None
             except self._openai.APIError as exc:
+                from ..bounded import reply_too_large, size_text
+
+                if reply_too_large(exc) is not None:
+                    raise EmbedError(
+                        f"the embeddings endpoint {self.shown_url} sent a reply of more than "
+                        f"{size_text(MAX_ENDPOINT_REPLY_BYTES)}; it was not read further",
+                        field="embed-base-url",
+                    ) from None
                 raise self._error(type(exc).__name__, exc) from None
             data = sorted(getattr(response, "data", None) or [], key=lambda d: getattr(d, "index", 0))
             if len(data) != len(batch):

@@ -66,14 +66,41 @@ class LiveOptions:
 
 class Recorder:
     """Writes the transcript (messages + snapshots) to a file, atomically, after every request
-    (registered secrets are masked by :func:`~toolsearch_cli.files.write_text_atomic`)."""
+    (registered secrets are masked by :func:`~toolsearch_cli.files.write_text_atomic`).
 
-    def __init__(self, path: str | Path) -> None:
+    A recording is never larger than ``--replay`` reads (:data:`~toolsearch_cli.bounded.MAX_INPUT_BYTES`):
+    the save that would pass it ends the run instead, and the file keeps the last recording that
+    fits (every request before), which replays."""
+
+    def __init__(self, path: str | Path, limit: int | None = None) -> None:
+        from ..bounded import MAX_INPUT_BYTES
+
         self.path = Path(path)
+        self.limit = MAX_INPUT_BYTES if limit is None else limit
+        self.saved_requests: int | None = None  # in the file now
+        self.full = False
 
     def save(self, transcript: Transcript) -> None:
+        if self.full:  # the run is ending: the file keeps the last recording that fit
+            return
         text = json.dumps(transcript.to_dict(), ensure_ascii=False, indent=2) + "\n"
+        size = len(text.encode("utf-8", "surrogatepass"))
+        if size > self.limit:
+            from ..bounded import size_text
+            from .live_client import LiveError
+
+            self.full = True
+            kept = (
+                f"{self.path} keeps the first {self.saved_requests} requests"
+                if self.saved_requests
+                else f"{self.path} keeps only the start of the run"
+            )
+            raise LiveError(
+                f"the recording would be {size / 1024**2:.1f} MB, more than the {size_text(self.limit)} "
+                f"--replay reads; {kept} (lower --max-reply-size or --max-iterations, or record fewer turns)"
+            )
         write_text_atomic(self.path, text, what="the recording", error=UsageError, field="record")
+        self.saved_requests = len(transcript.requests)
 
 
 class Mocks:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ..bounded import JSONRefused, strict_json
+from ..bounded import JSONRefused, ReplyTooLarge, bounded_http_client, reply_too_large, size_text, strict_json
 from ..errors import ToolsearchError
 from ..redaction import redact, redact_data, register, register_url, shown_url
 
@@ -27,6 +27,9 @@ MAX_RETRY_AFTER = 60.0
 DETERMINISTIC_STATUSES = frozenset({500, 501, 505})
 #: Sent when the key variable is unset: local servers (llama.cpp, vLLM, Ollama) ignore the key.
 NO_KEY = "no-key"
+#: The largest reply body read from the model server (``--max-reply-size``): 4 MB is about a
+#: million tokens, far beyond any model's output; a bigger body is refused as it arrives.
+MAX_REPLY_BYTES = 4 * 1024 * 1024
 
 
 class LiveError(ToolsearchError):
@@ -99,7 +102,11 @@ class OpenAIChatClient:
         sleep: Callable[[float], None] = time.sleep,
         on_retry: Callable[[int, int, float], None] | None = None,
         max_tokens: int | None = None,
+        max_reply_bytes: int = MAX_REPLY_BYTES,
     ) -> None:
+        if max_reply_bytes < 1:
+            raise LiveError(f"--max-reply-size must be at least 1 byte, not {max_reply_bytes}")
+        self.max_reply_bytes = max_reply_bytes
         if timeout <= 0:
             raise LiveError(f"--timeout must be positive, not {timeout:g}")
         if retries < 0:
@@ -138,7 +145,11 @@ class OpenAIChatClient:
     def _new_client(self) -> Any:
         try:
             return self._openai.OpenAI(
-                base_url=self.base_url, api_key=self._api_key, timeout=self.timeout, max_retries=0
+                base_url=self.base_url,
+                api_key=self._api_key,
+                timeout=self.timeout,
+                max_retries=0,
+                http_client=bounded_http_client(self._openai, self.max_reply_bytes),
             )
         except Exception as exc:  # noqa: BLE001 - e.g. an invalid URL: one line, never the key
             raise LiveError(f"cannot set up the client for {self.shown_url}: {self.redact(str(exc))}") from None
@@ -172,6 +183,13 @@ class OpenAIChatClient:
             raise outcome["error"]
         return outcome["response"]
 
+    def _too_large_message(self, exc: ReplyTooLarge) -> str:
+        size = f"{exc.declared:,} bytes" if exc.declared is not None else f"over {exc.limit:,} bytes"
+        return (
+            f"the model server at {self.shown_url} sent a reply of {size}, more than the "
+            f"{size_text(exc.limit)} a reply may be (--max-reply-size); it was not read further"
+        )
+
     def _timeout_message(self) -> str:
         return f"the model server at {self.shown_url} did not answer within {self.timeout:g}s (--timeout)"
 
@@ -203,6 +221,9 @@ class OpenAIChatClient:
             except openai.APITimeoutError:
                 raise LiveError(self._timeout_message()) from None
             except openai.APIConnectionError as exc:
+                too_large = reply_too_large(exc)
+                if too_large is not None:
+                    raise LiveError(self._too_large_message(too_large)) from None
                 raise LiveError(f"cannot reach the model server at {self.shown_url}: {_cause(exc)}") from None
             except openai.APIStatusError as exc:
                 status = exc.status_code

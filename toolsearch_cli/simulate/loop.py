@@ -287,7 +287,23 @@ class _Loop:
             out.result = refusal(f"invalid arguments for {call.name}: {problem}")
             return out
         self._result(tool.tool, call, arguments, out, record)
+        self._bound_result(out, record)
         return out
+
+    def _bound_result(self, out: CallRecord, record: RequestRecord) -> None:
+        """A result over ``max_result_bytes`` (a function's, a mock's) is replaced by an error result
+        and a warning: it would go to the model, into the transcript and into the recording."""
+        limit = self.settings.max_result_bytes
+        if out.result is None or len(out.result) <= limit // 4:  # 4 bytes a character at most: surely under
+            return
+        size = len(out.result.encode("utf-8", "surrogatepass"))
+        if size > limit:
+            from ..bounded import size_text
+
+            what = f"{out.name} returned {size:,} bytes, more than the {size_text(limit)} a tool result may be"
+            what += " (--max-result-size)"
+            out.result = refusal(f"the result was not sent: {what}")
+            record.warnings.append(f"{what}; sent an error result instead")
 
     def _result(
         self, tool: Tool, call: ScriptedCall, arguments: dict[str, Any] | None, out: CallRecord, record: RequestRecord

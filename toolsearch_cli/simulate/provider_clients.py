@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..providers import ANTHROPIC, OPENAI_RESPONSES, Provider
+from ..bounded import bounded_http_client
 from ..redaction import redact_data
 from .live_client import DEFAULT_BASE_URL, Completion, LiveError, OpenAIChatClient, _as_dict
 
@@ -80,7 +81,11 @@ class AnthropicClient(_ProviderClient):
     def _new_client(self) -> Any:
         try:
             return self._openai.Anthropic(
-                base_url=self.base_url, api_key=self._api_key, timeout=self.timeout, max_retries=0
+                base_url=self.base_url,
+                api_key=self._api_key,
+                timeout=self.timeout,
+                max_retries=0,
+                http_client=bounded_http_client(self._openai, self.max_reply_bytes),  # --max-reply-size
             )
         except Exception as exc:  # noqa: BLE001 - e.g. an invalid URL: one line, never the key
             raise LiveError(f"cannot set up the client for {self.shown_url}: {self.redact(str(exc))}") from None

@@ -22,6 +22,10 @@ from .loop import Model, Reply, check_state_mode, new_transcript, run_conversati
 from .script import Script, ScriptedCall, Step
 from .transcript import RequestRecord, Transcript
 
+#: A tool result bigger than this (1 MB, a quarter of a million tokens: more than any model's
+#: context) is not sent: the model gets an error result saying so, and the request a warning.
+MAX_RESULT_BYTES = 1024 * 1024
+
 
 @dataclass(slots=True)
 class Settings:
@@ -37,6 +41,8 @@ class Settings:
     state_file: str | None = None
     execute: bool = False
     counter: str = "cl100k_base"
+    #: The largest tool result sent to the model (``--max-result-size``); a bigger one is an error result.
+    max_result_bytes: int = MAX_RESULT_BYTES
 
 
 def merged_settings(script: Script | None, cli: Mapping[str, Any]) -> Settings:
@@ -71,6 +77,7 @@ def merged_settings(script: Script | None, cli: Mapping[str, Any]) -> Settings:
         state_file=cli.get("state_file"),
         execute=bool(cli.get("execute")),
         counter=cli.get("counter") or base.counter,
+        max_result_bytes=cli.get("max_result_bytes") or base.max_result_bytes,
     )
 
 
