@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..providers import ANTHROPIC, OPENAI_RESPONSES, Provider
 from ..bounded import bounded_http_client
+from ..providers import ANTHROPIC, OPENAI_RESPONSES, Provider
 from ..redaction import redact_data
 from .live_client import DEFAULT_BASE_URL, Completion, LiveError, OpenAIChatClient, _as_dict
 
