@@ -775,6 +775,17 @@ def test_json_output_keeps_invisible_characters_as_json_escapes(run_cli, write):
     assert any(d["tool"] == "getWe\u200bather" for d in lint.json())
 
 
+def test_serve_dry_run_escapes_invisible_characters_too(run_cli, write):
+    """`serve --dry-run` (a command written beside the escaping work) prints tool names as well."""
+    pytest.importorskip("mcp", reason="the MCP SDK (extra toolsearch-cli[mcp]) is not installed")
+    catalog = write("in\u200bv.yaml", INVISIBLE)  # the source's own name is printed
+    for extra in ((), ("--format", "json")):
+        result = run_cli("serve", "--dry-run", "--catalog", str(catalog), "--resident", "getWe\u200bather", *extra)
+        assert result.code == 0, result.stderr
+        assert "in\\u200bv.yaml" in result.stdout and "getWe_ather" in result.stdout  # an MCP name: sanitised
+        _no_hidden(result.stdout + result.stderr)
+
+
 def test_joiners_and_selectors_are_kept_inside_words_of_other_scripts():
     from toolsearch_cli.printable import shown
 

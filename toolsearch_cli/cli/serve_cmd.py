@@ -6,6 +6,7 @@ import json
 
 import typer
 
+from ..printable import json_visible
 from ..search.base import MAX_RESULTS_LIMIT
 from .options import (
     CATALOG_FORMAT_OPTION,
@@ -141,7 +142,7 @@ def _dry_run(settings: object, output_format: str) -> None:
 
     report = dry_run(settings)  # type: ignore[arg-type]
     if output_format == "json":
-        typer.echo(json.dumps(report.to_dict(), ensure_ascii=False, indent=2))
+        typer.echo(json_visible(json.dumps(report.to_dict(), ensure_ascii=False, indent=2)))
         return
     out = console()
     render_table(
