@@ -56,7 +56,13 @@ def lint(
     select: list[str] | None = SELECT_OPTION,
     extend_select: list[str] | None = EXTEND_SELECT_OPTION,
     ignore: list[str] | None = IGNORE_OPTION,
-    strict: bool = typer.Option(False, "--strict", help="Warnings fail too (exit 1)."),
+    strict: bool = typer.Option(False, "--strict", help="Any finding fails (exit 1); same as --fail-on info."),
+    fail_on: str | None = typer.Option(
+        None,
+        "--fail-on",
+        help="Exit 1 on findings at or above this level: error (default), warning or info.",
+        metavar="LEVEL",
+    ),
     exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even when there are findings."),
     output_file: Path | None = OUTPUT_FILE_OPTION,
     statistics: bool = typer.Option(False, "--statistics", help="Count findings per rule instead of listing them."),
@@ -78,6 +84,13 @@ def lint(
         raise UsageError(
             f"unknown format {output_format!r}{did_you_mean(output_format, LINT_FORMATS)}; "
             f"choose from {', '.join(LINT_FORMATS)}"
+        )
+    from ..lint.diagnostic import SEVERITIES
+
+    if fail_on is not None and fail_on not in SEVERITIES:
+        raise UsageError(
+            f"unknown --fail-on level {fail_on!r}{did_you_mean(fail_on, SEVERITIES)}; "
+            f"choose from {', '.join(SEVERITIES)}"
         )
     if statistics and output_format not in ("text", "auto"):
         raise UsageError(f"--statistics prints a text table; it cannot be combined with --format {output_format}")
@@ -117,7 +130,7 @@ def lint(
         if statistics:
             render_lint_statistics(out, result)
         else:
-            render_lint_text(out, result, strict)
+            render_lint_text(out, result, strict, fail_on)
         if output_file is not None:
             _write_report(output_file, buffer.getvalue())
     else:
@@ -128,7 +141,7 @@ def lint(
             _write_report(output_file, text)
         else:
             typer.echo(text, nl=False)
-    if result.failed(strict=strict) and not exit_zero:
+    if result.failed(strict=strict, fail_on=fail_on) and not exit_zero:  # type: ignore[arg-type]
         raise typer.Exit(1)
 
 
