@@ -54,7 +54,7 @@ def test_the_bad_folder_stays_out_of_the_default_catalog(run_cli, at_root):
 def test_exit_codes_strict_and_exit_zero(run_cli, tmp_path):
     (tmp_path / "w.yaml").write_text("tools:\n  - name: renameProject\n    description: Renames.\n", encoding="utf-8")
     warn_only = run_cli("lint", str(tmp_path), "--isolated")
-    assert warn_only.code == 0 and "0 errors, 2 warnings" in warn_only.stdout
+    assert warn_only.code == 0 and "0 errors, 1 warning" in warn_only.stdout
     assert run_cli("lint", str(tmp_path), "--isolated", "--strict").code == 1
     (tmp_path / "e.yaml").write_text("tools:\n  - name: archiveProject\n", encoding="utf-8")
     assert run_cli("lint", str(tmp_path), "--isolated").code == 1
@@ -129,8 +129,8 @@ def test_statistics_count_findings_per_rule(run_cli, at_root):
     assert result.code == 1
     lines = result.stdout.splitlines()
     assert lines[0].split() == ["findings", "tools", "rule"]
-    assert lines[1].split()[:4] == ["2", "2", "TS202", "short-description"]
-    assert lines[-1].split()[:4] == ["8", "8", "in", "total"]
+    assert lines[1].split()[:4] == ["2", "2", "TS204", "description-restates-name"]
+    assert lines[-1].split()[:4] == ["6", "6", "in", "total"]
     assert result.stderr == ""
 
 
@@ -153,7 +153,7 @@ def test_repeats_of_a_rule_on_one_tool_collapse_into_one_finding_with_a_count(ru
         ),
         encoding="utf-8",
     )
-    result = run_cli("lint", str(catalog), "--format", "json", "--isolated")
+    result = run_cli("lint", str(catalog), "--format", "json", "--isolated", "--extend-select", "TS301")
     [found] = [d for d in json.loads(result.stdout) if d["code"] == "TS301"]
     assert found["count"] == 5 and found["fields"] == [f"parameters.p{i}" for i in range(5)]
     assert "and 4 more like it in this tool" in found["message"]

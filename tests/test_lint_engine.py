@@ -44,7 +44,7 @@ def _write(tmp_path, files: dict[str, str]):
 
 def test_a_broken_file_is_a_finding_and_the_others_are_still_linted(tmp_path):
     folder = _write(tmp_path, TWO_FILES)
-    result = lint([str(folder)])
+    result = lint([str(folder)], LintConfig(extend_select=["TS301"]))  # TS301 is opt-in
     by_code = {d.code: d for d in result.diagnostics}
     broken = by_code["TS001"]
     assert broken.file.endswith("broken.yaml") and broken.line == 3 and broken.tool == "ok"
@@ -166,6 +166,7 @@ def test_pyproject_and_yaml_configuration_are_found_and_applied(tmp_path, monkey
             name = "x"
 
             [tool.toolsearch.lint]
+            extend-select = ["short-description"]
             ignore = ["TS301"]
             per-file-ignores = {"legacy/*" = ["short-description"]}
 

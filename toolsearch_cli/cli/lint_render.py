@@ -73,8 +73,10 @@ def render_rule_table(out: Console, rules: Mapping[str, Any]) -> None:
 
 def render_rule_doc(out: Console, rule: Any) -> None:
     out.print(Text(f"{rule.code} {rule.name}", style="bold"))
-    status = "on by default" if rule.default_enabled else "off by default (on in the strict preset)"
+    status = "on by default" if rule.default_enabled else "off by default (on in the strict preset, or select it)"
     out.print(Text(f"family: {rule.family} · severity: {rule.severity} · {status}", style="dim"))
+    if not rule.default_enabled and getattr(rule, "opt_in_reason", None):
+        out.print(Text(f"why it is opt-in: {' '.join(rule.opt_in_reason.split())}", style="dim"), soft_wrap=True)
     if rule.options:
         for name, default in rule.options.items():
             strict = f" (strict: {rule.strict_options[name]!r})" if name in rule.strict_options else ""
