@@ -298,10 +298,23 @@ def test_placeholder_words_in_honest_sentences_are_not_placeholders(tmp_path):
             description: Import a report.
             parameters:
               body: {type: object, description: None}
+          - name: createComment
+            description: |-
+              Create a comment on an issue.
+              ```
+              $ curl -X POST -d '{"content": {"raw": "Lorem ipsum."}}' https://api.example.com/comments
+              ```
+          - name: updateComment
+            description: 'Update a comment, e.g. -d ''{"raw": "Lorem ipsum."}''. Lorem ipsum dolor sit amet.'
         """,
         "TS205",
     )
-    assert [(d.tool, d.field) for d in found] == [("exportReport", "description"), ("importReport", "parameters.body")]
+    # Bitbucket's curl samples (held-out check, issue 20) are example data; bare lorem ipsum is not
+    assert [(d.tool, d.field) for d in found] == [
+        ("exportReport", "description"),
+        ("importReport", "parameters.body"),
+        ("updateComment", "description"),
+    ]
 
 
 def test_readable_short_enum_values_are_not_opaque(tmp_path):

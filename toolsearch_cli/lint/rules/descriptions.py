@@ -216,12 +216,23 @@ _PLACEHOLDER = re.compile(
 )
 
 
+#: Code in Markdown (fenced blocks, inline spans) and quoted strings: sample data, not the description.
+_CODE = re.compile(r"```.*?(```|$)|`[^`\n]*`|\"[^\"\n]{0,200}\"|'[^'\n]{0,200}'(?!\w)", re.S)
+
+
+def prose(text: str) -> str:
+    """A description without its code samples and quoted strings (Bitbucket's ``curl ... -d
+    '{"content": {"raw": "Lorem ipsum."}}'`` is example data, not a placeholder)."""
+    return _CODE.sub(" ", text)
+
+
 class PlaceholderDescription(Rule):
     """## What it does
     Reports placeholder text in a tool or parameter description: `TODO`, `TBD`, `FIXME`
     (upper case, as a note: at the start or before a colon, not "find TODO comments"),
-    `lorem ipsum`, `description goes here`, a description that starts with `no description`
-    or `add a description`, and descriptions that are only `n/a`, `none`, `-` or `...`.
+    `lorem ipsum` (outside code samples and quoted strings), `description goes here`, a
+    description that starts with `no description` or `add a description`, and descriptions
+    that are only `n/a`, `none`, `-` or `...`.
 
     ## Why is this bad?
     Placeholders ship to the model as if they were documentation: the tool looks described
@@ -247,7 +258,7 @@ class PlaceholderDescription(Rule):
 
     def check_tool(self, tool: Tool, ctx: LintContext, options: Options) -> Iterator[Finding]:
         for path, text in described_fields(tool):
-            match = _PLACEHOLDER.search(text)
+            match = _PLACEHOLDER.search(prose(text))
             if match:
                 what = "description" if path == "description" else f"description of {path.partition('.')[2]!r}"
                 yield Finding.at(tool, path, f"{what} has placeholder text {match.group(0).strip()!r}")
