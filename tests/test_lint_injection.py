@@ -31,7 +31,8 @@ def test_recall_and_false_alarms_on_the_labelled_set():
     assert len(positives) >= 90 and len(negatives) >= 200
     missed = [e["text"] for e in positives if not flagged(e["text"])]
     false_alarms = [e["text"] for e in negatives if flagged(e["text"])]
-    # measured: recall 94/94, no false alarm on 204 benign (benchmarks/lint_real.py)
+    # measured: recall 131/139 (94/94 written with the patterns; held-out batches 25/25 once used
+    # to widen them, 12/20 never used), no false alarm on 204 benign (benchmarks/lint_real.py)
     assert 1 - len(missed) / len(positives) >= 0.9, missed
     assert false_alarms == []
     issue = [e for e in positives if e["source"] == "issue-20"]

@@ -260,6 +260,29 @@ _ENGLISH = [
      "asks the model to send the conversation or data to a URL"),
     (rf"{_URL_START}{_PLACEHOLDER}|{_PLACEHOLDER}[^\n]{{0,40}}(to|at)\s+{_URL}",
      "asks the model to send the conversation or data to a URL"),
+    (r"\b(pass|send|include|put|copy|append|attach|forward|paste)\b.{0,30}\b(complete|full|entire|whole|all|the)\s+"
+     r"(chat|conversation|session)\s+(transcript|history|log|so far)\b",
+     "asks the model to send its prompt or the conversation away"),
+    (r"\b(the user|they)\s+(has|have)\s+already\s+(consented|approved|agreed|authori[sz]ed|confirmed)|\bno need to "
+     r"(confirm|check|ask)\b.{0,25}\b(with )?(the user|them)\b|"
+     r"\bwithout (asking|confirming with|the consent of) the user\b",
+     "claims the user's consent for the model"),
+    (r"\b(treat|consider|follow|obey|read)\b.{0,50}\bas\s+(new|your|the)?\s*(system\s+)?(instructions|prompt|rules|"
+     r"directives)\b|\b(supersedes?|replaces?|outranks?|overrides?)\s+(every|all|any)\s+(other\s+)?(tools?|instructions)\b|"
+     r"\broute\s+(all|every)\s+(requests?|calls?|queries|messages)\s+through\s+(it|this|me)\b",
+     "tells the model to ignore its instructions"),
+    (r"\b(user|human)s?\s+(must|should|may|shall)\s+not\s+(learn|know|find out|see|notice|be told|be informed)\b|"
+     r"\bkeep\s+(this|it|that)\b.{0,20}\b(confidential|secret|hidden)\s+from\s+(the\s+)?(user|human)|"
+     r"\b(silently|secretly|covertly|quietly)\s+(retry|call|invoke|use|run|execute|re-?run)\b",
+     "asks the model to hide something from the user"),
+    (r"\b(copy|include|put|add|pass|send|insert|append)\b.{0,20}\b(the user'?s|users')\s+(session cookies?|cookies|"
+     r"e-?mail( address)?|phone number|home address|location|contacts)\b.{0,40}\b(into|in|to)\b",
+     "asks the model to read or send secrets"),
+    (r"\b(before|prior to)\s+(using|calling|invoking|running)\s+(any\s+)?(other|another)\s+tools?\b.{0,30}"
+     r"\b(must|always|should|have to)\s+(call|use|invoke|run)\s+(this|me)\b",
+     "tells the model to call this tool before others"),
+    (r"\byou(\s+are|'re)\s+(no longer (an?|the) (assistant|ai|model|chatbot)|now (dan|unrestricted|jailbroken)|dan\b)|"
+     r"\byou\s+(have|are under)\s+no\s+(restrictions|rules|limits|guidelines)\b", "tries to change the model's role"),
     (r"\b(you are now|from now on,? (you|respond|answer|reply|act|always|only|ignore)|pretend (to be|you are)|"
      r"act as if|developer mode|jailbreak|DAN mode)", "tries to change the model's role"),
 ]  # fmt: skip
@@ -282,6 +305,8 @@ _SPANISH = [
      "asks the model to send the conversation or data to a URL"),
     (r"\b(revela|muestra|imprime|env[íi]a|comparte|repite)\b.{0,30}\b(tu|tus|el|las)\s+(prompt del sistema|"
      r"instrucciones( del sistema)?|historial)", "asks the model to send its prompt or the conversation away"),
+    (r"\bolvida\w*\s+(todo|lo)\b.{0,30}\b(te )?(dijeron|han dicho|indicaron|dicho|ordenaron)\b|\bsigue\s+(solo|"
+     r"[úu]nicamente)\s+(estas|mis)\s+(reglas|instrucciones)", "tells the model to ignore its instructions"),
     (r"\b(a partir de ahora|ahora eres|finge (ser|que eres)|act[úu]a como si|modo desarrollador)\b",
      "tries to change the model's role"),
 ]  # fmt: skip
@@ -298,6 +323,10 @@ _CHINESE = [
     (rf"(发送|上传|提交|转发|传到|传给|发到|发给|回传|同步)[^。！？\n]{{0,40}}(对话|聊天记录|会话|消息|历史|数据|内容|提示词|密码|密钥|凭证)"
      rf"[^。！？\n]{{0,40}}?{_URL}|(对话|聊天记录|会话|消息|历史|数据|内容|提示词|密码|密钥|凭证)[^。！？\n]{{0,30}}"
      rf"(发送|上传|提交|转发|传|发)(到|至|给)\s*{_URL}", "asks the model to send the conversation or data to a URL"),
+    (r"(不得|不要|别|禁止|切勿|不准)(向|对|跟|给)(用户|使用者)(透露|说明|提及|告知|提起|解释)",
+     "asks the model to hide something from the user"),
+    (r"(只|仅)(使用|调用|用)(这个|本|此|该)(工具|函数)[^。！？\n]{0,20}(其他|别的)(工具|函数)[^。！？\n]{0,6}(不要|别|不|禁止|不得)",
+     "steers the model away from other tools"),
     (r"(泄露|输出|打印|透露|复述|重复)[^。！？\n]{0,6}(你的|您的)?(系统提示|系统提示词|系统指令|初始指令|对话历史|聊天记录)",
      "asks the model to send its prompt or the conversation away"),
     (r"(从现在(开始|起)|你现在是|假装(你是|成为)|扮演一个不受限制|开发者模式|越狱模式)",
