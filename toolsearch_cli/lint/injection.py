@@ -343,6 +343,30 @@ _OTHER_LANGUAGES = [  # French, German, Portuguese: the instruction override onl
 ]  # fmt: skip
 
 PATTERNS = [(re.compile(p, re.I | re.S), why) for p, why in (*_ENGLISH, *_SPANISH, *_CHINESE, *_OTHER_LANGUAGES)]
+_N_EN, _N_ES, _N_ZH = len(_ENGLISH), len(_SPANISH), len(_CHINESE)
+#: Each language's patterns run only on a text that has one of its marks (a Chinese character; a
+#: word the Spanish, French, German or Portuguese patterns all need): lint reads every description.
+_SPANISH_MARK = re.compile(
+    r"(instrucci|reglas|indicaci|[óo]rden|directri|normas|pol[íi]tica|usuari|nadie|escondidas|secreto|silenciosa|"
+    r"herramienta|funci[óo]n|conversaci|historial|mensajes|datos|prompt|credencial|contraseñ|clave|ahora|finge|"
+    r"act[úu]a|desarrollador|olvid|sigue)",
+    re.I,
+)
+_OTHER_MARK = re.compile(
+    r"(instructions|r[èe]gles|consignes|Anweisungen|Regeln|Instruktionen|Vorgaben|instru[çc][õo]es|regras)", re.I
+)
+_GATED: list[tuple[re.Pattern[str] | None, list[tuple[re.Pattern[str], str]]]] = [
+    (None, PATTERNS[:_N_EN]),
+    (_SPANISH_MARK, PATTERNS[_N_EN : _N_EN + _N_ES]),
+    (re.compile("[\u3400-\u9fff]"), PATTERNS[_N_EN + _N_ES : _N_EN + _N_ES + _N_ZH]),
+    (_OTHER_MARK, PATTERNS[_N_EN + _N_ES + _N_ZH :]),
+]
+
+
+def _patterns(text: str) -> Iterator[tuple[re.Pattern[str], str]]:
+    for gate, patterns in _GATED:
+        if gate is None or gate.search(text):
+            yield from patterns
 
 
 def _readings(text: str, shown: str) -> Iterator[tuple[str, str]]:
@@ -378,7 +402,7 @@ def injection_reasons(text: str) -> Iterator[str]:
         yield f"tells the model what to do in spaced-out letters: {squashed!r}"
         return
     for reading, note in _readings(text, shown):
-        for pattern, why in PATTERNS:
+        for pattern, why in _patterns(reading):
             match = pattern.search(reading)
             if match:
                 snippet = " ".join(match.group(0).split())[:60]
