@@ -229,7 +229,8 @@ def _object_schemas(
     if isinstance(schema.get("items"), dict):
         yield from _object_schemas(schema["items"], f"{path}.items", guard + 1)
     for key in _COMBINERS:
-        branches = schema.get(key) if isinstance(schema.get(key), list) else []
+        value = schema.get(key)
+        branches: list[Any] = value if isinstance(value, list) else []
         shared = _merged_branch_fields(branches) if key == "allOf" else None
         for sub in branches:
             yield from _object_schemas(sub, path, guard + 1, known, shared)
