@@ -85,9 +85,10 @@ def lint(
             f"unknown format {output_format!r}{did_you_mean(output_format, LINT_FORMATS)}; "
             f"choose from {', '.join(LINT_FORMATS)}"
         )
-    from ..lint.diagnostic import SEVERITIES
+    from ..lint.diagnostic import SEVERITIES, Severity
 
-    if fail_on is not None and fail_on not in SEVERITIES:
+    level: Severity | None = next((s for s in SEVERITIES if s == fail_on), None)
+    if fail_on is not None and level is None:
         raise UsageError(
             f"unknown --fail-on level {fail_on!r}{did_you_mean(fail_on, SEVERITIES)}; "
             f"choose from {', '.join(SEVERITIES)}"
@@ -130,7 +131,7 @@ def lint(
         if statistics:
             render_lint_statistics(out, result)
         else:
-            render_lint_text(out, result, strict, fail_on)
+            render_lint_text(out, result, strict, level)
         if output_file is not None:
             _write_report(output_file, buffer.getvalue())
     else:
@@ -141,7 +142,7 @@ def lint(
             _write_report(output_file, text)
         else:
             typer.echo(text, nl=False)
-    if result.failed(strict=strict, fail_on=fail_on) and not exit_zero:  # type: ignore[arg-type]
+    if result.failed(strict=strict, fail_on=level) and not exit_zero:
         raise typer.Exit(1)
 
 

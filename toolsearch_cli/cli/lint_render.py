@@ -13,7 +13,7 @@ from .render import Col, data, plural, render_table
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
 
-def render_lint_text(out: Console, result: Any, strict: bool = False, fail_on: str | None = None) -> None:
+def render_lint_text(out: Console, result: Any, strict: bool = False, fail_on: Any = None) -> None:
     """Diagnostics grouped by file (``line:col  severity  code  name  message``), then a summary."""
     by_file: dict[str, list[Any]] = {}
     for d in result.diagnostics:
