@@ -127,8 +127,13 @@ def hidden_character(text: str) -> str | None:
     return match.group(0) if match else None
 
 
+_TAG = re.compile("[\U000e0020-\U000e007e]")
+
+
 def _tag_text(text: str) -> str:
     """What Unicode tag characters spell (U+E0041 is a hidden 'A'): ASCII smuggling."""
+    if not _TAG.search(text):
+        return ""
     return "".join(chr(ord(ch) - 0xE0000) for ch in text if 0xE0020 <= ord(ch) <= 0xE007E)
 
 
@@ -363,9 +368,65 @@ _GATED: list[tuple[re.Pattern[str] | None, list[tuple[re.Pattern[str], str]]]] =
 ]
 
 
+#: What each English pattern cannot match without (one word of each group, lower case): checked
+#: with ``in`` before the regular expression runs, which is most of TS206's time otherwise.
+_NEEDS: list[tuple[tuple[str, ...], ...]] = [
+    (("instruction", "prompt", "rule", "guideline", "directive", "guardrail", "polic"),),
+    (("outdated", "obsolete", "void", "invalid", "cancel", "no longer"),),
+    (("this", "me"), ("always", "must", "have to")),
+    (("this", "me", "it"), ("before", "first")),
+    (("before",),),
+    (("tool",),),
+    (("tool",),),
+    (("not", "don't", "never", "without"), ("user", "human", "anyone")),
+    (("hide", "conceal", "silently", "secretly", "covertly", "quietly"),),
+    (("<",),),
+    (("ssh", "id_rsa", "id_ed25519", "aws", ".env", "mcp.json", ".cursor/", "credential", "private key"),),
+    (("user",),),
+    (("whatever", "regardless", "no matter"),),
+    (("system prompt", "instructions", "history", "messages"),),
+    (
+        ("://",),
+        (
+            "conversation",
+            "chat",
+            "messag",
+            "prompt",
+            "input",
+            "quer",
+            "data",
+            "request",
+            "transcript",
+            "context",
+            "detail",
+            "information",
+            "credential",
+            "secret",
+            "password",
+            "token",
+            "key",
+        ),
+    ),
+    (("://",), ("{",)),
+    (("chat", "conversation", "session"),),
+    (("already", "no need", "without"),),
+    (("treat", "consider", "follow", "obey", "read", "supersede", "replace", "outrank", "override", "route"),),
+    (("not", "keep", "silently", "secretly", "covertly", "quietly"),),
+    (("user",),),
+    (("before", "prior to"),),
+    (("you",),),
+    (("you are now", "from now on", "pretend", "act as if", "developer mode", "jailbreak", "dan mode"),),
+]
+assert len(_NEEDS) == _N_EN
+
+
 def _patterns(text: str) -> Iterator[tuple[re.Pattern[str], str]]:
-    for gate, patterns in _GATED:
-        if gate is None or gate.search(text):
+    low = text.casefold()
+    for (pattern, why), needs in zip(PATTERNS[:_N_EN], _NEEDS, strict=True):
+        if all(any(word in low for word in group) for group in needs):
+            yield pattern, why
+    for gate, patterns in _GATED[1:]:
+        if gate is not None and gate.search(text):
             yield from patterns
 
 
