@@ -197,3 +197,15 @@ def test_lint_runs_ts206_on_examples_and_parameters(tmp_path):
     )
     [d] = lint([str(catalog)], LintConfig(select=["TS206"])).diagnostics
     assert d.field == "parameters.q" and d.severity == "error" and "URL" in d.message
+
+
+def test_the_word_checks_before_each_pattern_change_no_verdict(monkeypatch):
+    """The `in` checks that skip patterns are only a speed-up: every labelled text gets the same
+    reasons as with every pattern run on every reading."""
+    from toolsearch_cli.lint import injection
+
+    entries = yaml.safe_load((DATA / "injection_labelled.yaml").read_text(encoding="utf-8"))
+    texts = [e["text"] for e in entries]
+    gated = [list(injection_reasons(t)) for t in texts]
+    monkeypatch.setattr(injection, "_patterns", lambda text: iter(injection.PATTERNS))
+    assert [list(injection_reasons(t)) for t in texts] == gated
