@@ -49,10 +49,13 @@ def injection_scores(work: Path) -> str:
     fp = sum(h for h, e in zip(hits, entries, strict=True) if e["label"] == "benign")
     positives = sum(e["label"] == "injection" for e in entries)
     precision = tp / (tp + fp) if tp + fp else float("nan")
+    heldout = [h for h, e in zip(hits, entries, strict=True) if e["source"] == "written-heldout-2"]
     return (
         f"TS206 on {len(entries)} labelled sentences ({positives} injection, {len(entries) - positives} benign, "
-        f"{sum(e['source'] != 'written' for e in entries)} of them real): precision {precision:.3f} "
-        f"({tp}/{tp + fp}), recall {tp / positives:.3f} ({tp}/{positives}), false alarms {fp}"
+        f"{sum(not e['source'].startswith(('written', 'issue-')) for e in entries)} of them real): "
+        f"precision {precision:.3f} "
+        f"({tp}/{tp + fp}), recall {tp / positives:.3f} ({tp}/{positives}), false alarms {fp}; "
+        f"recall on the held-out batch never used for tuning: {sum(heldout)}/{len(heldout)}"
     )
 
 

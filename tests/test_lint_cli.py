@@ -54,7 +54,7 @@ def test_the_bad_folder_stays_out_of_the_default_catalog(run_cli, at_root):
 def test_exit_codes_strict_and_exit_zero(run_cli, tmp_path):
     (tmp_path / "w.yaml").write_text("tools:\n  - name: renameProject\n    description: Renames.\n", encoding="utf-8")
     warn_only = run_cli("lint", str(tmp_path), "--isolated")
-    assert warn_only.code == 0 and "0 errors, 2 warnings" in warn_only.stdout
+    assert warn_only.code == 0 and "0 errors, 1 warning" in warn_only.stdout
     assert run_cli("lint", str(tmp_path), "--isolated", "--strict").code == 1
     (tmp_path / "e.yaml").write_text("tools:\n  - name: archiveProject\n", encoding="utf-8")
     assert run_cli("lint", str(tmp_path), "--isolated").code == 1
@@ -128,8 +128,42 @@ def test_statistics_count_findings_per_rule(run_cli, at_root):
     result = run_cli("lint", "catalogs/bad/descriptions.yaml", "--statistics")
     assert result.code == 1
     lines = result.stdout.splitlines()
-    assert lines[0].split()[:3] == ["2", "TS202", "short-description"]
-    assert lines[-1].split()[:3] == ["8", "in", "total"]
+    assert lines[0].split() == ["findings", "tools", "rule"]
+    assert lines[1].split()[:4] == ["2", "2", "TS204", "description-restates-name"]
+    assert lines[-1].split()[:4] == ["6", "6", "in", "total"]
+    assert result.stderr == ""
+
+
+def test_repeats_of_a_rule_on_one_tool_collapse_into_one_finding_with_a_count(run_cli, tmp_path):
+    catalog = tmp_path / "tools.yaml"
+    params = {f"p{i}": {"type": "string"} for i in range(5)}
+    import yaml
+
+    catalog.write_text(
+        yaml.safe_dump(
+            {
+                "tools": [
+                    {
+                        "name": "searchOrders",
+                        "description": "Search the orders of a shop by customer, date and status.",
+                        "parameters": params,
+                    }
+                ]
+            }
+        ),
+        encoding="utf-8",
+    )
+    result = run_cli("lint", str(catalog), "--format", "json", "--isolated", "--extend-select", "TS301")
+    [found] = [d for d in json.loads(result.stdout) if d["code"] == "TS301"]
+    assert found["count"] == 5 and found["fields"] == [f"parameters.p{i}" for i in range(5)]
+    assert "and 4 more like it in this tool" in found["message"]
+    stats = run_cli("lint", str(catalog), "--statistics", "--isolated", "--select", "TS301")
+    assert stats.stdout.splitlines()[1].split()[:3] == ["5", "1", "TS301"]
+    assert (stats.code, stats.stderr) == (0, "")  # TS301 is a warning: exit 0 by default
+    failing = run_cli("lint", str(catalog), "--isolated", "--select", "TS301", "--fail-on", "warning")
+    assert failing.code == 1 and "standing for 5 findings" in failing.stdout and failing.stderr == ""
+    bad = run_cli("lint", str(catalog), "--isolated", "--fail-on", "warnings")
+    assert bad.code == 2 and "unknown --fail-on level 'warnings'" in bad.stderr and bad.stdout == ""
 
 
 def test_yaml_config_beside_a_pyproject_with_lint_settings_wins_with_a_warning(run_cli, tmp_path, monkeypatch):

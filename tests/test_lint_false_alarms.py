@@ -158,7 +158,7 @@ def test_injection_rule_precision_and_recall_on_the_labelled_set():
     tp = sum(f for f, e in zip(flagged, entries, strict=True) if e["label"] == "injection")
     fp = sum(f for f, e in zip(flagged, entries, strict=True) if e["label"] == "benign")
     positives = sum(e["label"] == "injection" for e in entries)
-    # measured: precision 1.00 (0 false alarms on 184 benign), recall 37/38 (benchmarks/lint_real.py)
+    # measured: no false alarm on 204 benign, recall 131/139 (tests/test_lint_injection.py, lint_real.py)
     assert fp <= 2, f"{fp} false alarms"
     assert tp / positives >= 0.9
 
@@ -252,3 +252,111 @@ def test_bfcl_with_its_harness_note_has_few_confusable_findings(tmp_path):
     assert counts.get("TS604", 0) <= 60
     assert counts.get("TS206", 0) == 0
     assert counts.get("TS103", 0) == 20
+
+
+# --- issue 20: false-alarm classes found by judging findings on real catalogs ----------------
+# (benchmarks/lint_precision/judged.yaml; each class with the real problem next to it)
+
+
+def test_required_defined_in_a_sibling_allof_branch_is_known(tmp_path):
+    # SendGrid's "create a sender": one allOf branch defines from.email, the other requires it
+    found = _lint(
+        tmp_path,
+        """\
+        tools:
+          - name: createSender
+            description: Create a sender identity used as the From address of emails.
+            parameters:
+              type: object
+              allOf:
+                - properties:
+                    from: {type: object, properties: {email: {type: string}, name: {type: string}}}
+                - properties:
+                    from: {type: object, required: [email]}
+                    reply_to: {type: object, properties: {name: {type: string}}, required: [email]}
+        """,
+        "TS304",
+    )
+    # reply_to really lacks email in every branch: still reported; from.email is not
+    assert [d.message for d in found] == ["required parameter 'email' of 'reply_to' is not defined in 'properties'"]
+
+
+def test_placeholder_words_in_honest_sentences_are_not_placeholders(tmp_path):
+    found = _lint(
+        tmp_path,
+        """\
+        tools:
+          - name: createApiKey
+            description: "To add a description to a key, set the optional description field."
+            parameters:
+              name: {type: string, description: The name you will use to describe this API Key.}
+          - name: startSearch
+            description: 'Search file contents. Example: find TODO comments with pattern="TODO".'
+          - name: exportReport
+            description: "TODO: describe the export formats."
+          - name: importReport
+            description: Import a report.
+            parameters:
+              body: {type: object, description: None}
+          - name: createComment
+            description: |-
+              Create a comment on an issue.
+              ```
+              $ curl -X POST -d '{"content": {"raw": "Lorem ipsum."}}' https://api.example.com/comments
+              ```
+          - name: updateComment
+            description: 'Update a comment, e.g. -d ''{"raw": "Lorem ipsum."}''. Lorem ipsum dolor sit amet.'
+        """,
+        "TS205",
+    )
+    # Bitbucket's curl samples (held-out check, issue 20) are example data; bare lorem ipsum is not
+    assert [(d.tool, d.field) for d in found] == [
+        ("exportReport", "description"),
+        ("importReport", "parameters.body"),
+        ("updateComment", "description"),
+    ]
+
+
+def test_readable_short_enum_values_are_not_opaque(tmp_path):
+    found = _lint(
+        tmp_path,
+        """\
+        tools:
+          - name: updateAccount
+            description: 'Update an account. Operators: "eq" (equal), "lt" (before).'
+            parameters:
+              syncToNetSuite: {type: string, enum: ["Yes", "No"]}
+              op: {type: string, enum: [is, not, contains]}
+              actions: {type: array, enum: [[open], [click], [bounce]]}
+              operator: {type: string, enum: [eq, lt]}
+              priority: {type: integer, enum: [1, 2, 3]}
+        """,
+        "TS307",
+    )
+    assert [d.field for d in found] == ["parameters.priority"]  # numbers are still opaque
+
+
+def test_a_few_parameters_over_twenty_and_crowded_categories_under_fifty_are_fine(tmp_path):
+    many = {f"field{i}": {"type": "string", "description": f"Field {i} of the record."} for i in range(23)}
+    more = {f"field{i}": {"type": "string", "description": f"Field {i} of the record."} for i in range(30)}
+    path = tmp_path / "catalog.yaml"
+    tools = [
+        {"name": "updateRecord", "description": "Update the fields of one record.", "parameters": many},
+        {"name": "createRecord", "description": "Create a record with all its fields.", "parameters": more},
+    ]
+    path.write_text(yaml.safe_dump({"tools": tools}), encoding="utf-8")
+    found = lint([str(path)], LintConfig(select=["TS308"])).diagnostics
+    expected = [("createRecord", "30 parameters (max 25); consider splitting the tool")]
+    assert [(d.tool, d.message) for d in found] == expected
+
+
+def test_rules_under_ninety_percent_are_opt_in_with_the_reason_shown(run_cli):
+    from toolsearch_cli.lint.rules import RULE_BY_CODE
+
+    off = {code for code, rule in RULE_BY_CODE.items() if not rule.default_enabled}
+    assert {"TS202", "TS301", "TS302", "TS307", "TS604"} <= off
+    for code in ("TS202", "TS301", "TS302", "TS307", "TS604"):
+        assert "benchmarks/lint_precision/judged.yaml" in (RULE_BY_CODE[code].opt_in_reason or "")
+    shown = run_cli("rule", "TS301")
+    assert shown.code == 0 and shown.stderr == ""
+    assert "why it is opt-in: Judged on real catalogs" in shown.stdout and "5 of 20 findings were real" in shown.stdout

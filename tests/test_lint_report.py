@@ -206,3 +206,24 @@ def test_github_output_of_a_real_lint_run_on_a_catalog_with_escape_codes(run_cli
     lines = result.stdout.splitlines()
     assert lines and all(line.startswith(("::error ", "::warning ")) for line in lines), lines
     assert "tool 'x\\x1b[31m'" in result.stdout  # the escape is shown, not sent
+
+
+def test_collapsed_and_info_findings_in_every_format():
+    from toolsearch_cli.lint.engine import collapse
+
+    repeats = [
+        Diagnostic(code="TS301", name="missing-parameter-description", severity="info",
+                   message=f"parameter {p!r} has no description", file="c.yaml", line=4 + i, column=7,
+                   tool="searchOrders", field=f"parameters.{p}")
+        for i, p in enumerate(("status", "since", "until"))
+    ]  # fmt: skip
+    [one] = collapse(repeats)
+    assert (one.count, one.fields, one.line) == (3, ("parameters.status", "parameters.since", "parameters.until"), 4)
+    assert one.message.endswith("[and 2 more like it in this tool (parameters.since, parameters.until)]")
+    [entry] = json.loads(render_json([one]))
+    assert (entry["count"], entry["fields"]) == (3, ["parameters.status", "parameters.since", "parameters.until"])
+    sarif = json.loads(render_sarif([one], RULE_BY_CODE, version="0"))
+    [result] = sarif["runs"][0]["results"]
+    assert result["level"] == "note" and result["properties"]["count"] == 3
+    github = render_github([one])
+    assert github.startswith("::notice ") and "2 more like it" in github and github.count("\n") == 1

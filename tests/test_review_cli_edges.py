@@ -241,7 +241,7 @@ def test_lint_statistics_go_to_the_output_file(run_cli, tmp_path):
     result = run_cli("lint", str(BAD), "--statistics", "-o", str(out))
     assert result.code == 1 and result.stdout == ""  # -o used to be ignored: printed, no file
     text = out.read_text(encoding="utf-8")
-    assert "TS001 invalid-catalog" in text and "TS202 short-description" in text
+    assert "TS001 invalid-catalog" in text and "TS204 description-restates-name" in text
     assert run_cli("lint", str(BAD), "--statistics").stdout == text
 
 
@@ -334,7 +334,7 @@ def test_lint_statistics_with_a_machine_format_is_an_error_not_ignored(run_cli, 
         assert result.code == 2 and result.stdout == ""
         assert result.stderr == f"error: --statistics prints a text table; it cannot be combined with --format {fmt}\n"
     monkeypatch.setenv("GITHUB_ACTIONS", "true")  # auto would pick github: the table still prints
-    assert "TS202 short-description" in run_cli("lint", str(BAD), "--statistics").stdout
+    assert "TS204 description-restates-name" in run_cli("lint", str(BAD), "--statistics").stdout
 
 
 def test_replaying_a_policy_comparison_says_what_it_is(run_cli, tmp_path):

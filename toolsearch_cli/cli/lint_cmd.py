@@ -63,7 +63,13 @@ def lint(
     select: list[str] | None = SELECT_OPTION,
     extend_select: list[str] | None = EXTEND_SELECT_OPTION,
     ignore: list[str] | None = IGNORE_OPTION,
-    strict: bool = typer.Option(False, "--strict", help="Warnings fail too (exit 1)."),
+    strict: bool = typer.Option(False, "--strict", help="Any finding fails (exit 1); same as --fail-on info."),
+    fail_on: str | None = typer.Option(
+        None,
+        "--fail-on",
+        help="Exit 1 on findings at or above this level: error (default), warning or info.",
+        metavar="LEVEL",
+    ),
     exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even when there are findings."),
     output_file: str | None = OUTPUT_FILE_OPTION,
     statistics: bool = typer.Option(False, "--statistics", help="Count findings per rule instead of listing them."),
@@ -85,6 +91,14 @@ def lint(
         raise UsageError(
             f"unknown format {output_format!r}{did_you_mean(output_format, LINT_FORMATS)}; "
             f"choose from {', '.join(LINT_FORMATS)}"
+        )
+    from ..lint.diagnostic import SEVERITIES, Severity
+
+    level: Severity | None = next((s for s in SEVERITIES if s == fail_on), None)
+    if fail_on is not None and level is None:
+        raise UsageError(
+            f"unknown --fail-on level {fail_on!r}{did_you_mean(fail_on, SEVERITIES)}; "
+            f"choose from {', '.join(SEVERITIES)}"
         )
     if statistics and output_format not in ("text", "auto"):
         raise UsageError(f"--statistics prints a text table; it cannot be combined with --format {output_format}")
@@ -124,7 +138,7 @@ def lint(
         if statistics:
             render_lint_statistics(out, result)
         else:
-            render_lint_text(out, result, strict)
+            render_lint_text(out, result, strict, level)
         if output_file is not None:
             _write_report(output_file, buffer.getvalue())
     else:
@@ -135,7 +149,7 @@ def lint(
             _write_report(output_file, text)
         else:
             typer.echo(text, nl=False)
-    if result.failed(strict=strict) and not exit_zero:
+    if result.failed(strict=strict, fail_on=level) and not exit_zero:
         raise typer.Exit(1)
 
 

@@ -10,10 +10,10 @@ from rich.text import Text
 
 from .render import Col, data, plural, render_table
 
-_STYLE = {"error": "bold red", "warning": "yellow"}
+_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
 
-def render_lint_text(out: Console, result: Any, strict: bool = False) -> None:
+def render_lint_text(out: Console, result: Any, strict: bool = False, fail_on: Any = None) -> None:
     """Diagnostics grouped by file (``line:col  severity  code  name  message``), then a summary."""
     by_file: dict[str, list[Any]] = {}
     for d in result.diagnostics:
@@ -35,7 +35,7 @@ def render_lint_text(out: Console, result: Any, strict: bool = False) -> None:
                 at = f"{r.file}:{r.line}" if r.line else (r.file or "")
                 out.print(data(f"{'':10}↳ {at}: {r.message}", "dim"), soft_wrap=True)
         out.print()
-    errors, warnings = result.count("error"), result.count("warning")
+    errors, warnings, infos = result.count("error"), result.count("warning"), result.count("info")
     files = len(result.files)
     checked = f"{plural(result.tool_count, 'tool')} in {plural(files, 'file')}"
     if not result.diagnostics:
@@ -45,10 +45,14 @@ def render_lint_text(out: Console, result: Any, strict: bool = False) -> None:
         )
         return
     problems = len(result.diagnostics)
-    failing = result.failed(strict=strict)
+    failing = result.failed(strict=strict, fail_on=fail_on)
+    occurrences = result.occurrences()
+    repeats = f", standing for {occurrences} findings" if occurrences != problems else ""
+    info = f", {plural(infos, 'info')}" if infos else ""
     summary = Text(
         f"Found {problems} problem{'s' if problems != 1 else ''} "
-        f"({errors} error{'s' if errors != 1 else ''}, {warnings} warning{'s' if warnings != 1 else ''}) "
+        f"({errors} error{'s' if errors != 1 else ''}, {warnings} warning{'s' if warnings != 1 else ''}"
+        f"{info}{repeats}) "
         f"in {len(by_file)} file{'s' if len(by_file) != 1 else ''}; checked {checked}.",
         style="bold red" if failing else "yellow",
     )
@@ -69,8 +73,10 @@ def render_rule_table(out: Console, rules: Mapping[str, Any]) -> None:
 
 def render_rule_doc(out: Console, rule: Any) -> None:
     out.print(Text(f"{rule.code} {rule.name}", style="bold"))
-    status = "on by default" if rule.default_enabled else "off by default (on in the strict preset)"
+    status = "on by default" if rule.default_enabled else "off by default (on in the strict preset, or select it)"
     out.print(Text(f"family: {rule.family} · severity: {rule.severity} · {status}", style="dim"))
+    if not rule.default_enabled and getattr(rule, "opt_in_reason", None):
+        out.print(Text(f"why it is opt-in: {' '.join(rule.opt_in_reason.split())}", style="dim"), soft_wrap=True)
     if rule.options:
         for name, default in rule.options.items():
             strict = f" (strict: {rule.strict_options[name]!r})" if name in rule.strict_options else ""
@@ -80,16 +86,25 @@ def render_rule_doc(out: Console, rule: Any) -> None:
 
 
 def render_lint_statistics(out: Console, result: Any) -> None:
-    """One line per rule that found something: count, code, name, severity; most frequent first."""
-    counts: dict[tuple[str, str, str], int] = {}
+    """One line per rule that found something: findings (repeats included), tools they are on,
+    code, name, severity; most frequent first."""
+    counts: dict[tuple[str, str, str], list[int]] = {}
     for d in result.diagnostics:
         key = (d.code, d.name, d.severity)
-        counts[key] = counts.get(key, 0) + 1
-    for (code, name, severity), count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0][0])):
-        line = Text(f"{count:>6}  ")
+        entry = counts.setdefault(key, [0, 0])
+        entry[0] += d.count
+        entry[1] += 1
+    out.print(Text(f"{'findings':>8}  {'tools':>6}  rule", style="dim"))
+    for (code, name, severity), (count, tools) in sorted(counts.items(), key=lambda kv: (-kv[1][0], kv[0][0])):
+        line = Text(f"{count:>8}  {tools:>6}  ")
         line.append(f"{code} ", style="bold")
         line.append(f"{name:<38}")
         line.append(severity, style=_STYLE[severity])
         out.print(line)
-    total = len(result.diagnostics)
-    out.print(Text(f"{total:>6}  in total ({plural(result.tool_count, 'tool')})", style="dim"))
+    total = result.occurrences()
+    out.print(
+        Text(
+            f"{total:>8}  {len(result.diagnostics):>6}  in total ({plural(result.tool_count, 'tool')} checked)",
+            style="dim",
+        )
+    )

@@ -8,8 +8,10 @@ from typing import Any, Literal
 
 from ..model import Location, Tool
 
-Severity = Literal["error", "warning"]
-SEVERITIES: tuple[Severity, ...] = ("error", "warning")
+Severity = Literal["error", "warning", "info"]
+SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
+#: How severe each level is, for ``--fail-on``: a run fails on findings at or above the level.
+SEVERITY_RANK: dict[str, int] = {"info": 0, "warning": 1, "error": 2}
 
 
 @dataclass(slots=True, frozen=True)
@@ -78,6 +80,10 @@ class Diagnostic:
     field: str | None = None
     related: tuple[Related, ...] = ()
     url: str | None = None
+    #: How many findings of this rule on this tool the diagnostic stands for (repeats are
+    #: collapsed into the first one), and the fields of all of them, in order.
+    count: int = 1
+    fields: tuple[str, ...] = ()
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.file or "", self.line or 0, self.column or 0, self.code, self.message)
@@ -95,4 +101,6 @@ class Diagnostic:
             "field": self.field,
             "related": [r.to_dict() for r in self.related],
             "url": self.url,
+            "count": self.count,
+            "fields": list(self.fields) if self.fields else ([self.field] if self.field else []),
         }

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..errors import UsageError
 from ..model import Tool
 from .config import LintConfig, ResolvedConfig, select_rules
 from .context import LintContext
-from .diagnostic import Diagnostic, Finding, Severity
+from .diagnostic import SEVERITY_RANK, Diagnostic, Finding, Severity
 from .rule import Rule
 from .sources import load_files
 
@@ -29,9 +29,15 @@ class LintResult:
     def count(self, severity: Severity) -> int:
         return sum(1 for d in self.diagnostics if d.severity == severity)
 
-    def failed(self, *, strict: bool = False) -> bool:
-        """Whether any diagnostic is at or above the failure level (errors; warnings too when strict)."""
-        return any(d.severity == "error" or strict for d in self.diagnostics)
+    def occurrences(self) -> int:
+        """Findings before collapsing (each diagnostic counts the repeats it stands for)."""
+        return sum(d.count for d in self.diagnostics)
+
+    def failed(self, *, strict: bool = False, fail_on: Severity | None = None) -> bool:
+        """Whether any diagnostic is at or above the failure level: ``fail_on`` when given, else
+        errors (any finding when ``strict``)."""
+        level = fail_on or ("info" if strict else "error")
+        return any(SEVERITY_RANK[d.severity] >= SEVERITY_RANK[level] for d in self.diagnostics)
 
 
 def lint(
@@ -69,11 +75,45 @@ def run_rules(ctx: LintContext, resolved: ResolvedConfig, rules: dict[str, Rule]
             diagnostics.append(_stamp(rule, resolved.severities[code], finding))
     diagnostics.sort(key=Diagnostic.sort_key)
     return LintResult(
-        diagnostics=diagnostics,
+        diagnostics=collapse(diagnostics),
         files=[f.file for f in ctx.files],
         tool_count=len(ctx.tools),
         rules_run=list(resolved.enabled),
     )
+
+
+def collapse(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """One diagnostic per rule per tool (per file): the first, with the number of findings it
+    stands for in ``count`` and their fields in ``fields``, its message saying how many more there
+    are. Findings on no tool (a broken file, a resident set) are kept one by one."""
+    groups: dict[tuple[str | None, str, str], list[Diagnostic]] = {}
+    order: list[Diagnostic | tuple[str | None, str, str]] = []
+    for d in diagnostics:
+        if d.tool is None:
+            order.append(d)
+            continue
+        key = (d.file, d.tool, d.code)
+        if key not in groups:
+            groups[key] = []
+            order.append(key)
+        groups[key].append(d)
+    out: list[Diagnostic] = []
+    for item in order:
+        if isinstance(item, Diagnostic):
+            out.append(item)
+            continue
+        group = groups[item]
+        first = group[0]
+        fields = tuple(dict.fromkeys(d.field for d in group if d.field))
+        if len(group) == 1:
+            out.append(replace(first, fields=fields))
+            continue
+        more = len(group) - 1
+        shown = ", ".join(fields[1:4]) + (f" and {len(fields) - 4} more" if len(fields) > 4 else "")
+        where = f" ({shown})" if len(fields) > 1 else ""
+        message = f"{first.message} [and {more} more like it in this tool{where}]"
+        out.append(replace(first, message=message, count=len(group), fields=fields))
+    return out
 
 
 def _stamp(rule: Rule, severity: Severity, finding: Finding) -> Diagnostic:

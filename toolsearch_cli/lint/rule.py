@@ -46,6 +46,9 @@ class Rule:
     strict_options: ClassVar[Options] = {}
     #: Whether the ``default`` preset runs the rule (``strict`` runs them all).
     default_enabled: ClassVar[bool] = True
+    #: Why an opt-in rule is off by default (its measured precision on real catalogs), shown by
+    #: ``toolsearch rule CODE``.
+    opt_in_reason: ClassVar[str | None] = None
     #: Run after every other rule (for rules about what the others found).
     runs_last: ClassVar[bool] = False
 

@@ -20,7 +20,8 @@ def _escape_property(text: str) -> str:
 
 
 def render_github(diagnostics: Sequence[Diagnostic]) -> str:
-    """One ``::error title=toolsearch (TS101),file=...,line=...,col=...::message`` line per diagnostic."""
+    """One ``::error title=toolsearch (TS101),file=...,line=...,col=...::message`` line per diagnostic
+    (``::notice`` for info); a collapsed diagnostic's message says how many findings it stands for."""
     lines = []
     for d in diagnostics:
         props = [f"title={_escape_property(f'toolsearch ({d.code})')}"]
@@ -31,5 +32,6 @@ def render_github(diagnostics: Sequence[Diagnostic]) -> str:
                 if d.column:
                     props.append(f"col={d.column}")
         subject = f"tool {d.tool!r}: " if d.tool else ""
-        lines.append(f"::{d.severity} {','.join(props)}::{_escape_data(f'{d.code} {d.name}: {subject}{d.message}')}")
+        command = "notice" if d.severity == "info" else d.severity
+        lines.append(f"::{command} {','.join(props)}::{_escape_data(f'{d.code} {d.name}: {subject}{d.message}')}")
     return "".join(line + "\n" for line in lines)

@@ -10,5 +10,6 @@ from ..printable import json_visible
 
 
 def render_json(diagnostics: Sequence[Diagnostic]) -> str:
-    """``[{code, name, message, severity, filename, location{row, column}, tool, field, related, url}]``."""
+    """``[{code, name, message, severity, filename, location{row, column}, tool, field, related, url,
+    count, fields}]``: one entry per rule per tool, ``count`` findings of it at ``fields``."""
     return json_visible(json.dumps([d.to_dict() for d in diagnostics], ensure_ascii=False, indent=2)) + "\n"

@@ -13,7 +13,7 @@ from ..printable import json_visible
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
-_LEVEL = {"error": "error", "warning": "warning"}
+_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 
 
 def _uri(file: str) -> str:
@@ -75,6 +75,8 @@ def render_sarif(diagnostics: Sequence[Diagnostic], rules: Mapping[str, Rule], v
             result["relatedLocations"] = [_related(i, r) for i, r in enumerate(d.related) if r.file]
         if d.tool:
             result["properties"] = {"tool": d.tool, **({"field": d.field} if d.field else {})}
+            if d.count > 1:  # repeats of this rule on this tool, collapsed into this result
+                result["properties"].update(count=d.count, fields=list(d.fields))
         results.append(result)
     log = {
         "$schema": SARIF_SCHEMA,

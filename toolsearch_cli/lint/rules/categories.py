@@ -128,7 +128,7 @@ class CrowdedCategory(Rule):
 
     code = "TS403"
     name = "crowded-category"
-    options = {"max-tools": 40}
+    options = {"max-tools": 50}
     strict_options = {"max-tools": 20}
 
     def check(self, ctx: LintContext, options: Options) -> Iterator[Finding]:

@@ -10,6 +10,7 @@ from ...model import Parameter, Tool
 from ...search.bm25f import generated_description
 from ..context import LintContext
 from ..diagnostic import Finding
+from ..injection import injection_reasons
 from ..rule import Options, Rule, name_words, terms
 
 
@@ -97,6 +98,12 @@ class ShortDescription(Rule):
 
     code = "TS202"
     name = "short-description"
+    default_enabled = False
+    opt_in_reason = (
+        "Judged on real catalogs (benchmarks/lint_precision/judged.yaml): 15 of 20 findings were real; short "
+        "descriptions of simple operations ('Delete a skill by its ID.') are often complete, and the short "
+        "ones that say nothing are reported by TS204."
+    )
     options = {"min-chars": 30}
     strict_options = {"min-chars": 60}
 
@@ -200,16 +207,31 @@ def restates(description: str, name: str) -> bool:
 
 
 _PLACEHOLDER = re.compile(
-    r"\b(TODO|TBD|FIXME)\b"  # upper case only: "a todo list" is a real subject
-    r"|(?i:\blorem ipsum\b|\bdescription (goes )?here\b|\badd (a )?description\b|\bdescribe (this|me)\b"
-    r"|\bfill (this|me) in\b|\bno description( available)?\b|^\s*(\.\.\.|…|-|n/?a|none|null|tbd)\s*$)"
+    # upper case only ("a todo list" is a real subject), and as a note: at the start or before a
+    # colon, not quoted or as an example ("find TODO comments", pattern="TODO")
+    r"^\s*(TODO|TBD|FIXME)\b|(?<![\"'`])\b(TODO|TBD|FIXME)\s*:"
+    r"|(?i:\blorem ipsum\b|\bdescription (goes )?here\b|^\s*(please\s+)?(add|write|insert) (a )?description\b"
+    r"|^\s*describe (this|me)\b|\bfill (this|me) in\b|^\s*no description( available)?\b"
+    r"|^\s*(\.\.\.|…|-|n/?a|none|null|tbd)\s*\.?\s*$)"
 )
+
+
+#: Code in Markdown (fenced blocks, inline spans) and quoted strings: sample data, not the description.
+_CODE = re.compile(r"```.*?(```|$)|`[^`\n]*`|\"[^\"\n]{0,200}\"|'[^'\n]{0,200}'(?!\w)", re.S)
+
+
+def prose(text: str) -> str:
+    """A description without its code samples and quoted strings (Bitbucket's ``curl ... -d
+    '{"content": {"raw": "Lorem ipsum."}}'`` is example data, not a placeholder)."""
+    return _CODE.sub(" ", text)
 
 
 class PlaceholderDescription(Rule):
     """## What it does
     Reports placeholder text in a tool or parameter description: `TODO`, `TBD`, `FIXME`
-    (upper case), `lorem ipsum`, `description goes here`, `no description`, and descriptions
+    (upper case, as a note: at the start or before a colon, not "find TODO comments"),
+    `lorem ipsum` (outside code samples and quoted strings), `description goes here`, a
+    description that starts with `no description` or `add a description`, and descriptions
     that are only `n/a`, `none`, `-` or `...`.
 
     ## Why is this bad?
@@ -236,78 +258,24 @@ class PlaceholderDescription(Rule):
 
     def check_tool(self, tool: Tool, ctx: LintContext, options: Options) -> Iterator[Finding]:
         for path, text in described_fields(tool):
-            match = _PLACEHOLDER.search(text)
+            match = _PLACEHOLDER.search(prose(text))
             if match:
                 what = "description" if path == "description" else f"description of {path.partition('.')[2]!r}"
                 yield Finding.at(tool, path, f"{what} has placeholder text {match.group(0).strip()!r}")
-
-
-# Injection, as found in tool-poisoning write-ups: text that cancels the model's instructions,
-# claims priority over every other tool, hides things from the user, sends secrets or the prompt
-# away, or changes the model's role. Guidance for the tool's own use is not injection: "only call
-# this when ...", "you should only use this endpoint to ...", "always prefer this tool over X when
-# ...", "call this first to get a session id" restrict or order use for a stated purpose. Measured
-# on a labelled set of real descriptions: tests/data/injection_labelled.yaml (benchmarks/ts206.py).
-_OTHERS = r"(?:any|every|each|all|the other|other)"
-_INJECTION = [
-    (r"\b(ignor|disregard|forget|overrid|bypass)\w*\b.{0,40}?\b(previous|prior|above|earlier|preceding|original|"
-     r"existing|all|any|your|its|system|safety|security)\b.{0,25}?\b(instructions?|prompts?|rules|guidelines|"
-     r"directives|guardrails|polic(y|ies))\b", "tells the model to ignore its instructions"),
-    (r"\b(previous|prior|earlier|original|system)\s+(instructions|prompts?|rules)\s+(are|is)\s+(now\s+)?"
-     r"(outdated|obsolete|void|invalid|cancel+ed|no longer)", "tells the model to ignore its instructions"),
-    (r"\b(always|must|should always|must always|have to)\s+(call|use|invoke|run|choose|select)\s+(this|me)"
-     r"(\s+(tool|function|server))?(?=\s*([.!;]|$|first\b|before\b|for (every|all|any|each)\b|regardless\b|"
-     r"no matter\b|whatever\b|whenever\b|instead of\b|,\s*(before|regardless|whatever|no matter|for every)\b))",
-     "tells the model to always call this tool"),
-    (rf"\b(call|use|invoke|run)\s+(this|me|it)(\s+(tool|function))?\s+(before\s+({_OTHERS}|anything|replying|"
-     r"answering|responding)\b|first\b(?!\s+(to|in order|so|if|when|then)\b))",
-     "tells the model to call this tool before others"),
-    (rf"\bbefore\s+{_OTHERS}\s+(other\s+)?(action|tool|request|call|step)s?\b.{{0,20}}\b(call|use|invoke|run)\s+"
-     r"(this|me)\b", "tells the model to call this tool before others"),
-    (rf"\b(instead of|over|priority over|precedence over)\s+{_OTHERS}\s+(other\s+)?tools?\b",
-     "steers the model away from other tools"),
-    (r"\b(every time|each time|whenever)\s+(you|the (model|assistant))\s+(use|call|invoke)s?\s+(another|any other|"
-     r"a different|other)\s+tools?\b", "tells the model what to do when it uses other tools"),
-    (r"\b(do not|don't|never|without)\s+(tell|inform|mention|reveal|show|notify|alert|ask)(ing)?\b.{0,30}"
-     r"\b(user|human|anyone)\b", "asks the model to hide something from the user"),
-    (r"\b(hide|conceal)\b.{0,30}\bfrom\s+(the\s+)?(user|human)\b|\bsilently\s+(send|upload|append|forward|copy|"
-     r"include|pass|change|redirect)\b", "asks the model to hide something from the user"),
-    (r"<\s*/?\s*(important|system|instructions?|secret|hidden)\s*>", "contains hidden-instruction markup"),
-    (r"\b(read|include|send|pass|append|attach|upload|cat|copy|forward)\b.{0,40}(~/\.ssh|id_rsa|private key|\.env\b|"
-     r"mcp\.json|\.cursor/|credentials? file)", "asks the model to read or send secrets"),
-    (r"\b(reveal|print|repeat|leak|output|send|share|disclose|copy|forward|pass|dump)\b.{0,30}\b(your|the|its|the "
-     r"user's)\s+(\w+\s+)?(system prompt|instructions|conversation history|chat history|previous messages|"
-     r"last \w+ messages)",
-     "asks the model to send its prompt or the conversation away"),
-    (r"\b(you are now|from now on|pretend (to be|you are)|act as if|developer mode|jailbreak)",
-     "tries to change the model's role"),
-]  # fmt: skip
-_INJECTION_RE = [(re.compile(p, re.I | re.S), why) for p, why in _INJECTION]
-#: Zero-width, bidirectional-override and tag characters: invisible to a reviewer, read by the model.
-_HIDDEN = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\U000e0000-\U000e007f]")
-
-
-def injection_reasons(text: str) -> Iterator[str]:
-    """Why a text reads as injection: an invisible character, then the first injection pattern that
-    matches (with the matched words). Nothing for honest text, guidance included."""
-    hidden = _HIDDEN.search(text)
-    if hidden:
-        yield f"contains an invisible character U+{ord(hidden.group(0)):04X}"
-    for pattern, why in _INJECTION_RE:
-        match = pattern.search(text)
-        if match:
-            snippet = " ".join(match.group(0).split())[:60]
-            yield f"{why}: {snippet!r}"
-            return
 
 
 class InjectionLikeText(Rule):
     """## What it does
     Reports model-directing or injection-like text in a tool or parameter description:
     "ignore previous instructions", "always call this tool", "do not tell the user",
-    `<IMPORTANT>` blocks, requests for keys or credentials, and invisible characters
-    (zero-width, bidirectional overrides, Unicode tag characters) that hide text from
-    reviewers. A security finding.
+    `<IMPORTANT>` blocks, requests to read keys or send the conversation or data to a URL,
+    and invisible characters (zero-width, bidirectional overrides, Unicode tag characters)
+    that hide text from reviewers. A security finding. English, Spanish and Chinese are
+    covered (French, German, Portuguese for "ignore previous instructions"), and the text is
+    also read normalised: Cyrillic or Greek look-alike letters mapped to Latin (`Ignоre`),
+    spaced-out letters joined (`I g n o r e`), base64 and hex payloads decoded.
+    Ordering advice ("call this first to get a session id", "you must call this before
+    'Query Documentation'") and names ("Hide From User Condition") are not reported.
 
     ## Why is this bad?
     Descriptions go straight into the model's context. Text that gives the model orders is

@@ -87,6 +87,12 @@ class MissingParameterDescription(Rule):
 
     code = "TS301"
     name = "missing-parameter-description"
+    default_enabled = False
+    opt_in_reason = (
+        "Judged on real catalogs (benchmarks/lint_precision/judged.yaml): 5 of 20 findings were real; most "
+        "undescribed parameters are path ids, request-body wrappers or fields the tool's description "
+        "explains."
+    )
 
     def check_tool(self, tool: Tool, ctx: LintContext, options: Options) -> Iterator[Finding]:
         for prop in properties(tool):
@@ -128,6 +134,11 @@ class ParameterDescriptionRestatesName(Rule):
 
     code = "TS302"
     name = "parameter-description-restates-name"
+    default_enabled = False
+    opt_in_reason = (
+        "Judged on real catalogs (benchmarks/lint_precision/judged.yaml): 3 of 20 findings were real; 'The ID"
+        " of the album.' is all there is to say of a path id."
+    )
 
     def check_tool(self, tool: Tool, ctx: LintContext, options: Options) -> Iterator[Finding]:
         for prop in properties(tool):
@@ -195,26 +206,49 @@ def _branch_property_names(schema: dict[str, Any], guard: int = 0) -> set[str]:
 
 
 def _object_schemas(
-    schema: Any, path: str, guard: int = 0, inherited: frozenset[str] = frozenset()
+    schema: Any,
+    path: str,
+    guard: int = 0,
+    inherited: frozenset[str] = frozenset(),
+    siblings: dict[str, frozenset[str]] | None = None,
 ) -> Iterator[tuple[str, dict[str, Any], frozenset[str]]]:
     """(path, schema, property names it may require) of every (sub)schema. A branch of
     ``anyOf``/``oneOf``/``allOf`` may require the properties its parent defines (``{required: [a]}``
-    as one of several ways to call), and a parent may require those its branches define."""
+    as one of several ways to call), and a parent may require those its branches define. Branches
+    of one ``allOf`` are merged: a property that one branch defines and another requires fields of
+    (``allOf: [{properties: {from: {properties: {email: ...}}}}, {properties: {from: {required:
+    [email]}}}]``) knows the fields of both (``siblings``: property name -> the fields all branches
+    give it)."""
     if not isinstance(schema, dict) or guard > MAX_DEPTH:
         return
     known = frozenset(inherited | _property_names(schema) | _branch_property_names(schema))
     yield path, schema, known
+    merged = siblings or {}
     for name, sub in (schema.get("properties") or {}).items() if isinstance(schema.get("properties"), dict) else ():
-        yield from _object_schemas(sub, f"{path}.{name}", guard + 1)
+        yield from _object_schemas(sub, f"{path}.{name}", guard + 1, merged.get(name, frozenset()))
     if isinstance(schema.get("items"), dict):
         yield from _object_schemas(schema["items"], f"{path}.items", guard + 1)
     for key in _COMBINERS:
-        for sub in schema.get(key) or [] if isinstance(schema.get(key), list) else []:
-            yield from _object_schemas(sub, path, guard + 1, known)
+        value = schema.get(key)
+        branches: list[Any] = value if isinstance(value, list) else []
+        shared = _merged_branch_fields(branches) if key == "allOf" else None
+        for sub in branches:
+            yield from _object_schemas(sub, path, guard + 1, known, shared)
     for key in ("$defs", "definitions"):
         value = schema.get(key)
         for sub in value.values() if isinstance(value, dict) else ():
             yield from _object_schemas(sub, path, guard + 1)
+
+
+def _merged_branch_fields(branches: list[Any]) -> dict[str, frozenset[str]]:
+    """Property name -> the property names every ``allOf`` branch gives that property, together."""
+    out: dict[str, frozenset[str]] = {}
+    for branch in branches:
+        props = branch.get("properties") if isinstance(branch, dict) else None
+        for name, sub in props.items() if isinstance(props, dict) else ():
+            if isinstance(sub, dict):
+                out[name] = out.get(name, frozenset()) | _property_names(sub) | _branch_property_names(sub)
+    return out
 
 
 class UnknownRequiredParameter(Rule):
@@ -402,11 +436,21 @@ class DeepParameterSchema(Rule):
 _ENUM_DOC_KEYS = ("enumDescriptions", "x-enumDescriptions", "x-enum-descriptions", "enumNames", "x-enumNames")
 
 
+#: Short enum values that are words or universally known abbreviations, not opaque codes
+#: (Zuora's Yes/No, Mailchimp's ``is``, comparison operators, ``ui``).
+_READABLE_SHORT = frozenset(
+    "yes no on off ok is or and not if by in to up at of as me we us id ui ux os io ai eq ne lt gt le ge".split()
+)
+
+
 def _opaque(value: Any) -> bool:
-    """An enum value whose meaning is not evident from the value itself (numbers, 1-2 letter codes)."""
+    """An enum value whose meaning is not evident from the value itself (numbers, 1-2 letter codes
+    that are not a word); a list value (``enum: [[open], [click]]``) is opaque if its items are."""
+    if isinstance(value, list):
+        return any(_opaque(v) for v in value)
     if not isinstance(value, str):
         return value is not None and not isinstance(value, bool)
-    return len(value) <= 2 or value.isdigit()
+    return value.isdigit() or (len(value) <= 2 and value.casefold() not in _READABLE_SHORT)
 
 
 class UnexplainedEnum(Rule):
@@ -439,6 +483,12 @@ class UnexplainedEnum(Rule):
 
     code = "TS307"
     name = "unexplained-enum"
+    default_enabled = False
+    opt_in_reason = (
+        "Judged on real catalogs (benchmarks/lint_precision/judged.yaml): 0 of 20 findings were real (Yes/No,"
+        " 'is', list-valued enums, operators the tool's description explains); those classes are fixed, but "
+        "no sample shows it reaching 90%."
+    )
 
     def check_tool(self, tool: Tool, ctx: LintContext, options: Options) -> Iterator[Finding]:
         for prop in properties(tool):
@@ -448,6 +498,8 @@ class UnexplainedEnum(Rule):
             text = str(prop.schema.get("description") or "")
             words = set(re.findall(r"[^\W_]+|\d+", text))
             unexplained = [str(v) for v in values if _opaque(v) and str(v) not in words and str(v) not in text]
+            tool_text = tool.description
+            unexplained = [v for v in unexplained if not re.search(rf"[\"'`]{re.escape(v)}[\"'`]", tool_text)]
             if unexplained:
                 yield Finding.at(
                     tool,
@@ -490,7 +542,7 @@ class TooManyParameters(Rule):
 
     code = "TS308"
     name = "too-many-parameters"
-    options = {"max-parameters": 20}
+    options = {"max-parameters": 25}
     strict_options = {"max-parameters": 12}
 
     def check_tool(self, tool: Tool, ctx: LintContext, options: Options) -> Iterator[Finding]:
