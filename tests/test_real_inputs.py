@@ -129,6 +129,28 @@ def test_npm_mcp_servers_load_together_search_and_lint_clean(npm_servers):
     assert counts.get("TS304", 0) == 0
 
 
+def test_gitlabs_mcp_server_loads_with_a_warning_per_untyped_schema(run_cli, monkeypatch):
+    """GitLab's MCP server publishes input schemas of ``$schema`` alone (no ``type``): the SDK
+    refused its whole listing in a 2 KB line; each tool now loads with a one-line warning."""
+    pytest.importorskip("mcp", reason="the MCP SDK (extra toolsearch-cli[mcp]) is not installed")
+    node = shutil.which("node")
+    script = NODE_MODULES / "@modelcontextprotocol" / "server-gitlab" / "dist" / "index.js"
+    if node is None or not script.is_file():
+        pytest.skip("node or @modelcontextprotocol/server-gitlab is absent: npm install --prefix tests/servers/npm")
+    monkeypatch.setenv("GITLAB_PERSONAL_ACCESS_TOKEN", "not-a-token")  # it will not start without one
+    source = f"gitlab=mcp+stdio:{shlex.quote(node)} {shlex.quote(str(script))}"
+    result = run_cli("catalog", "-c", source, "-f", "json")
+    assert result.code == 0, result.stderr
+    names = [t["name"] for t in json.loads(result.stdout)["tools"]]
+    assert {"create_issue", "create_merge_request", "fork_repository", "push_files"} <= set(names)
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == len(names) and all(len(line) <= 300 for line in warnings)
+    assert all("the parameters schema has no 'type'; read as type 'object'" in line for line in warnings)
+    assert "not-a-token" not in result.stderr + result.stdout
+    strict = run_cli("--strict", "catalog", "-c", source)
+    assert strict.code == 2 and len(strict.stderr.strip().splitlines()) == 1
+
+
 def test_one_npm_server_twice_under_two_aliases_is_linted_as_search_sees_it(npm_servers, tmp_path):
     filesystem = next(s for s in npm_servers if s.startswith("filesystem="))
     command = filesystem.partition("=")[2].rsplit(" ", 1)[0]

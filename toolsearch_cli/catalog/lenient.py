@@ -33,6 +33,11 @@ KINDS: dict[str, tuple[str, str]] = {
     "server": ("MCP server that failed", "MCP servers that failed"),
     "strict": ("tool not made strict", "tools not made strict"),
     "deep": ("tool whose schema nests too deep left out", "tools whose schemas nest too deep left out"),
+    "invalid": ("invalid tool of a live MCP server left out", "invalid tools of live MCP servers left out"),
+    "schema": (
+        "parameters schema without a type read as an object",
+        "parameters schemas without a type read as objects",
+    ),
 }
 
 
