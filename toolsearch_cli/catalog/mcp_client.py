@@ -22,7 +22,7 @@ from typing import Any
 
 from ..errors import CatalogError
 from ..model import Tool
-from ..redaction import redact_data, register, register_url, shown_url
+from ..redaction import redact, redact_data, register, register_url, shown_url
 from .formats import Document, Loaded, live_mcp_tools
 
 TIMEOUT_ENV = "TOOLSEARCH_MCP_TIMEOUT"
@@ -258,12 +258,12 @@ def fetch_tools(live: LiveSource, timeout: float | None = None) -> tuple[str | N
                 if not headers:
                     problem += f" (if it needs a token, set ${HEADERS_ENV})"
             if said and not isinstance(leaf, FileNotFoundError):
-                problem += f"; its stderr ends with: {_clip(said, _STDERR_WIDTH)}"
-            problem = _clip(problem, _PROBLEM_WIDTH)
+                problem += f"; its stderr ends with: {said}"
             if live.url:  # never echo credentials from the URL or the headers
                 problem = problem.replace(live.url, live.display[len("mcp+") :])
             for value in headers.values():
                 problem = problem.replace(value, "***") if value else problem
+            problem = _clip(redact(problem), _PROBLEM_WIDTH)  # masked first: a cut secret would not match
             raise CatalogError(f"{what} {problem}", file=live.display) from exc
 
 
@@ -444,7 +444,6 @@ async def _unless_stopped(work: Callable[[], Awaitable[Any]]) -> Any:
 
 #: What a failing server's error line may hold: a pydantic error of a whole listing is 2 KB.
 _PROBLEM_WIDTH = 280
-_STDERR_WIDTH = 100
 
 
 def _clip(text: str, width: int) -> str:
