@@ -16,6 +16,15 @@ Each (engine, size) runs in a fresh child process so memory figures do not mix:
 
 Run through ``benchmarks/harness.py --part scale`` or alone:
 ``python benchmarks/scale.py --sizes 1000,10000``.
+
+``--cold 100000,1000000`` (issue 20) measures what a user waits for instead: ``toolsearch search``
+in a fresh process on a catalog file it has never seen (JSON; over 64 MB, the size a file may
+have, a folder of 100,000-tool files), against a fresh process that loads the same JSON with
+``json.load``, extracts the same texts and builds a bm25s index (load + index), in the same run,
+alternating. Each figure is a child's wall time, its CPU time and its peak resident set
+(``wait4``); the best of ``--repeat`` runs. Rows: ``cold`` (no cache: ``TOOLSEARCH_NO_CACHE=1``),
+``first`` (an empty cache: parsing, indexing and writing the cache), ``warm`` (the cache written
+by ``first``).
 """
 
 from __future__ import annotations
@@ -234,7 +243,177 @@ def run(seal_dir: Path, sizes: list[int], nqueries: int) -> bool:
     return ok
 
 
+# ------------------------------------------------------------------ cold start (issue 20)
+
+#: Tools per file of a catalog written as a folder (a file may hold 64 MB; 100,000 tools are 51 MB).
+FILE_TOOLS = 100_000
+COLD_QUERY = "send an email to my boss"
+
+
+def write_catalog(seal_dir: Path, size: int, root: Path) -> Path:
+    """The synthetic catalog of ``size`` tools as toolsearch JSON (written once, then reused): one
+    file up to :data:`FILE_TOOLS` tools, else a folder of such files."""
+    target = root / (f"tools-{size}.json" if size <= FILE_TOOLS else f"tools-{size}")
+    if target.exists():
+        return target
+    root.mkdir(parents=True, exist_ok=True)
+    tools = synthetic_tools(seal_dir, size)
+    rows = [
+        {
+            "name": t.name,
+            "description": t.description,
+            "parameters": t.parameters,
+            "category": t.category,
+            "tags": t.tags,
+        }
+        for t in tools
+    ]
+    del tools
+    if size <= FILE_TOOLS:
+        target.write_text(json.dumps({"tools": rows}), encoding="utf-8")
+        return target
+    partial = root / f"tools-{size}.partial"
+    partial.mkdir(exist_ok=True)
+    for i in range(0, size, FILE_TOOLS):
+        (partial / f"part-{i // FILE_TOOLS:03d}.json").write_text(
+            json.dumps({"tools": rows[i : i + FILE_TOOLS]}), encoding="utf-8"
+        )
+    partial.rename(target)
+    return target
+
+
+def bm25s_cold(source: Path, query: str) -> None:
+    """A peer's cold start: json.load every file, the texts our peers index, a bm25s index, one query."""
+    import bm25s
+
+    files = sorted(source.glob("*.json")) if source.is_dir() else [source]
+
+    def walk(schema: object, out: list[str], depth: int = 0) -> None:
+        props = schema.get("properties") if isinstance(schema, dict) else None
+        if not isinstance(props, dict) or depth > 32:
+            return
+        for name, sub in props.items():
+            out.append(str(name))
+            if isinstance(sub, dict):
+                out.append(str(sub.get("description") or ""))
+                walk(sub, out, depth + 1)
+                if isinstance(sub.get("items"), dict):
+                    walk(sub["items"], out, depth + 1)
+
+    names: list[str] = []
+    texts: list[str] = []
+    for file in files:
+        with open(file, encoding="utf-8") as f:
+            data = json.load(f)
+        for tool in data["tools"]:
+            parts = [tool["name"], tool.get("description") or "", tool.get("category") or ""]
+            parts.append(" ".join(tool.get("tags") or []))
+            walk(tool.get("parameters") or {}, parts)
+            names.append(tool["name"])
+            texts.append("\n".join(parts))
+        del data
+    tokens = bm25s.tokenize(texts, stopwords="en", show_progress=False)
+    del texts
+    retriever = bm25s.BM25()
+    retriever.index(tokens, show_progress=False)
+    found = bm25s.tokenize([query], stopwords="en", show_progress=False, return_ids=False)
+    docs, _ = retriever.retrieve([found[0]], k=3, show_progress=False, n_threads=1)
+    print(json.dumps([names[d] for d in docs[0]]))
+
+
+def measured(command: list[str], env: dict[str, str]) -> dict:
+    """Run a child; its wall seconds, CPU seconds and peak RSS (MiB), and its stdout."""
+    import tempfile
+
+    with tempfile.TemporaryFile() as out:
+        start = time.perf_counter()
+        proc = subprocess.Popen(command, stdout=out, stderr=subprocess.PIPE, env=env)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        err = proc.stderr.read().decode() if proc.stderr else ""
+        out.seek(0)
+        text = out.read().decode()
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(command[:4])}... failed ({proc.returncode}): {err.strip()[-500:]}")
+    return {
+        "wall_s": wall,
+        "cpu_s": usage.ru_utime + usage.ru_stime,
+        "peak_mib": usage.ru_maxrss / 1024,
+        "stdout": text,
+    }
+
+
+def _keeper(best: dict[str, dict], size: int):  # noqa: ANN202 - a closure for one size's runs
+    def keep(label: str, row: dict) -> None:
+        if label not in best or row["wall_s"] < best[label]["wall_s"]:
+            best[label] = row
+        print(
+            f"  {size:>9,} {label:<6} {row['wall_s']:7.1f} s wall {row['cpu_s']:7.1f} s cpu {row['peak_mib']:6.0f} MiB",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    return keep
+
+
+def cold(seal_dir: Path, sizes: list[int], repeat: int, root: Path) -> bool:
+    import shutil
+    import tempfile
+
+    toolsearch = [sys.executable, "-m", "toolsearch_cli"]
+    base_env = {**os.environ, "PYTHONPATH": str(HERE.parent), "COLUMNS": "200"}
+    rows = []
+    ok = True
+    for size in sizes:
+        source = write_catalog(seal_dir, size, root)
+        search = [*toolsearch, "search", COLD_QUERY, "-c", str(source), "-n", "3", "-f", "json"]
+        best: dict[str, dict] = {}
+        keep = _keeper(best, size)
+
+        for _ in range(repeat):
+            keep("bm25s", measured([sys.executable, __file__, "--bm25s-cold", str(source), COLD_QUERY], base_env))
+            keep("cold", measured(search, {**base_env, "TOOLSEARCH_NO_CACHE": "1"}))
+            cache = Path(tempfile.mkdtemp(prefix="toolsearch-cache-"))
+            try:
+                env = {**base_env, "TOOLSEARCH_CACHE_DIR": str(cache)}
+                keep("first", measured(search, env))
+                keep("warm", measured(search, env))
+            finally:
+                shutil.rmtree(cache, ignore_errors=True)
+        hits = [h["name"] for h in json.loads(best["cold"]["stdout"])["hits"]]
+        rows.append((size, best, hits))
+    print("\n### Cold start (a fresh process per run; JSON catalog; best of", repeat, "runs)\n")
+    print("| tools | run | wall s | CPU s | peak MiB | wall / bm25s | CPU / bm25s |")
+    print("|---:|---|---:|---:|---:|---:|---:|")
+    for size, best, _ in rows:
+        peer = best["bm25s"]
+        for label in ("bm25s", "cold", "first", "warm"):
+            row = best[label]
+            print(
+                f"| {size:,} | {label} | {row['wall_s']:.1f} | {row['cpu_s']:.1f} | {row['peak_mib']:.0f} "
+                f"| {row['wall_s'] / peer['wall_s']:.2f} | {row['cpu_s'] / peer['cpu_s']:.2f} |"
+            )
+    print("\nTargets:")
+    for size, best, hits in rows:
+        checks = [("peak memory", best["cold"]["peak_mib"] * 2**20 / 1e9, 1.0 if size <= 100_000 else 4.0, "GB")]
+        if size <= 100_000:
+            checks.append(("cold wall / bm25s load+index", best["cold"]["wall_s"] / best["bm25s"]["wall_s"], 2.0, "x"))
+            checks.append(("warm wall", best["warm"]["wall_s"], 1.0, "s"))
+        else:
+            checks.append(("cold wall", best["cold"]["wall_s"], 120.0, "s"))
+        for label, value, limit, unit in checks:
+            good = value <= limit
+            ok &= good
+            print(f"- {size:,} tools, {label}: {value:.2f} {unit} (limit {limit:g}) — {'met' if good else 'NOT met'}")
+        print(f"  ({size:,} tools: top 3 for {COLD_QUERY!r}: {', '.join(hits)})")
+    return ok
+
+
 if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "--bm25s-cold":
+        bm25s_cold(Path(sys.argv[2]), sys.argv[3])
+        raise SystemExit(0)
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
         engine, size, seal, n = sys.argv[2], int(sys.argv[3]), Path(sys.argv[4]), int(sys.argv[5])
         print(json.dumps(child(engine, size, seal, n)))
@@ -245,6 +424,17 @@ if __name__ == "__main__":
         parser.add_argument("--shared", default=str(HERE.parent.parent / "shared"))
         parser.add_argument("--sizes", default="1000,10000,100000")
         parser.add_argument("--queries", type=int, default=500)
+        parser.add_argument("--cold", metavar="SIZES", help="cold-start runs instead (issue 20), e.g. 100000,1000000")
+        parser.add_argument("--repeat", type=int, default=2, help="runs of each cold-start figure (the best is kept)")
+        parser.add_argument(
+            "--data",
+            default=str(Path.home() / ".cache" / "toolsearch-bench" / "scale"),
+            help="where the cold-start catalogs are written (once)",
+        )
         args = parser.parse_args()
+        if args.cold:
+            seal = Path(args.shared) / "eval" / "seal_tools"
+            ok = cold(seal, [int(s) for s in args.cold.split(",")], args.repeat, Path(args.data))
+            raise SystemExit(0 if ok else 1)
         ok = run(Path(args.shared) / "eval" / "seal_tools", [int(s) for s in args.sizes.split(",")], args.queries)
         raise SystemExit(0 if ok else 1)

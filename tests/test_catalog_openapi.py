@@ -195,3 +195,49 @@ def test_a_bad_parameter_schema_points_at_its_place_in_the_document(tmp_path):
     with pytest.raises(CatalogError) as err:
         load_catalog(write_spec(tmp_path, spec, "body.yaml"), strict=True)
     assert err.value.field == "/paths/~1a/post/requestBody/content/application~1json/schema/properties/x"
+
+
+def test_keywords_only_where_the_schema_grammar_puts_them(tmp_path, run_cli):
+    """A property *named* ``$ref`` or ``$schema`` (Kubernetes' JSONSchemaProps has both) is a
+    property; a ``{"$ref": ...}`` in an ``enum``, ``default``, ``example`` or ``x-`` extension is
+    a value; a real ``$ref`` beside them is still resolved."""
+    props_schema = {
+        "type": "object",
+        "description": "a JSON Schema, as Kubernetes describes one",
+        "properties": {
+            "$ref": {"type": "string"},
+            "$schema": {"type": "string"},
+            "properties": {"type": "object", "additionalProperties": {"$ref": "#/components/schemas/Props"}},
+            "owner": {"$ref": "#/components/schemas/Owner"},
+            "mode": {"type": "object", "enum": [{"$ref": 1}], "default": {"$ref": "not/a/ref"}},
+        },
+        "patternProperties": {"^\\$ref$": {"type": "string"}},
+        "dependentSchemas": {"$ref": {"required": ["$schema"]}},
+        "example": {"$ref": {"nested": True}},
+        "x-kubernetes-meta": {"$ref": ["kept", "as", "is"]},
+    }
+    spec = minimal(
+        schema_ref="#/components/schemas/Props",
+        schemas={"Props": props_schema, "Owner": {"type": "object", "properties": {"id": {"type": "string"}}}},
+    )
+    path = write_spec(tmp_path, spec)
+    catalog = load_catalog(path, strict=True)
+    params = catalog.get("makeA").parameters
+    assert catalog.warnings == []
+    [props] = params["$defs"].values()  # Props contains itself (additionalProperties): kept once in $defs
+    assert props["properties"]["$ref"] == {"type": "string"} and props["properties"]["$schema"] == {"type": "string"}
+    assert props["properties"]["owner"] == {"type": "object", "properties": {"id": {"type": "string"}}}  # resolved
+    assert props["properties"]["mode"]["enum"] == [{"$ref": 1}]
+    assert props["properties"]["mode"]["default"] == {"$ref": "not/a/ref"}
+    assert props["patternProperties"] == {"^\\$ref$": {"type": "string"}}
+    assert props["dependentSchemas"] == {"$ref": {"required": ["$schema"]}}
+    assert props["x-kubernetes-meta"] == {"$ref": ["kept", "as", "is"]}
+    assert props["properties"]["properties"]["additionalProperties"]["$ref"].startswith("#/$defs/")
+    # and the CLI lists, searches and converts it
+    result = run_cli("search", "json schema owner", "-c", path, "-f", "json")
+    assert result.code == 0 and result.stderr == "" and "makeA" in result.stdout
+    # a $ref that is not a string where a schema is expected is still an error, naming its place
+    spec["components"]["schemas"]["Props"]["properties"]["owner"] = {"$ref": {"type": "string"}}
+    result = run_cli("catalog", "-c", write_spec(tmp_path, spec, "bad.yaml"))
+    assert result.code == 2 and len(result.stderr.strip().splitlines()) == 1
+    assert "field '/components/schemas/Props/properties/owner/$ref': '$ref' must be a string" in result.stderr

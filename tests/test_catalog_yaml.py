@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 import yaml
 
@@ -176,3 +178,54 @@ def test_invalid_documents(write, text, message):
 
 def test_empty_file_is_an_empty_catalog(write):
     assert len(load_catalog(str(write("empty.yaml", "")))) == 0
+
+
+def _tools_yaml(count: int, *, shared: bool) -> str:
+    """``count`` tools of 4 parameters; ``shared``: one parameters block anchored on the first tool
+    and aliased by the others (what PyYAML's dump writes for shared objects)."""
+    block = {
+        "type": "object",
+        "properties": {
+            name: {"type": "string", "description": f"the {name}"} for name in ("city", "day", "unit", "lang")
+        },
+    }
+    tools = [
+        {
+            "name": f"tool{i}",
+            "description": f"Tool number {i}.",
+            "parameters": block if shared else copy.deepcopy(block),
+        }
+        for i in range(count)
+    ]
+    return yaml.safe_dump({"tools": tools}, sort_keys=False)
+
+
+def test_the_alias_cap_counts_what_aliases_add_not_the_documents_own_values(write, monkeypatch):
+    """A large honest catalog (its own values past the cap, no alias, or ordinary anchors) loads;
+    a billion-laughs bomb is refused. The cap is lowered to 2,000 so the documents stay small."""
+    from toolsearch_cli.catalog import yaml_loader
+
+    monkeypatch.setattr(yaml_loader, "MAX_VALUES", 2_000)
+    plain_text = _tools_yaml(300, shared=False)  # ~5,400 values of its own, no alias
+    assert "&" not in plain_text and "*" not in plain_text
+    assert len(load_catalog(str(write("plain.yaml", plain_text)))) == 300
+    anchored = _tools_yaml(60, shared=True)  # 59 aliases of a 29-value block: 1,711 values added
+    assert anchored.count("*id") == 59
+    catalog = load_catalog(str(write("anchored.yaml", anchored)))
+    assert len(catalog) == 60 and catalog.get("tool59").parameters == catalog.get("tool0").parameters
+    # 99 aliases of the block add 2,871 values: over the (lowered) cap
+    with pytest.raises(CatalogError, match="grows by more than 2,000 values once its aliases are expanded"):
+        load_catalog(str(write("many.yaml", _tools_yaml(100, shared=True))))
+    laughs = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    laughs += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 5)]
+    bomb = "tools: []\nx-bomb:\n" + "".join(f"  {line}\n" for line in laughs)  # 10^5 values from 5 lines
+    with pytest.raises(CatalogError, match="alias bomb") as err:
+        load_catalog(str(write("bomb.yaml", bomb)))
+    assert err.value.line == 6  # the level where the growth passes the cap (a3: 11,097 added), not a4
+    # a `<<:` merge adds the pairs it copies: 8 values for a 4-key mapping
+    monkeypatch.setattr(yaml_loader, "MAX_VALUES", 10)
+    merged = "tools:\n  - {name: t0, metadata: &b {a: 1, b: 2, c: 3, d: 4}}\n"
+    merged += "  - {name: t1, metadata: {<<: *b, e: 5}}\n"
+    assert load_catalog(str(write("merge.yaml", merged))).get("t1").metadata == {"a": 1, "b": 2, "c": 3, "d": 4, "e": 5}
+    with pytest.raises(CatalogError, match="alias bomb"):
+        load_catalog(str(write("merge2.yaml", merged + "  - {name: t2, metadata: {<<: *b}}\n")))

@@ -525,3 +525,44 @@ def test_a_misspelt_query_key_is_named_and_pointed_at(run_cli, write):
     assert f"{queries}:3: field 'qury': each query needs a 'query' string; is 'qury' a misspelling of 'query'?" in (
         result.stderr
     )
+
+
+def test_queries_naming_tools_the_catalog_lacks_are_skipped_with_a_warning_and_a_count(run_cli, files, write):
+    """A server that did not start takes its tools out of the catalog: the queries that expect
+    them are skipped (a warning each and a count), the others measured; --strict refuses."""
+    broken = "broken=mcp+stdio:/nonexistent/server-that-is-not-there"
+    queries = write(
+        "mixed.yaml",
+        QUERIES
+        + "- {id: s1, query: list the issues, relevant: [list_issues]}\n"
+        + "- {id: s2, query: weather or issues, relevant: [getWeather, create_issue]}\n",
+    )
+    args = ("eval", "-c", files["catalog"], "-c", broken, "-q", str(queries), "-f", "json")
+    result = run_cli(*args)
+    assert result.code == 0, result.stderr
+    payload = json.loads(result.stdout)
+    assert payload["skipped"] == ["s1", "s2"]
+    assert payload["rankers"]["default"]["queries"] == 5  # the figures of QUERIES alone
+    expected = json.loads(run_eval(run_cli, files, "-f", "json").stdout)["rankers"]["default"]
+    assert {k: v for k, v in payload["rankers"]["default"].items() if k != "ms_per_query"} == {
+        k: v for k, v in expected.items() if k != "ms_per_query"
+    }
+    lines = result.stderr.strip().splitlines()
+    assert "the MCP server cannot be started" in lines[0]  # the server that failed, first
+    assert lines[-3:] == [
+        f"warning: {queries}:6: tool 'list_issues', field 'relevant': query 's1': names a tool that is not in "
+        "the catalog; query skipped",
+        f"warning: {queries}:7: tool 'create_issue', field 'relevant': query 's2': names a tool that is not in "
+        "the catalog; query skipped",
+        "2 of 7 queries skipped: they name tools the catalog does not have; the figures are of the other "
+        "queries (--strict makes this an error)",
+    ]
+    saved = write("run.json", "")
+    assert run_cli(*args, "--save", str(saved)).code == 0
+    assert json.loads(saved.read_text())["skipped"] == ["s1", "s2"]
+    strict = run_cli("--strict", "eval", "-c", files["catalog"], "-q", str(queries))
+    assert strict.code == 2 and strict.stdout == ""
+    assert strict.stderr.strip().splitlines() == [
+        f"error: {queries}:6: tool 'list_issues', field 'relevant': query 's1': names a tool that is not in "
+        "the catalog (5 tools)"
+    ]

@@ -264,3 +264,32 @@ def test_deep_and_odd_schemas_never_crash_the_rewriters():
     assert isinstance(cleaned, dict) and cleaned["type"] == ["object", "null"]
     converted, _ = make_strict(odd)  # junk is passed through (loading refuses it before), not crashed on
     assert converted["required"] == ["a", "b", "c"] and converted["properties"]["c"] == []
+
+
+@pytest.mark.parametrize(
+    "where",
+    [
+        {"properties": {"a": {"type": "DATE"}}},
+        {"properties": {"a": {"type": "array", "items": {"type": "float"}}}},
+        {"properties": {"a": {"anyOf": [{"type": "string"}, {"type": "int"}]}}},
+        {"properties": {"a": {"type": "object", "additionalProperties": {"type": "str"}}}},
+        {"properties": {"a": {"not": {"type": "bool"}}}},
+        {"properties": {"a": {"type": "array", "prefixItems": [{"type": "long"}]}}},
+        {"properties": {"a": {"type": "object", "patternProperties": {"^x": {"type": "dict"}}}}},
+        {"properties": {"a": {"$ref": "#/$defs/A"}}, "$defs": {"A": {"type": "double"}}},
+        {"properties": {"a": {"$ref": "#/definitions/A"}}, "definitions": {"A": {"type": "text"}}},
+        {"properties": {"a": {"type": ["string", "null"]}, "b": {"type": "any"}}},
+        {"properties": {"a": {"type": "string", "description": "plain"}}},
+        {},
+    ],
+)
+def test_json_and_yaml_parameters_load_alike_with_or_without_types_to_map(write, where):
+    """Parsed JSON with no type to map skips the copy and the second check (a 100,000-tool catalog
+    loads faster); what it loads, and the warnings, must equal the YAML path's, which always copies."""
+    tool = {"name": "t", "description": "d", "parameters": {"type": "object", **where}}
+    from_json = load_catalog(str(write("c.json", json.dumps({"tools": [tool]}))))
+    from_yaml = load_catalog(str(write("c.yaml", "tools:\n  - " + json.dumps(tool) + "\n")))
+    assert from_json.get("t").parameters == from_yaml.get("t").parameters
+    assert from_json.get("t").metadata == from_yaml.get("t").metadata
+    assert [(w.kind, w.message) for w in from_json.warnings] == [(w.kind, w.message) for w in from_yaml.warnings]
+    assert "properties" in from_json.get("t").parameters

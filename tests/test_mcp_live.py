@@ -241,3 +241,71 @@ def test_lint_reads_a_live_server_too(run_cli):
     assert result.code in (0, 1), result.stderr
     assert "checked 4 tools in 1 file" in result.stdout
     assert "tool 'get_air_quality': parameter 'city' has no description" in result.stdout
+
+
+# --- a server whose listing has bad tools (issue 20): the good ones load -------------------------
+
+
+def test_bad_tools_of_a_live_server_are_one_line_warnings_and_the_rest_loads(run_cli):
+    """The SDK refuses a listing as a whole when one tool is invalid (GitLab's server has no
+    'type' in its schemas): toolsearch checks each tool, keeps the good ones, and says which
+    tool and field each bad one failed on, on one short line."""
+    source = stdio("untyped_server.py")
+    result = run_cli("catalog", "-c", source, "-f", "json")
+    assert result.code == 0
+    listed = json.loads(result.stdout)
+    # tools of both pages; the unnamed one, the list schema, the number description, the
+    # string-typed schema and the second 'get_issue' are left out
+    assert [t["name"] for t in listed["tools"]] == [
+        "get_issue",
+        "create_merge_request",
+        "list_branches",
+        "fork_repository",
+    ]
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 6 and all(len(line) <= 300 for line in warnings)
+    expected = [
+        "tool 'list_pipelines', field '/tools/2/inputSchema': the parameters must be a JSON Schema mapping",
+        "field '/tools/3/name': a tool needs a non-empty string name",
+        "tool 'get_issue', field '/tools/4/name': duplicate tool name (first at /tools/0)",
+        "tool 'search_code', field '/tools/5/description': the description must be a string",
+        "tool 'fork_repository', field '/tools/7/inputSchema': the parameters schema has no 'type'; read as type",
+        "tool 'bad_type', field '/tools/8/inputSchema/type': the parameters schema must have type 'object'",
+    ]
+    for line, text in zip(warnings, expected, strict=True):
+        assert text in line, line
+    assert "5 invalid tools of live MCP servers left out, 1 parameters schema without a type" in result.stderr
+    assert {w["kind"] for w in listed["warnings"]} == {"invalid", "schema"}
+    # the tools that load search as any other
+    found = run_cli("search", "open a merge request", "-c", source, "-n", "1", "-f", "json")
+    assert found.code == 0 and '"create_merge_request"' in found.stdout
+
+
+def test_strict_refuses_a_live_server_with_a_bad_tool_on_one_line(run_cli):
+    result = run_cli("--strict", "catalog", "-c", stdio("untyped_server.py"))
+    assert result.code == 2 and result.stdout == ""
+    assert result.stderr.strip().splitlines() == [
+        f"error: mcp+stdio:{stdio('untyped_server.py')[len('mcp+stdio:') :]}: tool 'list_pipelines', "
+        "field '/tools/2/inputSchema': the parameters must be a JSON Schema mapping, not a list"
+    ]
+
+
+def test_a_listing_the_sdk_refuses_whole_is_one_short_line(run_cli):
+    """'tools' that is not a list: the SDK's pydantic error (2 KB for GitLab's listing before) is
+    cut to its first problem."""
+    result = run_cli("catalog", "-c", stdio("untyped_server.py", "--not-a-list"))
+    assert result.code == 2 and result.stdout == ""
+    [line] = result.stderr.strip().splitlines()
+    assert len(line) <= 300 + len(str(SERVERS))
+    assert line.endswith("the MCP server failed: invalid answer at tools: Input should be a valid list")
+
+
+def test_bad_tools_read_from_the_live_cache_are_warned_about_again(run_cli, tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setenv("TOOLSEARCH_CACHE_DIR", str(tmp_path / "cache"))
+    first = run_cli("--live-ttl", "10m", "catalog", "-c", stdio("untyped_server.py"), "-f", "json")
+    assert [p for p in (tmp_path / "cache").rglob("*") if p.is_file()]  # the listing as sent, cached
+    again = run_cli("--live-ttl", "10m", "catalog", "-c", stdio("untyped_server.py"), "-f", "json")
+    assert first.code == again.code == 0
+    assert json.loads(first.stdout)["tools"] == json.loads(again.stdout)["tools"]
+    assert first.stderr == again.stderr and first.stderr.count("warning:") == 6

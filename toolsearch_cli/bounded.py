@@ -9,11 +9,12 @@ failure is the caller's one-line error class naming file:line.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import stat
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -124,6 +125,28 @@ def read_bytes(
 
 # --------------------------------------------------------------------------------------------
 # strict JSON
+
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """No cyclic garbage collection inside the block (blocks nest). Parsing, unpickling or indexing
+    a large catalog creates millions of objects and no garbage cycles; the collector, triggered
+    every 700 allocations, walked them all again and again: half the time of unpickling a cached
+    100,000-tool catalog (2.3 s -> 1.1 s). On leaving, what the block made is moved to the oldest
+    generation (``freeze`` then ``unfreeze``: two list splices), so the first collection after
+    it does not walk millions of young objects once more (1.1 s); a full collection still sees
+    them, so nothing is kept from the collector for good."""
+    import gc
+
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.freeze()
+            gc.unfreeze()
+            gc.enable()
 
 
 class _Refused(Exception):
@@ -406,19 +429,21 @@ def check_depth(
 def too_deep_node(data: Any, limit: int = MAX_DEPTH) -> Any:
     """The first list or mapping found below ``limit`` levels of ``data`` (``None``: none is).
 
-    Walked without recursion. Shared lists and mappings are walked each time they are met: parsed
-    data shares none, and the one source of shared nodes, OpenAPI's inlined ``$ref`` targets, is
-    bounded by its expanded size at load."""
-    stack: list[tuple[Any, int]] = [(data, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if isinstance(node, dict):
-            children: Any = node.values()
-        elif isinstance(node, list | tuple):
-            children = node
-        else:
-            continue
+    Walked without recursion, a level at a time (4x faster than a stack of (node, depth) pairs: a
+    100,000-tool catalog has 1.5 million lists and mappings). Shared lists and mappings are walked
+    each time they are met: parsed data shares none, and the one source of shared nodes, OpenAPI's
+    inlined ``$ref`` targets, is bounded by its expanded size at load."""
+    level = [data] if isinstance(data, dict | list | tuple) else []
+    depth = 1
+    while level:
         if depth > limit:
-            return node
-        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list | tuple))
+            return level[0]
+        below: list[Any] = []
+        add = below.append
+        for node in level:
+            for child in node.values() if isinstance(node, dict) else node:
+                if type(child) is dict or type(child) is list or isinstance(child, dict | list | tuple):
+                    add(child)
+        level = below
+        depth += 1
     return None

@@ -15,6 +15,8 @@ class ToolsearchError(Exception):
     """Base class of every error toolsearch reports to a user."""
 
     exit_code = 2
+    #: The longest message shown (its middle elided): ``None``, any length.
+    message_width: int | None = None
 
     def __init__(
         self,
@@ -38,15 +40,18 @@ class ToolsearchError(Exception):
             where = f"{self.file}:{self.line}: " if self.line else f"{self.file}: "
         subject = []
         if self.tool:
-            subject.append(f"tool {self.tool!r}")
+            subject.append(f"tool {_middle(self.tool, _TOOL_WIDTH)!r}")
         if self.field:
             subject.append(f"field {_middle(self.field)!r}")
         prefix = f"{', '.join(subject)}: " if subject else ""
-        return f"{where}{prefix}{self.message}"
+        message = self.message if self.message_width is None else _middle(self.message, self.message_width)
+        return f"{where}{prefix}{message}"
 
 
 #: The longest field path an error shows (a 200-level schema has a 2 KB path): its ends are kept.
 _FIELD_WIDTH = 100
+#: The longest tool name an error shows (a catalog may name a tool with 5,000 characters).
+_TOOL_WIDTH = 80
 
 
 def _middle(text: str, width: int = _FIELD_WIDTH) -> str:
@@ -58,7 +63,10 @@ def _middle(text: str, width: int = _FIELD_WIDTH) -> str:
 
 
 class CatalogError(ToolsearchError):
-    """A catalog source cannot be read, parsed or validated."""
+    """A catalog source cannot be read, parsed or validated. Its message quotes what the catalog
+    said (a 5,000-character type name, a server's answer): cut to one short line."""
+
+    message_width = 200
 
 
 class SearchError(ToolsearchError):

@@ -225,6 +225,34 @@ def check_field(queries: Sequence[Query], name: str, option: str) -> None:
         )
 
 
+def without_absent(queries: Sequence[Query], catalog: Catalog) -> tuple[list[Query], list[tuple[Query, list[str]]]]:
+    """The queries whose relevant tools are all in the catalog, and the others with the names the
+    catalog lacks (a live server that did not start, a file not loaded). A query is left out whole:
+    scored on the tools that remain, its figures would mean something else."""
+    kept: list[Query] = []
+    skipped: list[tuple[Query, list[str]]] = []
+    for q in queries:
+        absent = [name for name in q.relevant if name not in catalog]
+        if absent:
+            skipped.append((q, absent))
+        else:
+            kept.append(q)
+    return kept, skipped
+
+
+def absent_warning(query: Query, absent: list[str], catalog: Catalog) -> str:
+    """One line saying why a query is skipped, at its place in the query file."""
+    first = absent[0]
+    more = f" and {len(absent) - 1} more" if len(absent) > 1 else ""
+    return str(
+        query.error(
+            f"names a tool that is not in the catalog{did_you_mean(first, catalog.names)}{more}; query skipped",
+            field="relevant",
+            tool=first,
+        )
+    )
+
+
 def check_queries(queries: Sequence[Query], catalog: Catalog, category_field: str | None = None) -> None:
     """Every relevant tool must be searchable in the catalog; every category value must exist there."""
     resident = set(catalog.resident)

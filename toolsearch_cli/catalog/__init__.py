@@ -295,6 +295,7 @@ def load_catalog(
     on-disk cache of :mod:`toolsearch_cli.catalog.cache`, keyed by the files' content; a cached
     catalog carries the indexes built before it was stored (see :func:`store_in_cache`).
     """
+    from ..bounded import gc_paused
     from .lenient import collecting, settings
 
     if strict is None:
@@ -314,7 +315,7 @@ def load_catalog(
                 if cached is not None:
                     cached.cache_stored = frozenset(cached.index_keys())
                     return _report(cached, strict)
-    with collecting(strict) as found:
+    with collecting(strict) as found, gc_paused():  # parsing builds millions of objects, no cycles
         catalog = _load_uncached(resolved, catalog_format)
     catalog.warnings = found
     catalog.cache_key = key

@@ -39,7 +39,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .. import __version__
-from ..bounded import read_bytes
+from ..bounded import gc_paused, read_bytes
 from ..errors import ToolsearchError
 from ..model import Catalog
 
@@ -128,7 +128,8 @@ def load(key: str) -> Catalog | None:
         tag, payload = data[len(MAGIC) : len(MAGIC) + _TAG_SIZE], data[len(MAGIC) + _TAG_SIZE :]
         if not hmac.compare_digest(tag, hmac.new(secret, payload, hashlib.sha256).digest()):
             return None  # not written by this user's toolsearch: never unpickled
-        stored_key, catalog = pickle.loads(payload)
+        with gc_paused():  # millions of objects, no cycles: see gc_paused
+            stored_key, catalog = pickle.loads(payload)
     except Exception:  # noqa: BLE001 - any damage to a cache entry is a miss, never a failure
         return None
     if stored_key != key or not isinstance(catalog, Catalog):
@@ -147,7 +148,8 @@ def store(catalog: Catalog) -> bool:
         secret = _secret(folder) if folder is not None else None
         if folder is None or secret is None:
             return False
-        payload = pickle.dumps((key, catalog), protocol=pickle.HIGHEST_PROTOCOL)
+        with gc_paused():
+            payload = pickle.dumps((key, catalog), protocol=pickle.HIGHEST_PROTOCOL)
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".pickle")
         try:
             with os.fdopen(fd, "wb") as f:

@@ -318,6 +318,11 @@ def _get(node: Any, key: str) -> Any:
     return None
 
 
+#: Keywords with which a parameters schema without ``type`` may refuse an object (or say nothing about
+#: its properties): such a schema is not read as an object.
+_NOT_ANY_OBJECT = ("anyOf", "oneOf", "allOf", "not", "enum", "const", "$ref", "if", "items")
+
+
 def checked_schema(
     doc: Document, raw: Any, pointer: str, tool: str, originals: dict[str, str] | None = None
 ) -> dict[str, Any]:
@@ -342,6 +347,10 @@ def checked_schema(
     kind = schema.get("type")
     if kind is None and "properties" in schema:
         schema = {"type": "object", **schema}
+    elif kind is None and not any(k in schema for k in _NOT_ANY_OBJECT):
+        # GitLab's MCP server publishes {"$schema": "..."} alone: it allows any object
+        warn(doc.error(pointer, "the parameters schema has no 'type'; read as type 'object'", tool), "schema")
+        schema = {"type": "object", "properties": {}, **schema}
     elif kind != "object":
         raise doc.error(
             pointer_join(pointer, "type"), f"the parameters schema must have type 'object', not {kind!r}", tool
@@ -492,28 +501,50 @@ EntryReader = Callable[[Document, dict[str, Any], str], _Entry | None]
 
 
 def _provider_tools(
-    doc: Document, items: list[Any], base: str, fmt: str, label: str, read: EntryReader, default_category: str | None
+    doc: Document,
+    items: list[Any],
+    base: str,
+    fmt: str,
+    label: str,
+    read: EntryReader,
+    default_category: str | None,
+    *,
+    keep_going: bool = False,
 ) -> list[tuple[Tool, _Entry]]:
-    """Each entry read by ``read`` and built into a :class:`Tool`; tool names must be unique."""
+    """Each entry read by ``read`` and built into a :class:`Tool`; tool names must be unique.
+    ``keep_going``: a bad entry (or a second one of a name) is left out with a warning (kind
+    ``invalid``; an error when strict) and the others load: a live server's listing."""
     built: list[tuple[Tool, _Entry]] = []
+    seen: dict[str, str] = {}
     for i, item in enumerate(items):
         at = pointer_join(base, i)
-        if not isinstance(item, dict):
-            raise doc.error(at, f"{label} tool must be a mapping, not {kind_of(item)}")
-        entry = read(doc, item, at)
-        if entry is None:
+        try:
+            if not isinstance(item, dict):
+                raise doc.error(at, f"{label} tool must be a mapping, not {kind_of(item)}")
+            entry = read(doc, item, at)
+            if entry is None:
+                continue
+            tool = build_tool(
+                doc,
+                at,
+                name=entry.name,
+                description=entry.description,
+                parameters=entry.parameters,
+                extension=entry.extension,
+                native=entry.native,
+                fmt=fmt,
+                default_category=default_category,
+            )
+            if keep_going and tool.name in seen:
+                raise doc.error(
+                    pointer_join(entry.pointer, "name"), f"duplicate tool name (first at {seen[tool.name]})", tool.name
+                )
+        except CatalogError as exc:
+            if not keep_going:
+                raise
+            warn(exc, "invalid")
             continue
-        tool = build_tool(
-            doc,
-            at,
-            name=entry.name,
-            description=entry.description,
-            parameters=entry.parameters,
-            extension=entry.extension,
-            native=entry.native,
-            fmt=fmt,
-            default_category=default_category,
-        )
+        seen.setdefault(tool.name, entry.pointer)
         built.append((tool, entry))
     _check_unique(doc, [tool for tool, _ in built], [entry.pointer for _, entry in built])
     return built
@@ -652,6 +683,15 @@ def _mcp_entry(doc: Document, item: dict[str, Any], at: str) -> _Entry:
 
 def _mcp(doc: Document, items: list[Any], base: str, default_category: str | None) -> Loaded:
     built = _provider_tools(doc, items, base, "mcp", "an MCP", _mcp_entry, default_category)
+    return [tool for tool, _ in built], _flagged_resident(built)
+
+
+def live_mcp_tools(doc: Document, default_category: str | None = None) -> Loaded:
+    """A live MCP server's ``tools/list`` answer (``doc.data``: ``{"tools": [...]}``): a tool that
+    is not valid is left out with a warning (kind ``invalid``; an error when strict), the rest load.
+    One bad tool must not sink a server."""
+    items, base = _tool_list(doc, "mcp")
+    built = _provider_tools(doc, items, base, "mcp", "an MCP", _mcp_entry, default_category, keep_going=True)
     return [tool for tool, _ in built], _flagged_resident(built)
 
 

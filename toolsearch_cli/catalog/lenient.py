@@ -33,6 +33,11 @@ KINDS: dict[str, tuple[str, str]] = {
     "server": ("MCP server that failed", "MCP servers that failed"),
     "strict": ("tool not made strict", "tools not made strict"),
     "deep": ("tool whose schema nests too deep left out", "tools whose schemas nest too deep left out"),
+    "invalid": ("invalid tool of a live MCP server left out", "invalid tools of live MCP servers left out"),
+    "schema": (
+        "parameters schema without a type read as an object",
+        "parameters schemas without a type read as objects",
+    ),
 }
 
 
@@ -295,6 +300,35 @@ def _map_types(
         sub = schema.get(key)
         if isinstance(sub, dict):
             _map_types(sub, f"{path}.{key}", fail, originals, depth + 1)
+
+
+def has_nonstandard_types(schema: Any) -> bool:
+    """Whether :func:`map_types` would find a type name to map (or drop) in ``schema``: the same
+    walk, without recursion and without building anything (a 100,000-tool catalog has none)."""
+    stack = [(schema, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if not isinstance(node, dict) or depth > MAX_DEPTH:
+            continue
+        kind = node.get("type")
+        if isinstance(kind, str):
+            if kind not in STANDARD_TYPES:
+                return True
+        elif isinstance(kind, list) and any(isinstance(n, str) and n not in STANDARD_TYPES for n in kind):
+            return True
+        for key in _WALKED.intersection(node):  # most nodes are leaves: {type, description}
+            sub = node[key]
+            if key in _SCHEMA_ONES and isinstance(sub, dict):
+                stack.append((sub, depth + 1))
+            elif isinstance(sub, dict) and (key == "properties" or key in _SCHEMA_MAPS):
+                stack.extend((value, depth + 1) for value in sub.values())
+            elif isinstance(sub, list) and key in _SCHEMA_LISTS:
+                stack.extend((value, depth + 1) for value in sub)
+    return False
+
+
+#: Keys :func:`map_types` walks into.
+_WALKED = frozenset({"properties", *_SCHEMA_MAPS, *_SCHEMA_LISTS, *_SCHEMA_ONES})
 
 
 def note_original_types(metadata: dict[str, Any], originals: dict[str, str]) -> dict[str, Any]:

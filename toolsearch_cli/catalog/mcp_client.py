@@ -22,8 +22,8 @@ from typing import Any
 
 from ..errors import CatalogError
 from ..model import Tool
-from ..redaction import redact_data, register, register_url, shown_url
-from .formats import Document, Loaded, load_document
+from ..redaction import redact, redact_data, register, register_url, shown_url
+from .formats import Document, Loaded, live_mcp_tools
 
 TIMEOUT_ENV = "TOOLSEARCH_MCP_TIMEOUT"
 HEADERS_ENV = "TOOLSEARCH_MCP_HEADERS"
@@ -206,6 +206,7 @@ def fetch_tools(live: LiveSource, timeout: float | None = None) -> tuple[str | N
     if live.transport == "http":
         _warn_clear_text(live, headers)
     what = "the MCP server"
+    pages: list[list[Any]] = []
 
     async def run(errlog: Any, pidfile: str | None) -> tuple[str | None, list[dict[str, Any]]]:
         async with contextlib.AsyncExitStack() as stack:
@@ -220,7 +221,10 @@ def fetch_tools(live: LiveSource, timeout: float | None = None) -> tuple[str | N
                 http = await stack.enter_async_context(httpx2.AsyncClient(headers=headers, timeout=limit))
                 server = streamable_http_client(live.url, http_client=http)
             else:
-                server = live.url
+                from mcp.client.streamable_http import streamable_http_client
+
+                server = streamable_http_client(live.url)
+            server = _sifted(server, pages)  # the raw listing: each tool is checked on its own
             if threading.current_thread() is threading.main_thread():
                 return await list_all(server)  # Ctrl-C and SIGTERM reach this loop directly
             return await _unless_stopped(lambda: list_all(server))
@@ -233,8 +237,12 @@ def fetch_tools(live: LiveSource, timeout: float | None = None) -> tuple[str | N
                 cursor: str | None = None
                 seen: set[str] = set()
                 for _ in range(_MAX_PAGES):
+                    mark = len(pages)
                     page = await client.list_tools(cursor=cursor)
-                    tools.extend(t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in page.tools)
+                    if len(pages) > mark:  # the tools as sent (the SDK saw none of them)
+                        tools.extend(tool for sent in pages[mark:] for tool in sent)
+                    else:
+                        tools.extend(t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in page.tools)
                     cursor = page.next_cursor
                     if not cursor:
                         break
@@ -284,6 +292,7 @@ def fetch_tools(live: LiveSource, timeout: float | None = None) -> tuple[str | N
                 problem = problem.replace(live.url, live.display[len("mcp+") :])
             for value in headers.values():
                 problem = problem.replace(value, "***") if value else problem
+            problem = _clip(redact(problem), _PROBLEM_WIDTH)  # masked first: a cut secret would not match
             raise CatalogError(f"{what} {problem}", file=live.display) from exc
 
 
@@ -355,6 +364,80 @@ def _stop_group(pidfile: str) -> None:
         time.sleep(0.02)
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signal.SIGKILL)
+
+
+@contextlib.asynccontextmanager
+async def _sifted(transport: Any, pages: list[list[Any]]) -> Any:
+    """``transport`` with the tools of every ``tools/list`` answer taken out (into ``pages``) before
+    the SDK reads it: the SDK validates a listing as a whole, and one tool without ``type`` in its
+    schema (GitLab's server) sank all of them. toolsearch checks each tool on its own instead
+    (:func:`formats.live_mcp_tools`)."""
+    async with transport as (read, write):
+        listing: set[Any] = set()
+        yield _SiftingReader(read, listing, pages), _NotingWriter(write, listing)
+
+
+class _NotingWriter:
+    """A transport's write stream that notes the ids of ``tools/list`` requests."""
+
+    def __init__(self, inner: Any, listing: set[Any]) -> None:
+        self._inner, self._listing = inner, listing
+
+    async def send(self, item: Any, /) -> None:
+        message: Any = getattr(item, "message", None)
+        if getattr(message, "method", None) == "tools/list" and hasattr(message, "id"):
+            self._listing.add(message.id)
+        await self._inner.send(item)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    async def __aenter__(self) -> _NotingWriter:
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> Any:
+        return await self._inner.__aexit__(*exc)
+
+
+class _SiftingReader:
+    """A transport's read stream that takes the tools out of ``tools/list`` answers (into ``pages``)."""
+
+    def __init__(self, inner: Any, listing: set[Any], pages: list[list[Any]]) -> None:
+        self._inner, self._listing, self._pages = inner, listing, pages
+
+    def _sift(self, item: Any) -> Any:
+        message: Any = getattr(item, "message", None)
+        result = getattr(message, "result", None)
+        if getattr(message, "id", None) in self._listing and isinstance(result, dict):
+            self._listing.discard(message.id)
+            tools = result.get("tools")
+            if isinstance(tools, list):  # anything else: the SDK says what is wrong with it
+                import dataclasses
+
+                self._pages.append(tools)
+                message = message.model_copy(update={"result": {**result, "tools": []}})
+                item = dataclasses.replace(item, message=message)
+        return item
+
+    async def receive(self) -> Any:
+        return self._sift(await self._inner.receive())
+
+    def __aiter__(self) -> _SiftingReader:
+        return self
+
+    async def __anext__(self) -> Any:
+        return self._sift(await self._inner.__anext__())
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    async def __aenter__(self) -> _SiftingReader:
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> Any:
+        return await self._inner.__aexit__(*exc)
 
 
 _LOG_LOCK = threading.Lock()
@@ -458,7 +541,25 @@ async def _unless_stopped(work: Callable[[], Awaitable[Any]]) -> Any:
     return result[0]
 
 
+#: What a failing server's error line may hold: a pydantic error of a whole listing is 2 KB.
+_PROBLEM_WIDTH = 280
+
+
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
 def _describe(exc: BaseException) -> str:
+    errors = getattr(exc, "errors", None)
+    if type(exc).__name__ == "ValidationError" and callable(errors):  # pydantic's: count and the first
+        try:
+            found = errors(include_url=False, include_input=False)
+        except Exception:  # noqa: BLE001 - any trouble: say it the plain way below
+            found = []
+        if found:
+            where = ".".join(str(p) for p in found[0].get("loc", ())) or "the answer"
+            more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+            return f"invalid answer at {where}: {found[0].get('msg', '')}{more}"
     text = " ".join(str(exc).split())
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
@@ -483,7 +584,7 @@ def tools_from_live(
     live = parse_live_source(source)
     alias = live.alias or _alias_from(server_name, live)
     doc = Document({"tools": redact_data(raw_tools)}, live.display)  # a credential the server echoes stays hidden
-    tools, resident, _ = load_document(doc, "mcp", default_category=alias)
+    tools, resident = live_mcp_tools(doc, default_category=alias)  # a bad tool is a warning, not the end
     sanitize = settings().sanitize_names
     out: list[Tool] = []
     renamed: dict[str, str] = {}

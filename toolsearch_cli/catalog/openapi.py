@@ -66,6 +66,53 @@ _DOC_ONLY_KEYS = ("example", "xml", "externalDocs", "discriminator")
 #: A resolved ``$ref`` target with more values than this is kept once in ``$defs`` rather than
 #: copied into every place that refers to it.
 _INLINE_LIMIT = 500
+#: Schema keywords whose value maps names to schemas (the names are not keywords; a property may be
+#: *named* ``$ref``), holds a list of schemas, or is one schema. ``dependencies`` maps a name to a
+#: schema or to a list of names.
+_SCHEMA_MAPS = frozenset(
+    {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"}
+)
+_SCHEMA_LISTS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems", "items"})
+_SCHEMA_ONES = frozenset(
+    {
+        "items",
+        "additionalItems",
+        "additionalProperties",
+        "not",
+        "contains",
+        "propertyNames",
+        "if",
+        "then",
+        "else",
+        "unevaluatedItems",
+        "unevaluatedProperties",
+        "contentSchema",
+    }
+)
+#: Keywords whose value is data (a value, a list of values, names, text), never a schema: a
+#: ``{"$ref": ...}`` there is copied as it is.
+_DATA_KEYWORDS = frozenset(
+    {
+        "enum",
+        "const",
+        "default",
+        "examples",
+        "example",
+        "required",
+        "type",
+        "format",
+        "title",
+        "description",
+        "pattern",
+        "discriminator",
+        "xml",
+        "externalDocs",
+        "$comment",
+        "$id",
+        "$schema",
+        "$anchor",
+    }
+)
 #: Where a parameter's (or the body's) schema sits in a tool's parameters: parameters -> properties -> it.
 _PROPERTY_DEPTH = 3
 
@@ -153,15 +200,17 @@ class _Resolver:
             raise self.doc.error(at, f"schema nested deeper than {MAX_DEPTH} references", self.tool)
         if isinstance(node, dict | list) and depth > TOOL_DATA_DEPTH:
             raise self.too_deep(at)
-        if isinstance(node, list):
-            return [self.inline(v, pointer_join(at, i), stack, depth + 1) for i, v in enumerate(node)]
+        if isinstance(node, list):  # not a schema (a schema is a mapping or a boolean): read loosely
+            return self.loose(node, at, stack, depth)
         if not isinstance(node, dict):
             return plain(node)
-        if "$ref" not in node:
-            return {str(k): self.inline(v, pointer_join(at, k), stack, depth + 1) for k, v in node.items()}
         siblings = {
-            str(k): self.inline(v, pointer_join(at, k), stack, depth + 1) for k, v in node.items() if k != "$ref"
+            str(k): self.keyword(str(k), v, pointer_join(at, k), stack, depth + 1)
+            for k, v in node.items()
+            if k != "$ref"
         }
+        if "$ref" not in node:
+            return siblings
         target, target_at = self.follow(node, at)
         if target_at in stack:  # the schema contains itself: refer to it through $defs
             self.recursive.add(target_at)
@@ -177,6 +226,36 @@ class _Resolver:
         if siblings:
             result = {**result, **siblings} if isinstance(result, dict) else result
         return result
+
+    def keyword(self, key: str, value: Any, at: str, stack: tuple[str, ...], depth: int) -> Any:
+        """The value of a schema's keyword ``key`` (``depth``: the value's own level), with
+        ``$ref``\\ s resolved only where the JSON Schema grammar puts schemas: a property *named*
+        ``$ref`` (Kubernetes' ``JSONSchemaProps`` has one) is a property, and an ``enum``,
+        ``default`` or ``example`` holding ``{"$ref": ...}`` is a value."""
+        if isinstance(value, dict | list) and depth > TOOL_DATA_DEPTH:
+            raise self.too_deep(at)
+        if key in _SCHEMA_MAPS and isinstance(value, dict):  # name -> schema: the names are not keywords
+            return {str(k): self.inline(v, pointer_join(at, k), stack, depth + 1) for k, v in value.items()}
+        if key in _SCHEMA_LISTS and isinstance(value, list):
+            return [self.inline(v, pointer_join(at, i), stack, depth + 1) for i, v in enumerate(value)]
+        if key in _SCHEMA_ONES:
+            return self.inline(value, at, stack, depth)
+        if key in _DATA_KEYWORDS or key.startswith("x-"):
+            return plain(value)
+        return self.loose(value, at, stack, depth)
+
+    def loose(self, value: Any, at: str, stack: tuple[str, ...], depth: int) -> Any:
+        """An unknown keyword's value: a mapping with a string ``$ref`` in it is read as a
+        reference; any other ``$ref`` there is a name, copied as it is."""
+        if isinstance(value, dict | list) and depth > TOOL_DATA_DEPTH:
+            raise self.too_deep(at)
+        if isinstance(value, dict) and isinstance(value.get("$ref"), str):
+            return self.inline(value, at, stack, depth)
+        if isinstance(value, dict):
+            return {str(k): self.loose(v, pointer_join(at, k), stack, depth + 1) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.loose(v, pointer_join(at, i), stack, depth + 1) for i, v in enumerate(value)]
+        return plain(value)
 
     def too_deep(self, at: str) -> SchemaTooDeep:
         exc = self.doc.error(

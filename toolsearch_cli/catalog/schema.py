@@ -53,8 +53,9 @@ def parameters_to_schema(
     Non-standard type names are mapped (a warning each, see :func:`lenient.map_types`); the names
     the source gave are put in ``originals`` (parameter path -> name) when it is given.
     """
-    from .lenient import map_types
+    from .lenient import has_nonstandard_types, map_types
 
+    checked = False
     if raw is None or raw == [] or raw == {}:
         return {"type": "object", "properties": {}}
     if isinstance(raw, list):
@@ -63,8 +64,15 @@ def parameters_to_schema(
     elif isinstance(raw, dict):
         if isinstance(raw.get("type"), str):
             check_schema(raw, "parameters", fail, types=False)  # on the marked mapping: errors keep their lines
-            schema = _plain(raw)
-            found = map_types(schema, fail)
+            if type(raw) is dict and not has_nonstandard_types(raw):
+                # parsed JSON with nothing to map (most of a large catalog): already plain data,
+                # and the check above is the whole check; no copy, no second walk
+                schema = raw if "properties" in raw else {**raw}
+                found = {}
+                checked = True
+            else:
+                schema = _plain(raw)
+                found = map_types(schema, fail)
             if schema.get("type") != "object":
                 # the type as written: the lenient mapping may have dropped a type it did not know
                 raise fail("parameters.type", f"the parameters schema must have type 'object', not {raw['type']!r}")
@@ -78,7 +86,8 @@ def parameters_to_schema(
             found = map_types(schema, fail)
     else:
         raise fail("parameters", "must be a mapping (short form or JSON Schema) or a list of parameters")
-    check_schema(schema, "parameters", fail)
+    if not checked:
+        check_schema(schema, "parameters", fail)
     if originals is not None:
         originals.update(found)
     return schema

@@ -38,17 +38,20 @@ except AttributeError:  # pragma: no cover - libyaml missing
 
 class _MarkedLoader(_Base):  # type: ignore[misc, valid-type]
     """A safe loader whose mappings and sequences remember where they started, and which bounds
-    what it builds: nesting depth, and the number of values once aliases are expanded (a
-    "billion laughs" document is a few lines that stand for 10^9 values)."""
+    what it builds: nesting depth, and the values aliases add once expanded (a "billion laughs"
+    document is a few lines that stand for 10^9 values)."""
 
     def __init__(self, stream: Any) -> None:
         super().__init__(stream)
         self.depth = 0
-        #: Per collection node: (values it stands for with aliases expanded, nesting height).
-        self.sizes: dict[yaml.Node, tuple[int, int]] = {}
+        #: Per collection node: (values it stands for with aliases expanded, nesting height,
+        #: values its aliases add, whether it has been met as a child already).
+        self.sizes: dict[yaml.Node, tuple[int, int, int, bool]] = {}
 
 
-#: The most values a YAML document may stand for once its aliases are expanded.
+#: The most values the aliases of a YAML document may add once expanded, beyond the document's own
+#: values: a 100,000-tool catalog has millions of its own (and ordinary anchors add a few), a
+#: billion-laughs bomb adds 10^9.
 MAX_VALUES = 1_000_000
 
 
@@ -58,20 +61,34 @@ def _enter(loader: _MarkedLoader, node: yaml.Node) -> None:
         raise CatalogError(TOO_DEEP, line=node.start_mark.line + 1)
 
 
-def _leave(loader: _MarkedLoader, node: yaml.Node, children: list[yaml.Node]) -> None:
+def _leave(loader: _MarkedLoader, node: yaml.Node, children: list[yaml.Node], copied: int = 0) -> None:
     """Record the expanded size and height of a finished collection; refuse an alias bomb or data
-    nested too deep through aliases."""
+    nested too deep through aliases. ``copied``: scalars a ``<<:`` merge copied into the mapping
+    (what a merge adds: 50,000 merges of a 50,000-key mapping would be 2.5 * 10^9 values)."""
     loader.depth -= 1
-    size, height = 1, 1
+    size, height, extra = 1, 1, copied
+    sizes = loader.sizes
     for child in children:
-        child_size, child_height = loader.sizes.get(child, (1, 0))
+        known = sizes.get(child)
+        if known is None:  # a scalar: an alias of one adds one value, no more than its own text
+            size += 1
+            continue
+        child_size, child_height, child_extra, met = known
         size += child_size
         height = max(height, child_height + 1)
-    loader.sizes[node] = (size, height)
+        # a collection met again (an alias, or a `<<:` merge) adds all it stands for; met the first
+        # time, only what its own aliases add. Which occurrence comes first in this walk does not
+        # change the document's total, and no node's share exceeds it.
+        if met:
+            extra += child_size
+        else:
+            extra += child_extra
+            sizes[child] = (child_size, child_height, child_extra, True)
+    sizes[node] = (size, height, extra, False)
     line = node.start_mark.line + 1
-    if size > MAX_VALUES:
+    if extra > MAX_VALUES:
         raise CatalogError(
-            f"this value stands for more than {MAX_VALUES:,} values once its aliases are expanded (a YAML alias bomb?)",
+            f"this value grows by more than {MAX_VALUES:,} values once its aliases are expanded (a YAML alias bomb?)",
             line=line,
         )
     if height > MAX_DEPTH:
@@ -81,6 +98,7 @@ def _leave(loader: _MarkedLoader, node: yaml.Node, children: list[yaml.Node]) ->
 def _construct_mapping(loader: _MarkedLoader, node: yaml.MappingNode) -> MarkedDict:
     _enter(loader, node)
     own = {id(key) for key, _ in node.value if key.tag != "tag:yaml.org,2002:merge"}
+    merging = len(own) != len(node.value)
     loader.flatten_mapping(node)
     result = MarkedDict()
     result.line = node.start_mark.line + 1
@@ -107,7 +125,16 @@ def _construct_mapping(loader: _MarkedLoader, node: yaml.MappingNode) -> MarkedD
         result.key_lines[key] = (line, key_node.start_mark.column + 1)
         if is_own:
             written_by_own.add(key)
-    _leave(loader, node, [child for pair in node.value for child in pair])
+    children = [child for pair in node.value for child in pair]
+    copied = 0
+    if merging:  # the scalars of merged pairs; merged collections count as aliases do
+        copied = sum(
+            isinstance(child, yaml.ScalarNode)
+            for key, value in node.value
+            if id(key) not in own
+            for child in (key, value)
+        )
+    _leave(loader, node, children, copied)
     return result
 
 

@@ -129,6 +129,7 @@ def eval_command(
         raise UsageError("give the queries with --queries or --from-log, not both", field="from-log")
     loaded = load_catalog(catalog, forced_format, cache=True)
     query_set, source = _query_set(loaded, queries) if from_log is None else _log_query_set(loaded, from_log)
+    query_set, skipped = _skip_absent(query_set, loaded)
     ev.check_queries(query_set, loaded, category_field)
     if by is not None:
         ev.check_field(query_set, by, "--by")
@@ -148,6 +149,8 @@ def eval_command(
     if failures:
         payload["failures"] = {run.ranker: [m.to_dict() for m in misses if m.ranker == run.ranker] for run in runs}
     doc = ev.run_document(runs, source=source, catalog_sources=loaded.sources)
+    if skipped:  # what these figures leave out
+        doc["skipped"] = payload["skipped"] = [q.id for q in skipped]
     embed_label = embed_model_label(rankers)
     if embed_label is not None:  # which model the dense rankers' figures are of
         doc["embed_model"] = payload["embed_model"] = embed_label
@@ -235,14 +238,13 @@ def _log_query_set(catalog: Any, path: Path) -> tuple[list[Query], str]:
     """Queries labelled by what the gateway's clients called after searching (see serve.traffic)."""
     from ..errors import UsageError
     from ..serve.traffic import queries_from_log
-    from .render import error_console
+    from .render import warn
 
     found = queries_from_log(path, catalog)
     if found.unmatched:
-        error_console().print(
-            f"warning: {found.unmatched} labelled call(s) in {path} name tools this catalog does not have "
-            "(or has as resident); give eval the catalog the gateway served",
-            markup=False,
+        warn(
+            f"{found.unmatched} labelled call(s) in {path} name tools this catalog does not have "
+            "(or has as resident); give eval the catalog the gateway served"
         )
     if not found.queries:
         raise UsageError(
@@ -250,6 +252,35 @@ def _log_query_set(catalog: Any, path: Path) -> tuple[list[Query], str]:
             field="from-log",
         )
     return found.queries, str(path)
+
+
+#: Skipped queries named one by one; the rest are counted.
+_SKIPS_SHOWN = 5
+
+
+def _skip_absent(queries: list[Query], catalog: Any) -> tuple[list[Query], list[Query]]:
+    """Leave out the queries that name tools the catalog lacks (a live server that did not start):
+    a warning for each (the first few) and a count. With ``--strict``, or when no query would be
+    left, nothing is skipped and :func:`evaluate.check_queries` refuses as before."""
+    from ..catalog.lenient import settings
+    from ..evaluate import absent_warning, without_absent
+    from .render import data, error_console, warn
+
+    if settings().strict:
+        return queries, []
+    kept, skipped = without_absent(queries, catalog)
+    if not skipped or not kept:
+        return queries, []
+    for q, absent in skipped[:_SKIPS_SHOWN]:
+        warn(absent_warning(q, absent, catalog))
+    more = f" ({len(skipped) - _SKIPS_SHOWN} not shown)" if len(skipped) > _SKIPS_SHOWN else ""
+    error_console().print(
+        data(
+            f"{len(skipped)} of {len(queries)} queries skipped{more}: they name tools the catalog does not have; "
+            "the figures are of the other queries (--strict makes this an error)"
+        )
+    )
+    return kept, [q for q, _ in skipped]
 
 
 def _title(source: str, count: int, sources: list[str]) -> str:

@@ -132,7 +132,10 @@ class BM25FIndex:
         self._category_slots: dict[str, set[int]] = {}
         self._cache: dict[str, tuple[int, Any, Any]] = {}
         self._store: _PythonStore | _NumpyStore = _NumpyStore(self) if backend == "numpy" else _PythonStore(self)
-        self._store.bulk_load(tools)
+        from ..bounded import gc_paused
+
+        with gc_paused():  # a large catalog's terms and postings: many objects, no cycles
+            self._store.bulk_load(tools)
 
     # -- bookkeeping shared by the backends -------------------------------------------------
 

@@ -28,9 +28,13 @@ _NAMESPACE = re.compile(r"__|[./:]")
 _IDENTIFIER = re.compile(r"[_\-./:]|[a-z0-9][A-Z]")
 
 
+#: What a name key leaves out: everything but letters and digits (``\w`` is ``str.isalnum()`` or ``_``).
+_NOT_ALNUM = re.compile(r"[\W_]+")
+
+
 def name_key(text: str) -> str:
     """A name compared without case, separators or spacing: ``create_issue`` = ``CreateIssue`` = ``create issue``."""
-    return "".join(ch for ch in text.casefold() if ch.isalnum())
+    return _NOT_ALNUM.sub("", text.casefold())
 
 
 class NameLookup:
@@ -157,18 +161,16 @@ class Vocabulary:
         from ..markup import plain_text
         from .text import split_identifiers
 
-        counts: dict[str, int] = {}
+        words: set[str] = set()
         for tool in tools:
             texts = [split_identifiers(tool.name).replace("_", " ").replace("-", " "), tool.title]
             texts += [plain_text(tool.description, urls=False), tool.category or "", *tool.tags]
             properties = tool.parameters.get("properties")
             if isinstance(properties, dict):
                 texts += [split_identifiers(str(name)).replace("_", " ") for name in properties]
-            for text in texts:
-                for word in _WORD.findall(text):
-                    lowered = word.casefold()
-                    counts[lowered] = counts.get(lowered, 0) + 1
-        self.words = sorted({w for w in counts if len(w) > 2 and not w.isdigit()})
+            # one search per tool (no word runs across a line break), each word lowered as found
+            words.update(map(str.casefold, _WORD.findall("\n".join(texts))))
+        self.words = sorted(w for w in words if len(w) > 2 and not w.isdigit())
 
     def close(self, word: str, limit: int = 3) -> list[str]:
         """Up to ``limit`` catalog words spelt like ``word`` (ratio ≥ 0.75), closest first."""
