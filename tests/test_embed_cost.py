@@ -241,3 +241,17 @@ def test_a_terminal_sees_a_progress_bar_with_an_eta_but_never_with_json(tmp_path
     else:
         assert f"embedding {count:,} texts with {STATIC}" in err and "ETA" in err
         assert f"embedding: {count + 1} texts in" in out
+
+
+def test_the_store_of_search_requests_keeps_the_newest_alone(monkeypatch):
+    from toolsearch_cli.search import vectors as vectors_mod
+
+    monkeypatch.setattr(hybrid_mod, "MAX_SEARCHES", 2)
+    settings = EmbedSettings(model=str(STATIC))
+    catalog = Catalog(tools=[Tool(name="get_weather", description="Current weather for a city")])
+    for query in ("rain in Paris", "snow in Oslo", "sun in Rome"):
+        search(catalog, query, ranker="embedding", embed=settings)
+    model = embed_mod.embedder_for(settings)
+    store = vectors_mod.VectorStore(model.model_id, "searches")
+    keys, _ = store._read()
+    assert {bytes(k) for k in keys} == {embed_mod.text_key(q) for q in ("snow in Oslo", "sun in Rome")}

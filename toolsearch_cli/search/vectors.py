@@ -25,7 +25,7 @@ from .text import classic_normalize
 #: Vectors kept per model in the on-disk cache; the ones in use now are always kept.
 MAX_STORED = 300_000
 #: Vectors kept of ``search`` requests (a repeated request loads no model); the newest are kept.
-MAX_SEARCHES = 2_000
+MAX_SEARCHES = 500
 #: Embedding this many texts at once is said on an interactive stderr (a first run can take minutes)
 #: when no progress reporter is set (:func:`~.embed.set_progress`; the CLI sets one that draws a bar).
 NOTICE_AT = 200
