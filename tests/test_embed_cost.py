@@ -134,12 +134,14 @@ def test_the_cost_counts_texts_embedded_and_texts_cached(tmp_path):
         Tool(name="get_weather", description="Current weather for a city"),
         Tool(name="send_mail", description="Send an email"),
     ]
-    search(Catalog(tools=list(tools)), "rain in Paris tomorrow", ranker="hybrid", embed=settings)
+    with hybrid_mod.searches_kept_on_disk():
+        search(Catalog(tools=list(tools)), "rain in Paris tomorrow", ranker="hybrid", embed=settings)
     first = embed_cost()
     assert (first.texts, first.cached) == (3, 0) and first.seconds > 0  # two tools and the query
     reset_embed_cost()
     hybrid_mod._query_vectors.clear()  # as a new process: tools and the request from the disk cache
-    search(Catalog(tools=list(tools)), "rain in Paris tomorrow", ranker="hybrid", embed=settings)
+    with hybrid_mod.searches_kept_on_disk():
+        search(Catalog(tools=list(tools)), "rain in Paris tomorrow", ranker="hybrid", embed=settings)
     again = embed_cost()
     assert (again.texts, again.cached, again.seconds) == (0, 3, 0.0)
 
@@ -151,16 +153,22 @@ def test_a_search_whose_vectors_are_cached_loads_no_model(tmp_path):
         Tool(name="get_weather", description="get the weather of a city"),
         Tool(name="send", description="send email"),
     ]
-    hits = search(Catalog(tools=list(tools)), "the weather city", ranker="hybrid", embed=settings)
+    with hybrid_mod.searches_kept_on_disk():  # as the CLI's search runs
+        hits = search(Catalog(tools=list(tools)), "the weather city", ranker="hybrid", embed=settings)
     assert hits[0].tool.name == "get_weather"
     assert embed_mod.embedder_for(settings)._session is not None  # the first search embedded
     embed_mod._embedders.clear()  # a new process: a new embedder, nothing in memory
     hybrid_mod._query_vectors.clear()
-    again = search(Catalog(tools=list(tools)), "the weather city", ranker="hybrid", embed=settings)
+    with hybrid_mod.searches_kept_on_disk():
+        again = search(Catalog(tools=list(tools)), "the weather city", ranker="hybrid", embed=settings)
     assert [h.tool.name for h in again] == [h.tool.name for h in hits]
     assert embed_mod.embedder_for(settings)._session is None  # vectors from disk; no session made
     search(Catalog(tools=list(tools)), "send email", ranker="hybrid", embed=settings)  # a new request
     assert embed_mod.embedder_for(settings)._session is not None
+    # outside the CLI's search (an app's loop), requests are not written to the disk
+    model = embed_mod.embedder_for(settings)
+    keys, _ = VectorStore(model.model_id, "searches")._read()
+    assert {bytes(k) for k in keys} == {embed_mod.text_key("the weather city")}
 
 
 def test_search_and_eval_report_the_embedding_cost_in_json_and_table(run_cli, tmp_path):
@@ -249,8 +257,9 @@ def test_the_store_of_search_requests_keeps_the_newest_alone(monkeypatch):
     monkeypatch.setattr(hybrid_mod, "MAX_SEARCHES", 2)
     settings = EmbedSettings(model=str(STATIC))
     catalog = Catalog(tools=[Tool(name="get_weather", description="Current weather for a city")])
-    for query in ("rain in Paris", "snow in Oslo", "sun in Rome"):
-        search(catalog, query, ranker="embedding", embed=settings)
+    with hybrid_mod.searches_kept_on_disk():
+        for query in ("rain in Paris", "snow in Oslo", "sun in Rome"):
+            search(catalog, query, ranker="embedding", embed=settings)
     model = embed_mod.embedder_for(settings)
     store = vectors_mod.VectorStore(model.model_id, "searches")
     keys, _ = store._read()

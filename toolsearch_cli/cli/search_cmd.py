@@ -71,10 +71,13 @@ def search(
                 field="category",
             )
     from ..search.embed import embed_cost, reset_embed_cost
+    from ..search.hybrid import searches_kept_on_disk
     from .embed_progress import cost_line, embed_progress
 
     reset_embed_cost()
-    with embed_progress(output_format):  # a first run over a large catalog embeds for minutes
+    # a first run over a large catalog embeds for minutes (a bar on a terminal); a repeated
+    # request's vector comes from the disk, so a cached search loads no model
+    with embed_progress(output_format), searches_kept_on_disk():
         hits = run_search(loaded, query, max_results=limit, category=category, ranker=ranker, context=attributes)
     cost = embed_cost()
     searchable = (

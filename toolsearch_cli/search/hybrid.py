@@ -21,7 +21,8 @@ would only pull good lexical results down. ``--explain`` shows both parts of eve
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, ClassVar
 
 from ..errors import SearchError
@@ -51,6 +52,26 @@ RRF_K = 10
 QUERY_CACHE = 50_000
 
 _query_vectors: OrderedDict[tuple[str, str], Any] = OrderedDict()
+_keep_searches = False
+
+
+@contextmanager
+def searches_kept_on_disk() -> Iterator[None]:
+    """Within, a single search's request vectors also go through the on-disk store of searches
+    (``query_vectors(..., persist="searches")``): the CLI's ``search`` runs in it, so repeating a
+    request in a new process loads no model. Outside (an app's loop, ``lint``'s example queries)
+    they stay in memory: a long-lived process has them there, and one rewrite of the store per
+    request would cost more than it saves."""
+    global _keep_searches
+    previous, _keep_searches = _keep_searches, True
+    try:
+        yield
+    finally:
+        _keep_searches = previous
+
+
+def _search_store() -> bool | str:
+    return "searches" if _keep_searches else False
 
 
 def query_vectors(embedder: Embedder, queries: Sequence[str], *, persist: bool | str = False) -> list[Any]:
@@ -145,7 +166,7 @@ class EmbeddingRanker(_Dense):
         _check_query(request)
         embedder = self.embedder()
         index = vector_index(catalog, embedder)
-        [vector] = query_vectors(embedder, [request.query], persist="searches")
+        [vector] = query_vectors(embedder, [request.query], persist=_search_store())
         hits = []
         for tool, cosine in index.top(index.scores(vector), request.max_results, request.category):
             if cosine <= 0:
@@ -268,7 +289,7 @@ class HybridRanker(_Dense):
         rescaled between that view's ``depth``-th best and best tool (one matrix product per query)."""
         import numpy as np
 
-        sims = index.scores_many(np.stack(query_vectors(embedder, views, persist="searches")))  # (views, slots)
+        sims = index.scores_many(np.stack(query_vectors(embedder, views, persist=_search_store())))  # (views, slots)
         if category is not None and sims.shape[1]:
             sims[:, ~index.category_mask(category)] = -np.inf
         usable = np.isfinite(sims[0])
