@@ -9,7 +9,8 @@ round by round (their order rotates), and prints medians and ratios to ``default
 * ``hybrid, new request``: the tool vectors are cached, the request is new every round, so the
   model is loaded and embeds it (a user typing a new search).
 
-Peak memory is the child's maximum resident set (``os.wait4``'s ``ru_maxrss``). Every child
+Peak memory is the child's maximum resident set (``os.wait4``'s ``ru_maxrss``); CPU time is its
+user + system time from the same call (steadier than wall time on a shared machine). Every child
 uses a fresh cache folder (``TOOLSEARCH_CACHE_DIR``) filled by one warm-up run of each, so the
 vector store holds this catalog's vectors alone. ``--phases`` also prints, from one child per
 model, what loading a model costs step by step (imports, session, first vector).
@@ -75,8 +76,8 @@ print(json.dumps(out))
 """
 
 
-def run(args: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """Wall seconds and peak resident MB of one child."""
+def run(args: list[str], env: dict[str, str]) -> tuple[float, float, float]:
+    """Wall seconds, peak resident MB and CPU seconds (user + system) of one child."""
     began = time.perf_counter()
     child = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     assert child.stderr is not None
@@ -86,7 +87,7 @@ def run(args: list[str], env: dict[str, str]) -> tuple[float, float]:
     child.returncode = os.waitstatus_to_exitcode(status)
     if child.returncode != 0:
         raise SystemExit(f"{' '.join(args)} failed ({child.returncode}): {err.decode(errors='replace')[-500:]}")
-    return wall, usage.ru_maxrss / 1024  # KiB on Linux
+    return wall, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime  # ru_maxrss: KiB on Linux
 
 
 def main() -> int:
@@ -113,6 +114,7 @@ def main() -> int:
             run(command, env)
         times: dict[str, list[float]] = {name: [] for name in variants}
         peaks: dict[str, list[float]] = {name: [] for name in variants}
+        cpus: dict[str, list[float]] = {name: [] for name in variants}
         names = list(variants)
         for r in range(args.runs):
             order = names[r % len(names) :] + names[: r % len(names)]
@@ -125,18 +127,22 @@ def main() -> int:
                     who = NAMES[(r + 3 * i) % len(NAMES)]
                     where = COMPANIES[(r * 7 + i) % len(COMPANIES)]
                     command = [*hybrid, f"remember that {who} works at {where} (round {r}, model {i})"]
-                wall, peak = run(command, env)
+                wall, peak, cpu = run(command, env)
                 times[name].append(wall)
                 peaks[name].append(peak)
+                cpus[name].append(cpu)
 
     base_time = statistics.median(times["default"])
     base_peak = statistics.median(peaks["default"])
+    base_cpu = statistics.median(cpus["default"])
     print(f"{args.runs} alternating rounds, catalog {args.catalog}, medians\n")
-    print("| variant | wall s | × default | peak MB | × default |")
-    print("|---|---:|---:|---:|---:|")
+    print("| variant | wall s | × default | CPU s | × default | peak MB | × default |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     for name in names:
-        t, p = statistics.median(times[name]), statistics.median(peaks[name])
-        print(f"| {name} | {t:.3f} | {t / base_time:.2f} | {p:.0f} | {p / base_peak:.2f} |")
+        t, p, c = statistics.median(times[name]), statistics.median(peaks[name]), statistics.median(cpus[name])
+        print(
+            f"| {name} | {t:.3f} | {t / base_time:.2f} | {c:.3f} | {c / base_cpu:.2f} | {p:.0f} | {p / base_peak:.2f} |"
+        )
     ok = True
     print()
     for name in names:
