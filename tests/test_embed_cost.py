@@ -264,3 +264,21 @@ def test_the_store_of_search_requests_keeps_the_newest_alone(monkeypatch):
     store = vectors_mod.VectorStore(model.model_id, "searches")
     keys, _ = store._read()
     assert {bytes(k) for k in keys} == {embed_mod.text_key(q) for q in ("snow in Oslo", "sun in Rome")}
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
+def test_evals_bar_of_queries_gets_the_embedding_run_as_one_more_line(tmp_path):
+    """Rich shows one live display at a time: the embedding run joins eval's bar instead of failing."""
+    count = embed_mod.PROGRESS_AT + 10
+    catalog = _catalog_file(tmp_path, count)
+    queries = tmp_path / "q.yaml"
+    queries.write_text("- {id: a, query: sends text 21 about city 3, relevant: [tool_3]}\n", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLSEARCH_EMBED")}
+    env.update(TERM="xterm", COLUMNS="160", PYTHONPATH=str(ROOT), TOOLSEARCH_CACHE_DIR=str(tmp_path / "cache"))
+    env.pop("NO_COLOR", None)
+    args = [sys.executable, "-m", "toolsearch_cli", "eval", "--catalog", str(catalog), "--queries", str(queries)]
+    args += ["--ranker", "default,hybrid", "--embed-model", str(STATIC)]
+    code, out, err = _run_on_a_pty(args, env)
+    assert code == 0, err
+    assert "eval hybrid" in err and f"embedding {count} texts with {STATIC}" in err and "Traceback" not in err
+    assert f"embedding: {count + 1} texts in" in out and "│" in out
