@@ -134,7 +134,11 @@ def eval_command(
     if by is not None:
         ev.check_field(query_set, by, "--by")
 
-    runs = _run_all(loaded, query_set, rankers, cutoffs, category_field)
+    from ..search.embed import embed_cost, reset_embed_cost
+
+    reset_embed_cost()
+    runs = _run_all(loaded, query_set, rankers, cutoffs, category_field, output_format)
+    cost = embed_cost()
     from ..catalog import store_in_cache
 
     store_in_cache(loaded)  # with the indexes just built
@@ -154,6 +158,7 @@ def eval_command(
     embed_label = embed_model_label(rankers)
     if embed_label is not None:  # which model the dense rankers' figures are of
         doc["embed_model"] = payload["embed_model"] = embed_label
+        payload["embedding"] = cost.to_dict()  # texts embedded, texts found cached, seconds
     comparison = None
     if old is not None:
         k = diff_k or min(ev.default_diff_k(cutoffs), int(old.get("depth") or 10))
@@ -183,6 +188,11 @@ def eval_command(
             render.render_misses(out, misses, failures)
         if comparison is not None:
             render.render_comparison(out, comparison)
+        if embed_label is not None:
+            from .embed_progress import cost_line
+            from .render import data
+
+            out.print(data(cost_line(cost), "dim"))
     err = error_console()
     if old is not None and embed_label is not None and old.get("embed_model") not in (None, embed_label):
         err.print(
@@ -289,11 +299,18 @@ def _title(source: str, count: int, sources: list[str]) -> str:
 
 
 def _run_all(
-    catalog: Any, queries: list[Query], rankers: list[str], ks: list[int], category_field: str | None
+    catalog: Any,
+    queries: list[Query],
+    rankers: list[str],
+    ks: list[int],
+    category_field: str | None,
+    output_format: str = "table",
 ) -> list[RankerRun]:
     """Run each ranker, with a progress bar on stderr when it is a terminal (or FORCE_COLOR says to
-    treat it as one), but not a dumb one (``TERM=dumb``: it cannot redraw a line)."""
+    treat it as one), but not a dumb one (``TERM=dumb``: it cannot redraw a line). A model embedding
+    many texts (a first run) adds its own line to the bar, with an ETA (not with JSON output)."""
     from ..evaluate import run_ranker
+    from .embed_progress import embed_progress
     from .render import error_console
 
     err = error_console()
@@ -302,14 +319,17 @@ def _run_all(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 
     runs = []
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=err,
-        transient=True,
-    ) as progress:
+    with (
+        Progress(
+            TextColumn("{task.description}", markup=False),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            console=err,
+            transient=True,
+        ) as progress,
+        embed_progress(output_format, progress),
+    ):
         for name in rankers:
             task = progress.add_task(f"eval {name}", total=len(queries))
 

@@ -71,7 +71,16 @@ def search(
                 f"categories: {', '.join(known) or '(none)'}",
                 field="category",
             )
-    hits = run_search(loaded, query, max_results=limit, category=category, ranker=ranker, context=attributes)
+    from ..search.embed import embed_cost, reset_embed_cost
+    from ..search.hybrid import searches_kept_on_disk
+    from .embed_progress import cost_line, embed_progress
+
+    reset_embed_cost()
+    # a first run over a large catalog embeds for minutes (a bar on a terminal); a repeated
+    # request's vector comes from the disk, so a cached search loads no model
+    with embed_progress(output_format), searches_kept_on_disk():
+        hits = run_search(loaded, query, max_results=limit, category=category, ranker=ranker, context=attributes)
+    cost = embed_cost()
     searchable = (
         loaded.searchable() if attributes is None else [t for t in loaded.searchable() if t.visible_to(attributes)]
     )
@@ -88,6 +97,7 @@ def search(
         }
         if model is not None:
             payload["embed_model"] = model
+            payload["embedding"] = cost.to_dict()  # texts embedded, texts found cached, seconds
         if attributes is not None:
             payload["context"] = attributes
         payload["unmatched"] = [word.to_dict() for word in misses]
@@ -114,6 +124,8 @@ def search(
     )
     if misses:
         out.print(data(_misses_line(misses), "dim"))
+    if model is not None:
+        out.print(data(cost_line(cost), "dim"))
 
 
 def _unmatched(loaded: Catalog, query: str, ranker: str, visible: list[Tool] | None) -> list[UnmatchedWord]:

@@ -21,17 +21,26 @@ would only pull good lexical results down. ``--explain`` shows both parts of eve
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, ClassVar
 
 from ..errors import SearchError
 from ..model import Catalog, Tool
 from .base import Contribution, Hit, SearchRequest
 from .bm25f import MAX_CLAUSES, BM25FRanker
-from .embed import Embedder, EmbedSettings, as_queries, current_embedder, embedder_for, has_cjk
+from .embed import (
+    Embedder,
+    EmbedSettings,
+    as_queries,
+    current_embedder,
+    embed_texts,
+    embedder_for,
+    has_cjk,
+)
 from .names import put_named_first
 from .text import classic_normalize, split_sentences
-from .vectors import VectorIndex, VectorStore, store_enabled
+from .vectors import MAX_SEARCHES, MAX_STORED, VectorIndex, VectorStore, store_enabled
 
 #: How many of each list's best tools are fused.
 CANDIDATES = 50
@@ -43,25 +52,48 @@ RRF_K = 10
 QUERY_CACHE = 50_000
 
 _query_vectors: OrderedDict[tuple[str, str], Any] = OrderedDict()
+_keep_searches = False
 
 
-def query_vectors(embedder: Embedder, queries: Sequence[str], *, persist: bool = False) -> list[Any]:
+@contextmanager
+def searches_kept_on_disk() -> Iterator[None]:
+    """Within, a single search's request vectors also go through the on-disk store of searches
+    (``query_vectors(..., persist="searches")``): the CLI's ``search`` runs in it, so repeating a
+    request in a new process loads no model. Outside (an app's loop, ``lint``'s example queries)
+    they stay in memory: a long-lived process has them there, and one rewrite of the store per
+    request would cost more than it saves."""
+    global _keep_searches
+    previous, _keep_searches = _keep_searches, True
+    try:
+        yield
+    finally:
+        _keep_searches = previous
+
+
+def _search_store() -> bool | str:
+    return "searches" if _keep_searches else False
+
+
+def query_vectors(embedder: Embedder, queries: Sequence[str], *, persist: bool | str = False) -> list[Any]:
     """The model's vector of each query; cached in memory, missing ones embedded in one batch.
 
-    ``persist``: also through the on-disk store of query vectors (an evaluation's queries), so
-    re-running an evaluation embeds nothing. The model reads each query with its query prompt
-    (E5's "query: "...); the caches are keyed by the model's identity, which includes its prompts.
+    ``persist``: also through an on-disk store of query vectors: ``True`` (or ``"queries"``) the
+    store of an evaluation's queries, so re-running an evaluation embeds nothing; ``"searches"``
+    the store of single searches (the newest :data:`~.vectors.MAX_SEARCHES` kept), so repeating a
+    request loads no model. The model reads each query with its query prompt (E5's "query: "...);
+    the caches are keyed by the model's identity, which includes its prompts.
     """
     missing = list(dict.fromkeys(q for q in queries if (embedder.model_id, q) not in _query_vectors))
     if missing:
         if persist:
-            vectors = VectorStore(embedder.model_id, "queries").vectors(
-                embedder, as_queries(embedder, missing), persist=store_enabled()
-            )
+            kind = persist if isinstance(persist, str) else "queries"
+            limit = MAX_SEARCHES if kind == "searches" else MAX_STORED
+            store = VectorStore(embedder.model_id, kind, limit=limit)
+            vectors = store.vectors(embedder, as_queries(embedder, missing), persist=store_enabled())
         else:  # rounded as the stored ones are, so a search scores as its evaluation did
             import numpy as np
 
-            vectors = np.asarray(embedder.embed(as_queries(embedder, missing)), dtype=np.float32)
+            vectors = np.asarray(embed_texts(embedder, as_queries(embedder, missing)), dtype=np.float32)
             vectors = vectors.astype(np.float16).astype(np.float32)
         for query, vector in zip(missing, vectors, strict=True):
             _query_vectors[(embedder.model_id, query)] = vector
@@ -134,7 +166,7 @@ class EmbeddingRanker(_Dense):
         _check_query(request)
         embedder = self.embedder()
         index = vector_index(catalog, embedder)
-        [vector] = query_vectors(embedder, [request.query])
+        [vector] = query_vectors(embedder, [request.query], persist=_search_store())
         hits = []
         for tool, cosine in index.top(index.scores(vector), request.max_results, request.category):
             if cosine <= 0:
@@ -257,7 +289,7 @@ class HybridRanker(_Dense):
         rescaled between that view's ``depth``-th best and best tool (one matrix product per query)."""
         import numpy as np
 
-        sims = index.scores_many(np.stack(query_vectors(embedder, views)))  # (views, slots)
+        sims = index.scores_many(np.stack(query_vectors(embedder, views, persist=_search_store())))  # (views, slots)
         if category is not None and sims.shape[1]:
             sims[:, ~index.category_mask(category)] = -np.inf
         usable = np.isfinite(sims[0])

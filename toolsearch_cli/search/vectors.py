@@ -19,12 +19,15 @@ from pathlib import Path
 from typing import Any
 
 from ..model import Tool
-from .embed import Embedder, as_documents, text_key, title_text, tool_text
+from .embed import Embedder, as_documents, count_cached, embed_texts, progress_reporter, text_key, title_text, tool_text
 from .text import classic_normalize
 
 #: Vectors kept per model in the on-disk cache; the ones in use now are always kept.
 MAX_STORED = 300_000
-#: Embedding this many texts at once is said on an interactive stderr (a first run can take minutes).
+#: Vectors kept of ``search`` requests (a repeated request loads no model); the newest are kept.
+MAX_SEARCHES = 500
+#: Embedding this many texts at once is said on an interactive stderr (a first run can take minutes)
+#: when no progress reporter is set (:func:`~.embed.set_progress`; the CLI sets one that draws a bar).
 NOTICE_AT = 200
 
 
@@ -48,7 +51,7 @@ def store_enabled() -> bool:
 class VectorStore:
     """Text vectors of one model on disk, keyed by a 16-byte hash of the text."""
 
-    def __init__(self, model_id: str, kind: str = "tools", folder: Path | None = None) -> None:
+    def __init__(self, model_id: str, kind: str = "tools", folder: Path | None = None, limit: int = MAX_STORED) -> None:
         import hashlib
 
         from ..catalog import cache
@@ -58,7 +61,9 @@ class VectorStore:
         #: a folder given by the caller (benchmarks, tests) is the caller's business
         self.checked = folder is None
         self.folder = folder if folder is not None else cache.cache_dir() / "vectors"
-        #: ``tools`` (catalog texts) or ``queries`` (an evaluation's query texts): separate files
+        #: ``tools`` (catalog texts), ``queries`` (an evaluation's query texts) or ``searches``
+        #: (``search`` requests): separate files
+        self.limit = limit
         self.path = self.folder / (hashlib.sha256(model_id.encode()).hexdigest()[:32] + f"-{kind}.npz")
         #: How many texts the last :meth:`vectors` call had to embed (0: all came from the cache).
         self.embedded = 0
@@ -105,11 +110,12 @@ class VectorStore:
             if key not in known and key not in missing:
                 missing[key] = text
         self.embedded = len(missing)
+        count_cached(len(set(keys)) - len(missing))
         fresh = None
-        if len(missing) >= NOTICE_AT:
+        if len(missing) >= NOTICE_AT and progress_reporter() is None:
             _notice(f"embedding {len(missing):,} texts with {getattr(embedder, 'label', 'the model')} (once: cached)")
         if missing:
-            fresh = np.asarray(embedder.embed(list(missing.values())), dtype=np.float32).astype(np.float16)
+            fresh = np.asarray(embed_texts(embedder, list(missing.values())), dtype=np.float32).astype(np.float16)
             if old is not None and old[1].shape[1] != fresh.shape[1]:
                 old, known = None, {}  # the model's vector size changed: its old vectors are unusable
         if old is None and fresh is None:
@@ -143,7 +149,7 @@ class VectorStore:
         keys, vectors = key_rows, fresh
         if old is not None:
             keep = np.ones(len(old[0]), dtype=bool)
-            room = MAX_STORED - len(new_keys)
+            room = self.limit - len(new_keys)
             if len(old[0]) > room:  # over the bound: keep what is in use now, then the newest others
                 used = np.array([bytes(k) in in_use for k in old[0]], dtype=bool)
                 spare = max(0, room - int(used.sum()))
