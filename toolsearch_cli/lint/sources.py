@@ -12,6 +12,7 @@ from ..bounded import path_problem, safe_is_dir, safe_is_file
 from ..catalog import LOADER_BY_SUFFIX, catalog_files, default_sources, display_path, prefixes_live_names
 from ..catalog.lenient import LoadWarning, collecting
 from ..catalog.mcp_client import fetch_live_sources, is_live_source, shown_source, tools_from_live
+from ..registry.source import is_registry_source, shown_registry_source
 from ..catalog.python_loader import is_module_reference, load_python_module
 from ..errors import CatalogError, UsageError
 from ..model import Tool, ToolGroup
@@ -41,6 +42,8 @@ def expand_sources(sources: Sequence[str] | None) -> list[tuple[str, str]]:
         path = Path(source)
         if is_live_source(source):  # a live MCP server: its tools are linted like a file's
             out.append(("live", source))
+        elif is_registry_source(source):  # a PostgreSQL registry namespace: linted like a file
+            out.append(("registry", source))
         elif safe_is_dir(path):
             files = catalog_files(path)
             if not files:
@@ -97,6 +100,11 @@ def _load_one(entry: LoadedFile, kind: str, source: str, prefix: bool, fetched: 
         if isinstance(answer, CatalogError):
             raise answer
         entry.tools, entry.resident = tools_from_live(source, *answer, prefix=prefix)
+    elif kind == "registry":
+        from ..registry.store import load_registry_source
+
+        entry.file = shown_registry_source(source)
+        entry.tools, entry.resident, entry.groups = load_registry_source(source)
     elif kind == "module" or source.endswith(".py"):
         entry.tools, entry.resident = load_python_module(source)
     else:
