@@ -106,12 +106,13 @@ def _reason(exc: BaseException) -> str:
 
 
 @contextlib.contextmanager
-def connect(source: RegistrySource, *, autocommit: bool = False) -> Iterator[psycopg.Connection[Any]]:
-    """A connection to the registry; a failure is one :class:`RegistryError` line (secrets masked)."""
+def connect(source: RegistrySource) -> Iterator[psycopg.Connection[Any]]:
+    """A connection to the registry (autocommit: every transaction is an explicit
+    ``conn.transaction()`` block); a failure is one :class:`RegistryError` line (secrets masked)."""
     psycopg = driver()
     extra = {} if "connect_timeout" in source.conninfo else {"connect_timeout": CONNECT_TIMEOUT}
     try:
-        conn = psycopg.connect(source.conninfo, autocommit=autocommit, application_name="toolsearch", **extra)
+        conn = psycopg.connect(source.conninfo, autocommit=True, application_name="toolsearch", **extra)
     except psycopg.Error as exc:
         raise RegistryError(f"cannot connect to the registry {source.display}: {_reason(exc)}") from None
     try:
@@ -350,6 +351,94 @@ def _write(
                     copy.write_row(entry)
 
 
+def edit(
+    conn: psycopg.Connection[Any],
+    source: RegistrySource,
+    *,
+    upsert: Sequence[Tool] = (),
+    remove: Sequence[str] = (),
+    clear: bool = False,
+) -> PushPlan:
+    """Save, remove or clear tools of a namespace in one transaction on an open connection (what the
+    :class:`~.provider.PostgresToolProvider` does); a change records a new version as a push does."""
+    name = source.require_namespace()
+    if schema_version(conn) != SCHEMA_VERSION:
+        migrate(conn)
+    encoded = [(t.name, *codec.encode_tool(t)) for t in upsert]
+    with conn.transaction():
+        conn.execute(
+            "INSERT INTO toolsearch_namespaces (name, version, digest) VALUES (%s, 0, '') ON CONFLICT (name) DO NOTHING",
+            (name,),
+        )
+        row = conn.execute(
+            "SELECT version, resident, groups FROM toolsearch_namespaces WHERE name = %s FOR UPDATE", (name,)
+        ).fetchone()
+        base = int(row[0])
+        current = {
+            n: (h, p)
+            for n, h, p in conn.execute(
+                "SELECT name, hash, position FROM toolsearch_tools WHERE namespace = %s", (name,)
+            )
+        }
+        plan = PushPlan(namespace=name, base_version=base, new_namespace=base == 0)
+        for tool_name, _, tool_hash in encoded:
+            old = current.get(tool_name)
+            if old is None:
+                plan.added.append(tool_name)
+            elif old[0] != tool_hash:
+                plan.changed.append(tool_name)
+        gone = set(current) if clear else {n for n in remove if n in current}
+        gone -= {n for n, _, _ in encoded}
+        plan.removed = sorted(gone)
+        if plan.empty and base > 0:
+            return plan
+        resident = [n for n in json.loads(row[1]) if n not in gone]
+        last = max((p for _, p in current.values()), default=-1)
+        order = [(n, body, h) for n, body, h in encoded]
+        kept = sorted((p, n) for n, (_, p) in current.items() if n not in gone)
+        # positions: the kept tools where they were, new ones after them
+        positions = {n: p for p, n in kept}
+        for i, (n, _, _) in enumerate(order):
+            positions.setdefault(n, last + 1 + i)
+        version = base + 1
+        by_name = {n: (body, h) for n, body, h in order}
+        with conn.cursor() as cur:
+            if plan.removed:
+                cur.execute("DELETE FROM toolsearch_tools WHERE namespace = %s AND name = ANY(%s)", (name, plan.removed))
+            for n in plan.added:
+                cur.execute(
+                    "INSERT INTO toolsearch_tools (namespace, name, position, hash, body, version) VALUES (%s, %s, %s, %s, %s, %s)",
+                    (name, n, positions[n], by_name[n][1], by_name[n][0], version),
+                )
+            for n in plan.changed:
+                cur.execute(
+                    "UPDATE toolsearch_tools SET body = %s, hash = %s, version = %s WHERE namespace = %s AND name = %s",
+                    (by_name[n][0], by_name[n][1], version, name, n),
+                )
+            log = [(name, version, n, k) for k, names in (("added", plan.added), ("changed", plan.changed), ("removed", plan.removed)) for n in names]
+            cur.executemany("INSERT INTO toolsearch_changes (namespace, version, name, kind) VALUES (%s, %s, %s, %s)", log)
+        hashes = conn.execute("SELECT name, hash FROM toolsearch_tools WHERE namespace = %s", (name,)).fetchall()
+        resident_json = json.dumps(resident, ensure_ascii=False)
+        groups = json.loads(row[2])
+        for group in groups:  # a removed tool leaves the groups that listed it
+            if isinstance(group, dict) and isinstance(group.get("tools"), list):
+                group["tools"] = [t for t in group["tools"] if t not in gone]
+        groups_json = json.dumps(groups, ensure_ascii=False, separators=(",", ":"))
+        new_digest = codec.digest(hashes, resident, groups_json)
+        conn.execute(
+            "INSERT INTO toolsearch_versions (namespace, version, added, changed, removed, digest) VALUES (%s, %s, %s, %s, %s, %s)",
+            (name, version, len(plan.added), len(plan.changed), len(plan.removed), new_digest),
+        )
+        conn.execute(
+            "UPDATE toolsearch_namespaces SET version = %s, digest = %s, resident = %s, groups = %s, "
+            "updated_at = now() WHERE name = %s",
+            (version, new_digest, resident_json, groups_json, name),
+        )
+        conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, name))
+        plan.version = version
+    return plan
+
+
 # ---------------------------------------------------------------------------------------------
 # reads
 
@@ -387,10 +476,17 @@ class Changes:
         return self.full is None and not self.upsert and not self.removed
 
 
-def _read_only(conn: psycopg.Connection[Any]) -> Any:
+@contextlib.contextmanager
+def _read_only(conn: psycopg.Connection[Any]) -> Iterator[None]:
+    """One ``REPEATABLE READ READ ONLY`` transaction: every query in it sees the same snapshot."""
     conn.isolation_level = driver().IsolationLevel.REPEATABLE_READ
     conn.read_only = True
-    return conn.transaction()
+    try:
+        with conn.transaction():
+            yield
+    finally:
+        conn.isolation_level = None
+        conn.read_only = None
 
 
 def _namespace_row(conn: psycopg.Connection[Any], source: RegistrySource, name: str) -> Any:

@@ -1,0 +1,54 @@
+"""The provider interface (issue 23): the reusable contract suite run by the in-memory provider and
+by the PostgreSQL registry (a real throwaway cluster, tests/pg_cluster.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from toolsearch_cli.registry.provider import InMemoryToolProvider, PostgresToolProvider, ToolProvider
+from toolsearch_cli.registry.testing import FLIGHT, WEATHER, ProviderContract
+
+
+class TestInMemoryProvider(ProviderContract):
+    def make_provider(self):
+        return InMemoryToolProvider()
+
+
+class TestPostgresProvider(ProviderContract):
+    @pytest.fixture(autouse=True)
+    def _registry(self, pg_url):
+        self.url = pg_url
+
+    def make_provider(self):
+        return PostgresToolProvider(self.url, "contract")
+
+
+def test_both_providers_implement_the_protocol(pg_url):
+    assert isinstance(InMemoryToolProvider(), ToolProvider)
+    with PostgresToolProvider(pg_url, "p") as provider:
+        assert isinstance(provider, ToolProvider)
+
+
+def test_two_postgres_providers_share_one_namespace(pg_url):
+    """What one node saves or removes, another sees on its next call (its index follows in place)."""
+    with PostgresToolProvider(pg_url, "shared") as a, PostgresToolProvider(pg_url, "shared") as b:
+        a.save(WEATHER)
+        assert b.search("weather forecast", limit=3) == ["getWeather"]
+        b.save(FLIGHT)
+        assert a.search("flight ticket", limit=3)[0] == "bookFlight"
+        assert a.remove("getWeather") is True
+        assert b.get("getWeather") is None
+        assert [t.name for t in b.all()] == ["bookFlight"]
+        with PostgresToolProvider(pg_url, "other") as c:  # namespaces do not mix
+            assert c.all() == []
+
+
+def test_a_provider_feeds_a_catalog_manager(pg_url):
+    """The design document's use: a provider behind the manager; names it cannot resolve are dropped."""
+    from toolsearch_cli.disclosure.manager import CatalogManager
+
+    with PostgresToolProvider(pg_url, "m") as provider:
+        provider.save(WEATHER)
+        provider.save(FLIGHT)
+        manager = CatalogManager([WEATHER], provider=provider)  # only getWeather is executable here
+        assert manager.search("weather flight ticket forecast", max_results=5) == ["getWeather"]
