@@ -43,7 +43,7 @@ def bin_dir() -> Path | None:
     """The folder of ``initdb`` / ``pg_ctl``: on the PATH, else Debian's newest versioned folder."""
     found = shutil.which("initdb")
     if found and shutil.which("pg_ctl"):
-        return Path(found).parent
+        return Path(found).resolve().parent  # (Debian links initdb alone into /usr/local/bin)
     versions = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), key=lambda p: int(p.split("/")[4] or 0))
     return Path(versions[-1]).parent if versions else None
 
@@ -147,7 +147,7 @@ class Cluster:
         replica = Cluster(root, root / "data", free_port(), self.user, self.bins)
         self.run(
             "pg_basebackup", "-h", str(self.root), "-p", str(self.port), "-U", "postgres",
-            "-D", str(replica.data), "-R", "-X", "stream", "--no-sync",
+            "-D", str(replica.data), "-R", "-X", "stream", "--no-sync", "--checkpoint=fast",
         )  # fmt: skip
         replica.start()
         self.children.append(replica)

@@ -103,8 +103,14 @@ def _load_one(entry: LoadedFile, kind: str, source: str, prefix: bool, fetched: 
     elif kind == "registry":
         from ..registry.store import load_registry_source
 
+        from ..errors import UsageError
+        from ..registry.store import RegistryError
+
         entry.file = shown_registry_source(source)
-        entry.tools, entry.resident, entry.groups = load_registry_source(source)
+        try:
+            entry.tools, entry.resident, entry.groups = load_registry_source(source)
+        except RegistryError as exc:  # unreachable, no such namespace: nothing to lint, as with a missing file
+            raise UsageError(exc.message, field="catalog") from None
     elif kind == "module" or source.endswith(".py"):
         entry.tools, entry.resident = load_python_module(source)
     else:
