@@ -88,7 +88,9 @@ def test_a_push_writes_only_what_changed(pg_url):
     psycopg = pytest.importorskip("psycopg")
     with psycopg.connect(pg_url) as conn:
         versions = dict(conn.execute("SELECT name, version FROM toolsearch_tools WHERE namespace = 'n'").fetchall())
-        log = conn.execute("SELECT version, name, kind FROM toolsearch_changes WHERE version = 2 ORDER BY name").fetchall()
+        log = conn.execute(
+            "SELECT version, name, kind FROM toolsearch_changes WHERE version = 2 ORDER BY name"
+        ).fetchall()
     assert versions["tool0000"] == 1 and versions["tool0003"] == 2 and versions["extra"] == 2  # untouched rows keep v1
     assert log == [(2, "extra", "added"), (2, "tool0003", "changed"), (2, "tool0007", "removed")]
     assert same_tools(store.read_snapshot(ns(pg_url, "n")).tools, tools)
@@ -112,7 +114,9 @@ def test_bad_registry_sources_are_one_line_errors(run_cli, source, expected):
 def test_missing_namespace_and_wrong_password_mask_the_password(run_cli, pg_url, pg_cluster):
     store.push(pg_url, numbered(2), "present")
     missing = run_cli("lint", ns(pg_url, "absent"))
-    assert missing.code == 2 and "no namespace 'absent'" in missing.stderr and "did you mean 'present'" in missing.stderr
+    assert (
+        missing.code == 2 and "no namespace 'absent'" in missing.stderr and "did you mean 'present'" in missing.stderr
+    )
     wrong = pg_url.replace(pg.PASSWORD, "Wrong-Passw0rd-1234")
     denied = run_cli("search", "alpha", "-c", ns(wrong, "present"))
     assert denied.code == 2 and "password authentication failed" in denied.stderr
@@ -154,7 +158,9 @@ def test_rows_are_validated_like_files(pg_url):
     store.push(pg_url, numbered(2), "h")
     psycopg = pytest.importorskip("psycopg")
     with psycopg.connect(pg_url, autocommit=True) as conn:
-        conn.execute("""UPDATE toolsearch_tools SET body = '{"name":"tool0001","parameters":7}' WHERE name = 'tool0001'""")
+        conn.execute(
+            """UPDATE toolsearch_tools SET body = '{"name":"tool0001","parameters":7}' WHERE name = 'tool0001'"""
+        )
     with pytest.raises(store.CatalogError) as info:
         store.read_snapshot(ns(pg_url, "h"))
     assert "tool0001" in str(info.value) and "parameters" in str(info.value)
@@ -208,7 +214,9 @@ def test_shipped_catalogs_rank_identically_from_the_registry(pg_url):
 
 @pytest.mark.shared
 @pytest.mark.skipif(not (SHARED / "eval").is_dir(), reason="../shared/eval is not available")
-@pytest.mark.parametrize("name", ["bfcl_static", "metatool", "seal_tools", "toolbench_g3", "ultratool_en", "ultratool_zh"])
+@pytest.mark.parametrize(
+    "name", ["bfcl_static", "metatool", "seal_tools", "toolbench_g3", "ultratool_en", "ultratool_zh"]
+)
 def test_dev_sets_rank_identically_from_the_registry(pg_url, name):
     from toolsearch_cli.evaluate import load_queries
 

@@ -12,10 +12,10 @@ from ..bounded import path_problem, safe_is_dir, safe_is_file
 from ..catalog import LOADER_BY_SUFFIX, catalog_files, default_sources, display_path, prefixes_live_names
 from ..catalog.lenient import LoadWarning, collecting
 from ..catalog.mcp_client import fetch_live_sources, is_live_source, shown_source, tools_from_live
-from ..registry.source import is_registry_source, shown_registry_source
 from ..catalog.python_loader import is_module_reference, load_python_module
 from ..errors import CatalogError, UsageError
 from ..model import Tool, ToolGroup
+from ..registry.source import is_registry_source, shown_registry_source
 
 
 @dataclass(slots=True)
@@ -101,10 +101,7 @@ def _load_one(entry: LoadedFile, kind: str, source: str, prefix: bool, fetched: 
             raise answer
         entry.tools, entry.resident = tools_from_live(source, *answer, prefix=prefix)
     elif kind == "registry":
-        from ..registry.store import load_registry_source
-
-        from ..errors import UsageError
-        from ..registry.store import RegistryError
+        from ..registry.store import RegistryError, load_registry_source
 
         entry.file = shown_registry_source(source)
         try:

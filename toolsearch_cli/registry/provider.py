@@ -265,7 +265,9 @@ class PostgresToolProvider:
             self._version = 0
             return
         try:
-            changes = self._call(lambda conn: changes_since(conn, self.source, self._version, self._resident, self._groups))
+            changes = self._call(
+                lambda conn: changes_since(conn, self.source, self._version, self._resident, self._groups)
+            )
         except RegistryError as exc:
             if "no namespace" not in exc.message:
                 raise

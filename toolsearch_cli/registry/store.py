@@ -190,9 +190,10 @@ class PushPlan:
 
     @property
     def empty(self) -> bool:
-        return not (
-            self.added or self.changed or self.removed or self.resident_changed or self.groups_changed
-        ) and not self.new_namespace
+        return (
+            not (self.added or self.changed or self.removed or self.resident_changed or self.groups_changed)
+            and not self.new_namespace
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -321,9 +322,7 @@ def _write(
     position = {n: i for i, (n, _, _) in enumerate(encoded)}
     by_name = {n: (body, h) for n, body, h in encoded}
     if plan.removed:
-        conn.execute(
-            "DELETE FROM toolsearch_tools WHERE namespace = %s AND name = ANY(%s)", (name, plan.removed)
-        )
+        conn.execute("DELETE FROM toolsearch_tools WHERE namespace = %s AND name = ANY(%s)", (name, plan.removed))
     with conn.cursor() as cur:
         if plan.added:
             with cur.copy("COPY toolsearch_tools (namespace, name, position, hash, body, version) FROM STDIN") as copy:
@@ -337,11 +336,13 @@ def _write(
                 [(by_name[n][0], by_name[n][1], position[n], version, name, n) for n in plan.changed],
             )
         changed = set(plan.changed)
-        moved = [(position[n], name, n) for n, (_, p) in current.items() if n in position and n not in changed and position[n] != p]
+        moved = [
+            (position[n], name, n)
+            for n, (_, p) in current.items()
+            if n in position and n not in changed and position[n] != p
+        ]
         if moved:  # order only: the row's content (and hash) stays, no change is recorded for it
-            cur.executemany(
-                "UPDATE toolsearch_tools SET position = %s WHERE namespace = %s AND name = %s", moved
-            )
+            cur.executemany("UPDATE toolsearch_tools SET position = %s WHERE namespace = %s AND name = %s", moved)
         log = [(name, version, n, "added") for n in plan.added]
         log += [(name, version, n, "changed") for n in plan.changed]
         log += [(name, version, n, "removed") for n in plan.removed]
@@ -367,12 +368,14 @@ def edit(
     encoded = [(t.name, *codec.encode_tool(t)) for t in upsert]
     with conn.transaction():
         conn.execute(
-            "INSERT INTO toolsearch_namespaces (name, version, digest) VALUES (%s, 0, '') ON CONFLICT (name) DO NOTHING",
+            "INSERT INTO toolsearch_namespaces (name, version, digest) VALUES (%s, 0, '') ON CONFLICT (name) DO "
+            "NOTHING",
             (name,),
         )
         row = conn.execute(
             "SELECT version, resident, groups FROM toolsearch_namespaces WHERE name = %s FOR UPDATE", (name,)
         ).fetchone()
+        assert row is not None  # inserted just above when missing
         base = int(row[0])
         current = {
             n: (h, p)
@@ -404,10 +407,13 @@ def edit(
         by_name = {n: (body, h) for n, body, h in order}
         with conn.cursor() as cur:
             if plan.removed:
-                cur.execute("DELETE FROM toolsearch_tools WHERE namespace = %s AND name = ANY(%s)", (name, plan.removed))
+                cur.execute(
+                    "DELETE FROM toolsearch_tools WHERE namespace = %s AND name = ANY(%s)", (name, plan.removed)
+                )
             for n in plan.added:
                 cur.execute(
-                    "INSERT INTO toolsearch_tools (namespace, name, position, hash, body, version) VALUES (%s, %s, %s, %s, %s, %s)",
+                    "INSERT INTO toolsearch_tools (namespace, name, position, hash, body, version) VALUES (%s, %s, %s, "
+                    "%s, %s, %s)",
                     (name, n, positions[n], by_name[n][1], by_name[n][0], version),
                 )
             for n in plan.changed:
@@ -415,8 +421,14 @@ def edit(
                     "UPDATE toolsearch_tools SET body = %s, hash = %s, version = %s WHERE namespace = %s AND name = %s",
                     (by_name[n][0], by_name[n][1], version, name, n),
                 )
-            log = [(name, version, n, k) for k, names in (("added", plan.added), ("changed", plan.changed), ("removed", plan.removed)) for n in names]
-            cur.executemany("INSERT INTO toolsearch_changes (namespace, version, name, kind) VALUES (%s, %s, %s, %s)", log)
+            log = [
+                (name, version, n, k)
+                for k, names in (("added", plan.added), ("changed", plan.changed), ("removed", plan.removed))
+                for n in names
+            ]
+            cur.executemany(
+                "INSERT INTO toolsearch_changes (namespace, version, name, kind) VALUES (%s, %s, %s, %s)", log
+            )
         hashes = conn.execute("SELECT name, hash FROM toolsearch_tools WHERE namespace = %s", (name,)).fetchall()
         resident_json = json.dumps(resident, ensure_ascii=False)
         groups = json.loads(row[2])
@@ -426,7 +438,8 @@ def edit(
         groups_json = json.dumps(groups, ensure_ascii=False, separators=(",", ":"))
         new_digest = codec.digest(hashes, resident, groups_json)
         conn.execute(
-            "INSERT INTO toolsearch_versions (namespace, version, added, changed, removed, digest) VALUES (%s, %s, %s, %s, %s, %s)",
+            "INSERT INTO toolsearch_versions (namespace, version, added, changed, removed, digest) VALUES (%s, "
+            "%s, %s, %s, %s, %s)",
             (name, version, len(plan.added), len(plan.changed), len(plan.removed), new_digest),
         )
         conn.execute(
@@ -547,12 +560,14 @@ def changes_since(
             touched = [
                 r[0]
                 for r in conn.execute(
-                    "SELECT DISTINCT name FROM toolsearch_changes WHERE namespace = %s AND version > %s AND version <= %s",
+                    "SELECT DISTINCT name FROM toolsearch_changes WHERE namespace = %s AND version > %s AND version <= "
+                    "%s",
                     (name, since, version),
                 )
             ]
             rows = conn.execute(
-                "SELECT name, body FROM toolsearch_tools WHERE namespace = %s AND name = ANY(%s) ORDER BY position, name",
+                "SELECT name, body FROM toolsearch_tools WHERE namespace = %s AND name = ANY(%s) ORDER BY position, "
+                "name",
                 (name, touched),
             ).fetchall()
         else:
