@@ -332,7 +332,8 @@ class Catalog:
         tool = self._by_name.pop(name, None)
         if tool is None:
             raise CatalogError(f"no tool named {name!r} in the catalog", tool=name, field="name")
-        self.tools.remove(tool)
+        # by identity: list.remove would compare field by field (Tool's __eq__) with every tool before it
+        del self.tools[next(i for i, t in enumerate(self.tools) if t is tool)]
         was_resident = name in self.resident
         if was_resident:
             self.resident.remove(name)
