@@ -425,3 +425,41 @@ def test_a_replica_node_follows_the_primary(pg_cluster, pg_url):
             assert conn.execute("SELECT pg_is_in_recovery()").fetchone() == (True,)
         with pytest.raises(store.RegistryError, match="read-only"):
             store.push(replica_url, numbered(1), "rep")
+
+
+# -- every command and the library read it ---------------------------------------------------------
+
+
+def test_eval_simulate_and_the_library_read_the_registry(run_cli, pg_url, write):
+    from toolsearch_cli.agent import ToolSearch
+
+    store.push(pg_url, load_catalog(str(DEMO)), "demo")
+    source = ns(pg_url, "demo")
+    queries = write(
+        "q.yaml",
+        "- {id: a, query: weather forecast for Paris, relevant: [getWeather]}\n"
+        "- {id: b, query: send an email to my boss, relevant: [sendEmail]}\n",
+    )
+    from_registry = run_cli("eval", "-c", source, "-q", str(queries), "-f", "json")
+    from_files = run_cli("eval", "-c", str(DEMO), "-q", str(queries), "-f", "json")
+    assert from_registry.code == from_files.code == 0, from_registry.stderr
+    metrics = [
+        {k: v for k, v in result.json()["rankers"]["default"].items() if k != "ms_per_query"}
+        for result in (from_registry, from_files)
+    ]
+    assert metrics[0] == metrics[1] and metrics[0]["queries"] == 2
+    script = ROOT / "catalogs" / "scenarios" / "weather-email.en.sim.yaml"
+    simulated = run_cli("simulate", str(script), "--check", "-c", source)
+    assert simulated.code == 0, simulated.stdout + simulated.stderr
+    assert pg.PASSWORD not in simulated.stdout + simulated.stderr
+    library = ToolSearch(source)
+    files = ToolSearch(str(DEMO))
+    for query in ("weather in Shanghai", "refund an order", "reset a user's password"):
+        assert _names(library, query) == _names(files, query)
+
+
+def test_a_namespace_too_big_to_read_is_refused(pg_url, monkeypatch):
+    store.push(pg_url, numbered(20), "big")
+    monkeypatch.setattr(store, "MAX_NAMESPACE_BYTES", 1000)
+    with pytest.raises(store.RegistryError, match="more than toolsearch reads at once"):
+        store.read_snapshot(ns(pg_url, "big"))

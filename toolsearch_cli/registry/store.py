@@ -39,6 +39,10 @@ CHANNEL = "toolsearch_registry"
 #: Seconds a connection attempt may take unless the URL says (``connect_timeout=``).
 CONNECT_TIMEOUT = 5
 _LOCK_KEY = 0x7443_5245_4731  # the advisory lock held while the schema is created or migrated
+#: The most a namespace read may bring into memory (its tools' JSON, summed): a larger one is refused.
+MAX_NAMESPACE_BYTES = 1024 * 1024 * 1024
+#: How long a push waits for another push of the same namespace before giving up.
+LOCK_TIMEOUT = "60s"
 
 MIGRATIONS: dict[int, list[str]] = {
     1: [
@@ -238,6 +242,7 @@ def push(
             migrate(conn)
         with conn.transaction():
             if not dry_run:
+                conn.execute(f"SET LOCAL lock_timeout = '{LOCK_TIMEOUT}'")
                 conn.execute(
                     "INSERT INTO toolsearch_namespaces (name, version, digest) VALUES (%s, 0, '') "
                     "ON CONFLICT (name) DO NOTHING",
@@ -515,12 +520,25 @@ def _namespace_row(conn: psycopg.Connection[Any], source: RegistrySource, name: 
     return row
 
 
+def _check_size(conn: psycopg.Connection[Any], source: RegistrySource, name: str) -> None:
+    found = conn.execute(
+        "SELECT coalesce(sum(octet_length(body)), 0) FROM toolsearch_tools WHERE namespace = %s", (name,)
+    ).fetchone()
+    size = int(found[0]) if found else 0
+    if size > MAX_NAMESPACE_BYTES:
+        raise RegistryError(
+            f"namespace {name!r} in the registry {source.display} holds {size // (1024 * 1024)} MB of tools, "
+            f"more than toolsearch reads at once ({MAX_NAMESPACE_BYTES // (1024 * 1024)} MB)"
+        )
+
+
 def read_snapshot_on(conn: psycopg.Connection[Any], source: RegistrySource) -> Snapshot:
     """The namespace's current version, read in one snapshot on an open connection."""
     name = source.require_namespace()
     with _read_only(conn):
         _check_readable(conn, source)
         row = _namespace_row(conn, source, name)
+        _check_size(conn, source, name)
         rows = conn.execute(
             "SELECT name, body FROM toolsearch_tools WHERE namespace = %s ORDER BY position, name", (name,)
         ).fetchall()
@@ -571,6 +589,7 @@ def changes_since(
                 (name, touched),
             ).fetchall()
         else:
+            _check_size(conn, source, name)
             rows = conn.execute(
                 "SELECT name, body FROM toolsearch_tools WHERE namespace = %s ORDER BY position, name", (name,)
             ).fetchall()
