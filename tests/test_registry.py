@@ -463,3 +463,23 @@ def test_a_namespace_too_big_to_read_is_refused(pg_url, monkeypatch):
     monkeypatch.setattr(store, "MAX_NAMESPACE_BYTES", 1000)
     with pytest.raises(store.RegistryError, match="more than toolsearch reads at once"):
         store.read_snapshot(ns(pg_url, "big"))
+
+
+def test_a_node_reads_an_unchanged_namespace_from_its_cache(pg_url, monkeypatch):
+    """The namespace's digest keys the user's catalog cache: an unchanged namespace is not fetched
+    and validated again; any push that changes it changes the digest, so it never reads stale."""
+    from toolsearch_cli.registry import codec
+
+    store.push(pg_url, numbered(30), "cached")
+    first = load_catalog(ns(pg_url, "cached"))
+    calls = []
+    real = codec.decode
+    monkeypatch.setattr(codec, "decode", lambda *a, **k: calls.append(1) or real(*a, **k))
+    again = load_catalog(ns(pg_url, "cached"))
+    assert calls == [] and same_tools(first, again)
+    store.push(pg_url, numbered(30, "omega"), "cached")
+    changed = load_catalog(ns(pg_url, "cached"))
+    assert calls == [1] and same_tools(changed, numbered(30, "omega"))
+    monkeypatch.setenv("TOOLSEARCH_NO_CACHE", "1")
+    load_catalog(ns(pg_url, "cached"))
+    assert calls == [1, 1]

@@ -52,3 +52,19 @@ def test_a_provider_feeds_a_catalog_manager(pg_url):
         provider.save(FLIGHT)
         manager = CatalogManager([WEATHER], provider=provider)  # only getWeather is executable here
         assert manager.search("weather flight ticket forecast", max_results=5) == ["getWeather"]
+
+
+def test_absent_postgres_skips_locally_and_fails_in_ci(monkeypatch):
+    from tests import pg_cluster as pg
+
+    monkeypatch.setattr(pg, "bin_dir", lambda: None)
+    reason = pg.unavailable()
+    assert reason is not None and "not installed" in reason
+    monkeypatch.delenv(pg.REQUIRE_VAR, raising=False)
+    with pytest.raises(pytest.skip.Exception):
+        pg.skip_or_fail(reason, None)
+    with pytest.raises(pytest.fail.Exception, match="PostgreSQL is required in CI"):
+        pg.skip_or_fail(reason, "true")  # $CI as the tests were started with
+    monkeypatch.setenv(pg.REQUIRE_VAR, "1")  # what .ci/run sets for both of its runs
+    with pytest.raises(pytest.fail.Exception):
+        pg.skip_or_fail(reason, None)

@@ -532,25 +532,62 @@ def _check_size(conn: psycopg.Connection[Any], source: RegistrySource, name: str
         )
 
 
-def read_snapshot_on(conn: psycopg.Connection[Any], source: RegistrySource) -> Snapshot:
-    """The namespace's current version, read in one snapshot on an open connection."""
+def _cache_key(source: RegistrySource, digest: str) -> str | None:
+    """The on-disk cache key of a namespace's content: its digest (a push that changes anything
+    changes it), where it was read from (credentials masked) and this build of toolsearch."""
+    import hashlib
+    import sys
+
+    from .. import __version__
+    from ..catalog import cache
+
+    if not cache.enabled() or not digest:
+        return None
+    h = hashlib.sha256(cache.MAGIC)
+    h.update(f"registry\n{__version__}\n{sys.version}\n{cache._stemmer_version()}\n".encode())
+    h.update(f"{source.display}\n{digest}\n".encode())
+    h.update(cache._package_fingerprint())
+    return h.hexdigest()
+
+
+def read_snapshot_on(conn: psycopg.Connection[Any], source: RegistrySource, *, cache: bool = False) -> Snapshot:
+    """The namespace's current version, read in one snapshot on an open connection.
+
+    ``cache``: a namespace whose digest this user's catalog cache holds (see
+    :mod:`toolsearch_cli.catalog.cache`) is read from there, not fetched and validated again;
+    one fetched is stored there."""
     name = source.require_namespace()
+    key = None
     with _read_only(conn):
         _check_readable(conn, source)
         row = _namespace_row(conn, source, name)
+        key = _cache_key(source, row[1]) if cache else None
+        if key is not None:
+            from ..catalog import cache as catalog_cache
+
+            cached = catalog_cache.load(key)
+            if cached is not None:
+                tools, resident, groups = cached.tools, cached.resident, cached.groups
+                return Snapshot(name, int(row[0]), row[1], tools, resident, groups, row[2], row[3])
         _check_size(conn, source, name)
         rows = conn.execute(
             "SELECT name, body FROM toolsearch_tools WHERE namespace = %s ORDER BY position, name", (name,)
         ).fetchall()
     where = source.display
     tools, resident, groups = codec.decode(rows, row[2], row[3], where)
+    if key is not None:
+        from ..catalog import cache as catalog_cache
+
+        entry = Catalog(tools=list(tools), resident=list(resident), groups=list(groups))
+        entry.cache_key = key
+        catalog_cache.store(entry)
     return Snapshot(name, int(row[0]), row[1], tools, resident, groups, row[2], row[3])
 
 
-def read_snapshot(url: str | RegistrySource) -> Snapshot:
+def read_snapshot(url: str | RegistrySource, *, cache: bool = False) -> Snapshot:
     source = url if isinstance(url, RegistrySource) else parse_registry_source(url)
     with connect(source) as conn:
-        return read_snapshot_on(conn, source)
+        return read_snapshot_on(conn, source, cache=cache)
 
 
 def current_version(conn: psycopg.Connection[Any], source: RegistrySource) -> int:
@@ -606,7 +643,7 @@ def load_registry_source(source: str) -> tuple[list[Tool], list[str], list[Any]]
     """What ``load_source_with_groups`` returns for a ``postgresql://`` source."""
     parsed = parse_registry_source(source)
     parsed.require_namespace()
-    snap = read_snapshot(parsed)
+    snap = read_snapshot(parsed, cache=True)
     if parsed.alias:
         for tool in snap.tools:
             if tool.category is None:

@@ -215,7 +215,7 @@ class LiveToolSearch(ToolSearch):
 
         parsed = parse_registry_source(source)
         parsed.require_namespace()
-        snap = read_snapshot(parsed)
+        snap = read_snapshot(parsed, cache=True)
         self._lock = threading.RLock()
         self._options = options
         self._display = parsed.display
