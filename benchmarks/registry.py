@@ -81,20 +81,23 @@ def main() -> int:
         warm = load_catalog(str(file), cache=True)
         ts_file = ToolSearch(warm)
         first_search(ts_file)
-        timings: dict[str, list[float]] = {"file": [], "registry": [], "registry_read": []}
+        LiveToolSearch(source, start=False)  # puts the namespace (by its digest) in the node's cache
+        timings: dict[str, list[float]] = {"file": [], "cold": [], "warm": [], "read_cold": []}
         for _ in range(2):
             t0 = time.perf_counter()
             ts_file = ToolSearch(load_catalog(str(file), cache=True))
             first_search(ts_file)
             timings["file"].append(time.perf_counter() - t0)
             t0 = time.perf_counter()
-            snap = store.read_snapshot(source)
-            timings["registry_read"].append(time.perf_counter() - t0)
+            snap = store.read_snapshot(source)  # no cache: every row fetched and validated
+            timings["read_cold"].append(time.perf_counter() - t0)
+            first_search(ToolSearch(Catalog(tools=snap.tools, resident=snap.resident, groups=snap.groups)))
+            timings["cold"].append(time.perf_counter() - t0)
+            del snap
             t0 = time.perf_counter()
-            node = LiveToolSearch(source, start=False)
+            node = LiveToolSearch(source, start=False)  # the digest checked, the tools from the cache
             first_search(node)
-            timings["registry"].append(time.perf_counter() - t0)
-        del snap
+            timings["warm"].append(time.perf_counter() - t0)
         load = {k: min(v) for k, v in timings.items()}
 
         # apply a push of N changed tools to a running node
@@ -135,14 +138,20 @@ def main() -> int:
             times.sort()
             return statistics.median(times), times[int(len(times) * 0.95)]
 
-        live_p = latencies(node)
-        mem_p = latencies(fresh)
+        rounds = [(latencies(fresh), latencies(node)) for _ in range(3)]  # alternated: noise hits both
+        mem_p = min(r[0] for r in rounds)
+        live_p = min(r[1] for r in rounds)
         node.close()
+        stopped_p = latencies(node)  # the same node, its watcher stopped
+        fresh_node = LiveToolSearch(source, start=False)
+        fresh_p = latencies(fresh_node)
 
     print(f"tools: {len(tools)}; initial push {push_s:.1f} s")
     print(
-        f"load to first search: file via cache {load['file']:.2f} s, registry {load['registry']:.2f} s "
-        f"(ratio {load['registry'] / load['file']:.2f}x; registry read alone {load['registry_read']:.2f} s)"
+        f"load to first search (best of 2): file via its cache {load['file']:.2f} s; registry, digest in the "
+        f"node's cache {load['warm']:.2f} s ({load['warm'] / load['file']:.2f}x); registry cold "
+        f"{load['cold']:.2f} s ({load['cold'] / load['file']:.2f}x, of which fetch + validation "
+        f"{load['read_cold']:.2f} s)"
     )
     print(
         f"push of {args.changed} changed tools: {push_changed_s:.2f} s to commit; "
@@ -152,7 +161,8 @@ def main() -> int:
     print(f"rankings equal to a fresh load: {equal}/{len(probe)} queries")
     print(
         f"toolSearch p50/p95 ms: registry-backed {live_p[0]:.2f}/{live_p[1]:.2f}, "
-        f"in-memory {mem_p[0]:.2f}/{mem_p[1]:.2f}"
+        f"in-memory {mem_p[0]:.2f}/{mem_p[1]:.2f}; the registry-backed node with its watcher stopped "
+        f"{stopped_p[0]:.2f}/{stopped_p[1]:.2f}; a fresh registry-backed node {fresh_p[0]:.2f}/{fresh_p[1]:.2f}"
     )
     return 0
 
