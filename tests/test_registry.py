@@ -483,3 +483,31 @@ def test_a_node_reads_an_unchanged_namespace_from_its_cache(pg_url, monkeypatch)
     monkeypatch.setenv("TOOLSEARCH_NO_CACHE", "1")
     load_catalog(ns(pg_url, "cached"))
     assert calls == [1, 1]
+
+
+def test_credentials_from_a_service_file(run_cli, pg_url, pg_cluster, tmp_path, monkeypatch):
+    """libpq's service file holds host, database, user and password: the URL names the service only."""
+    store.push(pg_url, numbered(4), "svc")
+    services = tmp_path / "pg_service.conf"
+    database = pg_url.rsplit("/", 1)[1]
+    services.write_text(
+        f"[tools]\nhost=127.0.0.1\nport={pg_cluster.port}\ndbname={database}\nuser=postgres\npassword={pg.PASSWORD}\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("PGSERVICEFILE", str(services))
+    result = run_cli("search", "alpha family task", "-c", "postgresql://?service=tools&namespace=svc", "-f", "json")
+    assert result.code == 0, result.stderr
+    assert len(result.json()["hits"]) == 4 and pg.PASSWORD not in result.stdout + result.stderr
+
+
+def test_stored_resident_names_that_are_not_a_list_are_an_error_not_a_crash(pg_url):
+    store.push(pg_url, numbered(3), "bad")
+    psycopg = pytest.importorskip("psycopg")
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("UPDATE toolsearch_namespaces SET resident = '{\"x\": 1' WHERE name = 'bad'")
+    with pytest.raises(store.CatalogError, match="malformed registry row"):
+        store.read_snapshot(ns(pg_url, "bad"))
+    from toolsearch_cli.registry.provider import PostgresToolProvider
+
+    with PostgresToolProvider(pg_url, "bad") as provider, pytest.raises(store.CatalogError, match="malformed"):
+        provider.remove("tool0001")

@@ -25,7 +25,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..errors import CatalogError, ToolsearchError
+from ..errors import CatalogError
 from ..model import Catalog, Tool
 from ..redaction import redact
 from . import codec
@@ -99,14 +99,18 @@ def driver() -> Any:
 
 
 def _reason(exc: BaseException) -> str:
+    """The first line of a driver error (libpq adds hints on further lines), secrets masked."""
     lines = [line.strip() for line in str(exc).strip().splitlines() if line.strip()]
     text = lines[0] if lines else type(exc).__name__
-    for line in lines[1:]:
-        if line.lower().startswith(("detail:", "hint:")):
-            continue
-        if "failed:" in text and len(text) < 40:
-            text = f"{text} {line}"
     return redact(text.removeprefix("connection failed: "))
+
+
+def _stored_list(text: str, where: str) -> list[Any]:
+    """A namespace's stored resident names or groups (JSON written by a push; checked, as it is input)."""
+    value = codec.parse_row(text, where)
+    if not isinstance(value, list):
+        raise RegistryError("a registry row holds something other than a list", file=where)
+    return value
 
 
 @contextlib.contextmanager
@@ -308,8 +312,8 @@ def _plan(
             plan.unchanged += 1
     plan.removed = sorted(n for n in current if n not in wanted)
     if row is not None:
-        plan.resident_changed = json.loads(row[1]) != json.loads(resident_json)
-        plan.groups_changed = json.loads(row[2]) != json.loads(groups_json)
+        plan.resident_changed = row[1] != resident_json
+        plan.groups_changed = row[2] != groups_json
     else:
         plan.resident_changed = resident_json != "[]"
         plan.groups_changed = groups_json != "[]"
@@ -400,7 +404,7 @@ def edit(
         plan.removed = sorted(gone)
         if plan.empty and base > 0:
             return plan
-        resident = [n for n in json.loads(row[1]) if n not in gone]
+        resident = [n for n in _stored_list(row[1], f"{source.display}#resident") if n not in gone]
         last = max((p for _, p in current.values()), default=-1)
         order = [(n, body, h) for n, body, h in encoded]
         kept = sorted((p, n) for n, (_, p) in current.items() if n not in gone)
@@ -436,7 +440,7 @@ def edit(
             )
         hashes = conn.execute("SELECT name, hash FROM toolsearch_tools WHERE namespace = %s", (name,)).fetchall()
         resident_json = json.dumps(resident, ensure_ascii=False)
-        groups = json.loads(row[2])
+        groups = _stored_list(row[2], f"{source.display}#groups")
         for group in groups:  # a removed tool leaves the groups that listed it
             if isinstance(group, dict) and isinstance(group.get("tools"), list):
                 group["tools"] = [t for t in group["tools"] if t not in gone]
@@ -651,20 +655,6 @@ def load_registry_source(source: str) -> tuple[list[Tool], list[str], list[Any]]
     return snap.tools, snap.resident, snap.groups
 
 
-def namespaces(url: str | RegistrySource) -> list[dict[str, Any]]:
-    """Every namespace with its version, tool count and last push time."""
-    source = url if isinstance(url, RegistrySource) else parse_registry_source(url)
-    with connect(source) as conn, _read_only(conn):
-        _check_readable(conn, source)
-        return [
-            {"namespace": n, "version": int(v), "tools": int(c), "updated_at": u.isoformat()}
-            for n, v, c, u in conn.execute(
-                "SELECT n.name, n.version, count(t.name), n.updated_at FROM toolsearch_namespaces n "
-                "LEFT JOIN toolsearch_tools t ON t.namespace = n.name GROUP BY n.name ORDER BY n.name"
-            )
-        ]
-
-
 __all__ = [
     "CHANNEL",
     "SCHEMA_VERSION",
@@ -673,13 +663,11 @@ __all__ = [
     "PushPlan",
     "RegistryError",
     "Snapshot",
-    "ToolsearchError",
     "changes_since",
     "connect",
     "current_version",
     "load_registry_source",
     "migrate",
-    "namespaces",
     "push",
     "read_snapshot",
     "read_snapshot_on",
