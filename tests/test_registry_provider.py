@@ -68,3 +68,29 @@ def test_absent_postgres_skips_locally_and_fails_in_ci(monkeypatch):
     monkeypatch.setenv(pg.REQUIRE_VAR, "1")  # what .ci/run sets for both of its runs
     with pytest.raises(pytest.fail.Exception):
         pg.skip_or_fail(reason, None)
+
+
+def test_catalog_remove_tools_is_one_pass_and_all_or_nothing():
+    """What live sync uses: several tools out at once, indexes updated in place, resident names too."""
+    from toolsearch_cli.errors import CatalogError
+    from toolsearch_cli.model import Catalog
+    from toolsearch_cli.registry.testing import REFUND, sample
+    from toolsearch_cli.search import get_ranker
+    from toolsearch_cli.search.base import SearchRequest
+
+    catalog = Catalog(tools=[WEATHER, FLIGHT, REFUND, sample("clock", "what time is it")], resident=["clock"])
+    ranker = get_ranker("default")
+    ask = lambda q: [h.name for h in ranker.search(catalog, SearchRequest(query=q, max_results=5, explain=False))]  # noqa: E731
+    assert ask("flight ticket") == ["bookFlight"]  # the index is built
+    with pytest.raises(CatalogError, match="no tool named 'nope'"):
+        catalog.remove_tools(["bookFlight", "nope"])
+    assert catalog.names == ["getWeather", "bookFlight", "refundOrder", "clock"]
+    catalog.remove_tools(["bookFlight", "clock", "bookFlight"])
+    assert catalog.names == ["getWeather", "refundOrder"] and catalog.resident == []
+    assert "bookFlight" not in catalog and ask("flight ticket airports") == []
+    assert ask("refund order payment") == ["refundOrder"]
+    fresh = Catalog(tools=[WEATHER, REFUND])
+    for query in ("weather forecast", "refund payment", "city"):
+        assert ask(query) == [
+            h.name for h in ranker.search(fresh, SearchRequest(query=query, max_results=5, explain=False))
+        ]

@@ -161,35 +161,26 @@ def apply_changes(engine: Any, changes: Changes) -> bool:
     if any(t.name in resident for t in changes.upsert) or any(n in resident for n in changes.removed):
         return False
     baseline = engine.baseline_tools
-    positions = {id(t): i for i, t in enumerate(baseline)}
-    dropped: set[int] = set()
+    in_baseline = {id(t) for t in baseline}
+    names = [*changes.removed, *(t.name for t in changes.upsert)]
+    old = [t for t in (catalog.get(n) for n in dict.fromkeys(names)) if t is not None]
     delta = 0
-
-    def drop(name: str) -> None:
-        nonlocal delta
-        old = catalog.get(name)
-        if old is None:
-            return
-        catalog.remove_tool(name)
-        engine.manager.unregister(name)
-        if id(old) in positions:
-            dropped.add(id(old))
-            delta -= engine._tokens.pop(id(old), None) or tool_tokens(old, engine.counter)
-        engine._tokens.pop(id(old), None)
-
-    for name in changes.removed:
-        drop(name)
-    added = []
+    for tool in old:
+        cached = engine._tokens.pop(id(tool), None)
+        if id(tool) in in_baseline:
+            delta -= cached if cached is not None else tool_tokens(tool, engine.counter)
+    if old:
+        gone = {id(t) for t in old}
+        catalog.remove_tools([t.name for t in old])  # one pass, indexes updated tool by tool
+        for tool in old:
+            engine.manager.unregister(tool.name)
+        baseline[:] = [t for t in baseline if id(t) not in gone]
     for tool in changes.upsert:
-        drop(tool.name)
         catalog.add_tool(tool)
         engine.manager.register(tool, replace=True)
         if tool.visible_to(engine.context):
-            added.append(tool)
+            baseline.append(tool)
             delta += tool_tokens(tool, engine.counter)
-    if dropped:
-        baseline[:] = [t for t in baseline if id(t) not in dropped]
-    baseline.extend(added)
     # the all-tools baseline adjusted by each changed tool's own count (not re-counted as one array)
     engine.baseline_tool_tokens += delta
     return True
