@@ -191,6 +191,11 @@ def _parameters_of(
         )
 
 
+def _remover(name: str) -> Callable[[Any], None]:
+    """What an index that can shrink does when the tool ``name`` leaves its catalog."""
+    return lambda index: index.remove(name)
+
+
 def _same_place(a: Location | None, b: Location | None) -> bool:
     """Whether two tools were read from the same line of the same file (however the path was spelt)."""
     if a is None or b is None or a.line != b.line:
@@ -347,7 +352,7 @@ class Catalog:
             was_resident = tool.name in self.resident
             if was_resident:
                 self.resident.remove(tool.name)
-            self._changed(None if was_resident else (lambda index, name=tool.name: index.remove(name)))
+            self._changed(None if was_resident else _remover(tool.name))
 
     def _changed(self, update: Callable[[Any], None] | None) -> None:
         self.cache_key = None  # no longer what the cached files say
