@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -42,13 +43,7 @@ def main() -> int:
     from scale import synthetic_tools
 
     from tests import pg_cluster as pg
-    from toolsearch_cli.agent import ToolSearch
-    from toolsearch_cli.catalog import load_catalog
     from toolsearch_cli.evaluate import load_queries
-    from toolsearch_cli.model import Catalog
-    from toolsearch_cli.registry import store
-    from toolsearch_cli.registry.codec import tool_row
-    from toolsearch_cli.registry.sync import LiveToolSearch
 
     reason = pg.unavailable()
     if reason:
@@ -56,8 +51,23 @@ def main() -> int:
         return 2
     queries = [q.query for q in load_queries(str(seal / "queries.yaml"))][:300]
     tools = synthetic_tools(seal, args.size)
-    catalog = Catalog(tools=tools)
     work = Path(tempfile.mkdtemp(prefix="toolsearch-registry-bench-"))
+    try:
+        return run(args, tools, queries, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def run(args: argparse.Namespace, tools: list, queries: list[str], work: Path) -> int:
+    from tests import pg_cluster as pg
+    from toolsearch_cli.agent import ToolSearch
+    from toolsearch_cli.catalog import load_catalog
+    from toolsearch_cli.model import Catalog
+    from toolsearch_cli.registry import store
+    from toolsearch_cli.registry.codec import tool_row
+    from toolsearch_cli.registry.sync import LiveToolSearch
+
+    catalog = Catalog(tools=tools)
     os.environ["TOOLSEARCH_CACHE_DIR"] = str(work / "cache")
     file = work / "catalog.json"
     # toolsearch's own format, as JSON (what a registry row holds, per tool)
