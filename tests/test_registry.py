@@ -375,6 +375,9 @@ def test_two_nodes_converge_on_a_push_in_place(pg_url):
         fresh = LiveToolSearch(ns(pg_url, "live"), start=False)  # rankings equal to a fresh load
         for query in ("tide harbour", "air quality index", "weather forecast city", "sunrise"):
             assert _names(a, query) == _names(fresh, query)
+        # the all-tools baseline follows: the same tools; tokens adjusted per tool, not re-counted
+        assert sorted(t.name for t in a.engine.baseline_tools) == sorted(t.name for t in fresh.engine.baseline_tools)
+        assert abs(a.engine.baseline_tool_tokens - fresh.engine.baseline_tool_tokens) <= 6
 
 
 def test_a_node_that_loses_the_registry_keeps_serving_and_says_so(pg_url, pg_cluster):

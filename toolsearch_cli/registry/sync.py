@@ -149,21 +149,30 @@ class RegistryWatcher:
         return True
 
 
-def apply_changes(engine: Any, changes: Changes) -> bool:
-    """Apply added/changed/removed tools to a disclosure engine in place; ``False`` (nothing done)
-    when the change needs a rebuild instead: a full snapshot, or a change to a resident tool."""
-    from ..tokens import tool_tokens
-
-    if changes.full is not None:
-        return False
-    catalog: Catalog = engine.catalog
-    resident = {t.name for t in engine.prompt_tools}
-    if any(t.name in resident for t in changes.upsert) or any(n in resident for n in changes.removed):
-        return False
-    baseline = engine.baseline_tools
-    in_baseline = {id(t) for t in baseline}
+def apply_to_catalog(catalog: Catalog, manager: Any, changes: Changes) -> list[Any]:
+    """Apply added/changed/removed tools to a catalog and its catalog manager in place (indexes
+    updated tool by tool, the removals in one pass); returns the tools taken out, for
+    :func:`adjust_baseline`. Several engines sharing one catalog and manager (a server's
+    per-context engines) call this once, then :func:`adjust_baseline` for each engine."""
     names = [*changes.removed, *(t.name for t in changes.upsert)]
     old = [t for t in (catalog.get(n) for n in dict.fromkeys(names)) if t is not None]
+    if old:
+        catalog.remove_tools([t.name for t in old])
+        for tool in old:
+            manager.unregister(tool.name)
+    for tool in changes.upsert:
+        catalog.add_tool(tool)
+        manager.register(tool, replace=True)
+    return old
+
+
+def adjust_baseline(engine: Any, old: Sequence[Any], new: Sequence[Any]) -> None:
+    """An engine's all-tools baseline after ``old`` tools left and ``new`` ones came: its list, and
+    its token count adjusted by each tool's own count (not re-counted as one array)."""
+    from ..tokens import tool_tokens
+
+    baseline = engine.baseline_tools
+    in_baseline = {id(t) for t in baseline}
     delta = 0
     for tool in old:
         cached = engine._tokens.pop(id(tool), None)
@@ -171,18 +180,24 @@ def apply_changes(engine: Any, changes: Changes) -> bool:
             delta -= cached if cached is not None else tool_tokens(tool, engine.counter)
     if old:
         gone = {id(t) for t in old}
-        catalog.remove_tools([t.name for t in old])  # one pass, indexes updated tool by tool
-        for tool in old:
-            engine.manager.unregister(tool.name)
         baseline[:] = [t for t in baseline if id(t) not in gone]
-    for tool in changes.upsert:
-        catalog.add_tool(tool)
-        engine.manager.register(tool, replace=True)
+    for tool in new:
         if tool.visible_to(engine.context):
             baseline.append(tool)
             delta += tool_tokens(tool, engine.counter)
-    # the all-tools baseline adjusted by each changed tool's own count (not re-counted as one array)
     engine.baseline_tool_tokens += delta
+
+
+def apply_changes(engine: Any, changes: Changes) -> bool:
+    """Apply added/changed/removed tools to a disclosure engine in place; ``False`` (nothing done)
+    when the change needs a rebuild instead: a full snapshot, or a change to a resident tool."""
+    if changes.full is not None:
+        return False
+    resident = {t.name for t in engine.prompt_tools}
+    if any(t.name in resident for t in changes.upsert) or any(n in resident for n in changes.removed):
+        return False
+    old = apply_to_catalog(engine.catalog, engine.manager, changes)
+    adjust_baseline(engine, old, changes.upsert)
     return True
 
 
@@ -290,4 +305,4 @@ class LiveToolSearch(ToolSearch):
         self.close()
 
 
-__all__ = ["LiveToolSearch", "RegistryWatcher", "apply_changes"]
+__all__ = ["LiveToolSearch", "RegistryWatcher", "adjust_baseline", "apply_changes", "apply_to_catalog"]
