@@ -52,7 +52,7 @@ CLEARED = frozenset(
     }
 )  # fmt: skip
 #: prefixes of names removed from every test's environment
-CLEARED_PREFIXES = ("TOOLSEARCH_", "OPENAI_", "GITHUB_", "RUNNER_", "TYPER_", "_TYPER_")
+CLEARED_PREFIXES = ("TOOLSEARCH_", "OPENAI_", "GITHUB_", "RUNNER_", "TYPER_", "_TYPER_", "PG")
 #: opt-in settings of the tests themselves (never read by toolsearch): kept
 TEST_SETTINGS = frozenset(
     {
@@ -62,11 +62,15 @@ TEST_SETTINGS = frozenset(
         "TOOLSEARCH_LIVE_TIMEOUT",
         "TOOLSEARCH_TEST_ONNX_MODEL",
         "TOOLSEARCH_UPDATE_SNAPSHOTS",
+        "TOOLSEARCH_TEST_REQUIRE_POSTGRES",
+        "TOOLSEARCH_TEST_PG_USER",
     }
 )
 #: the variable holding a live test's API key, and the caller's value of it (kept for tests marked live)
 LIVE_KEY_ENV = os.environ.get("TOOLSEARCH_LIVE_API_KEY_ENV", "OPENAI_API_KEY")
 _LIVE_KEY = os.environ.get(LIVE_KEY_ENV)
+#: ``$CI`` as the tests were started with (cleared below): in CI, tests needing PostgreSQL fail, never skip
+STARTED_CI = os.environ.get("CI")
 
 
 def cleared(name: str) -> bool:
@@ -163,3 +167,26 @@ def _clean_environment(request, monkeypatch, session_home, tmp_path_factory):
 def clean_env(**overrides: str) -> dict[str, str]:
     """The environment for a CLI started in another process: the test's own (clean) one, plus ``overrides``."""
     return {**os.environ, **overrides}
+
+
+@pytest.fixture(scope="session")
+def pg_cluster():
+    """A throwaway PostgreSQL server on loopback for the session (tests/pg_cluster.py); skips
+    where PostgreSQL or psycopg is absent, except in CI, where that fails."""
+    from tests import pg_cluster as pg
+
+    reason = pg.unavailable()
+    if reason is not None:
+        pg.skip_or_fail(reason, STARTED_CI)
+    with pg.running_cluster() as cluster:
+        yield cluster
+
+
+@pytest.fixture
+def pg_url(pg_cluster, request):
+    """A URL (with the password) of a fresh database of the session's cluster, one per test."""
+    import re
+
+    name = "t_" + re.sub(r"[^a-z0-9]+", "_", request.node.name.lower())[:50]
+    pg_cluster.sql(f'DROP DATABASE IF EXISTS "{name}"')
+    return pg_cluster.create_database(name)

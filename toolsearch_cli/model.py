@@ -7,7 +7,7 @@ read (with file:line errors) before building these objects.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -189,6 +189,11 @@ def _parameters_of(
         )
 
 
+def _remover(name: str) -> Callable[[Any], None]:
+    """What an index that can shrink does when the tool ``name`` leaves its catalog."""
+    return lambda index: index.remove(name)
+
+
 def _same_place(a: Location | None, b: Location | None) -> bool:
     """Whether two tools were read from the same line of the same file (however the path was spelt)."""
     if a is None or b is None or a.line != b.line:
@@ -327,14 +332,25 @@ class Catalog:
 
     def remove_tool(self, name: str) -> None:
         """Remove a tool at run time; built indexes that can shrink are updated, not rebuilt."""
-        tool = self._by_name.pop(name, None)
-        if tool is None:
-            raise CatalogError(f"no tool named {name!r} in the catalog", tool=name, field="name")
-        self.tools.remove(tool)
-        was_resident = name in self.resident
-        if was_resident:
-            self.resident.remove(name)
-        self._changed(None if was_resident else (lambda index: index.remove(name)))
+        self.remove_tools([name])
+
+    def remove_tools(self, names: Iterable[str]) -> None:
+        """Remove several tools at run time with one pass over :attr:`tools` (a live registry's change
+        of 100 tools at 100k); an unknown name is an error and removes nothing."""
+        wanted = list(dict.fromkeys(names))
+        for name in wanted:
+            if name not in self._by_name:
+                raise CatalogError(f"no tool named {name!r} in the catalog", tool=name, field="name")
+        gone = [self._by_name.pop(name) for name in wanted]
+        if not gone:
+            return
+        ids = {id(tool) for tool in gone}  # by identity: Tool's __eq__ compares field by field
+        self.tools[:] = [tool for tool in self.tools if id(tool) not in ids]
+        for tool in gone:
+            was_resident = tool.name in self.resident
+            if was_resident:
+                self.resident.remove(tool.name)
+            self._changed(None if was_resident else _remover(tool.name))
 
     def _changed(self, update: Callable[[Any], None] | None) -> None:
         self.cache_key = None  # no longer what the cached files say

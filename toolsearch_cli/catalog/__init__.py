@@ -166,6 +166,8 @@ def runs_code(source: str) -> str | None:
     data: files and folders of YAML/JSON, ``mcp+http`` servers. Python files and modules are
     imported; ``mcp+stdio`` starts its command."""
     source = source.strip()
+    if _is_registry(source):
+        return None  # a PostgreSQL registry holds data only
     if is_live_source(source):
         from .mcp_client import parse_live_source
 
@@ -227,6 +229,10 @@ def load_source_with_groups(
     """
     if is_live_source(source):
         return _with_groups(load_live_source(source, prefix=prefix))
+    if _is_registry(source):
+        from ..registry.store import load_registry_source
+
+        return load_registry_source(source)
     path = Path(source)
     if safe_is_dir(path):
         files = catalog_files(path)
@@ -265,6 +271,22 @@ def load_source_with_groups(
     if is_module_reference(source):
         return _with_groups(load_python_module(source))
     raise CatalogError("no such file, folder or importable module", file=source)
+
+
+def _is_registry(source: str) -> bool:
+    """A ``[alias=]postgresql://…?namespace=NAME`` registry source (see :mod:`toolsearch_cli.registry`)."""
+    from ..registry.source import is_registry_source
+
+    return is_registry_source(source)
+
+
+def shown_catalog_source(source: str) -> str:
+    """A source as messages show it: credentials of an MCP or registry URL masked."""
+    if _is_registry(source):
+        from ..registry.source import shown_registry_source
+
+        return shown_registry_source(source)
+    return shown_source(source)
 
 
 def display_path(path: Path) -> str:
@@ -395,4 +417,4 @@ def _load_uncached(resolved: list[str], catalog_format: str | None = None) -> Ca
         raise failed[0]  # nothing is left to work with: the first server's error, as with one server
     for problem in failed:  # one server down of several: the others are still worth searching
         warn(problem, "server")
-    return Catalog(tools=tools, resident=resident, sources=[shown_source(s) for s in resolved], groups=groups)
+    return Catalog(tools=tools, resident=resident, sources=[shown_catalog_source(s) for s in resolved], groups=groups)

@@ -102,6 +102,11 @@ def split_env_sources(value: str, separator: str) -> list[str]:
 
 def _continues(previous: str, part: str) -> bool:
     head = previous.rpartition("=")[2] if _LIVE_ALIAS.match(previous) else previous
+    registry = previous.partition("=")[2] if _REGISTRY_ALIAS.match(previous) else previous
+    if registry in ("postgresql", "postgres"):
+        return True  # "postgresql" + "//host"
+    if registry.startswith(("postgresql://", "postgres://")) and "/" not in registry.split("://", 1)[1]:
+        return True  # "postgresql://user" + "password@host" + "5432/db": the authority runs to its "/"
     if head in ("mcp+stdio", "mcp+http", "mcp+https"):
         return True  # "mcp+stdio" + "python x.py", "mcp+http" + "//host"
     if head.startswith(("mcp+http://", "mcp+https://")) and "/" not in head.split("://", 1)[1]:
@@ -110,6 +115,7 @@ def _continues(previous: str, part: str) -> bool:
 
 
 _LIVE_ALIAS = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*=mcp\+")
+_REGISTRY_ALIAS = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*=postgres")
 
 
 def http_headers() -> dict[str, str]:

@@ -133,3 +133,70 @@ def _check_out_suffix(out: str, to: str) -> None:
                 f"tools that go by the extension will misread it (name it {expected[0]})"
             )
         )
+
+
+@app.command("push")
+def push(
+    ctx: typer.Context,
+    to: str = typer.Option(
+        ...,
+        "--to",
+        "-t",
+        help="The registry: postgresql://[user@]host[:port]/database (password from PGPASSWORD, ~/.pgpass or "
+        "a service file, or in the URL).",
+        metavar="URL",
+    ),
+    namespace: str = typer.Option(..., "--namespace", "-n", help="The namespace to publish the catalog as."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Show what would change; write nothing."),
+    expect_version: int | None = typer.Option(
+        None,
+        "--expect-version",
+        help="Publish only if the namespace is still at this version (0: it must not exist yet); "
+        "else fail (exit 2) and leave it alone.",
+        metavar="N",
+    ),
+    output_format: str = FORMAT_OPTION,
+    catalog: list[str] | None = CATALOG_OPTION,
+    catalog_format: str = CATALOG_FORMAT_OPTION,
+) -> None:
+    """Publish the catalog to a shared PostgreSQL registry in one transaction: changed tools updated,
+    removed ones deleted, unchanged ones untouched, and a new version recorded."""
+    from ..registry.source import is_registry_source
+    from ..registry.store import push as push_catalog
+
+    check_format(output_format)
+    parent = ctx.obj or {}
+    sources = catalog or parent.get("catalog")
+    fmt = catalog_format if catalog_format != "auto" else parent.get("catalog_format", "auto")
+    if not is_registry_source(to) or "=" in to.split("://", 1)[0]:
+        from ..redaction import shown_url
+
+        raise UsageError(
+            f"--to {shown_url(to)} is not a registry URL (expected postgresql://[user@]host[:port]/database)",
+            field="to",
+        )
+    loaded = load_catalog(sources, check_catalog_format(fmt))
+    plan = push_catalog(to, loaded, namespace, dry_run=dry_run, expect_version=expect_version)
+    if output_format == "json":
+        typer.echo(json.dumps({"dry_run": dry_run, **plan.to_dict()}, ensure_ascii=False, indent=2))
+        return
+    from ..registry.source import parse_registry_source
+
+    where = parse_registry_source(to, namespace).display
+    counts = (
+        f"{len(plan.added)} added, {len(plan.changed)} changed, {len(plan.removed)} removed, {plan.unchanged} unchanged"
+    )
+    out = console()
+    if dry_run:
+        out.print(data(f"dry run: {where} is at version {plan.base_version}; pushing would change: {counts}"))
+        for sign, names in (("+", plan.added), ("~", plan.changed), ("-", plan.removed)):
+            for name in names:
+                out.print(data(f"  {sign} {name}"))
+        if plan.resident_changed:
+            out.print(data("  ~ (resident tools)"))
+        if plan.groups_changed:
+            out.print(data("  ~ (tool groups)"))
+    elif plan.version is None:
+        out.print(data(f"{where} is unchanged at version {plan.base_version} ({plan.unchanged} tools)"))
+    else:
+        out.print(data(f"pushed {where}: version {plan.version} ({counts})"))

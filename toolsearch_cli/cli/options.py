@@ -29,7 +29,8 @@ from ..search.embed import (
 CATALOG_HELP = (
     f"Catalog source: a YAML or JSON file (toolsearch, OpenAI, Anthropic, MCP or OpenAPI format), a folder, "
     f"a .py file, a module name, or a live MCP server (mcp+stdio:COMMAND, mcp+http://HOST/mcp, "
-    f"optionally ALIAS=mcp+...); repeatable. Default: ${ENV_VAR}, else ./catalogs, else the bundled demo."
+    f"optionally ALIAS=mcp+...), or a shared registry namespace (postgresql://HOST/DB?namespace=NAME); "
+    f"repeatable. Default: ${ENV_VAR}, else ./catalogs, else the bundled demo."
 )
 
 

@@ -50,9 +50,9 @@ class RankerProvider:
     def _sync(self, catalog: Catalog) -> None:
         """Apply the manager's registrations to the indexed catalog tool by tool (no full rebuild)."""
         wanted = {tool.name: tool for tool in self._manager.tools()}
-        for tool in list(catalog.tools):
-            if wanted.get(tool.name) is not tool:
-                catalog.remove_tool(tool.name)
+        stale = [tool.name for tool in catalog.tools if wanted.get(tool.name) is not tool]
+        if stale:
+            catalog.remove_tools(stale)  # one pass over the catalog, not one per tool
         for name, tool in wanted.items():
             if catalog.get(name) is None:
                 catalog.add_tool(tool)

@@ -15,6 +15,7 @@ from ..catalog.mcp_client import fetch_live_sources, is_live_source, shown_sourc
 from ..catalog.python_loader import is_module_reference, load_python_module
 from ..errors import CatalogError, UsageError
 from ..model import Tool, ToolGroup
+from ..registry.source import is_registry_source, shown_registry_source
 
 
 @dataclass(slots=True)
@@ -41,6 +42,8 @@ def expand_sources(sources: Sequence[str] | None) -> list[tuple[str, str]]:
         path = Path(source)
         if is_live_source(source):  # a live MCP server: its tools are linted like a file's
             out.append(("live", source))
+        elif is_registry_source(source):  # a PostgreSQL registry namespace: linted like a file
+            out.append(("registry", source))
         elif safe_is_dir(path):
             files = catalog_files(path)
             if not files:
@@ -97,6 +100,14 @@ def _load_one(entry: LoadedFile, kind: str, source: str, prefix: bool, fetched: 
         if isinstance(answer, CatalogError):
             raise answer
         entry.tools, entry.resident = tools_from_live(source, *answer, prefix=prefix)
+    elif kind == "registry":
+        from ..registry.store import RegistryError, load_registry_source
+
+        entry.file = shown_registry_source(source)
+        try:
+            entry.tools, entry.resident, entry.groups = load_registry_source(source)
+        except RegistryError as exc:  # unreachable, no such namespace: nothing to lint, as with a missing file
+            raise UsageError(exc.message, field="catalog") from None
     elif kind == "module" or source.endswith(".py"):
         entry.tools, entry.resident = load_python_module(source)
     else:
