@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import typer
 
@@ -128,7 +129,22 @@ def serve(
         import mcp  # noqa: F401 - the server side of the SDK: said once here, not as a traceback later
     except ImportError as exc:
         raise UsageError(f"toolsearch serve needs the MCP SDK: pip install 'toolsearch-cli[mcp]' ({exc})") from None
-    anyio.run(lambda: run_gateway(settings, http=address, notice=_notice))
+    anyio.run(lambda: run_gateway(settings, http=address, notice=_notice, on_signal=_stopped))
+
+
+def _stopped(signum: int) -> None:
+    """SIGTERM or Ctrl-C while serving over stdio, the upstreams stopped: the usual line and exit
+    code (143 / 130), without waiting for the SDK's stdin reader, a thread blocked in read()."""
+    import os
+    import signal
+
+    from .app import _error
+
+    terminated = signum == signal.SIGTERM
+    _error("terminated" if terminated else "interrupted")
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(143 if terminated else 130)
 
 
 def _notice(text: str) -> None:

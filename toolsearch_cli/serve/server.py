@@ -265,8 +265,14 @@ async def run_gateway(
     http: tuple[str, int] | None = None,
     notice: Callable[[str], None] | None = None,
     on_ready: Callable[[Gateway], None] | None = None,
+    on_signal: Callable[[int], None] | None = None,
 ) -> None:
-    """Serve until the client leaves (stdio) or the process is stopped; upstreams stop with it."""
+    """Serve until the client leaves (stdio) or the process is stopped; upstreams stop with it.
+
+    ``on_signal`` (stdio only): on SIGTERM or SIGINT the upstreams are stopped first, then it is
+    called with the signal number, and it must end the process. Cancelling is not enough there:
+    the SDK reads stdin in a worker thread blocked in ``read()``, which a client that keeps stdin
+    open never releases, so the loop would never finish unwinding."""
 
     from .upstream import Upstream
 
@@ -288,7 +294,7 @@ async def run_gateway(
     try:
         gateway = Gateway(settings, static=static, upstreams=list(upstreams.values()), log=log)
         gateway_box.append(gateway)
-        await _serve_all(gateway, settings, upstreams, http, say, on_ready)
+        await _serve_all(gateway, settings, upstreams, http, say, on_ready, on_signal if http is None else None)
     except BaseExceptionGroup as problem:  # the task group wraps a user error: say it as one line
         raise _user_error(problem) or problem from None
     finally:
@@ -305,6 +311,10 @@ def _user_error(problem: BaseException) -> ToolsearchError | None:
     return problem if isinstance(problem, ToolsearchError) else None
 
 
+#: On a signal, how long the upstreams get to stop before the gateway ends anyway.
+UPSTREAM_STOP_SECONDS = 5.0
+
+
 async def _serve_all(
     gateway: Gateway,
     settings: Settings,
@@ -312,13 +322,39 @@ async def _serve_all(
     http: tuple[str, int] | None,
     say: Callable[[str], None],
     on_ready: Callable[[Gateway], None] | None,
+    on_signal: Callable[[int], None] | None = None,
 ) -> None:
     import anyio
 
     static = gateway.static
+    upstream_scope = anyio.CancelScope()
+    upstreams_done = anyio.Event()
+
+    async def run_upstreams() -> None:
+        try:
+            with upstream_scope:
+                async with anyio.create_task_group() as running:
+                    for upstream in upstreams.values():
+                        running.start_soon(upstream.run)
+        finally:
+            upstreams_done.set()
+
+    async def on_signals() -> None:
+        import signal
+
+        assert on_signal is not None
+        with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as received:
+            async for signum in received:
+                upstream_scope.cancel()  # each upstream's process group is stopped as its task unwinds
+                with anyio.move_on_after(UPSTREAM_STOP_SECONDS):
+                    await upstreams_done.wait()
+                on_signal(signum)
+                return
+
     async with anyio.create_task_group() as group:
-        for upstream in upstreams.values():
-            group.start_soon(upstream.run)
+        group.start_soon(run_upstreams)
+        if on_signal is not None:
+            group.start_soon(on_signals)
         with anyio.move_on_after(settings.timeout):
             for upstream in upstreams.values():
                 await upstream.first_attempt.wait()
