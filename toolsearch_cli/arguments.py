@@ -143,9 +143,9 @@ _TIME_LIMITED: dict[Any, Any] = {}
 
 
 def _pattern_search(pattern: str, text: str) -> bool | None:
-    """Whether ``pattern`` finds a match in ``text``; ``None`` when it could not tell in time or
-    the pattern does not compile (the schema's fault, not the value's)."""
-    import regex
+    """Whether ``pattern`` finds a match in ``text``; ``None`` when it could not tell in time. A
+    pattern that does not compile counts as a match: the schema's fault, not the value's."""
+    import regex  # type: ignore[import-untyped]
 
     try:
         return regex.search(pattern, text, timeout=PATTERN_SECONDS) is not None

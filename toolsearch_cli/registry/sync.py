@@ -282,7 +282,7 @@ class LiveToolSearch(ToolSearch):
         with self._lock:
             return super().request(messages)
 
-    def handle(self, name: str, arguments: str | Mapping[str, Any] | None, request: Request | None = None) -> Handled:
+    def handle(self, name: str, arguments: object, request: Request | None = None) -> Handled:
         with self._lock:
             return super().handle(name, arguments, request)
 
