@@ -273,17 +273,7 @@ def push(
                 return plan
             version = base + 1
             _write(conn, name, version, plan, current, encoded)
-            conn.execute(
-                "INSERT INTO toolsearch_versions (namespace, version, added, changed, removed, digest) "
-                "VALUES (%s, %s, %s, %s, %s, %s)",
-                (name, version, len(plan.added), len(plan.changed), len(plan.removed), new_digest),
-            )
-            conn.execute(
-                "UPDATE toolsearch_namespaces SET version = %s, digest = %s, resident = %s, groups = %s, "
-                "updated_at = now() WHERE name = %s",
-                (version, new_digest, resident_json, groups_json, name),
-            )
-            conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, name))
+            _record_version(conn, name, version, plan, new_digest, resident_json, groups_json)
             if before_commit is not None:
                 before_commit(conn)
             plan.version = version
@@ -446,17 +436,7 @@ def edit(
                 group["tools"] = [t for t in group["tools"] if t not in gone]
         groups_json = json.dumps(groups, ensure_ascii=False, separators=(",", ":"))
         new_digest = codec.digest(hashes, resident, groups_json)
-        conn.execute(
-            "INSERT INTO toolsearch_versions (namespace, version, added, changed, removed, digest) VALUES (%s, "
-            "%s, %s, %s, %s, %s)",
-            (name, version, len(plan.added), len(plan.changed), len(plan.removed), new_digest),
-        )
-        conn.execute(
-            "UPDATE toolsearch_namespaces SET version = %s, digest = %s, resident = %s, groups = %s, "
-            "updated_at = now() WHERE name = %s",
-            (version, new_digest, resident_json, groups_json, name),
-        )
-        conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, name))
+        _record_version(conn, name, version, plan, new_digest, resident_json, groups_json)
         plan.version = version
     return plan
 
@@ -672,3 +652,21 @@ __all__ = [
     "read_snapshot",
     "read_snapshot_on",
 ]
+
+
+def _record_version(
+    conn: Any, name: str, version: int, plan: Any, digest: str, resident_json: str, groups_json: str
+) -> None:
+    """Inside a push's transaction: the new version's row, the namespace moved to it, and the
+    notification every listening node receives at commit."""
+    conn.execute(
+        "INSERT INTO toolsearch_versions (namespace, version, added, changed, removed, digest) "
+        "VALUES (%s, %s, %s, %s, %s, %s)",
+        (name, version, len(plan.added), len(plan.changed), len(plan.removed), digest),
+    )
+    conn.execute(
+        "UPDATE toolsearch_namespaces SET version = %s, digest = %s, resident = %s, groups = %s, "
+        "updated_at = now() WHERE name = %s",
+        (version, digest, resident_json, groups_json, name),
+    )
+    conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, name))
