@@ -1,0 +1,143 @@
+"""``toolsearch serve`` in front of a PostgreSQL registry namespace (issues 22 and 23), followed
+live: the official ``mcp`` client over stdio against a real throwaway cluster (tests/pg_cluster.py);
+pushes with ``toolsearch catalog push`` reach the running gateway without a restart, and a
+gateway that loses the registry keeps answering from its last good catalog and says so."""
+
+from __future__ import annotations
+
+import tempfile
+import time
+
+import anyio
+import pytest
+
+from .serve_helpers import json_of, stdio_params, text_of
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+FIRST = """
+tools:
+  - name: get_weather
+    description: Current weather and forecast for a city.
+    parameters:
+      city: {type: string, description: City name, required: true}
+  - name: stock_quote
+    description: Latest stock quote (price, change) for a ticker symbol.
+    parameters:
+      ticker: {type: string, description: Ticker symbol, required: true}
+"""
+
+SECOND = """
+tools:
+  - name: get_weather
+    description: Current weather and forecast for a city.
+    parameters:
+      city: {type: string, description: City name, required: true}
+  - name: translate_text
+    description: Translate text from one language into another.
+    parameters:
+      text: {type: string, description: The text, required: true}
+      target: {type: string, description: Target language code, required: true}
+"""
+
+
+def client(params, errlog, **options):
+    from mcp import Client
+    from mcp.client.stdio import stdio_client
+
+    pytest.importorskip("mcp", reason="the MCP SDK (extra toolsearch-cli[mcp]) is not installed")
+    return Client(stdio_client(params, errlog=errlog), read_timeout_seconds=60, **options)
+
+
+def hits(result) -> list[str]:
+    return [t["name"] for t in json_of(result)["tools"]] if text_of(result).startswith('{"tools"') else []
+
+
+def push(run_cli, url: str, path) -> None:
+    done = run_cli("catalog", "push", "--to", url, "--namespace", "live", "-c", str(path))
+    assert done.code == 0, done.stderr
+
+
+def test_a_push_reaches_the_running_gateway_in_place_and_tells_list_changed_sessions(run_cli, pg_url, write):
+    import mcp_types as types
+
+    push(run_cli, pg_url, write("first.yaml", FIRST))
+    errlog = tempfile.TemporaryFile(mode="w+", encoding="utf-8")
+    source = f"{pg_url}?namespace=live"
+
+    async def scenario() -> None:
+        changes: list[float] = []
+
+        async def on_message(message) -> None:
+            if isinstance(message, types.ToolListChangedNotification):
+                changes.append(time.monotonic())
+
+        async with client(
+            stdio_params([source], "--disclose", "list-changed"), errlog, mode="legacy", message_handler=on_message
+        ) as gateway:
+            found = await gateway.call_tool("toolSearch", {"query": "stock price for a ticker", "maxResults": 1})
+            assert hits(found) == ["stock_quote"]
+            assert json_of(found)["tools"][0]["callable"] is False and "registry" in json_of(found)["how"]
+            assert "stock_quote" in [t.name for t in (await gateway.list_tools()).tools]
+            await anyio.sleep(0.3)
+            changes.clear()
+
+            pushed = time.monotonic()
+            await anyio.to_thread.run_sync(lambda: push(run_cli, pg_url, write("second.yaml", SECOND)))
+            seen = None
+            while time.monotonic() - pushed < 2.0:
+                result = await gateway.call_tool("toolSearch", {"query": "translate text into another language"})
+                if "translate_text" in hits(result):
+                    seen = time.monotonic() - pushed
+                    break
+                await anyio.sleep(0.05)
+            assert seen is not None, "the new tool was not found within 2 s of the push"
+            gone = await gateway.call_tool("toolSearch", {"query": "stock price for a ticker"})
+            assert "stock_quote" not in hits(gone)
+            # the session had stock_quote in its list: it was told, and the list no longer has it
+            await anyio.sleep(0.3)
+            assert changes, "no notifications/tools/list_changed after the push"
+            assert "stock_quote" not in [t.name for t in (await gateway.list_tools()).tools]
+            refused = await gateway.call_tool("callTool", {"name": "translate_text", "arguments": {}})
+            assert refused.is_error and "comes from the registry" in text_of(refused)
+
+    anyio.run(scenario)
+    errlog.seek(0)
+    assert errlog.read() == ""  # nothing to say while the registry is followed
+
+
+def test_a_gateway_that_loses_the_registry_keeps_answering_and_says_so(run_cli, pg_url, pg_cluster, write):
+    push(run_cli, pg_url, write("first.yaml", FIRST))
+    errlog = tempfile.TemporaryFile(mode="w+", encoding="utf-8")
+    source = f"{pg_url}?namespace=live"
+
+    def said() -> str:
+        errlog.seek(0)
+        return errlog.read()
+
+    async def scenario() -> None:
+        async with client(stdio_params([source]), errlog) as gateway:
+            before = await gateway.call_tool("toolSearch", {"query": "weather in a city"})
+            assert hits(before)[0] == "get_weather" and "registry" not in json_of(before)
+            await anyio.to_thread.run_sync(pg_cluster.stop)
+            try:
+                deadline = time.monotonic() + 10
+                while "disconnected" not in said() and time.monotonic() < deadline:
+                    await anyio.sleep(0.1)
+                notice = said()
+                assert "warning: registry" in notice and "serving version 1" in notice, notice
+                assert len(notice.strip().splitlines()) == 1
+                assert "secret" not in notice.lower() and pg_url.split("@")[0].split(":")[-1] not in notice
+                after = await gateway.call_tool("toolSearch", {"query": "weather in a city"})
+                assert hits(after) == hits(before)  # the last good catalog still answers
+                assert "not following the registry" in json_of(after)["registry"]
+            finally:
+                await anyio.to_thread.run_sync(pg_cluster.start)
+            deadline = time.monotonic() + 15
+            while "following again" not in said() and time.monotonic() < deadline:
+                await anyio.sleep(0.1)
+            assert "following again at version 1" in said()
+            back = await gateway.call_tool("toolSearch", {"query": "weather in a city"})
+            assert "registry" not in json_of(back)
+
+    anyio.run(scenario)
