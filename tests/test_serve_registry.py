@@ -5,6 +5,7 @@ gateway that loses the registry keeps answering from its last good catalog and s
 
 from __future__ import annotations
 
+import json
 import tempfile
 import time
 
@@ -92,6 +93,7 @@ def test_a_push_reaches_the_running_gateway_in_place_and_tells_list_changed_sess
                     break
                 await anyio.sleep(0.05)
             assert seen is not None, "the new tool was not found within 2 s of the push"
+            print(f"pushed tool found {seen * 1000:.0f} ms after the push returned")  # shown with -s
             gone = await gateway.call_tool("toolSearch", {"query": "stock price for a ticker"})
             assert "stock_quote" not in hits(gone)
             # the session had stock_quote in its list: it was told, and the list no longer has it
@@ -141,3 +143,57 @@ def test_a_gateway_that_loses_the_registry_keeps_answering_and_says_so(run_cli, 
             assert "registry" not in json_of(back)
 
     anyio.run(scenario)
+
+
+class _Feed:
+    """A registry feed without a server (RegistryFeed's absorb on a plain list), for the gateway's
+    in-place-or-rebuild decision."""
+
+    display = "reg=postgresql://***@db/tools?namespace=live"
+    status = "live"
+    resident: list = []
+    groups: list = []
+
+    def __init__(self, tools):
+        self.tools = list(tools)
+
+    def absorb(self, changes):
+        from toolsearch_cli.serve.registry_feed import RegistryFeed
+
+        RegistryFeed.absorb(self, changes)  # type: ignore[arg-type]
+
+    def _own(self, tool):
+        return tool
+
+
+def test_changes_apply_in_place_unless_a_name_collides():
+    from toolsearch_cli.model import Catalog
+    from toolsearch_cli.registry.store import Changes
+    from toolsearch_cli.registry.testing import sample
+    from toolsearch_cli.serve.gateway import Gateway, Settings
+
+    static = Catalog(tools=[sample("get_weather", "Current weather for a city")])
+    feed = _Feed([sample("stock_quote", "Latest stock quote for a ticker")])
+    gateway = Gateway(Settings(sources=[]), static=static, registries=[feed])
+    engine = gateway.engine({})
+    baseline = engine.baseline_tool_tokens
+    assert gateway.routes["stock_quote"].origin == "the registry"
+
+    added = Changes("live", 1, 2, upsert=[sample("translate_text", "Translate text into another language")])
+    assert gateway.apply_registry(feed, added) is True  # in place: same catalog object, same engine
+    assert gateway.engine({}) is engine and engine.baseline_tool_tokens > baseline
+    found, _ = gateway.search({"query": "translate text"}, {}, None)
+    assert json.loads(found.content[0]["text"])["tools"][0]["name"] == "translate_text"
+
+    removed = Changes("live", 2, 3, removed=["stock_quote"])
+    assert gateway.apply_registry(feed, removed) is True
+    assert gateway.catalog.get("stock_quote") is None and "stock_quote" not in gateway.routes
+
+    clash = Changes("live", 3, 4, upsert=[sample("get_weather", "Weather from the registry")])
+    assert gateway.apply_registry(feed, clash) is False  # another source has the name: rebuilt
+    assert sorted(n for n in gateway.catalog.names if n.endswith("get_weather")) == [
+        "catalog__get_weather",
+        "registry__get_weather",
+    ]
+    assert gateway.routes["registry__get_weather"].source == feed.display
+    assert [t.name for t in feed.tools] == ["translate_text", "get_weather"] and feed.version == 4

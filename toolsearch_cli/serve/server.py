@@ -100,9 +100,10 @@ class GatewayServer:
         """Remember a list-changed session (its latest context) for catalog-change notices."""
         if session is None or self.gateway.settings.disclose != "list-changed":
             return
-        if session.id not in self.sessions and len(self.sessions) >= MAX_TRACKED_SESSIONS:
-            self.sessions.pop(next(iter(self.sessions)))
-        self.sessions[session.id] = (session, ctx.session, context)
+        with self.gateway.lock:  # the registry watcher's thread reads it under the same lock
+            if session.id not in self.sessions and len(self.sessions) >= MAX_TRACKED_SESSIONS:
+                self.sessions.pop(next(iter(self.sessions)))
+            self.sessions[session.id] = (session, ctx.session, context)
 
     def listings(self) -> dict[str, list[tuple[str, str, str]]]:
         """Each tracked session's tool list as its client sees it (the caller holds the lock)."""
