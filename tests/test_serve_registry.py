@@ -93,7 +93,7 @@ def test_a_push_reaches_the_running_gateway_in_place_and_tells_list_changed_sess
                     break
                 await anyio.sleep(0.05)
             assert seen is not None, "the new tool was not found within 2 s of the push"
-            print(f"pushed tool found {seen * 1000:.0f} ms after the push returned")  # shown with -s
+            print(f"pushed tool found {seen * 1000:.0f} ms after the push started")  # shown with -s
             gone = await gateway.call_tool("toolSearch", {"query": "stock price for a ticker"})
             assert "stock_quote" not in hits(gone)
             # the session had stock_quote in its list: it was told, and the list no longer has it
