@@ -197,3 +197,36 @@ def test_changes_apply_in_place_unless_a_name_collides():
     ]
     assert gateway.routes["registry__get_weather"].source == feed.display
     assert [t.name for t in feed.tools] == ["translate_text", "get_weather"] and feed.version == 4
+
+
+def test_over_http_two_sessions_follow_a_push(run_cli, pg_url, write):
+    """Streamable HTTP: the same live sync, and each list-changed session sees the change."""
+    pytest.importorskip("mcp", reason="the MCP SDK (extra toolsearch-cli[mcp]) is not installed")
+    from mcp import Client
+
+    from .serve_helpers import HttpGateway
+
+    push(run_cli, pg_url, write("first.yaml", FIRST))
+    source = f"{pg_url}?namespace=live"
+
+    async def scenario(url: str) -> None:
+        legacy = {"read_timeout_seconds": 60, "mode": "legacy"}  # a session per connection
+        async with Client(url, **legacy) as one, Client(url, **legacy) as two:
+            for session in (one, two):
+                assert hits(await session.call_tool("toolSearch", {"query": "stock price for a ticker"})) == [
+                    "stock_quote"
+                ]
+                assert "stock_quote" in [t.name for t in (await session.list_tools()).tools]  # disclosed
+            await anyio.to_thread.run_sync(lambda: push(run_cli, pg_url, write("second.yaml", SECOND)))
+            deadline = time.monotonic() + 2.0
+            found: list[str] = []
+            while time.monotonic() < deadline and "translate_text" not in found:
+                found = hits(await one.call_tool("toolSearch", {"query": "translate text into another language"}))
+                await anyio.sleep(0.05)
+            assert "translate_text" in found
+            for session in (one, two):
+                assert "stock_quote" not in hits(await session.call_tool("toolSearch", {"query": "stock price"}))
+                assert "stock_quote" not in [t.name for t in (await session.list_tools()).tools]
+
+    with HttpGateway([source], "--disclose", "list-changed") as server:
+        anyio.run(scenario, server.url)
