@@ -18,6 +18,7 @@ a call of it by its exact name gets the same answer as a call of a name that doe
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
@@ -84,6 +85,8 @@ class Route:
     source: str
     #: The name the upstream server knows the tool by (``mcp``).
     original: str = ""
+    #: Where a tool that does not run comes from (``none``), as the refusal says it.
+    origin: str = "the catalog file"
 
 
 @dataclass
@@ -164,11 +167,17 @@ class Gateway:
         *,
         static: Catalog | None = None,
         upstreams: Sequence[Any] = (),
+        registries: Sequence[Any] = (),
         log: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
         self.settings = settings
         self.static = static or Catalog(tools=[])
         self.upstreams = list(upstreams)
+        #: Registry sources followed live (:class:`.registry_feed.RegistryFeed`).
+        self.registries = list(registries)
+        #: Held while the catalog changes (a registry change, an upstream re-index) and while a
+        #: request reads it, so a request sees the catalog before a change or after it, never half.
+        self.lock = threading.RLock()
         self.search_tool_name = SEARCH_TOOL_NAME
         self.call_tool = call_tool_definition()
         self._log = log
@@ -191,6 +200,12 @@ class Gateway:
             source = str(tool.source.file) if tool.source is not None else "catalog"
             entries.append((tool, Route(kind, source), tool.category or "catalog"))
         resident = list(self.static.resident)
+        groups = list(self.static.groups)
+        for feed in self.registries:
+            for tool in feed.tools:
+                entries.append((tool, Route("none", feed.display, origin="the registry"), tool.category or "registry"))
+            resident.extend(n for n in feed.resident if n not in resident)
+            groups.extend(feed.groups)
         problems: dict[str, list[str]] = {}
         for upstream in self.upstreams:
             if not upstream.raw_tools:
@@ -215,7 +230,7 @@ class Gateway:
             routes[name] = route
         wanted_resident = [renamed.get(n, n) for n in [*resident, *self.settings.resident]]
         resident_names = [n for n in dict.fromkeys(wanted_resident) if n in routes]
-        self.catalog = Catalog(tools=tools, resident=resident_names, groups=list(self.static.groups))
+        self.catalog = Catalog(tools=tools, resident=resident_names, groups=groups)
         self.routes = routes
         #: Per live source: why some of its tools were left out (a bad tool never takes the others down).
         self.problems = problems
@@ -223,6 +238,44 @@ class Gateway:
         self.manager = CatalogManager.from_catalog(self.catalog, exclude=resident_names, ranker=self.settings.ranker)
         self._engines.clear()
         self.version += 1
+
+    def apply_registry(self, feed: Any, changes: Any) -> bool:
+        """Apply one registry change set (the caller holds :attr:`lock`): in place when it only
+        adds, changes or removes the feed's own tools under their own names, else by a rebuild.
+        ``True`` when it was applied in place."""
+        from ..registry.sync import adjust_baseline, apply_to_catalog
+
+        feed.absorb(changes)
+        if changes.full is not None or not self._in_place(feed, changes):
+            self.rebuild()
+            return False
+        old = apply_to_catalog(self.catalog, self.manager, changes)
+        for name in changes.removed:
+            self.routes.pop(name, None)
+        for tool in changes.upsert:
+            self.routes[tool.name] = Route("none", feed.display, origin="the registry")
+        for engine in self._engines.values():
+            adjust_baseline(engine, old, changes.upsert)
+        self.version += 1
+        return True
+
+    def _in_place(self, feed: Any, changes: Any) -> bool:
+        from ..catalog.names import provider_name
+
+        reserved = {SEARCH_TOOL_NAME, CALL_TOOL_NAME}
+        for name in [*changes.removed, *(t.name for t in changes.upsert)]:
+            if name in reserved or name in self._renamed or name in self.catalog.resident:
+                return False
+            route = self.routes.get(name)
+            if route is not None and route.source != feed.display:
+                return False  # another source has the name: names move, which a rebuild decides
+        # a name the gateway would have to rewrite (too long, odd characters) goes through a rebuild
+        return all(provider_name(t.name, "tool", squeeze=False) == t.name for t in changes.upsert)
+
+    def registry_status(self) -> str | None:
+        """``None`` while every registry source is followed; else what is wrong, in one line."""
+        down = [f"{f.display}: {f.status}" for f in self.registries if f.status.startswith("disconnected")]
+        return "; ".join(down) or None
 
     def check_resident(self) -> None:
         """Every ``--resident`` name must be a tool of the catalog (once the upstreams listed theirs)."""
@@ -362,8 +415,13 @@ class Gateway:
         else:
             how = "Run one with callTool {name, arguments}; arguments must fit its inputSchema."
         if any(h.get("callable") is False for h in hits):
-            how += " Tools marked callable:false come from a catalog file and can be found but not run here."
-        body = {"tools": hits, "how": how}
+            how += (
+                " Tools marked callable:false come from a catalog file or registry and can be found but not run here."
+            )
+        body: dict[str, Any] = {"tools": hits, "how": how}
+        status = self.registry_status()
+        if status is not None:
+            body["registry"] = f"not following the registry ({status}); these results are from the last good catalog"
         return CallResult.text(json.dumps(body, ensure_ascii=False, separators=(",", ":")))
 
     # -- calls ----------------------------------------------------------------------------------
@@ -394,7 +452,7 @@ class Gateway:
         if route.kind == "none":
             raise Refused(
                 "not-callable",
-                f"tool {name!r} comes from the catalog file {route.source} and cannot be run by this gateway "
+                f"tool {name!r} comes from {route.origin} {route.source} and cannot be run by this gateway "
                 "(only tools of live MCP servers and Python modules run here)",
             )
         if arguments is None:

@@ -30,12 +30,14 @@ _STATE_KEY = "toolsearch.session"
 _RESERVED_META = "io.modelcontextprotocol/"
 
 
-def load_static(settings: Settings) -> Catalog:
-    """The sources that are not live servers, merged (files are searchable; Python modules run)."""
+def load_static(settings: Settings, *, registries: bool = True) -> Catalog:
+    """The sources that are not live servers, merged (files are searchable; Python modules run).
+    ``registries=False`` leaves out the registry sources (the running gateway follows those live)."""
     from ..catalog import load_catalog
     from ..catalog.mcp_client import is_live_source
+    from ..registry.source import is_registry_source
 
-    static = [s for s in settings.sources if not is_live_source(s)]
+    static = [s for s in settings.sources if not is_live_source(s) and (registries or not is_registry_source(s))]
     if not static:
         return Catalog(tools=[])
     return load_catalog(static, settings.catalog_format)
@@ -90,6 +92,46 @@ class GatewayServer:
         self.upstreams = upstreams
         #: Over stdio the process serves one client: one session, whatever the protocol era.
         self.stdio_session = SessionState(id=uuid.uuid4().hex[:12]) if stdio else None
+        #: Sessions that may be told their tool list changed: id -> (state, SDK session, context).
+        self.sessions: dict[str, tuple[SessionState, Any, dict[str, str]]] = {}
+        self.loop: Any = None
+
+    def track(self, ctx: Any, session: SessionState | None, context: dict[str, str]) -> None:
+        """Remember a list-changed session (its latest context) for catalog-change notices."""
+        if session is None or self.gateway.settings.disclose != "list-changed":
+            return
+        with self.gateway.lock:  # the registry watcher's thread reads it under the same lock
+            if session.id not in self.sessions and len(self.sessions) >= MAX_TRACKED_SESSIONS:
+                self.sessions.pop(next(iter(self.sessions)))
+            self.sessions[session.id] = (session, ctx.session, context)
+
+    def listings(self) -> dict[str, list[tuple[str, str, str]]]:
+        """Each tracked session's tool list as its client sees it (the caller holds the lock)."""
+        from .registry_feed import listing_key
+
+        return {
+            sid: listing_key(self.gateway.listed_tools(context, state))
+            for sid, (state, _, context) in self.sessions.items()
+        }
+
+    def notify_changed(self, before: dict[str, list[tuple[str, str, str]]]) -> int:
+        """Send ``notifications/tools/list_changed`` to each session whose list differs from
+        ``before`` (called from the registry watcher's thread); how many were told."""
+        import asyncio
+
+        if self.loop is None:
+            return 0
+        after = self.listings()
+        told = 0
+        for sid, listing in after.items():
+            if before.get(sid) != listing:
+                sdk_session = self.sessions[sid][1]
+                try:
+                    asyncio.run_coroutine_threadsafe(_tell(sdk_session), self.loop)
+                    told += 1
+                except RuntimeError:  # the loop is closing: nobody to tell
+                    pass
+        return told
 
     def build(self) -> Any:
         from mcp.server.lowlevel.server import NotificationOptions, Server
@@ -150,7 +192,10 @@ class GatewayServer:
     async def list_tools(self, ctx: Any, params: Any) -> Any:
         import mcp_types as types
 
-        tools = self.gateway.listed_tools(self._context(ctx), self._session(ctx))
+        context, session = self._context(ctx), self._session(ctx)
+        self.track(ctx, session, context)
+        with self.gateway.lock:
+            tools = self.gateway.listed_tools(context, session)
         result = types.ListToolsResult(tools=[wire_tool(t) for t in tools])
         if self.gateway.settings.disclose == "list-changed" or self.gateway.settings.context_header:
             result.ttl_ms = 0  # the list depends on the session or the request: never cached
@@ -163,8 +208,10 @@ class GatewayServer:
         session = self._session(ctx)
         name = params.name
         arguments = params.arguments
+        self.track(ctx, session, context)
         if name == gateway.search_tool_name:
-            result, changed = gateway.search(arguments or {}, context, session)
+            with gateway.lock:
+                result, changed = gateway.search(arguments or {}, context, session)
             if changed:
                 try:
                     await ctx.session.send_tool_list_changed()
@@ -183,7 +230,8 @@ class GatewayServer:
                 return wire_result(result)
             target, target_args, via = args.get("name"), args.get("arguments"), "callTool"
         else:
-            refusal = gateway.check_direct(name, context, session)
+            with gateway.lock:
+                refusal = gateway.check_direct(name, context, session)
             if refusal is not None:
                 result = CallResult.error("unknown-tool" if "no tool named" in refusal else "not-listed", refusal)
                 gateway.record_call(name, "direct", session, result, started)
@@ -199,7 +247,8 @@ class GatewayServer:
 
         gateway = self.gateway
         try:
-            tool, route, value = gateway.prepare_call(name, arguments, context)
+            with gateway.lock:
+                tool, route, value = gateway.prepare_call(name, arguments, context)
         except Refused as exc:
             return CallResult.error(exc.kind, exc.message)
         gateway.note_call(tool.name, session)
@@ -234,6 +283,17 @@ class GatewayServer:
         result = CallResult([], is_error=bool(getattr(raw, "is_error", False)), raw=raw)
         result.upstream_ms = (time.perf_counter() - began) * 1000
         return result
+
+
+#: List-changed sessions remembered for catalog-change notices (the oldest is forgotten first).
+MAX_TRACKED_SESSIONS = 1024
+
+
+async def _tell(sdk_session: Any) -> None:
+    try:
+        await sdk_session.send_tool_list_changed()
+    except Exception:  # noqa: BLE001 - a session that went away, or a client that cannot take it
+        pass
 
 
 class TrafficLog:
@@ -279,27 +339,64 @@ async def run_gateway(
     say = notice or (lambda text: print(text, file=sys.stderr))
     if http is not None:
         check_listen(*http)  # before any upstream starts
-    live, _ = split_sources(settings.sources)
-    static = load_static(settings)
+    from .registry_feed import RegistryFeed
+
+    live, others = split_sources(settings.sources)
+    static = load_static(settings, registries=False)
+    from ..registry.source import is_registry_source
+
+    feeds = [RegistryFeed(s) for s in others if is_registry_source(s)]
     log = TrafficLog(settings.log) if settings.log else None
     upstreams: dict[str, Upstream] = {}
     gateway_box: list[Gateway] = []
 
     def reindex(_: Upstream) -> None:
         if gateway_box:
-            gateway_box[0].rebuild()
+            with gateway_box[0].lock:
+                gateway_box[0].rebuild()
 
     for source in live:
         upstreams[source] = Upstream(source, timeout=settings.timeout, on_tools=reindex)
     try:
-        gateway = Gateway(settings, static=static, upstreams=list(upstreams.values()), log=log)
+        gateway = Gateway(settings, static=static, upstreams=list(upstreams.values()), registries=feeds, log=log)
         gateway_box.append(gateway)
         await _serve_all(gateway, settings, upstreams, http, say, on_ready, on_signal if http is None else None)
     except BaseExceptionGroup as problem:  # the task group wraps a user error: say it as one line
         raise _user_error(problem) or problem from None
     finally:
+        for feed in feeds:
+            feed.stop()
         if log is not None:
             log.close()
+
+
+def follow_registries(gateway: Gateway, binding: GatewayServer, say: Callable[[str], None]) -> None:
+    """Start each registry source's watcher: changes applied to the gateway under its lock, the
+    sessions whose list changed told (list-changed), a lost or regained connection said once."""
+
+    def on_change(feed: Any, changes: Any) -> None:
+        with gateway.lock:
+            before = binding.listings() if binding.sessions else {}
+            gateway.apply_registry(feed, changes)
+            if binding.sessions:
+                binding.notify_changed(before)
+
+    def on_status(feed: Any, status: str) -> None:
+        # said once per outage (the retries' own reasons change while it lasts), and its end
+        if status.startswith("disconnected") and not feed.said_down:
+            feed.said_down = True
+            say(f"warning: registry {feed.display}: {status} (the last good catalog)")
+        elif status == "live" and feed.said_down:
+            feed.said_down = False
+            say(f"registry {feed.display}: following again at version {feed.version}")
+
+    import logging
+
+    # the watcher's own log warnings would repeat the notice (Python's last-resort handler prints them)
+    logging.getLogger("toolsearch.registry").addHandler(logging.NullHandler())
+    for feed in gateway.registries:
+        feed.said_down = False
+        feed.start(on_change, on_status)
 
 
 def _user_error(problem: BaseException) -> ToolsearchError | None:
@@ -370,13 +467,18 @@ async def _serve_all(
                 f"warning: {upstream.live.display}: not ready ({upstream.status.last_error or 'no answer yet'}); "
                 "retrying in the background"
             )
-        gateway.rebuild()
+        with gateway.lock:
+            gateway.rebuild()
         for source, skipped in gateway.problems.items():
             more = f" (and {len(skipped) - 1} more)" if len(skipped) > 1 else ""
             say(f"warning: {upstreams[source].live.display}: a tool was left out: {skipped[0]}{more}")
         gateway.check_resident()
         binding = GatewayServer(gateway, upstreams, stdio=http is None)
         server = binding.build()
+        import asyncio
+
+        binding.loop = asyncio.get_running_loop()
+        follow_registries(gateway, binding, say)
         if on_ready is not None:
             on_ready(gateway)
         if http is None:

@@ -1,0 +1,90 @@
+"""Registry sources of ``toolsearch serve`` kept live (issue 23): ``postgresql://…?namespace=N``.
+
+A :class:`RegistryFeed` reads its namespace once (``read_snapshot``, through the catalog cache),
+then a :class:`~toolsearch_cli.registry.sync.RegistryWatcher` follows it (``LISTEN/NOTIFY`` plus a
+version poll). Each change is applied to the gateway under its lock: in place (catalog, catalog
+manager, every cached engine's baseline) when it only adds, changes or removes this source's own
+tools under their own names; by a rebuild otherwise (resident tools or groups changed, a name
+that collides with another source's). When the connection drops the gateway keeps serving the
+last good catalog; the feed says so (a stderr notice, and ``registry`` in ``toolSearch`` results).
+Registry tools are searchable, not callable: the registry holds definitions, not servers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..model import Tool
+
+
+class RegistryFeed:
+    """One registry source of the gateway: its current tools, and the watcher that follows it."""
+
+    def __init__(self, source: str, *, poll_interval: float | None = None) -> None:
+        from ..registry.source import parse_registry_source
+        from ..registry.store import read_snapshot
+
+        self.parsed = parse_registry_source(source)
+        self.parsed.require_namespace()
+        self.display = self.parsed.display
+        snap = read_snapshot(self.parsed, cache=True)
+        self.version = snap.version
+        self.tools: list[Tool] = [self._own(t) for t in snap.tools]
+        self.resident: list[str] = list(snap.resident)
+        self.groups: list[Any] = list(snap.groups)
+        self._snap_json = (snap.resident_json, snap.groups_json)
+        self._poll = poll_interval
+        self.watcher: Any = None
+        #: ``live``, ``starting`` or ``disconnected: <why>; serving version N``.
+        self.status = "starting"
+        #: Whether a lost connection was announced (so its return is announced too).
+        self.said_down = False
+
+    def _own(self, tool: Tool) -> Tool:
+        if self.parsed.alias and tool.category is None:
+            tool.category = self.parsed.alias
+        return tool
+
+    def start(
+        self, on_change: Callable[[RegistryFeed, Any], None], on_status: Callable[[RegistryFeed, str], None]
+    ) -> None:
+        from ..registry.sync import POLL_INTERVAL, RegistryWatcher
+
+        def status(text: str) -> None:
+            self.status = text
+            on_status(self, text)
+
+        self.watcher = RegistryWatcher(
+            self.parsed,
+            lambda changes: on_change(self, changes),
+            version=self.version,
+            resident_json=self._snap_json[0],
+            groups_json=self._snap_json[1],
+            poll_interval=self._poll or POLL_INTERVAL,
+            on_status=status,
+        ).start()
+
+    def stop(self) -> None:
+        if self.watcher is not None:
+            self.watcher.stop()
+            self.watcher = None
+
+    def absorb(self, changes: Any) -> None:
+        """Take a change set into this feed's own tool list (what the next rebuild merges)."""
+        if changes.full is not None:
+            snap = changes.full
+            self.tools = [self._own(t) for t in snap.tools]
+            self.resident, self.groups = list(snap.resident), list(snap.groups)
+        else:
+            gone = set(changes.removed) | {t.name for t in changes.upsert}
+            kept = [t for t in self.tools if t.name not in gone]
+            self.tools = kept + [self._own(t) for t in changes.upsert]
+        self.version = changes.version
+
+
+def listing_key(tools: list[Tool]) -> list[tuple[str, str, str]]:
+    """What a client sees of a tool list, to tell whether it changed."""
+    import json
+
+    return [(t.name, t.description, json.dumps(t.parameters, sort_keys=True, default=str)) for t in tools]
