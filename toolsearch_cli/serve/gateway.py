@@ -178,6 +178,8 @@ class Gateway:
         self.manager = CatalogManager()
         self.version = 0
         self._engines: OrderedDict[tuple[tuple[str, str], ...], DisclosureEngine] = OrderedDict()
+        #: Called (no arguments) after every re-index: the server tells sessions whose list changed.
+        self.on_rebuild: list[Callable[[], None]] = []
         self.rebuild()
 
     # -- catalog ----------------------------------------------------------------------------------
@@ -223,6 +225,8 @@ class Gateway:
         self.manager = CatalogManager.from_catalog(self.catalog, exclude=resident_names, ranker=self.settings.ranker)
         self._engines.clear()
         self.version += 1
+        for listener in self.on_rebuild:
+            listener()
 
     def check_resident(self) -> None:
         """Every ``--resident`` name must be a tool of the catalog (once the upstreams listed theirs)."""
