@@ -305,6 +305,114 @@ def test_upstream_list_changed_is_reindexed(era):
     anyio.run(scenario)
 
 
+async def runs(gateway, name: str) -> bool:
+    """Does ``callTool`` run this grown tool (``False``: the gateway does not know it)?"""
+    ran = await gateway.call_tool("callTool", {"name": name, "arguments": {"litres": 1}})
+    return not ran.is_error and text_of(ran) == "watered with 1 l"
+
+
+async def until(check, want: bool = True, seconds: float = 30) -> None:
+    """Wait until the gateway re-indexed (``check()`` returns ``want``)."""
+    deadline = time.monotonic() + seconds
+    while await check() != want:
+        assert time.monotonic() < deadline, "the gateway did not re-index in time"
+        await anyio.sleep(0.2)
+
+
+def test_an_upstream_change_notifies_the_session_only_when_its_own_list_changed():
+    pytest.importorskip("mcp", reason="the MCP SDK (extra toolsearch-cli[mcp]) is not installed")
+    import mcp_types as types
+
+    from .conftest import ROOT
+
+    script = ROOT / "tests" / "servers" / "growing_server.py"
+    source = f"garden=mcp+stdio:{sys.executable} {script} --legacy"
+
+    async def scenario() -> None:
+        changes: list[float] = []
+
+        async def on_message(message) -> None:
+            if isinstance(message, types.ToolListChangedNotification):
+                changes.append(time.monotonic())
+
+        async def listed() -> list[str]:
+            return [t.name for t in (await gateway.list_tools()).tools]
+
+        async def told(count: int) -> None:
+            deadline = time.monotonic() + 10
+            while len(changes) < count and time.monotonic() < deadline:
+                await anyio.sleep(0.1)
+            await anyio.sleep(0.5)  # and no more than that
+            assert len(changes) == count
+
+        params = stdio_params([source], "--disclose", "list-changed")
+        async with client(params, mode="legacy", message_handler=on_message) as gateway:
+            assert await listed() == ["toolSearch", "callTool"]
+            # a tool appears upstream that this session never disclosed: its list is the same
+            assert (
+                text_of(await gateway.call_tool("callTool", {"name": "grow", "arguments": {}})) == "water_seedlings_1"
+            )
+            await until(lambda: runs(gateway, "water_seedlings_1"))
+            await told(0)
+
+            found = json_of(await gateway.call_tool("toolSearch", {"query": "water the seedlings", "maxResults": 1}))
+            assert [t["name"] for t in found["tools"]] == ["water_seedlings_1"]
+            await told(1)  # the search disclosed it
+            assert await listed() == ["toolSearch", "callTool", "water_seedlings_1"]
+
+            # the disclosed tool is removed upstream: the session is told, without searching again
+            assert (
+                text_of(await gateway.call_tool("callTool", {"name": "wilt", "arguments": {}})) == "water_seedlings_1"
+            )
+            await until(lambda: runs(gateway, "water_seedlings_1"), want=False)
+            await told(2)
+            assert await listed() == ["toolSearch", "callTool"]
+
+            found = json_of(await gateway.call_tool("toolSearch", {"query": "add one more tool", "maxResults": 1}))
+            assert [t["name"] for t in found["tools"]] == ["grow"]
+            await told(3)
+            assert await listed() == ["toolSearch", "callTool", "grow"]
+            # a tool this session did not disclose comes and goes: nothing is sent
+            await gateway.call_tool("callTool", {"name": "grow", "arguments": {}})
+            await until(lambda: runs(gateway, "water_seedlings_1"))
+            await gateway.call_tool("callTool", {"name": "wilt", "arguments": {}})
+            await until(lambda: runs(gateway, "water_seedlings_1"), want=False)
+            await told(3)
+            assert await listed() == ["toolSearch", "callTool", "grow"]
+
+    anyio.run(scenario)
+
+
+def test_call_through_sends_no_list_changed_when_upstream_tools_change():
+    pytest.importorskip("mcp", reason="the MCP SDK (extra toolsearch-cli[mcp]) is not installed")
+    import mcp_types as types
+
+    from .conftest import ROOT
+
+    script = ROOT / "tests" / "servers" / "growing_server.py"
+    source = f"garden=mcp+stdio:{sys.executable} {script} --legacy"
+
+    async def scenario() -> None:
+        changes: list[object] = []
+
+        async def on_message(message) -> None:
+            if isinstance(message, types.ToolListChangedNotification):
+                changes.append(message)
+
+        async with client(stdio_params([source]), mode="legacy", message_handler=on_message) as gateway:
+            assert gateway.server_capabilities.tools.list_changed is not True
+            await gateway.call_tool("toolSearch", {"query": "water the seedlings"})
+            await gateway.call_tool("callTool", {"name": "grow", "arguments": {}})
+            await until(lambda: runs(gateway, "water_seedlings_1"))
+            await gateway.call_tool("callTool", {"name": "wilt", "arguments": {}})
+            await until(lambda: runs(gateway, "water_seedlings_1"), want=False)
+            await anyio.sleep(0.5)
+            assert changes == []
+            assert [t.name for t in (await gateway.list_tools()).tools] == ["toolSearch", "callTool"]
+
+    anyio.run(scenario)
+
+
 SLOW_MODULE = '''\
 import time
 

@@ -158,3 +158,63 @@ def test_sigterm_stops_the_gateway_and_its_upstream_process_groups():
     while pids_with(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert pids_with(marker) == []
+
+
+def test_http_an_upstream_change_notifies_only_the_session_that_disclosed_the_tool():
+    pytest.importorskip("mcp", reason="the MCP SDK (extra toolsearch-cli[mcp]) is not installed")
+    import sys
+
+    import mcp_types as types
+    from mcp import Client
+
+    from .conftest import ROOT
+
+    script = ROOT / "tests" / "servers" / "growing_server.py"
+    source = f"garden=mcp+stdio:{sys.executable} {script} --legacy"
+    changes = {"a": 0, "b": 0}
+
+    def counter(key: str):
+        async def on_message(message) -> None:
+            if isinstance(message, types.ToolListChangedNotification):
+                changes[key] += 1
+
+        return on_message
+
+    async def grown_tool_runs(gateway) -> bool:
+        ran = await gateway.call_tool("callTool", {"name": "water_seedlings_1", "arguments": {"litres": 1}})
+        return not ran.is_error
+
+    async def until(check, want: bool) -> None:
+        deadline = time.monotonic() + 30
+        while await check() != want:
+            assert time.monotonic() < deadline, "the gateway did not re-index in time"
+            await anyio.sleep(0.2)
+
+    async def told(a: int, b: int) -> None:
+        deadline = time.monotonic() + 10
+        while (changes["a"], changes["b"]) != (a, b) and time.monotonic() < deadline:
+            await anyio.sleep(0.1)
+        await anyio.sleep(0.5)
+        assert (changes["a"], changes["b"]) == (a, b)
+
+    async def scenario(url: str) -> None:
+        opts = {"read_timeout_seconds": 60, "mode": "legacy"}
+        async with (
+            Client(url, message_handler=counter("a"), **opts) as a,
+            Client(url, message_handler=counter("b"), **opts) as b,
+        ):
+            await a.call_tool("callTool", {"name": "grow", "arguments": {}})
+            await until(lambda: grown_tool_runs(a), True)
+            found = json_of(await a.call_tool("toolSearch", {"query": "water the seedlings", "maxResults": 1}))
+            assert [t["name"] for t in found["tools"]] == ["water_seedlings_1"]
+            found = json_of(await b.call_tool("toolSearch", {"query": "add one more tool", "maxResults": 1}))
+            assert [t["name"] for t in found["tools"]] == ["grow"]
+            await told(1, 1)  # each search disclosed its hit to its own session
+            await b.call_tool("callTool", {"name": "wilt", "arguments": {}})  # b removes what only a disclosed
+            await until(lambda: grown_tool_runs(b), False)
+            await told(2, 1)
+            assert [t.name for t in (await a.list_tools()).tools] == ["toolSearch", "callTool"]
+            assert [t.name for t in (await b.list_tools()).tools] == ["toolSearch", "callTool", "grow"]
+
+    with HttpGateway([source], "--disclose", "list-changed") as server:
+        anyio.run(scenario, server.url)

@@ -1,6 +1,7 @@
 """An MCP server (official SDK, stdio) whose tool list grows: each call of ``grow`` adds a tool and
-sends ``notifications/tools/list_changed``. With ``--legacy`` it serves the handshake protocol
-only (as the npm servers do), where the notification reaches the client."""
+sends ``notifications/tools/list_changed``; ``wilt`` removes the newest one (and sends it too).
+With ``--legacy`` it serves the handshake protocol only (as the npm servers do), where the
+notification reaches the client."""
 
 from __future__ import annotations
 
@@ -20,7 +21,12 @@ def tools() -> list[types.Tool]:
             name="grow",
             description="Add one more tool to this server.",
             input_schema={"type": "object", "properties": {}},
-        )
+        ),
+        types.Tool(
+            name="wilt",
+            description="Remove the newest grown tool from this server.",
+            input_schema={"type": "object", "properties": {}},
+        ),
     ]
     for name in grown:
         out.append(
@@ -38,13 +44,17 @@ async def list_tools(ctx, params) -> types.ListToolsResult:
 
 
 async def call_tool(ctx, params) -> types.CallToolResult:
-    if params.name == "grow":
-        grown.append(f"water_seedlings_{len(grown) + 1}")
+    if params.name in ("grow", "wilt"):
+        if params.name == "grow":
+            grown.append(f"water_seedlings_{len(grown) + 1}")
+            said = grown[-1]
+        else:
+            said = grown.pop() if grown else "nothing to wilt"
         try:
             await ctx.session.send_tool_list_changed()
         except Exception:  # noqa: BLE001 - the 2026-07-28 wire has no channel for it: clients re-list
             pass
-        return types.CallToolResult(content=[types.TextContent(type="text", text=grown[-1])])
+        return types.CallToolResult(content=[types.TextContent(type="text", text=said)])
     if params.name in grown:
         litres = (params.arguments or {}).get("litres")
         return types.CallToolResult(content=[types.TextContent(type="text", text=f"watered with {litres} l")])

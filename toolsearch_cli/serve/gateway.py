@@ -187,6 +187,8 @@ class Gateway:
         self.manager = CatalogManager()
         self.version = 0
         self._engines: OrderedDict[tuple[tuple[str, str], ...], DisclosureEngine] = OrderedDict()
+        #: Called (no arguments) after every re-index: the server tells sessions whose list changed.
+        self.on_rebuild: list[Callable[[], None]] = []
         self.rebuild()
 
     # -- catalog ----------------------------------------------------------------------------------
@@ -238,6 +240,8 @@ class Gateway:
         self.manager = CatalogManager.from_catalog(self.catalog, exclude=resident_names, ranker=self.settings.ranker)
         self._engines.clear()
         self.version += 1
+        for listener in self.on_rebuild:
+            listener()
 
     def apply_registry(self, feed: Any, changes: Any) -> bool:
         """Apply one registry change set (the caller holds :attr:`lock`): in place when it only

@@ -81,10 +81,3 @@ class RegistryFeed:
             kept = [t for t in self.tools if t.name not in gone]
             self.tools = kept + [self._own(t) for t in changes.upsert]
         self.version = changes.version
-
-
-def listing_key(tools: list[Tool]) -> list[tuple[str, str, str]]:
-    """What a client sees of a tool list, to tell whether it changed."""
-    import json
-
-    return [(t.name, t.description, json.dumps(t.parameters, sort_keys=True, default=str)) for t in tools]

@@ -14,11 +14,13 @@ remember and ``callTool`` is the way to run a found tool.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 import time
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from ..errors import CatalogError, ToolsearchError, UsageError
@@ -27,6 +29,8 @@ from .gateway import CALL_TOOL_NAME, CallResult, Gateway, Refused, SessionState,
 from .upstream import UpstreamUnavailable, describe_error
 
 _STATE_KEY = "toolsearch.session"
+#: Seconds one ``list_changed`` may take to reach a client before it is given up.
+NOTIFY_SECONDS = 5.0
 _RESERVED_META = "io.modelcontextprotocol/"
 
 
@@ -84,6 +88,27 @@ def wire_result(result: CallResult) -> Any:
     return types.CallToolResult.model_validate(data)
 
 
+def listing_digest(wired: list[Any]) -> str:
+    """A digest of a ``tools/list`` answer as the client gets it (names, descriptions, schemas)."""
+    digest = hashlib.sha256()
+    for tool in wired:
+        dumped = tool.model_dump(mode="json", by_alias=True, exclude_none=True)
+        digest.update(json.dumps(dumped, sort_keys=True, ensure_ascii=False).encode("utf-8", "replace"))
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+@dataclass
+class _Watch:
+    """A list-changed session the gateway can notify: its connection (handshake protocol), the
+    context of its latest request, and the digest of the tool list it was last shown or told of."""
+
+    session: SessionState
+    connection: Any
+    context: dict[str, str]
+    digest: str
+
+
 class GatewayServer:
     """Binds a :class:`Gateway` to the SDK: ``tools/list`` and ``tools/call`` handlers."""
 
@@ -92,46 +117,14 @@ class GatewayServer:
         self.upstreams = upstreams
         #: Over stdio the process serves one client: one session, whatever the protocol era.
         self.stdio_session = SessionState(id=uuid.uuid4().hex[:12]) if stdio else None
-        #: Sessions that may be told their tool list changed: id -> (state, SDK session, context).
-        self.sessions: dict[str, tuple[SessionState, Any, dict[str, str]]] = {}
+        #: list-changed: the sessions to tell when a re-index changes their list (by session id).
+        self._watches: dict[str, _Watch] = {}
+        #: Starts a task in the serving task group (set once serving); without it nothing is sent.
+        self.spawn: Callable[..., Any] | None = None
+        if gateway.settings.disclose == "list-changed":
+            gateway.on_rebuild.append(self._after_rebuild)
+        #: The serving event loop (set once serving): registry watchers' threads reach it through it.
         self.loop: Any = None
-
-    def track(self, ctx: Any, session: SessionState | None, context: dict[str, str]) -> None:
-        """Remember a list-changed session (its latest context) for catalog-change notices."""
-        if session is None or self.gateway.settings.disclose != "list-changed":
-            return
-        with self.gateway.lock:  # the registry watcher's thread reads it under the same lock
-            if session.id not in self.sessions and len(self.sessions) >= MAX_TRACKED_SESSIONS:
-                self.sessions.pop(next(iter(self.sessions)))
-            self.sessions[session.id] = (session, ctx.session, context)
-
-    def listings(self) -> dict[str, list[tuple[str, str, str]]]:
-        """Each tracked session's tool list as its client sees it (the caller holds the lock)."""
-        from .registry_feed import listing_key
-
-        return {
-            sid: listing_key(self.gateway.listed_tools(context, state))
-            for sid, (state, _, context) in self.sessions.items()
-        }
-
-    def notify_changed(self, before: dict[str, list[tuple[str, str, str]]]) -> int:
-        """Send ``notifications/tools/list_changed`` to each session whose list differs from
-        ``before`` (called from the registry watcher's thread); how many were told."""
-        import asyncio
-
-        if self.loop is None:
-            return 0
-        after = self.listings()
-        told = 0
-        for sid, listing in after.items():
-            if before.get(sid) != listing:
-                sdk_session = self.sessions[sid][1]
-                try:
-                    asyncio.run_coroutine_threadsafe(_tell(sdk_session), self.loop)
-                    told += 1
-                except RuntimeError:  # the loop is closing: nobody to tell
-                    pass
-        return told
 
     def build(self) -> Any:
         from mcp.server.lowlevel.server import NotificationOptions, Server
@@ -187,16 +180,95 @@ class GatewayServer:
             session = state[_STATE_KEY] = SessionState(id=uuid.uuid4().hex[:12])
         return session  # type: ignore[no-any-return]
 
+    # -- list_changed after a re-index -----------------------------------------------------------
+
+    def _digest_now(self, context: dict[str, str], session: SessionState) -> str:
+        return listing_digest([wire_tool(t) for t in self.gateway.listed_tools(context, session)])
+
+    def _watch(self, ctx: Any, session: SessionState | None, context: dict[str, str]) -> _Watch | None:
+        """The session's watch (made on its first request), or ``None`` when it cannot be told:
+        call-through (its list never changes), or no session, or the 2026-07-28 protocol (where a
+        change notification reaches a client only through a subscription it opened)."""
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+        if session is None or self.gateway.settings.disclose != "list-changed":
+            return None
+        connection = getattr(ctx.session, "_connection", None)
+        if connection is None or getattr(connection, "protocol_version", None) in MODERN_PROTOCOL_VERSIONS:
+            return None
+        watch = self._watches.get(session.id)
+        if watch is None or watch.connection is not connection:
+            watch = _Watch(session, connection, context, self._digest_now(context, session))
+            self._watches[session.id] = watch
+            stack = getattr(connection, "exit_stack", None)
+            if stack is not None:  # forgotten when the connection closes (HTTP sessions come and go)
+                stack.callback(self._forget, session.id, connection)
+        watch.context = context
+        return watch
+
+    def _forget(self, session_id: str, connection: Any) -> None:
+        watch = self._watches.get(session_id)
+        if watch is not None and watch.connection is connection:
+            del self._watches[session_id]
+
+    def _after_rebuild(self) -> None:
+        """After a re-index or a registry change (from any thread): notify each watched session
+        whose list differs from the one it was last shown or told of (a disclosed tool removed or
+        changed, a resident tool changed). The check runs on the serving loop."""
+        import asyncio
+
+        loop = self.loop
+        if loop is None:
+            return
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is loop:
+            self._check_watches()
+            return
+        try:
+            loop.call_soon_threadsafe(self._check_watches)
+        except RuntimeError:  # the loop is closing: nobody to tell
+            pass
+
+    catalog_changed = _after_rebuild
+
+    def _check_watches(self) -> None:
+        spawn = self.spawn
+        if spawn is None:
+            return
+        with self.gateway.lock:  # a registry watcher's thread changes the catalog under it
+            for watch in list(self._watches.values()):
+                try:
+                    digest = self._digest_now(watch.context, watch.session)
+                except Exception:  # noqa: BLE001 - never let one session break the re-index
+                    continue
+                if digest != watch.digest:
+                    watch.digest = digest
+                    spawn(self._notify, watch.connection)
+
+    @staticmethod
+    async def _notify(connection: Any) -> None:
+        import anyio
+
+        with anyio.move_on_after(NOTIFY_SECONDS):  # a client that does not read costs no more
+            try:
+                await connection.send_tool_list_changed()
+            except Exception:  # noqa: BLE001 - the client re-lists on its next search or list anyway
+                pass
+
     # -- handlers ---------------------------------------------------------------------------------
 
     async def list_tools(self, ctx: Any, params: Any) -> Any:
         import mcp_types as types
 
         context, session = self._context(ctx), self._session(ctx)
-        self.track(ctx, session, context)
-        with self.gateway.lock:
-            tools = self.gateway.listed_tools(context, session)
-        result = types.ListToolsResult(tools=[wire_tool(t) for t in tools])
+        wired = [wire_tool(t) for t in self.gateway.listed_tools(context, session)]
+        watch = self._watch(ctx, session, context)
+        if watch is not None:
+            watch.digest = listing_digest(wired)
+        result = types.ListToolsResult(tools=wired)
         if self.gateway.settings.disclose == "list-changed" or self.gateway.settings.context_header:
             result.ttl_ms = 0  # the list depends on the session or the request: never cached
         return result
@@ -208,11 +280,13 @@ class GatewayServer:
         session = self._session(ctx)
         name = params.name
         arguments = params.arguments
-        self.track(ctx, session, context)
+        watch = self._watch(ctx, session, context)
         if name == gateway.search_tool_name:
             with gateway.lock:
                 result, changed = gateway.search(arguments or {}, context, session)
             if changed:
+                if watch is not None and session is not None:
+                    watch.digest = self._digest_now(context, session)
                 try:
                     await ctx.session.send_tool_list_changed()
                 except Exception:  # noqa: BLE001 - a client that cannot take it still has callTool
@@ -283,17 +357,6 @@ class GatewayServer:
         result = CallResult([], is_error=bool(getattr(raw, "is_error", False)), raw=raw)
         result.upstream_ms = (time.perf_counter() - began) * 1000
         return result
-
-
-#: List-changed sessions remembered for catalog-change notices (the oldest is forgotten first).
-MAX_TRACKED_SESSIONS = 1024
-
-
-async def _tell(sdk_session: Any) -> None:
-    try:
-        await sdk_session.send_tool_list_changed()
-    except Exception:  # noqa: BLE001 - a session that went away, or a client that cannot take it
-        pass
 
 
 class TrafficLog:
@@ -376,10 +439,8 @@ def follow_registries(gateway: Gateway, binding: GatewayServer, say: Callable[[s
 
     def on_change(feed: Any, changes: Any) -> None:
         with gateway.lock:
-            before = binding.listings() if binding.sessions else {}
             gateway.apply_registry(feed, changes)
-            if binding.sessions:
-                binding.notify_changed(before)
+        binding.catalog_changed()  # the sessions whose list changed are told (list-changed)
 
     def on_status(feed: Any, status: str) -> None:
         # said once per outage (the retries' own reasons change while it lasts), and its end
@@ -474,6 +535,7 @@ async def _serve_all(
             say(f"warning: {upstreams[source].live.display}: a tool was left out: {skipped[0]}{more}")
         gateway.check_resident()
         binding = GatewayServer(gateway, upstreams, stdio=http is None)
+        binding.spawn = group.start_soon
         server = binding.build()
         import asyncio
 
