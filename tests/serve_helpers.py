@@ -11,6 +11,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -44,6 +45,11 @@ def real_sources(*names: str) -> list[str]:
         script = npm_script(name)
         if not script.is_file():
             pytest.skip(f"@modelcontextprotocol/server-{name} is not installed: npm install --prefix tests/servers/npm")
+        if name == "memory":  # its graph file: by default beside its code, in the (shared, read-only) checkout
+            memory = Path(tempfile.mkdtemp(prefix="toolsearch-memory-")) / "memory.jsonl"
+            command = f"env MEMORY_FILE_PATH={shlex.quote(str(memory))} {shlex.quote(node)} {shlex.quote(str(script))}"
+            out.append(f"{name}=mcp+stdio:{command}")
+            continue
         out.append(f"{name}=mcp+stdio:{shlex.quote(node)} {shlex.quote(str(script))}")
     return out
 

@@ -144,11 +144,16 @@ def test_gitlabs_mcp_server_loads_with_a_warning_per_untyped_schema(run_cli, mon
     names = [t["name"] for t in json.loads(result.stdout)["tools"]]
     assert {"create_issue", "create_merge_request", "fork_repository", "push_files"} <= set(names)
     warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
-    assert len(warnings) == len(names) and all(len(line) <= 300 for line in warnings)
+    # whether its schemas lack 'type' depends on the zod-to-json-schema npm resolves for it (a
+    # range, not a pin): untyped, one short warning per tool; typed, none (seen both ways here)
+    assert len(warnings) in (0, len(names)) and all(len(line) <= 300 for line in warnings)
     assert all("the parameters schema has no 'type'; read as type 'object'" in line for line in warnings)
     assert "not-a-token" not in result.stderr + result.stdout
     strict = run_cli("--strict", "catalog", "-c", source)
-    assert strict.code == 2 and len(strict.stderr.strip().splitlines()) == 1
+    if warnings:  # --strict refuses what it warned about, in one line
+        assert strict.code == 2 and len(strict.stderr.strip().splitlines()) == 1
+    else:
+        assert strict.code == 0, strict.stderr
 
 
 def test_one_npm_server_twice_under_two_aliases_is_linted_as_search_sees_it(npm_servers, tmp_path):
