@@ -24,6 +24,7 @@ from typing import Any
 
 from common import SETS, load_set, ranked_names
 
+from toolsearch_cli import indexes
 from toolsearch_cli.evaluate import Query, query_metrics
 from toolsearch_cli.model import Catalog
 from toolsearch_cli.search import bm25f, text
@@ -80,7 +81,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
 
 
 def default_run(catalog: Catalog, depth: int = 10) -> Callable[[str], list[str]]:
-    catalog._indexes.clear()
+    indexes.forget(catalog)  # each variant builds its own index
     return ranked_names(bm25f.BM25FRanker(), catalog, depth)
 
 

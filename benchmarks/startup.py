@@ -68,13 +68,13 @@ def cache_hit_cost(runs: int = 51) -> None:
         try:
             import pickle
 
-            from toolsearch_cli.catalog import cache, load_catalog, store_in_cache
+            from toolsearch_cli.catalog import cache, load_catalog_result, store_in_cache
             from toolsearch_cli.search import search
 
-            catalog = load_catalog([str(ROOT / "catalogs")], cache=True)
-            search(catalog, "weather")
-            store_in_cache(catalog)
-            key = catalog.cache_key
+            loaded = load_catalog_result([str(ROOT / "catalogs")], cache=True)
+            search(loaded.catalog, "weather")
+            store_in_cache(loaded)
+            key = loaded.cache_key
             assert key is not None
             data = (cache.cache_dir() / f"{key}.pickle").read_bytes()
             payload = data[len(cache.MAGIC) + 32 :]

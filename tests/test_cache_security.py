@@ -11,7 +11,7 @@ import pickle
 import pytest
 
 from toolsearch_cli import load_catalog
-from toolsearch_cli.catalog import cache
+from toolsearch_cli.catalog import cache, load_catalog_result
 
 CATALOG = "tools:\n  - name: getWeather\n    description: Current weather of a city\n"
 
@@ -36,7 +36,7 @@ def cached(write, monkeypatch, tmp_path):
     folder = tmp_path / "cache"
     monkeypatch.setenv(cache.CACHE_DIR_VAR, str(folder))
     path = write("cat.yaml", CATALOG)
-    first = load_catalog([str(path)], cache=True)
+    first = load_catalog_result([str(path)], cache=True)
     entry = folder / f"{first.cache_key}.pickle"
     assert entry.exists()
     return path, folder, entry

@@ -6,7 +6,8 @@ import subprocess
 import sys
 
 from toolsearch_cli import load_catalog
-from toolsearch_cli.catalog import cache, store_in_cache
+from toolsearch_cli.catalog import cache, load_catalog_result, store_in_cache
+from toolsearch_cli.indexes import index_keys
 from toolsearch_cli.search import search
 
 from .conftest import DEMO, ROOT, clean_env
@@ -28,10 +29,11 @@ def entries():
 def test_second_load_is_a_cache_hit_with_its_index(write, monkeypatch, tmp_path):
     monkeypatch.setenv(cache.CACHE_DIR_VAR, str(tmp_path / "c"))
     path = write("cat.yaml", CATALOG)
-    first = load_catalog([str(path)], cache=True)
-    assert first.cache_key is not None and len(entries()) == 1
+    loaded = load_catalog_result([str(path)], cache=True)
+    first = loaded.catalog
+    assert loaded.cache_key is not None and len(entries()) == 1
     assert [h.name for h in search(first, "weather")] == ["getWeather"]
-    store_in_cache(first)  # now with the default index
+    store_in_cache(loaded)  # now with the default index
 
     import toolsearch_cli.catalog as catalog_module
 
@@ -39,9 +41,10 @@ def test_second_load_is_a_cache_hit_with_its_index(write, monkeypatch, tmp_path)
         raise AssertionError("a cache hit must not parse the YAML")
 
     monkeypatch.setitem(catalog_module.LOADER_BY_SUFFIX, ".yaml", no_parsing)
-    second = load_catalog([str(path)], cache=True)
-    assert second.cache_key == first.cache_key
-    assert "default" in second.index_keys()
+    again = load_catalog_result([str(path)], cache=True)
+    second = again.catalog
+    assert again.cache_key == loaded.cache_key and second is not first
+    assert "default" in index_keys(second)
     assert [t.name for t in second.tools] == ["getWeather", "sendEmail"]
     assert second.tools[0].source == first.tools[0].source  # locations survive
     assert [h.name for h in search(second, "weather")] == ["getWeather"]
@@ -50,17 +53,17 @@ def test_second_load_is_a_cache_hit_with_its_index(write, monkeypatch, tmp_path)
 def test_editing_a_file_misses_the_cache(write, monkeypatch, tmp_path):
     monkeypatch.setenv(cache.CACHE_DIR_VAR, str(tmp_path / "c"))
     path = write("cat.yaml", CATALOG)
-    before = load_catalog([str(path)], cache=True)
+    before = load_catalog_result([str(path)], cache=True)
     path.write_text(CATALOG.replace("Send an email", "Send a letter"), encoding="utf-8")
-    after = load_catalog([str(path)], cache=True)
+    after = load_catalog_result([str(path)], cache=True)
     assert after.cache_key != before.cache_key
-    assert after.get("sendEmail").description == "Send a letter to someone"
+    assert after.catalog.get("sendEmail").description == "Send a letter to someone"
 
 
 def test_a_damaged_or_foreign_entry_is_a_miss(write, monkeypatch, tmp_path):
     monkeypatch.setenv(cache.CACHE_DIR_VAR, str(tmp_path / "c"))
     path = write("cat.yaml", CATALOG)
-    first = load_catalog([str(path)], cache=True)
+    first = load_catalog_result([str(path)], cache=True)
     entry = cache.cache_dir() / f"{first.cache_key}.pickle"
     entry.write_bytes(b"garbage")
     assert cache.load(first.cache_key) is None
@@ -76,12 +79,12 @@ def test_cache_can_be_turned_off_and_python_modules_are_never_cached(write, monk
     monkeypatch.setenv(cache.CACHE_DIR_VAR, str(tmp_path / "c"))
     monkeypatch.setenv(cache.NO_CACHE_VAR, "1")
     path = write("cat.yaml", CATALOG)
-    assert load_catalog([str(path)], cache=True).cache_key is None
+    assert load_catalog_result([str(path)], cache=True).cache_key is None
     assert entries() == []
     monkeypatch.delenv(cache.NO_CACHE_VAR)
     module = str(ROOT / "catalogs" / "python" / "ops_tools.py")
-    assert load_catalog([module], cache=True).cache_key is None
-    assert load_catalog([str(path)], cache=False).cache_key is None
+    assert load_catalog_result([module], cache=True).cache_key is None
+    assert load_catalog_result([str(path)], cache=False).cache_key is None
     assert entries() == []
 
 

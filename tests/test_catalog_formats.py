@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from toolsearch_cli.catalog import load_catalog
+from toolsearch_cli.catalog import load_catalog, load_catalog_result
 from toolsearch_cli.catalog.formats import detect_format, parse_document
 from toolsearch_cli.errors import CatalogError
 
@@ -103,13 +103,13 @@ def test_anthropic_server_tools_are_warned_about_with_their_pointer_and_its_sear
         {"type": "tool_search_tool_regex_20251119", "name": "tool_search_tool_regex"},
         {"name": "a", "input_schema": {"type": "object"}, "defer_loading": True},
     ]
-    loaded = load_catalog(dump(write, "request.json", {"model": "claude", "tools": tools}))
-    assert loaded.names == ["a"] and loaded.warnings == []
+    loaded = load_catalog_result(dump(write, "request.json", {"model": "claude", "tools": tools}))
+    assert loaded.catalog.names == ["a"] and loaded.warnings == ()
     tools.append({"type": "web_search_20250305", "name": "web_search"})
     path = dump(write, "a.json", tools)
     line = next(i for i, text in enumerate(open(path).read().splitlines(), 1) if "web_search_2025" in text)
-    loaded = load_catalog(path)  # the server tool is left out, the rest loads
-    assert loaded.names == ["a"]
+    loaded = load_catalog_result(path)  # the server tool is left out, the rest loads
+    assert loaded.catalog.names == ["a"]
     [warning] = loaded.warnings
     assert (warning.kind, warning.field, warning.line, warning.tool) == ("tool", "/2/type", line, "web_search")
     assert "server tool" in warning.message

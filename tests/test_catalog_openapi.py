@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from toolsearch_cli import search
-from toolsearch_cli.catalog import load_catalog
+from toolsearch_cli.catalog import load_catalog, load_catalog_result
 from toolsearch_cli.catalog.openapi import sanitize_name
 from toolsearch_cli.errors import CatalogError
 
@@ -179,7 +179,7 @@ def test_a_bad_parameter_schema_points_at_its_place_in_the_document(tmp_path):
     spec = minimal()
     spec["paths"]["/a"]["post"]["parameters"] = [{"name": "kind", "in": "query", "schema": {"type": "file"}}]
     path = write_spec(tmp_path, spec)
-    [warning] = load_catalog(path).warnings
+    [warning] = load_catalog_result(path).warnings
     assert warning.field == "/paths/~1a/post/parameters/0/schema" and "type 'file' read as 'string'" in str(warning)
     assert "schema:" in Path(path).read_text().splitlines()[warning.line - 1]
     spec["paths"]["/a"]["post"]["parameters"][0]["schema"]["type"] = "fiel"
@@ -221,9 +221,10 @@ def test_keywords_only_where_the_schema_grammar_puts_them(tmp_path, run_cli):
         schemas={"Props": props_schema, "Owner": {"type": "object", "properties": {"id": {"type": "string"}}}},
     )
     path = write_spec(tmp_path, spec)
-    catalog = load_catalog(path, strict=True)
+    catalog_loaded = load_catalog_result(path, strict=True)
+    catalog = catalog_loaded.catalog
     params = catalog.get("makeA").parameters
-    assert catalog.warnings == []
+    assert catalog_loaded.warnings == ()
     [props] = params["$defs"].values()  # Props contains itself (additionalProperties): kept once in $defs
     assert props["properties"]["$ref"] == {"type": "string"} and props["properties"]["$schema"] == {"type": "string"}
     assert props["properties"]["owner"] == {"type": "object", "properties": {"id": {"type": "string"}}}  # resolved

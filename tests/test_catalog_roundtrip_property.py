@@ -121,5 +121,5 @@ def meaning(catalog):
 @given(catalogs(), st.sampled_from(list(EXPORTER_BY_NAME)))
 def test_export_then_load_gives_the_same_catalog(catalog, fmt):
     doc = parse_document(export_catalog(catalog, fmt), "converted", json_hint=fmt != "yaml")
-    tools, resident, groups = load_document(doc)
-    assert meaning(Catalog(tools=tools, resident=resident, groups=groups)) == meaning(catalog)
+    loaded = load_document(doc)
+    assert meaning(loaded.to_catalog()) == meaning(catalog)

@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolsearch_cli import Catalog, SearchError, load_catalog, search
+from toolsearch_cli.indexes import cached_index
 from toolsearch_cli.search.text import STOP_WORDS, analyze, analyze_query, split_identifiers, stem
 
 from .conftest import DEMO, make
@@ -283,7 +284,7 @@ def test_explanation_in_a_category_adds_up_when_a_sentence_matches_no_tool_there
         assert names(hits) == ["forecast"]
         assert sum(c.points for c in hits[0].contributions) == pytest.approx(hits[0].score)
         assert {c.term for c in hits[0].contributions} == {"weather"}
-        assert catalog.cached_index("default", lambda: None).backend == ("python" if backend_size == 1 else "numpy")
+        assert cached_index(catalog, "default", lambda: None).backend == ("python" if backend_size == 1 else "numpy")
 
 
 @settings(max_examples=300, deadline=None)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from toolsearch_cli.catalog import load_catalog
+from toolsearch_cli.catalog import load_catalog, load_catalog_result
 from toolsearch_cli.catalog.export import export_catalog
 from toolsearch_cli.catalog.openai_strict import make_strict
 from toolsearch_cli.errors import CatalogError
@@ -31,8 +31,9 @@ def petstore(tmp_path) -> Path:
 
 
 def test_a_real_swagger_2_document_is_converted(petstore):
-    catalog = load_catalog(str(petstore))
-    assert len(catalog) == 20 and catalog.warnings == []
+    catalog_loaded = load_catalog_result(str(petstore))
+    catalog = catalog_loaded.catalog
+    assert len(catalog) == 20 and catalog_loaded.warnings == ()
     add = catalog.get("addPet")
     assert add.metadata["openapi"]["server"] == "http://petstore.swagger.io/v2"
     assert add.metadata["openapi"]["body"] == "merged" and add.metadata["openapi"]["contentType"] == "application/json"

@@ -5,6 +5,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from toolsearch_cli.errors import CatalogError
+from toolsearch_cli.indexes import cached_index
 from toolsearch_cli.model import Tool
 from toolsearch_cli.search.bm25f import analyse_tool, build_index, query_plan
 
@@ -162,10 +163,10 @@ def test_catalog_changes_update_the_built_index_in_place():
 
     catalog = Catalog(tools=[Tool(name="getWeather", description="weather of a city")])
     assert [h.name for h in search(catalog, "weather")] == ["getWeather"]
-    index = catalog.cached_index("default", lambda: None)
+    index = cached_index(catalog, "default", lambda: None)
     catalog.add_tool(Tool(name="getForecast", description="weather forecast for the week"))
     catalog.remove_tool("getWeather")
-    assert catalog.cached_index("default", lambda: None) is index  # updated, not rebuilt
+    assert cached_index(catalog, "default", lambda: None) is index  # updated, not rebuilt
     assert [h.name for h in search(catalog, "weather")] == ["getForecast"]
     with pytest.raises(CatalogError, match="duplicate tool name"):
         catalog.add_tool(Tool(name="getForecast"))
@@ -180,13 +181,13 @@ def test_manager_registrations_reach_the_index_without_a_rebuild():
     assert manager.search("weather", max_results=5) == ["getWeather"]
     provider = manager.provider
     catalog = provider._catalog
-    index = catalog.cached_index("default", lambda: None)
+    index = cached_index(catalog, "default", lambda: None)
     manager.register(Tool(name="getForecast", description="weather forecast"))
     manager.register(Tool(name="getWeather", description="umbrella advice"), replace=True)
     assert manager.search("forecast", max_results=5) == ["getForecast"]
     assert manager.search("umbrella", max_results=5) == ["getWeather"]
     assert manager.search("city", max_results=5) == []  # the replaced description is gone
-    assert provider._catalog is catalog and catalog.cached_index("default", lambda: None) is index
+    assert provider._catalog is catalog and cached_index(catalog, "default", lambda: None) is index
     manager.unregister("getForecast")
     assert manager.search("forecast", max_results=5) == []
 

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from toolsearch_cli.catalog import load_catalog
+from toolsearch_cli.catalog import load_catalog, load_catalog_result
 from toolsearch_cli.catalog.lenient import mapped_type
 from toolsearch_cli.errors import CatalogError
 
@@ -32,7 +32,8 @@ tools:
 
 def test_rapidapi_types_are_mapped_with_a_warning_each_and_kept_in_metadata(write):
     path = str(write("rapid.yaml", RAPIDAPI))
-    catalog = load_catalog(path)
+    catalog_loaded = load_catalog_result(path)
+    catalog = catalog_loaded.catalog
     assert catalog.names == ["flights_search", "hotels_search"]
     props = catalog.get("flights_search").parameters["properties"]
     assert props["origin"] == {"type": "string", "description": "IATA code of the origin airport"}
@@ -49,9 +50,9 @@ def test_rapidapi_types_are_mapped_with_a_warning_each_and_kept_in_metadata(writ
         "near": "GEOPOINT (latitude, longitude)",
     }
     assert "original_types" not in catalog.get("hotels_search").metadata
-    lines = [w.line for w in catalog.warnings]
+    lines = [w.line for w in catalog_loaded.warnings]
     assert lines == [5, 6, 7, 8, 9, 10]  # the line of each parameter
-    assert all(w.kind == "type" and w.tool == "flights_search" for w in catalog.warnings)
+    assert all(w.kind == "type" and w.tool == "flights_search" for w in catalog_loaded.warnings)
     with pytest.raises(CatalogError) as err:
         load_catalog(path, strict=True)
     assert (err.value.line, err.value.field) == (5, "parameters.origin") and "'STRING'" in err.value.message
@@ -76,9 +77,10 @@ def test_type_mapping(name, schema, expected):
 
 def test_an_unknown_type_accepts_any_value_and_a_non_string_type_stays_an_error(write):
     path = str(write("a.yaml", "tools:\n  - name: a\n    parameters:\n      x: {type: strng}\n"))
-    catalog = load_catalog(path)
+    catalog_loaded = load_catalog_result(path)
+    catalog = catalog_loaded.catalog
     assert catalog.get("a").parameters["properties"]["x"] == {}
-    assert "did you mean 'string'" in catalog.warnings[0].message
+    assert "did you mean 'string'" in catalog_loaded.warnings[0].message
     with pytest.raises(CatalogError, match="unknown JSON Schema type 5"):
         load_catalog(str(write("b.yaml", "tools:\n  - name: a\n    parameters:\n      x: {type: 5}\n")))
 
@@ -102,13 +104,14 @@ def test_a_responses_request_body_with_hosted_tools_loads_its_functions(write):
         ],
     }
     path = write("body.json", json.dumps(body, indent=2))
-    catalog = load_catalog(str(path))
+    catalog_loaded = load_catalog_result(str(path))
+    catalog = catalog_loaded.catalog
     assert catalog.names == ["get_weather"]
-    assert [(w.kind, w.field, w.line) for w in catalog.warnings] == [
+    assert [(w.kind, w.field, w.line) for w in catalog_loaded.warnings] == [
         ("tool", "/tools/0/type", 5),
         ("tool", "/tools/1/type", 8),
     ]
-    assert "one of OpenAI's own tools" in catalog.warnings[0].message
+    assert "one of OpenAI's own tools" in catalog_loaded.warnings[0].message
 
 
 def test_a_chat_custom_tool_is_named_for_what_it_is(write):
@@ -116,9 +119,10 @@ def test_a_chat_custom_tool_is_named_for_what_it_is(write):
         {"type": "custom", "custom": {"name": "sql", "description": "Free-form SQL"}},
         {"type": "function", "function": {"name": "f", "description": "F", "parameters": {"type": "object"}}},
     ]
-    catalog = load_catalog(str(write("chat.json", json.dumps(tools))))
+    catalog_loaded = load_catalog_result(str(write("chat.json", json.dumps(tools))))
+    catalog = catalog_loaded.catalog
     assert catalog.names == ["f"]
-    [warning] = catalog.warnings
+    [warning] = catalog_loaded.warnings
     assert warning.tool == "sql" and "custom tool (free-form text input" in warning.message
     assert "built-in" not in warning.message
 
@@ -204,12 +208,13 @@ def test_bfcl_json_lines_load(write):
     ]
     text = "\n".join(json.dumps(e) for e in entries) + "\n"
     for name in ("BFCL_v3_simple.json", "simple.jsonl"):
-        catalog = load_catalog(str(write(name, text)))
+        catalog_loaded = load_catalog_result(str(write(name, text)))
+        catalog = catalog_loaded.catalog
         assert catalog.names == ["calculate_triangle_area", "math.factorial"]
         tool = catalog.get("calculate_triangle_area")
         assert tool.parameters["type"] == "object" and tool.parameters["properties"]["height"]["type"] == "number"
         assert tool.source.line == 1 and catalog.get("math.factorial").source.line == 2
-        skipped = [w for w in catalog.warnings if w.kind == "tool"]
+        skipped = [w for w in catalog_loaded.warnings if w.kind == "tool"]
         assert [(w.line, w.tool) for w in skipped] == [(4, "math.factorial")]
     with pytest.raises(CatalogError) as err:
         load_catalog(str(write("bad.jsonl", text + "{not json\n")))
@@ -287,9 +292,13 @@ def test_json_and_yaml_parameters_load_alike_with_or_without_types_to_map(write,
     """Parsed JSON with no type to map skips the copy and the second check (a 100,000-tool catalog
     loads faster); what it loads, and the warnings, must equal the YAML path's, which always copies."""
     tool = {"name": "t", "description": "d", "parameters": {"type": "object", **where}}
-    from_json = load_catalog(str(write("c.json", json.dumps({"tools": [tool]}))))
-    from_yaml = load_catalog(str(write("c.yaml", "tools:\n  - " + json.dumps(tool) + "\n")))
+    from_json_loaded = load_catalog_result(str(write("c.json", json.dumps({"tools": [tool]}))))
+    from_json = from_json_loaded.catalog
+    from_yaml_loaded = load_catalog_result(str(write("c.yaml", "tools:\n  - " + json.dumps(tool) + "\n")))
+    from_yaml = from_yaml_loaded.catalog
     assert from_json.get("t").parameters == from_yaml.get("t").parameters
     assert from_json.get("t").metadata == from_yaml.get("t").metadata
-    assert [(w.kind, w.message) for w in from_json.warnings] == [(w.kind, w.message) for w in from_yaml.warnings]
+    assert [(w.kind, w.message) for w in from_json_loaded.warnings] == [
+        (w.kind, w.message) for w in from_yaml_loaded.warnings
+    ]
     assert "properties" in from_json.get("t").parameters

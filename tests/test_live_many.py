@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from toolsearch_cli.catalog import live_cache, load_catalog
+from toolsearch_cli.catalog import live_cache, load_catalog_result
 from toolsearch_cli.catalog.lenient import LoadSettings, configure
 from toolsearch_cli.catalog.mcp_client import fetch_live_sources, tools_from_live
 from toolsearch_cli.errors import CatalogError
@@ -148,10 +148,10 @@ def test_sanitised_names_for_dots_and_long_prefixed_names():
         {"name": "x" * 60, "inputSchema": {"type": "object"}},
     ]
     source = "github-enterprise-server=mcp+stdio:server"
-    plain, _ = tools_from_live(source, None, raw, prefix=True)
+    plain = tools_from_live(source, None, raw, prefix=True).tools
     assert [t.name for t in plain][0] == "github-enterprise-server__admin.tools.list"
     configure(LoadSettings(sanitize_names=True))
-    tools, _ = tools_from_live(source, None, raw, prefix=True)
+    tools = tools_from_live(source, None, raw, prefix=True).tools
     names = [t.name for t in tools]
     assert names[0] == "github-enterprise-server__admin_tools_list"
     assert names[1] == "github-enterprise-server__admin_tools_list_2"  # made unique
@@ -178,7 +178,7 @@ def test_library_loads_use_their_own_arguments_not_the_last_command(run_cli, cou
     source, _ = counted
     run_cli("--strict", "catalog", "-c", source("a"))
     path = write("t.yaml", "tools:\n  - name: a\n    parameters:\n      x: {type: float}\n")
-    assert len(load_catalog(str(path)).warnings) == 1  # not strict: the CLI's options were for that command
+    assert len(load_catalog_result(str(path)).warnings) == 1  # not strict: the CLI's options were for that command
 
 
 def test_the_anthropic_name_limit_is_the_same_in_lint_and_convert(write, run_cli, monkeypatch, tmp_path):

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from toolsearch_cli.catalog import load_catalog
+from toolsearch_cli.catalog import load_catalog, load_catalog_result
 from toolsearch_cli.lint import LintConfig, lint
 from toolsearch_cli.search import SearchRequest, get_ranker
 
@@ -257,8 +257,9 @@ def kubernetes_spec(tmp_path_factory) -> Path:
 def test_kubernetes_openapi_document_loads_with_properties_named_ref(kubernetes_spec, run_cli, tmp_path):
     """JSONSchemaProps has properties *named* ``$ref`` and ``$schema``: properties, not references
     (they sank the whole document: "'$ref' must be a string")."""
-    catalog = load_catalog(str(kubernetes_spec), strict=True)
-    assert len(catalog.tools) == 845 and catalog.warnings == []
+    catalog_loaded = load_catalog_result(str(kubernetes_spec), strict=True)
+    catalog = catalog_loaded.catalog
+    assert len(catalog.tools) == 845 and catalog_loaded.warnings == ()
     crd = catalog.get("createApiextensionsV1CustomResourceDefinition")
     [props] = [v for k, v in crd.parameters["$defs"].items() if k.endswith("JSONSchemaProps")]
     assert props["properties"]["$ref"] == {"type": "string"} and props["properties"]["$schema"] == {"type": "string"}

@@ -274,8 +274,7 @@ def test_concurrent_pushes_without_a_version_are_serialised(pg_url):
 
 def test_32_readers_during_a_push_see_old_or_new_never_a_mix(pg_url):
     old, new = numbered(300, "alpha"), numbered(300, "omega")
-    new.tools[:] = new.tools[:250] + [sample(f"fresh{i}", "fresh tool") for i in range(40)]
-    new = Catalog(tools=new.tools)
+    new = Catalog(tools=[*new.tools[:250], *(sample(f"fresh{i}", "fresh tool") for i in range(40))])
     store.push(pg_url, old, "r")
     expected = {
         1: [(t.name, t.description) for t in old.tools],

@@ -9,6 +9,7 @@ import pytest
 from toolsearch_cli.disclosure.history import EMPTY, ERROR, parse_search_result
 from toolsearch_cli.disclosure.manager import CatalogManager
 from toolsearch_cli.disclosure.search_tool import SearchOutcome
+from toolsearch_cli.indexes import cached_index, index_keys
 from toolsearch_cli.model import Catalog, Tool
 from toolsearch_cli.search import search
 from toolsearch_cli.search.names import name_key, named_tool, unmatched_words
@@ -133,12 +134,12 @@ def test_hostile_queries_for_the_look_ups_are_bounded(catalog):
 
 
 def test_the_name_look_up_follows_catalog_changes_in_place(catalog):
-    assert "names" not in catalog.index_keys()
+    assert "names" not in index_keys(catalog)
     assert named_tool(catalog, "create_issue") == "create_issue"
-    built = catalog.cached_index("names", lambda: None)
+    built = cached_index(catalog, "names", lambda: None)
     catalog.add_tool(make("create_issue_comment", "Comment on an issue."))
     catalog.remove_tool("browser_navigate_back")
-    assert catalog.cached_index("names", lambda: None) is built  # updated, not dropped and rebuilt
+    assert cached_index(catalog, "names", lambda: None) is built  # updated, not dropped and rebuilt
     assert named_tool(catalog, "create_issue_comment") == "create_issue_comment"
     assert named_tool(catalog, "browser_navigate_b") is None  # the tool it stood for is gone
     assert named_tool(catalog, "browser_nav") == "browser_navigate"  # now a unique prefix

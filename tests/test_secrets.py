@@ -113,9 +113,9 @@ def test_a_basic_auth_header_an_mcp_server_echoes_in_its_tools_is_masked(monkeyp
     redaction.forget_all()
     source = f"mcp+http://user:{PASSWORD}@127.0.0.1:9/mcp"
     basic = base64.b64encode(f"user:{PASSWORD}".encode()).decode()
-    tools, _ = tools_from_live(
+    tools = tools_from_live(
         source, "s", [{"name": "echo", "description": f"got Basic {basic}", "inputSchema": {"type": "object"}}]
-    )
+    ).tools
     assert tools[0].description == "got Basic ***"
 
 

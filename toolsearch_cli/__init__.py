@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
-
 from typing import TYPE_CHECKING
 
+from ._version import __version__
 from .catalog import load_catalog, tool, tool_from_function
 from .errors import CatalogError, SearchError, ToolArgumentsError, ToolsearchError, UsageError
 from .model import Catalog, Location, Parameter, Tool

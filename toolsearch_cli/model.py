@@ -7,7 +7,7 @@ read (with file:line errors) before building these objects.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -189,11 +189,6 @@ def _parameters_of(
         )
 
 
-def _remover(name: str) -> Callable[[Any], None]:
-    """What an index that can shrink does when the tool ``name`` leaves its catalog."""
-    return lambda index: index.remove(name)
-
-
 def _same_place(a: Location | None, b: Location | None) -> bool:
     """Whether two tools were read from the same line of the same file (however the path was spelt)."""
     if a is None or b is None or a.line != b.line:
@@ -236,27 +231,48 @@ class ToolGroup:
     source: Location | None = None
 
 
+#: Called as ``listener(catalog, added, removed)`` after each run-time change of any catalog (see
+#: :func:`on_catalog_change`); ``removed`` are the searchable tools taken out (a resident tool is in
+#: no index).
+CatalogListener = Callable[["Catalog", Sequence[Tool], Sequence[Tool]], None]
+_LISTENERS: list[CatalogListener] = []
+
+
+def on_catalog_change(listener: CatalogListener) -> None:
+    """Have ``listener`` told of every run-time change of every catalog (:meth:`Catalog.add_tool`,
+    :meth:`Catalog.remove_tools`). What is built from a catalog (the search layer's indexes, see
+    :mod:`toolsearch_cli.indexes`) lives beside it, not in it, and keeps up through this."""
+    if listener not in _LISTENERS:
+        _LISTENERS.append(listener)
+
+
 @dataclass(kw_only=True)
 class Catalog:
-    """Tools by unique name, plus the names of resident tools (always visible, never searched)."""
+    """Tools by unique name, plus the names of resident tools (always visible, never searched).
 
-    tools: list[Tool] = field(default_factory=list)
+    ``tools`` is a tuple (any sequence passed in is copied into one): the catalog changes only
+    through :meth:`add_tool` and :meth:`remove_tools`, which keep :meth:`get` and whatever was built
+    from the catalog current. Indexes, cache bookkeeping and load warnings are not kept here: see
+    :mod:`toolsearch_cli.indexes` and :func:`toolsearch_cli.catalog.load_catalog_result`.
+    """
+
+    tools: Sequence[Tool] = ()
     resident: list[str] = field(default_factory=list)
     #: Where the catalog came from (files, modules), for display.
     sources: list[str] = field(default_factory=list)
     #: Tool groups (deterministic disclosure); their tools are catalog tools named here.
     groups: list[ToolGroup] = field(default_factory=list)
+    #: How many run-time changes the catalog has had (0: as built); what was built from it at one
+    #: revision is stale at another.
+    revision: int = field(default=0, init=False, repr=False, compare=False)
 
     _by_name: dict[str, Tool] = field(default_factory=dict, init=False, repr=False, compare=False)
-    _indexes: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
-    #: Key of this catalog in the on-disk cache (``None``: not cached), and the index keys the
-    #: cached copy holds (see :mod:`toolsearch_cli.catalog.cache`).
-    cache_key: str | None = field(default=None, init=False, repr=False, compare=False)
-    cache_stored: frozenset[str] | None = field(default=None, init=False, repr=False, compare=False)
-    #: What loading left out or changed (:class:`catalog.lenient.LoadWarning`\ s), in source order.
-    warnings: list[Any] = field(default_factory=list, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        self.tools = tuple(self.tools)
+        self.resident = list(self.resident)
+        self.sources = list(self.sources)
+        self.groups = list(self.groups)
         by_name: dict[str, Tool] = {}
         for tool in self.tools:
             if tool.name in RESERVED_NAMES:
@@ -322,13 +338,25 @@ class Catalog:
 
     def add_tool(self, tool: Tool) -> None:
         """Add a searchable tool at run time; built indexes that can grow are updated, not rebuilt."""
-        if tool.name in RESERVED_NAMES:
-            raise _name_error(tool, f"the name {tool.name!r} is reserved for the search tool; rename the tool")
-        if tool.name in self._by_name:
-            raise _name_error(tool, "duplicate tool name; tool names must be unique")
-        self.tools.append(tool)
-        self._by_name[tool.name] = tool
-        self._changed(lambda index: index.add(tool))
+        self.add_tools([tool])
+
+    def add_tools(self, tools: Iterable[Tool]) -> None:
+        """Add searchable tools at run time (one copy of :attr:`tools` however many are added); a
+        reserved or taken name is an error and adds nothing."""
+        new = list(tools)
+        names: set[str] = set()
+        for tool in new:
+            if tool.name in RESERVED_NAMES:
+                raise _name_error(tool, f"the name {tool.name!r} is reserved for the search tool; rename the tool")
+            if tool.name in self._by_name or tool.name in names:
+                raise _name_error(tool, "duplicate tool name; tool names must be unique")
+            names.add(tool.name)
+        if not new:
+            return
+        self.tools = (*self.tools, *new)
+        for tool in new:
+            self._by_name[tool.name] = tool
+        self._changed(new, [])
 
     def remove_tool(self, name: str) -> None:
         """Remove a tool at run time; built indexes that can shrink are updated, not rebuilt."""
@@ -345,28 +373,13 @@ class Catalog:
         if not gone:
             return
         ids = {id(tool) for tool in gone}  # by identity: Tool's __eq__ compares field by field
-        self.tools[:] = [tool for tool in self.tools if id(tool) not in ids]
-        for tool in gone:
-            was_resident = tool.name in self.resident
-            if was_resident:
-                self.resident.remove(tool.name)
-            self._changed(None if was_resident else _remover(tool.name))
+        self.tools = tuple(tool for tool in self.tools if id(tool) not in ids)
+        resident = set(self.resident).intersection(wanted)
+        if resident:
+            self.resident = [name for name in self.resident if name not in resident]
+        self._changed([], [tool for tool in gone if tool.name not in resident])
 
-    def _changed(self, update: Callable[[Any], None] | None) -> None:
-        self.cache_key = None  # no longer what the cached files say
-        for key, index in list(self._indexes.items()):
-            if update is not None and hasattr(index, "add") and hasattr(index, "remove"):
-                update(index)
-            elif update is not None:
-                del self._indexes[key]  # an index that cannot change in place is rebuilt on next use
-
-    def index_keys(self) -> list[str]:
-        """Keys of the indexes built for this catalog so far."""
-        return list(self._indexes)
-
-    def cached_index(self, key: str, build: Callable[[], Any]) -> Any:
-        """An index built once per catalog and ranker (the catalog is treated as immutable)."""
-        index = self._indexes.get(key)
-        if index is None:
-            index = self._indexes[key] = build()
-        return index
+    def _changed(self, added: Sequence[Tool], removed: Sequence[Tool]) -> None:
+        self.revision += 1
+        for listener in list(_LISTENERS):
+            listener(self, added, removed)

@@ -4,21 +4,23 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..bounded import path_problem, safe_is_dir, safe_is_file
 from ..errors import CatalogError, UsageError
-from ..model import Catalog, Tool, ToolGroup
-from .mcp_client import is_live_source, load_live_source, shown_source, split_env_sources
+from ..model import Catalog
+from .mcp_client import load_live_source
 from .python_loader import is_module_reference, load_python_module, tool, tool_from_function
+from .result import LoadResult
+from .sources import is_live_source, shown_source, split_env_sources
 
-Loaded = tuple[list[Tool], list[str]]
-#: What a loader returns: tools and resident names, optionally followed by tool groups.
-LoadedWithGroups = tuple[list[Tool], list[str]] | tuple[list[Tool], list[str], list[ToolGroup]]
+if TYPE_CHECKING:
+    from .lenient import LoadWarning
 
 
-def load_yaml_catalog(path: Path, display: str | None = None, catalog_format: str | None = None) -> LoadedWithGroups:
+def load_yaml_catalog(path: Path, display: str | None = None, catalog_format: str | None = None) -> LoadResult:
     """Load a YAML or JSON catalog file in any supported format, detected from the content unless
     ``catalog_format`` names it (PyYAML is imported on first use: a cached catalog never needs it)."""
     from .formats import load_file
@@ -29,7 +31,7 @@ def load_yaml_catalog(path: Path, display: str | None = None, catalog_format: st
 #: File loaders by suffix, called with (path, name to show in messages[, format or None to detect
 #: it from the content]). A folder loads every file whose suffix is a key here, recursively;
 #: Python files load only when named directly.
-LOADER_BY_SUFFIX: dict[str, Callable[..., LoadedWithGroups]] = {
+LOADER_BY_SUFFIX: dict[str, Callable[..., LoadResult]] = {
     ".yaml": load_yaml_catalog,
     ".yml": load_yaml_catalog,
     ".json": load_yaml_catalog,
@@ -46,12 +48,14 @@ __all__ = [
     "ENV_VAR",
     "LOADER_BY_SUFFIX",
     "SKIP_MARKER",
+    "LoadResult",
+    "LoadedCatalog",
     "bundled_catalog_path",
     "catalog_files",
     "default_sources",
     "load_catalog",
+    "load_catalog_result",
     "load_source",
-    "load_source_with_groups",
     "refuse_unnamed_code",
     "runs_code",
     "store_in_cache",
@@ -169,7 +173,7 @@ def runs_code(source: str) -> str | None:
     if _is_registry(source):
         return None  # a PostgreSQL registry holds data only
     if is_live_source(source):
-        from .mcp_client import parse_live_source
+        from .sources import parse_live_source
 
         try:
             live = parse_live_source(source)
@@ -206,29 +210,24 @@ def refuse_unnamed_code(sources: Iterable[Any], named_by: str, file: str, lines:
             )
 
 
-def load_source(source: str, catalog_format: str | None = None, *, prefix: bool = False) -> Loaded:
-    """Tools and resident names from one source: a file, a folder, a Python module or a live MCP server."""
-    tools, resident, _ = load_source_with_groups(source, catalog_format, prefix=prefix)
-    return tools, resident
-
-
-def _with_groups(loaded: LoadedWithGroups) -> tuple[list[Tool], list[str], list[ToolGroup]]:
-    if len(loaded) == 3:
-        return loaded  # type: ignore[return-value]
-    return loaded[0], loaded[1], []
-
-
-def load_source_with_groups(
-    source: str, catalog_format: str | None = None, *, prefix: bool = False
-) -> tuple[list[Tool], list[str], list[ToolGroup]]:
-    """Tools, resident names and tool groups from one source: a file, a folder, a Python module or a
-    live MCP server (``mcp+stdio:...``, ``mcp+http://...``).
+def load_source(source: str, catalog_format: str | None = None, *, prefix: bool = False) -> LoadResult:
+    """Tools, resident names, tool groups and load warnings from one source: a file, a folder, a
+    Python module, a live MCP server (``mcp+stdio:...``, ``mcp+http://...``) or a registry.
 
     ``catalog_format`` forces the format of files (default: detected from each file's content);
-    ``prefix`` puts an MCP server's alias before its tool names.
+    ``prefix`` puts an MCP server's alias before its tool names. A warning is collected into the
+    result, or raised, as the enclosing :func:`lenient.collecting` block says (raised outside one).
     """
+    from .lenient import collecting
+
+    with collecting(None) as found:
+        loaded = _load_source(source, catalog_format, prefix)
+    return replace(loaded, warnings=(*loaded.warnings, *found))
+
+
+def _load_source(source: str, catalog_format: str | None, prefix: bool) -> LoadResult:
     if is_live_source(source):
-        return _with_groups(load_live_source(source, prefix=prefix))
+        return load_live_source(source, prefix=prefix)
     if _is_registry(source):
         from ..registry.store import load_registry_source
 
@@ -238,20 +237,12 @@ def load_source_with_groups(
         files = catalog_files(path)
         if not files:
             raise CatalogError(f"no catalog files ({', '.join(LOADER_BY_SUFFIX)}) in this folder", file=source)
-        tools: list[Tool] = []
-        resident: list[str] = []
-        groups: list[ToolGroup] = []
-        for file in files:
-            more, more_resident, more_groups = _with_groups(
-                LOADER_BY_SUFFIX[file.suffix.lower()](file, display_path(file), catalog_format)
-            )
-            tools.extend(more)
-            resident.extend(more_resident)
-            groups.extend(more_groups)
-        return tools, resident, groups
+        return LoadResult.merged(
+            LOADER_BY_SUFFIX[file.suffix.lower()](file, display_path(file), catalog_format) for file in files
+        )
     if safe_is_file(path):
         if path.suffix == ".py":
-            return _with_groups(load_python_module(source))
+            return load_python_module(source)
         loader = LOADER_BY_SUFFIX.get(path.suffix.lower())
         if loader is None and catalog_format not in (None, "auto"):
             loader = load_yaml_catalog  # --catalog-format says what the file is, whatever its name
@@ -262,14 +253,14 @@ def load_source_with_groups(
                 "(or name the file's format with --catalog-format)",
                 file=source,
             )
-        return _with_groups(loader(path, None, catalog_format))
+        return loader(path, None, catalog_format)
     problem = path_problem(path)
     if problem is not None and problem != "no such file":  # a FIFO, a device, a link loop, a name too long
         raise CatalogError(problem, file=source)
     if path.suffix.lower() in (*LOADER_BY_SUFFIX, ".py", ".json"):
         raise CatalogError("no such file", file=source)
     if is_module_reference(source):
-        return _with_groups(load_python_module(source))
+        return load_python_module(source)
     raise CatalogError("no such file, folder or importable module", file=source)
 
 
@@ -296,6 +287,22 @@ def display_path(path: Path) -> str:
         return str(path)
 
 
+@dataclass(eq=False)
+class LoadedCatalog:
+    """A whole load (:func:`load_catalog_result`): the merged :class:`Catalog`, the warnings of the
+    load in source order, and where the catalog stands in the on-disk cache."""
+
+    catalog: Catalog
+    #: What loading left out or changed (:class:`lenient.LoadWarning`\ s), in source order.
+    warnings: tuple[LoadWarning, ...] = ()
+    #: Key of this catalog in the on-disk cache (``None``: not cached; see :mod:`.cache`).
+    cache_key: str | None = None
+    #: Index keys the cached copy holds (``None``: not stored yet).
+    cache_stored: frozenset[str] | None = None
+    #: The catalog's revision when loaded: changed since, it is no longer what the cached files say.
+    cache_revision: int = 0
+
+
 def load_catalog(
     sources: Sequence[str] | str | None = None,
     catalog_format: str | None = None,
@@ -303,19 +310,31 @@ def load_catalog(
     cache: bool = False,
     strict: bool | None = None,
 ) -> Catalog:
+    """Load and merge catalog sources into one :class:`Catalog` (see :func:`load_catalog_result`,
+    which also gives the load's warnings and cache state, for the arguments)."""
+    return load_catalog_result(sources, catalog_format, cache=cache, strict=strict).catalog
+
+
+def load_catalog_result(
+    sources: Sequence[str] | str | None = None,
+    catalog_format: str | None = None,
+    *,
+    cache: bool = False,
+    strict: bool | None = None,
+) -> LoadedCatalog:
     """Load and merge catalog sources (see :func:`default_sources` for what ``None`` means).
 
     ``catalog_format`` forces the format of every file (see :data:`formats.FORMATS`); live MCP
     servers are never cached here (see :mod:`.live_cache` for their own cache).
 
     Problems that leave the rest of the catalog usable (a non-standard parameter type, a tool
-    that is not a function, one failing server of several) are kept in ``catalog.warnings`` and
-    shown by :func:`lenient.settings`'s ``report``; ``strict`` (default: the settings') makes
+    that is not a function, one failing server of several) are kept in the result's ``warnings``
+    and shown by :func:`lenient.settings`'s ``report``; ``strict`` (default: the settings') makes
     them errors. See :mod:`toolsearch_cli.catalog.lenient`.
 
     With ``cache=True`` (what the CLI uses) file catalogs are read from and written to the
     on-disk cache of :mod:`toolsearch_cli.catalog.cache`, keyed by the files' content; a cached
-    catalog carries the indexes built before it was stored (see :func:`store_in_cache`).
+    catalog comes with the indexes built before it was stored (see :func:`store_in_cache`).
     """
     from ..bounded import gc_paused
     from .lenient import collecting, settings
@@ -335,41 +354,45 @@ def load_catalog(
             if key is not None:
                 cached = catalog_cache.load(key)
                 if cached is not None:
-                    cached.cache_stored = frozenset(cached.index_keys())
-                    return _report(cached, strict)
+                    from .. import indexes
+
+                    indexes.adopt(cached.catalog, cached.indexes)
+                    hit = LoadedCatalog(cached.catalog, cached.warnings, key, frozenset(cached.indexes))
+                    return _report(hit, strict)
     with collecting(strict) as found, gc_paused():  # parsing builds millions of objects, no cycles
-        catalog = _load_uncached(resolved, catalog_format)
-    catalog.warnings = found
-    catalog.cache_key = key
-    store_in_cache(catalog)
-    return _report(catalog, strict)
+        loaded = _load_uncached(resolved, catalog_format)
+    catalog = loaded.to_catalog([shown_catalog_source(s) for s in resolved])
+    result = LoadedCatalog(catalog, (*loaded.warnings, *found), key)
+    store_in_cache(result)
+    return _report(result, strict)
 
 
-def _report(catalog: Catalog, strict: bool) -> Catalog:
+def _report(loaded: LoadedCatalog, strict: bool) -> LoadedCatalog:
     """Raise the first warning when strict (a cached catalog keeps the warnings it was loaded with),
     else show them through the settings' ``report``."""
     from .lenient import settings
 
-    warnings = getattr(catalog, "warnings", None) or []  # an entry cached by an older build has none
-    if warnings and strict:
-        raise warnings[0].to_error()
+    if loaded.warnings and strict:
+        raise loaded.warnings[0].to_error()
     report = settings().report
-    if warnings and report is not None:
-        report(warnings)
-    return catalog
+    if loaded.warnings and report is not None:
+        report(list(loaded.warnings))
+    return loaded
 
 
-def store_in_cache(catalog: Catalog) -> None:
-    """Write a catalog loaded with ``cache=True`` back to the cache if it gained an index since."""
-    if catalog.cache_key is None:
+def store_in_cache(loaded: LoadedCatalog) -> None:
+    """Write a catalog loaded with ``cache=True`` back to the cache if it gained an index since
+    (not once it has changed at run time: the cached files no longer say what it holds)."""
+    if loaded.cache_key is None or loaded.catalog.revision != loaded.cache_revision:
         return
-    built = frozenset(catalog.index_keys())
-    if catalog.cache_stored is not None and built <= catalog.cache_stored:
-        return
+    from .. import indexes
     from . import cache as catalog_cache
 
-    if catalog_cache.store(catalog):
-        catalog.cache_stored = built
+    built = indexes.built(loaded.catalog)
+    if loaded.cache_stored is not None and frozenset(built) <= loaded.cache_stored:
+        return
+    if catalog_cache.store(loaded.cache_key, loaded.catalog, built, loaded.warnings):
+        loaded.cache_stored = frozenset(built)
 
 
 def _cacheable_files(source: str) -> list[Path]:
@@ -387,16 +410,14 @@ def prefixes_live_names(sources: Sequence[str]) -> bool:
     return sum(is_live_source(s) for s in sources) > 1
 
 
-def _load_uncached(resolved: list[str], catalog_format: str | None = None) -> Catalog:
-    from .lenient import warn
+def _load_uncached(resolved: list[str], catalog_format: str | None = None) -> LoadResult:
+    from .lenient import collecting, warn
     from .mcp_client import fetch_live_sources, tools_from_live
 
     live = [s for s in resolved if is_live_source(s)]
     several_servers = prefixes_live_names(live)
     fetched = fetch_live_sources(live) if live else {}
-    tools: list[Tool] = []
-    resident: list[str] = []
-    groups: list[ToolGroup] = []
+    results: list[LoadResult] = []
     failed: list[CatalogError] = []
     for source in resolved:
         if source in fetched:
@@ -406,15 +427,13 @@ def _load_uncached(resolved: list[str], catalog_format: str | None = None) -> Ca
                     raise answer
                 failed.append(answer)
                 continue
-            more, more_resident = tools_from_live(source, *answer, prefix=several_servers)
-            more_groups: list[ToolGroup] = []
+            with collecting(None) as found:
+                more = tools_from_live(source, *answer, prefix=several_servers)
+            results.append(replace(more, warnings=(*more.warnings, *found)))
         else:
-            more, more_resident, more_groups = load_source_with_groups(source, catalog_format, prefix=several_servers)
-        tools.extend(more)
-        resident.extend(n for n in more_resident if n not in resident)
-        groups.extend(more_groups)
+            results.append(load_source(source, catalog_format, prefix=several_servers))
     if failed and len(failed) == len(resolved):
         raise failed[0]  # nothing is left to work with: the first server's error, as with one server
     for problem in failed:  # one server down of several: the others are still worth searching
         warn(problem, "server")
-    return Catalog(tools=tools, resident=resident, sources=[shown_catalog_source(s) for s in resolved], groups=groups)
+    return LoadResult.merged(results)

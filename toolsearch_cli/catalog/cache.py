@@ -22,8 +22,8 @@ run code as this one:
   belong to the user and be writable by nobody else; otherwise the cache is not used, with one
   warning saying how to fix the permissions.
 
-Location: ``$TOOLSEARCH_CACHE_DIR``, else ``$XDG_CACHE_HOME/toolsearch``, else
-``~/.cache/toolsearch``. ``TOOLSEARCH_NO_CACHE=1`` turns the cache off.
+Location and the folder checks: :mod:`toolsearch_cli.cachedir` (``TOOLSEARCH_NO_CACHE=1`` turns the
+cache off).
 """
 
 from __future__ import annotations
@@ -36,34 +36,32 @@ import stat
 import sys
 import tempfile
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from .. import __version__
+from .._version import __version__
 from ..bounded import gc_paused, read_bytes
+from ..cachedir import (
+    CACHE_DIR_VAR,
+    NO_CACHE_VAR,
+    cache_dir,
+    enabled,
+    owned_by_someone_else,
+    prune,
+    trusted_folder,
+    warn_once,
+)
 from ..errors import ToolsearchError
 from ..model import Catalog
 
-MAGIC = b"toolsearch-catalog-cache/2\n"
+MAGIC = b"toolsearch-catalog-cache/3\n"
 #: The file holding the key entries are authenticated with (32 random bytes, mode 0600).
 KEY_FILE = "cache.key"
 _TAG_SIZE = hashlib.sha256().digest_size
 MAX_ENTRIES = 32
-CACHE_DIR_VAR = "TOOLSEARCH_CACHE_DIR"
-NO_CACHE_VAR = "TOOLSEARCH_NO_CACHE"
 #: File suffixes whose catalogs may be cached (pure data, no code runs when loading them).
 CACHEABLE_SUFFIXES = (".yaml", ".yml", ".json", ".jsonl")
-
-
-def enabled() -> bool:
-    return os.environ.get(NO_CACHE_VAR, "").strip().lower() not in ("1", "true", "yes", "on")
-
-
-def cache_dir() -> Path:
-    explicit = os.environ.get(CACHE_DIR_VAR, "").strip()
-    if explicit:
-        return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME", "").strip()
-    return (Path(base) if base else Path.home() / ".cache") / "toolsearch"
 
 
 def _package_fingerprint() -> bytes:
@@ -113,9 +111,19 @@ def key_for(sources: Sequence[str], files_of: dict[str, list[Path]]) -> str | No
     return digest.hexdigest()
 
 
-def load(key: str) -> Catalog | None:
-    """The cached catalog for ``key``, or ``None`` (absent, stale, unreadable or not authentic:
-    all misses)."""
+@dataclass(frozen=True)
+class Cached:
+    """A cache entry read back: the catalog, the indexes built for it before it was stored (see
+    :mod:`toolsearch_cli.indexes`) and the warnings it was loaded with."""
+
+    catalog: Catalog
+    indexes: dict[str, Any] = field(default_factory=dict)
+    warnings: tuple[Any, ...] = ()
+
+
+def load(key: str) -> Cached | None:
+    """The cache entry for ``key``, or ``None`` (absent, stale, unreadable or not authentic: all
+    misses)."""
     folder = trusted_folder(create=False)
     secret = _secret(folder) if folder is not None else None
     if folder is None or secret is None:
@@ -129,27 +137,26 @@ def load(key: str) -> Catalog | None:
         if not hmac.compare_digest(tag, hmac.new(secret, payload, hashlib.sha256).digest()):
             return None  # not written by this user's toolsearch: never unpickled
         with gc_paused():  # millions of objects, no cycles: see gc_paused
-            stored_key, catalog = pickle.loads(payload)
+            stored_key, catalog, indexes, warnings = pickle.loads(payload)
     except Exception:  # noqa: BLE001 - any damage to a cache entry is a miss, never a failure
         return None
-    if stored_key != key or not isinstance(catalog, Catalog):
+    if stored_key != key or not isinstance(catalog, Catalog) or not isinstance(indexes, dict):
         return None
-    catalog.cache_key = key
-    return catalog
+    return Cached(catalog, indexes, tuple(warnings))
 
 
-def store(catalog: Catalog) -> bool:
-    """Write the catalog (with the indexes built so far) under its key; ``False`` if it could not."""
-    key = catalog.cache_key
-    if key is None:
-        return False
+def store(key: str, catalog: Catalog, indexes: dict[str, Any] | None = None, warnings: Sequence[Any] = ()) -> bool:
+    """Write the catalog, the indexes built for it so far and its load warnings under ``key``;
+    ``False`` if it could not."""
     try:
         folder = trusted_folder(create=True)
         secret = _secret(folder) if folder is not None else None
         if folder is None or secret is None:
             return False
         with gc_paused():
-            payload = pickle.dumps((key, catalog), protocol=pickle.HIGHEST_PROTOCOL)
+            payload = pickle.dumps(
+                (key, catalog, dict(indexes or {}), tuple(warnings)), protocol=pickle.HIGHEST_PROTOCOL
+            )
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".pickle")
         try:
             with os.fdopen(fd, "wb") as f:
@@ -164,52 +171,6 @@ def store(catalog: Catalog) -> bool:
     except (OSError, pickle.PicklingError, TypeError, AttributeError):
         return False  # a read-only home or an unpicklable extension: run without the cache
     return True
-
-
-_warned: set[str] = set()
-
-
-def _warn(message: str) -> None:
-    """One line on stderr, once per problem (a refused cache is not an error: commands go on)."""
-    if message not in _warned:
-        _warned.add(message)
-        from ..printable import shown
-
-        print(f"warning: {shown(message)}", file=sys.stderr)
-
-
-def _owned_by_someone_else(st: os.stat_result) -> bool:
-    return hasattr(os, "geteuid") and st.st_uid != os.geteuid()
-
-
-def trusted_folder(create: bool, folder: Path | None = None) -> Path | None:
-    """The cache folder (or ``folder``, one inside it) when only this user can change what is in it
-    (created, mode 0700, if ``create``); ``None`` (with a warning saying how to fix it) when another
-    user could. A folder inside the cache is trusted only inside a trusted cache folder."""
-    if folder is not None and trusted_folder(create) is None:
-        return None
-    folder = cache_dir() if folder is None else folder
-    try:
-        if create:
-            folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        st = os.stat(folder)
-    except OSError:
-        return None
-    shown = str(folder)
-    if not stat.S_ISDIR(st.st_mode):
-        return None
-    if _owned_by_someone_else(st):
-        _warn(
-            f"not using the catalog cache: {shown} belongs to another user; remove it or set "
-            f"${CACHE_DIR_VAR} to a folder of your own"
-        )
-        return None
-    if st.st_mode & 0o022:
-        _warn(
-            f"not using the catalog cache: other users can write to {shown}; make it yours alone: chmod 700 '{shown}'"
-        )
-        return None
-    return folder
 
 
 _secrets: dict[str, bytes] = {}
@@ -233,8 +194,8 @@ def _secret(folder: Path) -> bytes | None:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             return None
-        if _owned_by_someone_else(st) or st.st_mode & 0o077:
-            _warn(f"not using the catalog cache: its key file {path} is not yours alone; remove it: rm '{path}'")
+        if owned_by_someone_else(st) or st.st_mode & 0o077:
+            warn_once(f"not using the catalog cache: its key file {path} is not yours alone; remove it: rm '{path}'")
             return None
         secret = os.read(fd, 64)
     except OSError:
@@ -265,8 +226,17 @@ def _new_secret(path: Path, nofollow: int) -> bytes | None:
     return secret
 
 
-def prune(folder: Path, pattern: str, keep: int) -> None:
-    """Delete all but the newest ``keep`` entries (files matching ``pattern``) of a cache folder."""
-    entries = sorted(folder.glob(pattern), key=lambda p: p.stat().st_mtime, reverse=True)
-    for old in entries[keep:]:
-        old.unlink(missing_ok=True)
+__all__ = [
+    "CACHE_DIR_VAR",
+    "KEY_FILE",
+    "Cached",
+    "MAGIC",
+    "NO_CACHE_VAR",
+    "cache_dir",
+    "enabled",
+    "key_for",
+    "load",
+    "prune",
+    "store",
+    "trusted_folder",
+]

@@ -24,7 +24,6 @@ from typing import Any
 
 from ..bounded import MAX_DEPTH
 from ..errors import CatalogError
-from .schema import JSON_TYPES, LENIENT_TYPES
 
 #: Kinds of warnings, with what the summary line calls them (singular, plural).
 KINDS: dict[str, tuple[str, str]] = {
@@ -113,9 +112,13 @@ _CURRENT: contextvars.ContextVar[_Collector | None] = contextvars.ContextVar("to
 
 
 @contextlib.contextmanager
-def collecting(strict: bool = False) -> Iterator[list[LoadWarning]]:
+def collecting(strict: bool | None = False) -> Iterator[list[LoadWarning]]:
     """Collect the warnings of the loads inside the block into the yielded list (or raise them
-    when ``strict``). Blocks nest: an inner block's warnings stay in the inner list."""
+    when ``strict``; ``None``: as strict as the enclosing block, and raise outside any). Blocks
+    nest: an inner block's warnings stay in the inner list."""
+    if strict is None:
+        outer = _CURRENT.get()
+        strict = outer is None or outer.strict
     collector = _Collector(strict)
     token = _CURRENT.set(collector)
     try:
@@ -149,6 +152,11 @@ def summary(warnings: list[LoadWarning], noun: str = "load warning") -> str:
 
 # ---------------------------------------------------------------------------------------------
 # non-standard parameter types
+
+#: JSON Schema's type names (:mod:`.schema` checks schemas against them).
+JSON_TYPES = frozenset({"string", "integer", "number", "boolean", "array", "object", "null"})
+#: Not JSON Schema, but common in real catalogs (BFCL writes ``any``); accepted as written.
+LENIENT_TYPES = frozenset({"any"})
 
 #: Type names found in real catalogs (RapidAPI/ToolBench, BFCL, Python annotations, SQL) mapped to
 #: JSON Schema: (type, format or None). Keys are lower-case, cut at the first space, '(' or '['.

@@ -20,8 +20,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .. import cachedir as catalog_cache
 from ..bounded import strict_json
-from . import cache as catalog_cache
 
 FORMAT = "toolsearch-live-catalog/1"
 TTL_ENV = "TOOLSEARCH_LIVE_TTL"
@@ -73,7 +73,7 @@ def store(source: str, server: str | None, tools: list[dict[str, Any]]) -> bool:
     """Write a server's answer; ``False`` when it could not be written (the command goes on without)."""
     if not catalog_cache.enabled():
         return False
-    from .mcp_client import shown_source
+    from .sources import shown_source
 
     key = _key(source)
     entry = {

@@ -17,105 +17,20 @@ import os
 import re
 import threading
 from collections.abc import Awaitable, Callable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from ..errors import CatalogError
 from ..model import Tool
-from ..redaction import redact, redact_data, register, register_url, shown_url
-from .formats import Document, Loaded, live_mcp_tools
+from ..redaction import redact, redact_data, register, shown_url
+from .document import Document
+from .formats import live_mcp_tools
+from .result import LoadResult
+from .sources import LiveSource, is_live_source, parse_live_source, shown_source, split_env_sources
 
 TIMEOUT_ENV = "TOOLSEARCH_MCP_TIMEOUT"
 HEADERS_ENV = "TOOLSEARCH_MCP_HEADERS"
 DEFAULT_TIMEOUT = 30.0
 _MAX_PAGES = 10_000
-_LIVE = re.compile(r"^(?:(?P<alias>[A-Za-z][A-Za-z0-9_-]*)=)?(?P<target>mcp\+(?:stdio:|https?://).*)$", re.S)
-
-
-@dataclass(frozen=True)
-class LiveSource:
-    """A parsed ``[alias=]mcp+...`` source."""
-
-    text: str
-    alias: str | None
-    transport: str  # "stdio" or "http"
-    command: list[str]
-    url: str
-
-    @property
-    def display(self) -> str:
-        """The source as shown in messages: no alias, and no credentials from the URL."""
-        text = self.text if self.alias is None else self.text[len(self.alias) + 1 :]
-        if self.transport == "http":
-            text = "mcp+" + shown_url(text[len("mcp+") :])
-        return text
-
-
-def shown_source(source: str) -> str:
-    """A source as it may be shown: live HTTP sources lose credentials (userinfo, query string)."""
-    if not is_live_source(source):
-        return source
-    live = parse_live_source(source)
-    return f"{live.alias}={live.display}" if live.alias else live.display
-
-
-def is_live_source(source: str) -> bool:
-    """Whether ``source`` names a live MCP server."""
-    return bool(_LIVE.match(source.strip()))
-
-
-def parse_live_source(source: str) -> LiveSource:
-    """Split ``[alias=]mcp+stdio:command args`` or ``[alias=]mcp+http://...`` into its parts."""
-    match = _LIVE.match(source.strip())
-    if not match:
-        raise CatalogError("not an MCP server source; expected mcp+stdio:COMMAND or mcp+http://HOST/PATH", file=source)
-    target = match.group("target")
-    if target.startswith("mcp+stdio:"):
-        import shlex
-
-        try:
-            command = shlex.split(target[len("mcp+stdio:") :])
-        except ValueError as exc:
-            raise CatalogError(f"cannot split the server command: {exc}", file=target) from exc
-        if not command:
-            raise CatalogError("no server command after 'mcp+stdio:'", file=target)
-        return LiveSource(source.strip(), match.group("alias"), "stdio", command, "")
-    register_url(target[len("mcp+") :])  # masked wherever it might be printed or written
-    return LiveSource(source.strip(), match.group("alias"), "http", [], target[len("mcp+") :])
-
-
-def split_env_sources(value: str, separator: str) -> list[str]:
-    """Split ``$TOOLSEARCH_CATALOG`` on ``separator`` (``:``) without cutting MCP sources apart.
-
-    ``mcp+stdio:CMD`` keeps the part after ``mcp+stdio:`` (so the command itself cannot contain
-    the separator) and ``mcp+http://host:port/path`` keeps its scheme and port.
-    """
-    parts = value.split(separator)
-    out: list[str] = []
-    for part in parts:
-        if out and separator == ":" and _continues(out[-1], part):
-            out[-1] += ":" + part
-        else:
-            out.append(part)
-    return out
-
-
-def _continues(previous: str, part: str) -> bool:
-    head = previous.rpartition("=")[2] if _LIVE_ALIAS.match(previous) else previous
-    registry = previous.partition("=")[2] if _REGISTRY_ALIAS.match(previous) else previous
-    if registry in ("postgresql", "postgres"):
-        return True  # "postgresql" + "//host"
-    if registry.startswith(("postgresql://", "postgres://")) and "/" not in registry.split("://", 1)[1]:
-        return True  # "postgresql://user" + "password@host" + "5432/db": the authority runs to its "/"
-    if head in ("mcp+stdio", "mcp+http", "mcp+https"):
-        return True  # "mcp+stdio" + "python x.py", "mcp+http" + "//host"
-    if head.startswith(("mcp+http://", "mcp+https://")) and "/" not in head.split("://", 1)[1]:
-        return part[:1].isdigit()  # "mcp+http://host" + "8000/mcp"
-    return False
-
-
-_LIVE_ALIAS = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*=mcp\+")
-_REGISTRY_ALIAS = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*=postgres")
 
 
 def http_headers() -> dict[str, str]:
@@ -169,7 +84,7 @@ _warned_hosts: set[str] = set()
 def _warn_clear_text(live: LiveSource, headers: dict[str, str]) -> None:
     """One line on stderr (once per host) when the headers or the URL's credentials would go to
     another machine over plain http. Not an error: a server on a trusted network may be meant."""
-    from ..redaction import clear_text_warning, shown_url
+    from ..redaction import clear_text_warning
 
     credentials = shown_url(live.url) != live.url  # userinfo or a query string
     if not (headers or credentials):
@@ -570,7 +485,7 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-def load_live_source(source: str, *, prefix: bool = False) -> Loaded:
+def load_live_source(source: str, *, prefix: bool = False) -> LoadResult:
     """Tools of a live MCP server (see module doc for aliases and prefixes); the live-catalog cache
     and sanitised names follow :func:`lenient.settings`."""
     fetched = fetch_live_sources([source])[source]
@@ -581,7 +496,7 @@ def load_live_source(source: str, *, prefix: bool = False) -> Loaded:
 
 def tools_from_live(
     source: str, server_name: str | None, raw_tools: list[dict[str, Any]], *, prefix: bool = False
-) -> Loaded:
+) -> LoadResult:
     """Build the tools of a server's ``tools/list`` answer: alias as category (and name prefix),
     ``metadata.mcp_server``, and provider-valid names when :func:`lenient.settings` asks for them."""
     from .lenient import settings
@@ -590,12 +505,12 @@ def tools_from_live(
     live = parse_live_source(source)
     alias = live.alias or _alias_from(server_name, live)
     doc = Document({"tools": redact_data(raw_tools)}, live.display)  # a credential the server echoes stays hidden
-    tools, resident = live_mcp_tools(doc, default_category=alias)  # a bad tool is a warning, not the end
+    listed = live_mcp_tools(doc, default_category=alias)  # a bad tool is a warning, not the end
     sanitize = settings().sanitize_names
     out: list[Tool] = []
     renamed: dict[str, str] = {}
     taken: set[str] = set()
-    for tool in tools:
+    for tool in listed.tools:
         name = f"{alias}__{tool.name}" if prefix else tool.name
         if sanitize:
             name = unique_name(provider_name(name, "tool", squeeze=False), taken)
@@ -603,7 +518,7 @@ def tools_from_live(
         renamed[tool.name] = name
         metadata = {**tool.metadata, "mcp_server": {"name": alias, "tool": tool.name}}
         out.append(tool.copy_with(name=name, metadata=metadata))
-    return out, [renamed.get(n, n) for n in resident]
+    return LoadResult(tools=out, resident=[renamed.get(n, n) for n in listed.resident])
 
 
 #: Live servers started at once (``$TOOLSEARCH_MCP_CONCURRENCY``); each is a process or a connection.
@@ -690,5 +605,7 @@ __all__ = [
     "is_live_source",
     "load_live_source",
     "parse_live_source",
+    "shown_source",
+    "split_env_sources",
     "tools_from_live",
 ]

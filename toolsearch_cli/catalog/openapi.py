@@ -29,10 +29,12 @@ from typing import Any
 from ..bounded import MAX_DEPTH, TOOL_DATA_DEPTH, too_deep_node
 from ..errors import CatalogError
 from ..model import Tool
-from .formats import Document, Loaded, build_tool, checked_schema, plain, pointer_join, pointer_tokens
+from .document import Document, build_tool, checked_schema, pointer_join, pointer_tokens
 from .lenient import collecting, note_original_types, warn
 from .names import provider_name, unique_name
 from .openai_strict import nullable
+from .result import LoadResult
+from .schema import plain
 
 HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 #: Header parameters OpenAPI says to ignore: the HTTP layer sets them.
@@ -283,7 +285,7 @@ def _quoted(value: Any, width: int = 40) -> str:
     return repr(text if len(text) <= width else text[:width] + "…")
 
 
-def tools_from_openapi(doc: Document) -> Loaded:
+def tools_from_openapi(doc: Document) -> LoadResult:
     """One tool per operation of an OpenAPI 3.x document."""
     data = doc.data
     if not isinstance(data, dict):
@@ -319,7 +321,7 @@ def tools_from_openapi(doc: Document) -> Loaded:
                     continue
                 used[tool.name] = op_at
                 tools.append(tool)
-    return tools, []
+    return LoadResult(tools=tools)
 
 
 def _operation_tool(

@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 from ..bounded import TOOL_DATA_DEPTH, safe_exists, too_deep_node
 from ..errors import CatalogError, kind_of
 from ..model import Location, Tool
+from .result import LoadResult
 from .schema import check_schema
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -309,7 +310,7 @@ def user_code_output() -> Iterator[None]:
             os.close(saved)
 
 
-def load_python_module(source: str) -> tuple[list[Tool], list[str]]:
+def load_python_module(source: str) -> LoadResult:
     """Import a module by dotted name or ``.py`` path and collect its tools and resident names.
 
     Importing runs the module's code: what it prints goes to standard error; Ctrl-C (a module
@@ -319,7 +320,7 @@ def load_python_module(source: str) -> tuple[list[Tool], list[str]]:
         return _load_python_module(source)
 
 
-def _load_python_module(source: str) -> tuple[list[Tool], list[str]]:
+def _load_python_module(source: str) -> LoadResult:
     if source.endswith(".py"):
         path = Path(source)
         module_name = f"_toolsearch_catalog_{abs(hash(str(path.resolve())))}"
@@ -472,7 +473,7 @@ def framework_tool(obj: Any, display: str) -> Tool | None:
     )
 
 
-def _collect(module: Any, display: str) -> tuple[list[Tool], list[str]]:
+def _collect(module: Any, display: str) -> LoadResult:
     tools: list[Tool] = []
     resident: list[str] = []
     seen: set[int] = set()
@@ -526,4 +527,4 @@ def _collect(module: Any, display: str) -> tuple[list[Tool], list[str]]:
             "the module defines no tools: mark functions with @toolsearch_cli.tool or define TOOLS = [...]",
             file=display,
         )
-    return tools, resident
+    return LoadResult(tools=tools, resident=resident)

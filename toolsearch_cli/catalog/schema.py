@@ -16,10 +16,7 @@ from typing import Any
 from ..bounded import MAX_DEPTH
 from ..errors import CatalogError, did_you_mean, kind_of
 from ..model import Location
-
-JSON_TYPES = frozenset({"string", "integer", "number", "boolean", "array", "object", "null"})
-#: Not JSON Schema, but common in real catalogs (BFCL writes ``any``); accepted as written.
-LENIENT_TYPES = frozenset({"any"})
+from .lenient import JSON_TYPES, LENIENT_TYPES, has_nonstandard_types, map_types
 
 Fail = Callable[[str, str], CatalogError]
 
@@ -53,8 +50,6 @@ def parameters_to_schema(
     Non-standard type names are mapped (a warning each, see :func:`lenient.map_types`); the names
     the source gave are put in ``originals`` (parameter path -> name) when it is given.
     """
-    from .lenient import has_nonstandard_types, map_types
-
     checked = False
     if raw is None or raw == [] or raw == {}:
         return {"type": "object", "properties": {}}

@@ -28,6 +28,7 @@ import yaml
 from ..bounded import MAX_DEPTH, TOO_DEEP
 from ..errors import CatalogError, did_you_mean, kind_of
 from ..model import GroupMatcher, Location, Tool, ToolGroup
+from .result import LoadResult
 from .schema import MarkedDict, MarkedList, parameters_to_schema, plain
 
 try:  # the C parser is ~10x faster; the constructor stays Python's safe one either way
@@ -335,13 +336,13 @@ def parse_attributes(raw: Any, fail: Any) -> dict[str, list[str]]:
     return out
 
 
-def tools_from_document(doc: Any, file: str) -> tuple[list[Tool], list[str]]:
-    """Tools and resident names from a parsed catalog document."""
+def tools_from_document(doc: Any, file: str) -> LoadResult:
+    """Tools and resident names from a parsed catalog document (its groups: :func:`groups_from_document`)."""
     default_category: str | None = None
     default_requires: dict[str, list[str]] = {}
     resident: list[str] = []
     if doc is None:
-        return [], []
+        return LoadResult()
     if isinstance(doc, list):
         items = doc
     elif isinstance(doc, dict):
@@ -389,7 +390,7 @@ def tools_from_document(doc: Any, file: str) -> tuple[list[Tool], list[str]]:
         tools.append(tool)
         if is_resident and tool.name not in resident:
             resident.append(tool.name)
-    return tools, resident
+    return LoadResult(tools=tools, resident=resident)
 
 
 def _kind(value: Any) -> str:

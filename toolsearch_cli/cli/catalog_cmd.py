@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from ..catalog import load_catalog
+from ..catalog import load_catalog, load_catalog_result
 from ..catalog.export import EXPORTER_BY_NAME, check_export_format, export_catalog
 from ..errors import UsageError
 from ..printable import json_visible
@@ -44,13 +44,14 @@ def catalog(
     if ctx.invoked_subcommand is not None:
         ctx.obj = {"catalog": catalog, "catalog_format": catalog_format}
         return
-    loaded = load_catalog(catalog, check_catalog_format(catalog_format), cache=True)
+    result = load_catalog_result(catalog, check_catalog_format(catalog_format), cache=True)
+    loaded = result.catalog
     if output_format == "json":
         resident = set(loaded.resident)
         payload = {
             "sources": loaded.sources,
             "resident": loaded.resident,
-            "warnings": [warning.to_dict() for warning in loaded.warnings],
+            "warnings": [warning.to_dict() for warning in result.warnings],
             "tools": [
                 {
                     "name": t.name,

@@ -100,7 +100,7 @@ def eval_command(
 ) -> None:
     """Measure retrieval quality (Recall@k, NDCG@k, MRR) of rankers on labelled queries."""
     from .. import evaluate as ev
-    from ..catalog import load_catalog
+    from ..catalog import load_catalog_result
     from ..errors import UsageError
 
     check_format(output_format)
@@ -127,7 +127,8 @@ def eval_command(
             )
     if from_log is not None and queries is not None:
         raise UsageError("give the queries with --queries or --from-log, not both", field="from-log")
-    loaded = load_catalog(catalog, forced_format, cache=True)
+    result = load_catalog_result(catalog, forced_format, cache=True)
+    loaded = result.catalog
     query_set, source = _query_set(loaded, queries) if from_log is None else _log_query_set(loaded, from_log)
     query_set, skipped = _skip_absent(query_set, loaded)
     ev.check_queries(query_set, loaded, category_field)
@@ -141,7 +142,7 @@ def eval_command(
     cost = embed_cost()
     from ..catalog import store_in_cache
 
-    store_in_cache(loaded)  # with the indexes just built
+    store_in_cache(result)  # with the indexes just built
     metrics = {run.ranker: run.metrics() for run in runs}
     payload: dict[str, Any] = {"rankers": metrics}
     if by is not None:

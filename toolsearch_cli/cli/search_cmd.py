@@ -6,7 +6,7 @@ import json
 
 import typer
 
-from ..catalog import load_catalog, store_in_cache
+from ..catalog import load_catalog_result, store_in_cache
 from ..errors import UsageError, did_you_mean
 from ..model import Catalog, Tool
 from ..printable import json_visible
@@ -61,7 +61,8 @@ def search(
         from ..simulate.script import parse_context
 
         attributes = parse_context(context)
-    loaded = load_catalog(catalog, check_catalog_format(catalog_format), cache=True)
+    result = load_catalog_result(catalog, check_catalog_format(catalog_format), cache=True)
+    loaded = result.catalog
     if category is not None and category.strip() and classic_normalize(category):
         wanted = classic_normalize(category)
         known = loaded.categories()
@@ -85,7 +86,7 @@ def search(
         loaded.searchable() if attributes is None else [t for t in loaded.searchable() if t.visible_to(attributes)]
     )
     misses = _unmatched(loaded, query, ranker, None if attributes is None else searchable)
-    store_in_cache(loaded)  # with its index, so the next call skips parsing and indexing
+    store_in_cache(result)  # with its index, so the next call skips parsing and indexing
     model = embed_model_label([ranker])
     if output_format == "json":
         payload: dict[str, object] = {

@@ -53,9 +53,7 @@ class RankerProvider:
         stale = [tool.name for tool in catalog.tools if wanted.get(tool.name) is not tool]
         if stale:
             catalog.remove_tools(stale)  # one pass over the catalog, not one per tool
-        for name, tool in wanted.items():
-            if catalog.get(name) is None:
-                catalog.add_tool(tool)
+        catalog.add_tools(tool for name, tool in wanted.items() if catalog.get(name) is None)
 
 
 class CatalogManager:

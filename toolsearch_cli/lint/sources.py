@@ -99,20 +99,23 @@ def _load_one(entry: LoadedFile, kind: str, source: str, prefix: bool, fetched: 
         answer = fetched[source]
         if isinstance(answer, CatalogError):
             raise answer
-        entry.tools, entry.resident = tools_from_live(source, *answer, prefix=prefix)
+        live = tools_from_live(source, *answer, prefix=prefix)
+        entry.tools, entry.resident = list(live.tools), list(live.resident)
     elif kind == "registry":
         from ..registry.store import RegistryError, load_registry_source
 
         entry.file = shown_registry_source(source)
         try:
-            entry.tools, entry.resident, entry.groups = load_registry_source(source)
+            stored = load_registry_source(source)
+            entry.tools, entry.resident, entry.groups = list(stored.tools), list(stored.resident), list(stored.groups)
         except RegistryError as exc:  # unreachable, no such namespace: nothing to lint, as with a missing file
             raise UsageError(exc.message, field="catalog") from None
     elif kind == "module" or source.endswith(".py"):
-        entry.tools, entry.resident = load_python_module(source)
+        module = load_python_module(source)
+        entry.tools, entry.resident = list(module.tools), list(module.resident)
     else:
         loaded_file = LOADER_BY_SUFFIX[Path(source).suffix.lower()](Path(source), source)
-        entry.tools, entry.resident = loaded_file[0], loaded_file[1]
-        entry.groups = list(loaded_file[2]) if len(loaded_file) > 2 else []
+        entry.tools, entry.resident = list(loaded_file.tools), list(loaded_file.resident)
+        entry.groups = list(loaded_file.groups)
         if entry.resident:
             entry.resident_line = _top_level_key_line(Path(source), "resident")

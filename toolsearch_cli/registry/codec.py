@@ -84,5 +84,5 @@ def decode(
     doc: dict[str, Any] = {"tools": items, "resident": resident}
     if groups:
         doc["groups"] = groups
-    tools, resident_names = tools_from_document(doc, where)
-    return tools, resident_names, groups_from_document(doc, where)
+    loaded = tools_from_document(doc, where)
+    return list(loaded.tools), list(loaded.resident), groups_from_document(doc, where)

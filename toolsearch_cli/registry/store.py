@@ -25,6 +25,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..catalog.result import LoadResult
 from ..errors import CatalogError
 from ..model import Catalog, Tool
 from ..redaction import redact
@@ -522,7 +523,7 @@ def _cache_key(source: RegistrySource, digest: str) -> str | None:
     import hashlib
     import sys
 
-    from .. import __version__
+    from .._version import __version__
     from ..catalog import cache
 
     if not cache.enabled() or not digest:
@@ -551,7 +552,7 @@ def read_snapshot_on(conn: psycopg.Connection[Any], source: RegistrySource, *, c
 
             cached = catalog_cache.load(key)
             if cached is not None:
-                tools, resident, groups = cached.tools, cached.resident, cached.groups
+                tools, resident, groups = list(cached.catalog.tools), cached.catalog.resident, cached.catalog.groups
                 return Snapshot(name, int(row[0]), row[1], tools, resident, groups, row[2], row[3])
         _check_size(conn, source, name)
         rows = conn.execute(
@@ -562,9 +563,7 @@ def read_snapshot_on(conn: psycopg.Connection[Any], source: RegistrySource, *, c
     if key is not None:
         from ..catalog import cache as catalog_cache
 
-        entry = Catalog(tools=list(tools), resident=list(resident), groups=list(groups))
-        entry.cache_key = key
-        catalog_cache.store(entry)
+        catalog_cache.store(key, Catalog(tools=tools, resident=list(resident), groups=list(groups)))
     return Snapshot(name, int(row[0]), row[1], tools, resident, groups, row[2], row[3])
 
 
@@ -623,8 +622,8 @@ def changes_since(
     return Changes(name, since, version, upsert=tools, removed=sorted(set(touched) - present))
 
 
-def load_registry_source(source: str) -> tuple[list[Tool], list[str], list[Any]]:
-    """What ``load_source_with_groups`` returns for a ``postgresql://`` source."""
+def load_registry_source(source: str) -> LoadResult:
+    """What :func:`~toolsearch_cli.catalog.load_source` returns for a ``postgresql://`` source."""
     parsed = parse_registry_source(source)
     parsed.require_namespace()
     snap = read_snapshot(parsed, cache=True)
@@ -632,7 +631,7 @@ def load_registry_source(source: str) -> tuple[list[Tool], list[str], list[Any]]
         for tool in snap.tools:
             if tool.category is None:
                 tool.category = parsed.alias
-    return snap.tools, snap.resident, snap.groups
+    return LoadResult(tools=snap.tools, resident=snap.resident, groups=snap.groups)
 
 
 __all__ = [

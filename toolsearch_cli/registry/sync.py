@@ -160,8 +160,8 @@ def apply_to_catalog(catalog: Catalog, manager: Any, changes: Changes) -> list[A
         catalog.remove_tools([t.name for t in old])
         for tool in old:
             manager.unregister(tool.name)
+    catalog.add_tools(changes.upsert)  # one copy of the catalog's tools, however many come
     for tool in changes.upsert:
-        catalog.add_tool(tool)
         manager.register(tool, replace=True)
     return old
 

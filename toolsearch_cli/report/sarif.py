@@ -57,7 +57,7 @@ def _rule_entry(rule: Rule) -> dict[str, Any]:
 
 def render_sarif(diagnostics: Sequence[Diagnostic], rules: Mapping[str, Rule], version: str | None = None) -> str:
     """A SARIF 2.1.0 log with one run: the rule table (every rule) and one result per diagnostic."""
-    from .. import __version__
+    from .._version import __version__
 
     codes = list(rules)
     results = []

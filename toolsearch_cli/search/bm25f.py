@@ -28,6 +28,7 @@ from itertools import chain
 from typing import Any, ClassVar
 
 from ..errors import SearchError
+from ..indexes import cached_index
 from ..markup import plain_text
 from ..model import _MAX_DEPTH, Catalog, Tool, _resolve_ref, first_expansion
 from .base import FIELDS, Contribution, Hit, SearchRequest
@@ -414,7 +415,7 @@ class BM25FRanker:
                 "use words that describe the task",
                 field="query",
             )
-        index: BM25FIndex = catalog.cached_index("default", lambda: build_index(catalog.searchable()))
+        index: BM25FIndex = cached_index(catalog, "default", lambda: build_index(catalog.searchable()))
         allowed: set[int] | None = None
         if request.category is not None:
             if not classic_normalize(request.category):

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from ..indexes import cached_index
 from ..model import Catalog, Tool
 from .base import Contribution, Hit, SearchRequest
 from .text import classic_normalize, classic_tokenize
@@ -55,7 +56,9 @@ class ClassicRanker:
     description: ClassVar[str] = "the reference scorer (agents-flex), reproduced exactly"
 
     def search(self, catalog: Catalog, request: SearchRequest) -> list[Hit]:
-        prepared: list[_Prepared] = catalog.cached_index("classic", lambda: [_prepare(t) for t in catalog.searchable()])
+        prepared: list[_Prepared] = cached_index(
+            catalog, "classic", lambda: [_prepare(t) for t in catalog.searchable()]
+        )
         if request.category is not None and request.category.strip():
             wanted = classic_normalize(request.category)
             # tools without a category are excluded, as in the reference

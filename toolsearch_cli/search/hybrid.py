@@ -26,6 +26,7 @@ from contextlib import contextmanager
 from typing import Any, ClassVar
 
 from ..errors import SearchError
+from ..indexes import cached_index
 from ..model import Catalog, Tool
 from .base import Contribution, Hit, SearchRequest
 from .bm25f import MAX_CLAUSES, BM25FRanker
@@ -108,8 +109,8 @@ def query_vectors(embedder: Embedder, queries: Sequence[str], *, persist: bool |
 
 def vector_index(catalog: Catalog, embedder: Embedder) -> VectorIndex:
     """The catalog's tool vectors under this model, embedded (through the on-disk cache) on first use."""
-    index: VectorIndex = catalog.cached_index(
-        f"vectors:{embedder.model_id}", lambda: VectorIndex(catalog.searchable(), embedder.model_id)
+    index: VectorIndex = cached_index(
+        catalog, f"vectors:{embedder.model_id}", lambda: VectorIndex(catalog.searchable(), embedder.model_id)
     )
     index.ensure(embedder)
     return index

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..indexes import cached_index
 from ..model import Catalog, Tool
 from .base import Contribution, Hit, SearchRequest
 from .text import analyze, classic_normalize, is_cjk, is_weak_term
@@ -105,7 +106,7 @@ def named_tool(catalog: Catalog, query: str) -> str | None:
     """The name of the searchable tool that ``query`` names (see :class:`NameLookup`), else None."""
     if len(query) > 200:
         return None
-    lookup: NameLookup = catalog.cached_index("names", lambda: NameLookup(catalog.searchable()))
+    lookup: NameLookup = cached_index(catalog, "names", lambda: NameLookup(catalog.searchable()))
     return lookup.find(query)
 
 
@@ -214,7 +215,7 @@ def unmatched_words(catalog: Catalog, query: str) -> list[UnmatchedWord]:
     """
     from .bm25f import build_index
 
-    index = catalog.cached_index("default", lambda: build_index(catalog.searchable()))
+    index = cached_index(catalog, "default", lambda: build_index(catalog.searchable()))
     out: list[UnmatchedWord] = []
     seen: set[str] = set()
     for word in query.split()[:64]:
@@ -228,6 +229,6 @@ def unmatched_words(catalog: Catalog, query: str) -> list[UnmatchedWord]:
         if shown.casefold() in seen:
             continue
         seen.add(shown.casefold())
-        vocabulary: Vocabulary = catalog.cached_index("vocabulary", lambda: Vocabulary(catalog.searchable()))
+        vocabulary: Vocabulary = cached_index(catalog, "vocabulary", lambda: Vocabulary(catalog.searchable()))
         out.append(UnmatchedWord(shown, vocabulary.close(shown)))
     return out

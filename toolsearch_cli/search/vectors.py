@@ -43,7 +43,7 @@ def _notice(message: str) -> None:
 
 
 def store_enabled() -> bool:
-    from ..catalog import cache
+    from .. import cachedir as cache
 
     return cache.enabled()
 
@@ -54,7 +54,7 @@ class VectorStore:
     def __init__(self, model_id: str, kind: str = "tools", folder: Path | None = None, limit: int = MAX_STORED) -> None:
         import hashlib
 
-        from ..catalog import cache
+        from .. import cachedir as cache
 
         self.model_id = model_id
         #: the cache's own folder must be this user's alone (planted vectors would steer rankings);
@@ -69,7 +69,7 @@ class VectorStore:
         self.embedded = 0
 
     def _trusted(self, create: bool) -> bool:
-        from ..catalog import cache
+        from .. import cachedir as cache
 
         if not self.checked:
             return True

@@ -515,8 +515,8 @@ def upstream_tools(upstream: Any) -> tuple[list[Tool], list[str], list[str]]:
     from ..errors import CatalogError
 
     try:
-        listed, resident = tools_from_live(upstream.source, upstream.server_name, upstream.raw_tools)
-        return listed, resident, []
+        listed = tools_from_live(upstream.source, upstream.server_name, upstream.raw_tools)
+        return list(listed.tools), list(listed.resident), []
     except CatalogError:
         pass
     tools: list[Tool] = []
@@ -528,7 +528,7 @@ def upstream_tools(upstream: Any) -> tuple[list[Tool], list[str], list[str]]:
             problems.append(f"tool {name!r}: duplicate tool name (the first is kept)")
             continue
         try:
-            one, _ = tools_from_live(upstream.source, upstream.server_name, [raw])
+            one = tools_from_live(upstream.source, upstream.server_name, [raw]).tools
         except CatalogError as exc:
             problems.append(str(exc).split(": ", 1)[-1])
             continue

@@ -129,7 +129,7 @@ class GatewayServer:
     def build(self) -> Any:
         from mcp.server.lowlevel.server import NotificationOptions, Server
 
-        from .. import __version__
+        from .._version import __version__
 
         list_changed = self.gateway.settings.disclose == "list-changed"
 

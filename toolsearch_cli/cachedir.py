@@ -1,0 +1,82 @@
+"""The folder toolsearch caches things in (parsed catalogs, live servers' tool lists, tool vectors),
+and the checks that keep another user from planting files in it.
+
+Location: ``$TOOLSEARCH_CACHE_DIR``, else ``$XDG_CACHE_HOME/toolsearch``, else
+``~/.cache/toolsearch``. ``TOOLSEARCH_NO_CACHE=1`` turns every cache off. A folder is used only when
+it belongs to the user and nobody else can write to it (see :func:`trusted_folder`).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from pathlib import Path
+
+CACHE_DIR_VAR = "TOOLSEARCH_CACHE_DIR"
+NO_CACHE_VAR = "TOOLSEARCH_NO_CACHE"
+
+
+def enabled() -> bool:
+    return os.environ.get(NO_CACHE_VAR, "").strip().lower() not in ("1", "true", "yes", "on")
+
+
+def cache_dir() -> Path:
+    explicit = os.environ.get(CACHE_DIR_VAR, "").strip()
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME", "").strip()
+    return (Path(base) if base else Path.home() / ".cache") / "toolsearch"
+
+
+_warned: set[str] = set()
+
+
+def warn_once(message: str) -> None:
+    """One line on stderr, once per problem (a refused cache is not an error: commands go on)."""
+    if message not in _warned:
+        _warned.add(message)
+        from .printable import shown
+
+        print(f"warning: {shown(message)}", file=sys.stderr)
+
+
+def owned_by_someone_else(st: os.stat_result) -> bool:
+    return hasattr(os, "geteuid") and st.st_uid != os.geteuid()
+
+
+def trusted_folder(create: bool, folder: Path | None = None) -> Path | None:
+    """The cache folder (or ``folder``, one inside it) when only this user can change what is in it
+    (created, mode 0700, if ``create``); ``None`` (with a warning saying how to fix it) when another
+    user could. A folder inside the cache is trusted only inside a trusted cache folder."""
+    if folder is not None and trusted_folder(create) is None:
+        return None
+    folder = cache_dir() if folder is None else folder
+    try:
+        if create:
+            folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        st = os.stat(folder)
+    except OSError:
+        return None
+    shown = str(folder)
+    if not stat.S_ISDIR(st.st_mode):
+        return None
+    if owned_by_someone_else(st):
+        warn_once(
+            f"not using the catalog cache: {shown} belongs to another user; remove it or set "
+            f"${CACHE_DIR_VAR} to a folder of your own"
+        )
+        return None
+    if st.st_mode & 0o022:
+        warn_once(
+            f"not using the catalog cache: other users can write to {shown}; make it yours alone: chmod 700 '{shown}'"
+        )
+        return None
+    return folder
+
+
+def prune(folder: Path, pattern: str, keep: int) -> None:
+    """Delete all but the newest ``keep`` entries (files matching ``pattern``) of a cache folder."""
+    entries = sorted(folder.glob(pattern), key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in entries[keep:]:
+        old.unlink(missing_ok=True)

@@ -1,0 +1,107 @@
+"""Indexes built from catalogs, kept beside each catalog rather than in it.
+
+A ranker builds its index of a catalog once (``cached_index(catalog, "default", build)``) and
+finds it again on the next search; when the catalog changes at run time (:meth:`Catalog.add_tool`,
+:meth:`Catalog.remove_tools`) an index that can grow and shrink (``add(tool)`` / ``remove(name)``)
+is updated in place and any other is dropped, to be rebuilt on its next use. The indexes of a
+catalog go when the catalog does (they are held by its identity, never keep it alive).
+
+The on-disk catalog cache (:mod:`toolsearch_cli.catalog.cache`) stores a catalog with the indexes
+built so far (:func:`built`) and hands them back on load (:func:`adopt`).
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from .model import Catalog, Tool, on_catalog_change
+
+
+class _Indexes:
+    """The indexes of one catalog, by key (``"default"``, ``"names"``, ``"classic"``, ...)."""
+
+    __slots__ = ("by_key", "ref")
+
+    def __init__(self, catalog: Catalog) -> None:
+        self.ref = weakref.ref(catalog)
+        self.by_key: dict[str, Any] = {}
+
+
+_BY_CATALOG: dict[int, _Indexes] = {}
+
+
+def _entry(catalog: Catalog, create: bool) -> _Indexes | None:
+    entry = _BY_CATALOG.get(id(catalog))
+    if entry is not None and entry.ref() is catalog:
+        return entry
+    if not create:
+        return None
+    entry = _BY_CATALOG[id(catalog)] = _Indexes(catalog)
+    weakref.finalize(catalog, _forget, id(catalog), entry)
+    return entry
+
+
+def _forget(key: int, entry: _Indexes) -> None:
+    if _BY_CATALOG.get(key) is entry:
+        del _BY_CATALOG[key]
+
+
+def cached_index(catalog: Catalog, key: str, build: Callable[[], Any]) -> Any:
+    """The index ``key`` of ``catalog``, built by ``build()`` on first use and kept until the
+    catalog changes in a way the index cannot follow."""
+    entry = _entry(catalog, create=True)
+    assert entry is not None
+    index = entry.by_key.get(key)
+    if index is None:
+        index = entry.by_key[key] = build()
+    return index
+
+
+def index_keys(catalog: Catalog) -> list[str]:
+    """Keys of the indexes built for ``catalog`` so far."""
+    entry = _entry(catalog, create=False)
+    return list(entry.by_key) if entry is not None else []
+
+
+def built(catalog: Catalog) -> dict[str, Any]:
+    """The indexes built for ``catalog`` so far, by key (a copy of the mapping, not of the indexes)."""
+    entry = _entry(catalog, create=False)
+    return dict(entry.by_key) if entry is not None else {}
+
+
+def adopt(catalog: Catalog, indexes: Mapping[str, Any]) -> None:
+    """Take ``indexes`` (read back with ``catalog`` from a cache) as built for ``catalog``."""
+    if indexes:
+        entry = _entry(catalog, create=True)
+        assert entry is not None
+        entry.by_key.update(indexes)
+
+
+def forget(catalog: Catalog) -> None:
+    """Drop every index of ``catalog`` (the next search builds them again)."""
+    entry = _entry(catalog, create=False)
+    if entry is not None:
+        entry.by_key.clear()
+
+
+def _catalog_changed(catalog: Catalog, added: Sequence[Tool], removed: Sequence[Tool]) -> None:
+    entry = _entry(catalog, create=False)
+    if entry is None:
+        return
+    for key, index in list(entry.by_key.items()):
+        if not (added or removed):
+            continue
+        if hasattr(index, "add") and hasattr(index, "remove"):
+            for tool in removed:
+                index.remove(tool.name)
+            for tool in added:
+                index.add(tool)
+        else:
+            del entry.by_key[key]  # an index that cannot change in place is rebuilt on next use
+
+
+on_catalog_change(_catalog_changed)
+
+__all__ = ["adopt", "built", "cached_index", "forget", "index_keys"]
