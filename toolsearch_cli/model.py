@@ -246,35 +246,64 @@ def on_catalog_change(listener: CatalogListener) -> None:
         _LISTENERS.append(listener)
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, init=False, repr=False)
 class Catalog:
     """Tools by unique name, plus the names of resident tools (always visible, never searched).
 
-    ``tools`` is a tuple (any sequence passed in is copied into one): the catalog changes only
-    through :meth:`add_tool` and :meth:`remove_tools`, which keep :meth:`get` and whatever was built
-    from the catalog current. Indexes, cache bookkeeping and load warnings are not kept here: see
+    :attr:`tools` is a tuple (build a catalog from any sequence: ``Catalog(tools=[...])``): the
+    catalog changes only through :meth:`add_tool(s) <add_tools>` and :meth:`remove_tool(s)
+    <remove_tools>`, which keep :meth:`get` and whatever was built from the catalog current.
+    Indexes, cache bookkeeping and load warnings are not kept here: see
     :mod:`toolsearch_cli.indexes` and :func:`toolsearch_cli.catalog.load_catalog_result`.
     """
 
-    tools: Sequence[Tool] = ()
-    resident: list[str] = field(default_factory=list)
+    _tools: list[Tool]
+    resident: list[str]
     #: Where the catalog came from (files, modules), for display.
-    sources: list[str] = field(default_factory=list)
+    sources: list[str]
     #: Tool groups (deterministic disclosure); their tools are catalog tools named here.
-    groups: list[ToolGroup] = field(default_factory=list)
+    groups: list[ToolGroup]
     #: How many run-time changes the catalog has had (0: as built); what was built from it at one
     #: revision is stale at another.
-    revision: int = field(default=0, init=False, repr=False, compare=False)
+    revision: int = field(compare=False)
+    _by_name: dict[str, Tool] = field(compare=False)
+    #: :attr:`tools` as last handed out (``None``: made again on next use, after a change).
+    _view: tuple[Tool, ...] | None = field(compare=False)
 
-    _by_name: dict[str, Tool] = field(default_factory=dict, init=False, repr=False, compare=False)
+    def __init__(
+        self,
+        *,
+        tools: Iterable[Tool] = (),
+        resident: Iterable[str] = (),
+        sources: Iterable[str] = (),
+        groups: Iterable[ToolGroup] = (),
+    ) -> None:
+        self._tools = list(tools)
+        self.resident = list(resident)
+        self.sources = list(sources)
+        self.groups = list(groups)
+        self.revision = 0
+        self._view = None
+        self._check()
 
-    def __post_init__(self) -> None:
-        self.tools = tuple(self.tools)
-        self.resident = list(self.resident)
-        self.sources = list(self.sources)
-        self.groups = list(self.groups)
+    @property
+    def tools(self) -> tuple[Tool, ...]:
+        """The tools in catalog order (a tuple: adding one is :meth:`add_tool`'s job, so that
+        :meth:`get` and the built indexes follow)."""
+        if self._view is None:
+            self._view = tuple(self._tools)
+        return self._view
+
+    def __repr__(self) -> str:
+        fields = f"tools={self._tools!r}, resident={self.resident!r}, sources={self.sources!r}, groups={self.groups!r}"
+        return f"Catalog({fields})"
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_view": None}  # the tuple is made again on use, not stored twice
+
+    def _check(self) -> None:
         by_name: dict[str, Tool] = {}
-        for tool in self.tools:
+        for tool in self._tools:
             if tool.name in RESERVED_NAMES:
                 raise _name_error(tool, f"the name {tool.name!r} is reserved for the search tool; rename the tool")
             other = by_name.get(tool.name)
@@ -310,7 +339,7 @@ class Catalog:
         self._by_name = by_name
 
     def __len__(self) -> int:
-        return len(self.tools)
+        return len(self._tools)
 
     def __contains__(self, name: object) -> bool:
         return name in self._by_name
@@ -321,17 +350,17 @@ class Catalog:
 
     @property
     def names(self) -> list[str]:
-        return [t.name for t in self.tools]
+        return [t.name for t in self._tools]
 
     def searchable(self) -> list[Tool]:
         """The tools search may return: every tool that is not resident."""
         resident = set(self.resident)
-        return [t for t in self.tools if t.name not in resident]
+        return [t for t in self._tools if t.name not in resident]
 
     def categories(self) -> list[str]:
         """Distinct categories in first-seen order."""
         seen: dict[str, None] = {}
-        for tool in self.tools:
+        for tool in self._tools:
             if tool.category:
                 seen.setdefault(tool.category, None)
         return list(seen)
@@ -341,8 +370,7 @@ class Catalog:
         self.add_tools([tool])
 
     def add_tools(self, tools: Iterable[Tool]) -> None:
-        """Add searchable tools at run time (one copy of :attr:`tools` however many are added); a
-        reserved or taken name is an error and adds nothing."""
+        """Add searchable tools at run time; a reserved or taken name is an error and adds nothing."""
         new = list(tools)
         names: set[str] = set()
         for tool in new:
@@ -353,7 +381,8 @@ class Catalog:
             names.add(tool.name)
         if not new:
             return
-        self.tools = (*self.tools, *new)
+        self._tools.extend(new)
+        self._view = None
         for tool in new:
             self._by_name[tool.name] = tool
         self._changed(new, [])
@@ -373,7 +402,8 @@ class Catalog:
         if not gone:
             return
         ids = {id(tool) for tool in gone}  # by identity: Tool's __eq__ compares field by field
-        self.tools = tuple(tool for tool in self.tools if id(tool) not in ids)
+        self._tools = [tool for tool in self._tools if id(tool) not in ids]
+        self._view = None
         resident = set(self.resident).intersection(wanted)
         if resident:
             self.resident = [name for name in self.resident if name not in resident]

@@ -357,12 +357,13 @@ def load_catalog_result(
                     from .. import indexes
 
                     indexes.adopt(cached.catalog, cached.indexes)
-                    hit = LoadedCatalog(cached.catalog, cached.warnings, key, frozenset(cached.indexes))
+                    stored = frozenset(cached.indexes)
+                    hit = LoadedCatalog(cached.catalog, cached.warnings, key, stored, cached.catalog.revision)
                     return _report(hit, strict)
     with collecting(strict) as found, gc_paused():  # parsing builds millions of objects, no cycles
         loaded = _load_uncached(resolved, catalog_format)
     catalog = loaded.to_catalog([shown_catalog_source(s) for s in resolved])
-    result = LoadedCatalog(catalog, (*loaded.warnings, *found), key)
+    result = LoadedCatalog(catalog, (*loaded.warnings, *found), key, cache_revision=catalog.revision)
     store_in_cache(result)
     return _report(result, strict)
 

@@ -84,7 +84,8 @@ class LoadSettings:
     refresh: bool = False
     #: Rename live servers' tools to provider-valid names (``[A-Za-z0-9_-]{1,64}``).
     sanitize_names: bool = False
-    #: Shows the warnings of a load (the CLI prints them on stderr); ``None``: kept on the catalog only.
+    #: Shows the warnings of a load (the CLI prints them on stderr); ``None``: kept in the load
+    #: result only (:func:`toolsearch_cli.catalog.load_catalog_result`).
     report: Callable[[list[LoadWarning]], None] | None = None
 
 

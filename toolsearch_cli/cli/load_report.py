@@ -28,7 +28,7 @@ def configure_loading(*, strict: bool, live_ttl: str | None, refresh: bool, sani
 
 
 def reset_loading() -> None:
-    """Back to the library's defaults (warnings kept on the catalog, nothing printed, no live cache)."""
+    """Back to the library's defaults (warnings kept in the load result, nothing printed, no live cache)."""
     configure(LoadSettings())
     from ..catalog import forget_warned_links
 
