@@ -239,7 +239,7 @@ def test_duplicates_and_confusable_pairs_are_reported_once_with_both_locations(t
 def test_prefix_filtering_finds_exactly_the_pairs_all_pairs_would():
     from toolsearch_cli import load_catalog
 
-    tools = load_catalog(str(DEMO)).tools
+    tools = list(load_catalog(str(DEMO)).tools)
     # near-copies so that there are pairs to find, at several similarity levels
     tools = tools + [
         Tool(name=f"{t.name}Copy{i}", description=" ".join(t.description.split()[: 6 + 3 * i]))
