@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import weakref
 
 import pytest
 
@@ -57,10 +58,11 @@ def test_indexes_follow_changes_in_place_and_go_with_their_catalog():
     assert catalog.revision == 2
     other = Catalog(tools=tools("getWeather"))
     assert indexes.index_keys(other) == []  # an equal-looking catalog has its own indexes
-    before = len(indexes._BY_CATALOG)
+    entry, alive = indexes._BY_CATALOG[id(catalog)], weakref.ref(catalog)
     del catalog
     gc.collect()
-    assert len(indexes._BY_CATALOG) == before - 1  # held by identity, never kept alive
+    assert alive() is None  # the indexes never keep their catalog alive ...
+    assert all(kept is not entry for kept in indexes._BY_CATALOG.values())  # ... and go with it
 
 
 def test_an_index_that_cannot_change_in_place_is_dropped_on_a_change():
