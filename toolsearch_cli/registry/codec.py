@@ -13,9 +13,11 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from ..bounded import loads_json
+from ..catalog.result import LoadResult
 from ..errors import CatalogError
 from ..model import Tool, ToolGroup
 
@@ -65,9 +67,7 @@ def parse_row(text: str, where: str) -> Any:
     return loads_json(text, where, what="malformed registry row")
 
 
-def decode(
-    rows: Sequence[tuple[str, str]], resident_json: str, groups_json: str, where: str
-) -> tuple[list[Tool], list[str], list[ToolGroup]]:
+def decode(rows: Sequence[tuple[str, str]], resident_json: str, groups_json: str, where: str) -> LoadResult:
     """Tools, resident names and groups from ``(name, body)`` rows, validated as a catalog file is.
 
     ``where`` names the source in errors and in each tool's location (``<source>#<tool>``)."""
@@ -84,5 +84,4 @@ def decode(
     doc: dict[str, Any] = {"tools": items, "resident": resident}
     if groups:
         doc["groups"] = groups
-    loaded = tools_from_document(doc, where)
-    return list(loaded.tools), list(loaded.resident), groups_from_document(doc, where)
+    return replace(tools_from_document(doc, where), groups=groups_from_document(doc, where))

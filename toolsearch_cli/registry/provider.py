@@ -228,7 +228,7 @@ class PostgresToolProvider:
                 ).fetchone()
             if row is None:
                 return None
-            return codec.decode([(name, row[0])], "[]", "[]", self.source.display)[0][0]
+            return codec.decode([(name, row[0])], "[]", "[]", self.source.display).tools[0]
 
         if self._schema_missing():
             return None

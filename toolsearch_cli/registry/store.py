@@ -559,11 +559,12 @@ def read_snapshot_on(conn: psycopg.Connection[Any], source: RegistrySource, *, c
             "SELECT name, body FROM toolsearch_tools WHERE namespace = %s ORDER BY position, name", (name,)
         ).fetchall()
     where = source.display
-    tools, resident, groups = codec.decode(rows, row[2], row[3], where)
+    decoded = codec.decode(rows, row[2], row[3], where)
+    tools, resident, groups = list(decoded.tools), list(decoded.resident), list(decoded.groups)
     if key is not None:
         from ..catalog import cache as catalog_cache
 
-        catalog_cache.store(key, Catalog(tools=tools, resident=list(resident), groups=list(groups)))
+        catalog_cache.store(key, Catalog(tools=tools, resident=resident, groups=groups))
     return Snapshot(name, int(row[0]), row[1], tools, resident, groups, row[2], row[3])
 
 
@@ -614,7 +615,8 @@ def changes_since(
                 "SELECT name, body FROM toolsearch_tools WHERE namespace = %s ORDER BY position, name", (name,)
             ).fetchall()
     where = source.display
-    tools, resident, groups = codec.decode(rows, row[2], row[3], where)
+    decoded = codec.decode(rows, row[2], row[3], where)
+    tools, resident, groups = list(decoded.tools), list(decoded.resident), list(decoded.groups)
     if full:
         snap = Snapshot(name, version, row[1], tools, resident, groups, row[2], row[3])
         return Changes(name, since, version, full=snap)
