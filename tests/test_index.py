@@ -256,7 +256,7 @@ def test_rankings_equal_a_tool_by_tool_computation_of_the_scores(tools, queries,
     """Both backends return exactly the best k tools of the definition, with their scores and term
     weights that add up to them; the NumPy one with its k-th-best floor on groups of any size, and
     with the best-sentence bonus computed for the tools that can still reach the top or for all."""
-    from toolsearch_cli.search.index import _NumpyStore
+    from toolsearch_cli.search.numpy_store import NumpyStore as _NumpyStore
 
     index = build_index(tools, backend=backend)
     by_name = {t.name: i for i, t in enumerate(tools)}
@@ -288,7 +288,7 @@ def test_rankings_equal_a_tool_by_tool_computation_of_the_scores(tools, queries,
 @pytest.mark.parametrize("k", [1, 2])
 def test_the_best_tools_are_found_wherever_their_slots_fall(monkeypatch, position, k):
     # 21 tools in groups of 2 slots: 10 groups (slot j in group j % 10, more than 4k) and a tail, slot 20.
-    from toolsearch_cli.search.index import _NumpyStore
+    from toolsearch_cli.search.numpy_store import NumpyStore as _NumpyStore
 
     monkeypatch.setattr(_NumpyStore, "BLOCK", 2)
     tools = [Tool(name=f"t{i:02}", description="weather report") for i in range(21)]
@@ -305,7 +305,7 @@ def test_a_tool_lifted_by_its_sentence_bonus_alone_is_not_cut(monkeypatch):
     # tiny, far below the third best whole-query score, and the bonus of the best tool for that
     # sentence (half the best whole-query score) puts it third. Pruning by whole-query scores
     # must allow for the largest bonus there can be.
-    from toolsearch_cli.search.index import _NumpyStore
+    from toolsearch_cli.search.numpy_store import NumpyStore as _NumpyStore
 
     monkeypatch.setattr(_NumpyStore, "BLOCK", 1)
     monkeypatch.setattr(_NumpyStore, "SPARSE_SHARE", 1.0)

@@ -73,6 +73,14 @@ class SearchError(ToolsearchError):
     """A search request is invalid (blank query, bad max results, unknown ranker)."""
 
 
+class EmbedError(ToolsearchError):
+    """Vectors cannot be had: no model configured, a model folder that is not one, a failing endpoint.
+
+    Not a :class:`SearchError`: those are about one query (and an evaluation scores such a query as
+    a miss); this stops the run, whatever the query.
+    """
+
+
 class UsageError(ToolsearchError):
     """Options that do not fit together, or a value outside what is accepted."""
 

@@ -33,7 +33,7 @@ from ..markup import plain_text
 from ..model import _MAX_DEPTH, Catalog, Tool, _resolve_ref, first_expansion
 from .base import FIELDS, Contribution, Hit, SearchRequest
 from .index import Analysed, BM25FIndex, FieldModel, QueryPlan
-from .names import named_tool, put_named_first
+from .name_lookup import named_tool, put_named_first
 from .text import analyze, analyze_lazy, classic_normalize, split_sentences
 
 try:

@@ -53,7 +53,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
-from ..errors import ToolsearchError
+from ..errors import EmbedError
 from ..model import Tool
 from .text import is_cjk, split_identifiers
 
@@ -88,14 +88,6 @@ MAX_DIMENSIONS = 8192
 PROGRESS_AT = 200
 #: Texts per call to an embedder that reports no progress of its own (its batches are not seen).
 PROGRESS_CHUNK = 128
-
-
-class EmbedError(ToolsearchError):
-    """Vectors cannot be had: no model configured, a model folder that is not one, a failing endpoint.
-
-    Not a :class:`SearchError`: those are about one query (and an evaluation scores such a query as
-    a miss); this stops the run, whatever the query.
-    """
 
 
 @dataclass(frozen=True, slots=True)
@@ -673,10 +665,10 @@ def load_local(
     folder = Path(path).expanduser()
     name: str | None = None
     if not folder.exists():
-        from . import hub
+        from .hub_cache import cached_model_folder, looks_like_hub_id
 
-        if hub.looks_like_hub_id(path):
-            folder, name = hub.cached_model_folder(path), path.strip()
+        if looks_like_hub_id(path):
+            folder, name = cached_model_folder(path), path.strip()
     if not folder.is_dir():
         what = "a file, not a folder" if folder.exists() else "not found"
         raise EmbedError(

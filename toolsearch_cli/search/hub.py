@@ -19,13 +19,30 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .embed import EmbedError
+from ..errors import EmbedError
+from .embed import OnnxEmbedder, read_model_config
+from .hub_cache import ONNX_FILES, cache_folder, cached_model_folder, hub_client, looks_like_hub_id, not_pulled
 
-#: ``owner/name`` as the Hub spells repository ids (no ``..``, no leading punctuation).
-_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]{0,95}/[A-Za-z0-9][\w.-]{0,95}$")
+__all__ = [
+    "CONFIG_FILES",
+    "DEFAULT_ENDPOINT",
+    "ONNX_FILES",
+    "PulledModel",
+    "cache_folder",
+    "cached_model_folder",
+    "check_hub_id",
+    "endpoint",
+    "inspect_model",
+    "list_models",
+    "looks_like_hub_id",
+    "not_pulled",
+    "offline",
+    "pull_model",
+    "remove_model",
+    "show_model",
+]
+
 DEFAULT_ENDPOINT = "https://huggingface.co"
-#: Where a repository keeps the ONNX export toolsearch runs, in order of preference.
-ONNX_FILES = ("onnx/model.onnx", "model.onnx")
 #: What else is fetched when the repository has it: the tokenizer and how the model was trained.
 CONFIG_FILES = (
     "tokenizer.json",
@@ -38,11 +55,6 @@ CONFIG_FILES = (
 _CHECK_TEXTS = ("get the weather forecast for a city", "send an email to a colleague")
 
 
-def looks_like_hub_id(name: str) -> bool:
-    name = name.strip()
-    return bool(_HUB_ID.match(name)) and ".." not in name and not name.endswith((".", "-"))
-
-
 def check_hub_id(name: str) -> str:
     """``name`` stripped, or an :class:`EmbedError` naming the ``model`` argument."""
     name = (name or "").strip()
@@ -52,10 +64,6 @@ def check_hub_id(name: str) -> str:
             field="model",
         )
     return name
-
-
-def not_pulled(name: str, why: str = "is not in the model cache") -> EmbedError:
-    return EmbedError(f"embedding model {name!r} {why}: run `toolsearch model pull {name}`", field="embed-model")
 
 
 def _truthy(value: str | None) -> bool:
@@ -71,28 +79,6 @@ def offline() -> bool:
     return _truthy(os.environ.get("HF_HUB_OFFLINE"))
 
 
-def cache_folder() -> Path:
-    """The Hub client's model cache, as the client itself places it (read now, not at its import)."""
-    explicit = (os.environ.get("HF_HUB_CACHE") or os.environ.get("HUGGINGFACE_HUB_CACHE") or "").strip()
-    if explicit:
-        return Path(explicit).expanduser()
-    home = (os.environ.get("HF_HOME") or "").strip()
-    if home:
-        return Path(home).expanduser() / "hub"
-    xdg = (os.environ.get("XDG_CACHE_HOME") or "").strip()
-    return (Path(xdg).expanduser() if xdg else Path.home() / ".cache") / "huggingface" / "hub"
-
-
-def _client() -> Any:
-    try:
-        import huggingface_hub
-    except ImportError:
-        raise EmbedError(
-            "a Hub model needs the Hugging Face client: pip install 'toolsearch-cli[hub]'", field="embed-model"
-        ) from None
-    return huggingface_hub
-
-
 def _token() -> str | None:
     """``$HF_TOKEN`` for gated models: registered so that no output or file ever shows it."""
     token = (os.environ.get("HF_TOKEN") or "").strip() or None
@@ -101,31 +87,6 @@ def _token() -> str | None:
 
         register(token)
     return token
-
-
-def cached_model_folder(name: str, revision: str | None = None) -> Path:
-    """The cached snapshot folder of the Hub model ``name``, from the cache alone (no network)."""
-    name = name.strip()
-    try:
-        hub = _client()
-    except EmbedError:
-        raise EmbedError(
-            f"embedding model {name!r} is not a folder; a Hub id needs the Hugging Face client: "
-            f"pip install 'toolsearch-cli[hub]', then `toolsearch model pull {name}`",
-            field="embed-model",
-        ) from None
-    # the client's own cache lookup (no network): where its tokenizer.json is, is the snapshot
-    # (snapshot_download(local_files_only=True) would refuse it: pull fetched a part of the repository)
-    try:
-        found = hub.try_to_load_from_cache(name, "tokenizer.json", cache_dir=cache_folder(), revision=revision)
-    except Exception as exc:  # noqa: BLE001 - a damaged cache entry is one line too
-        raise not_pulled(name, f"cannot be read from the model cache ({type(exc).__name__})") from None
-    if not isinstance(found, str):  # None: not cached; a sentinel: known to be missing upstream
-        raise not_pulled(name)
-    folder = Path(found).parent
-    if not any((folder / f).is_file() for f in ONNX_FILES) or not (folder / "tokenizer.json").is_file():
-        raise not_pulled(name, "is in the Hugging Face cache without its ONNX weights or tokenizer")
-    return folder
 
 
 @dataclass(slots=True)
@@ -173,8 +134,6 @@ def _size_of(folder: Path) -> int:
 def inspect_model(name: str, folder: Path, *, check: bool = True) -> PulledModel:
     """What a cached model is made of; with ``check`` also loaded and run (its vector size), so a
     model that does not work is an :class:`EmbedError` here, not at the first search."""
-    from .embed import OnnxEmbedder, read_model_config
-
     config = read_model_config(folder, name=name)
     info = PulledModel(
         name=name,
@@ -225,7 +184,7 @@ def pull_model(name: str, revision: str | None = None) -> PulledModel:
     other is an error saying so. A model that fails its check is removed from the cache again.
     """
     name = check_hub_id(name)
-    hub = _client()
+    hub = hub_client()
     from huggingface_hub import errors as hub_errors
 
     where, cache, token = endpoint(), cache_folder(), _token()
@@ -316,7 +275,7 @@ def _cached_repos(hub: Any) -> list[Any]:
 
 def list_models() -> list[PulledModel]:
     """The cached Hub models toolsearch can run (an ONNX export and a tokenizer), unchecked."""
-    hub = _client()
+    hub = hub_client()
     out = []
     for repo in _cached_repos(hub):
         for revision in sorted(repo.revisions, key=lambda r: r.last_modified, reverse=True)[:1]:
@@ -338,7 +297,7 @@ def show_model(name: str) -> PulledModel:
 def remove_model(name: str) -> int:
     """Delete every cached revision of ``name``; the bytes freed. Not cached: an :class:`EmbedError`."""
     name = check_hub_id(name)
-    hub = _client()
+    hub = hub_client()
     repo = next((r for r in _cached_repos(hub) if r.repo_id == name), None)
     if repo is None:
         raise EmbedError(f"model {name!r} is not in the model cache ({cache_folder()})", field="model")

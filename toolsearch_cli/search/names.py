@@ -1,10 +1,8 @@
 """Look-ups by tool name: a query that *is* a tool's name, and words of a query that no tool uses.
 
-* **Exact names.** Developers and models search for a tool they already know by name
-  (``create_issue``, ``createIssue``, ``Create Issue``, ``browser_nav``); word-based ranking can
-  put it anywhere, as every other tool of a big catalog shares its words. A query whose letters
-  and digits are exactly a tool's name (case and separators ignored), or a unique prefix of one,
-  or a name after its namespace (``github__create_issue`` for ``create_issue``), ranks that tool first.
+* **Exact names** (:mod:`.name_lookup`; its names are importable from here too). A query whose
+  letters and digits are exactly a tool's name (case and separators ignored), or a unique prefix
+  of one, or a name after its namespace, ranks that tool first.
 * **Unmatched words.** When a search finds nothing, the words of the query that no tool of the
   catalog contains, and close words the catalog does use (did-you-mean over its vocabulary), so a
   user or a model can rephrase instead of retrying the same words.
@@ -12,135 +10,28 @@
 
 from __future__ import annotations
 
-import bisect
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..indexes import cached_index
 from ..model import Catalog, Tool
-from .base import Contribution, Hit, SearchRequest
-from .text import analyze, classic_normalize, is_cjk, is_weak_term
+from .bm25f import build_index
+from .name_lookup import MIN_PREFIX, NAME_BONUS, NameLookup, name_key, named_tool, put_named_first
+from .text import analyze, is_cjk, is_weak_term
 
-#: A unique prefix must be at least this long (in letters and digits) to stand for a name.
-MIN_PREFIX = 4
-#: Separators of a namespace before a tool's own name: ``alias__tool``, ``server.tool``, ``ns/tool``, ``ns:tool``.
-_NAMESPACE = re.compile(r"__|[./:]")
-_IDENTIFIER = re.compile(r"[_\-./:]|[a-z0-9][A-Z]")
-
-
-#: What a name key leaves out: everything but letters and digits (``\w`` is ``str.isalnum()`` or ``_``).
-_NOT_ALNUM = re.compile(r"[\W_]+")
-
-
-def name_key(text: str) -> str:
-    """A name compared without case, separators or spacing: ``create_issue`` = ``CreateIssue`` = ``create issue``."""
-    return _NOT_ALNUM.sub("", text.casefold())
-
-
-class NameLookup:
-    """Tool names by key, for exact and prefix look-ups (rebuilt when the catalog changes)."""
-
-    def __init__(self, tools: list[Tool]) -> None:
-        self.exact: dict[str, list[str]] = {}
-        self.local: dict[str, list[str]] = {}  # the part after a namespace separator
-        for tool in tools:
-            for table, key in self._keys(tool.name):
-                table.setdefault(key, []).append(tool.name)
-        self.keys = sorted(self.exact)
-
-    def _keys(self, name: str) -> list[tuple[dict[str, list[str]], str]]:
-        key = name_key(name)
-        out = [(self.exact, key)] if key else []
-        parts = _NAMESPACE.split(name)
-        if len(parts) > 1:
-            local = name_key(parts[-1])
-            if local and local != key:
-                out.append((self.local, local))
-        return out
-
-    # a catalog updates its indexes in place on add_tool / remove_tool (no rebuild per change)
-    def add(self, tool: Tool) -> None:
-        for table, key in self._keys(tool.name):
-            if table is self.exact and key not in table:
-                bisect.insort(self.keys, key)
-            table.setdefault(key, []).append(tool.name)
-
-    def remove(self, name: str) -> None:
-        for table, key in self._keys(name):
-            names = table.get(key, [])
-            if name in names:
-                names.remove(name)
-            if not names:
-                table.pop(key, None)
-                if table is self.exact:
-                    at = bisect.bisect_left(self.keys, key)
-                    if at < len(self.keys) and self.keys[at] == key:
-                        del self.keys[at]
-
-    def find(self, query: str) -> str | None:
-        """The one tool ``query`` names: exactly, after a namespace, or as a unique prefix of an identifier."""
-        key = name_key(query)
-        if not key:
-            return None
-        for table in (self.exact, self.local):
-            found = table.get(key)
-            if found is not None:
-                return found[0] if len(found) == 1 else None
-        # A prefix only for an identifier (one token with a separator or an inner capital):
-        # "browser_nav" or "browserNav", not the plain word "issue" or "get the weather".
-        if len(key) < MIN_PREFIX or len(query.split()) != 1 or not _IDENTIFIER.search(query):
-            return None
-
-        start = bisect.bisect_left(self.keys, key)
-        matches = []
-        for candidate in self.keys[start : start + 2]:
-            if candidate.startswith(key):
-                matches.append(candidate)
-        if len(matches) == 1 and len(self.exact[matches[0]]) == 1:
-            return self.exact[matches[0]][0]
-        return None
-
-
-def named_tool(catalog: Catalog, query: str) -> str | None:
-    """The name of the searchable tool that ``query`` names (see :class:`NameLookup`), else None."""
-    if len(query) > 200:
-        return None
-    lookup: NameLookup = cached_index(catalog, "names", lambda: NameLookup(catalog.searchable()))
-    return lookup.find(query)
-
-
-#: How far above the best other hit a named tool is put (its score shows it was promoted).
-NAME_BONUS = 1.0
-
-
-def put_named_first(catalog: Catalog, request: SearchRequest, hits: list[Hit]) -> list[Hit]:
-    """``hits`` with the tool the query names (if any, and in the requested category) first.
-
-    Its score becomes the best other score plus :data:`NAME_BONUS`, explained as an exact-name
-    match; the list keeps ``request.max_results`` hits.
-    """
-    name = named_tool(catalog, request.query)
-    if name is None:
-        return hits
-    tool = catalog.get(name)
-    if tool is None:
-        return hits
-    if request.category is not None and classic_normalize(tool.category or "") != classic_normalize(request.category):
-        return hits
-    if hits and hits[0].tool.name == name:
-        return hits
-    own = next((hit for hit in hits if hit.tool.name == name), None)
-    rest = [hit for hit in hits if hit.tool.name != name]
-    score = (rest[0].score if rest else 0.0) + NAME_BONUS
-    promoted = own if own is not None else Hit(tool=tool, score=0.0)
-    if request.explain:
-        how = "the query is its name" if name_key(request.query) == name_key(name) else "the query names it"
-        promoted.contributions.append(Contribution(request.query.strip(), "name", score - promoted.score, how))
-        if "name" not in promoted.matched_fields:
-            promoted.matched_fields.insert(0, "name")
-    promoted.score = score
-    return [promoted, *rest][: request.max_results]
+__all__ = [
+    "MIN_PREFIX",
+    "NAME_BONUS",
+    "NameLookup",
+    "UnmatchedWord",
+    "Vocabulary",
+    "name_key",
+    "named_tool",
+    "put_named_first",
+    "unmatched_phrase",
+    "unmatched_words",
+]
 
 
 @dataclass(slots=True)
@@ -213,8 +104,6 @@ def unmatched_words(catalog: Catalog, query: str) -> list[UnmatchedWord]:
 
     Stop words and one-letter words are not reported (they are never searched for).
     """
-    from .bm25f import build_index
-
     index = cached_index(catalog, "default", lambda: build_index(catalog.searchable()))
     out: list[UnmatchedWord] = []
     seen: set[str] = set()

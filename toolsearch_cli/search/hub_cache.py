@@ -1,0 +1,76 @@
+"""Hub models (``owner/name``) in the local Hugging Face cache: ids, the cache folder, a cached snapshot.
+
+Read from the cache alone, never the network: :mod:`.embed` resolves ``--embed-model owner/name``
+here, and :mod:`.hub` (``toolsearch model pull``, which checks a pulled model by embedding with
+it) builds on it. This module imports neither.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from ..errors import EmbedError
+
+#: ``owner/name`` as the Hub spells repository ids (no ``..``, no leading punctuation).
+_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]{0,95}/[A-Za-z0-9][\w.-]{0,95}$")
+#: Where a repository keeps the ONNX export toolsearch runs, in order of preference.
+ONNX_FILES = ("onnx/model.onnx", "model.onnx")
+
+
+def looks_like_hub_id(name: str) -> bool:
+    name = name.strip()
+    return bool(_HUB_ID.match(name)) and ".." not in name and not name.endswith((".", "-"))
+
+
+def not_pulled(name: str, why: str = "is not in the model cache") -> EmbedError:
+    return EmbedError(f"embedding model {name!r} {why}: run `toolsearch model pull {name}`", field="embed-model")
+
+
+def cache_folder() -> Path:
+    """The Hub client's model cache, as the client itself places it (read now, not at its import)."""
+    explicit = (os.environ.get("HF_HUB_CACHE") or os.environ.get("HUGGINGFACE_HUB_CACHE") or "").strip()
+    if explicit:
+        return Path(explicit).expanduser()
+    home = (os.environ.get("HF_HOME") or "").strip()
+    if home:
+        return Path(home).expanduser() / "hub"
+    xdg = (os.environ.get("XDG_CACHE_HOME") or "").strip()
+    return (Path(xdg).expanduser() if xdg else Path.home() / ".cache") / "huggingface" / "hub"
+
+
+def hub_client() -> Any:
+    try:
+        import huggingface_hub
+    except ImportError:
+        raise EmbedError(
+            "a Hub model needs the Hugging Face client: pip install 'toolsearch-cli[hub]'", field="embed-model"
+        ) from None
+    return huggingface_hub
+
+
+def cached_model_folder(name: str, revision: str | None = None) -> Path:
+    """The cached snapshot folder of the Hub model ``name``, from the cache alone (no network)."""
+    name = name.strip()
+    try:
+        hub = hub_client()
+    except EmbedError:
+        raise EmbedError(
+            f"embedding model {name!r} is not a folder; a Hub id needs the Hugging Face client: "
+            f"pip install 'toolsearch-cli[hub]', then `toolsearch model pull {name}`",
+            field="embed-model",
+        ) from None
+    # the client's own cache lookup (no network): where its tokenizer.json is, is the snapshot
+    # (snapshot_download(local_files_only=True) would refuse it: pull fetched a part of the repository)
+    try:
+        found = hub.try_to_load_from_cache(name, "tokenizer.json", cache_dir=cache_folder(), revision=revision)
+    except Exception as exc:  # noqa: BLE001 - a damaged cache entry is one line too
+        raise not_pulled(name, f"cannot be read from the model cache ({type(exc).__name__})") from None
+    if not isinstance(found, str):  # None: not cached; a sentinel: known to be missing upstream
+        raise not_pulled(name)
+    folder = Path(found).parent
+    if not any((folder / f).is_file() for f in ONNX_FILES) or not (folder / "tokenizer.json").is_file():
+        raise not_pulled(name, "is in the Hugging Face cache without its ONNX weights or tokenizer")
+    return folder

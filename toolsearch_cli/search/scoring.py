@@ -1,0 +1,118 @@
+"""What the BM25F index (:mod:`.index`) and its scoring stores share.
+
+The field model (weights, length normalisation, saturation), IDF, a tool's analysed fields, a
+query plan, the order of results (by score, ties by name) and the lazy look-up of each returned
+tool's best sentence. Nothing here imports the index or a store: both import this module.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from ..model import Tool
+
+
+class FieldModel:
+    """Field weights and length normalisation, shared by the backends and explanations."""
+
+    def __init__(
+        self,
+        weights: Sequence[float],
+        bs: Sequence[float],
+        k1: float,
+        max_count: int,
+        max_ratios: Sequence[float] | None = None,
+    ) -> None:
+        self.weights = list(weights)
+        self.bs = list(bs)
+        self.k1 = k1
+        self.max_count = max_count
+        #: Per field: a field longer than this many times its average is normalised as if it were that long.
+        self.max_ratios = list(max_ratios) if max_ratios is not None else [math.inf] * len(self.weights)
+
+    def field_tf(self, fid: int, count: int, length: int, avg: float) -> float:
+        b = self.bs[fid]
+        norm = 1.0 - b + b * min(length / avg, self.max_ratios[fid])
+        return self.weights[fid] * min(count, self.max_count) / norm
+
+    def saturate(self, idf: float, tf: float) -> float:
+        return idf * tf * (self.k1 + 1.0) / (self.k1 + tf)
+
+
+def idf_of(n: int, df: int) -> float:
+    return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+
+
+#: One tool's analysed fields: per field id, (term -> count, field length).
+Analysed = list[tuple[dict[str, int], int]]
+
+
+class QueryPlan:
+    """What to score for a query: its terms and their weights, and its sentences.
+
+    ``terms`` are the distinct terms of the whole query and ``weights`` their weights (absent: 1).
+    ``clauses`` holds, per sentence of a query of several, that sentence's term weights. A tool's
+    score is then its whole-query score plus ``clause_share`` × the best whole-query score ×
+    its score for its best sentence relative to that sentence's best tool: a request for two or
+    three tools in turn gets each sentence's best tools near the top, instead of the tools
+    matching the most words of any sentence filling every place.
+    """
+
+    __slots__ = ("terms", "weights", "clauses", "clause_share")
+
+    def __init__(
+        self,
+        terms: list[str],
+        weights: dict[str, float] | None = None,
+        clauses: list[dict[str, float]] | None = None,
+        clause_share: float = 0.0,
+    ) -> None:
+        # A plain class, not a dataclass: building one costs about a millisecond at start-up.
+        self.terms = terms
+        self.weights = weights or {}
+        self.clauses = clauses or []
+        self.clause_share = clause_share
+
+    def __repr__(self) -> str:
+        return f"QueryPlan({self.terms!r}, {self.weights!r}, {self.clauses!r}, {self.clause_share!r})"
+
+
+def ordered(tools: Sequence[Tool | None], items: list[tuple[int, float]], k: int) -> list[tuple[int, float]]:
+    """The ``k`` best (slot, score) items, ties by tool name; ``items`` holds every one scoring at
+    least the k-th best score (so the ties at the cut are all there)."""
+
+    def rank_key(item: tuple[int, float]) -> tuple[float, str]:
+        tool = tools[item[0]]
+        return (-item[1], tool.name if tool is not None else "")
+
+    return heapq.nsmallest(k, items, key=rank_key)
+
+
+class LazyBest:
+    """Per slot, (factor, clause) of its best sentence, worked out only for the few slots returned.
+
+    ``sentences`` are the sentences' scores by slot (NumPy arrays, zero where a sentence does not
+    match, or the Python backend's dicts), multiplied by their factors already when ``scaled``.
+    """
+
+    def __init__(self, sentences: list[Any], factors: list[float], *, scaled: bool) -> None:
+        self.sentences, self.factors, self.scaled = sentences, factors, scaled
+
+    def _bonuses(self, slot: int) -> list[float]:
+        if self.scaled:
+            return [float(bonus[slot]) for bonus in self.sentences]
+        return [
+            (acc.get(slot, 0.0) if isinstance(acc, dict) else float(acc[slot])) * f
+            for acc, f in zip(self.sentences, self.factors, strict=True)
+        ]
+
+    def __contains__(self, slot: object) -> bool:
+        return isinstance(slot, int) and max(self._bonuses(slot)) > 0
+
+    def __getitem__(self, slot: int) -> tuple[float, int]:
+        values = self._bonuses(slot)
+        c = values.index(max(values))  # the first best sentence
+        return self.factors[c], c
