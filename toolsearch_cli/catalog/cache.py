@@ -43,7 +43,7 @@ from ..bounded import gc_paused, read_bytes
 from ..errors import ToolsearchError
 from ..model import Catalog
 
-MAGIC = b"toolsearch-catalog-cache/2\n"
+MAGIC = b"toolsearch-catalog-cache/3\n"
 #: The file holding the key entries are authenticated with (32 random bytes, mode 0600).
 KEY_FILE = "cache.key"
 _TAG_SIZE = hashlib.sha256().digest_size
@@ -125,7 +125,9 @@ def load(key: str) -> Catalog | None:
             data = f.read()
         if not data.startswith(MAGIC):
             return None
-        tag, payload = data[len(MAGIC) : len(MAGIC) + _TAG_SIZE], data[len(MAGIC) + _TAG_SIZE :]
+        # a view, not a slice: slicing copied the 100 MB entry of a 100,000-tool catalog (0.08 s)
+        view = memoryview(data)
+        tag, payload = bytes(view[len(MAGIC) : len(MAGIC) + _TAG_SIZE]), view[len(MAGIC) + _TAG_SIZE :]
         if not hmac.compare_digest(tag, hmac.new(secret, payload, hashlib.sha256).digest()):
             return None  # not written by this user's toolsearch: never unpickled
         with gc_paused():  # millions of objects, no cycles: see gc_paused
