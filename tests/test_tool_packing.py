@@ -111,3 +111,21 @@ def test_defaults_are_still_the_dataclass_defaults():
     assert (tool.description, tool.source, tool.function, tool.mock) == ("", None, None, None)
     assert tool.parameters == {"type": "object", "properties": {}}
     assert packed(tool) == tool
+
+
+def test_a_packed_field_changed_in_a_cache_entry_is_a_miss_never_a_wrong_tool(write, monkeypatch, tmp_path):
+    """The packed fields are inside the authenticated payload: a description edited in the entry
+    (someone who can write the cache folder, without the key) makes the entry a miss."""
+    from toolsearch_cli import load_catalog
+    from toolsearch_cli.catalog import cache
+
+    monkeypatch.setenv(cache.CACHE_DIR_VAR, str(tmp_path / "c"))
+    path = write("cat.yaml", "tools:\n  - name: getWeather\n    description: Current weather of a city\n")
+    first = load_catalog([str(path)], cache=True)
+    entry = cache.cache_dir() / f"{first.cache_key}.pickle"
+    data = entry.read_bytes()
+    assert data.count(b"Current weather of a city") == 1  # inside the tool's packed bytes
+    entry.write_bytes(data.replace(b"Current weather of a city", b"Current weather of a town"))
+    assert cache.load(first.cache_key) is None
+    again = load_catalog([str(path)], cache=True)
+    assert again.get("getWeather").description == "Current weather of a city"
