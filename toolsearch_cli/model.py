@@ -47,9 +47,15 @@ def empty_schema() -> dict[str, Any]:
     return {"type": "object", "properties": {}}
 
 
-@dataclass(kw_only=True, eq=True)
+@dataclass(kw_only=True, eq=False)
 class Tool:
-    """A tool as the model sees it (name, description, JSON Schema parameters) plus search metadata."""
+    """A tool as the model sees it (name, description, JSON Schema parameters) plus search metadata.
+
+    Pickled compactly (the on-disk catalog cache holds 100,000s of tools): its name and category,
+    and every other field as one ``bytes`` of their own pickle, unpacked on the first access to
+    any of them (see :meth:`__reduce__`). A search of a cached catalog touches the names of all
+    tools but the fields of only the few it returns.
+    """
 
     name: str
     description: str = ""
@@ -71,6 +77,31 @@ class Tool:
     requires: dict[str, list[str]] = field(default_factory=dict)
     #: A canned result for simulations (``toolsearch simulate --live``); ``None``: none. Never sent to a model.
     mock: Any = field(default=None, repr=False)
+
+    # Unhashable, as a dataclass with eq=True and not frozen is: tools change in place.
+    __hash__ = None  # type: ignore[assignment]
+
+    def __eq__(self, other: object) -> bool:
+        """Field by field, as a dataclass compares (``field_locations`` and ``function`` left out),
+        names first: comparing a tool with the others of a big list costs a string comparison each."""
+        if other is self:
+            return True
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, Tool)
+        if self.name != other.name or self.category != other.category:
+            return False
+        return _compared(self) == _compared(other)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        state = self.__dict__
+        packed = state.get("_packed")
+        if packed is None or any(name in state for name in _PACKED):
+            import pickle
+
+            packed = pickle.dumps(tuple(getattr(self, name) for name in _PACKED), protocol=pickle.HIGHEST_PROTOCOL)
+        # (copyreg.__newobj__ with a state dict was measured no faster: a temporary dict per tool)
+        return (_packed_tool, (self.name, self.category, packed))
 
     @property
     def title(self) -> str:
@@ -112,6 +143,71 @@ class Tool:
     def parameter_count(self) -> int:
         """How many parameters, nested ones included."""
         return sum(1 for top in self.parameter_tree() for _ in top.walk())
+
+
+#: The fields a pickled tool keeps packed (all but ``name`` and ``category``), in pickle order.
+_PACKED = (
+    "description",
+    "parameters",
+    "tags",
+    "examples",
+    "metadata",
+    "source",
+    "field_locations",
+    "lint",
+    "function",
+    "requires",
+    "mock",
+)
+#: The fields a tool's equality compares after its name and category (a dataclass's, in order).
+_COMPARED = ("description", "parameters", "tags", "examples", "metadata", "source", "lint", "requires", "mock")
+
+
+class _Packed:
+    """A packed field of a tool (see :meth:`Tool.__reduce__`).
+
+    A non-data descriptor: an attribute in the instance's ``__dict__`` wins over it, so a tool
+    built by its constructor, or unpacked, reads its fields at full speed; only a packed tool's
+    missing field comes here, and unpacks them all (a field assigned while packed keeps its value).
+    """
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __get__(self, tool: Tool | None, owner: type | None = None) -> Any:
+        if tool is None:
+            return self
+        state = tool.__dict__
+        packed = state.get("_packed")
+        if packed is None:
+            raise AttributeError(f"{type(tool).__name__!r} object has no attribute {self.name!r}")
+        import pickle
+
+        for name, value in zip(_PACKED, pickle.loads(packed), strict=True):
+            state.setdefault(name, value)
+        state.pop("_packed", None)
+        return state[self.name]
+
+
+# The dataclass's __init__ keeps the fields' defaults itself: the class attributes can be the descriptors.
+for _name in _PACKED:
+    setattr(Tool, _name, _Packed(_name))
+
+
+def _compared(tool: Tool) -> tuple[Any, ...]:
+    return tuple(getattr(tool, name) for name in _COMPARED)
+
+
+def _packed_tool(name: str, category: str | None, packed: bytes) -> Tool:
+    """A tool read back from a pickle: its other fields stay packed until one is read."""
+    tool = Tool.__new__(Tool)
+    state = tool.__dict__
+    state["name"] = name
+    state["category"] = category
+    state["_packed"] = packed
+    return tool
 
 
 @dataclass(slots=True)

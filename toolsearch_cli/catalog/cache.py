@@ -13,6 +13,11 @@ An entry stores its key and is re-checked on load; a missing, stale, corrupt or 
 entry is simply a miss. Entries are written atomically (temporary file + rename) in a folder
 only the user can read. The newest :data:`MAX_ENTRIES` entries are kept.
 
+A tool is pickled packed (:meth:`toolsearch_cli.model.Tool.__reduce__`): its name and category,
+and its other fields as one ``bytes`` unpickled when one of them is first read, so a search of a
+cached catalog of 100,000 tools unpacks the fields of its hits only. The entry is authenticated
+and unpickled through a ``memoryview`` of what was read (no copy of a 100 MB entry).
+
 Entries are pickles, and unpickling runs code, so a cache must not be a way for another user to
 run code as this one:
 
@@ -133,7 +138,9 @@ def load(key: str) -> Cached | None:
             data = f.read()
         if not data.startswith(MAGIC):
             return None
-        tag, payload = data[len(MAGIC) : len(MAGIC) + _TAG_SIZE], data[len(MAGIC) + _TAG_SIZE :]
+        # a view, not a slice: slicing copied the 100 MB entry of a 100,000-tool catalog (0.08 s)
+        view = memoryview(data)
+        tag, payload = bytes(view[len(MAGIC) : len(MAGIC) + _TAG_SIZE]), view[len(MAGIC) + _TAG_SIZE :]
         if not hmac.compare_digest(tag, hmac.new(secret, payload, hashlib.sha256).digest()):
             return None  # not written by this user's toolsearch: never unpickled
         with gc_paused():  # millions of objects, no cycles: see gc_paused

@@ -1,0 +1,131 @@
+"""A pickled Tool keeps its fields packed until one is read (the catalog cache's warm search reads
+the fields of the hits only): the copy must be the same tool in every respect."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+
+import pytest
+
+from toolsearch_cli.model import Location, Tool
+
+FULL = Tool(
+    name="getWeather",
+    description="Current weather of a city",
+    parameters={
+        "type": "object",
+        "properties": {"city": {"type": "string", "description": "City name", "enum": ["Paris", "Oslo"]}},
+        "required": ["city"],
+    },
+    category="weather",
+    tags=["forecast", "météo"],
+    examples=["weather in Paris"],
+    metadata={"mcp": {"title": "Weather"}, "n": 3},
+    source=Location("cat.yaml", 4, 3),
+    field_locations={"description": Location("cat.yaml", 5, 5)},
+    lint={"ignore": ["TS301"]},
+    requires={"role": ["admin"]},
+    mock={"temperature": 12},
+)
+
+
+def packed(tool: Tool) -> Tool:
+    return pickle.loads(pickle.dumps(tool, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def test_a_pickled_tool_stays_packed_until_a_field_is_read():
+    copy_ = packed(FULL)
+    assert set(vars(copy_)) == {"name", "category", "_packed"}
+    assert copy_.name == "getWeather" and copy_.category == "weather"
+    assert set(vars(copy_)) == {"name", "category", "_packed"}  # name and category read nothing else
+    assert copy_.parameters == FULL.parameters
+    assert "_packed" not in vars(copy_)
+
+
+@pytest.mark.parametrize(
+    "field",
+    [
+        "description",
+        "parameters",
+        "tags",
+        "examples",
+        "metadata",
+        "source",
+        "field_locations",
+        "lint",
+        "function",
+        "requires",
+        "mock",
+    ],
+)
+def test_every_field_survives_the_round_trip(field):
+    assert getattr(packed(FULL), field) == getattr(FULL, field)
+
+
+def test_the_copy_equals_the_original_and_shows_the_same():
+    copy_ = packed(FULL)
+    assert copy_ == FULL and FULL == copy_
+    assert repr(packed(FULL)) == repr(FULL)
+    assert packed(FULL).title == "Weather"
+    assert packed(FULL).parameter_count() == 1
+    assert packed(packed(FULL)) == FULL  # a packed tool pickles again without unpacking
+    assert copy.deepcopy(FULL) == FULL
+
+
+def test_a_field_assigned_while_packed_keeps_its_value():
+    copy_ = packed(FULL)
+    copy_.description = "Changed"
+    assert copy_.parameters == FULL.parameters  # unpacking the rest does not undo the change
+    assert copy_.description == "Changed"
+    assert copy_ != FULL
+    again = packed(copy_)
+    assert again.description == "Changed"
+
+
+def test_equality_is_a_dataclass_equality():
+    assert Tool(name="a") == Tool(name="a")
+    assert Tool(name="a") != Tool(name="b")
+    assert Tool(name="a", mock=1) != Tool(name="a", mock=2)
+    assert Tool(name="a", category="x") != Tool(name="a")
+    # where a field was defined is not part of the tool; its parameters are
+    assert Tool(name="a", field_locations={"name": Location("f", 1)}) == Tool(name="a")
+    assert Tool(name="a", parameters={"type": "object"}) != Tool(name="a")
+    assert Tool(name="a").__eq__("a") is NotImplemented
+    with pytest.raises(TypeError):
+        hash(Tool(name="a"))  # as before: tools change in place
+
+
+def test_a_missing_attribute_is_still_an_attribute_error():
+    copy_ = packed(FULL)
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        copy_.nope  # noqa: B018
+    assert not hasattr(copy_, "nope")
+    assert "_packed" in vars(copy_)  # asking for an unknown attribute unpacks nothing
+    with pytest.raises(AttributeError):
+        Tool(name="a").nope  # noqa: B018
+
+
+def test_defaults_are_still_the_dataclass_defaults():
+    tool = Tool(name="a")
+    assert (tool.description, tool.source, tool.function, tool.mock) == ("", None, None, None)
+    assert tool.parameters == {"type": "object", "properties": {}}
+    assert packed(tool) == tool
+
+
+def test_a_packed_field_changed_in_a_cache_entry_is_a_miss_never_a_wrong_tool(write, monkeypatch, tmp_path):
+    """The packed fields are inside the authenticated payload: a description edited in the entry
+    (someone who can write the cache folder, without the key) makes the entry a miss."""
+    from toolsearch_cli import load_catalog
+    from toolsearch_cli.catalog import cache
+
+    monkeypatch.setenv(cache.CACHE_DIR_VAR, str(tmp_path / "c"))
+    path = write("cat.yaml", "tools:\n  - name: getWeather\n    description: Current weather of a city\n")
+    first = load_catalog([str(path)], cache=True)
+    entry = cache.cache_dir() / f"{first.cache_key}.pickle"
+    data = entry.read_bytes()
+    assert data.count(b"Current weather of a city") == 1  # inside the tool's packed bytes
+    entry.write_bytes(data.replace(b"Current weather of a city", b"Current weather of a town"))
+    assert cache.load(first.cache_key) is None
+    again = load_catalog([str(path)], cache=True)
+    assert again.get("getWeather").description == "Current weather of a city"
