@@ -76,10 +76,14 @@ print(json.dumps(out))
 """
 
 
-def run(args: list[str], env: dict[str, str]) -> tuple[float, float, float]:
-    """Wall seconds, peak resident MB and CPU seconds (user + system) of one child."""
+def run(args: list[str], env: dict[str, str], root: str | None = None) -> tuple[float, float, float]:
+    """Wall seconds, peak resident MB and CPU seconds (user + system) of one child (running the
+    code of ``root`` when given: another checkout, measured in the same rounds)."""
+    if root is not None:
+        env = dict(env, PYTHONPATH=root)
     began = time.perf_counter()
-    child = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    # run in the checkout: ``python -m`` puts the working folder first on the path
+    child = subprocess.Popen(args, env=env, cwd=root or ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     assert child.stderr is not None
     err = child.stderr.read()
     _, status, usage = os.wait4(child.pid, 0)
@@ -96,22 +100,35 @@ def main() -> int:
     parser.add_argument("--catalog", default=str(ROOT / "catalogs" / "demo"))
     parser.add_argument("--runs", type=int, default=11, help="rounds (each runs every variant once)")
     parser.add_argument("--phases", action="store_true", help="also time a model's loading step by step")
+    parser.add_argument(
+        "--before",
+        metavar="CHECKOUT",
+        help="also run the new request with another checkout's code (e.g. the main branch), in the same rounds",
+    )
     args = parser.parse_args()
 
     exe = [sys.executable, "-m", "toolsearch_cli"]
+    load_before = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="hybrid-cost-") as cache:
         env = dict(os.environ, TOOLSEARCH_CACHE_DIR=cache, PYTHONPATH=str(ROOT))
         env.pop("TOOLSEARCH_EMBED_MODEL", None)
         base = [*exe, "search", "--catalog", args.catalog, "-n", "5"]
         variants: dict[str, object] = {"default": [*base, QUERY]}
+        roots: dict[str, str] = {}
         for i, model in enumerate(args.embed_model):
             tag = Path(model).name if len(args.embed_model) > 1 else ""
             hybrid = [*base, "--ranker", "hybrid", "--embed-model", model]
             variants[f"hybrid {tag}, repeated request".replace(" ,", ",")] = [*hybrid, QUERY]
             variants[f"hybrid {tag}, new request".replace(" ,", ",")] = (hybrid, i)
-        for spec in variants.values():  # warm-up: catalog cache, tool vectors, the repeated request's vector
+            if args.before:
+                name = f"hybrid {tag}, new request, before".replace(" ,", ",")
+                variants[name], roots[name] = (hybrid, i + len(args.embed_model)), args.before
+        for name, spec in variants.items():  # warm-up: catalog cache, tool vectors, the repeated request's vector
             command = spec if isinstance(spec, list) else [*spec[0], f"warm up {spec[1]}"]  # type: ignore[index]
-            run(command, env)
+            run(command, env, roots.get(name))
+        for name, spec in variants.items():  # a second new request each: a first use may prepare the model
+            if not isinstance(spec, list):
+                run([*spec[0], f"warm up again {spec[1]}"], env, roots.get(name))  # type: ignore[index]
         times: dict[str, list[float]] = {name: [] for name in variants}
         peaks: dict[str, list[float]] = {name: [] for name in variants}
         cpus: dict[str, list[float]] = {name: [] for name in variants}
@@ -127,7 +144,7 @@ def main() -> int:
                     who = NAMES[(r + 3 * i) % len(NAMES)]
                     where = COMPANIES[(r * 7 + i) % len(COMPANIES)]
                     command = [*hybrid, f"remember that {who} works at {where} (round {r}, model {i})"]
-                wall, peak, cpu = run(command, env)
+                wall, peak, cpu = run(command, env, roots.get(name))
                 times[name].append(wall)
                 peaks[name].append(peak)
                 cpus[name].append(cpu)
@@ -135,7 +152,11 @@ def main() -> int:
     base_time = statistics.median(times["default"])
     base_peak = statistics.median(peaks["default"])
     base_cpu = statistics.median(cpus["default"])
-    print(f"{args.runs} alternating rounds, catalog {args.catalog}, medians\n")
+    load_after = os.getloadavg()
+    print(
+        f"{args.runs} alternating rounds, catalog {args.catalog}, medians; load average (1, 5, 15 min) "
+        f"before {' '.join(f'{x:.1f}' for x in load_before)}, after {' '.join(f'{x:.1f}' for x in load_after)}\n"
+    )
     print("| variant | wall s | × default | CPU s | × default | peak MB | × default |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     for name in names:

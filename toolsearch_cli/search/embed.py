@@ -772,16 +772,31 @@ class OnnxEmbedder:
         self._session: Any = None  # created by the first text to embed (a cached search needs none)
 
     def _load(self) -> None:
-        """The tokenizer and the onnxruntime session (0.2 s and ~140 MB at peak for MiniLM's 90 MB file)."""
+        """The tokenizer and the onnxruntime session, on the model's prepared copy (:mod:`.prepared`)."""
         import onnxruntime
         from tokenizers import Tokenizer
+
+        from . import prepared
 
         folder = self.folder
         try:
             tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
             options = onnxruntime.SessionOptions()
             options.log_severity_level = 4  # its own (coloured) error lines: ours say it in one
-            session = onnxruntime.InferenceSession(str(self.model_file), options, providers=["CPUExecutionProvider"])
+            # idle worker threads sleep instead of spinning: less CPU for the same vectors, on a busy
+            # machine faster too (benchmarks/README.md, issue 19 cost)
+            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+            # the cache's copy with memory-mapped weights (made on first use): same graph, same vectors
+            ready = prepared.session_file(self.model_file)
+            try:
+                session = onnxruntime.InferenceSession(str(ready), options, providers=["CPUExecutionProvider"])
+            except Exception:  # noqa: BLE001 - a prepared copy that does not load: the model's own file
+                if ready == self.model_file:
+                    raise
+                prepared.forget(self.model_file)
+                session = onnxruntime.InferenceSession(
+                    str(self.model_file), options, providers=["CPUExecutionProvider"]
+                )
         except Exception as exc:  # noqa: BLE001 - any unreadable model is one clear line
             raise EmbedError(
                 f"cannot load the embedding model in {folder}: {type(exc).__name__}: {str(exc)[:200]}",
