@@ -248,3 +248,33 @@ def test_the_model_cache_is_not_touched_when_the_cache_is_off(model, cache, open
     _vectors(model)
     assert not cache.exists()
     assert opened["made"] == []
+
+
+def test_a_few_texts_get_a_light_session_and_many_texts_the_full_one(model, cache, monkeypatch):
+    """A search's new request (one text) gets a session that skips repacking the weights; a batch
+    bigger than ``light_session_at`` gets the full session, made then; the vectors agree."""
+    import numpy as np
+
+    made: list[bool] = []
+    embedder = load_local(str(model))
+    real_load = embedder._load
+
+    def spy_load(light=False):
+        made.append(light)
+        real_load(light)
+
+    monkeypatch.setattr(embedder, "_load", spy_load)
+    few = embedder.embed(TEXTS[:1])
+    assert made == [True]
+    embedder.embed(TEXTS[:1])
+    assert made == [True]  # kept for more small calls
+    many = embedder.embed(TEXTS * 3)
+    assert len(TEXTS) * 3 > embedder.light_session_at and made == [True, False]
+    embedder.embed(TEXTS[:1])
+    assert made == [True, False]  # the full session serves small calls too
+    assert np.allclose(few, many[:1], atol=1e-6)
+
+    other = load_local(str(model))
+    monkeypatch.setattr(other, "_load", lambda light=False: (made.append(light), type(other)._load(other, light)))
+    other.embed(TEXTS * 3)
+    assert made[-1] is False  # a first call with many texts makes the full session at once

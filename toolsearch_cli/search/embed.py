@@ -770,9 +770,13 @@ class OnnxEmbedder:
         self.document_prefix = self.config.document_prefix
         self.model_id = _config_identity("onnx:" + _file_identity(model_file, folder / "tokenizer.json"), self.config)
         self._session: Any = None  # created by the first text to embed (a cached search needs none)
+        self._light = False
 
-    def _load(self) -> None:
-        """The tokenizer and the onnxruntime session, on the model's prepared copy (:mod:`.prepared`)."""
+    def _load(self, light: bool = False) -> None:
+        """The tokenizer and the onnxruntime session, on the model's prepared copy (:mod:`.prepared`).
+        ``light``: for a few texts (a search's new request), a session that does not repack the
+        weights for fast matrix products: made in about half the CPU time, vectors equal within
+        float rounding (about 1e-7); :meth:`embed` makes the full one when many texts come."""
         import onnxruntime
         from tokenizers import Tokenizer
 
@@ -780,9 +784,11 @@ class OnnxEmbedder:
 
         folder = self.folder
         try:
-            tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+            tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json")) if self._session is None else self.tokenizer
             options = onnxruntime.SessionOptions()
             options.log_severity_level = 4  # its own (coloured) error lines: ours say it in one
+            if light:
+                options.add_session_config_entry("session.disable_prepacking", "1")
             # idle worker threads sleep instead of spinning: less CPU for the same vectors, on a busy
             # machine faster too (benchmarks/README.md, issue 19 cost)
             options.add_session_config_entry("session.intra_op.allow_spinning", "0")
@@ -810,16 +816,26 @@ class OnnxEmbedder:
         outputs = [o.name for o in session.get_outputs()]
         #: token vectors by name when the export names them (some add a pooled output after them)
         self.output = "last_hidden_state" if "last_hidden_state" in outputs else outputs[0]
-        self.tokenizer, self.inputs, self._session = tokenizer, inputs, session
+        self.tokenizer, self.inputs, self._session, self._light = tokenizer, inputs, session, light
 
     @property
     def session(self) -> Any:
+        """The full session (made now if there is none, or only a light one)."""
+        if self._session is None or self._light:
+            self._load()
+        return self._session
+
+    def _session_for(self, count: int) -> Any:
         if self._session is None:
+            self._load(light=count <= self.light_session_at)
+        elif self._light and count > self.light_session_at:
             self._load()
         return self._session
 
     #: :func:`embed_texts` may pass ``progress``, called with each batch's size
     reports_progress = True
+    #: a first call with at most this many texts makes a light session (:meth:`_load`)
+    light_session_at = 8
 
     def embed(self, texts: Sequence[str], progress: Callable[[int], None] | None = None) -> Any:
         """Vectors of ``texts`` in their order. Batches are made of texts of similar length (sorted
@@ -828,7 +844,7 @@ class OnnxEmbedder:
 
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
-        session = self.session  # loaded now, on the first text to embed
+        session = self._session_for(len(texts))  # loaded now, on the first text to embed
         encodings = self.tokenizer.encode_batch(list(texts))  # truncated, not padded
         order = sorted(range(len(encodings)), key=lambda i: len(encodings[i].ids))
         out: Any = None
