@@ -771,6 +771,7 @@ class OnnxEmbedder:
         self.model_id = _config_identity("onnx:" + _file_identity(model_file, folder / "tokenizer.json"), self.config)
         self._session: Any = None  # created by the first text to embed (a cached search needs none)
         self._light = False
+        self.tokenizer: Any = None
 
     def _load(self, light: bool = False) -> None:
         """The tokenizer and the onnxruntime session, on the model's prepared copy (:mod:`.prepared`).
