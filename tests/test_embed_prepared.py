@@ -278,3 +278,15 @@ def test_a_few_texts_get_a_light_session_and_many_texts_the_full_one(model, cach
     monkeypatch.setattr(other, "_load", lambda light=False: (made.append(light), type(other)._load(other, light)))
     other.embed(TEXTS * 3)
     assert made[-1] is False  # a first call with many texts makes the full session at once
+
+
+def test_a_copy_made_meanwhile_by_another_process_is_kept(model, cache, monkeypatch):
+    """Two first uses at once: the one that finishes second keeps the first one's intact copy
+    (a process may have it open) and drops its own."""
+    _vectors(model)
+    copy = _copy(cache)
+    inode = os.stat(copy / prepared.DATA).st_ino
+    made = prepared._prepare(model / "onnx" / "model.onnx", cache / "models", copy.name)
+    assert made == copy / prepared.GRAPH
+    assert os.stat(copy / prepared.DATA).st_ino == inode
+    assert [p.name for p in (cache / "models").iterdir()] == [copy.name]  # its own work folder is gone

@@ -163,8 +163,10 @@ def _prepare(model_file: Path, root: Path, key: str) -> Path:
             },
         }
         (work / MANIFEST).write_text(json.dumps(manifest, indent=1), encoding="utf-8")
-        if target.exists() or target.is_symlink():  # not intact (checked by the caller): made again
-            _remove(target)
+        if target.exists() or target.is_symlink():
+            if _intact(target, key):  # another process made it meanwhile: theirs is used, ours dropped
+                return target / GRAPH
+            _remove(target)  # not intact: made again
         try:
             os.rename(work, target)
         except OSError:  # another process put its copy there first: use it when it is intact
