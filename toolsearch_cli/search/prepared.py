@@ -2,10 +2,11 @@
 
 onnxruntime memory-maps a model's external data instead of parsing the weights out of the
 protobuf and copying them, so a session on the prepared copy is created in about a third of
-the CPU time and peaks about 80 MB lower (MiniLM's 90 MB file: 198 MB -> about 120 MB in a bare
-process; ``benchmarks/hybrid_cost.py``). The copy is written by onnxruntime itself (a session
-with no graph optimisation, saved through ``optimized_model_filepath``), so its graph is the
-model's own and, opened with the usual options, it gives the same vectors bit for bit.
+the CPU time and peaks lower (all-MiniLM-L6-v2's 90 MB file: 198 MB -> 134 MB in a bare process,
+214 MB -> 138 MB for a ``search`` with a new request; benchmarks/README.md, "Issue 19 — cost").
+The copy is written by onnxruntime itself (a session with no graph optimisation, saved through
+``optimized_model_filepath``), so its graph is the model's own and, opened with the usual
+options, it gives the same vectors bit for bit.
 
 It is made once, on the first text a model embeds (``toolsearch model pull`` runs the model, so a
 pulled model is prepared when pulled), in ``<cache>/models/<identity>/``, where the identity is
