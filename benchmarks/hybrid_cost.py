@@ -11,12 +11,15 @@ round by round (their order rotates), and prints medians and ratios to ``default
 
 Peak memory is the child's maximum resident set (``os.wait4``'s ``ru_maxrss``); CPU time is its
 user + system time from the same call (steadier than wall time on a shared machine). Every child
-uses a fresh cache folder (``TOOLSEARCH_CACHE_DIR``) filled by one warm-up run of each, so the
-vector store holds this catalog's vectors alone. ``--phases`` also prints, from one child per
-model, what loading a model costs step by step (imports, session, first vector).
+uses a fresh cache folder (``TOOLSEARCH_CACHE_DIR``) filled by warm-up runs of each (a first
+use also writes the model's prepared copy there), so the vector store holds this catalog's
+vectors alone. ``--phases`` also prints, from two children per model (the first use, which makes
+the prepared copy, and a later one), what loading a model costs step by step (imports, session,
+first vector). ``--before CHECKOUT`` adds a new request run by another checkout's code (e.g. the
+main branch) to the same rounds: a before/after under the same load.
 
     python benchmarks/hybrid_cost.py --embed-model ~/models/all-MiniLM-L6-v2-onnx \
-        [--embed-model ~/models/all-MiniLM-L6-v2-int8] [--runs 11] [--phases]
+        [--embed-model ~/models/all-MiniLM-L6-v2-int8] [--runs 11] [--phases] [--before ../main]
 
 Target (issue 19, item 5): a cached ``hybrid`` search at most 2x the wall time and at most
 150 MB peak of a ``default`` search. Exit 1 when the repeated-request case misses it.
@@ -63,11 +66,14 @@ import numpy
 step("numpy")
 import onnxruntime, tokenizers
 step("onnxruntime + tokenizers")
+from toolsearch_cli.search import prepared
 from toolsearch_cli.search.embed import load_local
 model = load_local(sys.argv[1])
 step("model identity (hash of the files)")
-model._load()
-step("tokenizer + onnxruntime session")
+prepared.session_file(model.model_file)
+step("prepared copy found and checked (made, on first use)")
+model._load(light=True)
+step("tokenizer + onnxruntime session (light, as for a new request)")
 model.embed(["remember that Alice works at Acme"])
 step("first vector")
 model.embed(["send an email to Bob"])
@@ -76,10 +82,14 @@ print(json.dumps(out))
 """
 
 
-def run(args: list[str], env: dict[str, str]) -> tuple[float, float, float]:
-    """Wall seconds, peak resident MB and CPU seconds (user + system) of one child."""
+def run(args: list[str], env: dict[str, str], root: str | None = None) -> tuple[float, float, float]:
+    """Wall seconds, peak resident MB and CPU seconds (user + system) of one child (running the
+    code of ``root`` when given: another checkout, measured in the same rounds)."""
+    if root is not None:
+        env = dict(env, PYTHONPATH=root)
     began = time.perf_counter()
-    child = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    # run in the checkout: ``python -m`` puts the working folder first on the path
+    child = subprocess.Popen(args, env=env, cwd=root or ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     assert child.stderr is not None
     err = child.stderr.read()
     _, status, usage = os.wait4(child.pid, 0)
@@ -96,22 +106,35 @@ def main() -> int:
     parser.add_argument("--catalog", default=str(ROOT / "catalogs" / "demo"))
     parser.add_argument("--runs", type=int, default=11, help="rounds (each runs every variant once)")
     parser.add_argument("--phases", action="store_true", help="also time a model's loading step by step")
+    parser.add_argument(
+        "--before",
+        metavar="CHECKOUT",
+        help="also run the new request with another checkout's code (e.g. the main branch), in the same rounds",
+    )
     args = parser.parse_args()
 
     exe = [sys.executable, "-m", "toolsearch_cli"]
+    load_before = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="hybrid-cost-") as cache:
         env = dict(os.environ, TOOLSEARCH_CACHE_DIR=cache, PYTHONPATH=str(ROOT))
         env.pop("TOOLSEARCH_EMBED_MODEL", None)
         base = [*exe, "search", "--catalog", args.catalog, "-n", "5"]
         variants: dict[str, object] = {"default": [*base, QUERY]}
+        roots: dict[str, str] = {}
         for i, model in enumerate(args.embed_model):
             tag = Path(model).name if len(args.embed_model) > 1 else ""
             hybrid = [*base, "--ranker", "hybrid", "--embed-model", model]
             variants[f"hybrid {tag}, repeated request".replace(" ,", ",")] = [*hybrid, QUERY]
             variants[f"hybrid {tag}, new request".replace(" ,", ",")] = (hybrid, i)
-        for spec in variants.values():  # warm-up: catalog cache, tool vectors, the repeated request's vector
+            if args.before:
+                name = f"hybrid {tag}, new request, before".replace(" ,", ",")
+                variants[name], roots[name] = (hybrid, i + len(args.embed_model)), args.before
+        for name, spec in variants.items():  # warm-up: catalog cache, tool vectors, the repeated request's vector
             command = spec if isinstance(spec, list) else [*spec[0], f"warm up {spec[1]}"]  # type: ignore[index]
-            run(command, env)
+            run(command, env, roots.get(name))
+        for name, spec in variants.items():  # a second new request each: a first use may prepare the model
+            if not isinstance(spec, list):
+                run([*spec[0], f"warm up again {spec[1]}"], env, roots.get(name))  # type: ignore[index]
         times: dict[str, list[float]] = {name: [] for name in variants}
         peaks: dict[str, list[float]] = {name: [] for name in variants}
         cpus: dict[str, list[float]] = {name: [] for name in variants}
@@ -127,7 +150,7 @@ def main() -> int:
                     who = NAMES[(r + 3 * i) % len(NAMES)]
                     where = COMPANIES[(r * 7 + i) % len(COMPANIES)]
                     command = [*hybrid, f"remember that {who} works at {where} (round {r}, model {i})"]
-                wall, peak, cpu = run(command, env)
+                wall, peak, cpu = run(command, env, roots.get(name))
                 times[name].append(wall)
                 peaks[name].append(peak)
                 cpus[name].append(cpu)
@@ -135,7 +158,11 @@ def main() -> int:
     base_time = statistics.median(times["default"])
     base_peak = statistics.median(peaks["default"])
     base_cpu = statistics.median(cpus["default"])
-    print(f"{args.runs} alternating rounds, catalog {args.catalog}, medians\n")
+    load_after = os.getloadavg()
+    print(
+        f"{args.runs} alternating rounds, catalog {args.catalog}, medians; load average (1, 5, 15 min) "
+        f"before {' '.join(f'{x:.1f}' for x in load_before)}, after {' '.join(f'{x:.1f}' for x in load_after)}\n"
+    )
     print("| variant | wall s | × default | CPU s | × default | peak MB | × default |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     for name in names:
@@ -159,18 +186,24 @@ def main() -> int:
 
     if args.phases:
         for model in args.embed_model:
-            env = dict(os.environ, PYTHONPATH=str(ROOT))
-            done = subprocess.run([sys.executable, "-c", PHASES, model], env=env, capture_output=True, text=True)
-            if done.returncode != 0:
-                print(done.stderr[-500:], file=sys.stderr)
-                return 2
             import json
 
-            print(f"\nLoading {model} step by step (one child; peak = VmHWM after the step):\n")
-            print("| step | s | peak MB |")
-            print("|---|---:|---:|")
-            for step, seconds, peak in json.loads(done.stdout):
-                print(f"| {step} | {seconds:.3f} | {peak:.0f} |")
+            with tempfile.TemporaryDirectory(prefix="hybrid-cost-") as cache:
+                env = dict(os.environ, PYTHONPATH=str(ROOT), TOOLSEARCH_CACHE_DIR=cache)
+                steps = []
+                for _ in ("first use", "later"):  # the first child makes the prepared copy
+                    done = subprocess.run(
+                        [sys.executable, "-c", PHASES, model], env=env, cwd=ROOT, capture_output=True, text=True
+                    )
+                    if done.returncode != 0:
+                        print(done.stderr[-500:], file=sys.stderr)
+                        return 2
+                    steps.append(json.loads(done.stdout))
+            print(f"\nLoading {model} step by step (peak = VmHWM after the step), first use and later:\n")
+            print("| step | first use: s | peak MB | later: s | peak MB |")
+            print("|---|---:|---:|---:|---:|")
+            for (step, s1, p1), (_, s2, p2) in zip(*steps, strict=True):
+                print(f"| {step} | {s1:.3f} | {p1:.0f} | {s2:.3f} | {p2:.0f} |")
     return 0 if ok else 1
 
 

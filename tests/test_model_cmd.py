@@ -91,6 +91,13 @@ def test_pull_fetches_the_onnx_export_and_its_config_then_search_runs_offline(ru
     folder = Path(info["folder"])
     assert folder.is_relative_to(tmp_path / "hf-cache") and (folder / "onnx" / "model.onnx").is_file()
     assert not (folder / "pytorch_model.bin").exists()
+    # pulling ran the model, so its prepared copy (weights memory-mapped) is in toolsearch's cache
+    import os
+
+    from toolsearch_cli.search import prepared
+
+    copy = Path(os.environ["TOOLSEARCH_CACHE_DIR"]) / "models" / prepared.identity(folder / "onnx" / "model.onnx")
+    assert prepared._intact(copy, copy.name)
 
     # the Hub id now resolves from the cache alone: searching sends nothing to the Hub
     before = len(hub.requests)
@@ -122,8 +129,17 @@ def test_list_show_and_rm(run_cli, hub):
     from toolsearch_cli.search import embed
 
     embed._embedders.clear()  # the next command is a new process
+    import os
+
+    from toolsearch_cli.search import prepared
+
+    model_file = Path(run_cli("model", "show", NAME, "--format", "json").json()["folder"]) / "onnx" / "model.onnx"
+    copy = Path(os.environ["TOOLSEARCH_CACHE_DIR"]) / "models" / prepared.identity(model_file)
+    assert prepared._intact(copy, copy.name)
+    embed._embedders.clear()
     removed = run_cli("model", "rm", NAME)
     assert removed.code == 0 and "removed" in removed.stderr
+    assert not copy.exists()  # the model's prepared copy went with it
     assert run_cli("model", "list", "--format", "json").json() == []
     gone = run_cli("search", "weather", "-c", str(DEMO), "-r", "hybrid", "--embed-model", NAME)
     assert gone.code == 2 and f"run `toolsearch model pull {NAME}`" in _one_line(gone)

@@ -762,18 +762,40 @@ class OnnxEmbedder:
         self.document_prefix = self.config.document_prefix
         self.model_id = _config_identity("onnx:" + _file_identity(model_file, folder / "tokenizer.json"), self.config)
         self._session: Any = None  # created by the first text to embed (a cached search needs none)
+        self._light = False
+        self.tokenizer: Any = None
 
-    def _load(self) -> None:
-        """The tokenizer and the onnxruntime session (0.2 s and ~140 MB at peak for MiniLM's 90 MB file)."""
+    def _load(self, light: bool = False) -> None:
+        """The tokenizer and the onnxruntime session, on the model's prepared copy (:mod:`.prepared`).
+        ``light``: for a few texts (a search's new request), a session that does not repack the
+        weights for fast matrix products: made in about half the CPU time, vectors equal within
+        float rounding (about 1e-7); :meth:`embed` makes the full one when many texts come."""
         import onnxruntime
         from tokenizers import Tokenizer
 
+        from . import prepared
+
         folder = self.folder
         try:
-            tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+            tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json")) if self._session is None else self.tokenizer
             options = onnxruntime.SessionOptions()
             options.log_severity_level = 4  # its own (coloured) error lines: ours say it in one
-            session = onnxruntime.InferenceSession(str(self.model_file), options, providers=["CPUExecutionProvider"])
+            if light:
+                options.add_session_config_entry("session.disable_prepacking", "1")
+            # idle worker threads sleep instead of spinning: less CPU for the same vectors, on a busy
+            # machine faster too (benchmarks/README.md, issue 19 cost)
+            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+            # the cache's copy with memory-mapped weights (made on first use): same graph, same vectors
+            ready = prepared.session_file(self.model_file)
+            try:
+                session = onnxruntime.InferenceSession(str(ready), options, providers=["CPUExecutionProvider"])
+            except Exception:  # noqa: BLE001 - a prepared copy that does not load: the model's own file
+                if ready == self.model_file:
+                    raise
+                prepared.forget(self.model_file)
+                session = onnxruntime.InferenceSession(
+                    str(self.model_file), options, providers=["CPUExecutionProvider"]
+                )
         except Exception as exc:  # noqa: BLE001 - any unreadable model is one clear line
             raise EmbedError(
                 f"cannot load the embedding model in {folder}: {type(exc).__name__}: {str(exc)[:200]}",
@@ -787,16 +809,26 @@ class OnnxEmbedder:
         outputs = [o.name for o in session.get_outputs()]
         #: token vectors by name when the export names them (some add a pooled output after them)
         self.output = "last_hidden_state" if "last_hidden_state" in outputs else outputs[0]
-        self.tokenizer, self.inputs, self._session = tokenizer, inputs, session
+        self.tokenizer, self.inputs, self._session, self._light = tokenizer, inputs, session, light
 
     @property
     def session(self) -> Any:
+        """The full session (made now if there is none, or only a light one)."""
+        if self._session is None or self._light:
+            self._load()
+        return self._session
+
+    def _session_for(self, count: int) -> Any:
         if self._session is None:
+            self._load(light=count <= self.light_session_at)
+        elif self._light and count > self.light_session_at:
             self._load()
         return self._session
 
     #: :func:`embed_texts` may pass ``progress``, called with each batch's size
     reports_progress = True
+    #: a first call with at most this many texts makes a light session (:meth:`_load`)
+    light_session_at = 8
 
     def embed(self, texts: Sequence[str], progress: Callable[[int], None] | None = None) -> Any:
         """Vectors of ``texts`` in their order. Batches are made of texts of similar length (sorted
@@ -805,7 +837,7 @@ class OnnxEmbedder:
 
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
-        session = self.session  # loaded now, on the first text to embed
+        session = self._session_for(len(texts))  # loaded now, on the first text to embed
         encodings = self.tokenizer.encode_batch(list(texts))  # truncated, not padded
         order = sorted(range(len(encodings)), key=lambda i: len(encodings[i].ids))
         out: Any = None

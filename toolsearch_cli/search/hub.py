@@ -311,6 +311,13 @@ def _remove_revision(hub: Any, name: str, *commits: str) -> int:
     hashes = [r.commit_hash for r in repo.revisions if r.commit_hash in commits]
     if not hashes:
         return 0
+    from . import prepared
+
+    for revision in repo.revisions:  # the toolsearch cache's prepared copies of its ONNX files go too
+        if revision.commit_hash in hashes:
+            for onnx in ONNX_FILES:
+                if (Path(revision.snapshot_path) / onnx).is_file():
+                    prepared.forget(Path(revision.snapshot_path) / onnx)
     strategy = hub.scan_cache_dir(cache_folder()).delete_revisions(*hashes)
     freed = int(strategy.expected_freed_size)
     strategy.execute()
