@@ -138,10 +138,10 @@ def _stopped(signum: int) -> None:
     import os
     import signal
 
-    from .app import _error
+    from .error_line import print_error
 
     terminated = signum == signal.SIGTERM
-    _error("terminated" if terminated else "interrupted")
+    print_error("terminated" if terminated else "interrupted")
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(143 if terminated else 130)
