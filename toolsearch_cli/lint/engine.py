@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from .config import LintConfig, ResolvedConfig
 from .context import LintContext
@@ -14,6 +15,26 @@ from .suppression import inline_ignores, selector_codes
 
 #: Docs link stamped on each diagnostic; ``None`` while the rules are documented by ``toolsearch rule``.
 RULE_URL: str | None = None
+
+
+@dataclass(frozen=True)
+class RuleCount:
+    """How often one rule fired in a run: findings (repeats included) and diagnostics (tools)."""
+
+    code: str
+    name: str
+    severity: Severity
+    findings: int
+    tools: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "name": self.name,
+            "severity": self.severity,
+            "findings": self.findings,
+            "tools": self.tools,
+        }
 
 
 @dataclass
@@ -37,6 +58,28 @@ class LintResult:
         errors (any finding when ``strict``)."""
         level = fail_on or ("info" if strict else "error")
         return any(SEVERITY_RANK[d.severity] >= SEVERITY_RANK[level] for d in self.diagnostics)
+
+    def rule_counts(self) -> list[RuleCount]:
+        """One entry per rule that found something, most findings first (then by code)."""
+        counts: dict[tuple[str, str, Severity], list[int]] = {}
+        for d in self.diagnostics:
+            entry = counts.setdefault((d.code, d.name, d.severity), [0, 0])
+            entry[0] += d.count
+            entry[1] += 1
+        ordered = sorted(counts.items(), key=lambda kv: (-kv[1][0], kv[0][0]))
+        return [RuleCount(code, name, severity, n, tools) for (code, name, severity), (n, tools) in ordered]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Everything the run found and checked (``diagnostics`` is the ``--format json`` list)."""
+        return {
+            "diagnostics": [d.to_dict() for d in self.diagnostics],
+            "files": list(self.files),
+            "tool_count": self.tool_count,
+            "rules_run": list(self.rules_run),
+            "counts": {severity: self.count(severity) for severity in ("error", "warning", "info")},
+            "findings": self.occurrences(),
+            "rules": [c.to_dict() for c in self.rule_counts()],
+        }
 
 
 def lint(
