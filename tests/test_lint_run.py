@@ -70,6 +70,7 @@ def test_settings_split_comma_lists_and_type_the_level():
     assert settings.level == "warning"
     assert settings.paths is None  # no paths: the default catalog
     assert split_selectors(None) is None and split_selectors([",,"]) == []
+    assert LintSettings(select="TS1,TS2").select == ["TS1", "TS2"]  # a library caller's text
 
 
 def test_run_lint_returns_a_typed_report_whose_json_is_the_same_data():

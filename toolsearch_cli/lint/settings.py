@@ -24,9 +24,11 @@ LintFormat = Literal["text", "json", "github", "sarif"]
 
 
 def split_selectors(values: Sequence[str] | None) -> list[str] | None:
-    """``["TS1,TS2", " TS3 "]`` -> ``["TS1", "TS2", "TS3"]`` (``None`` stays ``None``: not given)."""
+    """``["TS1,TS2", " TS3 "]`` (or ``"TS1,TS2"``) -> ``["TS1", "TS2", "TS3"]``; ``None`` (not given) stays."""
     if values is None:
         return None
+    if isinstance(values, str):  # one comma list given as text, not a list of them
+        values = [values]
     return [part.strip() for value in values for part in value.split(",") if part.strip()]
 
 
