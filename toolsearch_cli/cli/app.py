@@ -12,6 +12,7 @@ import typer
 from .. import __version__
 from ..errors import ToolsearchError
 from . import catalog_cmd, eval_cmd, lint_cmd, model_cmd, search_cmd, serve_cmd, simulate_cmd
+from .error_line import print_error as _error
 
 app = typer.Typer(
     name="toolsearch",
@@ -238,12 +239,3 @@ def _usage_message(exc: Exception) -> str:
     ctx = getattr(exc, "ctx", None)
     command = getattr(ctx, "command_path", None) or "toolsearch"
     return f"{message} (see '{command} -h')"
-
-
-def _error(message: str) -> None:
-    from rich.text import Text
-
-    from .render import data, error_console
-
-    # literal: messages quote user text such as "toolsearch-cli[mcp]", "parameters[0]" or a name with ESC in it
-    error_console().print(Text.assemble(("error:", "bold red"), " ", data(message)))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -20,6 +21,9 @@ from .options import (
     output_file,
 )
 from .render import console, data, error_console, plural, render_catalog
+
+if TYPE_CHECKING:
+    from ..registry.push import PushResult
 
 app = typer.Typer(
     help="List the tools of a catalog, or convert it to another format.",
@@ -162,34 +166,30 @@ def push(
 ) -> None:
     """Publish the catalog to a shared PostgreSQL registry in one transaction: changed tools updated,
     removed ones deleted, unchanged ones untouched, and a new version recorded."""
-    from ..registry.source import is_registry_source
-    from ..registry.store import push as push_catalog
+    from ..registry.push import PushSettings, push_catalog
 
     check_format(output_format)
     parent = ctx.obj or {}
-    sources = catalog or parent.get("catalog")
     fmt = catalog_format if catalog_format != "auto" else parent.get("catalog_format", "auto")
-    if not is_registry_source(to) or "=" in to.split("://", 1)[0]:
-        from ..redaction import shown_url
-
-        raise UsageError(
-            f"--to {shown_url(to)} is not a registry URL (expected postgresql://[user@]host[:port]/database)",
-            field="to",
-        )
-    loaded = load_catalog(sources, check_catalog_format(fmt))
-    plan = push_catalog(to, loaded, namespace, dry_run=dry_run, expect_version=expect_version)
-    if output_format == "json":
-        typer.echo(json.dumps({"dry_run": dry_run, **plan.to_dict()}, ensure_ascii=False, indent=2))
-        return
-    from ..registry.source import parse_registry_source
-
-    where = parse_registry_source(to, namespace).display
-    counts = (
-        f"{len(plan.added)} added, {len(plan.changed)} changed, {len(plan.removed)} removed, {plan.unchanged} unchanged"
+    settings = PushSettings(
+        to=to,
+        namespace=namespace,
+        sources=catalog or parent.get("catalog"),
+        catalog_format=check_catalog_format(fmt),
+        dry_run=dry_run,
+        expect_version=expect_version,
     )
-    out = console()
-    if dry_run:
-        out.print(data(f"dry run: {where} is at version {plan.base_version}; pushing would change: {counts}"))
+    result = push_catalog(settings)
+    if output_format == "json":
+        typer.echo(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
+        return
+    _render_push(result)
+
+
+def _render_push(result: PushResult) -> None:
+    plan, where, out = result.plan, result.where, console()
+    if result.dry_run:
+        out.print(data(f"dry run: {where} is at version {plan.base_version}; pushing would change: {result.counts}"))
         for sign, names in (("+", plan.added), ("~", plan.changed), ("-", plan.removed)):
             for name in names:
                 out.print(data(f"  {sign} {name}"))
@@ -200,4 +200,4 @@ def push(
     elif plan.version is None:
         out.print(data(f"{where} is unchanged at version {plan.base_version} ({plan.unchanged} tools)"))
     else:
-        out.print(data(f"pushed {where}: version {plan.version} ({counts})"))
+        out.print(data(f"pushed {where}: version {plan.version} ({result.counts})"))

@@ -7,19 +7,14 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from .options import embed_options, output_file
 
-LINT_FORMATS = ("text", "json", "github", "sarif", "auto")
-
-
-def _split(values: list[str] | None) -> list[str] | None:
-    if values is None:
-        return None
-    return [part.strip() for value in values for part in value.split(",") if part.strip()]
-
+if TYPE_CHECKING:
+    from ..lint.run import LintReport
 
 PATHS_ARGUMENT = typer.Argument(
     None,
@@ -47,110 +42,97 @@ OUTPUT_FILE_OPTION = typer.Option(
 )
 
 
+FORMAT_OPTION = typer.Option(
+    "auto",
+    "--format",
+    "-f",
+    help="text, json, github, sarif, or auto (github under GitHub Actions, else text).",
+    metavar="FORMAT",
+)
+ISOLATED_OPTION = typer.Option(False, "--isolated", help="Ignore configuration files.")
+PRESET_OPTION = typer.Option(None, "--preset", help="Rule preset: default or strict.", metavar="NAME")
+STRICT_OPTION = typer.Option(False, "--strict", help="Any finding fails (exit 1); same as --fail-on info.")
+FAIL_ON_OPTION = typer.Option(
+    None,
+    "--fail-on",
+    help="Exit 1 on findings at or above this level: error (default), warning or info.",
+    metavar="LEVEL",
+)
+EXIT_ZERO_OPTION = typer.Option(False, "--exit-zero", help="Exit 0 even when there are findings.")
+STATISTICS_OPTION = typer.Option(False, "--statistics", help="Count findings per rule instead of listing them.")
+RANKER_OPTION = typer.Option(
+    None,
+    "--ranker",
+    "-r",
+    help="Ranker of the findability rules (TS6xx), e.g. hybrid; overrides their configured ranker.",
+    metavar="NAME",
+)
+
+
 @embed_options
 def lint(
     paths: list[str] | None = PATHS_ARGUMENT,
-    output_format: str = typer.Option(
-        "auto",
-        "--format",
-        "-f",
-        help="text, json, github, sarif, or auto (github under GitHub Actions, else text).",
-        metavar="FORMAT",
-    ),
+    output_format: str = FORMAT_OPTION,
     config: Path | None = CONFIG_OPTION,
-    isolated: bool = typer.Option(False, "--isolated", help="Ignore configuration files."),
-    preset: str | None = typer.Option(None, "--preset", help="Rule preset: default or strict.", metavar="NAME"),
+    isolated: bool = ISOLATED_OPTION,
+    preset: str | None = PRESET_OPTION,
     select: list[str] | None = SELECT_OPTION,
     extend_select: list[str] | None = EXTEND_SELECT_OPTION,
     ignore: list[str] | None = IGNORE_OPTION,
-    strict: bool = typer.Option(False, "--strict", help="Any finding fails (exit 1); same as --fail-on info."),
-    fail_on: str | None = typer.Option(
-        None,
-        "--fail-on",
-        help="Exit 1 on findings at or above this level: error (default), warning or info.",
-        metavar="LEVEL",
-    ),
-    exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even when there are findings."),
+    strict: bool = STRICT_OPTION,
+    fail_on: str | None = FAIL_ON_OPTION,
+    exit_zero: bool = EXIT_ZERO_OPTION,
     output_file: str | None = OUTPUT_FILE_OPTION,
-    statistics: bool = typer.Option(False, "--statistics", help="Count findings per rule instead of listing them."),
-    ranker: str | None = typer.Option(
-        None,
-        "--ranker",
-        "-r",
-        help="Ranker of the findability rules (TS6xx), e.g. hybrid; overrides their configured ranker.",
-        metavar="NAME",
-    ),
+    statistics: bool = STATISTICS_OPTION,
+    ranker: str | None = RANKER_OPTION,
 ) -> None:
     """Lint tool metadata: names, descriptions, parameters, categories, tokens and findability."""
-    from ..errors import UsageError, did_you_mean
-    from ..lint import LintConfig, find_config, load_config
-    from ..lint import lint as run_lint
-    from ..lint.rules import RULE_BY_CODE
-
-    if output_format not in LINT_FORMATS:
-        raise UsageError(
-            f"unknown format {output_format!r}{did_you_mean(output_format, LINT_FORMATS)}; "
-            f"choose from {', '.join(LINT_FORMATS)}"
-        )
-    from ..lint.diagnostic import SEVERITIES, Severity
-
-    level: Severity | None = next((s for s in SEVERITIES if s == fail_on), None)
-    if fail_on is not None and level is None:
-        raise UsageError(
-            f"unknown --fail-on level {fail_on!r}{did_you_mean(fail_on, SEVERITIES)}; "
-            f"choose from {', '.join(SEVERITIES)}"
-        )
-    if statistics and output_format not in ("text", "auto"):
-        raise UsageError(f"--statistics prints a text table; it cannot be combined with --format {output_format}")
-    if output_format == "auto":
-        # the statistics table is text, also under GitHub Actions
-        output_format = "github" if os.environ.get("GITHUB_ACTIONS") == "true" and not statistics else "text"
+    from ..lint.run import run_lint
+    from ..lint.settings import LintSettings
     from .render import warn
 
-    settings = LintConfig() if isolated else load_config(config or find_config(warn=warn))
-    if ranker is not None:  # every rule with a ranker option (the findability rules) uses this one
-        for code, lint_rule in RULE_BY_CODE.items():
-            if "ranker" in lint_rule.options:
-                settings.rules.setdefault(code, {})["ranker"] = ranker
-    overrides: dict[str, object] = {}
-    if preset is not None:
-        overrides["preset"] = preset
-    for key, value in (("select", select), ("extend-select", extend_select), ("ignore", ignore)):
-        if value is not None:
-            overrides[key] = _split(value)
-    if overrides:
-        merged = LintConfig.from_mapping(overrides, origin="command line")
-        settings.preset = merged.preset if preset is not None else settings.preset
-        if select is not None:
-            settings.select = merged.select
-        settings.extend_select = [*settings.extend_select, *merged.extend_select]
-        settings.ignore = [*settings.ignore, *merged.ignore]
-    result = run_lint(paths or None, settings)
+    settings = LintSettings(
+        paths=paths,
+        output_format=output_format,
+        config=config,
+        isolated=isolated,
+        preset=preset,
+        select=select,
+        extend_select=extend_select,
+        ignore=ignore,
+        strict=strict,
+        fail_on=fail_on,
+        exit_zero=exit_zero,
+        statistics=statistics,
+        ranker=ranker,
+        github_actions=os.environ.get("GITHUB_ACTIONS") == "true",
+    )
+    report = run_lint(settings, warn=warn)
+    _show(report, output_file)
+    if report.exit_code:
+        raise typer.Exit(report.exit_code)
 
-    if output_format == "text":
-        import io
 
-        from .lint_render import render_lint_statistics, render_lint_text
-        from .render import console
-
-        buffer = io.StringIO()
-        out = console(buffer if output_file is not None else None)
-        if statistics:
-            render_lint_statistics(out, result)
-        else:
-            render_lint_text(out, result, strict, level)
-        if output_file is not None:
-            _write_report(output_file, buffer.getvalue())
-    else:
-        from ..report import REPORTER_BY_NAME
-
-        text = REPORTER_BY_NAME[output_format](result.diagnostics, RULE_BY_CODE)
-        if output_file is not None:
-            _write_report(output_file, text)
-        else:
+def _show(report: LintReport, output_file: str | None) -> None:
+    """The report in its format, on stdout or into ``output_file``."""
+    if report.settings.format != "text":
+        text = report.render()
+        if output_file is None:
             typer.echo(text, nl=False)
-    if result.failed(strict=strict, fail_on=level) and not exit_zero:
-        raise typer.Exit(1)
+        else:
+            _write_report(output_file, text)
+        return
+    import io
+
+    from .lint_render import render_lint_report
+    from .render import console
+
+    if output_file is None:
+        render_lint_report(console(), report)
+        return
+    buffer = io.StringIO()
+    render_lint_report(console(buffer), report)
+    _write_report(output_file, buffer.getvalue())
 
 
 def _write_report(path: str, text: str) -> None:

@@ -13,8 +13,9 @@ from .render import Col, data, plural, render_table
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
 
-def render_lint_text(out: Console, result: Any, strict: bool = False, fail_on: Any = None) -> None:
-    """Diagnostics grouped by file (``line:col  severity  code  name  message``), then a summary."""
+def render_lint_text(out: Console, result: Any, failing: bool | None = None) -> None:
+    """Diagnostics grouped by file (``line:col  severity  code  name  message``), then a summary
+    (red when ``failing``; ``None``: when the result has errors)."""
     by_file: dict[str, list[Any]] = {}
     for d in result.diagnostics:
         by_file.setdefault(d.file or "(catalog)", []).append(d)
@@ -45,7 +46,7 @@ def render_lint_text(out: Console, result: Any, strict: bool = False, fail_on: A
         )
         return
     problems = len(result.diagnostics)
-    failing = result.failed(strict=strict, fail_on=fail_on)
+    failing = result.failed() if failing is None else failing
     occurrences = result.occurrences()
     repeats = f", standing for {occurrences} findings" if occurrences != problems else ""
     info = f", {plural(infos, 'info')}" if infos else ""
@@ -58,6 +59,14 @@ def render_lint_text(out: Console, result: Any, strict: bool = False, fail_on: A
     )
     out.print(summary, soft_wrap=True)
     out.print(Text("Run `toolsearch rule CODE` for what a rule checks and how to fix it.", style="dim"), soft_wrap=True)
+
+
+def render_lint_report(out: Console, report: Any) -> None:
+    """A lint report as text: the statistics table (``--statistics``), else the diagnostics."""
+    if report.settings.statistics:
+        render_lint_statistics(out, report.result)
+    else:
+        render_lint_text(out, report.result, report.failed)
 
 
 def render_rule_table(out: Console, rules: Mapping[str, Any]) -> None:
@@ -88,18 +97,12 @@ def render_rule_doc(out: Console, rule: Any) -> None:
 def render_lint_statistics(out: Console, result: Any) -> None:
     """One line per rule that found something: findings (repeats included), tools they are on,
     code, name, severity; most frequent first."""
-    counts: dict[tuple[str, str, str], list[int]] = {}
-    for d in result.diagnostics:
-        key = (d.code, d.name, d.severity)
-        entry = counts.setdefault(key, [0, 0])
-        entry[0] += d.count
-        entry[1] += 1
     out.print(Text(f"{'findings':>8}  {'tools':>6}  rule", style="dim"))
-    for (code, name, severity), (count, tools) in sorted(counts.items(), key=lambda kv: (-kv[1][0], kv[0][0])):
-        line = Text(f"{count:>8}  {tools:>6}  ")
-        line.append(f"{code} ", style="bold")
-        line.append(f"{name:<38}")
-        line.append(severity, style=_STYLE[severity])
+    for entry in result.rule_counts():
+        line = Text(f"{entry.findings:>8}  {entry.tools:>6}  ")
+        line.append(f"{entry.code} ", style="bold")
+        line.append(f"{entry.name:<38}")
+        line.append(entry.severity, style=_STYLE[entry.severity])
         out.print(line)
     total = result.occurrences()
     out.print(

@@ -1,9 +1,10 @@
-"""``toolsearch serve``: the MCP gateway (options -> Settings -> serve / dry run -> render)."""
+"""``toolsearch serve``: the MCP gateway (options -> ServeSettings -> serve, or dry run -> render)."""
 
 from __future__ import annotations
 
 import json
 import sys
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -20,81 +21,94 @@ from .options import (
 )
 from .render import Col, console, data, plural, render_table
 
+if TYPE_CHECKING:
+    from ..serve.dry_run import DryRun
+
 RESIDENT_OPTION = typer.Option(
     None, "--resident", help="A tool listed up front, not only through search (repeatable).", metavar="NAME"
+)
+HTTP_OPTION = typer.Option(
+    None, "--http", help="Serve streamable HTTP on HOST:PORT (path /mcp) instead of stdio.", metavar="HOST:PORT"
+)
+DISCLOSE_OPTION = typer.Option(
+    "call-through",
+    "--disclose",
+    help="call-through (the tool list never changes: toolSearch + callTool) or list-changed "
+    "(hits join tools/list and the client is sent notifications/tools/list_changed).",
+    metavar="MODE",
+)
+POLICY_OPTION = typer.Option(
+    "latest",
+    "--policy",
+    "-p",
+    help="list-changed: latest (each search replaces the hits) or cumulative.",
+    metavar="POLICY",
+)
+MAX_ACTIVE_OPTION = typer.Option(
+    None,
+    "--max-active",
+    help="list-changed: cap on disclosed tools (cumulative evicts the least recently used).",
+    metavar="N",
+)
+RANKER_OPTION = typer.Option("default", "--ranker", "-r", help="Ranker used by toolSearch.", metavar="NAME")
+CONTEXT_HEADER_OPTION = typer.Option(
+    None,
+    "--context-header",
+    help="HTTP: read more context attributes per request from this header ('role=admin; team=x'); "
+    "--context keys win. Only a trusted proxy should set it.",
+    metavar="NAME",
+)
+MAX_RESULTS_OPTION = typer.Option(
+    5,
+    "--max-results",
+    "-n",
+    help=f"toolSearch's default maxResults (1-{MAX_RESULTS_LIMIT}).",
+    min=1,
+    max=MAX_RESULTS_LIMIT,
+    metavar="N",
+)
+TIMEOUT_OPTION = typer.Option(
+    30.0, "--timeout", help="Seconds an upstream server has to start and list, and to answer a call."
+)
+LOG_OPTION = typer.Option(
+    None,
+    "--log",
+    help="Append JSON Lines of the traffic (queries, hits, which tool was called next, timings; never "
+    "argument values) for `toolsearch eval --from-log`.",
+    metavar="FILE",
+)
+DRY_RUN_OPTION = typer.Option(
+    False, "--dry-run", help="Print the tools the client would see and their token cost, then exit."
 )
 
 
 @embed_options
 def serve(
     catalog: list[str] | None = CATALOG_OPTION,
-    http: str | None = typer.Option(
-        None, "--http", help="Serve streamable HTTP on HOST:PORT (path /mcp) instead of stdio.", metavar="HOST:PORT"
-    ),
-    disclose: str = typer.Option(
-        "call-through",
-        "--disclose",
-        help="call-through (the tool list never changes: toolSearch + callTool) or list-changed "
-        "(hits join tools/list and the client is sent notifications/tools/list_changed).",
-        metavar="MODE",
-    ),
-    policy: str = typer.Option(
-        "latest",
-        "--policy",
-        "-p",
-        help="list-changed: latest (each search replaces the hits) or cumulative.",
-        metavar="POLICY",
-    ),
-    max_active: int | None = typer.Option(
-        None,
-        "--max-active",
-        help="list-changed: cap on disclosed tools (cumulative evicts the least recently used).",
-        metavar="N",
-    ),
-    ranker: str = typer.Option("default", "--ranker", "-r", help="Ranker used by toolSearch.", metavar="NAME"),
+    http: str | None = HTTP_OPTION,
+    disclose: str = DISCLOSE_OPTION,
+    policy: str = POLICY_OPTION,
+    max_active: int | None = MAX_ACTIVE_OPTION,
+    ranker: str = RANKER_OPTION,
     resident: list[str] | None = RESIDENT_OPTION,
     context: list[str] | None = CONTEXT_OPTION,
-    context_header: str | None = typer.Option(
-        None,
-        "--context-header",
-        help="HTTP: read more context attributes per request from this header ('role=admin; team=x'); "
-        "--context keys win. Only a trusted proxy should set it.",
-        metavar="NAME",
-    ),
-    max_results: int = typer.Option(
-        5,
-        "--max-results",
-        "-n",
-        help=f"toolSearch's default maxResults (1-{MAX_RESULTS_LIMIT}).",
-        min=1,
-        max=MAX_RESULTS_LIMIT,
-        metavar="N",
-    ),
-    timeout: float = typer.Option(
-        30.0, "--timeout", help="Seconds an upstream server has to start and list, and to answer a call."
-    ),
-    log: str | None = typer.Option(
-        None,
-        "--log",
-        help="Append JSON Lines of the traffic (queries, hits, which tool was called next, timings; never "
-        "argument values) for `toolsearch eval --from-log`.",
-        metavar="FILE",
-    ),
-    dry_run: bool = typer.Option(
-        False, "--dry-run", help="Print the tools the client would see and their token cost, then exit."
-    ),
+    context_header: str | None = CONTEXT_HEADER_OPTION,
+    max_results: int = MAX_RESULTS_OPTION,
+    timeout: float = TIMEOUT_OPTION,
+    log: str | None = LOG_OPTION,
+    dry_run: bool = DRY_RUN_OPTION,
     output_format: str = FORMAT_OPTION,
     catalog_format: str = CATALOG_FORMAT_OPTION,
 ) -> None:
     """Serve the catalogs to any MCP client with progressive disclosure (toolSearch + callTool)."""
     from ..catalog import default_sources
-    from ..serve.gateway import Settings
+    from ..serve.settings import ServeSettings
     from ..simulate.script import parse_context
 
     check_format(output_format)
-    settings = Settings(
+    settings = ServeSettings(
         sources=default_sources(catalog),
-        disclose=disclose,  # type: ignore[arg-type]  # checked by Settings
+        disclose=disclose,  # type: ignore[arg-type]  # checked by the settings
         policy=policy,
         max_active=max_active,
         ranker=ranker,
@@ -105,31 +119,22 @@ def serve(
         timeout=timeout,
         catalog_format=check_catalog_format(catalog_format),
         log=log,
+        http=http,
+        dry_run=dry_run,
     )
-    from ..disclosure.policy import get_policy
-    from ..search import get_ranker
+    if settings.dry_run:
+        from ..serve.dry_run import dry_run as list_once
 
-    get_policy(policy)
-    get_ranker(ranker)
-    if dry_run:
-        _dry_run(settings, output_format)
+        _render_dry_run(list_once(settings), output_format)
         return
     import warnings
 
-    from ..errors import UsageError
-    from ..serve.server import parse_http, run_gateway
+    from ..serve.run import serve as run_serve
 
     # the SDK warns on every ping of a handshake-era upstream (ping is gone from 2026-07-28 on);
     # this process is the gateway alone, and its stderr ends up in the MCP client's log
     warnings.filterwarnings("ignore", message=r".*(deprecated|removed) as of 2026-07-28")
-
-    address = parse_http(http) if http is not None else None
-    try:
-        import anyio
-        import mcp  # noqa: F401 - the server side of the SDK: said once here, not as a traceback later
-    except ImportError as exc:
-        raise UsageError(f"toolsearch serve needs the MCP SDK: pip install 'toolsearch-cli[mcp]' ({exc})") from None
-    anyio.run(lambda: run_gateway(settings, http=address, notice=_notice, on_signal=_stopped))
+    run_serve(settings, notice=_notice, on_signal=_stopped)
 
 
 def _stopped(signum: int) -> None:
@@ -138,10 +143,10 @@ def _stopped(signum: int) -> None:
     import os
     import signal
 
-    from .app import _error
+    from .error_line import print_error
 
     terminated = signum == signal.SIGTERM
-    _error("terminated" if terminated else "interrupted")
+    print_error("terminated" if terminated else "interrupted")
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(143 if terminated else 130)
@@ -153,10 +158,7 @@ def _notice(text: str) -> None:
     error_console().print(data(text))
 
 
-def _dry_run(settings: object, output_format: str) -> None:
-    from ..serve.dry_run import dry_run
-
-    report = dry_run(settings)  # type: ignore[arg-type]
+def _render_dry_run(report: DryRun, output_format: str) -> None:
     if output_format == "json":
         typer.echo(json_visible(json.dumps(report.to_dict(), ensure_ascii=False, indent=2)))
         return

@@ -11,17 +11,22 @@ from .config import LintConfig, find_config, load_config
 from .diagnostic import Diagnostic, Finding, Related, Severity
 from .engine import LintResult, lint
 from .rule import FAMILIES, Rule
+from .run import LintReport, run_lint
+from .settings import LintSettings
 
 __all__ = [
     "FAMILIES",
     "Diagnostic",
     "Finding",
     "LintConfig",
+    "LintReport",
     "LintResult",
+    "LintSettings",
     "Related",
     "Rule",
     "Severity",
     "find_config",
     "lint",
     "load_config",
+    "run_lint",
 ]

@@ -23,6 +23,8 @@ class LintContext:
     #: something, as (file, tool, code) — what ``unused-suppression`` checks against.
     enabled: list[str] = field(default_factory=list)
     used_suppressions: set[tuple[str | None, str, str]] = field(default_factory=set)
+    #: Set by the engine: each inline-ignore entry -> the codes it selects (``None``: no rule).
+    suppression_codes: dict[str, tuple[str, ...] | None] = field(default_factory=dict)
     _cache: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:

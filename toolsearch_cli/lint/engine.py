@@ -4,17 +4,37 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
-from ..errors import UsageError
-from ..model import Tool
-from .config import LintConfig, ResolvedConfig, select_rules
+from .config import LintConfig, ResolvedConfig
 from .context import LintContext
 from .diagnostic import SEVERITY_RANK, Diagnostic, Finding, Severity
 from .rule import Rule
 from .sources import load_files
+from .suppression import inline_ignores, selector_codes
 
 #: Docs link stamped on each diagnostic; ``None`` while the rules are documented by ``toolsearch rule``.
 RULE_URL: str | None = None
+
+
+@dataclass(frozen=True)
+class RuleCount:
+    """How often one rule fired in a run: findings (repeats included) and diagnostics (tools)."""
+
+    code: str
+    name: str
+    severity: Severity
+    findings: int
+    tools: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "name": self.name,
+            "severity": self.severity,
+            "findings": self.findings,
+            "tools": self.tools,
+        }
 
 
 @dataclass
@@ -39,6 +59,28 @@ class LintResult:
         level = fail_on or ("info" if strict else "error")
         return any(SEVERITY_RANK[d.severity] >= SEVERITY_RANK[level] for d in self.diagnostics)
 
+    def rule_counts(self) -> list[RuleCount]:
+        """One entry per rule that found something, most findings first (then by code)."""
+        counts: dict[tuple[str, str, Severity], list[int]] = {}
+        for d in self.diagnostics:
+            entry = counts.setdefault((d.code, d.name, d.severity), [0, 0])
+            entry[0] += d.count
+            entry[1] += 1
+        ordered = sorted(counts.items(), key=lambda kv: (-kv[1][0], kv[0][0]))
+        return [RuleCount(code, name, severity, n, tools) for (code, name, severity), (n, tools) in ordered]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Everything the run found and checked (``diagnostics`` is the ``--format json`` list)."""
+        return {
+            "diagnostics": [d.to_dict() for d in self.diagnostics],
+            "files": list(self.files),
+            "tool_count": self.tool_count,
+            "rules_run": list(self.rules_run),
+            "counts": {severity: self.count(severity) for severity in ("error", "warning", "info")},
+            "findings": self.occurrences(),
+            "rules": [c.to_dict() for c in self.rule_counts()],
+        }
+
 
 def lint(
     sources: Sequence[str] | str | None = None, config: LintConfig | None = None, rules: dict[str, Rule] | None = None
@@ -58,7 +100,8 @@ def lint(
 
 def run_rules(ctx: LintContext, resolved: ResolvedConfig, rules: dict[str, Rule]) -> LintResult:
     """Run the enabled rules over a loaded context (rules marked ``runs_last`` after the others)."""
-    suppressed = _inline_suppressions(ctx, rules)
+    ctx.suppression_codes = selector_codes(ctx.tools, rules)
+    suppressed = _inline_suppressions(ctx)
     ctx.enabled = list(resolved.enabled)
     ctx.used_suppressions = set()
     diagnostics: list[Diagnostic] = []
@@ -132,30 +175,18 @@ def _stamp(rule: Rule, severity: Severity, finding: Finding) -> Diagnostic:
     )
 
 
-def _inline_suppressions(ctx: LintContext, rules: dict[str, Rule]) -> dict[tuple[str | None, str], set[str]]:
-    """(file, tool name) -> codes its ``lint: {ignore: [...]}`` turns off. Unknown names are kept
-    aside for the ``unknown-suppression`` rule, which reports them."""
+def _inline_suppressions(ctx: LintContext) -> dict[tuple[str | None, str], set[str]]:
+    """(file, tool name) -> codes its ``lint: {ignore: [...]}`` turns off. Entries naming no rule
+    are left to the ``unknown-suppression`` rule, which reports them."""
     out: dict[tuple[str | None, str], set[str]] = {}
     for tool in ctx.tools:
-        wanted = inline_ignores(tool)
         codes: set[str] = set()
-        for selector in wanted:
-            try:
-                codes.update(select_rules([selector], rules))
-            except UsageError:  # reported as a finding by TS003 (unknown-suppression)
-                continue
+        for selector in inline_ignores(tool):
+            codes.update(ctx.suppression_codes.get(selector) or ())
         if codes:
             key = (tool.source.file if tool.source else None, tool.name)
             out.setdefault(key, set()).update(codes)
     return out
-
-
-def inline_ignores(tool: Tool) -> list[str]:
-    """The rules a tool's ``lint: {ignore: [...]}`` names (a single string is taken as one entry)."""
-    wanted = tool.lint.get("ignore") or []
-    if isinstance(wanted, str):
-        return [wanted]
-    return [str(w) for w in wanted] if isinstance(wanted, list | tuple | set) else []
 
 
 def _suppressed_by(

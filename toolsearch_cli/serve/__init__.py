@@ -8,5 +8,15 @@ The MCP SDK (extra ``toolsearch-cli[mcp]``) is imported only when the gateway ru
 from __future__ import annotations
 
 from .gateway import CALL_TOOL_NAME, DISCLOSE_MODES, CallResult, Gateway, Refused, SessionState, Settings
+from .settings import ServeSettings
 
-__all__ = ["CALL_TOOL_NAME", "DISCLOSE_MODES", "CallResult", "Gateway", "Refused", "SessionState", "Settings"]
+__all__ = [
+    "CALL_TOOL_NAME",
+    "DISCLOSE_MODES",
+    "CallResult",
+    "Gateway",
+    "Refused",
+    "ServeSettings",
+    "SessionState",
+    "Settings",
+]

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from ...errors import UsageError
 from ...model import Tool
 from ..context import LintContext
 from ..diagnostic import Finding
 from ..rule import Options, Rule
+from ..suppression import inline_ignores
 
 if TYPE_CHECKING:
     from ...catalog.lenient import LoadWarning
@@ -165,14 +165,8 @@ class UnknownSuppression(Rule):
     severity = "warning"
 
     def check_tool(self, tool: Tool, ctx: LintContext, options: Options) -> Iterator[Finding]:
-        from ..config import select_rules
-        from ..engine import inline_ignores
-        from . import RULE_BY_CODE
-
         for selector in inline_ignores(tool):
-            try:
-                select_rules([selector], RULE_BY_CODE)
-            except UsageError:
+            if ctx.suppression_codes.get(selector, ()) is None:
                 yield Finding.at(tool, "lint", f"lint ignore {selector!r} names no rule; run `toolsearch rule`")
 
 
@@ -208,15 +202,10 @@ class UnusedSuppression(Rule):
     runs_last = True
 
     def check_tool(self, tool: Tool, ctx: LintContext, options: Options) -> Iterator[Finding]:
-        from ..config import select_rules
-        from ..engine import inline_ignores
-        from . import RULE_BY_CODE
-
         file = tool.source.file if tool.source else None
         for selector in inline_ignores(tool):
-            try:
-                codes = select_rules([selector], RULE_BY_CODE)
-            except UsageError:
+            codes = ctx.suppression_codes.get(selector, ())
+            if codes is None:
                 continue  # unknown-suppression reports it
             judged = [c for c in codes if c in ctx.enabled and c != self.code]
             if judged and not any((file, tool.name, c) in ctx.used_suppressions for c in judged):

@@ -1,0 +1,73 @@
+"""``toolsearch catalog push`` as a library call: :class:`PushSettings` (checked once) and
+:func:`push_catalog`, which loads the catalog, publishes it (or plans it: ``dry_run``) through
+:func:`toolsearch_cli.registry.store.push`, and returns a typed :class:`PushResult`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import UsageError
+from .source import is_registry_source
+from .store import PushPlan
+
+
+@dataclass
+class PushSettings:
+    """A push: the registry URL (``to``), the namespace, the catalog sources (``None``: the default
+    catalog) and their format (``None``: detected), whether to only plan, and the version the
+    namespace must still be at (``expect_version``; 0: it must not exist yet)."""
+
+    to: str
+    namespace: str
+    sources: list[str] | None = None
+    catalog_format: str | None = None
+    dry_run: bool = False
+    expect_version: int | None = None
+
+    def __post_init__(self) -> None:
+        # an alias (``name=postgresql://…``) is a catalog source's, not a push target's
+        if not is_registry_source(self.to) or "=" in self.to.split("://", 1)[0]:
+            from ..redaction import shown_url
+
+            raise UsageError(
+                f"--to {shown_url(self.to)} is not a registry URL (expected postgresql://[user@]host[:port]/database)",
+                field="to",
+            )
+
+
+@dataclass
+class PushResult:
+    """What a push did (or, a dry run, would do), and where, as messages may show it (no secrets)."""
+
+    plan: PushPlan
+    dry_run: bool
+    where: str
+
+    @property
+    def counts(self) -> str:
+        """``N added, N changed, N removed, N unchanged``."""
+        plan = self.plan
+        return (
+            f"{len(plan.added)} added, {len(plan.changed)} changed, {len(plan.removed)} removed, "
+            f"{plan.unchanged} unchanged"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``--format json`` document: ``dry_run`` and the plan."""
+        return {"dry_run": self.dry_run, **self.plan.to_dict()}
+
+
+def push_catalog(settings: PushSettings) -> PushResult:
+    """Load the catalog the settings name and push it (one transaction; nothing written on a dry
+    run or when nothing changed). A stale ``expect_version`` is a
+    :class:`~toolsearch_cli.registry.store.PushConflict`."""
+    from ..catalog import load_catalog
+    from .source import parse_registry_source
+    from .store import push
+
+    loaded = load_catalog(settings.sources, settings.catalog_format)
+    plan = push(
+        settings.to, loaded, settings.namespace, dry_run=settings.dry_run, expect_version=settings.expect_version
+    )
+    return PushResult(plan, settings.dry_run, parse_registry_source(settings.to, settings.namespace).display)
