@@ -56,14 +56,9 @@ FULL_RANK_SECONDS = 2.0
 FULL_RANK_MIN = 40
 
 
-def worst_misses(catalog: Catalog, run: RankerRun, n: int, *, show: int = 3) -> list[Miss]:
-    """The ``n`` worst misses of a run, each with what ranked above the expected tool and why.
-
-    A relevant tool is missed when a non-relevant tool ranked above it. Worst first: tools the
-    ranker did not return at all (score 0), then the lowest ranked. Tools beyond the evaluation
-    depth are ranked in full to order them: all of them, or with a slow ranker, as many as fit in
-    ``FULL_RANK_SECONDS`` (at least max(4n, 40)), in query id order.
-    """
+def _candidates(run: RankerRun) -> tuple[list[tuple[QueryResult, str]], list[tuple[QueryResult, str, int]]]:
+    """The relevant tools not returned within the run's depth (in query id order), and those
+    returned below a non-relevant tool (lowest rank first)."""
     beyond: list[tuple[QueryResult, str]] = []
     within: list[tuple[QueryResult, str, int]] = []
     for r in run.results:
@@ -76,6 +71,18 @@ def worst_misses(catalog: Catalog, run: RankerRun, n: int, *, show: int = 3) -> 
                 within.append((r, name, rank))
     beyond.sort(key=lambda c: (c[0].query.id, c[1]))
     within.sort(key=lambda c: (-c[2], c[0].query.id, c[1]))
+    return beyond, within
+
+
+def worst_misses(catalog: Catalog, run: RankerRun, n: int, *, show: int = 3) -> list[Miss]:
+    """The ``n`` worst misses of a run, each with what ranked above the expected tool and why.
+
+    A relevant tool is missed when a non-relevant tool ranked above it. Worst first: tools the
+    ranker did not return at all (score 0), then the lowest ranked. Tools beyond the evaluation
+    depth are ranked in full to order them: all of them, or with a slow ranker, as many as fit in
+    ``FULL_RANK_SECONDS`` (at least max(4n, 40)), in query id order.
+    """
+    beyond, within = _candidates(run)
     impl = get_ranker(run.ranker)
     searchable = max(len(catalog.searchable()), 1)
 
