@@ -114,16 +114,16 @@ def worst_misses(catalog: Catalog, run: RankerRun, n: int, *, show: int = 3) -> 
         relevant = set(q.relevant)
         full = ranking(q, searchable if r.rank_of(name) is None else eval_depth(run.ks), False)
         names = [h.tool.name for h in full]
-        rank = names.index(name) + 1 if name in names else None
-        above_names = [other for other in names[: (rank or len(names) + 1) - 1] if other not in relevant]
+        found = names.index(name) + 1 if name in names else None
+        above_names = [other for other in names[: (found or len(names) + 1) - 1] if other not in relevant]
         by_name = {h.tool.name: h for h in ranking(q, EXPLAIN_DEPTH, True)}
         out.append(
             Miss(
                 ranker=run.ranker,
                 query=q,
                 tool=name,
-                rank=rank,
-                score=full[rank - 1].score if rank else None,
+                rank=found,
+                score=full[found - 1].score if found else None,
                 hit=by_name.get(name),
                 above=[by_name[other] for other in above_names[:show] if other in by_name],
                 above_count=len(above_names),

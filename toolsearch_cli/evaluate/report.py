@@ -60,7 +60,16 @@ class EvalSettings:
         ranker: str = "default",
         ks: str = "1,5,10",
         minimum: Sequence[str] = (),
-        **options: Any,
+        catalog: Sequence[str] | None = None,
+        catalog_format: str | None = None,
+        queries: Path | None = None,
+        from_log: Path | None = None,
+        category_field: str | None = None,
+        by: str | None = None,
+        failures: int = 0,
+        save: str | None = None,
+        baseline: Path | None = None,
+        diff_k: int | None = None,
     ) -> EvalSettings:
         """Settings from the command line's text: ``ranker`` ``"default,classic"`` or ``"all"``,
         ``ks`` ``"1,5,10"``, ``minimum`` the ``--min`` gates; bad values are a UsageError."""
@@ -68,11 +77,25 @@ class EvalSettings:
         rankers = parse_rankers(ranker)
         keys = metric_keys(cutoffs)
         gates = tuple(parse_gate(text, keys, rankers) for text in minimum)
-        if options.get("diff_k") is not None and options.get("baseline") is None:
+        if diff_k is not None and baseline is None:
             raise UsageError(
                 "--diff-k sets the cut-off of a baseline comparison; give the run to compare with --baseline"
             )
-        return cls(rankers=tuple(rankers), ks=tuple(cutoffs), gates=gates, **options)
+        return cls(
+            catalog=catalog,
+            catalog_format=catalog_format,
+            queries=queries,
+            from_log=from_log,
+            rankers=tuple(rankers),
+            ks=tuple(cutoffs),
+            category_field=category_field,
+            by=by,
+            failures=failures,
+            save=save,
+            baseline=baseline,
+            diff_k=diff_k,
+            gates=gates,
+        )
 
 
 def parse_rankers(spec: str) -> list[str]:
