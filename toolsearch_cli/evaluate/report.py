@@ -315,8 +315,8 @@ def _query_set(catalog: Catalog, path: Path | None) -> tuple[list[Query], str]:
 
 
 def _log_query_set(catalog: Catalog, path: Path, listen: EvalListener) -> tuple[list[Query], str]:
-    """Queries labelled by what the gateway's clients called after searching (see serve.traffic)."""
-    from ..serve.traffic import queries_from_log
+    """Queries labelled by what the gateway's clients called after searching (see :mod:`.traffic`)."""
+    from .traffic import queries_from_log
 
     found = queries_from_log(path, catalog)
     if found.unmatched:
