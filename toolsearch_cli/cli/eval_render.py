@@ -8,9 +8,31 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from ..evaluate import GateResult, Miss
+from ..evaluate import EvalReport, GateResult, Miss
 from ..markup import plain_text
 from .render import Col, data, excerpt, plural, render_table
+
+
+def render_report(out: Console, report: EvalReport) -> None:
+    """The table output of ``toolsearch eval``: metrics, then the breakdown, misses, baseline diff
+    and embedding cost when they apply."""
+    s = report.settings
+    what = "catalog examples" if report.source == "examples" else report.source
+    count = len(report.queries)
+    title = f"{count} {'query' if count == 1 else 'queries'} from {what} · catalog {', '.join(report.catalog_sources)}"
+    if report.embed_model is not None:
+        title += f" · embeddings {report.embed_model}"
+    render_summary(out, report.metrics, s.ks, title=title)
+    if s.by is not None:
+        render_breakdown(out, s.by, report.breakdown(), s.ks)
+    if s.failures:
+        render_misses(out, report.misses, s.failures)
+    if report.comparison is not None:
+        render_comparison(out, report.comparison)
+    if report.embedding is not None:
+        from .embed_progress import cost_line
+
+        out.print(data(cost_line(report.embedding), "dim"))
 
 
 def _columns(ks: Sequence[int]) -> list[tuple[str, str]]:

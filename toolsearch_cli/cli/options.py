@@ -211,16 +211,6 @@ def apply_embed_options(
     )
 
 
-def embed_model_label(rankers: list[str]) -> str | None:
-    """The embedding model these rankers used, as output names it (``None``: none of them embeds)."""
-    from ..search import get_ranker
-    from ..search.embed import current_embedder
-
-    if not any(getattr(get_ranker(name), "needs_embeddings", False) for name in rankers):
-        return None
-    return current_embedder().label  # loaded by the run already; a path or ``model @ url``, never credentials
-
-
 #: The --embed-* options as command parameters: (name, type, option), in apply_embed_options' order.
 _EMBED_PARAMETERS: tuple[tuple[str, Any, Any], ...] = (
     ("embed_model", str | None, EMBED_MODEL_OPTION),

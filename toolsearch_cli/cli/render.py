@@ -169,37 +169,7 @@ def render_table(
     pairs wrapped at the width: nothing is lost.
     """
     cells = [[_cell(v) for v in row] for row in rows]
-    n = len(columns)
-    natural = []
-    minimum = []
-    for i, col in enumerate(columns):
-        head = Text(col.header)
-        widest = max([_natural(head)] + [_natural(r[i]) for r in cells])
-        if col.kind in ("number", "name"):
-            natural.append(widest)
-            minimum.append(max([_longest_word(head)] + [_natural(r[i]) for r in cells]))
-        elif col.kind == "label":
-            natural.append(min(widest, col.limit) if col.limit else widest)
-            minimum.append(min(natural[-1], max([_longest_word(head), 10])))
-        else:
-            natural.append(widest)
-            # cut text needs only a few cells; wrapped text (wide) its longest word, within reason
-            least = min(max((_longest_word(r[i]) for r in cells), default=0), 30) if wide else 0
-            minimum.append(min(widest, max(_TEXT_MIN, least)))
-    # ruled: one space of padding on both sides of every cell and a rule between columns;
-    # plain (no rules): two spaces between columns, none at the edges
-    overhead = 3 * n - 1 if ruled else 2 * (n - 1)
-    widths = list(natural)
-    excess = sum(widths) + overhead - out.width
-    # shrink text columns first, then labels, then the headers of numbers, each down to its minimum
-    for kinds in (("text",), ("label",), ("number", "name")):
-        for i, col in sorted(enumerate(columns), key=lambda ic: -widths[ic[0]]):
-            if excess <= 0:
-                break
-            if col.kind in kinds:
-                cut = min(excess, widths[i] - minimum[i])
-                widths[i] -= cut
-                excess -= cut
+    widths, excess = _column_widths(columns, cells, out.width, wide=wide, ruled=ruled)
     if title:
         out.print(data(title, "bold"))
     if excess > 0:
@@ -222,6 +192,44 @@ def render_table(
     for row in cells:
         table.add_row(*row)
     out.print(table)
+
+
+def _column_widths(
+    columns: Sequence[Col], cells: Sequence[Sequence[Text]], width: int, *, wide: bool, ruled: bool
+) -> tuple[list[int], int]:
+    """Each column's width within ``width``, and by how many cells the narrowest table is still too wide."""
+    n = len(columns)
+    natural = []
+    minimum = []
+    for i, col in enumerate(columns):
+        head = Text(col.header)
+        widest = max([_natural(head)] + [_natural(r[i]) for r in cells])
+        if col.kind in ("number", "name"):
+            natural.append(widest)
+            minimum.append(max([_longest_word(head)] + [_natural(r[i]) for r in cells]))
+        elif col.kind == "label":
+            natural.append(min(widest, col.limit) if col.limit else widest)
+            minimum.append(min(natural[-1], max([_longest_word(head), 10])))
+        else:
+            natural.append(widest)
+            # cut text needs only a few cells; wrapped text (wide) its longest word, within reason
+            least = min(max((_longest_word(r[i]) for r in cells), default=0), 30) if wide else 0
+            minimum.append(min(widest, max(_TEXT_MIN, least)))
+    # ruled: one space of padding on both sides of every cell and a rule between columns;
+    # plain (no rules): two spaces between columns, none at the edges
+    overhead = 3 * n - 1 if ruled else 2 * (n - 1)
+    widths = list(natural)
+    excess = sum(widths) + overhead - width
+    # shrink text columns first, then labels, then the headers of numbers, each down to its minimum
+    for kinds in (("text",), ("label",), ("number", "name")):
+        for i, col in sorted(enumerate(columns), key=lambda ic: -widths[ic[0]]):
+            if excess <= 0:
+                break
+            if col.kind in kinds:
+                cut = min(excess, widths[i] - minimum[i])
+                widths[i] -= cut
+                excess -= cut
+    return widths, excess
 
 
 def _stacked(out: Console, columns: Sequence[Col], cells: Sequence[Sequence[Text]], key_columns: int) -> None:

@@ -1,4 +1,6 @@
-"""Learning from real traffic: ``toolsearch serve --log FILE`` records, turned into labelled queries.
+"""Learning from real traffic: ``toolsearch serve --log FILE`` records, turned into labelled queries
+(``toolsearch eval --from-log``). It lives with the other query sources, not in ``serve/``, so that
+evaluate never imports the gateway's package (and serve never needs evaluate).
 
 A ``search`` record followed (in the same session, before the next search) by a ``call`` of a
 catalog tool becomes the query "searched X, then called Y": ``{query: X, relevant: [Y]}``. Only
@@ -17,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
-from ..evaluate import Query
 from ..model import Catalog
+from .queries import Query
 
 #: A log line longer than this is refused (a record is a few hundred bytes).
 MAX_LINE = 1 << 20
