@@ -13,12 +13,19 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ToolsearchError, UsageError
-from .settings import DEFAULT_KEY_ENV, Settings, SimulateSettings, check_key_variable, merged_settings
+from .settings import (
+    DEFAULT_KEY_ENV,
+    LiveSettings,
+    Settings,
+    SimulateSettings,
+    check_key_variable,
+    merged_settings,
+)
 from .transcript import RequestRecord, Transcript
 
 if TYPE_CHECKING:
     from .live import LiveOptions
-    from .live_client import LiveError
+    from .live_client import LiveError, OpenAIChatClient
 
 #: The format of a comparison of several policies' runs.
 COMPARISON_FORMAT = "toolsearch.comparison"
@@ -130,69 +137,105 @@ def _replay_runs(settings: SimulateSettings, path: str) -> list[Transcript]:
     return transcripts
 
 
-def _run_live(settings: SimulateSettings, progress: Progress) -> SimulationResult:
-    from ..catalog import refuse_unnamed_code
-    from ..redaction import clear_text_warning, register, register_url, shown_url
-    from .live import LiveOptions, Recorder, run_live, user_messages
-    from .live_client import LiveError
-    from .provider_clients import DEFAULTS_BY_API, client_class
-    from .script import load_script
+@dataclass(slots=True)
+class _Endpoint:
+    """Where a live run's model is: the client class of its API, the URL, the key and its variable."""
 
-    live = settings.live_settings
+    client_type: type[OpenAIChatClient]
+    url: str
+    key_env: str
+    api_key: str | None = field(repr=False)
+
+
+def _endpoint(live: LiveSettings) -> _Endpoint:
+    """The API, URL and key a live run uses; the URL's credentials and the key are registered as
+    secrets before anything can print or write them."""
+    from ..redaction import register, register_url
+    from .provider_clients import DEFAULTS_BY_API, client_class
+
     api = live.api or "openai-chat"
     client_type = client_class(api)
     url_env, default_url, default_key_env = DEFAULTS_BY_API[api if api in DEFAULTS_BY_API else "openai-chat"]
     key_env = default_key_env if live.api_key_env == DEFAULT_KEY_ENV else live.api_key_env
-    # the secrets first: from here on nothing printed or written can show them
     url = live.base_url or os.environ.get(url_env) or default_url
     register_url(url)
     check_key_variable(key_env)
     api_key = live.api_key or os.environ.get(key_env) or None
     register(api_key)
-    policies = settings.policies
-    live.check(policies)
+    return _Endpoint(client_type, url, key_env, api_key)
+
+
+def _run_live(settings: SimulateSettings, progress: Progress) -> SimulationResult:
+    from ..catalog import refuse_unnamed_code
+    from ..redaction import clear_text_warning, shown_url
+    from .live import LiveOptions, Recorder, run_live, user_messages
+    from .live_client import LiveError
+    from .script import load_script
+
+    live = settings.live_settings
+    endpoint = _endpoint(live)  # the secrets first: from here on nothing printed or written can show them
+    live.check(settings.policies)
     values = settings.run_values()
     parsed = load_script(settings.script) if settings.script is not None else None
     if parsed is not None and values["catalog"] is None:
         refuse_unnamed_code(parsed.catalog, "the script", parsed.file, parsed.catalog_lines)
     user_messages(parsed, live.prompt)  # the one-line error before any request
+    url = endpoint.url
     if not url.startswith(("http://", "https://")):
         raise UsageError(f"--base-url must start with http:// or https://, not {shown_url(url)!r}", field="base_url")
-    warnings = []
-    insecure = clear_text_warning(url, f"the API key (${key_env})") if api_key is not None else None
-    if insecure is not None:
-        warnings.append(insecure)
-        if progress.warning is not None:
-            progress.warning(insecure)
-    run = merged_settings(parsed, {**values, "policy": policies[0]})
+    has_key = endpoint.api_key is not None
+    insecure = clear_text_warning(url, f"the API key (${endpoint.key_env})") if has_key else None
+    warnings = [insecure] if insecure is not None else []
+    if insecure is not None and progress.warning is not None:
+        progress.warning(insecure)
+    run = merged_settings(parsed, {**values, "policy": settings.policies[0]})
     options = LiveOptions(
         base_url=shown_url(url.rstrip("/")),  # printed and recorded: never credentials
         model=live.model or "",
-        api_key_env=key_env,
+        api_key_env=endpoint.key_env,
         max_iterations=live.max_iterations,
         temperature=live.temperature,
         tool_choice=live.sent_tool_choice,
         timeout=live.timeout,
         retries=live.retries,
         max_tokens=live.max_tokens,
-        api=client_type.api,
+        api=endpoint.client_type.api,
     )
     answered = [0]  # requests answered so far: a retry belongs to the next one
-
-    def on_retry(status: int, attempt: int, delay: float) -> None:
-        if progress.retry is not None:
-            progress.retry(answered[0] + 1, status, attempt, live.retries, delay)
 
     def on_request(record: RequestRecord) -> None:
         answered[0] += 1
         if progress.request is not None:
             progress.request(record)
 
-    client = client_type(
-        base_url=url.rstrip("/"),
-        model=options.model,
-        api_key=api_key,
-        api_key_env=key_env,
+    def on_retry(status: int, attempt: int, delay: float) -> None:
+        if progress.retry is not None:
+            progress.retry(answered[0] + 1, status, attempt, live.retries, delay)
+
+    client = _client(endpoint, live, on_retry)
+    recorder = Recorder(live.record) if live.record else None
+    if progress.live_start is not None:
+        progress.live_start(parsed.name if parsed else "--prompt", run, options, has_key)
+    source = settings.script or "--prompt"
+    failure: LiveError | None = None
+    try:
+        transcript = run_live(client, run, options, script=parsed, prompt=live.prompt, system=live.system,
+                              source=source, recorder=recorder, on_request=on_request)  # fmt: skip
+    except LiveError as exc:
+        partial = getattr(exc, "transcript", None)
+        if partial is None:
+            raise
+        failure, transcript = exc, partial
+    return SimulationResult([transcript], failure=failure, record=live.record, warnings=warnings)
+
+
+def _client(endpoint: _Endpoint, live: LiveSettings, on_retry: Callable[[int, int, float], None]) -> OpenAIChatClient:
+    """The live client (it checks the transport values: timeout, retries, backoff, reply size)."""
+    return endpoint.client_type(
+        base_url=endpoint.url.rstrip("/"),
+        model=live.model or "",
+        api_key=endpoint.api_key,
+        api_key_env=endpoint.key_env,
         timeout=live.timeout,
         temperature=live.temperature,
         tool_choice=live.sent_tool_choice,
@@ -202,28 +245,6 @@ def _run_live(settings: SimulateSettings, progress: Progress) -> SimulationResul
         max_tokens=live.max_tokens,
         max_reply_bytes=live.max_reply_bytes,
     )
-    recorder = Recorder(live.record) if live.record else None
-    if progress.live_start is not None:
-        progress.live_start(parsed.name if parsed else "--prompt", run, options, api_key is not None)
-    failure: LiveError | None = None
-    try:
-        transcript = run_live(
-            client,
-            run,
-            options,
-            script=parsed,
-            prompt=live.prompt,
-            system=live.system,
-            source=settings.script or "--prompt",
-            recorder=recorder,
-            on_request=on_request,
-        )
-    except LiveError as exc:
-        partial = getattr(exc, "transcript", None)
-        if partial is None:
-            raise
-        failure, transcript = exc, partial
-    return SimulationResult([transcript], failure=failure, record=live.record, warnings=warnings)
 
 
 __all__ = ["COMPARISON_FORMAT", "Progress", "SimulationResult", "run_simulation"]
