@@ -44,6 +44,30 @@ def test_a_script_run_returns_a_typed_result_whose_dict_is_the_commands_json(run
     assert cli.json() == json.loads(json.dumps(data, ensure_ascii=False))
 
 
+def test_every_option_of_the_command_is_a_settings_field():
+    import inspect
+    from dataclasses import fields
+
+    from toolsearch_cli.cli.simulate_cmd import simulate
+
+    options = set(inspect.signature(simulate).parameters) - {"output_format", "check"}
+    options -= {name for name in options if name.startswith("embed_")}  # applied before the command runs
+    settings = {f.name for f in fields(SimulateSettings)} | {f.name for f in fields(LiveSettings)}
+    assert options - settings == set()
+    assert settings - options == {"live_settings", "api_key"}  # the key only from the environment
+
+
+def test_the_commands_options_become_the_same_settings(run_cli):
+    args = ("--policy", "cumulative", "--max-active", "2", "--context", "role=admin", "--counter", "chars4",
+            "--max-result-size", "2KB", "--ranker", "classic", "--format", "json")  # fmt: skip
+    cli = run_cli("simulate", EN, *args)
+    assert cli.code == 0, cli.stderr
+    settings = SimulateSettings(script=EN, policy="cumulative", max_active=2, context={"role": "admin"},
+                                counter="chars4", max_result_size=2048, ranker="classic")  # fmt: skip
+    assert cli.json() == json.loads(json.dumps(run_simulation(settings).to_dict(), ensure_ascii=False))
+    assert cli.json()["ranker"] == "classic" and cli.json()["counter"] == "chars4"
+
+
 def test_several_policies_give_one_transcript_each_and_a_comparison():
     result = run_simulation(SimulateSettings(script=EN, policy="latest, cumulative", max_active=3))
     assert [t.policy for t in result.transcripts] == ["latest", "cumulative"]

@@ -1,7 +1,8 @@
 """Scripted simulations: the script is the model, run through the one conversation loop.
 
-Settings (command line over script over defaults), the engine they build, the checks that every
-name a script uses exists, and :class:`ScriptedModel`. The loop itself (snapshots, protocol
+The engine a run's :class:`~toolsearch_cli.simulate.settings.Settings` build (the settings and
+their merging live in :mod:`~toolsearch_cli.simulate.settings`, re-exported here), the checks that
+every name a script uses exists, and :class:`ScriptedModel`. The loop itself (snapshots, protocol
 checks, ``toolSearch``, results, expectations, state) is :mod:`toolsearch_cli.simulate.loop`.
 """
 
