@@ -27,7 +27,7 @@ from .live_client import ChatClient, Completion
 from .loop import Reply, check_state_mode, diagnose, empty_reply, new_transcript, run_conversation
 from .runner import build_engine, check_mock_names
 from .script import Script, ScriptedCall, Step
-from .settings import DEFAULT_MAX_ITERATIONS, Settings
+from .settings import DEFAULT_MAX_ITERATIONS, Settings, user_messages
 from .transcript import Finding, RequestRecord, Transcript
 
 
@@ -131,17 +131,6 @@ class Mocks:
         if name in self._last:
             return True, self._last[name]
         return False, None
-
-
-def user_messages(script: Script | None, prompt: str | None) -> list[str]:
-    """The user's messages: ``prompt`` when given, else every turn's ``user`` of the script."""
-    if prompt is not None:
-        if not prompt.strip():
-            raise UsageError("--prompt is blank: give the user's message", field="prompt")
-        return [prompt]
-    if script is None:
-        raise UsageError("--live needs the user's message: --prompt TEXT or a SCRIPT", field="prompt")
-    return [turn.user for turn in script.turns]
 
 
 class LiveModel:

@@ -209,6 +209,17 @@ class LiveSettings:
         return None if self.tool_choice == "omit" else self.tool_choice
 
 
+def user_messages(script: Script | None, prompt: str | None) -> list[str]:
+    """The user's messages of a live run: ``prompt`` when given, else every turn's ``user`` of the script."""
+    if prompt is not None:
+        if not prompt.strip():
+            raise UsageError("--prompt is blank: give the user's message", field="prompt")
+        return [prompt]
+    if script is None:
+        raise UsageError("--live needs the user's message: --prompt TEXT or a SCRIPT", field="prompt")
+    return [turn.user for turn in script.turns]
+
+
 def check_key_variable(name: str) -> None:
     """``--api-key-env`` names a variable; anything else may be the key itself: it is masked from
     then on, and the error does not show it."""
@@ -263,7 +274,7 @@ class SimulateSettings:
             if self.replay is not None:
                 raise UsageError("--live asks a model; --replay reads a recording: use one of them")
             if self.script is None and live.prompt is None:
-                raise UsageError("--live needs the user's message: --prompt TEXT or a SCRIPT", field="prompt")
+                user_messages(None, None)  # its one-line error
         else:
             given = [option for name, option in LiveSettings.LIVE_ONLY if getattr(live, name) is not None]
             if given:
@@ -312,4 +323,5 @@ __all__ = [
     "check_key_variable",
     "merged_settings",
     "parse_size",
+    "user_messages",
 ]
