@@ -1,15 +1,20 @@
-"""Rich renderers for simulations: one table per request, a summary, and a policy comparison."""
+"""Rich renderers for simulations: one table per request, a summary, and a policy comparison; and the
+JSON of a :class:`~toolsearch_cli.simulate.run.SimulationResult` (its ``to_dict()``)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.text import Text
 
 from ..disclosure.engine import DISCLOSED, GROUP, RESIDENT, ROLES, SEARCH
 from ..simulate.transcript import DIAGNOSTIC_KINDS, RequestRecord, Transcript
+
+if TYPE_CHECKING:
+    from ..simulate.run import Progress, SimulationResult
 from .render import Col, data, excerpt, plural, render_table
 
 ROLE_STYLE = {RESIDENT: "yellow", SEARCH: "magenta", GROUP: "blue", DISCLOSED: "bold cyan"}
@@ -92,6 +97,37 @@ def render_request(out: Console, record: RequestRecord) -> None:
 
 
 def render_summary(out: Console, transcript: Transcript) -> None:
+    """One row per request, then the totals, the live and prompt-cache figures, and the verdict."""
+    _summary_table(out, transcript)
+    summary = transcript.summary()
+    if not summary.get("requests"):
+        out.print("no model requests", style="dim")
+        return
+    counts = f"{plural(summary['requests'], 'request')}, {plural(summary['searches'], 'search', 'searches')}"
+    out.print(
+        f"{counts} · tool tokens {summary['tool_tokens']} vs "
+        f"{summary['baseline_tool_tokens']} all-tools ({_pct(100 * summary['tool_share'])}; "
+        f"per request at most {_pct(100 * summary['max_tool_share'])}) · whole requests saved "
+        f"{_pct(summary['saving_percent'])} · counter {transcript.counter}",
+        markup=False,
+    )
+    if transcript.live is not None:
+        _live_summary(out, transcript, summary)
+    _cache_summary(out, summary)
+    if summary.get("all_tools_cheaper"):
+        out.print(
+            f"! sending all {summary['baseline_tool_count']} tools is cheaper than disclosure for this catalog "
+            f"(toolSearch and the disclosed tools cost more than all of them); disclosure pays off from about "
+            f"{summary['break_even_tools']} tools",
+            style="yellow",
+            markup=False,
+        )
+    if transcript.error:
+        out.print(f"✗ stopped early: {transcript.error}", style="bold red", markup=False)
+    _verdict(out, summary)
+
+
+def _summary_table(out: Console, transcript: Transcript) -> None:
     """One row per request; the all-tools baseline, the same for every request, goes in the title."""
     baselines = {r.snapshot.baseline_tool_tokens for r in transcript.requests}
     per_row = len(baselines) > 1
@@ -112,56 +148,44 @@ def render_summary(out: Console, transcript: Transcript) -> None:
         rows.append(row)
     title = "summary" if per_row or not baselines else f"summary (all-tools baseline {baselines.pop()} tool tok)"
     render_table(out, columns, rows, title=title, wide=True)
-    summary = transcript.summary()
-    if not summary.get("requests"):
-        out.print("no model requests", style="dim")
-        return
-    counts = f"{plural(summary['requests'], 'request')}, {plural(summary['searches'], 'search', 'searches')}"
-    out.print(
-        f"{counts} · tool tokens {summary['tool_tokens']} vs "
-        f"{summary['baseline_tool_tokens']} all-tools ({_pct(100 * summary['tool_share'])}; "
-        f"per request at most {_pct(100 * summary['max_tool_share'])}) · whole requests saved "
-        f"{_pct(summary['saving_percent'])} · counter {transcript.counter}",
-        markup=False,
+
+
+def _live_summary(out: Console, transcript: Transcript, summary: dict[str, Any]) -> None:
+    """The model, where it is, the time spent waiting for it, and its usage beside our count."""
+    live = summary["live"]
+    usage = live["provider_usage"]
+    reported = (
+        f"prompt {usage.get('prompt_tokens', 0)} + completion {usage.get('completion_tokens', 0)} tok"
+        if live["requests_with_usage"]
+        else "not reported"
     )
-    if transcript.live is not None:
-        live = summary["live"]
-        usage = live["provider_usage"]
-        reported = (
-            f"prompt {usage.get('prompt_tokens', 0)} + completion {usage.get('completion_tokens', 0)} tok"
-            if live["requests_with_usage"]
-            else "not reported"
-        )
-        out.print(
-            f"live: {transcript.live.get('model')} at {transcript.live.get('base_url')} · "
-            f"{live['latency_ms'] / 1000:.1f}s waiting for the model · provider-reported usage {reported} "
-            f"(ours: {summary['request_tokens']} request tok, {transcript.counter})",
-            markup=False,
-            highlight=False,
-        )
+    endpoint = transcript.live or {}
+    out.print(
+        f"live: {endpoint.get('model')} at {endpoint.get('base_url')} · "
+        f"{live['latency_ms'] / 1000:.1f}s waiting for the model · provider-reported usage {reported} "
+        f"(ours: {summary['request_tokens']} request tok, {transcript.counter})",
+        markup=False,
+        highlight=False,
+    )
+
+
+def _cache_summary(out: Console, summary: dict[str, Any]) -> None:
+    """For how many requests the tools stayed byte-identical (the prompt cache), and where they changed."""
     cache = summary.get("prompt_cache") or {}
-    if summary["requests"] > 1 and cache:
-        where = ", ".join(
-            f"#{b['request']} (kept {b['kept_bytes']} of {b['bytes']} bytes)" for b in cache["broke_at"][:5]
-        )
-        more = " ..." if cache["breaks"] > 5 else ""
-        out.print(
-            f"prompt cache: {cache['requests_reusing_tools']} of {summary['requests'] - 1} requests sent the "
-            f"previous tools byte for byte (longest run {cache['longest_identical_run']})"
-            + (f"; the tools changed at {where}{more}" if cache["breaks"] else ""),
-            markup=False,
-            highlight=False,
-        )
-    if summary.get("all_tools_cheaper"):
-        out.print(
-            f"! sending all {summary['baseline_tool_count']} tools is cheaper than disclosure for this catalog "
-            f"(toolSearch and the disclosed tools cost more than all of them); disclosure pays off from about "
-            f"{summary['break_even_tools']} tools",
-            style="yellow",
-            markup=False,
-        )
-    if transcript.error:
-        out.print(f"✗ stopped early: {transcript.error}", style="bold red", markup=False)
+    if summary["requests"] <= 1 or not cache:
+        return
+    where = ", ".join(f"#{b['request']} (kept {b['kept_bytes']} of {b['bytes']} bytes)" for b in cache["broke_at"][:5])
+    more = " ..." if cache["breaks"] > 5 else ""
+    out.print(
+        f"prompt cache: {cache['requests_reusing_tools']} of {summary['requests'] - 1} requests sent the "
+        f"previous tools byte for byte (longest run {cache['longest_identical_run']})"
+        + (f"; the tools changed at {where}{more}" if cache["breaks"] else ""),
+        markup=False,
+        highlight=False,
+    )
+
+
+def _verdict(out: Console, summary: dict[str, Any]) -> None:
     failed = summary["failed"]
     if failed:
         out.print(
@@ -239,3 +263,54 @@ def _heading(
     if context:
         parts.append(f"context {', '.join(f'{k}={v}' for k, v in context.items())}")
     out.print(Text.assemble(data(title, "bold"), data("  ·  " + " · ".join(parts))))
+
+
+def print_simulation(out: Console | None, result: SimulationResult) -> None:
+    """The result as tables on ``out`` (a live run's requests were printed as they came), or as
+    JSON when ``out`` is ``None``."""
+    if out is None:
+        import typer
+
+        from ..printable import json_visible
+
+        # the stream masks secrets
+        typer.echo(json_visible(json.dumps(result.to_dict(), ensure_ascii=False, indent=2)))
+        return
+    transcripts = result.transcripts
+    if transcripts[0].kind == "live":
+        out.print()
+        render_summary(out, transcripts[0])
+        if result.record:
+            verb = "kept what was recorded in" if result.failure else "recorded to"
+            what = f"{verb} {result.record} (replay: toolsearch simulate --replay {result.record})"
+            out.print(what, style="dim", markup=False)
+    elif len(transcripts) == 1:
+        render_transcript(out, transcripts[0])
+    else:
+        for transcript in transcripts:
+            render_transcript(out, transcript)
+            out.print()
+        render_comparison(out, transcripts)
+
+
+def simulation_progress(out: Console | None) -> Progress:
+    """Warnings on stderr; with ``out`` (tables), a live run's header, requests and retries as they come."""
+    from ..simulate.run import Progress
+    from .render import warn
+
+    if out is None:
+        return Progress(warning=warn)
+    console = out
+
+    def start(name: str, settings: Any, options: Any, has_key: bool) -> None:
+        render_live_header(console, name, settings, options, has_key)
+
+    def request(record: RequestRecord) -> None:
+        console.print()
+        render_request(console, record)
+
+    def retry(number: int, status: int, attempt: int, retries: int, delay: float) -> None:
+        line = f"… request {number}: HTTP {status}, retry {attempt}/{retries} in {delay:g}s"
+        console.print(line, style="yellow", markup=False)
+
+    return Progress(warning=warn, live_start=start, request=request, retry=retry)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from .replay import load_conversation, replay
-from .runner import Model, Reply, ScriptedModel, Settings, build_engine, check_arguments, merged_settings, run_script
+from .run import Progress, SimulationResult, run_simulation
+from .runner import Model, Reply, ScriptedModel, build_engine, check_arguments, run_script
 from .script import Expectation, Script, ScriptError, load_script, parse_context, parse_script
+from .settings import LiveSettings, Settings, SimulateSettings, merged_settings
 from .transcript import TRANSCRIPT_FORMAT, CallRecord, Finding, RequestRecord, Transcript
 
 __all__ = [
@@ -12,13 +14,17 @@ __all__ = [
     "CallRecord",
     "Expectation",
     "Finding",
+    "LiveSettings",
     "Model",
+    "Progress",
     "Reply",
     "RequestRecord",
     "Script",
     "ScriptError",
     "ScriptedModel",
     "Settings",
+    "SimulateSettings",
+    "SimulationResult",
     "Transcript",
     "build_engine",
     "check_arguments",
@@ -29,4 +35,5 @@ __all__ = [
     "parse_script",
     "replay",
     "run_script",
+    "run_simulation",
 ]

@@ -25,16 +25,17 @@ from ..files import write_text_atomic
 from ..model import Tool
 from .live_client import ChatClient, Completion
 from .loop import Reply, check_state_mode, diagnose, empty_reply, new_transcript, run_conversation
-from .runner import Settings, build_engine, check_mock_names
+from .runner import build_engine, check_mock_names
 from .script import Script, ScriptedCall, Step
+from .settings import DEFAULT_MAX_ITERATIONS, Settings, user_messages
 from .transcript import Finding, RequestRecord, Transcript
-
-DEFAULT_MAX_ITERATIONS = 10
 
 
 @dataclass(slots=True)
 class LiveOptions:
-    """What is recorded about the endpoint (never the key: only the name of its variable)."""
+    """What is recorded about the endpoint (never the key: only the name of its variable).
+
+    Made from checked :class:`~.settings.LiveSettings` (which check ``max_iterations`` & co.)."""
 
     base_url: str
     model: str
@@ -130,17 +131,6 @@ class Mocks:
         if name in self._last:
             return True, self._last[name]
         return False, None
-
-
-def user_messages(script: Script | None, prompt: str | None) -> list[str]:
-    """The user's messages: ``prompt`` when given, else every turn's ``user`` of the script."""
-    if prompt is not None:
-        if not prompt.strip():
-            raise UsageError("--prompt is blank: give the user's message", field="prompt")
-        return [prompt]
-    if script is None:
-        raise UsageError("--live needs the user's message: --prompt TEXT or a SCRIPT", field="prompt")
-    return [turn.user for turn in script.turns]
 
 
 class LiveModel:
@@ -255,8 +245,6 @@ def run_live(
     """Run the conversation against ``client``; raises :class:`~.live_client.LiveError` (the server
     failed: unreachable, timeout, HTTP error, not a completion) after recording what was done.
     Whatever the model replies, empty or unusable, is a finding of the run, never an error."""
-    if options.max_iterations < 1:
-        raise UsageError(f"--max-iterations must be at least 1, not {options.max_iterations}", field="max_iterations")
     check_state_mode(settings)
     model = LiveModel(client, options, script=script, prompt=prompt, system=system)
     resident = list(script.resident) if script else []

@@ -33,7 +33,7 @@ from .script import Expectation, ScriptedCall
 from .transcript import CallRecord, Finding, RequestRecord, Transcript
 
 if TYPE_CHECKING:
-    from .runner import Settings
+    from .settings import Settings
 
 
 @dataclass(slots=True)

@@ -21,8 +21,8 @@ from ..disclosure.history import tool_calls
 from ..files import read_text
 from ..model import Tool
 from .loop import Reply, diagnose, empty_reply, new_transcript, run_conversation
-from .runner import Settings
 from .script import ScriptedCall, ScriptError
+from .settings import Settings
 from .transcript import Finding, RequestRecord, Transcript
 
 ROLES = ("system", "developer", "user", "assistant", "tool", "function")

@@ -1,14 +1,14 @@
 """Scripted simulations: the script is the model, run through the one conversation loop.
 
-Settings (command line over script over defaults), the engine they build, the checks that every
-name a script uses exists, and :class:`ScriptedModel`. The loop itself (snapshots, protocol
+The engine a run's :class:`~toolsearch_cli.simulate.settings.Settings` build (the settings and
+their merging live in :mod:`~toolsearch_cli.simulate.settings`, re-exported here), the checks that
+every name a script uses exists, and :class:`ScriptedModel`. The loop itself (snapshots, protocol
 checks, ``toolSearch``, results, expectations, state) is :mod:`toolsearch_cli.simulate.loop`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ..arguments import check_arguments
@@ -16,69 +16,11 @@ from ..catalog import load_catalog
 from ..disclosure.engine import DisclosureEngine, RequestSnapshot
 from ..errors import ToolsearchError
 from ..model import Tool
-from ..search.base import DEFAULT_MAX_RESULTS
 from ..tokens import get_counter
 from .loop import Model, Reply, check_state_mode, new_transcript, run_conversation
 from .script import Script, ScriptedCall, Step
+from .settings import MAX_RESULT_BYTES, Settings, merged_settings
 from .transcript import RequestRecord, Transcript
-
-#: A tool result bigger than this (1 MB, a quarter of a million tokens: more than any model's
-#: context) is not sent: the model gets an error result saying so, and the request a warning.
-MAX_RESULT_BYTES = 1024 * 1024
-
-
-@dataclass(slots=True)
-class Settings:
-    """How to run: command-line values win over the script's, which win over these defaults."""
-
-    catalog: list[str] | None = None
-    mode: str = "chat"
-    policy: str = "latest"
-    max_active: int | None = None
-    context: dict[str, str] = field(default_factory=dict)
-    ranker: str = "default"
-    max_results: int = DEFAULT_MAX_RESULTS
-    state_file: str | None = None
-    execute: bool = False
-    counter: str = "cl100k_base"
-    #: The largest tool result sent to the model (``--max-result-size``); a bigger one is an error result.
-    max_result_bytes: int = MAX_RESULT_BYTES
-
-
-def merged_settings(script: Script | None, cli: Mapping[str, Any]) -> Settings:
-    """Command-line options (``None``: not given) over script values over defaults."""
-    base = Settings()
-    from_script: dict[str, Any] = {}
-    if script is not None:
-        from_script = {
-            "catalog": script.catalog or None,
-            "mode": script.mode,
-            "policy": script.policy,
-            "max_active": script.max_active,
-            "ranker": script.ranker,
-            "max_results": script.max_results,
-        }
-    values: dict[str, Any] = {}
-    for key in ("catalog", "mode", "policy", "max_active", "ranker", "max_results"):
-        for candidate in (cli.get(key), from_script.get(key)):
-            if candidate is not None:
-                values[key] = candidate
-                break
-    context = dict(script.context) if script else {}
-    context.update(cli.get("context") or {})
-    return Settings(
-        catalog=values.get("catalog"),
-        mode=values.get("mode", base.mode),
-        policy=values.get("policy", base.policy),
-        max_active=values.get("max_active"),
-        context=context,
-        ranker=values.get("ranker", base.ranker),
-        max_results=values.get("max_results", base.max_results),
-        state_file=cli.get("state_file"),
-        execute=bool(cli.get("execute")),
-        counter=cli.get("counter") or base.counter,
-        max_result_bytes=cli.get("max_result_bytes") or base.max_result_bytes,
-    )
 
 
 def build_engine(settings: Settings, resident: Sequence[str] = (), source: str | None = None) -> DisclosureEngine:
@@ -211,6 +153,7 @@ def check_mock_names(script: Script, engine: DisclosureEngine) -> None:
 
 
 __all__ = [
+    "MAX_RESULT_BYTES",
     "PROTOCOL_ERROR_KINDS",
     "Model",
     "Reply",
