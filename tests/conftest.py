@@ -89,6 +89,10 @@ from toolsearch_cli.cli.app import main  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "catalogs" / "demo"
 SHARED = ROOT.parent / "shared"
+#: the tests' data files (tests/data) and the npm packages of tests/servers/npm (absent until
+#: ``npm install --prefix tests/servers/npm``; the tests needing them skip)
+DATA = ROOT / "tests" / "data"
+NODE_MODULES = ROOT / "tests" / "servers" / "npm" / "node_modules"
 
 
 @dataclass

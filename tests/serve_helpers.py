@@ -18,9 +18,8 @@ from typing import Any
 
 import pytest
 
-from .conftest import ROOT
+from .conftest import NODE_MODULES, ROOT
 
-NODE_MODULES = ROOT / "tests" / "servers" / "npm" / "node_modules"
 PYTHON = shlex.quote(sys.executable)
 
 

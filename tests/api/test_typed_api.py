@@ -13,7 +13,7 @@ import toolsearch_cli
 
 from ..conftest import ROOT
 
-CONSUMER = Path(__file__).parent.parent / "typed" / "consumer.py"
+CONSUMER = ROOT / "tests" / "typed" / "consumer.py"
 
 
 def test_the_package_is_marked_typed():

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -11,10 +10,10 @@ from toolsearch_cli import search
 from toolsearch_cli.catalog import load_catalog
 from toolsearch_cli.catalog.export import EXPORTER_BY_NAME, export_catalog
 
-from ..conftest import DEMO, ROOT
+from ..conftest import DATA, DEMO, ROOT
 
 SHIPPED = {"demo": str(DEMO), "python": str(ROOT / "catalogs" / "python" / "ops_tools.py")}
-HELPDESK = str(Path(__file__).parent.parent / "data" / "helpdesk_openapi.yaml")
+HELPDESK = str(DATA / "helpdesk_openapi.yaml")
 SUFFIX = {"yaml": ".yaml"}
 
 

@@ -13,7 +13,9 @@ from toolsearch_cli.catalog import load_catalog
 from toolsearch_cli.catalog.openapi import sanitize_name
 from toolsearch_cli.errors import CatalogError
 
-HELPDESK = Path(__file__).parent.parent / "data" / "helpdesk_openapi.yaml"
+from ..conftest import DATA
+
+HELPDESK = DATA / "helpdesk_openapi.yaml"
 
 
 @pytest.fixture(scope="module")

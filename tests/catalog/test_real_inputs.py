@@ -25,9 +25,8 @@ from toolsearch_cli.catalog import load_catalog
 from toolsearch_cli.lint import LintConfig, lint
 from toolsearch_cli.search import SearchRequest, get_ranker
 
-from ..conftest import ROOT
+from ..conftest import NODE_MODULES
 
-NODE_MODULES = ROOT / "tests" / "servers" / "npm" / "node_modules"
 GITHUB_SPEC = NODE_MODULES / "@octokit" / "openapi" / "generated" / "api.github.com.json"
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -22,11 +21,10 @@ from toolsearch_cli.search import embed as embed_mod
 from toolsearch_cli.search.embed import EmbedSettings, configure, load_local, tool_text
 
 from ..conftest import DEMO, make
+from .conftest import STATIC
 
 pytest.importorskip("numpy")
 pytest.importorskip("model2vec", reason="the static test model needs the embed extra (model2vec)")
-
-STATIC = Path(__file__).resolve().parent.parent / "data" / "minilm-static"
 
 
 @pytest.fixture(autouse=True)

@@ -24,11 +24,12 @@ from toolsearch_cli.search import search
 from toolsearch_cli.search.embed import EmbedSettings, configure, embed_cost, reset_embed_cost, set_progress
 from toolsearch_cli.search.vectors import VectorStore
 
+from ..conftest import ROOT
+from .conftest import STATIC
+
 pytest.importorskip("numpy")
 pytest.importorskip("model2vec", reason="the static test model needs the embed extra (model2vec)")
 
-ROOT = Path(__file__).resolve().parent.parent.parent
-STATIC = ROOT / "tests" / "data" / "minilm-static"
 WORDS = ["weather", "city", "send", "email", "a", "the", "text", "number", "get", "tool"]
 
 

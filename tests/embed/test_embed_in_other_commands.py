@@ -10,7 +10,6 @@ difference as a ranking change.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -18,11 +17,11 @@ from toolsearch_cli import ToolSearch, load_catalog
 from toolsearch_cli.search.embed import EmbedError, EmbedSettings, configure, load_local
 
 from ..conftest import DEMO
+from .conftest import STATIC
 
 pytest.importorskip("numpy")
 pytest.importorskip("model2vec", reason="the static test model needs the embed extra (model2vec)")
 
-STATIC = Path(__file__).resolve().parent.parent / "data" / "minilm-static"
 SCRIPT = (
     "turns:\n  - user: is it raining in Paris\n    steps:\n"
     "      - call: {name: toolSearch, arguments: {query: rain in Paris today, maxResults: 1}}\n"

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import shutil
-from pathlib import Path
 
 import pytest
 
@@ -19,11 +18,11 @@ from toolsearch_cli.search import embed as embed_mod
 from toolsearch_cli.search import get_ranker
 
 from ..conftest import DEMO
+from .conftest import STATIC
 
 pytest.importorskip("numpy")
 pytest.importorskip("model2vec", reason="the static test model needs the embed extra (model2vec)")
 
-STATIC = Path(__file__).resolve().parent.parent / "data" / "minilm-static"
 QUERIES = ["remember that Alice works at Acme", "what is the weather in Paris", "send a note to a colleague"]
 
 

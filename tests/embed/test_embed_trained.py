@@ -20,10 +20,10 @@ from toolsearch_cli.search import embed as embed_mod
 from toolsearch_cli.search.embed import EmbedError, ModelConfig, load_local, pool, read_model_config
 
 from ..conftest import DEMO
+from .conftest import STATIC
 
 np = pytest.importorskip("numpy")
 
-STATIC = Path(__file__).resolve().parent.parent / "data" / "minilm-static"
 WORDS = ["query", ":", "passage", "search_query", "weather", "city", "send", "email", "a", "the"]
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import shlex
 import sys
 import textwrap
-from pathlib import Path
 
 import pytest
 import yaml
@@ -14,9 +13,9 @@ import yaml
 from toolsearch_cli.lint import LintConfig, lint
 from toolsearch_cli.lint.rules.descriptions import injection_reasons
 
-from ..conftest import ROOT
+from ..conftest import DATA, ROOT
 
-LABELLED = Path(__file__).parent.parent / "data" / "injection_labelled.yaml"
+LABELLED = DATA / "injection_labelled.yaml"
 
 
 def _lint(tmp_path, text: str, *codes: str, rules: dict | None = None):

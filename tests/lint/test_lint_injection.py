@@ -15,8 +15,8 @@ import yaml
 from toolsearch_cli.lint import LintConfig, lint
 from toolsearch_cli.lint.injection import MAX_TEXT, injection_reasons
 
-DATA = Path(__file__).parent.parent / "data"
-ROOT = Path(__file__).resolve().parent.parent.parent
+from ..conftest import DATA, ROOT
+
 REAL_CACHE = Path(os.environ.get("TOOLSEARCH_BENCH_CACHE") or Path.home() / ".cache" / "toolsearch-bench" / "real")
 
 

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from pathlib import Path
 
 import yaml
 
 from toolsearch_cli.lint.rules import RULE_BY_CODE
 
-JUDGED = Path(__file__).resolve().parent.parent.parent / "benchmarks" / "lint_precision" / "judged.yaml"
+from ..conftest import ROOT
+
+JUDGED = ROOT / "benchmarks" / "lint_precision" / "judged.yaml"
 
 
 def _judged() -> list[dict]:

@@ -9,7 +9,6 @@ import io
 import json
 import os
 from importlib import resources
-from pathlib import Path
 
 import pytest
 
@@ -18,7 +17,9 @@ from toolsearch_cli.lint.engine import LintResult
 from toolsearch_cli.lint.rules import RULE_BY_CODE
 from toolsearch_cli.report import REPORTER_BY_NAME, render_github, render_json, render_sarif
 
-SNAPSHOTS = Path(__file__).parent.parent / "snapshots" / "lint"
+from ..conftest import ROOT
+
+SNAPSHOTS = ROOT / "tests" / "snapshots" / "lint"
 
 DIAGNOSTICS = [
     Diagnostic(
@@ -140,8 +141,7 @@ def test_sarif_of_a_real_run_validates(tmp_path):
     jsonschema = pytest.importorskip("jsonschema")
     from toolsearch_cli.lint import lint
 
-    root = Path(__file__).resolve().parent.parent.parent
-    result = lint([str(root / "catalogs" / "bad")])
+    result = lint([str(ROOT / "catalogs" / "bad")])
     log = json.loads(render_sarif(result.diagnostics, RULE_BY_CODE))
     jsonschema.Draft4Validator(_sarif_schema()).validate(log)
     assert len(log["runs"][0]["results"]) == len(result.diagnostics) > 20

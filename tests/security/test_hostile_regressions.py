@@ -15,6 +15,7 @@ from toolsearch_cli.catalog import load_catalog
 from toolsearch_cli.errors import CatalogError
 
 from ..conftest import DEMO as DEMO_CATALOG
+from ..conftest import ROOT
 
 SCRIPT = "turns:\n  - user: weather in Paris\n    steps:\n      - say: It is sunny.\n"
 ONE_TOOL = "tools:\n  - name: getWeather\n    description: Get the weather for a city.\n"
@@ -619,12 +620,11 @@ def test_live_retry_after_that_is_not_a_number_of_seconds(run_cli, monkeypatch, 
 def test_an_endless_tools_list_is_an_error_with_the_count(run_cli, monkeypatch):
     pytest.importorskip("mcp", reason="the MCP SDK (extra toolsearch-cli[mcp]) is not installed")
     import shlex
-    from pathlib import Path
 
     from toolsearch_cli.catalog import mcp_client
 
     monkeypatch.setattr(mcp_client, "_MAX_PAGES", 4)  # the real bound is 10,000 pages: the same code path
-    server = Path(__file__).parent.parent / "servers" / "paged_server.py"
+    server = ROOT / "tests" / "servers" / "paged_server.py"
     source = f"mcp+stdio:{shlex.quote(sys.executable)} {shlex.quote(str(server))} 30"
     one_line_error(run_cli("catalog", "-c", source), "more pages after 4 pages (12 tools so far)")
 
@@ -1009,7 +1009,7 @@ def test_a_stdio_servers_helper_process_is_stopped_on_every_exit(tmp_path, how):
     import time
 
     pidfile = tmp_path / "helper.pid"
-    server = [sys.executable, str(Path(__file__).parent.parent / "servers" / "forking_server.py"), str(pidfile)]
+    server = [sys.executable, str(ROOT / "tests" / "servers" / "forking_server.py"), str(pidfile)]
     if how.startswith("SIG"):
         server.append("--stall")
     args = [sys.executable, "-m", "toolsearch_cli", "search", "forecast", "-c", "mcp+stdio:" + shlex.join(server)]
