@@ -12,10 +12,7 @@ from toolsearch_cli.evaluate import evaluate, load_queries
 
 from ..conftest import SHARED
 
-pytestmark = [
-    pytest.mark.shared,
-    pytest.mark.skipif(not (SHARED / "eval").is_dir(), reason="../shared/eval is not available"),
-]
+pytestmark = pytest.mark.shared
 
 # Reference `bm25` R@5 from shared/eval/README.md.
 BM25_R5 = {

@@ -213,7 +213,6 @@ def test_shipped_catalogs_rank_identically_from_the_registry(pg_url):
 
 
 @pytest.mark.shared
-@pytest.mark.skipif(not (SHARED / "eval").is_dir(), reason="../shared/eval is not available")
 @pytest.mark.parametrize(
     "name", ["bfcl_static", "metatool", "seal_tools", "toolbench_g3", "ultratool_en", "ultratool_zh"]
 )
