@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import json
 
-from typer.testing import CliRunner
-
 from toolsearch_cli import load_catalog
-from toolsearch_cli.cli.app import app
 from toolsearch_cli.markup import plain_text
 from toolsearch_cli.search import search
 from toolsearch_cli.search.bm25f import tool_fields
@@ -63,7 +60,7 @@ def _tool(name, description, **extra):
     return {"name": name, "description": description, **extra}
 
 
-def test_tags_and_addresses_are_not_terms_and_the_table_shows_text(tmp_path):
+def test_tags_and_addresses_are_not_terms_and_the_table_shows_text(run_cli, tmp_path):
     html = '<p>Lists the <a href="https://docs.example.com/api">invoices</a> of a <code>customer</code>.</p>'
     path = tmp_path / "c.json"
     path.write_text(json.dumps([_tool("list_invoices", html), _tool("get_weather", "Weather for a city.")]))
@@ -73,10 +70,11 @@ def test_tags_and_addresses_are_not_terms_and_the_table_shows_text(tmp_path):
     assert {"invoic", "custom"} <= set(terms)
     assert not search(catalog, "href code docs")  # tag names and address words match nothing
 
-    result = CliRunner().invoke(app, ["search", "invoices of a customer", "-c", str(path)], env={"COLUMNS": "200"})
-    assert result.exit_code == 0, result.output
-    assert "Lists the invoices of a customer." in result.output and "<a" not in result.output
+    result = run_cli("search", "invoices of a customer", "-c", str(path))  # 200 columns
+    assert result.code == 0 and result.stderr == "", result.stderr
+    assert "Lists the invoices of a customer." in result.stdout and "<a" not in result.stdout
     # the catalog itself keeps the original (exports and what a model is sent)
     assert catalog.get("list_invoices").description == html
-    out = CliRunner().invoke(app, ["search", "invoices", "-c", str(path), "--format", "json"])
-    assert json.loads(out.stdout)["hits"][0]["description"] == html
+    out = run_cli("search", "invoices", "-c", str(path), "--format", "json")
+    assert out.code == 0 and out.stderr == "", out.stderr
+    assert out.json()["hits"][0]["description"] == html
