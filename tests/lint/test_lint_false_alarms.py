@@ -157,7 +157,7 @@ def test_injection_rule_precision_and_recall_on_the_labelled_set():
     tp = sum(f for f, e in zip(flagged, entries, strict=True) if e["label"] == "injection")
     fp = sum(f for f, e in zip(flagged, entries, strict=True) if e["label"] == "benign")
     positives = sum(e["label"] == "injection" for e in entries)
-    # measured: no false alarm on 204 benign, recall 131/139 (tests/test_lint_injection.py, lint_real.py)
+    # measured: no false alarm on 204 benign, recall 131/139 (tests/lint/test_lint_injection.py, lint_real.py)
     assert fp <= 2, f"{fp} false alarms"
     assert tp / positives >= 0.9
 
