@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -93,6 +95,10 @@ SHARED = ROOT.parent / "shared"
 #: ``npm install --prefix tests/servers/npm``; the tests needing them skip)
 DATA = ROOT / "tests" / "data"
 NODE_MODULES = ROOT / "tests" / "servers" / "npm" / "node_modules"
+
+
+#: ``toolsearch`` in another process, run by this interpreter
+TOOLSEARCH = [sys.executable, "-m", "toolsearch_cli"]
 
 
 @dataclass
@@ -182,6 +188,21 @@ def _clean_environment(request, monkeypatch, session_home, tmp_path_factory):
 def clean_env(**overrides: str) -> dict[str, str]:
     """The environment for a CLI started in another process: the test's own (clean) one, plus ``overrides``."""
     return {**os.environ, **overrides}
+
+
+def run_toolsearch(*args: str, cwd: Path = ROOT, timeout: float = 120, **env: str) -> Result:
+    """Run ``toolsearch ARGS`` in another process with its output piped, in the test's clean
+    environment plus ``env``; returns exit code, stdout and stderr (UTF-8)."""
+    done = subprocess.run(
+        [*TOOLSEARCH, *args],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        env=clean_env(**env),
+        cwd=cwd,
+        timeout=timeout,
+    )
+    return Result(done.returncode, done.stdout, done.stderr)
 
 
 @pytest.fixture(scope="session")

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 
 from toolsearch_cli import load_catalog
 from toolsearch_cli.catalog import cache, store_in_cache
 from toolsearch_cli.search import search
 
-from ..conftest import DEMO, ROOT, clean_env
+from ..conftest import DEMO, ROOT, TOOLSEARCH, clean_env
 
 CATALOG = """\
 tools:
@@ -105,7 +104,7 @@ def test_only_the_newest_entries_are_kept(write, monkeypatch, tmp_path):
 
 def test_cli_output_is_the_same_from_the_cache(tmp_path):
     env = clean_env(TOOLSEARCH_CACHE_DIR=str(tmp_path / "c"), COLUMNS="160", PATH="")
-    argv = [sys.executable, "-m", "toolsearch_cli", "search", "查询城市天气", "--catalog", str(DEMO), "--explain"]
+    argv = [*TOOLSEARCH, "search", "查询城市天气", "--catalog", str(DEMO), "--explain"]
     cold = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=tmp_path)
     assert list((tmp_path / "c").glob("*.pickle"))
     warm = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=tmp_path)

@@ -6,7 +6,7 @@ import pytest
 
 from toolsearch_cli import __version__, load_catalog
 
-from ..conftest import DEMO, clean_env
+from ..conftest import DEMO, TOOLSEARCH, clean_env
 
 
 def test_seed_query_finds_get_weather_first_on_the_shipped_catalogs(run_cli):
@@ -249,7 +249,7 @@ def test_console_script_and_python_dash_m_in_real_processes(tmp_path):
 
     env = clean_env(PATH="/usr/bin:/bin", PYTHONIOENCODING="utf-8", COLUMNS="120")
     module = subprocess.run(
-        [sys.executable, "-m", "toolsearch_cli", "search", "查询城市天气", "-c", str(DEMO), "-f", "json"],
+        [*TOOLSEARCH, "search", "查询城市天气", "-c", str(DEMO), "-f", "json"],
         capture_output=True,
         text=True,
         encoding="utf-8",

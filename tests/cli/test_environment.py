@@ -14,31 +14,17 @@ Every run starts from the tests' clean environment (:func:`tests.conftest.clean_
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 
 import pytest
 from rich.cells import cell_len
 
-from ..conftest import DEMO, ROOT, Result, clean_env
+from ..conftest import DEMO, ROOT
+from ..conftest import run_toolsearch as toolsearch
 
 BAD = ROOT / "catalogs" / "bad"
 #: an SGR escape sequence (colour, bold, dim ...), and one that sets a colour
 SGR = re.compile(r"\x1b\[([0-9;]*)m")
 COLOUR_CODES = {*range(30, 39), *range(40, 49), *range(90, 98), *range(100, 108)}
-
-
-def toolsearch(*args: str, **env: str) -> Result:
-    done = subprocess.run(
-        [sys.executable, "-m", "toolsearch_cli", *args],
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        env=clean_env(**env),
-        cwd=ROOT,
-        timeout=120,
-    )
-    return Result(done.returncode, done.stdout, done.stderr)
 
 
 def colours(text: str) -> list[str]:

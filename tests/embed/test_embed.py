@@ -20,7 +20,7 @@ from toolsearch_cli.search import SearchRequest, get_ranker, search
 from toolsearch_cli.search import embed as embed_mod
 from toolsearch_cli.search.embed import EmbedSettings, configure, load_local, tool_text
 
-from ..conftest import DEMO, make
+from ..conftest import DEMO, TOOLSEARCH, make
 from .conftest import STATIC
 
 pytest.importorskip("numpy")
@@ -583,7 +583,7 @@ def test_the_vector_cache_is_not_used_in_a_folder_others_can_write(run_cli, monk
 
 def test_a_static_model_loads_without_library_log_noise():
     out = subprocess.run(
-        [sys.executable, "-m", "toolsearch_cli", "search", "weather", "-c", str(DEMO), "-r", "embedding",
+        [*TOOLSEARCH, "search", "weather", "-c", str(DEMO), "-r", "embedding",
          "--embed-model", str(STATIC), "-n", "1"],
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
@@ -599,7 +599,7 @@ def test_a_long_first_embedding_is_announced_on_an_interactive_terminal_only(tmp
         "tools:\n" + "".join(f"  - name: tool_{i}\n    description: Does thing number {i}.\n" for i in range(250))
     )
     env = {**os.environ, "TOOLSEARCH_CACHE_DIR": str(tmp_path / "cache")}
-    command = [sys.executable, "-m", "toolsearch_cli", "search", "thing", "-c", str(catalog), "-r", "embedding",
+    command = [*TOOLSEARCH, "search", "thing", "-c", str(catalog), "-r", "embedding",
                "--embed-model", str(STATIC), "-n", "1", "-f", "json"]  # fmt: skip
     piped = subprocess.run(command, capture_output=True, text=True, timeout=120, env=env)
     assert piped.returncode == 0 and "note:" not in piped.stderr  # piped: quiet (and now cached)

@@ -24,7 +24,7 @@ from toolsearch_cli.search import search
 from toolsearch_cli.search.embed import EmbedSettings, configure, embed_cost, reset_embed_cost, set_progress
 from toolsearch_cli.search.vectors import VectorStore
 
-from ..conftest import ROOT
+from ..conftest import ROOT, TOOLSEARCH
 from .conftest import STATIC
 
 pytest.importorskip("numpy")
@@ -239,7 +239,7 @@ def test_a_terminal_sees_a_progress_bar_with_an_eta_but_never_with_json(tmp_path
     env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLSEARCH_EMBED")}
     env.update(TERM="xterm", COLUMNS="160", PYTHONPATH=str(ROOT), TOOLSEARCH_CACHE_DIR=str(tmp_path / "cache"))
     env.pop("NO_COLOR", None)
-    args = [sys.executable, "-m", "toolsearch_cli", "search", "sends text about a city", "--catalog", str(catalog)]
+    args = [*TOOLSEARCH, "search", "sends text about a city", "--catalog", str(catalog)]
     args += ["--ranker", "hybrid", "--embed-model", str(STATIC), "--format", output_format]
     code, out, err = _run_on_a_pty(args, env)
     assert code == 0, err
@@ -277,7 +277,7 @@ def test_evals_bar_of_queries_gets_the_embedding_run_as_one_more_line(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLSEARCH_EMBED")}
     env.update(TERM="xterm", COLUMNS="160", PYTHONPATH=str(ROOT), TOOLSEARCH_CACHE_DIR=str(tmp_path / "cache"))
     env.pop("NO_COLOR", None)
-    args = [sys.executable, "-m", "toolsearch_cli", "eval", "--catalog", str(catalog), "--queries", str(queries)]
+    args = [*TOOLSEARCH, "eval", "--catalog", str(catalog), "--queries", str(queries)]
     args += ["--ranker", "default,hybrid", "--embed-model", str(STATIC)]
     code, out, err = _run_on_a_pty(args, env)
     assert code == 0, err

@@ -15,7 +15,7 @@ from toolsearch_cli.catalog import load_catalog
 from toolsearch_cli.errors import CatalogError
 
 from ..conftest import DEMO as DEMO_CATALOG
-from ..conftest import ROOT
+from ..conftest import ROOT, TOOLSEARCH
 
 SCRIPT = "turns:\n  - user: weather in Paris\n    steps:\n      - say: It is sunny.\n"
 ONE_TOOL = "tools:\n  - name: getWeather\n    description: Get the weather for a city.\n"
@@ -463,7 +463,7 @@ def _cli_bound_by_permissions(run_cli):
 
     def run(*args: str) -> Result:
         done = subprocess.run(
-            [sys.executable, "-m", "toolsearch_cli", *args],
+            [*TOOLSEARCH, *args],
             capture_output=True, text=True, env=clean_env(COLUMNS="200"), preexec_fn=_drop_file_permission_override,
         )  # fmt: skip
         return Result(done.returncode, done.stdout, done.stderr)
@@ -1012,7 +1012,7 @@ def test_a_stdio_servers_helper_process_is_stopped_on_every_exit(tmp_path, how):
     server = [sys.executable, str(ROOT / "tests" / "servers" / "forking_server.py"), str(pidfile)]
     if how.startswith("SIG"):
         server.append("--stall")
-    args = [sys.executable, "-m", "toolsearch_cli", "search", "forecast", "-c", "mcp+stdio:" + shlex.join(server)]
+    args = [*TOOLSEARCH, "search", "forecast", "-c", "mcp+stdio:" + shlex.join(server)]
     if how == "error exit":
         args += ["--category", "nonexistent"]  # loads the server, then fails: exit 2
     process = subprocess.Popen(

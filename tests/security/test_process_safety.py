@@ -13,9 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from ..conftest import DEMO, ROOT
-
-TOOLSEARCH = [sys.executable, "-m", "toolsearch_cli"]
+from ..conftest import DEMO, ROOT, TOOLSEARCH
 
 
 def _wait_for(path: Path, process: subprocess.Popen, seconds: float = 60) -> str:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import threading
 
 import pytest
@@ -13,7 +12,7 @@ import pytest
 from toolsearch_cli.errors import UsageError
 from toolsearch_cli.files import write_text_atomic
 
-from ..conftest import DEMO, ROOT
+from ..conftest import DEMO, ROOT, TOOLSEARCH
 
 SIM = ROOT / "catalogs" / "scenarios" / "weather-email.en.sim.yaml"
 
@@ -114,7 +113,7 @@ def _dash_o_stdout(tmp_path, stdout):
     replaced with a regular file when run as root)."""
     link = tmp_path / "stdout"
     link.symlink_to("/proc/self/fd/1")
-    argv = [sys.executable, "-m", "toolsearch_cli", "catalog", "convert", "-c", str(DEMO), "--to", "mcp"]
+    argv = [*TOOLSEARCH, "catalog", "convert", "-c", str(DEMO), "--to", "mcp"]
     out = subprocess.run([*argv, "-o", str(link)], stdout=stdout, stderr=subprocess.PIPE, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert link.is_symlink()

@@ -9,7 +9,7 @@ import pytest
 
 from toolsearch_cli.disclosure import ACTIVE_TOOL_NAMES_KEY
 
-from ..conftest import ROOT
+from ..conftest import ROOT, TOOLSEARCH
 
 SCENARIOS = ROOT / "catalogs" / "scenarios"
 ZH = SCENARIOS / "weather-email.zh.sim.yaml"
@@ -419,11 +419,10 @@ def test_cumulative_agent_state_drops_stale_names_before_counting_max_active(run
 
 def test_real_process_runs_the_acceptance_scenario(tmp_path):
     import subprocess
-    import sys
 
     env = {"COLUMNS": "200", "PATH": "/usr/bin:/bin"}
     done = subprocess.run(
-        [sys.executable, "-m", "toolsearch_cli", "simulate", str(ZH), "--check"],
+        [*TOOLSEARCH, "simulate", str(ZH), "--check"],
         capture_output=True,
         text=True,
         cwd=tmp_path,
