@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -99,6 +100,18 @@ NODE_MODULES = ROOT / "tests" / "servers" / "npm" / "node_modules"
 
 #: ``toolsearch`` in another process, run by this interpreter
 TOOLSEARCH = [sys.executable, "-m", "toolsearch_cli"]
+
+
+def npm_mcp_server(name: str) -> tuple[str, Path]:
+    """``node`` and the script of ``@modelcontextprotocol/server-NAME`` from tests/servers/npm;
+    skips the test when either is absent."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    script = NODE_MODULES / "@modelcontextprotocol" / f"server-{name}" / "dist" / "index.js"
+    if not script.is_file():
+        pytest.skip(f"@modelcontextprotocol/server-{name} is not installed: npm install --prefix tests/servers/npm")
+    return node, script
 
 
 @dataclass

@@ -25,7 +25,7 @@ from toolsearch_cli.catalog import load_catalog
 from toolsearch_cli.lint import LintConfig, lint
 from toolsearch_cli.search import SearchRequest, get_ranker
 
-from ..conftest import NODE_MODULES
+from ..conftest import NODE_MODULES, npm_mcp_server
 
 GITHUB_SPEC = NODE_MODULES / "@octokit" / "openapi" / "generated" / "api.github.com.json"
 
@@ -99,15 +99,10 @@ NPM_SERVERS = ("memory", "everything", "filesystem")
 @pytest.fixture(scope="module")
 def npm_servers(tmp_path_factory) -> list[str]:
     pytest.importorskip("mcp", reason="the MCP SDK (extra toolsearch-cli[mcp]) is not installed")
-    node = shutil.which("node")
-    if node is None:
-        pytest.skip("node is not installed")
     sources = []
     allowed = tmp_path_factory.mktemp("allowed")
     for name in NPM_SERVERS:
-        script = NODE_MODULES / "@modelcontextprotocol" / f"server-{name}" / "dist" / "index.js"
-        if not script.is_file():
-            pytest.skip(f"@modelcontextprotocol/server-{name} is not installed: npm install --prefix tests/servers/npm")
+        node, script = npm_mcp_server(name)
         extra = f" {shlex.quote(str(allowed))}" if name == "filesystem" else ""
         sources.append(f"{name}=mcp+stdio:{shlex.quote(node)} {shlex.quote(str(script))}{extra}")
     return sources
@@ -132,10 +127,7 @@ def test_gitlabs_mcp_server_loads_with_a_warning_per_untyped_schema(run_cli, mon
     """GitLab's MCP server publishes input schemas of ``$schema`` alone (no ``type``): the SDK
     refused its whole listing in a 2 KB line; each tool now loads with a one-line warning."""
     pytest.importorskip("mcp", reason="the MCP SDK (extra toolsearch-cli[mcp]) is not installed")
-    node = shutil.which("node")
-    script = NODE_MODULES / "@modelcontextprotocol" / "server-gitlab" / "dist" / "index.js"
-    if node is None or not script.is_file():
-        pytest.skip("node or @modelcontextprotocol/server-gitlab is absent: npm install --prefix tests/servers/npm")
+    node, script = npm_mcp_server("gitlab")
     monkeypatch.setenv("GITLAB_PERSONAL_ACCESS_TOKEN", "not-a-token")  # it will not start without one
     source = f"gitlab=mcp+stdio:{shlex.quote(node)} {shlex.quote(str(script))}"
     result = run_cli("catalog", "-c", source, "-f", "json")

@@ -10,7 +10,8 @@ import sys
 
 import pytest
 
-from ..serve_helpers import NODE_MODULES, HttpGateway, gateway_args, gateway_env, real_sources
+from ..conftest import NODE_MODULES
+from ..serve_helpers import HttpGateway, gateway_args, gateway_env, real_sources
 
 INSPECTOR = NODE_MODULES / ".bin" / "mcp-inspector"
 
