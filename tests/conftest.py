@@ -29,6 +29,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -89,6 +92,26 @@ from toolsearch_cli.cli.app import main  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "catalogs" / "demo"
 SHARED = ROOT.parent / "shared"
+#: the tests' data files (tests/data) and the npm packages of tests/servers/npm (absent until
+#: ``npm install --prefix tests/servers/npm``; the tests needing them skip)
+DATA = ROOT / "tests" / "data"
+NODE_MODULES = ROOT / "tests" / "servers" / "npm" / "node_modules"
+
+
+#: ``toolsearch`` in another process, run by this interpreter
+TOOLSEARCH = [sys.executable, "-m", "toolsearch_cli"]
+
+
+def npm_mcp_server(name: str) -> tuple[str, Path]:
+    """``node`` and the script of ``@modelcontextprotocol/server-NAME`` from tests/servers/npm;
+    skips the test when either is absent."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    script = NODE_MODULES / "@modelcontextprotocol" / f"server-{name}" / "dist" / "index.js"
+    if not script.is_file():
+        pytest.skip(f"@modelcontextprotocol/server-{name} is not installed: npm install --prefix tests/servers/npm")
+    return node, script
 
 
 @dataclass
@@ -132,6 +155,17 @@ def write(tmp_path):
     return write_file
 
 
+def pytest_collection_modifyitems(config, items):
+    """A test marked ``shared`` skips when ../shared/eval is not beside the checkout (the marker
+    alone says so: no test repeats the check)."""
+    if (SHARED / "eval").is_dir():
+        return
+    absent = pytest.mark.skip(reason="../shared/eval is not available")
+    for item in items:
+        if item.get_closest_marker("shared"):
+            item.add_marker(absent)
+
+
 def make(name, description="", category=None, tags=(), params=None) -> Tool:
     """A tool in the reference's shorthand: name / description / category / tags / params."""
     return Tool(
@@ -167,6 +201,21 @@ def _clean_environment(request, monkeypatch, session_home, tmp_path_factory):
 def clean_env(**overrides: str) -> dict[str, str]:
     """The environment for a CLI started in another process: the test's own (clean) one, plus ``overrides``."""
     return {**os.environ, **overrides}
+
+
+def run_toolsearch(*args: str, cwd: Path = ROOT, timeout: float = 120, **env: str) -> Result:
+    """Run ``toolsearch ARGS`` in another process with its output piped, in the test's clean
+    environment plus ``env``; returns exit code, stdout and stderr (UTF-8)."""
+    done = subprocess.run(
+        [*TOOLSEARCH, *args],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        env=clean_env(**env),
+        cwd=cwd,
+        timeout=timeout,
+    )
+    return Result(done.returncode, done.stdout, done.stderr)
 
 
 @pytest.fixture(scope="session")

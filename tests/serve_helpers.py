@@ -7,7 +7,6 @@ import importlib.util
 import json
 import os
 import shlex
-import shutil
 import socket
 import subprocess
 import sys
@@ -18,14 +17,9 @@ from typing import Any
 
 import pytest
 
-from .conftest import ROOT
+from .conftest import ROOT, npm_mcp_server
 
-NODE_MODULES = ROOT / "tests" / "servers" / "npm" / "node_modules"
 PYTHON = shlex.quote(sys.executable)
-
-
-def npm_script(name: str) -> Path:
-    return NODE_MODULES / "@modelcontextprotocol" / f"server-{name}" / "dist" / "index.js"
 
 
 def real_sources(*names: str) -> list[str]:
@@ -39,12 +33,7 @@ def real_sources(*names: str) -> list[str]:
                 pytest.skip(f"mcp-server-{name} is not installed (pip install -e '.[test]')")
             out.append(f"{name}=mcp+stdio:{PYTHON} -m mcp_server_{name}")
             continue
-        node = shutil.which("node")
-        if node is None:
-            pytest.skip("node is not installed")
-        script = npm_script(name)
-        if not script.is_file():
-            pytest.skip(f"@modelcontextprotocol/server-{name} is not installed: npm install --prefix tests/servers/npm")
+        node, script = npm_mcp_server(name)
         if name == "memory":  # its graph file: by default beside its code, in the (shared, read-only) checkout
             memory = Path(tempfile.mkdtemp(prefix="toolsearch-memory-")) / "memory.jsonl"
             command = f"env MEMORY_FILE_PATH={shlex.quote(str(memory))} {shlex.quote(node)} {shlex.quote(str(script))}"

@@ -1,5 +1,5 @@
 """An app's agent loop written against the README's library API; ``mypy --strict`` must pass on it
-(tests/test_typed_api.py). Never run: it only has to type-check."""
+(tests/api/test_typed_api.py). Never run: it only has to type-check."""
 
 from __future__ import annotations
 

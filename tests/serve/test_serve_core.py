@@ -1,0 +1,254 @@
+"""The gateway's core without a transport (names, contexts, argument checks, search parity with
+``toolsearch search``), ``serve --dry-run`` and bad options through the CLI, and
+``eval --from-log`` on a log the gateway wrote."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from toolsearch_cli.arguments import check_arguments
+from toolsearch_cli.catalog import load_catalog
+from toolsearch_cli.model import Tool
+from toolsearch_cli.search import search as rank
+from toolsearch_cli.serve.gateway import (
+    CALL_TOOL_NAME,
+    Gateway,
+    Refused,
+    SessionState,
+    Settings,
+    assign_names,
+    parse_context_header,
+)
+
+from ..conftest import ROOT
+from ..serve_helpers import real_sources
+
+DEMO = str(ROOT / "catalogs" / "demo")
+
+
+def test_names_are_prefixed_only_on_collision_and_stay_within_64_characters():
+    long = "x" * 70
+    names = assign_names(
+        [("get_time", "a"), ("get_time", "b"), ("echo", "a"), ("toolSearch", "c"), (long, "d"), (long + "y", "d")],
+        reserved={"toolSearch", CALL_TOOL_NAME},
+    )
+    assert names[:4] == ["a__get_time", "b__get_time", "echo", "c__toolSearch"]
+    assert all(len(n) <= 64 for n in names) and len(set(names)) == len(names)
+    # a prefixed name never takes a name that stays as it is
+    assert assign_names([("a__x", "z"), ("x", "a"), ("x", "b")], reserved=set()) == ["a__x", "a__x_2", "b__x"]
+
+
+def test_context_header_pairs():
+    assert parse_context_header("role=admin; team=ops, tier = gold") == {"role": "admin", "team": "ops", "tier": "gold"}
+    assert parse_context_header("junk; =x; role=a; role=b") == {"role": "a"}  # first value wins, junk dropped
+    assert parse_context_header("k=v;" * 2000) == {}  # oversized: ignored, not cut
+
+
+def test_call_arguments_are_checked_against_the_whole_schema():
+    schema = {
+        "type": "object",
+        "properties": {"items": {"type": "array", "items": {"type": "object", "required": ["id"]}}},
+    }
+    tool = Tool(name="t", description="d", parameters=schema)
+    assert check_arguments(tool, '{"items": [{"id": 1}]}') == ({"items": [{"id": 1}]}, None)
+    assert check_arguments(tool, '{"items": [{}]}') == (None, "missing required argument 'id' in 'items[0]'")
+    broken = Tool(name="b", description="d", parameters={"type": "object", "properties": {"x": {"type": "nonsense"}}})
+    assert check_arguments(broken, '{"x": 1}') == ({"x": 1}, None)  # a broken upstream schema does not block its tool
+
+
+def test_gateway_search_ranks_as_search_does_and_hides_by_context():
+    catalog = load_catalog([DEMO])
+    gateway = Gateway(Settings(sources=[DEMO], context={"role": "member"}), static=catalog)
+    context = gateway.context_for(None)
+    for query in ("refund an order", "weather forecast for tomorrow", "send an email to a colleague"):
+        result, _ = gateway.search({"query": query, "maxResults": 3}, context, None)
+        served = [t["name"] for t in json.loads(result.content[0]["text"])["tools"]]
+        expected = [h.name for h in rank(catalog, query, max_results=3, context=context)]
+        assert served == expected
+    result, _ = gateway.search({"query": "create a user account"}, context, None)
+    assert "createUser" not in result.content[0]["text"]
+    with pytest.raises(Refused) as refused:
+        gateway.prepare_call("createUser", {"email": "a@b.c"}, context)
+    assert refused.value.kind == "unknown-tool"
+    admin = gateway.context_for(None) | {"role": "admin"}
+    with pytest.raises(Refused) as refused:
+        gateway.prepare_call("createUser", {"email": "a@b.c"}, admin)
+    assert refused.value.kind == "not-callable"  # visible to an admin, but a file's tool
+
+
+def test_list_changed_state_is_per_session():
+    catalog = load_catalog([DEMO])
+    gateway = Gateway(Settings(sources=[DEMO], disclose="list-changed", max_active=2), static=catalog)
+    one, two = SessionState(id="one"), SessionState(id="two")
+    _, changed = gateway.search({"query": "refund an order", "maxResults": 2}, {}, one)
+    assert changed
+    assert [t.name for t in gateway.listed_tools({}, two)] == [t.name for t in gateway.listed_tools({}, None)]
+    assert len(gateway.listed_tools({}, one)) == len(gateway.listed_tools({}, two)) + 2
+    assert gateway.check_direct(one.active[0], {}, one) is None
+    assert "callTool" in (gateway.check_direct(one.active[0], {}, two) or "")
+
+
+def test_dry_run_prints_the_client_list_and_both_costs(run_cli):
+    result = run_cli("serve", "--dry-run", "-c", DEMO, "-f", "json")
+    assert result.code == 0 and result.stderr == ""
+    report = result.json()
+    resident = load_catalog([DEMO]).resident
+    assert resident and [t["name"] for t in report["tools"]] == [*resident, "toolSearch", "callTool"]
+    tokens = report["tokens"]
+    assert 0 < tokens["listed"] < tokens["all_upstream_tools"]
+    assert report["sources"][0]["callable"] is False  # YAML files: searchable only
+    table = run_cli("serve", "--dry-run", "-c", DEMO)
+    assert table.code == 0 and table.stderr == ""
+    assert f"{tokens['listed']:,} tokens" in table.stdout and f"{tokens['all_upstream_tools']:,} tokens" in table.stdout
+    assert "searchable only (not callable)" in table.stdout
+
+
+def test_dry_run_of_two_servers_with_the_same_tools_prefixes_them(run_cli):
+    (time_source,) = real_sources("time")
+    command = time_source.partition("=")[2]
+    result = run_cli("serve", "--dry-run", "-c", f"t1={command}", "-c", f"t2={command}", "-f", "json")
+    assert result.code == 0, result.stderr
+    report = result.json()
+    assert sorted(report["searchable"]) == [
+        "t1__convert_time",
+        "t1__get_current_time",
+        "t2__convert_time",
+        "t2__get_current_time",
+    ]
+    assert [(s["source"].split("=")[0], s["tools"], s["callable"]) for s in report["sources"]] == [
+        ("t1", 2, True),
+        ("t2", 2, True),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--disclose", "sometimes"], "unknown disclosure 'sometimes'"),
+        (["--http", "localhost:http"], "--http takes HOST:PORT"),
+        (["--policy", "newest"], "unknown policy 'newest'"),
+        (["--max-active", "0"], "--max-active must be at least 1"),
+        (["--resident", "noSuchTool", "--dry-run"], "resident tool 'noSuchTool' is not in the catalog"),
+    ],
+)
+def test_bad_options_are_one_line_and_exit_2(run_cli, args, message):
+    result = run_cli("serve", "-c", DEMO, *args)
+    assert result.code == 2 and result.stdout == ""
+    assert result.stderr.startswith("error: ") and message in result.stderr and result.stderr.count("\n") == 1
+
+
+def test_a_server_that_cannot_start_is_one_line_and_exit_2(run_cli):
+    pytest.importorskip("mcp", reason="the MCP SDK (extra toolsearch-cli[mcp]) is not installed")
+    result = run_cli("serve", "-c", "mcp+stdio:/nonexistent/server --flag", "--timeout", "5")
+    assert result.code == 2 and result.stdout == ""
+    assert result.stderr.startswith("error: mcp+stdio:/nonexistent/server --flag: the MCP server could not be started")
+    assert result.stderr.count("\n") == 1
+
+
+def test_eval_from_log_labels_searches_by_the_call_that_followed(run_cli, tmp_path):
+    from toolsearch_cli.serve.server import TrafficLog
+
+    path = tmp_path / "traffic.jsonl"
+    log = TrafficLog(str(path))
+    catalog = load_catalog([DEMO])
+    gateway = Gateway(Settings(sources=[DEMO]), static=catalog, log=log)
+    from toolsearch_cli.serve.gateway import CallResult
+
+    session = SessionState(id="s1")
+    traffic = [
+        ("refund an order", "cancelOrder"),
+        ("what's the weather tomorrow in Paris", "getForecast"),
+        ("tell the team on chat", None),  # a search nothing followed: no label
+    ]
+    for query, called in traffic:
+        gateway.search({"query": query}, {}, session)
+        if called is not None:
+            gateway.record_call(called, "callTool", session, CallResult.text("ok"), 0.0)
+    gateway.record_call("noSuchTool", "callTool", session, CallResult.error("unknown-tool", "no"), 0.0)
+    log.close()
+    assert "Paris" in path.read_text(encoding="utf-8")  # the query (not an argument) is what is learned from
+
+    result = run_cli("eval", "-c", DEMO, "--from-log", str(path), "-f", "json", "--k", "1,5")
+    assert result.code == 0, result.stderr
+    assert result.stderr == ""
+    metrics = result.json()["rankers"]["default"]
+    assert metrics["queries"] == 2 and metrics["recall@5"] == 1.0
+
+    path.write_text('{"event":"search","query":"x"}\nnot json\n', encoding="utf-8")
+    bad = run_cli("eval", "-c", DEMO, "--from-log", str(path))
+    assert bad.code == 2 and bad.stderr.startswith(f"error: {path}:2: ")
+    both = run_cli("eval", "-c", DEMO, "--from-log", str(path), "--queries", str(path))
+    assert both.code == 2 and "not both" in both.stderr
+
+
+def test_http_on_a_port_in_use_is_one_line_and_exit_2(run_cli):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = run_cli("serve", "-c", DEMO, "--http", f"127.0.0.1:{port}")
+    assert result.code == 2 and result.stdout == ""
+    assert result.stderr.startswith(f"error: field 'http': --http: cannot listen on 127.0.0.1:{port}: ")
+    assert result.stderr.count("\n") == 1
+
+
+def test_resident_tools_are_listed_up_front_also_when_renamed():
+    from toolsearch_cli.serve.dry_run import Listed
+
+    tools = [
+        {"name": "get_current_time", "inputSchema": {"type": "object"}},
+        {"name": "convert_time", "inputSchema": {"type": "object"}},
+    ]
+    listed = [Listed(f"t{i}=mcp+stdio:server-{i}", "time", tools) for i in (1, 2)]
+    gateway = Gateway(Settings(sources=[], resident=["get_current_time"]), upstreams=listed)
+    gateway.check_resident()
+    shown = [t.name for t in gateway.listed_tools({}, None)]
+    assert shown == ["t1__get_current_time", "toolSearch", "callTool"]
+    assert gateway.check_direct("t1__get_current_time", {}, None) is None  # callable by its listed name
+    with pytest.raises(Exception, match="resident tool 'get_time' is not in the catalog"):
+        Gateway(Settings(sources=[], resident=["get_time"]), upstreams=listed).check_resident()
+
+
+def test_a_hostile_tool_list_costs_only_its_bad_tools():
+    from toolsearch_cli.catalog.names import PROVIDER_NAME
+    from toolsearch_cli.serve.dry_run import Listed
+
+    schema = {"type": "object", "properties": {}}
+    names = ["\x1b[31mred", "x" * 100, "dup", "dup", "toolSearch", "callTool", "ok.tool/name", "日本語"]
+    raw = [{"name": n, "inputSchema": schema, "description": "d"} for n in names]
+    raw += [{"name": "noschema"}, {"name": "string_schema", "inputSchema": {"type": "string"}}]
+    good = Listed("good=mcp+stdio:good", "good", [{"name": "fine", "inputSchema": schema}])
+    gateway = Gateway(Settings(sources=[]), upstreams=[Listed("evil=mcp+stdio:evil", "evil", raw), good])
+    served = gateway.catalog.names
+    assert "fine" in served and "dup" in served  # the other server, and the first of the duplicates
+    assert {"evil__toolSearch", "evil__callTool"} <= set(served)  # the gateway's own names stay its own
+    assert all(PROVIDER_NAME.match(n) for n in served) and len(set(served)) == len(served)
+    originals = {gateway.routes[n].original for n in served}
+    assert "\x1b[31mred" in originals and "ok.tool/name" in originals  # forwarded under the server's name
+    problems = gateway.problems["evil=mcp+stdio:evil"]
+    assert len(problems) == 3 and problems[0] == "tool 'dup': duplicate tool name (the first is kept)"
+    assert "noschema" in problems[1] and "string_schema" in problems[2]
+
+
+def test_call_arguments_nested_too_deeply_are_refused():
+    from toolsearch_cli.serve.dry_run import Listed
+
+    listed = Listed("s=mcp+stdio:s", "s", [{"name": "take", "inputSchema": {"type": "object"}}])
+    gateway = Gateway(Settings(sources=[]), upstreams=[listed])
+    past_python: dict = {}  # deeper than json.dumps can go
+    node = past_python
+    for _ in range(100_000):
+        node["a"] = {}
+        node = node["a"]
+    past_limit: list = [1]  # deeper than the JSON depth toolsearch reads (bounded.MAX_DEPTH)
+    for _ in range(150):
+        past_limit = [past_limit]
+    for arguments in (past_python, {"a": past_limit}, "x" * 10, ["list"]):
+        with pytest.raises(Refused) as refused:
+            gateway.prepare_call("take", arguments, {})
+        assert refused.value.kind == "invalid-arguments"
+    assert gateway.prepare_call("take", {"a": 1}, {})[2] == {"a": 1}
