@@ -15,7 +15,7 @@ pytest.importorskip("onnx", reason="writing the test's ONNX graph needs the onnx
 from toolsearch_cli.search import prepared  # noqa: E402
 from toolsearch_cli.search.embed import load_local  # noqa: E402
 
-from .tiny_models import one_hot_model  # noqa: E402
+from ..tiny_models import one_hot_model  # noqa: E402
 
 # enough words that the token table (vocab x vocab float32) goes to the weights file
 WORDS = [f"word{i}" for i in range(40)] + ["send", "mail", "file", "list", "alice", "acme"]

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-SNAPSHOTS = Path(__file__).parent / "snapshots" / "eval_search"
-ROOT = Path(__file__).resolve().parents[1]
+SNAPSHOTS = Path(__file__).parent.parent / "snapshots" / "eval_search"
+ROOT = Path(__file__).resolve().parents[2]
 DEMO = str(ROOT / "catalogs" / "demo")
 
 LOG = """\

@@ -15,7 +15,7 @@ from toolsearch_cli.serve.dry_run import DryRun, dry_run
 from toolsearch_cli.serve.gateway import Gateway, Settings
 from toolsearch_cli.serve.run import serve
 
-from .conftest import ROOT
+from ..conftest import ROOT
 
 DEMO = str(ROOT / "catalogs" / "demo")
 

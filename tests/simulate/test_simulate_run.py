@@ -21,8 +21,8 @@ from toolsearch_cli.simulate import (
     run_simulation,
 )
 
-from .chat_server import ChatServer, Status, call, say
-from .conftest import ROOT
+from ..chat_server import ChatServer, Status, call, say
+from ..conftest import ROOT
 
 EN = str(ROOT / "catalogs" / "scenarios" / "weather-email.en.sim.yaml")
 DEMO = str(ROOT / "catalogs" / "demo")

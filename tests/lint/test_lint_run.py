@@ -14,7 +14,7 @@ from toolsearch_cli.lint.rules import RULE_BY_CODE
 from toolsearch_cli.lint.run import LintReport, run_lint
 from toolsearch_cli.lint.settings import LintSettings, split_selectors
 
-from .conftest import ROOT
+from ..conftest import ROOT
 
 BAD = str(ROOT / "catalogs" / "bad")
 BAD_CONFIG = ROOT / "catalogs" / "bad" / ".toolsearch.yaml"

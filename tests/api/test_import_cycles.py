@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parent.parent / "toolsearch_cli"
+PACKAGE = Path(__file__).resolve().parents[2] / "toolsearch_cli"
 
 
 def modules_of(package: Path) -> dict[str, tuple[Path, bool]]:

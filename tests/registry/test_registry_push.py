@@ -10,7 +10,7 @@ from toolsearch_cli.errors import UsageError
 from toolsearch_cli.registry.push import PushResult, PushSettings, push_catalog
 from toolsearch_cli.registry.store import PushConflict, PushPlan, read_snapshot
 
-from .conftest import DEMO
+from ..conftest import DEMO
 
 WEATHER = str(DEMO / "weather.yaml")
 
