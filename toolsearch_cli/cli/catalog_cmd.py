@@ -8,8 +8,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from ..catalog import load_catalog, load_catalog_result
-from ..catalog.export import EXPORTER_BY_NAME, check_export_format, export_catalog
+from ..catalog.export import EXPORTER_BY_NAME
 from ..errors import UsageError
 from ..printable import json_visible
 from .options import (
@@ -48,30 +47,13 @@ def catalog(
     if ctx.invoked_subcommand is not None:
         ctx.obj = {"catalog": catalog, "catalog_format": catalog_format}
         return
-    result = load_catalog_result(catalog, check_catalog_format(catalog_format), cache=True)
-    loaded = result.catalog
+    from ..catalog.listing import list_catalog
+
+    listing = list_catalog(catalog, check_catalog_format(catalog_format))
     if output_format == "json":
-        resident = set(loaded.resident)
-        payload = {
-            "sources": loaded.sources,
-            "resident": loaded.resident,
-            "warnings": [warning.to_dict() for warning in result.warnings],
-            "tools": [
-                {
-                    "name": t.name,
-                    "category": t.category,
-                    "tags": t.tags,
-                    "parameters": t.parameter_count(),
-                    "resident": t.name in resident,
-                    "source": str(t.source) if t.source else None,
-                    "description": t.description,
-                }
-                for t in loaded.tools
-            ],
-        }
-        typer.echo(json_visible(json.dumps(payload, ensure_ascii=False, indent=2)))
+        typer.echo(json_visible(json.dumps(listing.to_dict(), ensure_ascii=False, indent=2)))
         return
-    render_catalog(console(), loaded, wide=wide)
+    render_catalog(console(), listing.catalog, wide=wide)
 
 
 OUT_OPTION = typer.Option(
@@ -101,29 +83,26 @@ def convert(
     catalog_format: str = CATALOG_FORMAT_OPTION,
 ) -> None:
     """Write the catalog in another format: yaml (toolsearch), openai, openai-responses, anthropic, mcp."""
-    check_export_format(to)
+    from ..catalog.listing import check_conversion, convert_catalog
+    from .load_report import print_warnings
+
     parent = ctx.obj or {}
     sources = catalog or parent.get("catalog")
     fmt = catalog_format if catalog_format != "auto" else parent.get("catalog_format", "auto")
-    if to == "yaml" and plain:
-        raise UsageError("--plain applies to the provider formats; the yaml format always carries everything")
+    check_conversion(to, plain)  # before the --out warning below
     if out is not None:
         _check_out_suffix(out, to)
-    loaded = load_catalog(sources, check_catalog_format(fmt))
-    from ..catalog.lenient import collecting, settings
-    from .load_report import print_warnings
-
-    with collecting(settings().strict) as problems:
-        text = export_catalog(loaded, to, plain=plain, strict=strict)
-    if problems:
-        print_warnings(problems, converting=True)
+    result = convert_catalog(sources, to, catalog_format=check_catalog_format(fmt), plain=plain, strict=strict)
+    if result.warnings:
+        print_warnings(list(result.warnings), converting=True)
+    text = result.text
     if out is None:
         typer.echo(text, nl=False)
         return
     from ..files import write_text_atomic
 
     write_text_atomic(out, text, what=str(out), error=UsageError, field="out", make_parents=False)
-    error_console().print(data(f"wrote {plural(len(loaded), 'tool')} as {to} to {out}"))
+    error_console().print(data(f"wrote {plural(result.tools, 'tool')} as {to} to {out}"))
 
 
 def _check_out_suffix(out: str, to: str) -> None:
