@@ -215,7 +215,7 @@ def test_a_read_only_cache_runs_the_model_s_own_file(model, cache, opened, monke
 def test_a_changed_model_gets_its_own_copy_and_old_copies_are_pruned(model, cache, opened, monkeypatch, tmp_path):
     import numpy as np
 
-    from .tiny_models import write_onnx
+    from ..tiny_models import write_onnx
 
     _vectors(model)
     first = _copy(cache)
