@@ -65,7 +65,7 @@ def _check_run_document(doc: dict[str, Any], file: str, text: str) -> None:
     """The parts of a saved run a comparison reads have the types ``--save`` writes (an edited
     file may not): ``rankers``: ranker -> {metric: number}; ``ranks``: ranker -> query -> tool ->
     rank (a whole number from 1) or null."""
-    from ..catalog.formats import Document, pointer_join
+    from ..catalog.document import Document, pointer_join
 
     located = Document(doc, file, text)
 
