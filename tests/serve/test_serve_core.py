@@ -252,3 +252,43 @@ def test_call_arguments_nested_too_deeply_are_refused():
             gateway.prepare_call("take", arguments, {})
         assert refused.value.kind == "invalid-arguments"
     assert gateway.prepare_call("take", {"a": 1}, {})[2] == {"a": 1}
+
+
+def test_a_re_index_from_another_thread_notifies_watched_sessions_without_a_loop_error():
+    """A registry watcher's thread re-indexes: the check it schedules on the serving loop must be
+    able to start the notice task (it once ran in the thread's context, where anyio found no async
+    library: ``NoEventLoopError`` printed by the loop, and no notice sent)."""
+    import asyncio
+    import threading
+
+    import anyio
+
+    from toolsearch_cli.serve.server import GatewayServer, _Watch
+
+    catalog = load_catalog([DEMO])
+    gateway = Gateway(Settings(sources=[DEMO], disclose="list-changed", max_active=2), static=catalog)
+    binding = GatewayServer(gateway, {}, stdio=False)
+    sent: list[str] = []
+    loop_errors: list[dict] = []
+
+    class Connection:
+        async def send_tool_list_changed(self) -> None:
+            sent.append("list_changed")
+
+    async def scenario() -> None:
+        asyncio.get_running_loop().set_exception_handler(lambda loop, context: loop_errors.append(context))
+        async with anyio.create_task_group() as group:
+            binding.bind(group.start_soon)
+            session = SessionState(id="watched")
+            binding._watches[session.id] = _Watch(session, Connection(), {}, digest="stale")
+            thread = threading.Thread(target=binding._after_rebuild)
+            thread.start()
+            thread.join()
+            with anyio.fail_after(5):
+                while not sent and not loop_errors:
+                    await anyio.sleep(0.01)
+            group.cancel_scope.cancel()
+
+    anyio.run(scenario)
+    assert loop_errors == []
+    assert sent == ["list_changed"]

@@ -14,6 +14,7 @@ remember and ``callTool`` is the way to run a found tool.
 
 from __future__ import annotations
 
+import contextvars
 import hashlib
 import json
 import sys
@@ -125,6 +126,19 @@ class GatewayServer:
             gateway.on_rebuild.append(self._after_rebuild)
         #: The serving event loop (set once serving): registry watchers' threads reach it through it.
         self.loop: Any = None
+        #: The serving task's context variables (set once serving). A callback scheduled from
+        #: another thread runs in that thread's context, where anyio cannot tell which async
+        #: library runs the loop, so ``spawn`` would fail there; it runs in a copy of this one.
+        self.loop_context: contextvars.Context | None = None
+
+    def bind(self, spawn: Callable[..., Any]) -> None:
+        """Serve from the running event loop: tasks start through ``spawn`` (a task group's
+        ``start_soon``); call from the serving task."""
+        import asyncio
+
+        self.spawn = spawn
+        self.loop = asyncio.get_running_loop()
+        self.loop_context = contextvars.copy_context()
 
     def build(self) -> Any:
         from mcp.server.lowlevel.server import NotificationOptions, Server
@@ -227,8 +241,9 @@ class GatewayServer:
         if running is loop:
             self._check_watches()
             return
+        context = self.loop_context.copy() if self.loop_context is not None else None
         try:
-            loop.call_soon_threadsafe(self._check_watches)
+            loop.call_soon_threadsafe(self._check_watches, context=context)
         except RuntimeError:  # the loop is closing: nobody to tell
             pass
 
@@ -535,11 +550,8 @@ async def _serve_all(
             say(f"warning: {upstreams[source].live.display}: a tool was left out: {skipped[0]}{more}")
         gateway.check_resident()
         binding = GatewayServer(gateway, upstreams, stdio=http is None)
-        binding.spawn = group.start_soon
         server = binding.build()
-        import asyncio
-
-        binding.loop = asyncio.get_running_loop()
+        binding.bind(group.start_soon)
         follow_registries(gateway, binding, say)
         if on_ready is not None:
             on_ready(gateway)
