@@ -16,8 +16,9 @@ import json
 from pathlib import Path
 
 from toolsearch_cli.agent import Request
-from toolsearch_cli.simulate.runner import build_engine, merged_settings, run_script
+from toolsearch_cli.simulate.runner import build_engine, run_script
 from toolsearch_cli.simulate.script import load_script
+from toolsearch_cli.simulate.settings import merged_settings
 from toolsearch_cli.simulate.transcript import prompt_cache
 from toolsearch_cli.tokens import tools_json
 

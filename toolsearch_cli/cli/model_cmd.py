@@ -90,7 +90,8 @@ def pull(
 @app.command("list")
 def list_command(output_format: str = FORMAT_OPTION) -> None:
     """The pulled models toolsearch can run (an ONNX export and a tokenizer in the Hugging Face cache)."""
-    from ..search.hub import cache_folder, list_models
+    from ..search.hub import list_models
+    from ..search.hub_cache import cache_folder
 
     check_format(output_format)
     models = list_models()

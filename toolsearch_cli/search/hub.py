@@ -21,21 +21,16 @@ from typing import Any
 
 from ..errors import EmbedError
 from .embed import OnnxEmbedder, read_model_config
-from .hub_cache import ONNX_FILES, cache_folder, cached_model_folder, hub_client, looks_like_hub_id, not_pulled
+from .hub_cache import ONNX_FILES, cache_folder, cached_model_folder, hub_client, looks_like_hub_id
 
 __all__ = [
     "CONFIG_FILES",
     "DEFAULT_ENDPOINT",
-    "ONNX_FILES",
     "PulledModel",
-    "cache_folder",
-    "cached_model_folder",
     "check_hub_id",
     "endpoint",
     "inspect_model",
     "list_models",
-    "looks_like_hub_id",
-    "not_pulled",
     "offline",
     "pull_model",
     "remove_model",

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from ..arguments import check_arguments
+from .loop import Model, Reply
 from .replay import load_conversation, replay
 from .run import Progress, SimulationResult, run_simulation
-from .runner import Model, Reply, ScriptedModel, build_engine, check_arguments, run_script
+from .runner import ScriptedModel, build_engine, run_script
 from .script import Expectation, Script, ScriptError, load_script, parse_context, parse_script
 from .settings import LiveSettings, Settings, SimulateSettings, merged_settings
 from .transcript import TRANSCRIPT_FORMAT, CallRecord, Finding, RequestRecord, Transcript

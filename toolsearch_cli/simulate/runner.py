@@ -1,7 +1,7 @@
 """Scripted simulations: the script is the model, run through the one conversation loop.
 
 The engine a run's :class:`~toolsearch_cli.simulate.settings.Settings` build (the settings and
-their merging live in :mod:`~toolsearch_cli.simulate.settings`, re-exported here), the checks that
+their merging live in :mod:`~toolsearch_cli.simulate.settings`), the checks that
 every name a script uses exists, and :class:`ScriptedModel`. The loop itself (snapshots, protocol
 checks, ``toolSearch``, results, expectations, state) is :mod:`toolsearch_cli.simulate.loop`.
 """
@@ -11,15 +11,14 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from ..arguments import check_arguments
 from ..catalog import load_catalog
 from ..disclosure.engine import DisclosureEngine, RequestSnapshot
 from ..errors import ToolsearchError
 from ..model import Tool
 from ..tokens import get_counter
-from .loop import Model, Reply, check_state_mode, new_transcript, run_conversation
+from .loop import Reply, check_state_mode, new_transcript, run_conversation
 from .script import Script, ScriptedCall, Step
-from .settings import MAX_RESULT_BYTES, Settings, merged_settings
+from .settings import Settings
 from .transcript import RequestRecord, Transcript
 
 
@@ -153,16 +152,10 @@ def check_mock_names(script: Script, engine: DisclosureEngine) -> None:
 
 
 __all__ = [
-    "MAX_RESULT_BYTES",
     "PROTOCOL_ERROR_KINDS",
-    "Model",
-    "Reply",
     "ScriptedModel",
-    "Settings",
     "build_engine",
-    "check_arguments",
     "check_expected_names",
     "check_mock_names",
-    "merged_settings",
     "run_script",
 ]
