@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from ..errors import ToolsearchError, UsageError
 from .settings import (
@@ -168,7 +168,7 @@ def _endpoint(live: LiveSettings) -> _Endpoint:
 def _run_live(settings: SimulateSettings, progress: Progress) -> SimulationResult:
     from ..catalog import refuse_unnamed_code
     from ..redaction import clear_text_warning, shown_url
-    from .live import LiveOptions, Recorder, run_live, user_messages
+    from .live import Recorder, run_live, user_messages
     from .live_client import LiveError
     from .script import load_script
 
@@ -189,18 +189,6 @@ def _run_live(settings: SimulateSettings, progress: Progress) -> SimulationResul
     if insecure is not None and progress.warning is not None:
         progress.warning(insecure)
     run = merged_settings(parsed, {**values, "policy": settings.policies[0]})
-    options = LiveOptions(
-        base_url=shown_url(url.rstrip("/")),  # printed and recorded: never credentials
-        model=live.model or "",
-        api_key_env=endpoint.key_env,
-        max_iterations=live.max_iterations,
-        temperature=live.temperature,
-        tool_choice=live.sent_tool_choice,
-        timeout=live.timeout,
-        retries=live.retries,
-        max_tokens=live.max_tokens,
-        api=endpoint.client_type.api,
-    )
     answered = [0]  # requests answered so far: a retry belongs to the next one
 
     def on_request(record: RequestRecord) -> None:
@@ -212,7 +200,7 @@ def _run_live(settings: SimulateSettings, progress: Progress) -> SimulationResul
         if progress.retry is not None:
             progress.retry(answered[0] + 1, status, attempt, live.retries, delay)
 
-    client = _client(endpoint, live, on_retry)
+    options, client = live_parts(endpoint, live, on_retry)
     recorder = Recorder(live.record) if live.record else None
     if progress.live_start is not None:
         progress.live_start(parsed.name if parsed else "--prompt", run, options, has_key)
@@ -229,22 +217,52 @@ def _run_live(settings: SimulateSettings, progress: Progress) -> SimulationResul
     return SimulationResult([transcript], failure=failure, record=live.record, warnings=warnings)
 
 
-def _client(endpoint: _Endpoint, live: LiveSettings, on_retry: Callable[[int, int, float], None]) -> OpenAIChatClient:
-    """The live client (it checks the transport values: timeout, retries, backoff, reply size)."""
-    return endpoint.client_type(
-        base_url=endpoint.url.rstrip("/"),
-        model=live.model or "",
+class _SentAndRecorded(TypedDict):
+    """The values both the recorded :class:`~.live.LiveOptions` and the live client take."""
+
+    model: str
+    api_key_env: str
+    temperature: float | None
+    tool_choice: str | None
+    timeout: float
+    retries: int
+    max_tokens: int | None
+
+
+def live_parts(
+    endpoint: _Endpoint, live: LiveSettings, on_retry: Callable[[int, int, float], None] | None = None
+) -> tuple[LiveOptions, OpenAIChatClient]:
+    """What a live run records about its endpoint, and the client that talks to it, from one list
+    of the values both take (each :class:`LiveSettings` field is read once, here); the client
+    checks the transport values (timeout, retries, backoff, reply size)."""
+    from ..redaction import shown_url
+    from .live import LiveOptions
+
+    both: _SentAndRecorded = {
+        "model": live.model or "",
+        "api_key_env": endpoint.key_env,
+        "temperature": live.temperature,
+        "tool_choice": live.sent_tool_choice,
+        "timeout": live.timeout,
+        "retries": live.retries,
+        "max_tokens": live.max_tokens,
+    }
+    url = endpoint.url.rstrip("/")
+    options = LiveOptions(
+        **both,
+        base_url=shown_url(url),  # printed and recorded: never credentials
+        max_iterations=live.max_iterations,
+        api=endpoint.client_type.api,
+    )
+    client = endpoint.client_type(
+        **both,
+        base_url=url,
         api_key=endpoint.api_key,
-        api_key_env=endpoint.key_env,
-        timeout=live.timeout,
-        temperature=live.temperature,
-        tool_choice=live.sent_tool_choice,
-        retries=live.retries,
         backoff=live.retry_backoff,
         on_retry=on_retry,
-        max_tokens=live.max_tokens,
         max_reply_bytes=live.max_reply_bytes,
     )
+    return options, client
 
 
 __all__ = ["COMPARISON_FORMAT", "Progress", "SimulationResult", "run_simulation"]
