@@ -215,3 +215,118 @@ def test_model_pull_help_names_the_hub_settings(run_cli):
     result = run_cli("model", "pull", "-h")
     assert result.code == 0 and "HF_ENDPOINT" in result.stdout and "HF_HUB_OFFLINE" in result.stdout
     assert json.dumps(sorted(WANTED))  # the files a pull takes are the ones the README lists
+
+
+def _text_of(info: dict) -> str:
+    """What ``model pull``/``show`` print for a model, from its JSON document (the same to_dict())."""
+    size = info["bytes"]
+    lines = [
+        ("model", info["name"]),
+        ("revision", info["revision"][:12]),
+        ("folder", info["folder"]),
+        ("size", f"{size / 1e6:.1f} MB" if size >= 100_000 else f"{size / 1e3:.1f} kB"),
+        ("dimensions", str(info["dimensions"])),
+        ("pooling", "cls"),
+        ("query prompt", '"query: "'),
+        ("document prompt", '"passage: "'),
+        ("max tokens", "256"),
+        ("config from", "modules.json, 1_Pooling/config.json, config_sentence_transformers.json"),
+        ("files", ", ".join(sorted(WANTED))),
+    ]
+    return "".join(f"{key + ':':<17}{value}\n" for key, value in lines)
+
+
+def test_every_model_command_prints_its_result_as_text_or_as_json_from_one_document(run_cli, hub, tmp_path):
+    # pinned from the commands before they became thin (settings -> one hub function -> render)
+    empty = run_cli("model", "list")
+    assert (empty.code, empty.stdout) == (0, "")
+    assert empty.stderr == f"no models in {tmp_path / 'hf-cache'}; get one with `toolsearch model pull NAME`\n"
+    assert run_cli("model", "list", "-f", "json").stdout == "[]\n"
+
+    pulled = run_cli("model", "pull", NAME, "--format", "json")
+    assert pulled.code == 0 and pulled.stderr == ""
+    info = pulled.json()
+    assert info["dimensions"] == len(WORDS) + 1 and info["files"] == sorted(WANTED)
+    text = run_cli("model", "pull", NAME)
+    assert (text.code, text.stdout) == (0, _text_of(info))
+    assert text.stderr == f"ready: --embed-model {NAME} (offline from now on)\n"
+
+    shown = run_cli("model", "show", f" {NAME} ", "-f", "json")
+    assert (shown.code, shown.json(), shown.stderr) == (0, info, "")
+    assert run_cli("model", "show", NAME).stdout == _text_of(info)
+
+    listed = run_cli("model", "list", "-f", "json")
+    assert listed.json() == [{**info, "dimensions": None}]  # listed unchecked: not run
+    table = run_cli("model", "list")
+    assert table.code == 0 and table.stderr == ""
+    row = table.stdout.splitlines()[2].split("│")
+    assert [cell.strip() for cell in row] == [NAME, info["revision"][:12], _text_of(info).split("\n")[3][17:], "cls",
+                                              '"query: "']  # fmt: skip
+
+    removed = run_cli("model", "rm", NAME, "-f", "json")
+    assert (removed.code, removed.stderr) == (0, "")
+    assert removed.json() == {
+        "name": NAME,
+        "bytes_freed": removed.json()["bytes_freed"],
+        "cache": str(tmp_path / "hf-cache"),
+    }
+    assert removed.json()["bytes_freed"] >= info["bytes"]
+    assert run_cli("model", "pull", NAME).code == 0
+    again = run_cli("model", "rm", NAME)
+    assert (again.code, again.stdout) == (0, "")
+    assert again.stderr == f"removed {NAME} ({_text_of(info).split(chr(10))[3][17:]} freed)\n"
+
+
+@pytest.mark.parametrize("command", ["pull", "show", "rm"])
+@pytest.mark.parametrize("name", ["not a hub id", "", "a/../b"])
+def test_a_bad_model_id_is_the_same_one_line_error_in_every_command(run_cli, hub, command, name):
+    result = run_cli("model", command, name)
+    assert (result.code, result.stdout) == (2, "")
+    assert result.stderr == (
+        f"error: field 'model': {name!r} is not a Hub model id: give OWNER/NAME, "
+        "e.g. sentence-transformers/all-MiniLM-L6-v2\n"
+    )
+    assert hub.requests == []
+
+
+@pytest.mark.parametrize("command", [["pull", NAME], ["show", NAME], ["rm", NAME], ["list"]])
+def test_an_unknown_output_format_is_refused_before_anything_runs(run_cli, hub, command):
+    result = run_cli("model", *command, "--format", "xml")
+    assert (result.code, result.stdout) == (2, "")
+    assert result.stderr == "error: unknown format 'xml'; choose from table, json\n"
+    assert hub.requests == []
+
+
+def test_a_token_bound_for_plain_http_elsewhere_is_warned_of_before_the_pull(run_cli, hub, monkeypatch):
+    monkeypatch.setenv("HF_TOKEN", "hf_secretTOKEN1234567890")
+    monkeypatch.setenv("HF_ENDPOINT", "http://hub.invalid:1")  # another machine (.invalid never resolves)
+    result = run_cli("model", "pull", NAME)
+    assert result.code == 2 and result.stdout == ""
+    warning, error = result.stderr.splitlines()
+    assert warning == (
+        "warning: $HF_TOKEN will travel to hub.invalid over plain http://, readable by anyone on the network path; "
+        "use https:// (plain http is for servers on this machine)"
+    )
+    assert error.startswith(f"error: field 'model': cannot pull '{NAME}' from http://hub.invalid:1: ")
+    refused = run_cli("model", "pull", "not a hub id")  # refused before anything would be sent: no warning
+    assert refused.stderr.startswith("error: field 'model': 'not a hub id' is not a Hub model id")
+    assert "hf_secretTOKEN" not in result.stderr + refused.stderr
+
+
+def test_the_library_takes_settings_and_returns_typed_results(hub):
+    from toolsearch_cli.errors import EmbedError
+    from toolsearch_cli.search.hub import ModelListing, ModelSettings, list_models, pull_model, remove_model, show_model
+
+    assert ModelSettings(f" {NAME} ", "  ") == ModelSettings(NAME)  # the id stripped, a blank revision the default
+    with pytest.raises(EmbedError, match="is not a Hub model id") as caught:
+        ModelSettings("nobody")
+    assert caught.value.field == "model"
+    warnings: list[str] = []
+    pulled = pull_model(ModelSettings(NAME), warn=warnings.append)
+    assert warnings == [] and pulled.dimensions == len(WORDS) + 1  # loopback: the token would not be in clear text
+    assert show_model(ModelSettings(NAME)).to_dict() == pulled.to_dict()
+    listing = list_models()
+    assert isinstance(listing, ModelListing) and [m.name for m in listing.models] == [NAME]
+    assert listing.to_dict()["cache"] == str(listing.cache) and listing.to_dict()["models"][0]["name"] == NAME
+    removed = remove_model(ModelSettings(NAME))
+    assert removed.name == NAME and removed.freed >= pulled.size and list_models().models == ()

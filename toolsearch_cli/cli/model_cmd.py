@@ -2,18 +2,24 @@
 
 Models live in the Hugging Face Hub client's own cache; once pulled, ``--embed-model OWNER/NAME``
 finds them there without any network (searching never downloads).
+
+Each command: its arguments -> :class:`~toolsearch_cli.search.hub.ModelSettings` -> one function
+of :mod:`toolsearch_cli.search.hub` -> its result as text, or JSON from the result's ``to_dict()``.
 """
 
 from __future__ import annotations
 
 import json
-import os
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from ..printable import json_visible
 from .options import FORMAT_OPTION, check_format
 from .render import Col, console, data, error_console, render_table
+
+if TYPE_CHECKING:
+    from ..search.hub import ModelListing, PulledModel
 
 app = typer.Typer(
     help="Embedding models for the hybrid and embedding rankers: pull once from the Hugging Face Hub, then offline.",
@@ -34,7 +40,11 @@ def _prompt(text: str) -> str:
     return json.dumps(text, ensure_ascii=False) if text else "none"
 
 
-def _describe(info) -> list[tuple[str, str]]:  # noqa: ANN001 - a hub.PulledModel
+def _echo_json(document: Any) -> None:
+    typer.echo(json_visible(json.dumps(document, ensure_ascii=False, indent=2)))
+
+
+def _describe(info: PulledModel) -> list[tuple[str, str]]:
     return [
         ("model", info.name),
         ("revision", info.revision[:12]),
@@ -50,9 +60,9 @@ def _describe(info) -> list[tuple[str, str]]:  # noqa: ANN001 - a hub.PulledMode
     ]
 
 
-def _print(info, output_format: str) -> None:  # noqa: ANN001
+def _print(info: PulledModel, output_format: str) -> None:
     if output_format == "json":
-        typer.echo(json_visible(json.dumps(info.to_dict(), ensure_ascii=False, indent=2)))
+        _echo_json(info.to_dict())
         return
     out = console()
     for key, value in _describe(info):
@@ -69,19 +79,11 @@ def pull(
 ) -> None:
     """Fetch a model's ONNX weights, tokenizer and sentence-transformers config into the Hugging Face
     cache (honours HF_ENDPOINT, HF_HUB_OFFLINE, HF_HUB_CACHE/HF_HOME, HF_TOKEN) and check that it runs."""
-    from ..search.hub import pull_model
+    from ..search.hub import ModelSettings, pull_model
+    from .render import warn
 
     check_format(output_format)
-    if os.environ.get("HF_TOKEN", "").strip():
-        from ..redaction import clear_text_warning
-        from ..search.hub import endpoint
-
-        insecure = clear_text_warning(endpoint(), "$HF_TOKEN")
-        if insecure is not None:
-            from .render import warn
-
-            warn(insecure)
-    info = pull_model(name, revision)
+    info = pull_model(ModelSettings(name, revision), warn=warn)
     _print(info, output_format)
     if output_format != "json":
         error_console().print(data(f"ready: --embed-model {info.name} (offline from now on)"))
@@ -91,35 +93,44 @@ def pull(
 def list_command(output_format: str = FORMAT_OPTION) -> None:
     """The pulled models toolsearch can run (an ONNX export and a tokenizer in the Hugging Face cache)."""
     from ..search.hub import list_models
-    from ..search.hub_cache import cache_folder
 
     check_format(output_format)
-    models = list_models()
+    listing = list_models()
     if output_format == "json":
-        typer.echo(json_visible(json.dumps([m.to_dict() for m in models], ensure_ascii=False, indent=2)))
+        _echo_json(listing.to_dict()["models"])  # an array, as it always was
         return
-    if not models:
-        error_console().print(data(f"no models in {cache_folder()}; get one with `toolsearch model pull NAME`"))
+    _render_listing(listing)
+
+
+def _render_listing(listing: ModelListing) -> None:
+    if not listing.models:
+        error_console().print(data(f"no models in {listing.cache}; get one with `toolsearch model pull NAME`"))
         return
     columns = [Col("model", "name"), Col("revision", "name"), Col("size", "number", justify="right"),
                Col("pooling", "name"), Col("query prompt", "text")]  # fmt: skip
-    rows = [[m.name, m.revision[:12], _size(m.size), "+".join(m.pooling), _prompt(m.query_prefix)] for m in models]
+    rows = [
+        [m.name, m.revision[:12], _size(m.size), "+".join(m.pooling), _prompt(m.query_prefix)] for m in listing.models
+    ]
     render_table(console(), columns, rows)
 
 
 @app.command("show")
 def show(name: str = NAME_ARGUMENT, output_format: str = FORMAT_OPTION) -> None:
     """A pulled model: its files, pooling, prompts, and its vector size (loaded and run to check it)."""
-    from ..search.hub import show_model
+    from ..search.hub import ModelSettings, show_model
 
     check_format(output_format)
-    _print(show_model(name), output_format)
+    _print(show_model(ModelSettings(name)), output_format)
 
 
 @app.command("rm")
-def remove(name: str = NAME_ARGUMENT) -> None:
+def remove(name: str = NAME_ARGUMENT, output_format: str = FORMAT_OPTION) -> None:
     """Delete a pulled model from the Hugging Face cache (every revision of it)."""
-    from ..search.hub import remove_model
+    from ..search.hub import ModelSettings, remove_model
 
-    freed = remove_model(name)
-    error_console().print(data(f"removed {name.strip()} ({_size(freed)} freed)"))
+    check_format(output_format)
+    removed = remove_model(ModelSettings(name))
+    if output_format == "json":
+        _echo_json(removed.to_dict())
+        return
+    error_console().print(data(f"removed {removed.name} ({_size(removed.freed)} freed)"))

@@ -9,12 +9,18 @@ alone (:func:`cached_model_folder`, ``local_files_only``): searching never downl
 The client's own settings hold, read when a command runs (not when the client was first
 imported): ``HF_ENDPOINT`` (a mirror), ``HF_HUB_OFFLINE`` (pull only what is cached),
 ``HF_HUB_CACHE`` / ``HF_HOME`` (where the cache is), ``HF_TOKEN`` (gated models; never printed).
+
+Each ``toolsearch model`` command turns its arguments into :class:`ModelSettings` (the id checked
+there, once) and calls one function here returning a typed result with ``to_dict()``:
+:func:`pull_model` and :func:`show_model` a :class:`PulledModel`, :func:`list_models` a
+:class:`ModelListing`, :func:`remove_model` a :class:`RemovedModel`.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,7 +32,10 @@ from .hub_cache import ONNX_FILES, cache_folder, cached_model_folder, hub_client
 __all__ = [
     "CONFIG_FILES",
     "DEFAULT_ENDPOINT",
+    "ModelListing",
+    "ModelSettings",
     "PulledModel",
+    "RemovedModel",
     "check_hub_id",
     "endpoint",
     "inspect_model",
@@ -59,6 +68,20 @@ def check_hub_id(name: str) -> str:
             field="model",
         )
     return name
+
+
+@dataclass(frozen=True)
+class ModelSettings:
+    """A Hub model named on the command line: its id (``OWNER/NAME``, stripped; anything else is
+    an :class:`EmbedError` naming the ``model`` argument) and, for a pull, the revision (a branch,
+    tag or commit; blank or ``None``: the default branch)."""
+
+    name: str
+    revision: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "name", check_hub_id(self.name))
+        object.__setattr__(self, "revision", (self.revision or "").strip() or None)
 
 
 def _truthy(value: str | None) -> bool:
@@ -118,6 +141,30 @@ class PulledModel:
         }
 
 
+@dataclass(frozen=True)
+class ModelListing:
+    """The models in the cache toolsearch can run, and where the cache is."""
+
+    cache: Path
+    models: tuple[PulledModel, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """``cache`` and ``models`` (``model list --format json`` prints ``models``, an array)."""
+        return {"cache": str(self.cache), "models": [m.to_dict() for m in self.models]}
+
+
+@dataclass(frozen=True)
+class RemovedModel:
+    """A model removed from the cache: every revision of it, and the bytes that freed."""
+
+    name: str
+    freed: int
+    cache: Path
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "bytes_freed": self.freed, "cache": str(self.cache)}
+
+
 def _files_of(folder: Path) -> list[str]:
     return sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())
 
@@ -172,18 +219,24 @@ def _pick_files(names: list[str]) -> list[str]:
     return wanted
 
 
-def pull_model(name: str, revision: str | None = None) -> PulledModel:
-    """Fetch ``name``'s ONNX weights, tokenizer and config files into the Hub cache, then check them.
+def pull_model(settings: ModelSettings, warn: Callable[[str], None] | None = None) -> PulledModel:
+    """Fetch the model's ONNX weights, tokenizer and config files into the Hub cache, then check them.
 
     With ``HF_HUB_OFFLINE`` set nothing is fetched: a model already in the cache is checked, any
     other is an error saying so. A model that fails its check is removed from the cache again.
+    ``warn`` is told first when ``$HF_TOKEN`` would travel in clear text (plain http to another machine).
     """
-    name = check_hub_id(name)
+    name, revision = settings.name, settings.revision
+    if warn is not None and (os.environ.get("HF_TOKEN") or "").strip():
+        from ..redaction import clear_text_warning
+
+        insecure = clear_text_warning(endpoint(), "$HF_TOKEN")
+        if insecure is not None:
+            warn(insecure)
     hub = hub_client()
     from huggingface_hub import errors as hub_errors
 
     where, cache, token = endpoint(), cache_folder(), _token()
-    revision = (revision or "").strip() or None
     if offline():
         try:
             folder = cached_model_folder(name, revision)
@@ -268,10 +321,10 @@ def _cached_repos(hub: Any) -> list[Any]:
     return sorted((r for r in info.repos if r.repo_type == "model"), key=lambda r: r.repo_id)
 
 
-def list_models() -> list[PulledModel]:
+def list_models() -> ModelListing:
     """The cached Hub models toolsearch can run (an ONNX export and a tokenizer), unchecked."""
     hub = hub_client()
-    out = []
+    out: list[PulledModel] = []
     for repo in _cached_repos(hub):
         for revision in sorted(repo.revisions, key=lambda r: r.last_modified, reverse=True)[:1]:
             folder = Path(revision.snapshot_path)
@@ -279,24 +332,24 @@ def list_models() -> list[PulledModel]:
                 out.append(inspect_model(repo.repo_id, folder, check=False))
             except EmbedError:
                 continue  # a model of other tools (no ONNX export or tokenizer): not ours to list
-    return out
+    return ModelListing(cache_folder(), tuple(out))
 
 
-def show_model(name: str) -> PulledModel:
+def show_model(settings: ModelSettings) -> PulledModel:
     """A cached model, checked (loaded and run)."""
-    name = check_hub_id(name)
-    folder = cached_model_folder(name)
-    return inspect_model(name, folder)
+    folder = cached_model_folder(settings.name)
+    return inspect_model(settings.name, folder)
 
 
-def remove_model(name: str) -> int:
-    """Delete every cached revision of ``name``; the bytes freed. Not cached: an :class:`EmbedError`."""
-    name = check_hub_id(name)
+def remove_model(settings: ModelSettings) -> RemovedModel:
+    """Delete every cached revision of the model. Not cached: an :class:`EmbedError`."""
+    name = settings.name
     hub = hub_client()
     repo = next((r for r in _cached_repos(hub) if r.repo_id == name), None)
     if repo is None:
         raise EmbedError(f"model {name!r} is not in the model cache ({cache_folder()})", field="model")
-    return _remove_revision(hub, name, *(r.commit_hash for r in repo.revisions))
+    freed = _remove_revision(hub, name, *(r.commit_hash for r in repo.revisions))
+    return RemovedModel(name, freed, cache_folder())
 
 
 def _remove_revision(hub: Any, name: str, *commits: str) -> int:
