@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -239,3 +240,15 @@ def pg_url(pg_cluster, request):
     name = "t_" + re.sub(r"[^a-z0-9]+", "_", request.node.name.lower())[:50]
     pg_cluster.sql(f'DROP DATABASE IF EXISTS "{name}"')
     return pg_cluster.create_database(name)
+
+
+def file_mode(path: Path | str) -> int:
+    """A file's permission bits (``0o644``)."""
+    return stat.S_IMODE(os.stat(path).st_mode)
+
+
+def umask_mode() -> int:
+    """The mode an ordinary new file gets here: ``0o666`` less the umask."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
