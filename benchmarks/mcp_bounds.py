@@ -31,6 +31,9 @@ CASES = {
     "http-body-200MB": ("http", "longline", 200 * 1024 * 1024),
     "http-endless-body": ("http", "longline", 0),
     "http-endless-sse-event": ("http", "sse", 0),
+    # honest servers: the same listing must load as before (and not slower)
+    "stdio-20k-tools-ok": ("stdio", "many", 20_000),
+    "http-20k-tools-ok": ("http", "many", 20_000),
 }
 
 MEASURE = """
