@@ -339,6 +339,25 @@ def json_lines(
     return items
 
 
+_SIZE = re.compile(r"\s*(\d+)\s*(b|kb|mb|gb)?\s*", re.I)
+_UNIT = {"b": 1, "kb": 1024, "mb": 1024**2, "gb": 1024**3}
+
+
+def parse_size(text: str, option: str, *, error: type[ToolsearchError] | None = None) -> int:
+    """``4MB``, ``512KB``, ``100`` (bytes) as bytes (units of 1,024); at least 1 byte. ``option``
+    names what was given (``--max-reply-size``, ``$TOOLSEARCH_MCP_MAX_MESSAGE_SIZE``); a bad
+    value raises ``error`` (default :class:`~toolsearch_cli.errors.UsageError`)."""
+    match = _SIZE.fullmatch(text)
+    size = int(match.group(1)) * _UNIT[(match.group(2) or "b").lower()] if match else 0
+    if size < 1:
+        from .errors import UsageError
+
+        raise (error or UsageError)(
+            f"{option} takes a size such as 4MB, 512KB or 1000 (bytes), not {text!r}", field=option
+        )
+    return size
+
+
 def size_text(size: int) -> str:
     """``4 MB``, ``512 KB``, ``1,000 bytes``: a size as the ``--max-*-size`` options take it."""
     for unit, scale in (("MB", 1024 * 1024), ("KB", 1024)):
@@ -371,16 +390,13 @@ def bounded_http_client(openai: Any, limit: int) -> Any:
             if stream:  # the SDK never streams here; left as asked
                 return response
             try:
-                declared = response.headers.get("content-length", "")
-                over = ReplyTooLarge(limit, int(declared)) if declared.isdigit() and int(declared) > limit else None
                 body = bytearray()
-                if over is None:
+                try:
+                    bound = BodyBound(limit, response.headers.get("content-length"))
                     for chunk in response.iter_bytes():  # decoded: a gzip bomb is cut at the bound too
+                        bound.add(len(chunk))
                         body += chunk
-                        if len(body) > limit:
-                            over = ReplyTooLarge(limit)
-                            break
-                if over is not None:  # a request error is what the SDK reports (as APIConnectionError)
+                except ReplyTooLarge as over:  # a request error is what the SDK reports (as APIConnectionError)
                     raise httpx2.RequestError(str(over), request=request) from over
                 response._content = bytes(body)  # what response.read() stores: the body is read
             finally:
@@ -388,6 +404,24 @@ def bounded_http_client(openai: Any, limit: int) -> Any:
             return response
 
     return Bounded()
+
+
+class BodyBound:
+    """The bytes of one body (or message) counted against ``limit`` as they arrive: a body that
+    declares more (its Content-Length) is refused unread, one that runs over is refused there."""
+
+    __slots__ = ("limit", "seen")
+
+    def __init__(self, limit: int, declared: str | None = None) -> None:
+        self.limit, self.seen = limit, 0
+        if declared is not None and declared.strip().isdigit() and int(declared) > limit:
+            raise ReplyTooLarge(limit, int(declared))
+
+    def add(self, size: int) -> None:
+        """Count ``size`` more bytes; :class:`ReplyTooLarge` once the body is over the bound."""
+        self.seen += size
+        if self.seen > self.limit:
+            raise ReplyTooLarge(self.limit)
 
 
 def reply_too_large(exc: BaseException) -> ReplyTooLarge | None:

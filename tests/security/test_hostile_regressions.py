@@ -621,9 +621,9 @@ def test_an_endless_tools_list_is_an_error_with_the_count(run_cli, monkeypatch):
     pytest.importorskip("mcp", reason="the MCP SDK (extra toolsearch-cli[mcp]) is not installed")
     import shlex
 
-    from toolsearch_cli.catalog import mcp_client
+    from toolsearch_cli.catalog import mcp_transport
 
-    monkeypatch.setattr(mcp_client, "_MAX_PAGES", 4)  # the real bound is 10,000 pages: the same code path
+    monkeypatch.setattr(mcp_transport, "MAX_PAGES", 4)  # the real bound is 10,000 pages: the same code path
     server = ROOT / "tests" / "servers" / "paged_server.py"
     source = f"mcp+stdio:{shlex.quote(sys.executable)} {shlex.quote(str(server))} 30"
     one_line_error(run_cli("catalog", "-c", source), "more pages after 4 pages (12 tools so far)")

@@ -7,7 +7,9 @@ of their names (``weather__get_forecast``). ``metadata.mcp_server`` (``{name, to
 server and the name it knows the tool by (outside ``metadata.mcp``, so an MCP export stays
 clean). Without an alias the server's own name (from its ``initialize`` answer) is used.
 ``$TOOLSEARCH_MCP_TIMEOUT`` (seconds, default 30) bounds the whole exchange;
-``$TOOLSEARCH_MCP_HEADERS`` gives HTTP servers their headers (a token, usually).
+``$TOOLSEARCH_MCP_HEADERS`` gives HTTP servers their headers (a token, usually). What a server
+sends is bounded (:mod:`.mcp_transport`): ``$TOOLSEARCH_MCP_MAX_MESSAGE_SIZE`` per message (16 MB),
+``$TOOLSEARCH_MCP_MAX_TOOLS`` tools (100,000), a listing no larger than a catalog file may be.
 """
 
 from __future__ import annotations
@@ -30,7 +32,6 @@ from .sources import LiveSource, is_live_source, parse_live_source, shown_source
 TIMEOUT_ENV = "TOOLSEARCH_MCP_TIMEOUT"
 HEADERS_ENV = "TOOLSEARCH_MCP_HEADERS"
 DEFAULT_TIMEOUT = 30.0
-_MAX_PAGES = 10_000
 
 
 def http_headers() -> dict[str, str]:
@@ -117,7 +118,6 @@ def fetch_tools(live: LiveSource, timeout: float | None = None) -> tuple[str | N
     try:
         import anyio
         from mcp import Client, StdioServerParameters
-        from mcp.client.stdio import stdio_client
     except ImportError:
         raise CatalogError(
             "reading a live MCP server needs the MCP SDK: pip install 'toolsearch-cli[mcp]'", file=live.display
@@ -128,23 +128,29 @@ def fetch_tools(live: LiveSource, timeout: float | None = None) -> tuple[str | N
         _warn_clear_text(live, headers)
     what = "the MCP server"
     pages: list[list[Any]] = []
+    from .mcp_transport import (
+        ListingGuard,
+        ListingTooLarge,
+        Meter,
+        bounded_http_client,
+        bounded_stdio_client,
+        max_message_bytes,
+        max_tools,
+        streamable_http,
+    )
+
+    meter = Meter(max_message_bytes())
+    tools_limit = max_tools()
 
     async def run(errlog: Any, pidfile: str | None) -> tuple[str | None, list[dict[str, Any]]]:
         async with contextlib.AsyncExitStack() as stack:
             if live.transport == "stdio":
                 command = _own_group_command(live.command, pidfile)
                 params = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
-                server: Any = stdio_client(params, errlog=errlog)
-            elif headers:
-                import httpx2
-                from mcp.client.streamable_http import streamable_http_client
-
-                http = await stack.enter_async_context(httpx2.AsyncClient(headers=headers, timeout=limit))
-                server = streamable_http_client(live.url, http_client=http)
+                server: Any = bounded_stdio_client(params, errlog, meter)
             else:
-                from mcp.client.streamable_http import streamable_http_client
-
-                server = streamable_http_client(live.url)
+                http = await stack.enter_async_context(bounded_http_client(meter, headers, limit))
+                server = streamable_http(live.url, meter, http)
             server = _sifted(server, pages)  # the raw listing: each tool is checked on its own
             if threading.current_thread() is threading.main_thread():
                 return await list_all(server)  # Ctrl-C and SIGTERM reach this loop directly
@@ -156,25 +162,18 @@ def fetch_tools(live: LiveSource, timeout: float | None = None) -> tuple[str | N
             async with Client(server, read_timeout_seconds=limit, cache=None) as client:
                 info = client.server_info
                 cursor: str | None = None
-                seen: set[str] = set()
-                for _ in range(_MAX_PAGES):
+                guard = ListingGuard(meter, tools_limit)  # tools, pages, bytes; no cursor twice
+                while True:
                     mark = len(pages)
                     page = await client.list_tools(cursor=cursor)
                     if len(pages) > mark:  # the tools as sent (the SDK saw none of them)
                         tools.extend(tool for sent in pages[mark:] for tool in sent)
+                        del pages[mark:]
                     else:
                         tools.extend(t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in page.tools)
-                    cursor = page.next_cursor
-                    if not cursor:
-                        break
-                    if cursor in seen:
-                        raise _ProtocolProblem(f"tools/list returned the cursor {cursor!r} twice")
-                    seen.add(cursor)
-                else:  # never cut a listing silently: an endless one is the server's fault, said so
-                    raise _ProtocolProblem(
-                        f"tools/list still had more pages after {_MAX_PAGES:,} pages ({len(tools):,} tools so far)"
-                    )
-                return (info.name if info else None), tools
+                    cursor = guard.next_page(len(tools), page.next_cursor)
+                    if cursor is None:
+                        return (info.name if info else None), tools
 
     import tempfile
 
@@ -191,12 +190,16 @@ def fetch_tools(live: LiveSource, timeout: float | None = None) -> tuple[str | N
             leaf = _leaf(exc)
             errlog.seek(0)
             said = _last_line(errlog.read())
-            if isinstance(leaf, TimeoutError):
+            if meter.refused is not None:  # whatever the SDK made of it, the cause is the size
+                problem = meter.refused
+            elif isinstance(leaf, ListingTooLarge):
+                problem = f"returned invalid data: {leaf}" if leaf.invalid else str(leaf)
+            elif "Server-sent event exceeded" in str(leaf):  # the SDK's own bound, set to ours
+                problem = meter.refuse()
+            elif isinstance(leaf, TimeoutError):
                 problem = f"did not list its tools within {limit:g} s (set ${TIMEOUT_ENV} to wait longer)"
             elif isinstance(leaf, FileNotFoundError | PermissionError):
                 problem = f"cannot be started: {leaf.strerror or leaf}: {live.command[0]}"
-            elif isinstance(leaf, _ProtocolProblem):
-                problem = f"returned invalid data: {leaf}"
             elif logged:
                 problem = f"returned invalid data: {logged[0]}"
             elif live.transport == "stdio" and "connection closed" in str(leaf).lower():
@@ -426,10 +429,6 @@ def _sdk_logs() -> Iterator[list[str]]:
             yield collected
     finally:
         _THREAD_LOGS.collected = None
-
-
-class _ProtocolProblem(Exception):
-    pass
 
 
 #: Set when the main thread is interrupted (Ctrl-C, SIGTERM) while worker threads read servers.

@@ -27,7 +27,7 @@ from typing import Any
 from ..errors import CatalogError, ToolsearchError, UsageError
 from ..model import Catalog, Tool
 from .gateway import CALL_TOOL_NAME, CallResult, Gateway, Refused, SessionState, Settings, python_result
-from .upstream import UpstreamUnavailable, describe_error
+from .upstream import ResultTooLarge, UpstreamUnavailable, describe_error
 
 _STATE_KEY = "toolsearch.session"
 #: Seconds one ``list_changed`` may take to reach a client before it is given up.
@@ -363,6 +363,8 @@ class GatewayServer:
             raw = await upstream.call(route.original, value, gateway.settings.timeout)
         except UpstreamUnavailable as exc:
             return CallResult.error("upstream", f"{tool.name} cannot run now: {exc}")
+        except ResultTooLarge as exc:  # $TOOLSEARCH_MCP_MAX_MESSAGE_SIZE: the reason, as is
+            return CallResult.error("upstream", f"{tool.name}: {exc}")
         except TimeoutError:
             return CallResult.error(
                 "upstream", f"{tool.name}: the server did not answer within {gateway.settings.timeout:g} s"

@@ -21,8 +21,6 @@ from typing import Any
 
 from ..catalog.mcp_client import LiveSource, http_headers, parse_live_source
 
-#: A tools/list that has more pages than this is the server's fault (never cut silently).
-MAX_PAGES = 10_000
 #: Seconds between pings of an idle upstream (a dead stdio server is noticed within this).
 PING_INTERVAL = 5.0
 #: First and longest wait before an upstream is started again.
@@ -30,6 +28,10 @@ BACKOFF_FIRST = 0.5
 BACKOFF_MAX = 30.0
 #: Connected this long without failing: the next failure starts the backoff over.
 HEALTHY_AFTER = 60.0
+
+
+class ResultTooLarge(Exception):
+    """A call's answer was larger than a message may be (``$TOOLSEARCH_MCP_MAX_MESSAGE_SIZE``)."""
 
 
 class UpstreamUnavailable(Exception):
@@ -67,7 +69,13 @@ class Upstream:
     def __post_init__(self) -> None:
         import anyio
 
+        from ..catalog.mcp_transport import Meter, max_message_bytes, max_tools
+
         self.live = parse_live_source(self.source)
+        #: The bounds of what the server sends ($TOOLSEARCH_MCP_MAX_MESSAGE_SIZE, _MAX_TOOLS), read once.
+        self.max_message_bytes = max_message_bytes()
+        self.max_tools = max_tools()
+        self._meter = Meter(self.max_message_bytes)
         self._client: Any = None
         self._changed = anyio.Event()
         self._broken = anyio.Event()
@@ -92,7 +100,8 @@ class Upstream:
             except anyio.get_cancelled_exc_class():
                 raise
             except Exception as exc:  # noqa: BLE001 - any failure of the server restarts it
-                problem = _describe(exc)
+                meter = self._meter  # a stdio line over the bound ended the connection: say that
+                problem = f"the server {meter.refused}" if meter.ended else _describe(exc)
             finally:
                 self._client = None
                 self.first_attempt.set()
@@ -107,8 +116,11 @@ class Upstream:
         import anyio
         import mcp_types as types
         from mcp import Client, StdioServerParameters
-        from mcp.client.stdio import stdio_client
         from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+        from ..catalog.mcp_transport import Meter, bounded_http_client, bounded_stdio_client, streamable_http
+
+        meter = self._meter = Meter(self.max_message_bytes)  # one per connection
 
         async def on_message(message: Any) -> None:
             if isinstance(message, types.ToolListChangedNotification):
@@ -123,17 +135,13 @@ class Upstream:
                 params = StdioServerParameters(
                     command=self.live.command[0], args=self.live.command[1:], env=dict(os.environ)
                 )
-                server: Any = stdio_client(params, errlog=errlog)
+                server: Any = bounded_stdio_client(params, errlog, meter)
             else:
                 headers = http_headers()
-                if headers:
-                    import httpx2
-                    from mcp.client.streamable_http import streamable_http_client
-
-                    http = await stack.enter_async_context(httpx2.AsyncClient(headers=headers, timeout=self.timeout))
-                    server = streamable_http_client(self.live.url, http_client=http)
-                else:
-                    server = self.live.url
+                http = await stack.enter_async_context(
+                    bounded_http_client(meter, headers, self.timeout if headers else None)
+                )
+                server = streamable_http(self.live.url, meter, http)
             # (the handshake is bounded by the read timeout: a cancel scope may not span the
             # entry of a context that stays open)
             client = await stack.enter_async_context(
@@ -174,20 +182,27 @@ class Upstream:
                         await client.send_ping()
 
     async def _list(self, client: Any) -> None:
+        from ..catalog.mcp_transport import ListingGuard, ListingTooLarge
+
         tools: list[dict[str, Any]] = []
         cursor: str | None = None
-        seen: set[str] = set()
-        for _ in range(MAX_PAGES):
-            page = await client.list_tools(cursor=cursor)
+        guard = ListingGuard(self._meter, self.max_tools)  # tools, pages, bytes; no cursor twice
+        while True:
+            mark = self._meter.refusals
+            try:
+                page = await client.list_tools(cursor=cursor)
+            except Exception:
+                refused = self._meter.refused_since(mark)
+                if refused is not None:  # the answer was too big: the reason, not the SDK's wording of it
+                    raise ConnectionError(f"the server {refused}") from None
+                raise
             tools.extend(t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in page.tools)
-            cursor = page.next_cursor
-            if not cursor:
+            try:
+                cursor = guard.next_page(len(tools), page.next_cursor)
+            except ListingTooLarge as exc:
+                raise ConnectionError(f"the server {exc}") from None
+            if cursor is None:
                 break
-            if cursor in seen:
-                raise ConnectionError(f"tools/list returned the cursor {cursor!r} twice")
-            seen.add(cursor)
-        else:
-            raise ConnectionError(f"tools/list still had more pages after {MAX_PAGES:,} pages")
         info = client.server_info
         name = info.name if info else None
         changed = tools != self.raw_tools or name != self.server_name
@@ -208,6 +223,8 @@ class Upstream:
             state = "starting" if self.status.state == "starting" else "restarting"
             said = f" (last error: {self.status.last_error})" if self.status.last_error else ""
             raise UpstreamUnavailable(f"the server is {state}{said}; try again shortly")
+        meter = self._meter
+        mark = meter.refusals
         try:
             with anyio.fail_after(timeout or self.timeout):
                 return await client.call_tool(name, arguments)
@@ -220,6 +237,11 @@ class Upstream:
 
             if not isinstance(exc, MCPError) or "closed" in exc.message.lower():
                 self._broken.set()  # a broken connection: restart now, not at the next ping
+            refused = meter.refused_since(mark)
+            if refused is not None:  # this call's answer was too big (or, on stdio, one while it ran)
+                raise ResultTooLarge(f"the server {refused}") from None
+            if "Server-sent event exceeded" in str(exc):  # the SDK's bound on an event, set to ours
+                raise ResultTooLarge(f"the server {meter.refuse()}") from None
             raise
 
 

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
+from ..bounded import parse_size
 from ..errors import UsageError
 from ..search.base import DEFAULT_MAX_RESULTS
 from .live_client import MAX_REPLY_BYTES
@@ -32,18 +33,7 @@ TOOL_CHOICES = ("auto", "required", "none", "omit")
 #: The key variable's default; with another API, that API's own variable stands in for it.
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 
-_SIZE = re.compile(r"\s*(\d+)\s*(b|kb|mb|gb)?\s*", re.I)
-_UNIT = {"b": 1, "kb": 1024, "mb": 1024**2, "gb": 1024**3}
 _VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-
-def parse_size(text: str, option: str) -> int:
-    """``4MB``, ``512KB``, ``100`` (bytes) as bytes (units of 1,024); at least 1 byte."""
-    match = _SIZE.fullmatch(text)
-    size = int(match.group(1)) * _UNIT[(match.group(2) or "b").lower()] if match else 0
-    if size < 1:
-        raise UsageError(f"{option} takes a size such as 4MB, 512KB or 1000 (bytes), not {text!r}", field=option)
-    return size
 
 
 def _size(value: int | str, option: str, *, check_bytes: bool = True) -> int:

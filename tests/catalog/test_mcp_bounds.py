@@ -1,0 +1,170 @@
+"""What a live MCP server sends is bounded (issue 20 item 5): a long stdio line, a huge or endless
+HTTP body, an endless event, a compressed body nobody asked for, endless pages, too many tools.
+Each is one line naming the source, exit 2, read no further than the bound."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+from ..conftest import ROOT
+
+pytest.importorskip("mcp", reason="the MCP SDK (extra toolsearch-cli[mcp]) is not installed")
+
+SERVER = ROOT / "tests" / "servers" / "hostile_server.py"
+PYTHON = shlex.quote(sys.executable)
+MB = 1024 * 1024
+
+
+def stdio(*args: str) -> str:
+    return f"mcp+stdio:{PYTHON} {shlex.quote(str(SERVER))} {' '.join(args)}"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def http_server():
+    """``start(MODE, SIZE)``: the hostile server over HTTP; its ``mcp+http://`` source."""
+    started: list[subprocess.Popen] = []
+
+    def start(*args: str) -> str:
+        port = free_port()
+        process = subprocess.Popen([sys.executable, str(SERVER), *args, "--http", str(port)])
+        started.append(process)
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                return f"mcp+http://127.0.0.1:{port}/mcp"
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail("the hostile HTTP server did not start")
+                time.sleep(0.05)
+
+    yield start
+    for process in started:
+        process.kill()
+        process.wait()
+
+
+def refused(result, source: str, what: str) -> None:
+    """One error line naming the source and saying ``what``; exit 2; no traceback."""
+    assert result.code == 2, result.stdout
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: {source}: the MCP server "), result.stderr
+    assert what in lines[0], lines[0]
+    assert "Traceback" not in result.stderr
+
+
+TOO_BIG = "sent a message larger than the 1 MB a message may be ($TOOLSEARCH_MCP_MAX_MESSAGE_SIZE)"
+
+
+@pytest.fixture
+def one_mb(monkeypatch):
+    monkeypatch.setenv("TOOLSEARCH_MCP_MAX_MESSAGE_SIZE", "1MB")
+    monkeypatch.setenv("TOOLSEARCH_MCP_TIMEOUT", "120")  # a bound reached is an error long before this
+
+
+@pytest.mark.parametrize("size", [str(40 * MB), "0"], ids=["40MB-line", "endless-line"])
+def test_a_stdio_line_over_the_bound_is_refused_as_it_arrives(run_cli, one_mb, size):
+    source = stdio("longline", size)
+    refused(run_cli("catalog", "-c", source), source, TOO_BIG)
+
+
+@pytest.mark.parametrize("size", [str(40 * MB), "0"], ids=["40MB-body", "endless-body"])
+def test_an_http_body_over_the_bound_is_refused_as_it_arrives(run_cli, one_mb, http_server, size):
+    source = http_server("longline", size)
+    refused(run_cli("catalog", "-c", source), source, TOO_BIG)
+
+
+def test_an_endless_server_sent_event_is_refused_at_the_same_bound(run_cli, one_mb, http_server):
+    source = http_server("sse", "0")
+    refused(run_cli("catalog", "-c", source), source, TOO_BIG)
+
+
+def test_a_compressed_body_nobody_asked_for_is_refused(run_cli, http_server):
+    source = http_server("gzip")  # a gzip bomb's 16 MB could be 16 GB once decoded
+    refused(run_cli("catalog", "-c", source), source, "sent a compressed body though none was asked for")
+
+
+def test_a_listing_within_the_bound_loads_and_the_bound_is_configurable(run_cli, monkeypatch):
+    source = stdio("many", "3000")  # a 280 KB page
+    monkeypatch.setenv("TOOLSEARCH_MCP_MAX_MESSAGE_SIZE", "200KB")
+    refused(run_cli("catalog", "-c", source), source, "larger than the 200 KB a message may be")
+    monkeypatch.setenv("TOOLSEARCH_MCP_MAX_MESSAGE_SIZE", "300KB")
+    result = run_cli("catalog", "-c", source, "-f", "json")
+    assert result.code == 0, result.stderr
+    assert "tool_2999" in result.stdout
+
+
+def test_too_many_tools_is_an_error_naming_the_setting(run_cli, monkeypatch):
+    source = stdio("many", "5000")
+    monkeypatch.setenv("TOOLSEARCH_MCP_MAX_TOOLS", "1000")
+    refused(
+        run_cli("catalog", "-c", source),
+        source,
+        "listed more than 1,000 tools in tools/list (set $TOOLSEARCH_MCP_MAX_TOOLS to allow more)",
+    )
+
+
+def test_endless_pages_with_new_cursors_end_at_the_tool_bound(run_cli, monkeypatch):
+    source = stdio("pages")  # one tool and a new cursor per page, forever
+    monkeypatch.setenv("TOOLSEARCH_MCP_MAX_TOOLS", "50")
+    refused(run_cli("catalog", "-c", source), source, "listed more than 50 tools")
+
+
+def test_endless_pages_end_at_the_byte_bound_of_a_whole_listing(run_cli, monkeypatch):
+    from toolsearch_cli.catalog import mcp_transport
+
+    # the real bound is what a catalog file may be (64 MB): the same code path, smaller
+    monkeypatch.setattr(mcp_transport, "MAX_INPUT_BYTES", 4000)
+    monkeypatch.setenv("TOOLSEARCH_MCP_MAX_MESSAGE_SIZE", "1KB")
+    source = stdio("pages")
+    refused(run_cli("catalog", "-c", source), source, "sent more than 4,000 bytes of tools/list pages")
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "said"),
+    [
+        ("TOOLSEARCH_MCP_MAX_MESSAGE_SIZE", "lots", "$TOOLSEARCH_MCP_MAX_MESSAGE_SIZE takes a size such as 4MB"),
+        ("TOOLSEARCH_MCP_MAX_MESSAGE_SIZE", "0", "$TOOLSEARCH_MCP_MAX_MESSAGE_SIZE takes a size such as 4MB"),
+        ("TOOLSEARCH_MCP_MAX_TOOLS", "-3", "$TOOLSEARCH_MCP_MAX_TOOLS must be a whole number of at least 1"),
+    ],
+)
+def test_a_bad_bound_setting_is_one_line(run_cli, monkeypatch, variable, value, said):
+    monkeypatch.setenv(variable, value)
+    result = run_cli("catalog", "-c", stdio("many", "3"))
+    assert result.code == 2 and len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert said in result.stderr
+
+
+MEASURE = """
+import resource, subprocess, sys
+done = subprocess.run(sys.argv[1:], capture_output=True, text=True)
+print(done.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)
+print(done.stderr.strip())
+"""
+
+
+def test_an_endless_http_body_stays_within_memory_at_the_default_bound(http_server):
+    # before the bound: 2.2 GB read in 60 s, then a timeout; now the default 16 MB ends it
+    source = http_server("longline", "0")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TOOLSEARCH_MCP_TIMEOUT": "600"}
+    env.pop("TOOLSEARCH_MCP_MAX_MESSAGE_SIZE", None)
+    command = [sys.executable, "-m", "toolsearch_cli", "catalog", "-c", source]
+    out = subprocess.run(
+        [sys.executable, "-c", MEASURE, *command], capture_output=True, text=True, env=env, cwd=ROOT, check=True
+    ).stdout.splitlines()
+    code, peak_mb = map(int, out[0].split())
+    assert code == 2 and "larger than the 16 MB a message may be" in out[1], out
+    assert peak_mb < 400, f"peak {peak_mb} MB"

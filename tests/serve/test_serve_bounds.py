@@ -1,0 +1,113 @@
+"""The gateway bounds what its upstreams send (issue 20 item 5): a tool result over the message
+bound is an error result for that call, an upstream whose listing is over a bound is marked failed
+with a one-line warning, and the gateway keeps serving the other upstreams."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+import anyio
+import pytest
+
+from ..conftest import ROOT
+from ..serve_helpers import gateway_args, gateway_env, json_of, real_sources, text_of
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+SERVER = ROOT / "tests" / "servers" / "hostile_server.py"
+TOO_BIG = "larger than the 1 MB a message may be ($TOOLSEARCH_MCP_MAX_MESSAGE_SIZE)"
+
+
+def hostile(*args: str) -> str:
+    return f"hostile=mcp+stdio:{sys.executable} {SERVER} {' '.join(args)}"
+
+
+def gateway(sources: list[str], errlog):
+    """The official client on ``toolsearch serve`` over stdio, messages bounded at 1 MB."""
+    from mcp import Client, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    env = {**gateway_env(), "TOOLSEARCH_MCP_MAX_MESSAGE_SIZE": "1MB"}
+    params = StdioServerParameters(command=sys.executable, args=gateway_args(sources, "--timeout", "30"), env=env)
+    return Client(stdio_client(params, errlog=errlog), read_timeout_seconds=60)
+
+
+async def current_time(client) -> None:
+    """The time server, beside the hostile one, still answers."""
+    ran = await client.call_tool("callTool", {"name": "get_current_time", "arguments": {"timezone": "UTC"}})
+    assert not ran.is_error, text_of(ran)
+    assert json_of(ran)["timezone"] == "UTC"
+
+
+def test_a_tool_result_over_the_bound_is_an_error_result_and_the_gateway_serves_on():
+    (time_source,) = real_sources("time")
+    sources = [time_source, hostile("bigresult", str(40 * 1024 * 1024))]
+
+    async def scenario() -> None:
+        with tempfile.TemporaryFile(mode="w+", encoding="utf-8") as errlog:
+            async with gateway(sources, errlog) as client:
+                dumped = await client.call_tool("callTool", {"name": "dump", "arguments": {}})
+                assert dumped.is_error
+                said = json_of(dumped)["error"]
+                assert said == f"dump: the server sent a message {TOO_BIG}; it was not read further", said
+                await current_time(client)
+                found = json_of(await client.call_tool("toolSearch", {"query": "dump a lot of text"}))
+                assert found["tools"][0]["name"] == "dump"  # its tools stay searchable meanwhile
+                again = await client.call_tool("callTool", {"name": "dump", "arguments": {}})
+                assert again.is_error  # refused again (or restarting): never a crash
+                await current_time(client)
+
+    anyio.run(scenario)
+
+
+def test_an_upstream_whose_listing_is_over_the_bound_is_a_warning_and_the_rest_serve():
+    (time_source,) = real_sources("time")
+    sources = [time_source, hostile("longline", "0")]  # tools/list answered by an endless line
+
+    async def scenario() -> None:
+        with tempfile.TemporaryFile(mode="w+", encoding="utf-8") as errlog:
+            async with gateway(sources, errlog) as client:
+                await current_time(client)
+                listed = await client.call_tool("callTool", {"name": "dump", "arguments": {}})
+                assert listed.is_error  # never listed: not a tool of the gateway
+            errlog.seek(0)
+            warned = [line for line in errlog.read().splitlines() if "hostile" in line]
+        assert warned and all(line.startswith("warning: ") for line in warned), warned
+        assert TOO_BIG in warned[0], warned
+
+    anyio.run(scenario)
+
+
+def test_an_http_upstream_result_over_the_bound_is_an_error_and_the_connection_stays():
+    pytest.importorskip("mcp")
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    server = subprocess.Popen([sys.executable, str(SERVER), "bigresult", str(40 * 1024 * 1024), "--http", str(port)])
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the hostile HTTP server did not start"
+                time.sleep(0.05)
+
+        async def scenario() -> None:
+            with tempfile.TemporaryFile(mode="w+", encoding="utf-8") as errlog:
+                async with gateway([f"hostile=mcp+http://127.0.0.1:{port}/mcp"], errlog) as client:
+                    for _ in range(2):  # the same connection refuses each one: no restart in between
+                        dumped = await client.call_tool("callTool", {"name": "dump", "arguments": {}})
+                        assert dumped.is_error
+                        said = json_of(dumped)["error"]
+                        assert said == f"dump: the server sent a message {TOO_BIG}; it was not read further", said
+
+        anyio.run(scenario)
+    finally:
+        server.kill()
+        server.wait()

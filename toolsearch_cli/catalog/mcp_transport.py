@@ -1,0 +1,316 @@
+"""Bounded transports to MCP servers: what a server sends is data, and a hostile one is bounded.
+
+The SDK's transports read a message whole before looking at it: its stdio client joins a line
+of any length (and joins it again for every 64 KB read, so a long line also costs time that grows
+with its square), and its HTTP client reads a JSON body of any length (an endless one filled
+2 GB in a minute). toolsearch gives the SDK's client:
+
+* :func:`bounded_stdio_client`: the SDK's own process start and stop (its own session, the
+  spec's shutdown sequence), with a reader that refuses a line longer than the bound as it
+  arrives;
+* :func:`bounded_http_client`: an ``httpx2.AsyncClient`` whose bodies are counted against the
+  bound as they arrive (:class:`~toolsearch_cli.bounded.BodyBound`, the bound of model replies
+  too); event streams are bounded per event by the SDK (``max_sse_event_size``, set to the same
+  bound); compressed bodies are not asked for, and refused when sent anyway (a gzip bomb);
+* :class:`ListingGuard`: a ``tools/list`` of at most :func:`max_tools` tools, :data:`MAX_PAGES`
+  pages and :func:`max_listing_bytes` bytes, with no cursor twice.
+
+Each connection has a :class:`Meter`: bytes received, and the reason of the first message
+refused for its size, which the callers put in their one-line error.
+``$TOOLSEARCH_MCP_MAX_MESSAGE_SIZE`` (default 16 MB) and ``$TOOLSEARCH_MCP_MAX_TOOLS`` (default
+100,000) change the bounds; time stays bounded by ``$TOOLSEARCH_MCP_TIMEOUT``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+from ..bounded import MAX_INPUT_BYTES, BodyBound, ReplyTooLarge, parse_size, size_text
+from ..errors import CatalogError
+
+MAX_MESSAGE_ENV = "TOOLSEARCH_MCP_MAX_MESSAGE_SIZE"
+MAX_TOOLS_ENV = "TOOLSEARCH_MCP_MAX_TOOLS"
+#: The largest message (a stdio line, an HTTP body, an event) read from an MCP server. A real
+#: ``tools/list`` page is a few hundred KB (GitHub's server: 100 tools); a tool result that big
+#: is beyond any model's context already.
+DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024
+#: The most tools one server may list (the largest real servers list a few hundred).
+DEFAULT_MAX_TOOLS = 100_000
+#: A tools/list that has more pages than this is the server's fault (never cut silently).
+MAX_PAGES = 10_000
+
+
+def max_message_bytes() -> int:
+    """``$TOOLSEARCH_MCP_MAX_MESSAGE_SIZE`` (``16MB``, ``512KB``, bytes), or the default."""
+    raw = os.environ.get(MAX_MESSAGE_ENV, "").strip()
+    return parse_size(raw, f"${MAX_MESSAGE_ENV}", error=CatalogError) if raw else DEFAULT_MAX_MESSAGE_BYTES
+
+
+def max_tools() -> int:
+    """``$TOOLSEARCH_MCP_MAX_TOOLS``, or the default."""
+    raw = os.environ.get(MAX_TOOLS_ENV, "").strip()
+    if not raw:
+        return DEFAULT_MAX_TOOLS
+    if not raw.isdigit() or int(raw) < 1:
+        raise CatalogError(f"${MAX_TOOLS_ENV} must be a whole number of at least 1, not {raw!r}")
+    return int(raw)
+
+
+def max_listing_bytes(message_limit: int) -> int:
+    """The most bytes a whole ``tools/list`` (every page) may take: what a catalog file may
+    (:data:`~toolsearch_cli.bounded.MAX_INPUT_BYTES`), or one message when that bound is set higher."""
+    return max(MAX_INPUT_BYTES, message_limit)
+
+
+@dataclass
+class Meter:
+    """One connection's bound and tally: bytes received, and the messages refused for their size
+    (``refusals``; ``refused``: the reason of the last, in words; ``ended``: the connection was
+    closed because of one, as a stdio line over the bound closes it)."""
+
+    limit: int
+    received: int = 0
+    refusals: int = 0
+    refused: str | None = None
+    ended: bool = False
+
+    def refuse(self, size: int | None = None) -> str:
+        """Count a message over the bound; the reason, in words."""
+        told = f"a message of {size:,} bytes, more than" if size is not None else "a message larger than"
+        self.refusals += 1
+        self.refused = (
+            f"sent {told} the {size_text(self.limit)} a message may be (${MAX_MESSAGE_ENV}); it was not read further"
+        )
+        return self.refused
+
+    def refused_since(self, mark: int) -> str | None:
+        """The reason of a refusal after ``mark`` (a value of ``refusals``), if there was one."""
+        return self.refused if self.refusals > mark else None
+
+
+class ListingTooLarge(Exception):
+    """A ``tools/list`` past one of the bounds of :class:`ListingGuard`; ``invalid``: a protocol
+    fault (a cursor twice, endless pages) rather than a listing too large. The message follows
+    "the server"."""
+
+    def __init__(self, message: str, *, invalid: bool = False) -> None:
+        super().__init__(message)
+        self.invalid = invalid
+
+
+class ListingGuard:
+    """The bounds of one ``tools/list``, checked after every page (:meth:`next_page`)."""
+
+    def __init__(self, meter: Meter | None, tools_limit: int | None = None) -> None:
+        self.meter = meter
+        self.tools_limit = tools_limit if tools_limit is not None else max_tools()
+        self.bytes_limit = max_listing_bytes(meter.limit) if meter is not None else None
+        self.start = meter.received if meter is not None else 0
+        self.pages = 0
+        self._seen: set[bytes] = set()  # digests: a hostile cursor may be megabytes long
+
+    def next_page(self, tools: int, cursor: str | None) -> str | None:
+        """After a page, with ``tools`` listed so far: the cursor to ask for next (``None``: done)."""
+        self.pages += 1
+        if tools > self.tools_limit:
+            raise ListingTooLarge(
+                f"listed more than {self.tools_limit:,} tools in tools/list (set ${MAX_TOOLS_ENV} to allow more)"
+            )
+        if self.meter is not None and self.bytes_limit is not None:
+            taken = self.meter.received - self.start
+            if taken > self.bytes_limit:
+                raise ListingTooLarge(
+                    f"sent more than {size_text(self.bytes_limit)} of tools/list pages ({tools:,} tools in "
+                    f"{self.pages:,} pages; at most what a catalog file may be)"
+                )
+        if not cursor:
+            return None
+        digest = hashlib.sha256(cursor.encode("utf-8", "surrogatepass")).digest()
+        if digest in self._seen:
+            shown = cursor if len(cursor) <= 40 else cursor[:39] + "…"
+            raise ListingTooLarge(f"tools/list returned the cursor {shown!r} twice", invalid=True)
+        self._seen.add(digest)
+        if self.pages >= MAX_PAGES:  # never cut a listing silently: an endless one is the server's fault
+            raise ListingTooLarge(
+                f"tools/list still had more pages after {MAX_PAGES:,} pages ({tools:,} tools so far)", invalid=True
+            )
+        return cursor
+
+
+# ---------------------------------------------------------------------------------- stdio
+
+
+@contextlib.asynccontextmanager
+async def bounded_stdio_client(server: Any, errlog: Any, meter: Meter) -> AsyncIterator[Any]:
+    """The SDK's ``stdio_client`` with every stdout line bounded by ``meter.limit`` bytes.
+
+    The process is started and stopped by the SDK's own functions; only the reading differs: a
+    line over the bound is refused as it arrives (``meter.refused`` says so) and the connection
+    ends, so the pending request fails at once instead of at the timeout."""
+    import anyio
+    import anyio.lowlevel
+    from mcp.client import stdio as sdk
+    from mcp.shared.message import SessionMessage
+
+    command = await sdk._get_executable_command(server.command)
+    process = await sdk._create_platform_compatible_process(
+        command=command,
+        args=server.args,
+        env=sdk.get_default_environment() | (server.env or {}),
+        errlog=errlog,
+        cwd=server.cwd,
+    )
+    read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
+    writer_done = anyio.Event()
+    limit = meter.limit
+
+    async def pump() -> None:
+        assert process.stdout is not None
+        line = bytearray()
+        async for chunk in process.stdout:
+            meter.received += len(chunk)
+            start = 0
+            while True:
+                end = chunk.find(b"\n", start)
+                line += chunk[start:] if end < 0 else chunk[start:end]
+                if len(line) > limit:
+                    meter.refuse()
+                    meter.ended = True
+                    return  # the read stream closes: the session sees the connection end
+                if end < 0:
+                    break
+                message = _parse_line(bytes(line), server.encoding, server.encoding_error_handler)
+                line.clear()
+                start = end + 1
+                await read_writer.send(message)
+
+    async def stdout_reader() -> None:
+        try:
+            async with read_writer:
+                await pump()
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, ConnectionError):
+            pass  # shutdown closed the pipe or the session, or the server did: the session sees the end
+        finally:  # once the session was told: keep a server that still writes from blocking until stopped
+            await sdk._drain_stdout(process)
+
+    async def stdin_writer() -> None:
+        assert process.stdin is not None
+        try:
+            async with write_reader:
+                async for session_message in write_reader:
+                    json = session_message.message.model_dump_json(by_alias=True, exclude_unset=True)
+                    data = (json + "\n").encode(server.encoding, errors=server.encoding_error_handler)
+                    await process.stdin.send(data)
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            await read_writer.aclose()
+        finally:
+            writer_done.set()
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(stdout_reader)
+        group.start_soon(stdin_writer)
+        try:
+            yield read_stream, write_stream
+        finally:
+            with anyio.CancelScope(shield=True):  # the server is stopped even when the caller is cancelled
+                read_stream.close()
+                write_stream.close()
+                with anyio.move_on_after(0.5):
+                    await writer_done.wait()
+                await sdk._stop_server_process(process)
+                for stream in (read_stream, write_stream, read_writer, write_reader):
+                    await stream.aclose()
+                await anyio.lowlevel.checkpoint()
+            group.cancel_scope.cancel()
+
+
+def _parse_line(line: bytes, encoding: str, errors: str) -> Any:
+    """One JSON-RPC message, or the error the session is handed instead (the SDK's own parse,
+    which logs a bad line: the caller's one-line error quotes that)."""
+    from mcp.client import stdio as sdk
+
+    try:
+        text = line.decode(encoding, errors)
+    except UnicodeDecodeError as exc:
+        import logging
+
+        logging.getLogger(sdk.__name__).exception("Failed to decode a line from the server")
+        return exc
+    return sdk._parse_line(text)
+
+
+# ---------------------------------------------------------------------------------- HTTP
+
+
+def bounded_http_client(meter: Meter, headers: dict[str, str] | None = None, timeout: float | None = None) -> Any:
+    """An ``httpx2.AsyncClient`` for the SDK's streamable HTTP transport (the SDK's own
+    timeouts unless ``timeout``) whose response bodies are bounded by ``meter.limit`` bytes.
+
+    A JSON body over the bound fails as it is read with an ``httpx2.StreamError``, which the SDK
+    turns into an error answer to the request it answered: the connection stays usable.
+    """
+    import httpx2
+
+    class BodyTooLarge(httpx2.StreamError):
+        pass
+
+    class Bounded(httpx2.AsyncByteStream):
+        def __init__(self, inner: Any, declared: str | None, encoded: bool, counted: bool) -> None:
+            self._inner, self._declared, self._encoded, self._counted = inner, declared, encoded, counted
+
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            try:
+                bound = BodyBound(meter.limit, self._declared) if self._counted else None
+            except ReplyTooLarge as over:
+                raise BodyTooLarge(meter.refuse(over.declared)) from over
+            if self._encoded:  # not asked for: its decoded size is unknown until decoded (a gzip bomb)
+                meter.refusals += 1
+                meter.refused = "sent a compressed body though none was asked for (Accept-Encoding: identity)"
+                raise BodyTooLarge(meter.refused)
+            async for chunk in self._inner:
+                meter.received += len(chunk)
+                if bound is not None:
+                    try:
+                        bound.add(len(chunk))
+                    except ReplyTooLarge as over:
+                        raise BodyTooLarge(meter.refuse()) from over
+                yield chunk
+
+        async def aclose(self) -> None:
+            await self._inner.aclose()
+
+    class Client(httpx2.AsyncClient):  # type: ignore[misc]
+        async def send(self, request: Any, **kwargs: Any) -> Any:
+            response = await super().send(request, **kwargs)
+            kind = response.headers.get("content-type", "").partition(";")[0].strip().lower()
+            encoding = response.headers.get("content-encoding", "identity").strip().lower()
+            response.stream = Bounded(
+                response.stream,
+                response.headers.get("content-length"),
+                encoded=encoding not in ("", "identity"),
+                counted=kind != "text/event-stream",  # an event stream is bounded per event by the SDK
+            )
+            return response
+
+    from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, MCP_DEFAULT_TIMEOUT
+
+    return Client(
+        headers={**(headers or {}), "Accept-Encoding": "identity"},
+        timeout=httpx2.Timeout(timeout)
+        if timeout
+        else httpx2.Timeout(MCP_DEFAULT_TIMEOUT, read=MCP_DEFAULT_SSE_READ_TIMEOUT),
+    )
+
+
+def streamable_http(url: str, meter: Meter, http: Any) -> Any:
+    """The SDK's streamable HTTP transport over ``http`` (:func:`bounded_http_client`), each event
+    of its event streams bounded like a body."""
+    from mcp.client.streamable_http import streamable_http_client
+
+    return streamable_http_client(url, http_client=http, max_sse_event_size=meter.limit)
