@@ -567,3 +567,36 @@ def test_an_error_after_the_upstreams_started_stops_them_too():
     while pids_with(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert pids_with(marker) == []
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_the_helpers_of_a_stdio_upstream_are_stopped_with_the_gateway(tmp_path):
+    """A real stdio MCP server that starts a helper process and exits as soon as its stdin closes
+    (as servers run through npx or a shell script do): the SDK stops the server, but the helper
+    outlived the gateway. Now the upstream's whole process group is stopped when the gateway
+    ends."""
+    from ..conftest import ROOT
+
+    forking = ROOT / "tests" / "servers" / "forking_server.py"
+    pidfile = tmp_path / "helper.pid"
+    sources = [f"forking=mcp+stdio:{sys.executable} {forking} {pidfile}"]
+
+    async def scenario() -> None:
+        async with client(stdio_params(sources)) as gateway:
+            found = json_of(await gateway.call_tool("toolSearch", {"query": "weather forecast for a city"}))
+            assert found["tools"][0]["name"] == "getForecast"
+
+    anyio.run(scenario)
+    helper = int(pidfile.read_text(encoding="utf-8"))
+    deadline = time.monotonic() + 30  # the gateway has exited: only a helper left running waits this long
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{helper}/status", encoding="utf-8") as status:
+                if "zombie" in status.read():
+                    break
+        except FileNotFoundError:
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(helper, signal.SIGKILL)
+        pytest.fail(f"the upstream's helper {helper} outlived the gateway")

@@ -26,6 +26,7 @@ from ..model import Tool
 from ..redaction import redact, redact_data, register, shown_url
 from .document import Document
 from .formats import live_mcp_tools
+from .process_group import group_stopped, own_group_command
 from .result import LoadResult
 from .sources import LiveSource, is_live_source, parse_live_source, shown_source, split_env_sources
 
@@ -145,7 +146,7 @@ def fetch_tools(live: LiveSource, timeout: float | None = None) -> tuple[str | N
     async def run(errlog: Any, pidfile: str | None) -> tuple[str | None, list[dict[str, Any]]]:
         async with contextlib.AsyncExitStack() as stack:
             if live.transport == "stdio":
-                command = _own_group_command(live.command, pidfile)
+                command = own_group_command(live.command, pidfile)
                 params = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
                 server: Any = bounded_stdio_client(params, errlog, meter)
             else:
@@ -180,7 +181,7 @@ def fetch_tools(live: LiveSource, timeout: float | None = None) -> tuple[str | N
     with (
         tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as errlog,
         _sdk_logs() as logged,
-        _group_stopped(live) as pidfile,
+        group_stopped(live) as pidfile,
     ):
         try:
             return anyio.run(run, errlog, pidfile)
@@ -218,76 +219,6 @@ def fetch_tools(live: LiveSource, timeout: float | None = None) -> tuple[str | N
                 problem = problem.replace(value, "***") if value else problem
             problem = _clip(redact(problem), _PROBLEM_WIDTH)  # masked first: a cut secret would not match
             raise CatalogError(f"{what} {problem}", file=live.display) from exc
-
-
-#: Seconds the helpers a server leaves behind get to end on SIGTERM before SIGKILL.
-GROUP_STOP_WAIT = 1.0
-# run by /bin/sh: write its pid (the process group's id: the SDK starts each server in a session
-# of its own) to the file named $0, then become the server (exec keeps the pid)
-_PID_THEN_EXEC = 'echo $$ > "$0" && exec "$@"'
-
-
-@contextlib.contextmanager
-def _group_stopped(live: LiveSource) -> Iterator[str | None]:
-    """For a stdio server on POSIX: a file for the server's process-group id, and on leaving (a
-    normal return, an error, Ctrl-C or SIGTERM alike) the whole group is stopped. The SDK stops
-    the server itself, but a server that exits when its stdin closes leaves its own children
-    (``npx``'s node, a shell script's programs) running; they share its group."""
-    if live.transport != "stdio" or os.name != "posix" or not os.path.exists("/bin/sh"):
-        yield None
-        return
-    import tempfile
-
-    with tempfile.TemporaryDirectory(prefix="toolsearch-mcp-") as folder:
-        pidfile = os.path.join(folder, "pgid")
-        try:
-            yield pidfile
-        finally:
-            _stop_group(pidfile)
-
-
-def _own_group_command(command: list[str], pidfile: str | None) -> list[str]:
-    """The command line that starts ``command`` and writes its pid to ``pidfile`` (unchanged
-    without one). A command that cannot be run fails here as the SDK's start would have."""
-    if pidfile is None:
-        return command
-    import errno
-    import shutil
-
-    program = shutil.which(command[0])
-    if program is None:
-        if os.sep in command[0] and os.path.exists(command[0]):
-            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), command[0])
-        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), command[0])
-    return ["/bin/sh", "-c", _PID_THEN_EXEC, pidfile, program, *command[1:]]
-
-
-def _stop_group(pidfile: str) -> None:
-    """SIGTERM to the process group whose id ``pidfile`` holds, SIGKILL to what is left after
-    :data:`GROUP_STOP_WAIT` seconds; nothing when the group is gone (the usual case)."""
-    import signal
-    import time
-
-    try:
-        with open(pidfile, encoding="ascii") as handle:
-            pgid = int(handle.read().strip())
-    except (OSError, ValueError):
-        return  # never started
-    if pgid <= 1:
-        return
-    try:
-        os.killpg(pgid, signal.SIGTERM)
-    except (ProcessLookupError, PermissionError):
-        return
-    deadline = time.monotonic() + GROUP_STOP_WAIT
-    while time.monotonic() < deadline:
-        try:
-            os.killpg(pgid, 0)
-        except (ProcessLookupError, PermissionError):
-            return
-        time.sleep(0.02)
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, signal.SIGKILL)
 
 
 @contextlib.asynccontextmanager

@@ -6,8 +6,10 @@ pinging it while idle. When the server dies or stops answering, it is started ag
 backoff (doubling up to a cap, reset after a healthy spell); its last known tools stay searchable
 meanwhile, and calls get an error result saying it is restarting. A ``notifications/tools/
 list_changed`` from the server makes it list its tools again. A stdio server is started in a new
-session (its own process group) by the SDK, which stops the whole group when the connection
-closes: on every exit path of the gateway that unwinds (end of input, Ctrl-C, SIGTERM, errors).
+session (its own process group); when the connection closes, on every exit path of the gateway
+that unwinds (end of input, Ctrl-C, SIGTERM, errors) and on each restart, the whole group is
+stopped (:mod:`..catalog.process_group`): the SDK alone stops the server but not the helpers of
+a server that exits promptly.
 """
 
 from __future__ import annotations
@@ -119,6 +121,7 @@ class Upstream:
         from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
         from ..catalog.mcp_transport import Meter, bounded_http_client, bounded_stdio_client, streamable_http
+        from ..catalog.process_group import group_stopped_async, own_group_command
 
         meter = self._meter = Meter(self.max_message_bytes)  # one per connection
 
@@ -132,9 +135,10 @@ class Upstream:
                 errlog = self.errlog
                 if errlog is None:
                     errlog = stack.enter_context(open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115
-                params = StdioServerParameters(
-                    command=self.live.command[0], args=self.live.command[1:], env=dict(os.environ)
-                )
+                # the server and every process it starts are stopped when the connection ends
+                pidfile = await stack.enter_async_context(group_stopped_async(self.live))
+                command = own_group_command(self.live.command, pidfile)
+                params = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
                 server: Any = bounded_stdio_client(params, errlog, meter)
             else:
                 headers = http_headers()
