@@ -200,6 +200,44 @@ def _compared(tool: Tool) -> tuple[Any, ...]:
     return tuple(getattr(tool, name) for name in _COMPARED)
 
 
+def pack_tools(tools: Iterable[Tool]) -> None:
+    """Pack tools in place, as a pickled tool is (see :meth:`Tool.__reduce__`): name and category
+    stay plain, every other field becomes one ``bytes`` of their pickle, unpacked on the first read
+    of any. A large catalog's loader packs each file's tools once the file is read, so the parsed
+    document (the tools' parameters are dicts of it) is freed before the next file is read: ~0.8 KB
+    a tool instead of ~2.5 KB. A tool with a Python function, or already packed, is left alone.
+    """
+    import pickle
+
+    dumps, protocol = pickle.dumps, pickle.HIGHEST_PROTOCOL
+    for tool in tools:
+        state = tool.__dict__
+        if "_packed" in state or state.get("function") is not None or any(name not in state for name in _PACKED):
+            continue
+        packed = dumps(tuple([state[name] for name in _PACKED]), protocol=protocol)
+        for name in _PACKED:
+            del state[name]
+        state["_packed"] = packed
+
+
+def unpacked(tool: Tool) -> Tool:
+    """A tool whose fields can be read without unpacking it for good: the tool itself, or for a
+    packed one a transient unpacked copy (the tool stays packed). For passes over a whole catalog
+    (indexing, a vocabulary) that must not undo the packing of :func:`pack_tools`."""
+    state = tool.__dict__
+    packed = state.get("_packed")
+    if packed is None:
+        return tool
+    import pickle
+
+    view = Tool.__new__(Tool)
+    fields = view.__dict__
+    fields.update(zip(_PACKED, pickle.loads(packed), strict=True))
+    fields.update(state)  # name, category, and any field assigned while packed (it wins, as in _Packed)
+    del fields["_packed"]
+    return view
+
+
 def _packed_tool(name: str, category: str | None, packed: bytes) -> Tool:
     """A tool read back from a pickle: its other fields stay packed until one is read."""
     tool = Tool.__new__(Tool)

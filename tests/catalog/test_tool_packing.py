@@ -9,7 +9,7 @@ import pickle
 
 import pytest
 
-from toolsearch_cli.model import Location, Tool
+from toolsearch_cli.model import Location, Tool, pack_tools, unpacked
 
 FULL = Tool(
     name="getWeather",
@@ -119,3 +119,68 @@ def test_a_packed_field_changed_in_a_cache_entry_is_a_miss_never_a_wrong_tool(wr
     assert cache.load(first.cache_key) is None
     again = load_catalog([str(path)], cache=True)
     assert again.get("getWeather").description == "Current weather of a city"
+
+
+# -- packing in place (a large catalog's loader) and reading a packed tool without unpacking it
+
+
+def test_pack_tools_packs_in_place_and_every_field_reads_back():
+    tool = dataclasses.replace(FULL)
+    pack_tools([tool])
+    assert set(vars(tool)) == {"name", "category", "_packed"}
+    assert tool == FULL and repr(tool) == repr(FULL)
+    assert "_packed" not in vars(tool)  # read: unpacked for good, as a pickled tool is
+
+
+def test_pack_tools_leaves_a_tool_with_a_function_and_a_packed_tool_alone():
+    with_function = dataclasses.replace(FULL, function=len)
+    pack_tools([with_function])
+    assert "_packed" not in vars(with_function) and with_function.function is len
+    already = packed(FULL)
+    before = vars(already)["_packed"]
+    pack_tools([already])
+    assert vars(already)["_packed"] is before
+
+
+def test_a_packed_tool_pickles_to_the_same_tool():
+    tool = dataclasses.replace(FULL)
+    pack_tools([tool])
+    assert packed(tool) == FULL and set(vars(tool)) == {"name", "category", "_packed"}
+
+
+def test_unpacked_reads_a_packed_tool_without_unpacking_it():
+    tool = dataclasses.replace(FULL)
+    assert unpacked(tool) is tool  # a plain tool is its own view
+    pack_tools([tool])
+    view = unpacked(tool)
+    assert view is not tool and view == FULL and view.parameters == FULL.parameters
+    assert set(vars(tool)) == {"name", "category", "_packed"}
+    tool.description = "assigned while packed"
+    assert unpacked(tool).description == "assigned while packed"  # the assigned value wins
+    assert unpacked(tool).tags == FULL.tags
+
+
+def test_a_large_folder_loads_packed_and_a_small_one_plain(tmp_path, monkeypatch):
+    import json
+
+    import toolsearch_cli.catalog as catalog_module
+    from toolsearch_cli.catalog import load_catalog
+    from toolsearch_cli.search import search
+
+    for part in range(3):
+        rows = [
+            {"name": f"tool{part}_{i}", "description": f"send mail number {i}", "parameters": {"type": "object"}}
+            for i in range(4)
+        ]
+        (tmp_path / f"part{part}.json").write_text(json.dumps({"tools": rows}))
+    plain = load_catalog([str(tmp_path)])
+    assert not any("_packed" in vars(t) for t in plain.tools)
+    monkeypatch.setattr(catalog_module, "PACK_FROM", 6)  # packed from the second file on (and the first then)
+    lean = load_catalog([str(tmp_path)])
+    assert all(set(vars(t)) == {"name", "category", "_packed"} for t in lean.tools)
+    assert list(lean.tools) == list(plain.tools)
+    lean = load_catalog([str(tmp_path)])
+    hits = search(lean, "send mail number 3", max_results=3)
+    assert [h.tool.name for h in hits] == [h.tool.name for h in search(plain, "send mail number 3", max_results=3)]
+    # indexing read every tool through a transient copy: only the hits were unpacked
+    assert sum("_packed" not in vars(t) for t in lean.tools) <= 3

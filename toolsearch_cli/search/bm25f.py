@@ -30,7 +30,7 @@ from typing import Any, ClassVar
 from ..errors import SearchError
 from ..indexes import cached_index
 from ..markup import plain_text
-from ..model import _MAX_DEPTH, Catalog, Tool, _resolve_ref, first_expansion
+from ..model import _MAX_DEPTH, Catalog, Tool, _resolve_ref, first_expansion, unpacked
 from .base import FIELDS, Contribution, Hit, SearchRequest
 from .index import Analysed, BM25FIndex, FieldModel, QueryPlan
 from .name_lookup import named_tool, put_named_first
@@ -281,8 +281,10 @@ def tool_streams(tool: Tool) -> tuple[Iterable[str], ...]:
 
     Text fields are indexed as plain text (:func:`~toolsearch_cli.markup.plain_text`: no HTML
     tags, Markdown syntax or addresses). Straight from the analyser's cached token tuples without
-    building lists: a bulk build extends one flat list with them (indexing speed).
+    building lists: a bulk build extends one flat list with them (indexing speed). A packed tool
+    (:func:`~toolsearch_cli.model.pack_tools`) is read through a transient copy: it stays packed.
     """
+    tool = unpacked(tool)
     enums: list[str] = []
     schema = tool.parameters
     pairs = (

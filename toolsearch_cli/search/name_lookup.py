@@ -39,11 +39,14 @@ class NameLookup:
     """Tool names by key, for exact and prefix look-ups (rebuilt when the catalog changes)."""
 
     def __init__(self, tools: list[Tool]) -> None:
+        from ..bounded import gc_paused
+
         self.exact: dict[str, list[str]] = {}
         self.local: dict[str, list[str]] = {}  # the part after a namespace separator
-        for tool in tools:
-            for table, key in self._keys(tool.name):
-                table.setdefault(key, []).append(tool.name)
+        with gc_paused():  # a list per name, no cycles: 1,000,000 tools' made the collector walk them
+            for tool in tools:
+                for table, key in self._keys(tool.name):
+                    table.setdefault(key, []).append(tool.name)
         self.keys = sorted(self.exact)
 
     def _keys(self, name: str) -> list[tuple[dict[str, list[str]], str]]:

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from ..indexes import cached_index
-from ..model import Catalog, Tool
+from ..model import Catalog, Tool, unpacked
 from .bm25f import build_index
 from .name_lookup import MIN_PREFIX, NAME_BONUS, NameLookup, name_key, named_tool, put_named_first
 from .text import analyze, is_cjk, is_weak_term
@@ -50,18 +51,26 @@ class Vocabulary:
     parameter names), by their analysed term: what a suggestion can offer."""
 
     def __init__(self, tools: list[Tool]) -> None:
+        from ..bounded import gc_paused
         from ..markup import plain_text
         from .text import split_identifiers
 
-        words: set[str] = set()
-        for tool in tools:
-            texts = [split_identifiers(tool.name).replace("_", " ").replace("-", " "), tool.title]
-            texts += [plain_text(tool.description, urls=False), tool.category or "", *tool.tags]
-            properties = tool.parameters.get("properties")
-            if isinstance(properties, dict):
-                texts += [split_identifiers(str(name)).replace("_", " ") for name in properties]
-            # one search per tool (no word runs across a line break), each word lowered as found
-            words.update(map(str.casefold, _WORD.findall("\n".join(texts))))
+        found: set[str] = set()
+        texts: list[str] = []
+        with gc_paused():  # a large catalog's tools are read through transient copies: no cycles
+            for tool in map(unpacked, tools):  # a packed tool stays packed (a large catalog's are)
+                texts += [split_identifiers(tool.name).replace("_", " ").replace("-", " "), tool.title]
+                texts += [plain_text(tool.description, urls=False), tool.category or "", *tool.tags]
+                properties = tool.parameters.get("properties")
+                if isinstance(properties, dict):
+                    texts += map(_parameter_words, properties)
+                if len(texts) >= 4096:
+                    # one search per batch of texts: no word runs across a line break
+                    found.update(_WORD.findall("\n".join(texts)))
+                    texts.clear()
+            found.update(_WORD.findall("\n".join(texts)))
+        # each distinct word lowered once
+        words = set(map(str.casefold, found))
         self.words = sorted(w for w in words if len(w) > 2 and not w.isdigit())
 
     def close(self, word: str, limit: int = 3) -> list[str]:
@@ -87,6 +96,14 @@ class Vocabulary:
 
 
 _WORD = re.compile(r"[^\W\d_][^\W_]*")
+
+
+@lru_cache(maxsize=65536, typed=True)  # typed: a YAML key 1 is not True
+def _parameter_words(name: object) -> str:
+    """A parameter name as words (``cityName`` -> ``city Name``): names repeat across tools."""
+    from .text import split_identifiers
+
+    return split_identifiers(str(name)).replace("_", " ")
 
 
 def unmatched_phrase(unmatched: list[UnmatchedWord], limit: int = 8) -> str:
