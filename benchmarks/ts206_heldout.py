@@ -35,7 +35,8 @@ ROOT = Path(__file__).resolve().parent.parent
 LABELLED = ROOT / "tests" / "data" / "injection_labelled.yaml"
 HELDOUT = sorted((ROOT / "tests" / "lint" / "data").glob("ts206_heldout_*.yaml"))
 REAL = Path(os.environ.get("TOOLSEARCH_BENCH_CACHE") or Path.home() / ".cache" / "toolsearch-bench" / "real")
-GITHUB = ROOT / "tests" / "servers" / "npm" / "node_modules" / "@octokit" / "openapi" / "generated" / "api.github.com.json"
+NPM = ROOT / "tests" / "servers" / "npm" / "node_modules"
+GITHUB = NPM / "@octokit" / "openapi" / "generated" / "api.github.com.json"
 
 
 def _tool(i: int, entry: dict) -> dict:
@@ -84,21 +85,28 @@ def real_catalogs() -> list[Path]:
     return [f for f in files if f.is_file()]
 
 
-def real(verbose: bool) -> None:
+def shared_catalogs(shared: Path) -> list[Path]:
+    """The eval catalogs of ../shared/eval (ToolBench, UltraTool en/zh, MetaTool, Seal-Tools, BFCL):
+    more real descriptions (UltraTool zh: Chinese ones), read in place, never copied."""
+    return sorted(p for p in (shared / "eval").glob("*/catalog.yaml") if p.is_file())
+
+
+def real(verbose: bool, shared: Path | None = None) -> None:
     from toolsearch_cli import load_catalog
     from toolsearch_cli.lint.rules.descriptions import described_fields
 
     texts: set[str] = set()
     findings: list[str] = []
     spent = 0.0
-    for path in real_catalogs():
+    files = shared_catalogs(shared) if shared else real_catalogs()
+    for path in files:
         for tool in load_catalog([str(path)]).tools:
             texts.update(text for _, text in described_fields(tool))
         start = time.perf_counter()
         result = lint([str(path)], LintConfig(select=["TS206"]))
         spent += time.perf_counter() - start
         findings += [f"{path.name} {d.tool} {d.field} [{d.severity}]: {d.message[:160]}" for d in result.diagnostics]
-    print(f"real catalogs: {len(real_catalogs())} files, {len(texts)} distinct descriptions, "
+    print(f"{'shared eval' if shared else 'real'} catalogs: {len(files)} files, {len(texts)} distinct descriptions, "
           f"{len(findings)} TS206 findings, lint --select TS206 {spent:.1f} s")  # fmt: skip
     for f in findings:
         print("    " + ascii(f)[1:-1])
@@ -108,6 +116,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("files", nargs="*", type=Path)
     parser.add_argument("--real", action="store_true", help="also lint every description of the real catalogs")
+    parser.add_argument("--shared", type=Path, help="also the eval catalogs of SHARED/eval (e.g. ../shared)")
     parser.add_argument("--verbose", "-v", action="store_true", help="list misses and false alarms")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -128,6 +137,8 @@ def main() -> int:
             score(file.stem, entries, flagged(entries, work), args.verbose)
         if args.real:
             real(args.verbose)
+        if args.shared:
+            real(args.verbose, args.shared)
     return 0
 
 
