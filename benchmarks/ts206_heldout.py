@@ -112,11 +112,40 @@ def real(verbose: bool, shared: Path | None = None) -> None:
         print("    " + ascii(f)[1:-1])
 
 
+def speed(baseline: Path, rounds: int = 3) -> None:
+    """``injection_reasons`` of this checkout against the one in ``baseline`` (an older
+    injection.py, loaded under another name), on the distinct real descriptions, alternating in
+    the same process; the best of ``rounds`` each."""
+    import importlib.util
+
+    from toolsearch_cli import load_catalog
+    from toolsearch_cli.lint.injection import injection_reasons
+    from toolsearch_cli.lint.rules.descriptions import described_fields
+
+    spec = importlib.util.spec_from_file_location("baseline_injection", baseline)
+    assert spec and spec.loader
+    old = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(old)
+    texts = sorted({t for path in real_catalogs() for tool in load_catalog([str(path)]).tools
+                    for _, t in described_fields(tool)})  # fmt: skip
+    best = {"baseline": float("inf"), "this checkout": float("inf")}
+    for _ in range(rounds):
+        for name, fn in (("baseline", old.injection_reasons), ("this checkout", injection_reasons)):
+            start = time.perf_counter()
+            for text in texts:
+                list(fn(text))
+            best[name] = min(best[name], time.perf_counter() - start)
+    ratio = best["this checkout"] / best["baseline"]
+    print(f"injection_reasons on {len(texts)} real descriptions, best of {rounds}: baseline "
+          f"{best['baseline']:.2f} s, this checkout {best['this checkout']:.2f} s ({ratio:.2f}x)")  # fmt: skip
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("files", nargs="*", type=Path)
     parser.add_argument("--real", action="store_true", help="also lint every description of the real catalogs")
     parser.add_argument("--shared", type=Path, help="also the eval catalogs of SHARED/eval (e.g. ../shared)")
+    parser.add_argument("--speed", type=Path, metavar="OLD_INJECTION_PY", help="time against an older injection.py")
     parser.add_argument("--verbose", "-v", action="store_true", help="list misses and false alarms")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -139,6 +168,8 @@ def main() -> int:
             real(args.verbose)
         if args.shared:
             real(args.verbose, args.shared)
+        if args.speed:
+            speed(args.speed)
     return 0
 
 

@@ -440,6 +440,7 @@ def _patterns(text: str) -> Iterator[tuple[re.Pattern[str], str]]:
 
 #: Leetspeak: digits and signs standing for letters, inside words that mix them with letters.
 _LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "@": "a", "$": "s"})
+_LEET_GATE = re.compile(r"[^\W\d_][013457@$]|[013457@$][^\W\d_]")
 _LEET_WORD = re.compile(r"(?=[\w@$]*[^\W\d_])(?=[\w@$]*[013457@$])[\w@$]{2,}")
 
 
@@ -447,6 +448,8 @@ def unleet(text: str) -> str:
     """``1gn0r3 4ll pr3v10u5 1n57ruc710n5`` -> ``ignore all previous instructions``: only words that
     mix letters with digit look-alikes are mapped (``v2``, ``sha256`` become nonsense, not orders),
     and only when a text has at least two of them."""
+    if not _LEET_GATE.search(text):
+        return text
     words = _LEET_WORD.findall(text)
     if len(words) < 2:
         return text
@@ -458,7 +461,7 @@ _PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
 
 def url_decoded(text: str) -> str:
     """Percent-encoding undone (``Ignore%20previous%20instructions``), when a text has three escapes."""
-    if len(_PERCENT.findall(text)) < 3:
+    if "%" not in text or len(_PERCENT.findall(text)) < 3:
         return text
     return urllib.parse.unquote(text, errors="replace")
 

@@ -177,7 +177,7 @@ _TRANSFER = _alt(
 )
 #: What belongs to the user or the model: any of these with a sink is enough.
 _PRIVATE = _alt(
-    "conversation~|chat|chats|dialogue|dialog|transcript~|chat history|message history|"
+    "conversation~|chat|chats|dialogue|dialog|transcript|transcripts|chat history|message history|"
     "previous messages|all messages|every message|last message|user's messages|user's last message|"
     "what the user typed|whatever the user typed|what the user said|what the user wrote|user input|"
     "system prompt|your instructions|your prompt|every document you read|email body|"

@@ -330,8 +330,10 @@ class InjectionLikeText(Rule):
                 yield Finding.at(tool, path.split("[")[0], f"security: {path} {why}")
         if found:
             return
-        # an order split across fields: a field that stops mid-sentence, read on into the next one
+        # an order split across fields: a field that stops mid-sentence, read on into a next one that
+        # goes on with it (starts in lower case, or in a script without case)
         for (path, text), (next_path, next_text) in itertools.pairwise(fields):
-            if not _SENTENCE_END.search(text) and (reason := split_reason(text, next_text)):
+            goes_on = next_text.lstrip()[:1].islower() or not next_text.lstrip()[:1].isascii()
+            if goes_on and not _SENTENCE_END.search(text) and (reason := split_reason(text, next_text)):
                 yield Finding.at(tool, path, f"security: {path} and {next_path}, read together, {reason}")
                 return
