@@ -246,14 +246,14 @@ def test_held_out_batch_3_which_built_the_signal_families(tmp_path):
     assert false_alarms == []
 
 
-def test_held_out_batch_4_written_after_the_freeze(tmp_path):
-    """Written after the detector was frozen, never used to tune it: the figures measured on it
-    (16/32 found, one false alarm) are the floor this test holds; see benchmarks/README.md."""
+def test_held_out_batch_4_which_built_the_second_round(tmp_path):
+    """Written after the first freeze (16/32 found then, one false alarm: the held-out figure in
+    benchmarks/README.md); its misses were then used to widen the lexicons (second round)."""
     entries, missed, false_alarms = _batch("ts206_heldout_4", tmp_path)
     positives = sum(e["label"] == "injection" for e in entries)
     assert positives >= 25 and len(entries) - positives >= 25
-    assert positives - len(missed) >= 16, missed
-    assert [e["text"] for e in false_alarms] in ([], ["You are now able to filter by label (added in v3)."])
+    assert 1 - len(missed) / positives >= 0.9, missed
+    assert false_alarms == []
 
 
 @pytest.mark.parametrize(

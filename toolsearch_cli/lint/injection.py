@@ -296,7 +296,8 @@ _ENGLISH = [
      "tells the model to call this tool before others"),
     (r"\byou(\s+are|'re)\s+(no longer (an?|the) (assistant|ai|model|chatbot)|now (dan|unrestricted|jailbroken)|dan\b)|"
      r"\byou\s+(have|are under)\s+no\s+(restrictions|rules|limits|guidelines)\b", "tries to change the model's role"),
-    (r"\b(you are now|from now on,? (you|respond|answer|reply|act|always|only|ignore)|pretend (to be|you are)|"
+    (r"\b(you are now(?!\s+(able|ready|logged|signed|connected|subscribed|authenticated|registered|done|using)\b)|"
+     r"from now on,? (you|respond|answer|reply|act|always|only|ignore)|pretend (to be|you are)|"
      r"act as if|(enter|enable|switch to|in) developer mode|jailbreak|DAN mode)", "tries to change the model's role"),
 ]  # fmt: skip
 
@@ -440,20 +441,22 @@ def _patterns(text: str) -> Iterator[tuple[re.Pattern[str], str]]:
 
 #: Leetspeak: digits and signs standing for letters, inside words that mix them with letters.
 _LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "@": "a", "$": "s"})
+_LEET_L = {**_LEET, ord("1"): "l"}  # "1" stands for "i" or for "l": both are read
 _LEET_GATE = re.compile(r"[^\W\d_][013457@$]|[013457@$][^\W\d_]")
 _LEET_WORD = re.compile(r"(?=[\w@$]*[^\W\d_])(?=[\w@$]*[013457@$])[\w@$]{2,}")
 
 
-def unleet(text: str) -> str:
+def unleet(text: str, one: str = "i") -> str:
     """``1gn0r3 4ll pr3v10u5 1n57ruc710n5`` -> ``ignore all previous instructions``: only words that
-    mix letters with digit look-alikes are mapped (``v2``, ``sha256`` become nonsense, not orders),
-    and only when a text has at least two of them."""
+    mix letters with digit look-alikes are mapped, ``1`` as ``i`` (or as ``l`` with ``one="l"``);
+    ``v2``, ``sha256`` become nonsense, not orders; and only when a text has at least two of them."""
     if not _LEET_GATE.search(text):
         return text
     words = _LEET_WORD.findall(text)
     if len(words) < 2:
         return text
-    return _LEET_WORD.sub(lambda m: m.group(0).translate(_LEET), text)
+    table = _LEET if one == "i" else _LEET_L
+    return _LEET_WORD.sub(lambda m: m.group(0).translate(table), text)
 
 
 _PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
@@ -475,6 +478,7 @@ def _readings(text: str, shown: str) -> Iterator[tuple[str, str]]:
         (join_spaced(shown), " (in spaced-out letters)"),
         (_tag_text(text), " (in invisible Unicode tag characters)"),
         (unleet(shown), " (in leetspeak)"),
+        (unleet(shown, one="l"), " (in leetspeak)"),
         (url_decoded(shown), " (URL-encoded)"),
     ):
         if reading and reading not in seen:

@@ -101,6 +101,7 @@ def _alt(words: str) -> str:
 # override: verbs, objects, whose
 _OV_VERB = _alt(
     "ignore|ignores|ignoring|disregard~|forget|forgot|override|overrides|bypass|revoke~|void|cancelled|canceled|"
+    "suspended|waived|drop|discard|scrap|set aside|put aside|throw out|"
     "no longer apply|"
     "no longer applies|no longer valid|no longer in effect|disabled|lifted|obsolete|outdated|superseded|supersede~|"
     "ignora|ignorar|ignore|olvid~|descart~|omite|haz caso omiso|no hagas caso|desobedec~|ya no aplica~|"
@@ -118,14 +119,16 @@ _OV_OBJECT = _alt(
     "instrucci~|reglas|indicaciones|directrices|normas|políticas|politicas|órdenes|ordenes|restricciones|"
     "lo que te dijeron|lo que te han dicho|"
     "consignes|règles|regles|directives|"
-    "anweisungen|regeln|vorgaben|instruktionen|richtlinien|was man dir|was dir|"
+    "anweisungen|regeln|vorgaben|instruktionen|richtlinien|was man dir|was dir|systemanweisungen|systemregeln|"
+    "systemvorgaben|sicherheitsregeln|"
     "instruções|instrucoes|orientações|orientacoes|regras|diretrizes|"
-    "指令|指示|规则|提示词|要求|命令|设定|约束|限制|规定|"
+    "指令|指示|规则|提示词|要求|命令|设定|约束|限制|规定|以上内容|上述内容|之前的内容|前面的内容|"
     "ルール|命令|設定|制約"
 )
 _OV_WHOSE = _alt(
     "previous|prior|earlier|above|preceding|original|existing|system|all|any|every|your|you were given|"
-    "you've been given|you have been given|you received|operator~|safety|the user's|"
+    "you've been given|you have been given|you received|operator~|safety|the user's|came before|given before|"
+    "platform|guardrail~|"
     "anteriores|anterior|previa|previas|del sistema|todas|todos|cualquier|tus|tu|que recibiste|te dieron|"
     "précédentes|precedentes|antérieures|auparavant|données|toutes|tes|vos|"
     "vorherigen|vorher|bisherigen|obigen|alle|deine|"
@@ -160,19 +163,28 @@ _PERSON = _alt(
     "usuario|usuaria|nadie|cliente|utilisateur|utilisatrice|personne|benutzer|nutzer|niemand|usuário|ninguém|"
     "用户|使用者|任何人|ユーザー|利用者"
 )
+_CONCEAL = _alt(
+    "keep quiet|stay quiet|keep silent|stay silent|say nothing|keep this secret|keep it secret|keep this hidden|"
+    "keep it hidden|keep this confidential|to yourself|keep this from|keep it from|"
+    "guarda silencio|guarda el secreto|garde le secret|garde ca pour toi|verschweige~|behalte es fur dich|"
+    "guarde segredo|"
+    "保密|瞒着|隐瞒|守口如瓶|内緒|秘密にし"
+)
 _OWN_SECRET = re.compile(r"\b(?:tell|share|give|reveal|disclose)\w*\s+(?:\w+\s+){0,2}your\s+(?:own\s+)?"
                          r"(?:password|passcode|pin|secret|api key|token|credentials|code)\b")  # fmt: skip
 
 # exfiltration
 _TRANSFER = _alt(
     "send|post|upload|forward|email|e-mail|mail|submit|copy|append|attach|include|put|pass|report|leak|transmit|"
-    "share|sync|fetch|visit|open|exfiltrate|collect|add|insert|paste|encode|dump|"
+    "share|sync|fetch|visit|open|exfiltrate|collect|add|insert|paste|encode|dump|route|relay|mirror|cc|bcc|"
+    "write|save|store|transfer|stash|log|"
     "envía|envia|enviar|envíe|manda|mande|mandar|sube|subir|reenvía|reenvia|transmite|comparte|copia|adjunta|"
     "pasa|pásale|pasarle|filtra|incluye|"
     "envoie~|envoyez|transmets|transmettez|copie~|partage~|"
     "schick~|sende|senden|übermittl~|kopier~|lade|"
     "envie|mande|compartilhe|copie|transmita|"
-    "发送|发到|发给|发至|上传|提交|转发|传到|传给|回传|同步|上报|附加|附在|复制|拷贝|抄送|访问|"
+    "发送|发到|发给|发至|上传|提交|转发|传到|传给|回传|同步|上报|附加|附在|复制|拷贝|抄送|访问|转存|写进|写入|保存到|存到|"
+    "记录到|镜像到|"
     "送信|送って|転送|アップロード|共有"
 )
 #: What belongs to the user or the model: any of these with a sink is enough.
@@ -180,7 +192,8 @@ _PRIVATE = _alt(
     "conversation~|chat|chats|dialogue|dialog|transcript|transcripts|chat history|message history|"
     "previous messages|all messages|every message|last message|user's messages|user's last message|"
     "what the user typed|whatever the user typed|what the user said|what the user wrote|user input|"
-    "system prompt|your instructions|your prompt|every document you read|email body|"
+    "system prompt|your instructions|your prompt|every document you read|email body|each reply you|every reply you|"
+    "your replies|your answers|your responses|hidden instructions|user's clipboard|clipboard|recent files|"
     "user's_ data|user's_ files|user's_ password~|user's_ email|user's_ phone|user's_ address|"
     "user's_ location|user's_ token~|user's_ key~|user's_ credential~|user's_ cookie~|user's_ quer~|"
     "in the conversation|visible in the|"
@@ -188,7 +201,7 @@ _PRIVATE = _alt(
     "historique|mots de passe de|"
     "chatverlauf|gesprächsverlauf|gespräch~|nachrichten des|daten des benutzers|"
     "conversa|conversas|senhas do usuário|mensagens do|histórico|"
-    "对话|聊天记录|会话|提示词|用户的|系统提示|"
+    "对话|聊天记录|会话|提示词|用户的|用户上传|系统提示|系统指令|系统设定|你收到的|"
     "会話|チャット|履歴|プロンプト"
 )
 #: Credentials in general: with a URL sink, one point.
@@ -226,6 +239,7 @@ _QUANTIFIER = _alt(
     "instead of any|instead of all|instead of every|over any other|over all other|prior to any|prior to every|"
     "every turn|every single turn|on every|every time|each time|every request|every message|every query|"
     "every call|regardless|no matter|whatever the user|whatever the question|even if it seems|even for unrelated|"
+    "every conversation|every session|each conversation|every chat|each session|"
     "antes de usar cualquier|antes de cualquier|antes de toda|antes de cada|en cada turno|cada vez|"
     "avant tout autre|avant toute autre|avant chaque|à chaque|vor jedem|vor allen|jedes mal|"
     "antes de qualquer|toda vez|"
@@ -236,7 +250,8 @@ _QUANTIFIER = _alt(
 # role
 _ROLE = _alt(
     "you are now|you're now|you are no longer|you're no longer|no longer bound by|pretend you are|pretend you're|"
-    "pretend to be|act as if you|you have no restrictions|you have no limits|without any restrictions|"
+    "pretend to be|act as if you|you have no restrictions|you have no limits|without any restrictions|you act as|"
+    "you now act as|you will act as|no content filters|without content filters|sin filtros|"
     "unrestricted assistant|unrestricted ai|you are jailbroken|"
     "eres ahora|ahora eres|finge ser|finge que eres|sin restricciones|sin ninguna restricción|"
     "tu es maintenant|vous êtes maintenant|tu n'es plus|du bist jetzt|du bist nun|du bist kein~|agora você é|"
@@ -274,7 +289,8 @@ _OTHER_TOOLS = re.compile(
 )
 _HIDDEN_MARKUP = re.compile(r"<!--.*?[^\W\d_].*?-->|^\s*\[//\]:\s*#", re.S | re.M)
 _FROM_NOW_ON = re.compile(
-    r"\bfrom now on\b|a partir de (?:ahora|este momento)|从现在(?:开始|起)|desormais|ab jetzt|von nun an|"
+    r"\bfrom now on\b|\bfrom this point (?:on|forward)\b|\bhenceforth\b|"
+    r"a partir de (?:ahora|este momento)|从现在(?:开始|起)|desormais|ab jetzt|von nun an|"
     r"a partir de agora",
 )
 
@@ -297,6 +313,7 @@ _RX = {
         "call": _CALL,
         "quantifier": _QUANTIFIER,
         "role": _ROLE,
+        "conceal": _CONCEAL,
     }.items()
 }
 
@@ -318,7 +335,7 @@ def clauses(text: str) -> list[str]:
 
 
 _STATE_VERB = re.compile(
-    r"no longer|revoked|void|cancel|disabled|lifted|obsolete|outdated|superseded|作废|失效|不再", re.I
+    r"no longer|revoked|void|cancel|disabled|lifted|obsolete|outdated|superseded|suspended|waived|作废|失效|不再", re.I
 )
 #: What may stand before an English imperative verb in its clause (else the verb describes: "if you
 #: want to include", "parameters will override").
@@ -356,7 +373,14 @@ def _override(clause: str) -> str | None:
     return None
 
 
+_NOBODY = {"anyone", "nadie", "niemand", "ninguem", "personne", "任何人"}
+
+
 def _secrecy(clause: str) -> tuple[int, str] | None:
+    conceal = _RX["conceal"].search(clause)
+    if conceal:
+        person = _RX["person"].search(clause)  # "keep it secret ... with anyone": advice about a key
+        return (2 if person and person.group(0) not in _NOBODY else 1), conceal.group(0)
     for tell in _RX["tell"].finditer(clause):
         window = clause[max(0, tell.start() - 25) : tell.end() + 25]
         if not _RX["negation"].search(window):
@@ -393,10 +417,13 @@ def _priority(clause: str) -> str | None:
     return f"{own.group(0)} ... {quantifier.group(0)}" if quantifier else None
 
 
+#: "you are now able to ...", "you are now logged in": a state of the reader, not a new role.
+_NOT_A_ROLE = re.compile(r"\s+(?:able|ready|logged|signed|connected|subscribed|authenticated|registered|done|using)\b")
+
 #: Anchors: a family reads the clauses only when one of its words is somewhere in the text.
 _ANCHORS = {
     "override": _RX["ov_verb"],
-    "secrecy": _RX["tell"],
+    "secrecy": re.compile(f"{_TELL}|{_CONCEAL}"),
     "exfiltration": _RX["transfer"],
     "priority": _RX["self"],
     "role": _RX["role"],
@@ -417,7 +444,8 @@ def signals(text: str) -> Iterator[tuple[str, int, str]]:
                 yield "exfiltration", *scored
             if "priority" in anchored and (hit := _priority(clause)):
                 yield "priority", 2, hit
-            if "role" in anchored and (role := _RX["role"].search(clause)):
+            role = _RX["role"].search(clause) if "role" in anchored else None
+            if role and not _NOT_A_ROLE.match(clause, role.end()):
                 yield "role", 2, role.group(0)
     for family, rx in (
         ("authority", _AUTHORITY),
