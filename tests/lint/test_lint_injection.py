@@ -332,3 +332,15 @@ def test_an_order_split_across_parameter_descriptions(tmp_path):
     [d] = lint([str(catalog)], LintConfig(select=["TS206"])).diagnostics
     assert d.tool == "forecast" and d.field == "description" and "read together" in d.message
     assert "ignore its instructions" in d.message
+
+
+def test_held_out_batch_5_written_after_the_second_freeze(tmp_path):
+    """Written after the second freeze, never used to tune: the figures measured on it (12/28
+    found, one false alarm, a Spanish order-history e-mail) are the floor this test holds; see
+    benchmarks/README.md (issue 20, TS206 generalisation)."""
+    entries, missed, false_alarms = _batch("ts206_heldout_5", tmp_path)
+    positives = sum(e["label"] == "injection" for e in entries)
+    assert positives >= 25 and len(entries) - positives >= 25
+    assert positives - len(missed) >= 12, missed
+    known = "Envía el historial de pedidos del cliente por correo al propio cliente."
+    assert [e["text"] for e in false_alarms] in ([], [known])

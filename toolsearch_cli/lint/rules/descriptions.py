@@ -293,7 +293,9 @@ class InjectionLikeText(Rule):
     Ordering advice ("call this first to get a session id", "you must call this before
     'Query Documentation'"), descriptions of what the tool does ("Sends the email to the given
     address", "Ignore case when matching") and names ("Hide From User Condition") are not
-    reported.
+    reported. Coverage is that of its lexicons: on injections written after it was frozen it
+    found about half (43-50%, benchmarks/README.md, issue 20), so a clean result is not a proof;
+    on 37,729 real descriptions it reported nothing.
 
     ## Why is this bad?
     Descriptions go straight into the model's context. Text that gives the model orders is
