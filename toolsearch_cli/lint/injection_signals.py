@@ -192,7 +192,7 @@ _PRIVATE = _alt(
     "conversation~|chat|chats|dialogue|dialog|transcript|transcripts|chat history|message history|"
     "previous messages|all messages|every message|last message|user's messages|user's last message|"
     "what the user typed|whatever the user typed|what the user said|what the user wrote|user input|"
-    "system prompt|your instructions|your prompt|every document you read|email body|each reply you|every reply you|"
+    "system prompt|your instructions|your prompt|every document you read|each reply you|every reply you|"
     "your replies|your answers|your responses|hidden instructions|user's clipboard|clipboard|recent files|"
     "user's_ data|user's_ files|user's_ password~|user's_ email|user's_ phone|user's_ address|"
     "user's_ location|user's_ token~|user's_ key~|user's_ credential~|user's_ cookie~|user's_ quer~|"
@@ -447,19 +447,27 @@ def signals(text: str) -> Iterator[tuple[str, int, str]]:
             role = _RX["role"].search(clause) if "role" in anchored else None
             if role and not _NOT_A_ROLE.match(clause, role.end()):
                 yield "role", 2, role.group(0)
-    for family, rx in (
-        ("authority", _AUTHORITY),
-        ("consent", _CONSENT),
-        ("covert", _COVERT),
-        ("tampering", _TAMPER),
-        ("avoid other tools", _OTHER_TOOLS),
-        ("hidden markup", _HIDDEN_MARKUP if "<!--" in text or "[//]" in text else None),
-        ("from now on", _FROM_NOW_ON),
-    ):
-        found = rx.search(text) if rx is not None else None
+    for family, rx, gate in _WEAK:
+        found = rx.search(text) if any(word in text for word in gate) else None
         if found:
             yield family, 1, found.group(0)
 
+
+#: The weak cues, each with words one of which it cannot match without (checked with ``in``
+#: first: a regular expression that starts with ``\b`` and an alternation scans every position).
+_WEAK = (
+    ("authority", _AUTHORITY, ("note", "message", "notice", "important", "attention", "instruction", "reminder",
+                               "assistant", "ai", "system", "developer", "admin", "operator", "owner", "注意", "给",
+                               "系统")),
+    ("consent", _CONSENT, ("confirm", "approval", "checks", "safety", "确认")),
+    ("covert", _COVERT, ("silently", "secretly", "quietly", "covertly", "behind", "secret", "escondidas",
+                         "heimlich", "悄悄", "偷偷", "暗中")),
+    ("tampering", _TAMPER, ("destination", "recipient", "target", "beneficiary", "payee")),
+    ("avoid other tools", _OTHER_TOOLS, ("other", "otra", "autre", "andere", "outra", "其他", "别的")),
+    ("hidden markup", _HIDDEN_MARKUP, ("<!--", "[//]")),
+    ("from now on", _FROM_NOW_ON, ("now on", "this point", "henceforth", "a partir de", "从现在", "desormais",
+                                   "ab jetzt", "von nun an")),
+)  # fmt: skip
 
 #: Points at which a text is reported.
 THRESHOLD = 2
