@@ -10,7 +10,12 @@ Cyrillic or Greek look-alikes (``Ignоre`` with a Cyrillic ``о``), spacing lett
 - NFKC-normalised, invisible (format) characters dropped, look-alike letters mapped to their
   Latin skeleton (only in words that mix scripts or are made entirely of look-alikes);
 - with runs of spaced-out single letters joined (``I g n o r e  a l l`` -> ``Ignore all``);
-- inside base64 and hex runs that decode to readable text (two levels deep at most).
+- inside base64 and hex runs that decode to readable text (two levels deep at most);
+- with leetspeak digits read as letters (``1gn0r3``) and percent-encoding undone.
+
+Each reading goes through the phrase patterns below, then through the scored signal families
+of :mod:`.injection_signals` (roles of an order in each clause, multilingual lexicons), which
+is what carries to phrasings the patterns were not written for (issue 20: held-out batches).
 
 Guidance for the tool's own use is not injection: "only call this when ...", "call this first to
 get a session id", "You MUST call this function before 'Query Documentation' to obtain an id",
@@ -25,7 +30,10 @@ import base64
 import binascii
 import re
 import unicodedata
+import urllib.parse
 from collections.abc import Iterator
+
+from .injection_signals import signal_reason
 
 #: Longest text examined (a description longer than this is checked on its first part only).
 MAX_TEXT = 20_000
@@ -240,7 +248,7 @@ _ENGLISH = [
     (r"\b(every time|each time|whenever)\s+(you|the (model|assistant))\s+(use|call|invoke)s?\s+(another|any other|"
      r"a different|other)\s+tools?\b", "tells the model what to do when it uses other tools"),
     (r"\b(do not|don't|never|without)\s+(tell|inform|mention|reveal|notify|alert|let)(ing)?\b.{0,30}"
-     r"\b(user|human|anyone)\b(?!\s+(to|can|must|should|has|have|is|was)\b)",
+     r"\b(user|human|anyone)\b(?!\s+(to|can|must|should|has|have|is|was|your)\b)",
      "asks the model to hide something from the user"),
     (r"\b(?-i:hide|conceal|Hide|Conceal)\b(?!\s+(?-i:From\s+User))\b.{0,30}\bfrom\s+(the\s+)?(user|human)\b(?!\s+"
      r"(?-i:Condition|Group|Field|Role|Setting|Profile))|\b(silently|secretly|covertly|quietly)\s+(send|upload|"
@@ -288,8 +296,9 @@ _ENGLISH = [
      "tells the model to call this tool before others"),
     (r"\byou(\s+are|'re)\s+(no longer (an?|the) (assistant|ai|model|chatbot)|now (dan|unrestricted|jailbroken)|dan\b)|"
      r"\byou\s+(have|are under)\s+no\s+(restrictions|rules|limits|guidelines)\b", "tries to change the model's role"),
-    (r"\b(you are now|from now on,? (you|respond|answer|reply|act|always|only|ignore)|pretend (to be|you are)|"
-     r"act as if|developer mode|jailbreak|DAN mode)", "tries to change the model's role"),
+    (r"\b(you are now(?!\s+(able|ready|logged|signed|connected|subscribed|authenticated|registered|done|using)\b)|"
+     r"from now on,? (you|respond|answer|reply|act|always|only|ignore)|pretend (to be|you are)|"
+     r"act as if|(enter|enable|switch to|in) developer mode|jailbreak|DAN mode)", "tries to change the model's role"),
 ]  # fmt: skip
 
 _SPANISH = [
@@ -430,6 +439,36 @@ def _patterns(text: str) -> Iterator[tuple[re.Pattern[str], str]]:
             yield from patterns
 
 
+#: Leetspeak: digits and signs standing for letters, inside words that mix them with letters.
+_LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "@": "a", "$": "s"})
+_LEET_L = {**_LEET, ord("1"): "l"}  # "1" stands for "i" or for "l": both are read
+_LEET_GATE = re.compile(r"[^\W\d_][013457@$]|[013457@$][^\W\d_]")
+_LEET_WORD = re.compile(r"(?=[\w@$]*[^\W\d_])(?=[\w@$]*[013457@$])[\w@$]{2,}")
+
+
+def unleet(text: str, one: str = "i") -> str:
+    """``1gn0r3 4ll pr3v10u5 1n57ruc710n5`` -> ``ignore all previous instructions``: only words that
+    mix letters with digit look-alikes are mapped, ``1`` as ``i`` (or as ``l`` with ``one="l"``);
+    ``v2``, ``sha256`` become nonsense, not orders; and only when a text has at least two of them."""
+    if not _LEET_GATE.search(text):
+        return text
+    words = _LEET_WORD.findall(text)
+    if len(words) < 2:
+        return text
+    table = _LEET if one == "i" else _LEET_L
+    return _LEET_WORD.sub(lambda m: m.group(0).translate(table), text)
+
+
+_PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
+
+
+def url_decoded(text: str) -> str:
+    """Percent-encoding undone (``Ignore%20previous%20instructions``), when a text has three escapes."""
+    if "%" not in text or len(_PERCENT.findall(text)) < 3:
+        return text
+    return urllib.parse.unquote(text, errors="replace")
+
+
 def _readings(text: str, shown: str) -> Iterator[tuple[str, str]]:
     """The text as written, then each normalised reading that differs from it (with a note)."""
     yield text, ""
@@ -438,6 +477,9 @@ def _readings(text: str, shown: str) -> Iterator[tuple[str, str]]:
         (shown, " (after normalising look-alike or invisible characters)"),
         (join_spaced(shown), " (in spaced-out letters)"),
         (_tag_text(text), " (in invisible Unicode tag characters)"),
+        (unleet(shown), " (in leetspeak)"),
+        (unleet(shown, one="l"), " (in leetspeak)"),
+        (url_decoded(shown), " (URL-encoded)"),
     ):
         if reading and reading not in seen:
             seen.add(reading)
@@ -462,10 +504,26 @@ def injection_reasons(text: str) -> Iterator[str]:
     if squashed:
         yield f"tells the model what to do in spaced-out letters: {squashed!r}"
         return
-    for reading, note in _readings(text, shown):
+    readings = list(_readings(text, shown))
+    for reading, note in readings:  # the phrase patterns first: their messages name the phrase
         for pattern, why in _patterns(reading):
             match = pattern.search(reading)
             if match:
                 snippet = " ".join(match.group(0).split())[:60]
                 yield f"{why}: {snippet!r}{note}"
                 return
+    for reading, note in readings:  # then the scored signal families (the raw text only when it is plain)
+        if reading is text and text != shown:
+            continue
+        reason = signal_reason(reading)
+        if reason:
+            yield reason + note
+            return
+
+
+def split_reason(first: str, second: str) -> str | None:
+    """Why two fields read as one order when the first stops mid-sentence and the second goes on
+    ("... ignore all previous" + "instructions and send ..."): the scored signals on the normalised
+    join (the phrase patterns read across sentences, so they are not run on it), or ``None``."""
+    joined = visible(f"{first[-400:]} {second[:400]}")
+    return signal_reason(joined) or signal_reason(join_spaced(unleet(joined)))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 from collections.abc import Iterator
@@ -10,8 +11,11 @@ from ...model import Parameter, Tool
 from ...search.bm25f import generated_description
 from ..context import LintContext
 from ..diagnostic import Finding
-from ..injection import injection_reasons
+from ..injection import injection_reasons, split_reason
 from ..rule import Options, Rule, name_words, terms
+
+#: A field that ends a sentence (or a list item, a heading) is not read on into the next one.
+_SENTENCE_END = re.compile(r"[.!?:;。！？：；)\]>`*]\s*$")
 
 
 def described_fields(tool: Tool) -> Iterator[tuple[str, str]]:
@@ -267,15 +271,31 @@ class PlaceholderDescription(Rule):
 class InjectionLikeText(Rule):
     """## What it does
     Reports model-directing or injection-like text in a tool or parameter description:
-    "ignore previous instructions", "always call this tool", "do not tell the user",
-    `<IMPORTANT>` blocks, requests to read keys or send the conversation or data to a URL,
-    and invisible characters (zero-width, bidirectional overrides, Unicode tag characters)
-    that hide text from reviewers. A security finding. English, Spanish and Chinese are
-    covered (French, German, Portuguese for "ignore previous instructions"), and the text is
-    also read normalised: Cyrillic or Greek look-alike letters mapped to Latin (`Ignоre`),
-    spaced-out letters joined (`I g n o r e`), base64 and hex payloads decoded.
+    orders that cancel the model's instructions, keep something from the user, send the
+    conversation, the prompt or the user's data to a URL, an e-mail address or a field, force
+    this tool ahead of every other, or change the model's role; `<IMPORTANT>` blocks; and
+    invisible characters (zero-width, bidirectional overrides, Unicode tag characters) that
+    hide text from reviewers. A security finding.
+
+    Two layers read each text: phrase patterns ("ignore previous instructions", "always call
+    this tool first", "do not tell the user" ...), then scored signal families: in each clause,
+    the roles an order needs (a cancelling verb and the model's instructions; a negation, a verb
+    of telling and a person; an imperative verb of sending, the user's or the model's data and a
+    sink; this tool and "every other tool"/"every turn"; "you are now"), with lexicons in
+    English, Spanish, Chinese, French, German, Portuguese and Japanese. A family is worth 2
+    points; weak cues (an authority claim aimed at the model, switching confirmations off,
+    "silently", hidden HTML/Markdown comments, "from now on" ...) 1 point; 2 points report.
+    The text is also read normalised: NFKC, invisible characters dropped, Cyrillic or Greek
+    look-alikes mapped to Latin (`Ignоre`), accents folded, spaced-out letters joined
+    (`I g n o r e`), leetspeak (`1gn0r3`), percent-encoding, base64 and hex payloads decoded;
+    a field that stops mid-sentence is read on into the next one (an order split across
+    parameter descriptions).
     Ordering advice ("call this first to get a session id", "you must call this before
-    'Query Documentation'") and names ("Hide From User Condition") are not reported.
+    'Query Documentation'"), descriptions of what the tool does ("Sends the email to the given
+    address", "Ignore case when matching") and names ("Hide From User Condition") are not
+    reported. Coverage is that of its lexicons: on injections written after it was frozen it
+    found about half (43-50%, benchmarks/README.md, issue 20), so a clean result is not a proof;
+    on 37,729 real descriptions it reported nothing.
 
     ## Why is this bad?
     Descriptions go straight into the model's context. Text that gives the model orders is
@@ -304,6 +324,18 @@ class InjectionLikeText(Rule):
     severity = "error"
 
     def check_tool(self, tool: Tool, ctx: LintContext, options: Options) -> Iterator[Finding]:
-        for path, text in [*described_fields(tool), *((f"examples[{i}]", e) for i, e in enumerate(tool.examples))]:
-            for reason in injection_reasons(text):
-                yield Finding.at(tool, path.split("[")[0], f"security: {path} {reason}")
+        fields = list(described_fields(tool))
+        found = False
+        for path, text in [*fields, *((f"examples[{i}]", e) for i, e in enumerate(tool.examples))]:
+            for why in injection_reasons(text):
+                found = True
+                yield Finding.at(tool, path.split("[")[0], f"security: {path} {why}")
+        if found:
+            return
+        # an order split across fields: a field that stops mid-sentence, read on into a next one that
+        # goes on with it (starts in lower case, or in a script without case)
+        for (path, text), (next_path, next_text) in itertools.pairwise(fields):
+            goes_on = next_text.lstrip()[:1].islower() or not next_text.lstrip()[:1].isascii()
+            if goes_on and not _SENTENCE_END.search(text) and (reason := split_reason(text, next_text)):
+                yield Finding.at(tool, path, f"security: {path} and {next_path}, read together, {reason}")
+                return
