@@ -498,33 +498,58 @@ def test_pypi_git_and_fetch_servers_behind_the_gateway(tmp_path):
     anyio.run(scenario)
 
 
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}},
+}
+
+
 @pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="finds the upstream process through /proc")
+@pytest.mark.parametrize("phase", ["starting", "serving"])
 @pytest.mark.parametrize(
     ("signum", "code", "said"), [(signal.SIGTERM, 143, "terminated"), (signal.SIGINT, 130, "interrupted")]
 )
-def test_a_signal_stops_the_stdio_gateway_and_its_upstreams(signum, code, said):
+def test_a_signal_stops_the_stdio_gateway_and_its_upstreams(signum, code, said, phase, tmp_path):
+    """Serving: the signal comes once the gateway answered a client's initialize. Starting: it
+    comes while the gateway waits for its upstream's tools/list (a server that never answers it,
+    and says when it was asked); the upstream it stops must not be taken for one that failed to
+    start (the gateway said "could not be started" and exited 2, a CI failure under load)."""
+    import json
+    import select
     import subprocess
 
+    from ..conftest import ROOT
     from ..serve_helpers import gateway_args, gateway_env
 
-    (time_source,) = real_sources("time")
     marker = uuid.uuid4().hex
-    alias, _, command = time_source.partition("=mcp+stdio:")
+    pidfile = tmp_path / "stalling.pid"
+    if phase == "serving":
+        (time_source,) = real_sources("time")
+        alias, _, command = time_source.partition("=mcp+stdio:")
+    else:
+        alias, command = "stuck", f"{sys.executable} {ROOT / 'tests' / 'servers' / 'stalling_server.py'} {pidfile}"
     source = f"{alias}=mcp+stdio:env TS_SERVE_MARK={marker} {command}"
     process = subprocess.Popen(
-        [sys.executable, *gateway_args([source])],
+        [sys.executable, *gateway_args([source], "--timeout", "120")],
         env=gateway_env(),
         stdin=subprocess.PIPE,  # held open: the gateway waits for a client
-        stdout=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
     try:
-        deadline = time.monotonic() + 60
-        while not pids_with(marker) and time.monotonic() < deadline:
-            time.sleep(0.1)
+        if phase == "serving":  # past start-up, however loaded the machine
+            process.stdin.write(json.dumps(INITIALIZE) + "\n")
+            process.stdin.flush()
+            assert select.select([process.stdout], [], [], 120)[0], "the gateway did not answer initialize"
+            assert json.loads(process.stdout.readline())["id"] == 1
+        else:  # the upstream was asked for its tools, and will never answer
+            deadline = time.monotonic() + 120
+            while not (pidfile.exists() and pidfile.read_text()) and time.monotonic() < deadline:
+                time.sleep(0.05)
         assert len(pids_with(marker)) == 1
-        time.sleep(2)  # past start-up: the gateway is serving
         process.send_signal(signum)
         assert process.wait(timeout=30) == code
         assert process.stderr.read() == f"error: {said}\n"
@@ -533,6 +558,7 @@ def test_a_signal_stops_the_stdio_gateway_and_its_upstreams(signum, code, said):
             process.kill()
             process.wait()
         process.stdin.close()
+        process.stdout.close()
         process.stderr.close()
     deadline = time.monotonic() + 10
     while pids_with(marker) and time.monotonic() < deadline:
