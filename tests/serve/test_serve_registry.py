@@ -80,7 +80,10 @@ def test_a_push_reaches_the_running_gateway_in_place_and_tells_list_changed_sess
             assert hits(found) == ["stock_quote"]
             assert json_of(found)["tools"][0]["callable"] is False and "registry" in json_of(found)["how"]
             assert "stock_quote" in [t.name for t in (await gateway.list_tools()).tools]
-            await anyio.sleep(0.3)
+            deadline = time.monotonic() + 60  # the search's own notice (it disclosed stock_quote), then none
+            while not changes and time.monotonic() < deadline:
+                await anyio.sleep(0.05)
+            assert changes, "no notifications/tools/list_changed after the search disclosed a tool"
             changes.clear()
 
             await anyio.to_thread.run_sync(lambda: push(run_cli, pg_url, write("second.yaml", SECOND)))
