@@ -42,7 +42,7 @@ def start_http_server(*extra: str):
         stderr=subprocess.DEVNULL,
     )
     try:
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 90  # only reached on failure: a loaded machine starts it slowly
         while True:
             try:
                 socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
@@ -203,8 +203,14 @@ def test_missing_command_and_timeout(run_cli, monkeypatch, tmp_path):
     assert result.code == 2 and "did not list its tools within 1 s" in result.stderr
     # the run came back (it did not wait out the hour) and the server is gone: stopped, not waited for
     # (how long stopping takes is measured by benchmarks/timeouts.py, not asserted here)
-    if pidfile.exists():  # else it was stopped before its first line ran
-        pid = int(pidfile.read_text())
+    written = pidfile.read_text() if pidfile.exists() else ""
+    if written:  # else it was stopped before its first line ran (or between its open and its write)
+        pid = int(written)
+        # stopped: SIGTERM, and SIGKILL 1 s later if need be; a loaded machine may take a moment to
+        # carry the kill out, so it is given one (a server left running fails: it sleeps an hour)
+        deadline = time.monotonic() + 30
+        while _alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
         assert not _alive(pid), f"the silent server {pid} is still running"
 
 

@@ -223,8 +223,8 @@ def _run_on_a_pty(args: list[str], env: dict[str, str]) -> tuple[int, str, str]:
             if not chunk:
                 break
             seen += chunk
-        elif child.poll() is not None:
-            break
+        elif child.poll() is not None and not select.select([master], [], [], 0)[0]:
+            break  # ended, and nothing written between the wait above and its end is left unread
     os.close(master)
     out = child.stdout.read() if child.stdout else b""
     code = child.wait(timeout=30)

@@ -61,7 +61,7 @@ def test_a_signal_stops_the_live_mcp_servers_it_started(tmp_path, sig, code, wor
         pids = [int(_wait_for(pidfile, process)) for pidfile in pidfiles]
         process.send_signal(sig)
         _, err = process.communicate(timeout=60)  # not the 120 s the servers would be waited for
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 30  # SIGTERM, SIGKILL 1 s later: carried out late on a loaded machine
         while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
             time.sleep(0.1)
         still = [pid for pid in pids if _alive(pid)]

@@ -154,7 +154,7 @@ def test_sigterm_stops_the_gateway_and_its_upstream_process_groups():
         assert len(pids_with(marker)) == 1
         server.process.send_signal(signal.SIGTERM)
         assert server.process.wait(timeout=20) is not None
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 30
     while pids_with(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert pids_with(marker) == []
@@ -185,13 +185,13 @@ def test_http_an_upstream_change_notifies_only_the_session_that_disclosed_the_to
         return not ran.is_error
 
     async def until(check, want: bool) -> None:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 60
         while await check() != want:
             assert time.monotonic() < deadline, "the gateway did not re-index in time"
             await anyio.sleep(0.2)
 
     async def told(a: int, b: int) -> None:
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 60
         while (changes["a"], changes["b"]) != (a, b) and time.monotonic() < deadline:
             await anyio.sleep(0.1)
         await anyio.sleep(0.5)

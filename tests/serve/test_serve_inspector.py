@@ -17,13 +17,18 @@ INSPECTOR = NODE_MODULES / ".bin" / "mcp-inspector"
 
 
 def inspector(*args: str, code: int = 0) -> dict:
-    """The inspector's JSON answer; ``code``: its exit code (5 when the tool result has isError)."""
+    """The inspector's JSON answer; ``code``: its exit code (5 when the tool result has isError).
+    Its own 15 s connect timeout is raised: a loaded CI machine starts the gateway slower than that."""
     if shutil.which("node") is None:
         pytest.skip("node is not installed")
     if not INSPECTOR.exists():
         pytest.skip("@modelcontextprotocol/inspector is not installed: npm install --prefix tests/servers/npm")
     done = subprocess.run(
-        [str(INSPECTOR), "--cli", *args], env=gateway_env(), capture_output=True, text=True, timeout=180
+        [str(INSPECTOR), "--cli", "--connect-timeout", "120000", *args],
+        env=gateway_env(),
+        capture_output=True,
+        text=True,
+        timeout=180,
     )
     assert done.returncode == code, done.stderr[-2000:]
     return json.loads(done.stdout)

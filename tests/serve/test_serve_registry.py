@@ -80,26 +80,29 @@ def test_a_push_reaches_the_running_gateway_in_place_and_tells_list_changed_sess
             assert hits(found) == ["stock_quote"]
             assert json_of(found)["tools"][0]["callable"] is False and "registry" in json_of(found)["how"]
             assert "stock_quote" in [t.name for t in (await gateway.list_tools()).tools]
-            await anyio.sleep(0.3)
+            deadline = time.monotonic() + 60  # the search's own notice (it disclosed stock_quote), then none
+            while not changes and time.monotonic() < deadline:
+                await anyio.sleep(0.05)
+            assert changes, "no notifications/tools/list_changed after the search disclosed a tool"
             changes.clear()
 
             await anyio.to_thread.run_sync(lambda: push(run_cli, pg_url, write("second.yaml", SECOND)))
             pushed = time.monotonic()  # committed: the push command's own run (a loaded CI machine) not counted
             seen = None
-            while time.monotonic() - pushed < 2.0:
+            # the latency is printed, not asserted (a loaded CI machine took over 2 s); the bound is a hang's
+            while time.monotonic() - pushed < 60:
                 result = await gateway.call_tool("toolSearch", {"query": "translate text into another language"})
                 if "translate_text" in hits(result):
                     seen = time.monotonic() - pushed
                     break
                 await anyio.sleep(0.05)
-            assert seen is not None, "the new tool was not found within 2 s of the push's commit"
+            assert seen is not None, "the new tool was not found within 60 s of the push's commit"
             print(f"pushed tool found {seen * 1000:.0f} ms after the push committed")  # shown with -s
             gone = await gateway.call_tool("toolSearch", {"query": "stock price for a ticker"})
             assert "stock_quote" not in hits(gone)
             # the session had stock_quote in its list: it was told, and the list no longer has it
-            for _ in range(60):  # the notice is sent by a task of its own: allow a loaded machine 3 s
-                if changes:
-                    break
+            deadline = time.monotonic() + 60  # the notice is sent by a task of its own
+            while not changes and time.monotonic() < deadline:
                 await anyio.sleep(0.05)
             assert changes, "no notifications/tools/list_changed after the push"
             assert "stock_quote" not in [t.name for t in (await gateway.list_tools()).tools]
@@ -126,7 +129,7 @@ def test_a_gateway_that_loses_the_registry_keeps_answering_and_says_so(run_cli, 
             assert hits(before)[0] == "get_weather" and "registry" not in json_of(before)
             await anyio.to_thread.run_sync(pg_cluster.stop)
             try:
-                deadline = time.monotonic() + 10
+                deadline = time.monotonic() + 60
                 while "disconnected" not in said() and time.monotonic() < deadline:
                     await anyio.sleep(0.1)
                 notice = said()
@@ -138,7 +141,7 @@ def test_a_gateway_that_loses_the_registry_keeps_answering_and_says_so(run_cli, 
                 assert "not following the registry" in json_of(after)["registry"]
             finally:
                 await anyio.to_thread.run_sync(pg_cluster.start)
-            deadline = time.monotonic() + 15
+            deadline = time.monotonic() + 60
             while "following again" not in said() and time.monotonic() < deadline:
                 await anyio.sleep(0.1)
             assert "following again at version 1" in said()
@@ -221,7 +224,7 @@ def test_over_http_two_sessions_follow_a_push(run_cli, pg_url, write):
                 ]
                 assert "stock_quote" in [t.name for t in (await session.list_tools()).tools]  # disclosed
             await anyio.to_thread.run_sync(lambda: push(run_cli, pg_url, write("second.yaml", SECOND)))
-            deadline = time.monotonic() + 2.0
+            deadline = time.monotonic() + 60  # a hang's bound, not a latency target (benchmarks/ has those)
             found: list[str] = []
             while time.monotonic() < deadline and "translate_text" not in found:
                 found = hits(await one.call_tool("toolSearch", {"query": "translate text into another language"}))

@@ -504,6 +504,10 @@ async def _serve_all(
     static = gateway.static
     upstream_scope = anyio.CancelScope()
     upstreams_done = anyio.Event()
+    #: Start-up (the first attempts waited for, the upstreams judged, the server bound). A signal
+    #: cancels it: the upstreams it stops would otherwise be judged failed, and the gateway would
+    #: end with "could not be started" (exit 2) instead of the signal's line and exit code.
+    starting = anyio.CancelScope()
 
     async def run_upstreams() -> None:
         try:
@@ -520,6 +524,7 @@ async def _serve_all(
         assert on_signal is not None
         with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as received:
             async for signum in received:
+                starting.cancel()
                 upstream_scope.cancel()  # each upstream's process group is stopped as its task unwinds
                 with anyio.move_on_after(UPSTREAM_STOP_SECONDS):
                     await upstreams_done.wait()
@@ -530,33 +535,36 @@ async def _serve_all(
         group.start_soon(run_upstreams)
         if on_signal is not None:
             group.start_soon(on_signals)
-        with anyio.move_on_after(settings.timeout):
-            for upstream in upstreams.values():
-                await upstream.first_attempt.wait()
-        failed = [u for u in upstreams.values() if not u.ready]
-        if upstreams and len(failed) == len(upstreams) and not static.tools:
-            first = failed[0]
-            raise CatalogError(
-                f"the MCP server could not be started or listed: {first.status.last_error or 'no answer'}",
-                file=first.live.display,
-            )
-        for upstream in failed:
-            say(
-                f"warning: {upstream.live.display}: not ready ({upstream.status.last_error or 'no answer yet'}); "
-                "retrying in the background"
-            )
-        with gateway.lock:
-            gateway.rebuild()
-        for source, skipped in gateway.problems.items():
-            more = f" (and {len(skipped) - 1} more)" if len(skipped) > 1 else ""
-            say(f"warning: {upstreams[source].live.display}: a tool was left out: {skipped[0]}{more}")
-        gateway.check_resident()
-        binding = GatewayServer(gateway, upstreams, stdio=http is None)
-        server = binding.build()
-        binding.bind(group.start_soon)
-        follow_registries(gateway, binding, say)
-        if on_ready is not None:
-            on_ready(gateway)
+        with starting:
+            with anyio.move_on_after(settings.timeout):
+                for upstream in upstreams.values():
+                    await upstream.first_attempt.wait()
+            failed = [u for u in upstreams.values() if not u.ready]
+            if upstreams and len(failed) == len(upstreams) and not static.tools:
+                first = failed[0]
+                raise CatalogError(
+                    f"the MCP server could not be started or listed: {first.status.last_error or 'no answer'}",
+                    file=first.live.display,
+                )
+            for upstream in failed:
+                say(
+                    f"warning: {upstream.live.display}: not ready ({upstream.status.last_error or 'no answer yet'}); "
+                    "retrying in the background"
+                )
+            with gateway.lock:
+                gateway.rebuild()
+            for source, skipped in gateway.problems.items():
+                more = f" (and {len(skipped) - 1} more)" if len(skipped) > 1 else ""
+                say(f"warning: {upstreams[source].live.display}: a tool was left out: {skipped[0]}{more}")
+            gateway.check_resident()
+            binding = GatewayServer(gateway, upstreams, stdio=http is None)
+            server = binding.build()
+            binding.bind(group.start_soon)
+            follow_registries(gateway, binding, say)
+            if on_ready is not None:
+                on_ready(gateway)
+        if starting.cancel_called:  # a signal came while starting: on_signals ends the process
+            return
         if http is None:
             await _serve_stdio(server, settings)
         else:
