@@ -75,8 +75,21 @@ def trusted_folder(create: bool, folder: Path | None = None) -> Path | None:
     return folder
 
 
-def prune(folder: Path, pattern: str, keep: int) -> None:
-    """Delete all but the newest ``keep`` entries (files matching ``pattern``) of a cache folder."""
-    entries = sorted(folder.glob(pattern), key=lambda p: p.stat().st_mtime, reverse=True)
-    for old in entries[keep:]:
+def prune(folder: Path, pattern: str, keep: int, *, newest: Path | None = None) -> None:
+    """Delete all but the newest ``keep`` entries (files matching ``pattern``) of a cache folder.
+
+    ``newest`` (the entry just written) is always one of those kept: entries written within one
+    tick of the file system's clock tie on their modification time, and sorting alone could
+    delete the entry just written. An entry another process removes meanwhile is skipped."""
+    dated: list[tuple[int, Path]] = []
+    for path in folder.glob(pattern):
+        if newest is not None and path == newest:
+            continue
+        try:
+            dated.append((path.stat().st_mtime_ns, path))
+        except FileNotFoundError:
+            continue
+    dated.sort(key=lambda entry: entry[0], reverse=True)
+    room = max(keep - (1 if newest is not None else 0), 0)
+    for _, old in dated[room:]:
         old.unlink(missing_ok=True)

@@ -114,3 +114,27 @@ def test_cli_output_is_the_same_from_the_cache(tmp_path):
     assert cold.returncode == warm.returncode == 0
     assert "getWeather" in cold.stdout
     assert warm.stdout == cold.stdout
+
+
+def test_pruning_keeps_the_entry_just_written_when_modification_times_tie(tmp_path):
+    """Entries written within one tick of the file system's clock tie on their modification time;
+    sorting alone could delete the entry just written (a later miss). It is always kept now, and
+    the other entries are pruned down to the limit."""
+    import os
+
+    from toolsearch_cli.cachedir import prune
+
+    entries = [tmp_path / f"{n:02d}.pickle" for n in range(6)]
+    for entry in entries:
+        entry.write_bytes(b"x")
+        os.utime(entry, ns=(1_700_000_000_000_000_000, 1_700_000_000_000_000_000))  # one tick for all
+    for newest in (entries[0], entries[-1]):  # whatever order the folder lists them in
+        for entry in entries:
+            entry.write_bytes(b"x")
+            os.utime(entry, ns=(1_700_000_000_000_000_000, 1_700_000_000_000_000_000))
+        prune(tmp_path, "*.pickle", 3, newest=newest)
+        left = sorted(tmp_path.glob("*.pickle"))
+        assert newest in left and len(left) == 3
+    (tmp_path / "other.json").write_bytes(b"{}")  # not matching the pattern: untouched
+    prune(tmp_path, "*.pickle", 1)
+    assert len(list(tmp_path.glob("*.pickle"))) == 1 and (tmp_path / "other.json").exists()

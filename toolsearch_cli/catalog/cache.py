@@ -174,7 +174,7 @@ def store(key: str, catalog: Catalog, indexes: dict[str, Any] | None = None, war
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
-        prune(folder, "*.pickle", MAX_ENTRIES)
+        prune(folder, "*.pickle", MAX_ENTRIES, newest=folder / f"{key}.pickle")
     except (OSError, pickle.PicklingError, TypeError, AttributeError):
         return False  # a read-only home or an unpicklable extension: run without the cache
     return True

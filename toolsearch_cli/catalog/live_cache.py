@@ -94,7 +94,7 @@ def store(source: str, server: str | None, tools: list[dict[str, Any]]) -> bool:
             json.dump(entry, handle, ensure_ascii=False)
         os.replace(tmp, where / f"{key}.json")
         tmp = None
-        catalog_cache.prune(where, "*.json", MAX_ENTRIES)
+        catalog_cache.prune(where, "*.json", MAX_ENTRIES, newest=where / f"{key}.json")
     except (OSError, TypeError, ValueError):
         return False
     finally:
