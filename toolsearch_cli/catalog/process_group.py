@@ -25,8 +25,17 @@ GROUP_STOP_WAIT = 1.0
 _PID_THEN_EXEC = 'echo $$ > "$0" && exec "$@"'
 
 
-def _groups_apply(live: LiveSource) -> bool:
-    return live.transport == "stdio" and os.name == "posix" and os.path.exists("/bin/sh")
+@contextlib.contextmanager
+def _pidfile(live: LiveSource) -> Iterator[str | None]:
+    """A path for a stdio server's process-group id (in a private temporary folder), or ``None``
+    where groups are not used: other transports, no POSIX, no ``/bin/sh``."""
+    if live.transport != "stdio" or os.name != "posix" or not os.path.exists("/bin/sh"):
+        yield None
+        return
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="toolsearch-mcp-") as folder:
+        yield os.path.join(folder, "pgid")
 
 
 @contextlib.contextmanager
@@ -35,17 +44,12 @@ def group_stopped(live: LiveSource) -> Iterator[str | None]:
     normal return, an error, Ctrl-C or SIGTERM alike) the whole group is stopped. The SDK stops
     the server itself, but a server that exits when its stdin closes leaves its own children
     (``npx``'s node, a shell script's programs) running; they share its group."""
-    if not _groups_apply(live):
-        yield None
-        return
-    import tempfile
-
-    with tempfile.TemporaryDirectory(prefix="toolsearch-mcp-") as folder:
-        pidfile = os.path.join(folder, "pgid")
+    with _pidfile(live) as pidfile:
         try:
             yield pidfile
         finally:
-            stop_group(pidfile)
+            if pidfile is not None:
+                stop_group(pidfile)
 
 
 @contextlib.asynccontextmanager
@@ -53,20 +57,15 @@ async def group_stopped_async(live: LiveSource) -> AsyncIterator[str | None]:
     """:func:`group_stopped` inside an event loop (the gateway): the stop, which may wait up to
     :data:`GROUP_STOP_WAIT` seconds, runs in a worker thread, shielded from cancellation so that
     a gateway being cancelled (Ctrl-C, SIGTERM, end of input) still stops the group."""
-    if not _groups_apply(live):
-        yield None
-        return
-    import tempfile
-
     import anyio
 
-    with tempfile.TemporaryDirectory(prefix="toolsearch-mcp-") as folder:
-        pidfile = os.path.join(folder, "pgid")
+    with _pidfile(live) as pidfile:
         try:
             yield pidfile
         finally:
-            with anyio.CancelScope(shield=True):
-                await anyio.to_thread.run_sync(stop_group, pidfile)
+            if pidfile is not None:
+                with anyio.CancelScope(shield=True):
+                    await anyio.to_thread.run_sync(stop_group, pidfile)
 
 
 def own_group_command(command: list[str], pidfile: str | None) -> list[str]:
