@@ -96,10 +96,12 @@ class Tool:
     def __reduce__(self) -> tuple[Any, ...]:
         state = self.__dict__
         packed = state.get("_packed")
-        if packed is None or any(name in state for name in _PACKED):
+        if packed is None or any(name in state for name in _PACKED if name != "source"):
             import pickle
 
             packed = pickle.dumps(tuple(getattr(self, name) for name in _PACKED), protocol=pickle.HIGHEST_PROTOCOL)
+        elif "source" in state:  # held out of the packed fields (see pack_tools): it wins over theirs
+            return (_packed_tool, (self.name, self.category, packed, state["source"]))
         # (copyreg.__newobj__ with a state dict was measured no faster: a temporary dict per tool)
         return (_packed_tool, (self.name, self.category, packed))
 
@@ -201,8 +203,8 @@ def _compared(tool: Tool) -> tuple[Any, ...]:
 
 
 def pack_tools(tools: Iterable[Tool]) -> None:
-    """Pack tools in place, as a pickled tool is (see :meth:`Tool.__reduce__`): name and category
-    stay plain, every other field becomes one ``bytes`` of their pickle, unpacked on the first read
+    """Pack tools in place, as a pickled tool is (see :meth:`Tool.__reduce__`): name, category and
+    source stay plain, every other field becomes one ``bytes`` of their pickle, unpacked on the first read
     of any. A large catalog's loader packs each file's tools once the file is read, so the parsed
     document (the tools' parameters are dicts of it) is freed before the next file is read: ~0.8 KB
     a tool instead of ~2.5 KB. A tool with a Python function, or already packed, is left alone.
@@ -214,10 +216,18 @@ def pack_tools(tools: Iterable[Tool]) -> None:
         state = tool.__dict__
         if "_packed" in state or state.get("function") is not None or any(name not in state for name in _PACKED):
             continue
-        packed = dumps(tuple([state[name] for name in _PACKED]), protocol=protocol)
-        for name in _PACKED:
+        packed = dumps(tuple([None if name == "source" else state[name] for name in _PACKED]), protocol=protocol)
+        for name in _PACKED_IN_PLACE:
             del state[name]
         state["_packed"] = packed
+
+
+#: The fields :func:`pack_tools` packs: all of :data:`_PACKED` but ``source``, which stays in the
+#: tool (a ``None`` in its place in the pickle; a field in the instance wins over the pickle's). A
+#: :class:`Location` costs as much to unpickle as all the tool's parameters (a class look-up and a
+#: constructor call), and every pass over a packed catalog (indexing, the vocabulary) unpickled one
+#: a tool for a field neither reads; held plain, the tools of one file share its path string.
+_PACKED_IN_PLACE = tuple(name for name in _PACKED if name != "source")
 
 
 def unpacked(tool: Tool) -> Tool:
@@ -238,13 +248,16 @@ def unpacked(tool: Tool) -> Tool:
     return view
 
 
-def _packed_tool(name: str, category: str | None, packed: bytes) -> Tool:
-    """A tool read back from a pickle: its other fields stay packed until one is read."""
+def _packed_tool(name: str, category: str | None, packed: bytes, *source: Location | None) -> Tool:
+    """A tool read back from a pickle: its other fields stay packed until one is read (``source``,
+    when given, is the tool's own, held out of the packed ones: see :func:`pack_tools`)."""
     tool = Tool.__new__(Tool)
     state = tool.__dict__
     state["name"] = name
     state["category"] = category
     state["_packed"] = packed
+    if source:
+        state["source"] = source[0]
     return tool
 
 

@@ -127,7 +127,7 @@ def test_a_packed_field_changed_in_a_cache_entry_is_a_miss_never_a_wrong_tool(wr
 def test_pack_tools_packs_in_place_and_every_field_reads_back():
     tool = dataclasses.replace(FULL)
     pack_tools([tool])
-    assert set(vars(tool)) == {"name", "category", "_packed"}
+    assert set(vars(tool)) == {"name", "category", "source", "_packed"}  # source held out: see the test below
     assert tool == FULL and repr(tool) == repr(FULL)
     assert "_packed" not in vars(tool)  # read: unpacked for good, as a pickled tool is
 
@@ -145,7 +145,21 @@ def test_pack_tools_leaves_a_tool_with_a_function_and_a_packed_tool_alone():
 def test_a_packed_tool_pickles_to_the_same_tool():
     tool = dataclasses.replace(FULL)
     pack_tools([tool])
-    assert packed(tool) == FULL and set(vars(tool)) == {"name", "category", "_packed"}
+    assert packed(tool) == FULL and set(vars(tool)) == {"name", "category", "source", "_packed"}
+
+
+def test_a_tool_packed_in_place_holds_its_source_plain_and_pickles_it():
+    # a pass over a packed catalog reads no source: unpickling a Location per tool cost as much as the parameters
+    tool = dataclasses.replace(FULL)
+    pack_tools([tool])
+    assert vars(tool)["source"] is FULL.source
+    assert FULL.source not in pickle.loads(vars(tool)["_packed"])
+    copy_ = packed(tool)
+    assert set(vars(copy_)) == {"name", "category", "source", "_packed"}
+    assert copy_.source == FULL.source and copy_ == FULL and repr(copy_) == repr(FULL)
+    tool.source = Location("moved.yaml", 9)  # assigned while packed: it wins, in the copy too
+    assert packed(tool).source == Location("moved.yaml", 9) and unpacked(tool).source == Location("moved.yaml", 9)
+    assert "_packed" in vars(tool)
 
 
 def test_unpacked_reads_a_packed_tool_without_unpacking_it():
@@ -154,7 +168,7 @@ def test_unpacked_reads_a_packed_tool_without_unpacking_it():
     pack_tools([tool])
     view = unpacked(tool)
     assert view is not tool and view == FULL and view.parameters == FULL.parameters
-    assert set(vars(tool)) == {"name", "category", "_packed"}
+    assert set(vars(tool)) == {"name", "category", "source", "_packed"}
     tool.description = "assigned while packed"
     assert unpacked(tool).description == "assigned while packed"  # the assigned value wins
     assert unpacked(tool).tags == FULL.tags
@@ -177,7 +191,7 @@ def test_a_large_folder_loads_packed_and_a_small_one_plain(tmp_path, monkeypatch
     assert not any("_packed" in vars(t) for t in plain.tools)
     monkeypatch.setattr(catalog_module, "PACK_FROM", 6)  # packed from the second file on (and the first then)
     lean = load_catalog([str(tmp_path)])
-    assert all(set(vars(t)) == {"name", "category", "_packed"} for t in lean.tools)
+    assert all(set(vars(t)) == {"name", "category", "source", "_packed"} for t in lean.tools)
     assert list(lean.tools) == list(plain.tools)
     lean = load_catalog([str(tmp_path)])
     hits = search(lean, "send mail number 3", max_results=3)
