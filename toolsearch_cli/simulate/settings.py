@@ -312,6 +312,5 @@ __all__ = [
     "SimulateSettings",
     "check_key_variable",
     "merged_settings",
-    "parse_size",
     "user_messages",
 ]
