@@ -15,8 +15,9 @@ only the user can read. The newest :data:`MAX_ENTRIES` entries are kept.
 
 A tool is pickled packed (:meth:`toolsearch_cli.model.Tool.__reduce__`): its name and category,
 and its other fields as one ``bytes`` unpickled when one of them is first read, so a search of a
-cached catalog of 100,000 tools unpacks the fields of its hits only. The entry is authenticated
-and unpickled through a ``memoryview`` of what was read (no copy of a 100 MB entry).
+cached catalog of 100,000 tools unpacks the fields of its hits only. The entry is mapped
+(``mmap``), authenticated and unpickled through a ``memoryview`` of the mapping (no copy of a
+100 MB entry).
 
 Entries are pickles, and unpickling runs code, so a cache must not be a way for another user to
 run code as this one:
@@ -35,6 +36,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import mmap
 import os
 import pickle
 import stat
@@ -46,7 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from .._version import __version__
-from ..bounded import gc_paused, read_bytes
+from ..bounded import MAX_INPUT_BYTES, gc_paused
 from ..cachedir import (
     CACHE_DIR_VAR,
     NO_CACHE_VAR,
@@ -57,7 +59,6 @@ from ..cachedir import (
     trusted_folder,
     warn_once,
 )
-from ..errors import ToolsearchError
 from ..model import Catalog
 
 MAGIC = b"toolsearch-catalog-cache/3\n"
@@ -107,13 +108,40 @@ def key_for(sources: Sequence[str], files_of: dict[str, list[Path]]) -> str | No
         for file in files:
             if file.suffix.lower() not in CACHEABLE_SUFFIXES:
                 return None
-            try:
-                data = read_bytes(file)  # bounded: a file too big to load is never read whole here either
-            except ToolsearchError:
+            content = _file_digest(file)
+            if content is None:
                 return None
-            digest.update(f"file {file} {len(data)}\n".encode())
-            digest.update(data)
+            digest.update(f"file {file} {content[0]}\n".encode())
+            digest.update(content[1])
     return digest.hexdigest()
+
+
+#: Bytes a catalog file is hashed by at a time (one buffer, reused).
+_HASH_CHUNK = 1 << 20
+
+
+def _file_digest(file: Path) -> tuple[int, bytes] | None:
+    """The size and SHA-256 of a catalog file's bytes, read a chunk at a time into one buffer (the
+    whole 51 MB of a 100,000-tool file read at once cost 0.04 s of page faults on every cached
+    search); ``None`` when it cannot be read or is larger than a catalog file may be (it would
+    not load either)."""
+    digest = hashlib.sha256()
+    buffer = bytearray(_HASH_CHUNK)
+    view = memoryview(buffer)
+    size = 0
+    try:
+        with open(file, "rb") as handle:
+            while True:
+                got = handle.readinto(buffer)
+                if not got:
+                    break
+                size += got
+                if size > MAX_INPUT_BYTES:
+                    return None
+                digest.update(view[:got])
+    except OSError:
+        return None
+    return size, digest.digest()
 
 
 @dataclass(frozen=True)
@@ -135,21 +163,37 @@ def load(key: str) -> Cached | None:
         return None
     try:
         with open(folder / f"{key}.pickle", "rb") as f:
-            data = f.read()
-        if not data.startswith(MAGIC):
-            return None
-        # a view, not a slice: slicing copied the 100 MB entry of a 100,000-tool catalog (0.08 s)
-        view = memoryview(data)
-        tag, payload = bytes(view[len(MAGIC) : len(MAGIC) + _TAG_SIZE]), view[len(MAGIC) + _TAG_SIZE :]
-        if not hmac.compare_digest(tag, hmac.new(secret, payload, hashlib.sha256).digest()):
-            return None  # not written by this user's toolsearch: never unpickled
-        with gc_paused():  # millions of objects, no cycles: see gc_paused
-            stored_key, catalog, indexes, warnings = pickle.loads(payload)
+            entry = _unpickled(f, secret)
     except Exception:  # noqa: BLE001 - any damage to a cache entry is a miss, never a failure
         return None
+    if entry is None:
+        return None
+    stored_key, catalog, indexes, warnings = entry
     if stored_key != key or not isinstance(catalog, Catalog) or not isinstance(indexes, dict):
         return None
     return Cached(catalog, indexes, tuple(warnings))
+
+
+def _unpickled(f: Any, secret: bytes) -> Any:
+    """The entry of an open cache file unpickled, if its tag says this user's toolsearch wrote it.
+
+    The file is mapped, not read: reading a 100,000-tool entry (111 MB) into memory cost 0.07 s of
+    page faults, and the tag and the unpickler read the page cache through the mapping. (Entries
+    are only ever replaced by a rename, never rewritten in place, so the mapped file stays whole.)
+    """
+    with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+        view = memoryview(mapped)
+        try:
+            if view[: len(MAGIC)] != MAGIC:
+                return None
+            tag = bytes(view[len(MAGIC) : len(MAGIC) + _TAG_SIZE])
+            with view[len(MAGIC) + _TAG_SIZE :] as payload:
+                if not hmac.compare_digest(tag, hmac.new(secret, payload, hashlib.sha256).digest()):
+                    return None  # not written by this user's toolsearch: never unpickled
+                with gc_paused():  # millions of objects, no cycles: see gc_paused
+                    return pickle.loads(payload)  # copies what it keeps (bytes, arrays' data)
+        finally:
+            view.release()
 
 
 def store(key: str, catalog: Catalog, indexes: dict[str, Any] | None = None, warnings: Sequence[Any] = ()) -> bool:
