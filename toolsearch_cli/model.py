@@ -446,7 +446,20 @@ class Catalog:
         return f"Catalog({fields})"
 
     def __getstate__(self) -> dict[str, Any]:
-        return {**self.__dict__, "_view": None}  # the tuple is made again on use, not stored twice
+        # the tuple is made again on use, not stored twice; the names' map too, when first used
+        state = {**self.__dict__, "_view": None}
+        state.pop("_by_name", None)
+        return state
+
+    def __getattr__(self, name: str) -> Any:
+        # Only for what the instance lacks: a catalog read back from a pickle makes its names' map
+        # on first use (a dict of 100,000 names cost 0.03 s to unpickle on every cached search,
+        # which looks up no name unless the query is one); its tools' names are unique already.
+        tools = self.__dict__.get("_tools")
+        if name != "_by_name" or tools is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        by_name = self.__dict__["_by_name"] = {tool.name: tool for tool in tools}
+        return by_name
 
     def _check(self) -> None:
         by_name: dict[str, Tool] = {}

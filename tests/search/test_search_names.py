@@ -153,3 +153,38 @@ def test_an_empty_search_reuses_the_index_the_search_built(catalog):
     assert manager.search("zzkq wether", max_results=5) == []
     assert [m.word for m in manager.unmatched("zzkq wether")] == ["zzkq", "wether"]
     assert manager._hints is None  # no second catalog was indexed for the hint
+
+
+def test_a_pickled_catalog_its_index_and_its_name_look_up_answer_as_the_originals(catalog):
+    """What the on-disk cache stores: the names' maps (the catalog's, the index's slots, the look-up's
+    exact keys) are made again on first use, and follow changes as the originals do."""
+    import pickle
+
+    from toolsearch_cli.indexes import adopt, built
+
+    catalog.add_tool(make("Create-Issue", "Same key as create_issue."))  # two names, one key
+    queries = ["create_issue", "createissue", "browser_nav", "browserNav", "get_me", "postcustomers", "issue"]
+    expected = [named_tool(catalog, q) for q in queries]
+    hits = [[(h.name, h.score) for h in search(catalog, q, max_results=5)] for q in queries]
+    catalog.remove_tool("issue_search")  # a dead slot in the index
+    hits_after = [[(h.name, h.score) for h in search(catalog, q, max_results=5)] for q in queries]
+    stored = pickle.loads(pickle.dumps((catalog, built(catalog))))
+    copy, indexes = stored
+    assert "_by_name" not in copy.__dict__ and "slot_of" not in indexes["default"].__dict__
+    assert "exact" not in indexes["names"].__dict__
+    adopt(copy, indexes)
+    assert [named_tool(copy, q) for q in queries] == [named_tool(catalog, q) for q in queries]
+    assert [[(h.name, h.score) for h in search(copy, q, max_results=5)] for q in queries] == hits_after
+    assert indexes["default"].slot_of == built(catalog)["default"].slot_of
+    assert list(indexes["default"].slot_of) == list(built(catalog)["default"].slot_of)
+    assert copy.get("create_issue") is copy.tools[1] and "issue_search" not in copy
+    # changes follow on the copy as on the original
+    for each in (catalog, copy):
+        each.remove_tool("Create-Issue")
+        each.add_tool(make("issue_search", "Search issues again."))
+    assert [named_tool(copy, q) for q in queries] == [named_tool(catalog, q) for q in queries]
+    assert [[(h.name, h.score) for h in search(copy, q, max_results=5)] for q in queries] == [
+        [(h.name, h.score) for h in search(catalog, q, max_results=5)] for q in queries
+    ]
+    assert named_tool(copy, "createissue") == "create_issue" and expected[1] is None  # once ambiguous, now not
+    assert hits != hits_after
