@@ -188,3 +188,18 @@ def test_a_pickled_catalog_its_index_and_its_name_look_up_answer_as_the_original
     ]
     assert named_tool(copy, "createissue") == "create_issue" and expected[1] is None  # once ambiguous, now not
     assert hits != hits_after
+
+
+def test_the_vocabulary_has_the_words_of_the_whole_texts():
+    """The vocabulary searches each distinct white-space token for words: the same words as a search
+    of the whole texts (no word runs across white space of any kind)."""
+    from toolsearch_cli.search.names import _WORD, Vocabulary
+
+    text = "x1y  naïve café_au-lait 3d 2fa\u00a0élan\u2003tab\tnew\nline\u2028sep\x1cfs 東京タワー abc123def"
+    text += " __init__ l'été"
+    tool = make("plainName", text, tags=["über-cool"], category="Weather Data")
+    words = Vocabulary([tool]).words
+    texts = ["plain Name", text, "über-cool", "Weather Data"]
+    expected = {w.casefold() for w in _WORD.findall("\n".join(texts))}
+    assert words == sorted(w for w in expected if len(w) > 2 and not w.isdigit())
+    assert {"naïve", "café", "élan", "sep", "東京タワー", "abc123def", "init", "été"} <= set(words)
