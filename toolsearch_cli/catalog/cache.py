@@ -16,8 +16,8 @@ only the user can read. The newest :data:`MAX_ENTRIES` entries are kept.
 A tool is pickled packed (:meth:`toolsearch_cli.model.Tool.__reduce__`): its name and category,
 and its other fields as one ``bytes`` unpickled when one of them is first read, so a search of a
 cached catalog of 100,000 tools unpacks the fields of its hits only. The entry is mapped
-(``mmap``), authenticated and unpickled through a ``memoryview`` of the mapping (no copy of a
-100 MB entry).
+(``mmap``, private), authenticated and unpickled through a ``memoryview`` of the mapping (no copy
+of a 100 MB entry); the indexes' NumPy arrays are out-of-band pickle buffers used in place.
 
 Entries are pickles, and unpickling runs code, so a cache must not be a way for another user to
 run code as this one:
