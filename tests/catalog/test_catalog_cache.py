@@ -138,3 +138,38 @@ def test_pruning_keeps_the_entry_just_written_when_modification_times_tie(tmp_pa
     (tmp_path / "other.json").write_bytes(b"{}")  # not matching the pattern: untouched
     prune(tmp_path, "*.pickle", 1)
     assert len(list(tmp_path.glob("*.pickle"))) == 1 and (tmp_path / "other.json").exists()
+
+
+def test_a_cached_index_s_arrays_are_the_mapped_entry_and_changing_them_leaves_the_file_alone(
+    write, monkeypatch, tmp_path
+):
+    """The arrays of a cached NumPy index are views of the mapped entry (out-of-band buffers, not
+    copies), aligned and writable (the mapping is copy-on-write): a run-time change works and the
+    entry on disk still holds the catalog it was written with."""
+    import json
+
+    from toolsearch_cli.indexes import built
+
+    monkeypatch.setenv(cache.CACHE_DIR_VAR, str(tmp_path / "c"))
+    rows = [{"name": f"tool{i}", "description": f"send mail kind {i % 7} number {i}"} for i in range(2500)]
+    path = write("big.json", json.dumps({"tools": rows}))
+    loaded = load_catalog_result([str(path)], cache=True)
+    expected = [(h.name, h.score) for h in search(loaded.catalog, "send mail kind 3 number 1200", max_results=5)]
+    store_in_cache(loaded)
+    entry = cache.cache_dir() / f"{loaded.cache_key}.pickle"
+    before = entry.read_bytes()
+
+    cached = load_catalog_result([str(path)], cache=True).catalog
+    store = built(cached)["default"]._store
+    assert type(store).__name__ == "NumpyStore"
+    for array in (store.slots, store.group_scores, store.lengths, store.alive):
+        root = array
+        while root.base is not None and not isinstance(root.base, memoryview):
+            root = root.base
+        assert isinstance(root.base, memoryview) and array.flags.writeable and array.flags.aligned
+    assert [(h.name, h.score) for h in search(cached, "send mail kind 3 number 1200", max_results=5)] == expected
+    cached.remove_tool(expected[0][0])  # marks the slot dead in place: this process's copy of the page
+    assert expected[0][0] not in [h.name for h in search(cached, "send mail kind 3 number 1200", max_results=5)]
+    assert entry.read_bytes() == before
+    again = load_catalog_result([str(path)], cache=True).catalog
+    assert [(h.name, h.score) for h in search(again, "send mail kind 3 number 1200", max_results=5)] == expected

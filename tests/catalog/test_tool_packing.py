@@ -198,3 +198,57 @@ def test_a_large_folder_loads_packed_and_a_small_one_plain(tmp_path, monkeypatch
     assert [h.tool.name for h in hits] == [h.tool.name for h in search(plain, "send mail number 3", max_results=3)]
     # indexing read every tool through a transient copy: only the hits were unpacked
     assert sum("_packed" not in vars(t) for t in lean.tools) <= 3
+
+
+def test_a_tool_of_plain_values_packs_by_marshal_and_reads_back_the_same():
+    # a loaded file's tools (no Location in field_locations): marshal packs and reads faster than pickle
+    import marshal
+
+    tool = dataclasses.replace(
+        FULL,
+        field_locations={},
+        parameters={
+            "type": "object",
+            "properties": {"n": {"type": "number", "default": -0.0, "maximum": 1e308, "enum": [1, 1.5, True, None]}},
+            "required": ["n"],
+            "x-nested": [[{"a": ["b", {"ü": "東京\ud800"}]}], 2**70],
+        },
+        metadata={"mcp": {"title": "Weather", "readOnly": False}},
+        mock=[{"ok": True}],
+    )
+    original = copy.deepcopy(tool)
+    pack_tools([tool])
+    raw = vars(tool)["_packed"]
+    assert raw[0] != 0x80 and marshal.loads(raw)[1] == original.parameters  # marshal, not a pickle
+    view = unpacked(tool)
+    assert view == original and repr(view) == repr(original)
+    for a, b in ((view.parameters, original.parameters), (view.mock, original.mock)):
+        assert json_types(a) == json_types(b)
+    again = packed(tool)  # through a pickle, as the cache stores it: the marshalled bytes kept
+    assert (
+        vars(again)["_packed"] == raw
+        and again == original
+        and json_types(again.parameters) == json_types(original.parameters)
+    )
+    assert tool == original and "_packed" not in vars(tool)
+
+
+def json_types(value):
+    """The value with each leaf's type beside it (True == 1 == 1.0 would hide a changed type)."""
+    if isinstance(value, dict):
+        return {k: json_types(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [json_types(v) for v in value]
+    return (type(value).__name__, repr(value))
+
+
+class Mapping(dict):
+    """A dict subclass: marshal refuses it (it would come back a plain dict), pickle keeps it."""
+
+
+def test_a_tool_with_locations_or_subclasses_packs_by_pickle():
+    for tool in (dataclasses.replace(FULL), dataclasses.replace(FULL, field_locations={}, metadata=Mapping(a=1))):
+        expected = copy.deepcopy(tool)
+        pack_tools([tool])
+        assert vars(tool)["_packed"][0] == 0x80  # a pickle
+        assert unpacked(tool) == expected and type(unpacked(tool).metadata) is type(expected.metadata)

@@ -153,3 +153,53 @@ def test_an_empty_search_reuses_the_index_the_search_built(catalog):
     assert manager.search("zzkq wether", max_results=5) == []
     assert [m.word for m in manager.unmatched("zzkq wether")] == ["zzkq", "wether"]
     assert manager._hints is None  # no second catalog was indexed for the hint
+
+
+def test_a_pickled_catalog_its_index_and_its_name_look_up_answer_as_the_originals(catalog):
+    """What the on-disk cache stores: the names' maps (the catalog's, the index's slots, the look-up's
+    exact keys) are made again on first use, and follow changes as the originals do."""
+    import pickle
+
+    from toolsearch_cli.indexes import adopt, built
+
+    catalog.add_tool(make("Create-Issue", "Same key as create_issue."))  # two names, one key
+    queries = ["create_issue", "createissue", "browser_nav", "browserNav", "get_me", "postcustomers", "issue"]
+    expected = [named_tool(catalog, q) for q in queries]
+    hits = [[(h.name, h.score) for h in search(catalog, q, max_results=5)] for q in queries]
+    catalog.remove_tool("issue_search")  # a dead slot in the index
+    hits_after = [[(h.name, h.score) for h in search(catalog, q, max_results=5)] for q in queries]
+    stored = pickle.loads(pickle.dumps((catalog, built(catalog))))
+    copy, indexes = stored
+    assert "_by_name" not in copy.__dict__ and "slot_of" not in indexes["default"].__dict__
+    assert "exact" not in indexes["names"].__dict__
+    adopt(copy, indexes)
+    assert [named_tool(copy, q) for q in queries] == [named_tool(catalog, q) for q in queries]
+    assert [[(h.name, h.score) for h in search(copy, q, max_results=5)] for q in queries] == hits_after
+    assert indexes["default"].slot_of == built(catalog)["default"].slot_of
+    assert list(indexes["default"].slot_of) == list(built(catalog)["default"].slot_of)
+    assert copy.get("create_issue") is copy.tools[1] and "issue_search" not in copy
+    # changes follow on the copy as on the original
+    for each in (catalog, copy):
+        each.remove_tool("Create-Issue")
+        each.add_tool(make("issue_search", "Search issues again."))
+    assert [named_tool(copy, q) for q in queries] == [named_tool(catalog, q) for q in queries]
+    assert [[(h.name, h.score) for h in search(copy, q, max_results=5)] for q in queries] == [
+        [(h.name, h.score) for h in search(catalog, q, max_results=5)] for q in queries
+    ]
+    assert named_tool(copy, "createissue") == "create_issue" and expected[1] is None  # once ambiguous, now not
+    assert hits != hits_after
+
+
+def test_the_vocabulary_has_the_words_of_the_whole_texts():
+    """The vocabulary searches each distinct white-space token for words: the same words as a search
+    of the whole texts (no word runs across white space of any kind)."""
+    from toolsearch_cli.search.names import _WORD, Vocabulary
+
+    text = "x1y  naïve café_au-lait 3d 2fa\u00a0élan\u2003tab\tnew\nline\u2028sep\x1cfs 東京タワー abc123def"
+    text += " __init__ l'été"
+    tool = make("plainName", text, tags=["über-cool"], category="Weather Data")
+    words = Vocabulary([tool]).words
+    texts = ["plain Name", text, "über-cool", "Weather Data"]
+    expected = {w.casefold() for w in _WORD.findall("\n".join(texts))}
+    assert words == sorted(w for w in expected if len(w) > 2 and not w.isdigit())
+    assert {"naïve", "café", "élan", "sep", "東京タワー", "abc123def", "init", "été"} <= set(words)

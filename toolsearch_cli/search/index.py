@@ -87,6 +87,21 @@ class BM25FIndex:
         with gc_paused():  # a large catalog's terms and postings: many objects, no cycles
             self._store.bulk_load(tools)
 
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        del state["slot_of"]  # made again from the slots on first use: see __getattr__
+        return state
+
+    def __getattr__(self, name: str) -> Any:
+        # Only for what the instance lacks: an index read back from a pickle makes its slots by
+        # name on first use (a dict of 100,000 names cost 0.04 s to unpickle on every cached
+        # search, which needs it only to change the index). A removed tool's slot holds None.
+        tools = self.__dict__.get("tools")
+        if name != "slot_of" or tools is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        slot_of = self.__dict__["slot_of"] = {tool.name: slot for slot, tool in enumerate(tools) if tool is not None}
+        return slot_of
+
     # -- bookkeeping shared by the backends -------------------------------------------------
 
     def _register_slot(self, tool: Tool) -> int:

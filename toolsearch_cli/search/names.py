@@ -65,10 +65,12 @@ class Vocabulary:
                 if isinstance(properties, dict):
                     texts += map(_parameter_words, properties)
                 if len(texts) >= 4096:
-                    # one search per batch of texts: no word runs across a line break
-                    found.update(_WORD.findall("\n".join(texts)))
+                    # one split per batch of texts; the distinct tokens are searched for words
+                    # once, at the end (a word never runs across white space: the same words)
+                    found.update("\n".join(texts).split())
                     texts.clear()
-            found.update(_WORD.findall("\n".join(texts)))
+            found.update("\n".join(texts).split())
+            found = set(_WORD.findall("\n".join(found)))
         # each distinct word lowered once
         words = set(map(str.casefold, found))
         self.words = sorted(w for w in words if len(w) > 2 and not w.isdigit())
