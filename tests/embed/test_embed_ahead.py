@@ -298,3 +298,26 @@ def test_the_entry_point_loads_nothing_heavy_for_a_lexical_search():
     env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLSEARCH_EMBED")}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
     assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_a_thread_that_cannot_finish_does_not_hold_ctrl_c_up(model, monkeypatch):
+    """A Ctrl-C during an import can leave Python's import lock held, and a thread importing then
+    waits forever: after an interrupt the thread is waited for a bounded while, not for ever."""
+    import time
+
+    release = threading.Event()
+    monkeypatch.setattr(hybrid, "_embed_ahead", lambda *args: release.wait(30))
+    monkeypatch.setattr(hybrid, "GIVE_UP_AFTER", 0.3)
+    ranker = RANKER_BY_NAME["hybrid"].with_embed(EmbedSettings(model=str(model)))  # type: ignore[attr-defined]
+    began = time.monotonic()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            with hybrid.embedded_ahead(ranker, "send mail to alice"):
+                raise KeyboardInterrupt
+        assert time.monotonic() - began < 10
+        assert not hybrid.embedding_ahead()
+        assert all(t.daemon for t in _threads())  # left to end with the process, not waited for at exit
+    finally:
+        release.set()
+        for thread in _threads():
+            thread.join(10)

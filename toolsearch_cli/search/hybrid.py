@@ -62,6 +62,8 @@ QUERY_CACHE = 50_000
 
 _query_vectors: OrderedDict[tuple[str, str], Any] = OrderedDict()
 _keep_searches = False
+#: Seconds a request embedded ahead is waited for when the search fails or is interrupted.
+GIVE_UP_AFTER = 5.0
 #: threads embedding a request ahead (:func:`embedded_ahead`); :func:`query_vectors` waits for them
 _ahead: list[Any] = []
 #: what they embedded: (embedder, its sessions then, persist, the texts), checked by :func:`_settle_ahead`
@@ -95,8 +97,9 @@ def embedded_ahead(ranker: Any, query: str) -> Iterator[None]:
     Only for a dense ranker with a local model (an endpoint's request is not sent before the
     catalog is known to load) and a request that is not blank. Nothing is reported from the
     thread: :func:`query_vectors` waits for it, and what it did not make (it failed, or was not
-    done) is made there, failing as it would have. Leaving the block waits for the thread too
-    (on Ctrl-C it stops at its next step), so no thread outlives it.
+    done) is made there, failing as it would have. Leaving the block waits for the thread too;
+    after an error or Ctrl-C it stops at its next step, and is waited for :data:`GIVE_UP_AFTER`
+    seconds at most.
     """
     import threading
 
@@ -112,7 +115,10 @@ def embedded_ahead(ranker: Any, query: str) -> Iterator[None]:
             settings = None
         if settings is not None and settings.configured and not settings.base_url:
             thread = threading.Thread(
-                target=_embed_ahead, args=(ranker, query, _search_store(), stop), name="toolsearch-embed-ahead"
+                target=_embed_ahead,
+                args=(ranker, query, _search_store(), stop),
+                name="toolsearch-embed-ahead",
+                daemon=True,  # waited for below; after Ctrl-C only for a while (see there)
             )
     if thread is None:
         yield
@@ -122,7 +128,12 @@ def embedded_ahead(ranker: Any, query: str) -> Iterator[None]:
     try:
         yield
     except BaseException:
-        stop.set()  # an error or Ctrl-C: the vectors are not wanted any more
+        # an error or Ctrl-C: the vectors are not wanted any more. A Ctrl-C that came while the
+        # main thread was importing a module may have left Python's import lock held, and the
+        # thread waits for it forever: it is given a while (it stops at its next step), then
+        # left to end with the process
+        stop.set()
+        _wait_ahead(timeout=GIVE_UP_AFTER)
         raise
     finally:
         _wait_ahead()
@@ -135,6 +146,12 @@ def embedding_ahead() -> bool:
 
 
 def _embed_ahead(ranker: Any, query: str, persist: bool | str, stop: Any) -> None:
+    import signal
+
+    # Ctrl-C and SIGTERM go to the main thread (Python handles them there): none lands in this
+    # thread while onnxruntime runs in it, interrupting its system calls
+    if hasattr(signal, "pthread_sigmask"):  # POSIX
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
     try:
         embedder = ranker.embedder()
         texts = ranker._texts_ahead(embedder, query)
@@ -146,9 +163,11 @@ def _embed_ahead(ranker: Any, query: str, persist: bool | str, stop: Any) -> Non
         pass
 
 
-def _wait_ahead() -> None:
+def _wait_ahead(timeout: float | None = None) -> None:
     while _ahead:
-        _ahead.pop().join()
+        thread = _ahead[-1]
+        thread.join(timeout)  # interrupted (Ctrl-C): still listed, for embedded_ahead to wait for
+        _ahead.remove(thread)
 
 
 def _settle_ahead(embedder: Embedder) -> None:
