@@ -272,6 +272,8 @@ def test_a_catalog_error_waits_for_the_thread_and_says_only_the_catalog_s_error(
         result = run_cli(*args)
     assert result.code == 2
     assert result.stderr.count("\n") == 1 and "missing.yaml" in result.stderr
+    # the request was embedded, but a search that never used it stores it nowhere (as before)
+    assert not list((tmp_path / "cache").glob("vectors/*-searches.npz"))
 
 
 def test_nothing_starts_for_the_default_ranker_an_endpoint_or_a_blank_request(model):
@@ -321,3 +323,27 @@ def test_a_thread_that_cannot_finish_does_not_hold_ctrl_c_up(model, monkeypatch)
         release.set()
         for thread in _threads():
             thread.join(10)
+
+
+def test_a_request_embedded_ahead_is_stored_only_by_the_search_that_uses_it(model, tmp_path):
+    import time
+
+    ranker = RANKER_BY_NAME["hybrid"].with_embed(EmbedSettings(model=str(model)))  # type: ignore[attr-defined]
+    stores = tmp_path / "cache" / "vectors"
+    with pytest.raises(RuntimeError):
+        with hybrid.searches_kept_on_disk(), hybrid.embedded_ahead(ranker, "send mail to alice"):
+            began = time.monotonic()
+            while not hybrid._made_ahead and time.monotonic() - began < 60:
+                time.sleep(0.01)
+            assert hybrid._made_ahead  # embedded in the background...
+            raise RuntimeError("the catalog did not load")
+    assert not list(stores.glob("*-searches.npz"))  # ...and, the search failing, stored nowhere
+    assert not hybrid._made_ahead and not hybrid._query_vectors  # nor kept
+
+    with hybrid.searches_kept_on_disk(), hybrid.embedded_ahead(ranker, "send mail to alice"):
+        [vector] = hybrid.query_vectors(ranker.embedder(), ["send mail to alice"], persist="searches")
+    assert len(list(stores.glob("*-searches.npz"))) == 1  # used: stored
+    hybrid._query_vectors.clear()
+    with hybrid.searches_kept_on_disk():
+        [again] = hybrid.query_vectors(ranker.embedder(), ["send mail to alice"], persist="searches")
+    assert (again == vector).all()

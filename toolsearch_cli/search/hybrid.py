@@ -134,6 +134,10 @@ def embedded_ahead(ranker: Any, query: str) -> Iterator[None]:
         # left to end with the process
         stop.set()
         _wait_ahead(timeout=GIVE_UP_AFTER)
+        while _made_ahead:  # not used: forgotten, as if never made (and stored nowhere)
+            made_by, _, _, texts = _made_ahead.pop()
+            for text in texts:
+                _query_vectors.pop((made_by.model_id, text), None)
         raise
     finally:
         _wait_ahead()
@@ -156,7 +160,7 @@ def _embed_ahead(ranker: Any, query: str, persist: bool | str, stop: Any) -> Non
         embedder = ranker.embedder()
         texts = ranker._texts_ahead(embedder, query)
         if texts and not stop.is_set():
-            made = _make_query_vectors(embedder, texts, persist)
+            made = _make_query_vectors(embedder, texts, persist, write=False)  # stored by the search
             if made:
                 _made_ahead.append((embedder, getattr(embedder, "sessions", 0), persist, made))
     except Exception:  # noqa: BLE001, S110 - made again (and failing with its own message) in the search
@@ -171,7 +175,8 @@ def _wait_ahead(timeout: float | None = None) -> None:
 
 
 def _settle_ahead(embedder: Embedder) -> None:
-    """Vectors embedded ahead by a session the model has replaced since are embedded again.
+    """Store the vectors embedded ahead (a search that fails before it needs them stores none, as
+    before); those made by a session the model has replaced since are embedded again first.
 
     A request alone is embedded by a light session (:meth:`~.embed.OnnxEmbedder._load`); when the
     search then had tools to embed, the full session made for them would have embedded the request
@@ -179,13 +184,16 @@ def _settle_ahead(embedder: Embedder) -> None:
     for the last float digits. They are made again with it (and stored in place of the others), so
     a search ranks and scores exactly as when nothing is embedded ahead.
     """
+    import numpy as np
+
     while _made_ahead:
         made_by, sessions, persist, texts = _made_ahead.pop()
-        if made_by is not embedder or getattr(embedder, "sessions", 0) == sessions:
+        if made_by is not embedder:
             continue
-        import numpy as np
-
-        fresh = np.asarray(embed_texts(embedder, as_queries(embedder, texts), counted=False), dtype=np.float32)
+        if getattr(embedder, "sessions", 0) == sessions:
+            fresh = np.stack([_query_vectors[(embedder.model_id, text)] for text in texts])
+        else:
+            fresh = np.asarray(embed_texts(embedder, as_queries(embedder, texts), counted=False), dtype=np.float32)
         if persist:
             kind = persist if isinstance(persist, str) else "queries"
             store = VectorStore(embedder.model_id, kind, limit=MAX_SEARCHES if kind == "searches" else MAX_STORED)
@@ -217,9 +225,12 @@ def query_vectors(embedder: Embedder, queries: Sequence[str], *, persist: bool |
     return out
 
 
-def _make_query_vectors(embedder: Embedder, queries: Sequence[str], persist: bool | str) -> list[str]:
+def _make_query_vectors(
+    embedder: Embedder, queries: Sequence[str], persist: bool | str, *, write: bool = True
+) -> list[str]:
     """Put the vectors of ``queries`` the memory cache lacks there (see :func:`query_vectors`);
-    returns the queries the model embedded (the others were on disk or in memory)."""
+    returns the queries the model embedded (the others were on disk or in memory). ``write=False``:
+    the ones embedded are not put on disk (:func:`_settle_ahead` does it)."""
     missing = list(dict.fromkeys(q for q in queries if (embedder.model_id, q) not in _query_vectors))
     made = missing
     if missing:
@@ -227,7 +238,7 @@ def _make_query_vectors(embedder: Embedder, queries: Sequence[str], persist: boo
             kind = persist if isinstance(persist, str) else "queries"
             limit = MAX_SEARCHES if kind == "searches" else MAX_STORED
             store = VectorStore(embedder.model_id, kind, limit=limit)
-            vectors = store.vectors(embedder, as_queries(embedder, missing), persist=store_enabled())
+            vectors = store.vectors(embedder, as_queries(embedder, missing), persist=store_enabled(), write=write)
             embedded = set(store.embedded_texts)
             made = [q for q, text in zip(missing, as_queries(embedder, missing), strict=True) if text in embedded]
         else:  # rounded as the stored ones are, so a search scores as its evaluation did

@@ -97,8 +97,9 @@ class VectorStore:
             return None
         return keys, vectors
 
-    def vectors(self, embedder: Embedder, texts: Sequence[str], *, persist: bool = True) -> Any:
-        """float32 rows for ``texts`` (L2-normalised, rounded through float16), embedding only unseen texts."""
+    def vectors(self, embedder: Embedder, texts: Sequence[str], *, persist: bool = True, write: bool = True) -> Any:
+        """float32 rows for ``texts`` (L2-normalised, rounded through float16), embedding only unseen texts;
+        ``write=False``: the new ones are not stored (the caller does it, :meth:`replace`)."""
         import numpy as np
 
         keys = [text_key(t) for t in texts]
@@ -130,7 +131,7 @@ class VectorStore:
                 out[i] = fresh[fresh_row[key]]  # type: ignore[index]
             else:
                 out[i] = old[1][known[key]]  # type: ignore[index]
-        if fresh is not None and persist:
+        if fresh is not None and persist and write:
             self._write(list(missing), fresh, set(keys))
         return out.astype(np.float32)
 
