@@ -47,6 +47,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -216,6 +217,8 @@ def _env_timeout() -> float:
 
 _settings: EmbedSettings | None = None
 _embedders: dict[EmbedSettings, Embedder] = {}
+#: one load per settings even when a search embeds its request in a background thread meanwhile
+_embedders_lock = threading.Lock()
 
 
 def configure(settings: EmbedSettings | None) -> None:
@@ -273,6 +276,7 @@ class EmbedCost:
 
 
 _cost = EmbedCost()
+_cost_lock = threading.Lock()  # a request embedded in the background adds to it too
 
 
 def embed_cost() -> EmbedCost:
@@ -287,19 +291,23 @@ def reset_embed_cost() -> None:
 
 def count_cached(count: int) -> None:
     """Record ``count`` texts whose vectors the on-disk cache had."""
-    _cost.cached += max(0, count)
+    with _cost_lock:
+        _cost.cached += max(0, count)
 
 
-def embed_texts(embedder: Embedder, texts: Sequence[str]) -> Any:
+def embed_texts(embedder: Embedder, texts: Sequence[str], *, counted: bool = True) -> Any:
     """``embedder.embed(texts)``, timed into :func:`embed_cost`; a run of at least :data:`PROGRESS_AT`
-    texts is reported to the :func:`set_progress` reporter, batch by batch."""
+    texts is reported to the :func:`set_progress` reporter, batch by batch. ``counted=False``: texts
+    counted already (embedded again), only the seconds are added."""
     reporter = _progress if len(texts) >= PROGRESS_AT else None
     began = time.perf_counter()
     try:
         vectors = embedder.embed(texts) if reporter is None else _reported(embedder, texts, reporter)
     finally:
-        _cost.seconds += time.perf_counter() - began
-    _cost.texts += len(texts)
+        with _cost_lock:
+            _cost.seconds += time.perf_counter() - began
+    with _cost_lock:
+        _cost.texts += len(texts) if counted else 0
     return vectors
 
 
@@ -361,9 +369,10 @@ def embedder_for(settings: EmbedSettings) -> Embedder:
             f"or --embed-base-url URL --embed-model NAME for an OpenAI-compatible endpoint (or ${MODEL_VAR})",
             field="embed-model",
         )
-    embedder = _embedders.get(settings)
-    if embedder is None:
-        embedder = _embedders[settings] = _load(settings)
+    with _embedders_lock:
+        embedder = _embedders.get(settings)
+        if embedder is None:
+            embedder = _embedders[settings] = _load(settings)
     return embedder
 
 
@@ -764,6 +773,12 @@ class OnnxEmbedder:
         self._session: Any = None  # created by the first text to embed (a cached search needs none)
         self._light = False
         self.tokenizer: Any = None
+        # one embedding at a time: a search's request may be embedded in a background thread while
+        # the catalog's tool vectors are (hybrid.embedded_ahead), and a session is made once
+        self._lock = threading.RLock()
+        #: sessions made so far: vectors made before the latest one may differ from its own in the
+        #: last float digits (a light session's against a full one's; hybrid.embedded_ahead)
+        self.sessions = 0
 
     def _load(self, light: bool = False) -> None:
         """The tokenizer and the onnxruntime session, on the model's prepared copy (:mod:`.prepared`).
@@ -782,6 +797,8 @@ class OnnxEmbedder:
             options.log_severity_level = 4  # its own (coloured) error lines: ours say it in one
             if light:
                 options.add_session_config_entry("session.disable_prepacking", "1")
+                # a few short texts: no pool of worker threads to start (same vectors, bit for bit)
+                options.intra_op_num_threads = 1
             # idle worker threads sleep instead of spinning: less CPU for the same vectors, on a busy
             # machine faster too (benchmarks/README.md, issue 19 cost)
             options.add_session_config_entry("session.intra_op.allow_spinning", "0")
@@ -810,13 +827,15 @@ class OnnxEmbedder:
         #: token vectors by name when the export names them (some add a pooled output after them)
         self.output = "last_hidden_state" if "last_hidden_state" in outputs else outputs[0]
         self.tokenizer, self.inputs, self._session, self._light = tokenizer, inputs, session, light
+        self.sessions += 1
 
     @property
     def session(self) -> Any:
         """The full session (made now if there is none, or only a light one)."""
-        if self._session is None or self._light:
-            self._load()
-        return self._session
+        with self._lock:
+            if self._session is None or self._light:
+                self._load()
+            return self._session
 
     def _session_for(self, count: int) -> Any:
         if self._session is None:
@@ -833,6 +852,10 @@ class OnnxEmbedder:
     def embed(self, texts: Sequence[str], progress: Callable[[int], None] | None = None) -> Any:
         """Vectors of ``texts`` in their order. Batches are made of texts of similar length (sorted
         by token count), so a short text is not padded to the longest of a random batch."""
+        with self._lock:
+            return self._embed(texts, progress)
+
+    def _embed(self, texts: Sequence[str], progress: Callable[[int], None] | None) -> Any:
         import numpy as np
 
         if not texts:
@@ -910,9 +933,11 @@ class StaticEmbedder:
             ) from None
         finally:
             logging.disable(previous)
+        self._lock = threading.Lock()  # one embedding at a time (hybrid.embedded_ahead)
 
     def embed(self, texts: Sequence[str]) -> Any:
-        return _normalise(self.model.encode(list(texts), batch_size=1024, show_progress_bar=False))
+        with self._lock:
+            return _normalise(self.model.encode(list(texts), batch_size=1024, show_progress_bar=False))
 
 
 # -- OpenAI-compatible endpoints ------------------------------------------------------------
