@@ -133,10 +133,10 @@ def fetch_tools(live: LiveSource, timeout: float | None = None) -> tuple[str | N
         ListingGuard,
         ListingTooLarge,
         Meter,
-        bounded_http_client,
         bounded_stdio_client,
         max_message_bytes,
         max_tools,
+        mcp_http_client,
         streamable_http,
     )
 
@@ -150,7 +150,7 @@ def fetch_tools(live: LiveSource, timeout: float | None = None) -> tuple[str | N
                 params = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
                 server: Any = bounded_stdio_client(params, errlog, meter)
             else:
-                http = await stack.enter_async_context(bounded_http_client(meter, headers, limit))
+                http = await stack.enter_async_context(mcp_http_client(meter, headers, limit))
                 server = streamable_http(live.url, meter, http)
             server = _sifted(server, pages)  # the raw listing: each tool is checked on its own
             if threading.current_thread() is threading.main_thread():

@@ -8,7 +8,7 @@ with its square), and its HTTP client reads a JSON body of any length (an endles
 * :func:`bounded_stdio_client`: the SDK's own process start and stop (its own session, the
   spec's shutdown sequence), with a reader that refuses a line longer than the bound as it
   arrives;
-* :func:`bounded_http_client`: an ``httpx2.AsyncClient`` whose bodies are counted against the
+* :func:`mcp_http_client`: an ``httpx2.AsyncClient`` whose bodies are counted against the
   bound as they arrive (:class:`~toolsearch_cli.bounded.BodyBound`, the bound of model replies
   too); event streams are bounded per event by the SDK (``max_sse_event_size``, set to the same
   bound); compressed bodies are not asked for, and refused when sent anyway (a gzip bomb);
@@ -343,9 +343,11 @@ def _parse_line(line: bytes, encoding: str, errors: str) -> Any:
 # ---------------------------------------------------------------------------------- HTTP
 
 
-def bounded_http_client(meter: Meter, headers: dict[str, str] | None = None, timeout: float | None = None) -> Any:
-    """An ``httpx2.AsyncClient`` for the SDK's streamable HTTP transport (the SDK's own
-    timeouts unless ``timeout``) whose response bodies are bounded by ``meter.limit`` bytes.
+def mcp_http_client(meter: Meter, headers: dict[str, str] | None = None, timeout: float | None = None) -> Any:
+    """The HTTP client of MCP connections: an ``httpx2.AsyncClient`` for the SDK's streamable
+    HTTP transport (the SDK's own timeouts unless ``timeout``) whose JSON bodies are bounded by
+    ``meter.limit`` bytes and event streams by the bounds of an exchange. (Model providers'
+    clients are bounded by :func:`toolsearch_cli.bounded.bounded_http_client`.)
 
     A JSON body over the bound fails as it is read with an ``httpx2.StreamError``, which the SDK
     turns into an error answer to the request it answered: the connection stays usable.
@@ -445,7 +447,7 @@ class EventCounter:
 
 
 def streamable_http(url: str, meter: Meter, http: Any) -> Any:
-    """The SDK's streamable HTTP transport over ``http`` (:func:`bounded_http_client`), each event
+    """The SDK's streamable HTTP transport over ``http`` (:func:`mcp_http_client`), each event
     of its event streams bounded like a body."""
     from mcp.client.streamable_http import streamable_http_client
 

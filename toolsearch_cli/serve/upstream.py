@@ -120,7 +120,7 @@ class Upstream:
         from mcp import Client, StdioServerParameters
         from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-        from ..catalog.mcp_transport import Meter, bounded_http_client, bounded_stdio_client, streamable_http
+        from ..catalog.mcp_transport import Meter, bounded_stdio_client, mcp_http_client, streamable_http
         from ..catalog.process_group import group_stopped_async, own_group_command
 
         meter = self._meter = Meter(self.max_message_bytes)  # one per connection
@@ -143,7 +143,7 @@ class Upstream:
             else:
                 headers = http_headers()
                 http = await stack.enter_async_context(
-                    bounded_http_client(meter, headers, self.timeout if headers else None)
+                    mcp_http_client(meter, headers, self.timeout if headers else None)
                 )
                 server = streamable_http(self.live.url, meter, http)
             # (the handshake is bounded by the read timeout: a cancel scope may not span the
