@@ -39,7 +39,7 @@ def load_static(settings: Settings, *, registries: bool = True) -> Catalog:
     """The sources that are not live servers, merged (files are searchable; Python modules run).
     ``registries=False`` leaves out the registry sources (the running gateway follows those live)."""
     from ..catalog import load_catalog
-    from ..catalog.mcp_client import is_live_source
+    from ..catalog.sources import is_live_source
     from ..registry.source import is_registry_source
 
     static = [s for s in settings.sources if not is_live_source(s) and (registries or not is_registry_source(s))]
@@ -50,7 +50,7 @@ def load_static(settings: Settings, *, registries: bool = True) -> Catalog:
 
 def split_sources(sources: list[str]) -> tuple[list[str], list[str]]:
     """(live MCP sources, other sources), each in the order given, duplicates dropped."""
-    from ..catalog.mcp_client import is_live_source
+    from ..catalog.sources import is_live_source
 
     unique = list(dict.fromkeys(sources))
     return [s for s in unique if is_live_source(s)], [s for s in unique if not is_live_source(s)]

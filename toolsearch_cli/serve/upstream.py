@@ -21,7 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..catalog.mcp_client import LiveSource, http_headers, parse_live_source
+from ..catalog.mcp_client import http_headers
+from ..catalog.sources import LiveSource, parse_live_source
 
 #: Seconds between pings of an idle upstream (a dead stdio server is noticed within this).
 PING_INTERVAL = 5.0
