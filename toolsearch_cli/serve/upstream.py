@@ -72,18 +72,31 @@ class Upstream:
     def __post_init__(self) -> None:
         import anyio
 
-        from ..catalog.mcp_transport import Meter, max_message_bytes, max_tools
+        from ..catalog.mcp_transport import (
+            max_exchange_bytes,
+            max_exchange_messages,
+            max_message_bytes,
+            max_tools,
+        )
 
         self.live = parse_live_source(self.source)
-        #: The bounds of what the server sends ($TOOLSEARCH_MCP_MAX_MESSAGE_SIZE, _MAX_TOOLS), read once.
+        #: The bounds of what the server sends ($TOOLSEARCH_MCP_MAX_MESSAGE_SIZE, _MAX_TOOLS,
+        #: _MAX_EXCHANGE_SIZE, _MAX_MESSAGES), read once.
         self.max_message_bytes = max_message_bytes()
         self.max_tools = max_tools()
-        self._meter = Meter(self.max_message_bytes)
+        self.max_exchange_bytes = max_exchange_bytes(self.max_message_bytes)
+        self.max_exchange_messages = max_exchange_messages()
+        self._meter = self._new_meter()
         self._client: Any = None
         self._changed = anyio.Event()
         self._broken = anyio.Event()
         #: Set once the first attempt finished (listed its tools, or failed).
         self.first_attempt = anyio.Event()
+
+    def _new_meter(self) -> Any:
+        from ..catalog.mcp_transport import Meter
+
+        return Meter(self.max_message_bytes, self.max_exchange_bytes, self.max_exchange_messages)
 
     @property
     def ready(self) -> bool:
@@ -121,10 +134,10 @@ class Upstream:
         from mcp import Client, StdioServerParameters
         from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-        from ..catalog.mcp_transport import Meter, bounded_stdio_client, mcp_http_client, streamable_http
+        from ..catalog.mcp_transport import bounded_stdio_client, mcp_http_client, streamable_http
         from ..catalog.process_group import group_stopped_async, own_group_command
 
-        meter = self._meter = Meter(self.max_message_bytes)  # one per connection
+        meter = self._meter = self._new_meter()  # one per connection
 
         async def on_message(message: Any) -> None:
             if isinstance(message, types.ToolListChangedNotification):
