@@ -84,12 +84,12 @@ def test_an_upstream_whose_listing_is_over_the_bound_is_a_warning_and_the_rest_s
 
 
 @contextlib.contextmanager
-def hostile_http(*args: str):
+def hostile_http(*args: str, stderr=None):
     """The hostile server over loopback HTTP; its port."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    server = subprocess.Popen([sys.executable, str(SERVER), *args, "--http", str(port)])
+    server = subprocess.Popen([sys.executable, str(SERVER), *args, "--http", str(port)], stderr=stderr)
     try:
         deadline = time.monotonic() + 20
         while True:
@@ -174,3 +174,30 @@ def test_an_upstream_listing_with_endless_small_messages_is_a_warning_and_the_re
         assert f"sent more than 200 messages ($TOOLSEARCH_MCP_MAX_MESSAGES) {CHATTY}" in warned[0], warned
 
     anyio.run(scenario)
+
+
+def test_an_endless_server_to_client_stream_is_cut_at_the_bound_and_given_up(tmp_path):
+    # the stream a session's server opens (GET) answers no request, so no timeout ever ended it:
+    # before the bound, the gateway read its small notifications for as long as it ran
+    pytest.importorskip("mcp")
+    said = tmp_path / "server.err"
+    with said.open("w") as stderr, hostile_http("getstream", stderr=stderr) as port:
+
+        def count(what: str) -> int:
+            return said.read_text().count(what)
+
+        async def scenario() -> None:
+            with tempfile.TemporaryFile(mode="w+", encoding="utf-8") as errlog:
+                source = f"hostile=mcp+http://127.0.0.1:{port}/mcp"
+                async with gateway([source], errlog, TOOLSEARCH_MCP_MAX_MESSAGES="200") as client:
+                    deadline = time.monotonic() + 60
+                    while not (count("GET opened") and count("GET opened") == count("GET ended by the client")):
+                        assert time.monotonic() < deadline, said.read_text()
+                        await anyio.sleep(0.2)
+                    await anyio.sleep(4)  # the SDK reopens a broken stream after 1 s, once (2 GETs seen)
+                    opened = count("GET opened")
+                    assert 1 <= opened <= 3 and count("GET ended by the client") == opened, said.read_text()
+                    found = json_of(await client.call_tool("toolSearch", {"query": "dump a lot of text"}))
+                    assert found["tools"][0]["name"] == "dump"  # the gateway serves on
+
+        anyio.run(scenario)

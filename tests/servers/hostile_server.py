@@ -12,6 +12,7 @@ Modes (what ``tools/list`` or ``tools/call`` answers):
   chatter COUNT   tools/list answers after COUNT small messages (0: never), tools/call never, its
                   small messages endless: progress and log notifications, a ping request; over
                   stdio an answer to an id nobody sent, over HTTP a comment event after each
+  getstream       (HTTP) a session whose server-to-client stream (GET) sends small notifications forever
   trickle SIZE    tools/list answer (SIZE bytes; 0: it never ends) is written a byte every 50 ms
 Over stdio by default; ``--http PORT`` serves the same over plain HTTP (JSON bodies) on loopback.
 The big answers are written in pieces, so the server itself stays small.
@@ -149,10 +150,24 @@ def http(port: int) -> None:
         def log_message(self, *args: object) -> None:
             pass
 
-        def do_GET(self) -> None:  # no server-to-client stream
-            self.send_response(405)
-            self.send_header("Content-Length", "0")
+        def do_GET(self) -> None:  # no server-to-client stream, but in mode getstream an endless one
+            if MODE != "getstream" or self.command != "GET":
+                self.send_response(405)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Transfer-Encoding", "chunked")
             self.end_headers()
+            print("GET opened", file=sys.stderr, flush=True)
+            event = b"event: message\ndata: %s\n\n" % json.dumps(CHATTER[1]).encode()
+            try:
+                while True:
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
+            except (BrokenPipeError, ConnectionResetError):
+                self.close_connection = True
+                print("GET ended by the client", file=sys.stderr, flush=True)
 
         def do_DELETE(self) -> None:
             self.do_GET()
@@ -180,6 +195,10 @@ def http(port: int) -> None:
                 self.wfile.write(body)
                 return
             self.send_response(200)
+            if (
+                MODE == "getstream" and message.get("method") == "initialize"
+            ):  # a session: the client opens a GET stream
+                self.send_header("Mcp-Session-Id", "hostile-session")
             self.send_header(
                 "Content-Type", "text/event-stream" if streaming or MODE == "chatter" else "application/json"
             )
