@@ -27,13 +27,13 @@ def hostile(*args: str) -> str:
     return f"hostile=mcp+stdio:{sys.executable} {SERVER} {' '.join(args)}"
 
 
-def gateway(sources: list[str], errlog, **env_more: str):
+def gateway(sources: list[str], errlog, timeout: str = "30", **env_more: str):
     """The official client on ``toolsearch serve`` over stdio, messages bounded at 1 MB."""
     from mcp import Client, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
     env = {**gateway_env(), "TOOLSEARCH_MCP_MAX_MESSAGE_SIZE": "1MB", **env_more}
-    params = StdioServerParameters(command=sys.executable, args=gateway_args(sources, "--timeout", "30"), env=env)
+    params = StdioServerParameters(command=sys.executable, args=gateway_args(sources, "--timeout", timeout), env=env)
     return Client(stdio_client(params, errlog=errlog), read_timeout_seconds=60)
 
 
@@ -201,3 +201,18 @@ def test_an_endless_server_to_client_stream_is_cut_at_the_bound_and_given_up(tmp
                     assert found["tools"][0]["name"] == "dump"  # the gateway serves on
 
         anyio.run(scenario)
+
+
+def test_a_call_answered_by_a_trickle_times_out_saying_how_much_came():
+    sources = [hostile("tricklecall")]  # lists dump; calling it answers a byte every 50 ms, forever
+
+    async def scenario() -> None:
+        with tempfile.TemporaryFile(mode="w+", encoding="utf-8") as errlog:
+            async with gateway(sources, errlog, timeout="8") as client:
+                dumped = await client.call_tool("callTool", {"name": "dump", "arguments": {}})
+                assert dumped.is_error
+                said = json_of(dumped)["error"]
+                assert said.startswith("dump: the server did not answer within 8 s; it was still sending a message, ")
+                assert said.endswith(" bytes of it so far"), said
+
+    anyio.run(scenario)

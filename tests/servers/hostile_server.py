@@ -12,6 +12,7 @@ Modes (what ``tools/list`` or ``tools/call`` answers):
   chatter COUNT   tools/list answers after COUNT small messages (0: never), tools/call never, its
                   small messages endless: progress and log notifications, a ping request; over
                   stdio an answer to an id nobody sent, over HTTP a comment event after each
+  tricklecall     tools/list answers one tool, ``dump``; calling it answers a byte every 50 ms, forever
   getstream       (HTTP) a session whose server-to-client stream (GET) sends small notifications forever
   trickle SIZE    tools/list answer (SIZE bytes; 0: it never ends) is written a byte every 50 ms
 Over stdio by default; ``--http PORT`` serves the same over plain HTTP (JSON bodies) on loopback.
@@ -63,6 +64,8 @@ def answer(message: dict) -> Iterator[bytes] | None:
         return padded(f'{{"jsonrpc":"2.0","id":{ident},"result":{{"tools":[]', "}}", SIZE)
     elif method in ("tools/list", "tools/call") and MODE == "chatter":
         return chatter(message["id"], method)
+    elif method == "tools/call" and MODE == "tricklecall":
+        return trickle(padded(f'{{"jsonrpc":"2.0","id":{ident},"result":{{"content":[]', "}}", 0))
     elif method == "tools/list" and MODE == "trickle":
         return trickle(padded(f'{{"jsonrpc":"2.0","id":{ident},"result":{{"tools":[]', "}}", SIZE))
     elif method == "tools/list" and MODE == "pages":
@@ -132,7 +135,7 @@ def stdio() -> None:
                 out.write(piece)
                 if MODE == "chatter":  # one message a line
                     out.write(b"\n")
-                if MODE in ("chatter", "trickle"):
+                if MODE in ("chatter", "trickle", "tricklecall"):
                     out.flush()
             if MODE != "chatter":
                 out.write(b"\n")

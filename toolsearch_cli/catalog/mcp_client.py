@@ -202,7 +202,7 @@ def fetch_tools(live: LiveSource, timeout: float | None = None) -> tuple[str | N
                 problem = meter.refuse()
             elif isinstance(leaf, TimeoutError):
                 problem = f"did not list its tools within {limit:g} s (set ${TIMEOUT_ENV} to wait longer)"
-                problem += _still_sending(meter)
+                problem += meter.still_sending()
             elif isinstance(leaf, FileNotFoundError | PermissionError):
                 problem = f"cannot be started: {leaf.strerror or leaf}: {live.command[0]}"
             elif logged:
@@ -223,15 +223,6 @@ def fetch_tools(live: LiveSource, timeout: float | None = None) -> tuple[str | N
                 problem = problem.replace(value, "***") if value else problem
             problem = _clip(redact(problem), _PROBLEM_WIDTH)  # masked first: a cut secret would not match
             raise CatalogError(f"{what} {problem}", file=live.display) from exc
-
-
-def _still_sending(meter: Any) -> str:
-    """What the server was doing when the time was up: trickling a message, or sending others."""
-    if meter.arriving:
-        return f"; it was still sending a message, {meter.arriving:,} bytes of it so far"
-    if meter.unanswered:
-        return f"; it sent {meter.unanswered:,} other messages (or events) meanwhile"
-    return ""
 
 
 @contextlib.asynccontextmanager

@@ -166,6 +166,15 @@ class Meter:
         """Bytes read (over stdio) since the last awaited answer."""
         return self.received - self._exchange_start
 
+    def still_sending(self) -> str:
+        """What the server was doing when a deadline passed, for the error: trickling a message, or
+        sending others ("" when neither: it said nothing)."""
+        if self.arriving:
+            return f"; it was still sending a message, {self.arriving:,} bytes of it so far"
+        if self.unanswered:
+            return f"; it sent {self.unanswered:,} other messages (or events) meanwhile"
+        return ""
+
     def refuse(self, size: int | None = None) -> str:
         """Count a message over the bound; the reason, in words."""
         told = f"a message of {size:,} bytes, more than" if size is not None else "a message larger than"

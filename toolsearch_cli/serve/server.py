@@ -365,10 +365,9 @@ class GatewayServer:
             return CallResult.error("upstream", f"{tool.name} cannot run now: {exc}")
         except ResultTooLarge as exc:  # $TOOLSEARCH_MCP_MAX_MESSAGE_SIZE: the reason, as is
             return CallResult.error("upstream", f"{tool.name}: {exc}")
-        except TimeoutError:
-            return CallResult.error(
-                "upstream", f"{tool.name}: the server did not answer within {gateway.settings.timeout:g} s"
-            )
+        except TimeoutError as exc:  # what the server was doing meanwhile, when the upstream knows
+            said = str(exc) or f"the server did not answer within {gateway.settings.timeout:g} s"
+            return CallResult.error("upstream", f"{tool.name}: {said}")
         except Exception as exc:  # noqa: BLE001 - an upstream failure is an error result, never a crash
             return CallResult.error("upstream", f"{tool.name}: the server failed: {describe_error(exc)}")
         result = CallResult([], is_error=bool(getattr(raw, "is_error", False)), raw=raw)

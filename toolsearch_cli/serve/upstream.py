@@ -117,7 +117,12 @@ class Upstream:
                 raise
             except Exception as exc:  # noqa: BLE001 - any failure of the server restarts it
                 meter = self._meter  # a stdio line over the bound ended the connection: say that
-                problem = f"the server {meter.refused}" if meter.ended else _describe(exc)
+                if meter.ended:
+                    problem = f"the server {meter.refused}"
+                elif isinstance(_leaf(exc), TimeoutError):
+                    problem = f"the server did not answer within {self.timeout:g} s{meter.still_sending()}"
+                else:
+                    problem = _describe(exc)
             finally:
                 self._client = None
                 self.first_attempt.set()
@@ -249,7 +254,8 @@ class Upstream:
         except anyio.get_cancelled_exc_class():
             raise
         except TimeoutError:
-            raise
+            said = f"the server did not answer within {timeout or self.timeout:g} s{meter.still_sending()}"
+            raise TimeoutError(said) from None
         except Exception as exc:
             from mcp.shared.exceptions import MCPError
 
@@ -263,9 +269,15 @@ class Upstream:
             raise
 
 
-def _describe(exc: BaseException) -> str:
+def _leaf(exc: BaseException) -> BaseException:
+    """The first leaf of (possibly nested) exception groups."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
+    return exc
+
+
+def _describe(exc: BaseException) -> str:
+    exc = _leaf(exc)
     text = " ".join(str(exc).split())
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
