@@ -31,9 +31,14 @@ CASES = {
     "http-body-200MB": ("http", "longline", 200 * 1024 * 1024),
     "http-endless-body": ("http", "longline", 0),
     "http-endless-sse-event": ("http", "sse", 0),
+    "stdio-endless-small-messages": ("stdio", "chatter", 0),
+    "http-endless-small-events": ("http", "chatter", 0),
+    "stdio-byte-trickle": ("stdio", "trickle", 0),
+    "http-byte-trickle": ("http", "trickle", 0),
     # honest servers: the same listing must load as before (and not slower)
     "stdio-20k-tools-ok": ("stdio", "many", 20_000),
     "http-20k-tools-ok": ("http", "many", 20_000),
+    "http-3k-messages-then-answer-ok": ("http", "chatter", 3_000),
 }
 
 MEASURE = """

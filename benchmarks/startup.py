@@ -68,6 +68,7 @@ def cache_hit_cost(runs: int = 51) -> None:
         try:
             import pickle
 
+            from toolsearch_cli import cachedir
             from toolsearch_cli.catalog import cache, load_catalog_result, store_in_cache
             from toolsearch_cli.search import search
 
@@ -76,7 +77,7 @@ def cache_hit_cost(runs: int = 51) -> None:
             store_in_cache(loaded)
             key = loaded.cache_key
             assert key is not None
-            data = (cache.cache_dir() / f"{key}.pickle").read_bytes()
+            data = (cachedir.cache_dir() / f"{key}.pickle").read_bytes()
             payload = data[len(cache.MAGIC) + 32 :]
 
             bare_ms, checked_ms = [], []

@@ -331,11 +331,8 @@ def _refused(name: str, kind: str, said: str, message: str, tool: Tool | None = 
 
 __all__ = [
     "APIS",
-    "EmbedSettings",
     "Handled",
     "Request",
-    "RunState",
-    "ToolArgumentsError",
     "ToolSearch",
     "tool_entry",
     "validate_arguments",

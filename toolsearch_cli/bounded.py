@@ -377,14 +377,16 @@ class ReplyTooLarge(Exception):
         self.limit, self.declared = limit, declared
 
 
-def bounded_http_client(openai: Any, limit: int) -> Any:
-    """The SDK's own HTTP client, reading every response body (errors too) incrementally and
-    stopping at ``limit`` decoded bytes: a body that claims more (Content-Length) is refused
-    unread, one that runs over while arriving is refused there, so memory never holds more."""
+def bounded_http_client(sdk: Any, limit: int) -> Any:
+    """A model provider SDK's own (synchronous) HTTP client, ``sdk.DefaultHttpxClient`` of the
+    ``openai`` or ``anthropic`` module given, reading every response body (errors too)
+    incrementally and stopping at ``limit`` decoded bytes: a body that claims more
+    (Content-Length) is refused unread, one that runs over while arriving is refused there, so
+    memory never holds more. (MCP servers have their own: ``catalog.mcp_transport.mcp_http_client``.)"""
 
     import httpx2  # the SDK's HTTP library
 
-    class Bounded(openai.DefaultHttpxClient):  # type: ignore[misc,name-defined]
+    class Bounded(sdk.DefaultHttpxClient):  # type: ignore[misc,name-defined]
         def send(self, request: Any, *, stream: bool = False, **kwargs: Any) -> Any:
             response = super().send(request, stream=True, **kwargs)
             if stream:  # the SDK never streams here; left as asked

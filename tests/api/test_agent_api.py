@@ -9,8 +9,8 @@ import json
 import pytest
 
 from toolsearch_cli import ToolSearch, validate_arguments
-from toolsearch_cli.agent import ToolArgumentsError, tool_entry
-from toolsearch_cli.errors import UsageError
+from toolsearch_cli.agent import tool_entry
+from toolsearch_cli.errors import ToolArgumentsError, UsageError
 
 from ..chat_server import ChatServer, call, say
 from ..conftest import ROOT

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import subprocess
 
-from toolsearch_cli import load_catalog
+from toolsearch_cli import cachedir, load_catalog
 from toolsearch_cli.catalog import cache, load_catalog_result, store_in_cache
 from toolsearch_cli.indexes import index_keys
 from toolsearch_cli.search import search
@@ -22,11 +22,11 @@ tools:
 
 
 def entries():
-    return sorted(cache.cache_dir().glob("*.pickle"))
+    return sorted(cachedir.cache_dir().glob("*.pickle"))
 
 
 def test_second_load_is_a_cache_hit_with_its_index(write, monkeypatch, tmp_path):
-    monkeypatch.setenv(cache.CACHE_DIR_VAR, str(tmp_path / "c"))
+    monkeypatch.setenv(cachedir.CACHE_DIR_VAR, str(tmp_path / "c"))
     path = write("cat.yaml", CATALOG)
     loaded = load_catalog_result([str(path)], cache=True)
     first = loaded.catalog
@@ -50,7 +50,7 @@ def test_second_load_is_a_cache_hit_with_its_index(write, monkeypatch, tmp_path)
 
 
 def test_editing_a_file_misses_the_cache(write, monkeypatch, tmp_path):
-    monkeypatch.setenv(cache.CACHE_DIR_VAR, str(tmp_path / "c"))
+    monkeypatch.setenv(cachedir.CACHE_DIR_VAR, str(tmp_path / "c"))
     path = write("cat.yaml", CATALOG)
     before = load_catalog_result([str(path)], cache=True)
     path.write_text(CATALOG.replace("Send an email", "Send a letter"), encoding="utf-8")
@@ -60,27 +60,27 @@ def test_editing_a_file_misses_the_cache(write, monkeypatch, tmp_path):
 
 
 def test_a_damaged_or_foreign_entry_is_a_miss(write, monkeypatch, tmp_path):
-    monkeypatch.setenv(cache.CACHE_DIR_VAR, str(tmp_path / "c"))
+    monkeypatch.setenv(cachedir.CACHE_DIR_VAR, str(tmp_path / "c"))
     path = write("cat.yaml", CATALOG)
     first = load_catalog_result([str(path)], cache=True)
-    entry = cache.cache_dir() / f"{first.cache_key}.pickle"
+    entry = cachedir.cache_dir() / f"{first.cache_key}.pickle"
     entry.write_bytes(b"garbage")
     assert cache.load(first.cache_key) is None
     again = load_catalog([str(path)], cache=True)
     assert [t.name for t in again.tools] == ["getWeather", "sendEmail"]
     # an entry stored under another key (copied or renamed) is not trusted either
-    other = cache.cache_dir() / ("0" * 64 + ".pickle")
+    other = cachedir.cache_dir() / ("0" * 64 + ".pickle")
     other.write_bytes(entry.read_bytes())
     assert cache.load("0" * 64) is None
 
 
 def test_cache_can_be_turned_off_and_python_modules_are_never_cached(write, monkeypatch, tmp_path):
-    monkeypatch.setenv(cache.CACHE_DIR_VAR, str(tmp_path / "c"))
-    monkeypatch.setenv(cache.NO_CACHE_VAR, "1")
+    monkeypatch.setenv(cachedir.CACHE_DIR_VAR, str(tmp_path / "c"))
+    monkeypatch.setenv(cachedir.NO_CACHE_VAR, "1")
     path = write("cat.yaml", CATALOG)
     assert load_catalog_result([str(path)], cache=True).cache_key is None
     assert entries() == []
-    monkeypatch.delenv(cache.NO_CACHE_VAR)
+    monkeypatch.delenv(cachedir.NO_CACHE_VAR)
     module = str(ROOT / "catalogs" / "python" / "ops_tools.py")
     assert load_catalog_result([module], cache=True).cache_key is None
     assert load_catalog_result([str(path)], cache=False).cache_key is None
@@ -90,14 +90,14 @@ def test_cache_can_be_turned_off_and_python_modules_are_never_cached(write, monk
 def test_an_unwritable_cache_folder_is_not_an_error(write, monkeypatch, tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    monkeypatch.setenv(cache.CACHE_DIR_VAR, str(blocker / "c"))  # cannot be created
+    monkeypatch.setenv(cachedir.CACHE_DIR_VAR, str(blocker / "c"))  # cannot be created
     path = write("cat.yaml", CATALOG)
     catalog = load_catalog([str(path)], cache=True)
     assert [t.name for t in catalog.tools] == ["getWeather", "sendEmail"]
 
 
 def test_only_the_newest_entries_are_kept(write, monkeypatch, tmp_path):
-    monkeypatch.setenv(cache.CACHE_DIR_VAR, str(tmp_path / "c"))
+    monkeypatch.setenv(cachedir.CACHE_DIR_VAR, str(tmp_path / "c"))
     monkeypatch.setattr(cache, "MAX_ENTRIES", 3)
     for i in range(5):
         path = write(f"cat{i}.yaml", CATALOG)

@@ -7,7 +7,8 @@ import json
 import pytest
 
 from toolsearch_cli.catalog import load_catalog, load_catalog_result
-from toolsearch_cli.catalog.formats import detect_format, parse_document
+from toolsearch_cli.catalog.document import parse_document
+from toolsearch_cli.catalog.formats import detect_format
 from toolsearch_cli.errors import CatalogError
 
 WEATHER_SCHEMA = {

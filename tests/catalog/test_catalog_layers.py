@@ -10,7 +10,7 @@ import weakref
 
 import pytest
 
-from toolsearch_cli import indexes
+from toolsearch_cli import cachedir, indexes
 from toolsearch_cli.catalog import LoadResult, load_catalog_result, load_source, store_in_cache
 from toolsearch_cli.catalog import cache as catalog_cache
 from toolsearch_cli.catalog.lenient import collecting
@@ -96,7 +96,7 @@ def test_load_source_returns_its_warnings_or_raises_outside_a_lenient_block(writ
 def test_the_load_result_carries_warnings_and_cache_state_and_a_changed_catalog_is_not_stored(
     write, monkeypatch, tmp_path
 ):
-    monkeypatch.setenv(catalog_cache.CACHE_DIR_VAR, str(tmp_path / "c"))
+    monkeypatch.setenv(cachedir.CACHE_DIR_VAR, str(tmp_path / "c"))
     path = str(write("odd.yaml", ODD_TYPE))
     first = load_catalog_result(path, cache=True)
     assert [w.kind for w in first.warnings] == ["type"] and first.cache_key is not None

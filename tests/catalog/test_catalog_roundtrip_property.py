@@ -5,8 +5,9 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from toolsearch_cli.catalog.document import parse_document
 from toolsearch_cli.catalog.export import EXPORTER_BY_NAME, export_catalog
-from toolsearch_cli.catalog.formats import load_document, parse_document
+from toolsearch_cli.catalog.formats import load_document
 from toolsearch_cli.model import Catalog, GroupMatcher, Tool, ToolGroup
 
 names = st.from_regex(r"[A-Za-z][A-Za-z0-9_-]{0,20}", fullmatch=True).filter(lambda n: n != "toolSearch")

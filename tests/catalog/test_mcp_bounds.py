@@ -168,3 +168,82 @@ def test_an_endless_http_body_stays_within_memory_at_the_default_bound(http_serv
     code, peak_mb = map(int, out[0].split())
     assert code == 2 and "larger than the 16 MB a message may be" in out[1], out
     assert peak_mb < 400, f"peak {peak_mb} MB"
+
+
+# ---- endless small messages and trickles: bounded per exchange, and by time
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_endless_small_messages_end_at_the_message_bound(run_cli, monkeypatch, http_server, transport):
+    # progress and log notifications, pings, (stdio) answers to ids nobody sent, (HTTP) comments:
+    # before the bound, only the timeout ended them, and over stdio memory grew to 1 GB in 60 s
+    monkeypatch.setenv("TOOLSEARCH_MCP_MAX_MESSAGES", "200")
+    monkeypatch.setenv("TOOLSEARCH_MCP_TIMEOUT", "120")
+    source = stdio("chatter", "0") if transport == "stdio" else http_server("chatter", "0")
+    what = "messages" if transport == "stdio" else "events"
+    said = f"sent more than 200 {what} ($TOOLSEARCH_MCP_MAX_MESSAGES) without the answer a request waited for"
+    started = time.monotonic()
+    refused(run_cli("catalog", "-c", source), source, said)
+    assert time.monotonic() - started < 100  # the bound, not the timeout
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_endless_small_messages_end_at_the_byte_bound_of_an_exchange(run_cli, monkeypatch, http_server, transport):
+    monkeypatch.setenv("TOOLSEARCH_MCP_MAX_EXCHANGE_SIZE", "20KB")
+    monkeypatch.setenv("TOOLSEARCH_MCP_TIMEOUT", "120")
+    source = stdio("chatter", "0") if transport == "stdio" else http_server("chatter", "0")
+    said = "sent more than 20 KB ($TOOLSEARCH_MCP_MAX_EXCHANGE_SIZE) without the answer a request waited for"
+    refused(run_cli("catalog", "-c", source), source, said)
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_small_messages_within_the_bound_then_the_answer_load(run_cli, monkeypatch, http_server, transport):
+    source = stdio("chatter", "60") if transport == "stdio" else http_server("chatter", "60")
+    monkeypatch.setenv("TOOLSEARCH_MCP_MAX_MESSAGES", "150")  # 60 messages (HTTP: and 60 comments)
+    result = run_cli("catalog", "-c", source, "-f", "json")
+    assert result.code == 0, result.stderr
+    assert '"dump"' in result.stdout
+    monkeypatch.setenv("TOOLSEARCH_MCP_MAX_MESSAGES", "40")  # the same answer, under a tighter bound
+    refused(run_cli("catalog", "-c", source), source, "sent more than 40 ")
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_a_trickled_answer_ends_at_the_timeout_saying_how_much_came(run_cli, monkeypatch, http_server, transport):
+    # a byte every 50 ms never reaches a size bound: the total deadline ends it, and says so
+    # (8 s: starting the server and the handshake must fit before it, even on a loaded machine)
+    monkeypatch.setenv("TOOLSEARCH_MCP_TIMEOUT", "8")
+    source = stdio("trickle", "0") if transport == "stdio" else http_server("trickle", "0")
+    started = time.monotonic()
+    result = run_cli("catalog", "-c", source)
+    refused(result, source, "did not list its tools within 8 s (set $TOOLSEARCH_MCP_TIMEOUT to wait longer)")
+    assert "; it was still sending a message, " in result.stderr and " bytes of it so far" in result.stderr
+    assert time.monotonic() - started < 60
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "said"),
+    [
+        ("TOOLSEARCH_MCP_MAX_MESSAGES", "0", "$TOOLSEARCH_MCP_MAX_MESSAGES must be a whole number of at least 1"),
+        ("TOOLSEARCH_MCP_MAX_EXCHANGE_SIZE", "x", "$TOOLSEARCH_MCP_MAX_EXCHANGE_SIZE takes a size such as 4MB"),
+    ],
+)
+def test_a_bad_exchange_bound_setting_is_one_line(run_cli, monkeypatch, variable, value, said):
+    monkeypatch.setenv(variable, value)
+    result = run_cli("catalog", "-c", stdio("many", "3"))
+    assert result.code == 2 and len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert said in result.stderr
+
+
+def test_endless_small_messages_stay_within_memory_at_the_default_bound():
+    # before the bound: 60 s, then a timeout, 1,070 MB peak; now the default 10,000 messages end it
+    source = stdio("chatter", "0")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TOOLSEARCH_MCP_TIMEOUT": "600"}
+    for name in ("TOOLSEARCH_MCP_MAX_MESSAGES", "TOOLSEARCH_MCP_MAX_EXCHANGE_SIZE"):
+        env.pop(name, None)
+    command = [sys.executable, "-m", "toolsearch_cli", "catalog", "-c", source]
+    out = subprocess.run(
+        [sys.executable, "-c", MEASURE, *command], capture_output=True, text=True, env=env, cwd=ROOT, check=True
+    ).stdout.splitlines()
+    code, peak_mb = map(int, out[0].split())
+    assert code == 2 and "sent more than 10,000 messages ($TOOLSEARCH_MCP_MAX_MESSAGES)" in out[1], out
+    assert peak_mb < 400, f"peak {peak_mb} MB"

@@ -12,7 +12,7 @@ import time
 import pytest
 
 from toolsearch_cli.catalog import load_catalog
-from toolsearch_cli.catalog.mcp_client import is_live_source, parse_live_source, shown_source, split_env_sources
+from toolsearch_cli.catalog.sources import is_live_source, parse_live_source, shown_source, split_env_sources
 
 from ..conftest import ROOT
 from ..security.test_process_safety import _alive

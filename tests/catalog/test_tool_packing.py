@@ -106,13 +106,14 @@ def test_defaults_are_still_the_dataclass_defaults():
 def test_a_packed_field_changed_in_a_cache_entry_is_a_miss_never_a_wrong_tool(write, monkeypatch, tmp_path):
     """The packed fields are inside the authenticated payload: a description edited in the entry
     (someone who can write the cache folder, without the key) makes the entry a miss."""
+    from toolsearch_cli import cachedir
     from toolsearch_cli.catalog import cache, load_catalog, load_catalog_result
 
-    monkeypatch.setenv(cache.CACHE_DIR_VAR, str(tmp_path / "c"))
+    monkeypatch.setenv(cachedir.CACHE_DIR_VAR, str(tmp_path / "c"))
     path = write("cat.yaml", "tools:\n  - name: getWeather\n    description: Current weather of a city\n")
     first = load_catalog_result([str(path)], cache=True)
     assert first.cache_key is not None
-    entry = cache.cache_dir() / f"{first.cache_key}.pickle"
+    entry = cachedir.cache_dir() / f"{first.cache_key}.pickle"
     data = entry.read_bytes()
     assert data.count(b"Current weather of a city") == 1  # inside the tool's packed bytes
     entry.write_bytes(data.replace(b"Current weather of a city", b"Current weather of a town"))

@@ -116,7 +116,7 @@ def test_tag_and_parameter_stuffing_is_bounded():
     stuffed_score = hits[1].score
     assert stuffed_score < 3 * single  # BM25 saturation: 90 repetitions are not 90x
     from toolsearch_cli.search.bm25f import K1
-    from toolsearch_cli.search.index import idf_of
+    from toolsearch_cli.search.scoring import idf_of
 
     assert stuffed_score < (K1 + 1) * idf_of(2, 2)  # nor above what one term can ever earn
 

@@ -12,7 +12,8 @@ from toolsearch_cli.disclosure.search_tool import SearchOutcome
 from toolsearch_cli.indexes import cached_index, index_keys
 from toolsearch_cli.model import Catalog, Tool
 from toolsearch_cli.search import search
-from toolsearch_cli.search.names import name_key, named_tool, unmatched_words
+from toolsearch_cli.search.name_lookup import name_key, named_tool
+from toolsearch_cli.search.names import unmatched_words
 
 
 def make(name: str, description: str, **extra) -> Tool:

@@ -10,7 +10,7 @@ import pickle
 
 import pytest
 
-from toolsearch_cli import load_catalog
+from toolsearch_cli import cachedir, load_catalog
 from toolsearch_cli.catalog import cache, load_catalog_result
 
 CATALOG = "tools:\n  - name: getWeather\n    description: Current weather of a city\n"
@@ -34,7 +34,7 @@ def _swap_entry(entry, marker) -> None:
 @pytest.fixture
 def cached(write, monkeypatch, tmp_path):
     folder = tmp_path / "cache"
-    monkeypatch.setenv(cache.CACHE_DIR_VAR, str(folder))
+    monkeypatch.setenv(cachedir.CACHE_DIR_VAR, str(folder))
     path = write("cat.yaml", CATALOG)
     first = load_catalog_result([str(path)], cache=True)
     entry = folder / f"{first.cache_key}.pickle"

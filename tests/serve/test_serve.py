@@ -28,7 +28,8 @@ def client(params, **options):
     from mcp.client.stdio import stdio_client
 
     errlog = tempfile.TemporaryFile(mode="w+", encoding="utf-8")  # closed with the test's process
-    return Client(stdio_client(params, errlog=errlog), read_timeout_seconds=60, **options)
+    options.setdefault("read_timeout_seconds", 60)
+    return Client(stdio_client(params, errlog=errlog), **options)
 
 
 def test_call_through_real_servers_search_call_and_refuse_bad_arguments(tmp_path):
@@ -432,31 +433,29 @@ def wait_a_while(seconds: float) -> str:
 '''
 
 
-def test_a_stalling_upstream_does_not_hold_the_others_and_a_slow_python_tool_times_out(tmp_path):
+#: The gateway's --timeout where a real server must start and list within it: ``toolsearch
+#: catalog`` of the time server took 12 s at a load of 8 on the 2-core test machine (the 4 s this
+#: test had was too tight at 16, and a loop of retried calls hid it).
+UPSTREAM_TIMEOUT = 30
+
+
+def test_a_stalling_upstream_does_not_hold_the_others(tmp_path):
     (time_source,) = real_sources("time")
     from ..conftest import ROOT
 
     stalling = ROOT / "tests" / "servers" / "stalling_server.py"
     pidfile = tmp_path / "stalling.pid"
-    module = tmp_path / "slow.py"
-    module.write_text(SLOW_MODULE, encoding="utf-8")
-    sources = [time_source, f"stuck=mcp+stdio:{sys.executable} {stalling} {pidfile}", str(module)]
+    sources = [time_source, f"stuck=mcp+stdio:{sys.executable} {stalling} {pidfile}"]
 
     async def scenario() -> None:
         started = time.monotonic()
-        async with client(stdio_params(sources, "--timeout", "4")) as gateway:
-            assert time.monotonic() - started < 60
+        params = stdio_params(sources, "--timeout", str(UPSTREAM_TIMEOUT))
+        async with client(params, read_timeout_seconds=UPSTREAM_TIMEOUT + 60) as gateway:
+            # serving once the stuck upstream's first attempt is given up (at the timeout), not later
+            assert time.monotonic() - started < UPSTREAM_TIMEOUT + 45
             call = {"name": "get_current_time", "arguments": {"timezone": "UTC"}}
-            while True:  # with --timeout 4 on a loaded machine, the time server may join a little later
-                ran = await gateway.call_tool("callTool", call)
-                if not ran.is_error or time.monotonic() - started > 60:
-                    break
-                await anyio.sleep(0.5)
+            ran = await gateway.call_tool("callTool", call)  # the first call: the time server is ready
             assert not ran.is_error, text_of(ran)
-            slow = await gateway.call_tool("callTool", {"name": "wait_a_while", "arguments": {"seconds": 30}})
-            assert slow.is_error and json_of(slow)["error"] == "wait_a_while did not finish within 4 s"
-            quick = await gateway.call_tool("callTool", {"name": "wait_a_while", "arguments": {"seconds": 0}})
-            assert text_of(quick) == "done"
 
     anyio.run(scenario)
     stuck_pid = int(pidfile.read_text(encoding="utf-8"))
@@ -469,6 +468,20 @@ def test_a_stalling_upstream_does_not_hold_the_others_and_a_slow_python_tool_tim
         time.sleep(0.1)
     else:
         pytest.fail("the stalling upstream outlived the gateway")
+
+
+def test_a_slow_python_tool_times_out_and_the_next_call_runs(tmp_path):
+    module = tmp_path / "slow.py"
+    module.write_text(SLOW_MODULE, encoding="utf-8")
+
+    async def scenario() -> None:
+        async with client(stdio_params([str(module)], "--timeout", "3")) as gateway:
+            slow = await gateway.call_tool("callTool", {"name": "wait_a_while", "arguments": {"seconds": 30}})
+            assert slow.is_error and json_of(slow)["error"] == "wait_a_while did not finish within 3 s"
+            quick = await gateway.call_tool("callTool", {"name": "wait_a_while", "arguments": {"seconds": 0}})
+            assert text_of(quick) == "done"
+
+    anyio.run(scenario)
 
 
 def test_pypi_git_and_fetch_servers_behind_the_gateway(tmp_path):

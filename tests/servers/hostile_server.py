@@ -9,6 +9,12 @@ Modes (what ``tools/list`` or ``tools/call`` answers):
   many COUNT      tools/list answers COUNT tools in one page
   bigresult SIZE  tools/list answers one tool, ``dump``; calling it answers a text of SIZE bytes
   gzip            (HTTP) every answer is gzip-compressed (Content-Encoding: gzip), asked for or not
+  chatter COUNT   tools/list answers after COUNT small messages (0: never), tools/call never, its
+                  small messages endless: progress and log notifications, a ping request; over
+                  stdio an answer to an id nobody sent, over HTTP a comment event after each
+  tricklecall     tools/list answers one tool, ``dump``; calling it answers a byte every 50 ms, forever
+  getstream       (HTTP) a session whose server-to-client stream (GET) sends small notifications forever
+  trickle SIZE    tools/list answer (SIZE bytes; 0: it never ends) is written a byte every 50 ms
 Over stdio by default; ``--http PORT`` serves the same over plain HTTP (JSON bodies) on loopback.
 The big answers are written in pieces, so the server itself stays small.
 """
@@ -18,6 +24,7 @@ from __future__ import annotations
 import itertools
 import json
 import sys
+import time
 from collections.abc import Iterator
 
 ARGS = [a for a in sys.argv[1:] if not a.startswith("--")]
@@ -43,8 +50,8 @@ def padded(head: str, tail: str, size: int) -> Iterator[bytes]:
 
 def answer(message: dict) -> Iterator[bytes] | None:
     """The pieces of the reply to ``message`` (``None``: no reply, a notification)."""
-    if "id" not in message:
-        return None
+    if "id" not in message or "method" not in message:
+        return None  # a notification, or the client's answer to the server's ping
     ident = json.dumps(message["id"])
     method = message.get("method")
     if method == "initialize":
@@ -55,6 +62,12 @@ def answer(message: dict) -> Iterator[bytes] | None:
         }
     elif method == "tools/list" and MODE in ("longline", "sse"):
         return padded(f'{{"jsonrpc":"2.0","id":{ident},"result":{{"tools":[]', "}}", SIZE)
+    elif method in ("tools/list", "tools/call") and MODE == "chatter":
+        return chatter(message["id"], method)
+    elif method == "tools/call" and MODE == "tricklecall":
+        return trickle(padded(f'{{"jsonrpc":"2.0","id":{ident},"result":{{"content":[]', "}}", 0))
+    elif method == "tools/list" and MODE == "trickle":
+        return trickle(padded(f'{{"jsonrpc":"2.0","id":{ident},"result":{{"tools":[]', "}}", SIZE))
     elif method == "tools/list" and MODE == "pages":
         cursor = int((message.get("params") or {}).get("cursor") or 0) + 1
         result = {"tools": [{**TOOL, "name": f"tool_{cursor}"}], "nextCursor": str(cursor)}
@@ -84,6 +97,33 @@ def answer(message: dict) -> Iterator[bytes] | None:
     return iter([json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}).encode()])
 
 
+#: The small messages of ``chatter``, in turn (a JSON-RPC message each).
+CHATTER = [
+    {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 1, "progress": 1}},
+    {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "working"}},
+    {"jsonrpc": "2.0", "id": "srv-ping", "method": "ping"},
+]
+if HTTP_PORT is None:  # (on an HTTP answer's stream the SDK takes any answer for the awaited one)
+    CHATTER.append({"jsonrpc": "2.0", "id": 999_999, "result": {}})  # the answer to a request nobody sent
+
+
+def chatter(ident: object, method: str) -> Iterator[bytes]:
+    """SIZE small messages (endless for 0), then the answer: each piece one message (a line, or
+    over HTTP an event followed by a comment event)."""
+    for number in itertools.count() if SIZE == 0 or method == "tools/call" else range(SIZE):
+        yield json.dumps(CHATTER[number % len(CHATTER)]).encode()
+    result = {"tools": [TOOL]} if method == "tools/list" else {"content": [{"type": "text", "text": "done"}]}
+    yield json.dumps({"jsonrpc": "2.0", "id": ident, "result": result}).encode()
+
+
+def trickle(pieces: Iterator[bytes]) -> Iterator[bytes]:
+    """``pieces`` one byte at a time, every 50 ms."""
+    for piece in pieces:
+        for byte in piece:
+            time.sleep(0.05)
+            yield bytes([byte])
+
+
 def stdio() -> None:
     out = sys.stdout.buffer
     for line in sys.stdin.buffer:
@@ -93,7 +133,12 @@ def stdio() -> None:
         try:
             for piece in reply:
                 out.write(piece)
-            out.write(b"\n")
+                if MODE == "chatter":  # one message a line
+                    out.write(b"\n")
+                if MODE in ("chatter", "trickle", "tricklecall"):
+                    out.flush()
+            if MODE != "chatter":
+                out.write(b"\n")
             out.flush()
         except BrokenPipeError:
             return
@@ -108,10 +153,24 @@ def http(port: int) -> None:
         def log_message(self, *args: object) -> None:
             pass
 
-        def do_GET(self) -> None:  # no server-to-client stream
-            self.send_response(405)
-            self.send_header("Content-Length", "0")
+        def do_GET(self) -> None:  # no server-to-client stream, but in mode getstream an endless one
+            if MODE != "getstream" or self.command != "GET":
+                self.send_response(405)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Transfer-Encoding", "chunked")
             self.end_headers()
+            print("GET opened", file=sys.stderr, flush=True)
+            event = b"event: message\ndata: %s\n\n" % json.dumps(CHATTER[1]).encode()
+            try:
+                while True:
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
+            except (BrokenPipeError, ConnectionResetError):
+                self.close_connection = True
+                print("GET ended by the client", file=sys.stderr, flush=True)
 
         def do_DELETE(self) -> None:
             self.do_GET()
@@ -125,6 +184,8 @@ def http(port: int) -> None:
                 self.end_headers()
                 return
             streaming = MODE == "sse" and message.get("method") == "tools/list"
+            if MODE == "chatter":  # each message an event, each followed by a comment (a keep-alive)
+                reply = (b"event: message\ndata: %s\n\n: tick\n\n" % piece for piece in reply)
             if MODE == "gzip":
                 import gzip
 
@@ -137,7 +198,13 @@ def http(port: int) -> None:
                 self.wfile.write(body)
                 return
             self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream" if streaming else "application/json")
+            if (
+                MODE == "getstream" and message.get("method") == "initialize"
+            ):  # a session: the client opens a GET stream
+                self.send_header("Mcp-Session-Id", "hostile-session")
+            self.send_header(
+                "Content-Type", "text/event-stream" if streaming or MODE == "chatter" else "application/json"
+            )
             self.send_header("Transfer-Encoding", "chunked")
             self.end_headers()
             pieces = itertools.chain([b"event: message\ndata: "], reply, [b"\n\n"]) if streaming else reply

@@ -50,16 +50,11 @@ from typing import Any
 
 from .._version import __version__
 from ..bounded import MAX_INPUT_BYTES, gc_paused
-from ..cachedir import (
-    CACHE_DIR_VAR,
-    NO_CACHE_VAR,
-    cache_dir,
-    enabled,
-    owned_by_someone_else,
-    prune,
-    trusted_folder,
-    warn_once,
-)
+
+# cache_dir and enabled are still reached through this module by search/prepared.py (embed code)
+# and catalog/__init__.py's cached load (other helpers' areas when they moved to ..cachedir);
+# they go once those name ..cachedir.
+from ..cachedir import cache_dir, enabled, owned_by_someone_else, prune, trusted_folder, warn_once  # noqa: F401
 from ..model import Catalog
 
 MAGIC = b"toolsearch-catalog-cache/4\n"
@@ -334,16 +329,10 @@ def _new_secret(path: Path, nofollow: int) -> bytes | None:
 
 
 __all__ = [
-    "CACHE_DIR_VAR",
     "KEY_FILE",
-    "Cached",
     "MAGIC",
-    "NO_CACHE_VAR",
-    "cache_dir",
-    "enabled",
+    "Cached",
     "key_for",
     "load",
-    "prune",
     "store",
-    "trusted_folder",
 ]

@@ -29,7 +29,7 @@ from typing import Any
 
 from ..errors import CatalogError
 from ..model import Catalog, Tool, ToolGroup
-from .formats import EXTENSION_KEY
+from .document import EXTENSION_KEY
 
 #: Fields each format defines itself: ``metadata.<format>`` keys with these names cannot be written
 #: natively (they would overwrite the tool) and stay in the extension instead.

@@ -21,14 +21,11 @@ from ..errors import CatalogError, did_you_mean, kind_of
 from ..model import Tool, ToolGroup
 from .document import (
     DOCUMENT_EXTENSION_FIELDS,
-    EXTENSION_FIELDS,
     EXTENSION_KEY,
     Document,
     build_tool,
     check_extension,
     checked_schema,
-    parse_document,
-    parse_json_lines,
     pointer_join,
     read_document,
     read_extension,
@@ -394,17 +391,11 @@ LOADER_BY_FORMAT: dict[str, Callable[[Document, str | None], LoadResult]] = {
 #: ``--catalog-format`` values: ``auto`` (detect from the content) or a key of :data:`LOADER_BY_FORMAT`.
 FORMATS = ("auto", *LOADER_BY_FORMAT)
 
-#: The document-level names readers and tests have always found here (they live in :mod:`.document`).
 __all__ = [
-    "EXTENSION_FIELDS",
-    "EXTENSION_KEY",
     "FORMATS",
     "LOADER_BY_FORMAT",
     "detect_format",
     "live_mcp_tools",
     "load_document",
     "load_file",
-    "parse_document",
-    "parse_json_lines",
-    "read_document",
 ]

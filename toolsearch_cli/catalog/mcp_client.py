@@ -28,7 +28,10 @@ from .document import Document
 from .formats import live_mcp_tools
 from .process_group import group_stopped, own_group_command
 from .result import LoadResult
-from .sources import LiveSource, is_live_source, parse_live_source, shown_source, split_env_sources
+
+# is_live_source and shown_source are still imported from here by lint/sources.py (another
+# helper's area when they moved to .sources); they go once that import names .sources.
+from .sources import LiveSource, is_live_source, parse_live_source, shown_source  # noqa: F401
 
 TIMEOUT_ENV = "TOOLSEARCH_MCP_TIMEOUT"
 HEADERS_ENV = "TOOLSEARCH_MCP_HEADERS"
@@ -133,10 +136,10 @@ def fetch_tools(live: LiveSource, timeout: float | None = None) -> tuple[str | N
         ListingGuard,
         ListingTooLarge,
         Meter,
-        bounded_http_client,
         bounded_stdio_client,
         max_message_bytes,
         max_tools,
+        mcp_http_client,
         streamable_http,
     )
 
@@ -150,7 +153,7 @@ def fetch_tools(live: LiveSource, timeout: float | None = None) -> tuple[str | N
                 params = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
                 server: Any = bounded_stdio_client(params, errlog, meter)
             else:
-                http = await stack.enter_async_context(bounded_http_client(meter, headers, limit))
+                http = await stack.enter_async_context(mcp_http_client(meter, headers, limit))
                 server = streamable_http(live.url, meter, http)
             server = _sifted(server, pages)  # the raw listing: each tool is checked on its own
             if threading.current_thread() is threading.main_thread():
@@ -199,6 +202,7 @@ def fetch_tools(live: LiveSource, timeout: float | None = None) -> tuple[str | N
                 problem = meter.refuse()
             elif isinstance(leaf, TimeoutError):
                 problem = f"did not list its tools within {limit:g} s (set ${TIMEOUT_ENV} to wait longer)"
+                problem += meter.still_sending()
             elif isinstance(leaf, FileNotFoundError | PermissionError):
                 problem = f"cannot be started: {leaf.strerror or leaf}: {live.command[0]}"
             elif logged:
@@ -529,13 +533,8 @@ def _alias_from(server_name: str | None, live: LiveSource) -> str:
 
 
 __all__ = [
-    "LiveSource",
     "fetch_live_sources",
     "fetch_tools",
-    "is_live_source",
     "load_live_source",
-    "parse_live_source",
-    "shown_source",
-    "split_env_sources",
     "tools_from_live",
 ]

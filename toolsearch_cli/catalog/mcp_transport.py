@@ -8,12 +8,21 @@ with its square), and its HTTP client reads a JSON body of any length (an endles
 * :func:`bounded_stdio_client`: the SDK's own process start and stop (its own session, the
   spec's shutdown sequence), with a reader that refuses a line longer than the bound as it
   arrives;
-* :func:`bounded_http_client`: an ``httpx2.AsyncClient`` whose bodies are counted against the
+* :func:`mcp_http_client`: an ``httpx2.AsyncClient`` whose bodies are counted against the
   bound as they arrive (:class:`~toolsearch_cli.bounded.BodyBound`, the bound of model replies
   too); event streams are bounded per event by the SDK (``max_sse_event_size``, set to the same
   bound); compressed bodies are not asked for, and refused when sent anyway (a gzip bomb);
 * :class:`ListingGuard`: a ``tools/list`` of at most :func:`max_tools` tools, :data:`MAX_PAGES`
   pages and :func:`max_listing_bytes` bytes, with no cursor twice.
+
+An *exchange* is what a server sends while a request waits for its answer: over HTTP, one
+event stream (an answer's, or the server's own stream); over stdio, what comes between two
+awaited answers. Endless small messages (notifications, the server's own requests, answers to
+ids nobody asked, keep-alive comments) are bounded per exchange: at most
+:func:`max_exchange_messages` messages (``$TOOLSEARCH_MCP_MAX_MESSAGES``, default 10,000) and
+:func:`max_exchange_bytes` bytes (``$TOOLSEARCH_MCP_MAX_EXCHANGE_SIZE``, default what a catalog
+file may be, 64 MB). A body or line trickled a byte at a time is bounded by time
+(``$TOOLSEARCH_MCP_TIMEOUT``); the meter tells how much of it had arrived (:attr:`Meter.arriving`).
 
 Each connection has a :class:`Meter`: bytes received, and the reason of the first message
 refused for its size, which the callers put in their one-line error.
@@ -27,7 +36,7 @@ import contextlib
 import hashlib
 import os
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..bounded import MAX_INPUT_BYTES, BodyBound, ReplyTooLarge, parse_size, size_text
@@ -35,6 +44,8 @@ from ..errors import CatalogError
 
 MAX_MESSAGE_ENV = "TOOLSEARCH_MCP_MAX_MESSAGE_SIZE"
 MAX_TOOLS_ENV = "TOOLSEARCH_MCP_MAX_TOOLS"
+MAX_EXCHANGE_ENV = "TOOLSEARCH_MCP_MAX_EXCHANGE_SIZE"
+MAX_MESSAGES_ENV = "TOOLSEARCH_MCP_MAX_MESSAGES"
 #: The largest message (a stdio line, an HTTP body, an event) read from an MCP server. A real
 #: ``tools/list`` page is a few hundred KB (GitHub's server: 100 tools); a tool result that big
 #: is beyond any model's context already.
@@ -43,6 +54,10 @@ DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 DEFAULT_MAX_TOOLS = 100_000
 #: A tools/list that has more pages than this is the server's fault (never cut silently).
 MAX_PAGES = 10_000
+#: The most messages a server may send in one exchange (see the module's doc). A tool call that
+#: reports progress every second for an hour sends 3,600; a hostile stream of small events ends
+#: here in seconds instead of at the timeout.
+DEFAULT_MAX_MESSAGES = 10_000
 
 
 def max_message_bytes() -> int:
@@ -61,6 +76,24 @@ def max_tools() -> int:
     return int(raw)
 
 
+def max_exchange_messages() -> int:
+    """``$TOOLSEARCH_MCP_MAX_MESSAGES``, or the default."""
+    raw = os.environ.get(MAX_MESSAGES_ENV, "").strip()
+    if not raw:
+        return DEFAULT_MAX_MESSAGES
+    if not raw.isdigit() or int(raw) < 1:
+        raise CatalogError(f"${MAX_MESSAGES_ENV} must be a whole number of at least 1, not {raw!r}")
+    return int(raw)
+
+
+def max_exchange_bytes(message_limit: int) -> int:
+    """``$TOOLSEARCH_MCP_MAX_EXCHANGE_SIZE``, or what a whole listing may be (:func:`max_listing_bytes`)."""
+    raw = os.environ.get(MAX_EXCHANGE_ENV, "").strip()
+    if raw:
+        return parse_size(raw, f"${MAX_EXCHANGE_ENV}", error=CatalogError)
+    return max_listing_bytes(message_limit)
+
+
 def max_listing_bytes(message_limit: int) -> int:
     """The most bytes a whole ``tools/list`` (every page) may take: what a catalog file may
     (:data:`~toolsearch_cli.bounded.MAX_INPUT_BYTES`), or one message when that bound is set higher."""
@@ -69,15 +102,78 @@ def max_listing_bytes(message_limit: int) -> int:
 
 @dataclass
 class Meter:
-    """One connection's bound and tally: bytes received, and the messages refused for their size
+    """One connection's bounds and tally: bytes received, and the messages refused for their size
     (``refusals``; ``refused``: the reason of the last, in words; ``ended``: the connection was
-    closed because of one, as a stdio line over the bound closes it)."""
+    closed because of one, as a stdio line over the bound closes it).
+
+    ``limit`` bounds a message; ``exchange_bytes`` and ``exchange_messages`` an exchange (default:
+    from the environment). ``arriving``: bytes of a message begun and not finished (a trickle);
+    ``unanswered``: messages of the current exchange that were not the answer awaited."""
 
     limit: int
+    exchange_bytes: int = 0
+    exchange_messages: int = 0
     received: int = 0
     refusals: int = 0
     refused: str | None = None
     ended: bool = False
+    arriving: int = 0
+    unanswered: int = 0
+    _awaited: set[Any] = field(default_factory=set)
+    _exchange_start: int = 0
+
+    def __post_init__(self) -> None:
+        self.exchange_bytes = self.exchange_bytes or max_exchange_bytes(self.limit)
+        self.exchange_messages = self.exchange_messages or max_exchange_messages()
+
+    def exchange_over(self, size: int, messages: int, what: str = "messages") -> str | None:
+        """The reason, counted as a refusal, when an exchange of ``size`` bytes and ``messages``
+        messages (``what``: "events" of an event stream) is over its bounds; ``None`` while it is
+        within them."""
+        if size > self.exchange_bytes:
+            told = f"sent more than {size_text(self.exchange_bytes)} (${MAX_EXCHANGE_ENV})"
+        elif messages > self.exchange_messages:
+            told = f"sent more than {self.exchange_messages:,} {what} (${MAX_MESSAGES_ENV})"
+        else:
+            return None
+        self.refusals += 1
+        self.refused = f"{told} without the answer a request waited for; it was not read further"
+        return self.refused
+
+    # stdio: one stream for every request, so an exchange ends at each awaited answer
+
+    def sent(self, message: Any) -> None:
+        """Note a message sent to the server: a request's answer is now awaited."""
+        from mcp_types import JSONRPCRequest
+
+        if isinstance(message, JSONRPCRequest):
+            self._awaited.add(message.id)
+
+    def heard(self, message: Any) -> str | None:
+        """Count a message read (a parsed line): an awaited answer starts a new exchange; the
+        reason of a refusal when the exchange is over its bounds."""
+        from mcp_types import JSONRPCError, JSONRPCResponse
+
+        if isinstance(message, JSONRPCResponse | JSONRPCError) and message.id in self._awaited:
+            self._awaited.discard(message.id)
+            self._exchange_start = self.received
+            self.unanswered = 0
+            return None
+        self.unanswered += 1
+        return self.exchange_over(self.received - self._exchange_start, self.unanswered)
+
+    def exchange_size(self) -> int:
+        """Bytes read (over stdio) since the last awaited answer."""
+        return self.received - self._exchange_start
+
+    def still_sending(self) -> str:
+        """What the server was doing when a deadline passed, for the error: trickling a message, or
+        sending others ("" when neither: it said nothing)."""
+        if self.arriving:
+            return f"; it was still sending a message, {self.arriving:,} bytes of it so far"
+        if self.unanswered:
+            return f"; it sent {self.unanswered:,} other messages (or events) meanwhile"
+        return ""
 
     def refuse(self, size: int | None = None) -> str:
         """Count a message over the bound; the reason, in words."""
@@ -188,7 +284,14 @@ async def bounded_stdio_client(server: Any, errlog: Any, meter: Meter) -> AsyncI
                 message = _parse_line(bytes(line), server.encoding, server.encoding_error_handler)
                 line.clear()
                 start = end + 1
+                if meter.heard(getattr(message, "message", None)) is not None:  # endless chatter
+                    meter.ended = True
+                    return
                 await read_writer.send(message)
+            meter.arriving = len(line)
+            if meter.exchange_over(meter.exchange_size(), 0) is not None:  # endless chatter, in bytes
+                meter.ended = True
+                return
 
     async def stdout_reader() -> None:
         try:
@@ -204,6 +307,7 @@ async def bounded_stdio_client(server: Any, errlog: Any, meter: Meter) -> AsyncI
         try:
             async with write_reader:
                 async for session_message in write_reader:
+                    meter.sent(session_message.message)
                     json = session_message.message.model_dump_json(by_alias=True, exclude_unset=True)
                     data = (json + "\n").encode(server.encoding, errors=server.encoding_error_handler)
                     await process.stdin.send(data)
@@ -248,9 +352,11 @@ def _parse_line(line: bytes, encoding: str, errors: str) -> Any:
 # ---------------------------------------------------------------------------------- HTTP
 
 
-def bounded_http_client(meter: Meter, headers: dict[str, str] | None = None, timeout: float | None = None) -> Any:
-    """An ``httpx2.AsyncClient`` for the SDK's streamable HTTP transport (the SDK's own
-    timeouts unless ``timeout``) whose response bodies are bounded by ``meter.limit`` bytes.
+def mcp_http_client(meter: Meter, headers: dict[str, str] | None = None, timeout: float | None = None) -> Any:
+    """The HTTP client of MCP connections: an ``httpx2.AsyncClient`` for the SDK's streamable
+    HTTP transport (the SDK's own timeouts unless ``timeout``) whose JSON bodies are bounded by
+    ``meter.limit`` bytes and event streams by the bounds of an exchange. (Model providers'
+    clients are bounded by :func:`toolsearch_cli.bounded.bounded_http_client`.)
 
     A JSON body over the bound fails as it is read with an ``httpx2.StreamError``, which the SDK
     turns into an error answer to the request it answered: the connection stays usable.
@@ -260,27 +366,41 @@ def bounded_http_client(meter: Meter, headers: dict[str, str] | None = None, tim
     class BodyTooLarge(httpx2.StreamError):
         pass
 
+    class StreamTooLong(httpx2.SSEError):  # an SSEError: the SDK ends the request with it, no reconnecting
+        pass
+
     class Bounded(httpx2.AsyncByteStream):
-        def __init__(self, inner: Any, declared: str | None, encoded: bool, counted: bool) -> None:
-            self._inner, self._declared, self._encoded, self._counted = inner, declared, encoded, counted
+        def __init__(self, inner: Any, declared: str | None, encoded: bool, events: bool) -> None:
+            self._inner, self._declared, self._encoded, self._events = inner, declared, encoded, events
 
         async def __aiter__(self) -> AsyncIterator[bytes]:
             try:
-                bound = BodyBound(meter.limit, self._declared) if self._counted else None
+                bound = None if self._events else BodyBound(meter.limit, self._declared)
             except ReplyTooLarge as over:
                 raise BodyTooLarge(meter.refuse(over.declared)) from over
             if self._encoded:  # not asked for: its decoded size is unknown until decoded (a gzip bomb)
                 meter.refusals += 1
                 meter.refused = "sent a compressed body though none was asked for (Accept-Encoding: identity)"
                 raise BodyTooLarge(meter.refused)
+            events = EventCounter() if self._events else None  # each event bounded by the SDK; these, the stream
+            size = 0
             async for chunk in self._inner:
                 meter.received += len(chunk)
+                size += len(chunk)
                 if bound is not None:
+                    meter.arriving = size
                     try:
                         bound.add(len(chunk))
                     except ReplyTooLarge as over:
                         raise BodyTooLarge(meter.refuse()) from over
+                elif events is not None:
+                    meter.unanswered = events.add(chunk)
+                    refused = meter.exchange_over(size, events.count, "events")
+                    if refused is not None:
+                        raise StreamTooLong(refused)
                 yield chunk
+            if bound is not None:  # (not when cut short: a timeout's message tells how much had come)
+                meter.arriving = 0
 
         async def aclose(self) -> None:
             await self._inner.aclose()
@@ -294,7 +414,7 @@ def bounded_http_client(meter: Meter, headers: dict[str, str] | None = None, tim
                 response.stream,
                 response.headers.get("content-length"),
                 encoded=encoding not in ("", "identity"),
-                counted=kind != "text/event-stream",  # an event stream is bounded per event by the SDK
+                events=kind == "text/event-stream",
             )
             return response
 
@@ -308,8 +428,35 @@ def bounded_http_client(meter: Meter, headers: dict[str, str] | None = None, tim
     )
 
 
+class EventCounter:
+    """The events of an event stream so far, counted in its bytes as they arrive: each blank line
+    ends one (comments and empty events too: each is work for the reader), whatever the line
+    endings (LF, CRLF, CR) and wherever the chunks are cut."""
+
+    __slots__ = ("count", "_tail")
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._tail = b""  # the line endings that ended the last chunk, as LFs (b"", b"\n", b"\r")
+
+    def add(self, chunk: bytes) -> int:
+        """Count the events ``chunk`` ends; the count so far."""
+        if not chunk:
+            return self.count
+        if self._tail == b"\r" and chunk[:1] == b"\n":
+            chunk = chunk[1:]  # the LF of a CRLF cut in two
+        text = chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        if not text:
+            return self.count
+        if self._tail and text[:1] == b"\n":
+            self.count += 1  # the last chunk ended a line, this one starts with an empty line
+        self.count += text.count(b"\n\n")
+        self._tail = (b"\r" if chunk.endswith(b"\r") else b"\n") if text.endswith(b"\n") else b""
+        return self.count
+
+
 def streamable_http(url: str, meter: Meter, http: Any) -> Any:
-    """The SDK's streamable HTTP transport over ``http`` (:func:`bounded_http_client`), each event
+    """The SDK's streamable HTTP transport over ``http`` (:func:`mcp_http_client`), each event
     of its event streams bounded like a body."""
     from mcp.client.streamable_http import streamable_http_client
 

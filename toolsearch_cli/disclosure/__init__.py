@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..providers import ToolCall
 from .engine import (
     DISCLOSED,
     GROUP,
@@ -15,7 +16,7 @@ from .engine import (
     VisibleTool,
 )
 from .groups import matched_groups, matches, with_system_prompt
-from .history import SearchEvent, ToolCall, latest_search_event, parse_search_result, search_events, tool_calls
+from .history import SearchEvent, latest_search_event, parse_search_result, search_events, tool_calls
 from .manager import CatalogManager, RankerProvider, SearchProvider
 from .policy import POLICY_BY_NAME, CumulativePolicy, LatestPolicy, Policy, get_policy
 from .search_tool import SEARCH_TOOL_NAME, SearchArguments, SearchOutcome, parse_arguments, search_tool_definition

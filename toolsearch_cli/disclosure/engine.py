@@ -17,11 +17,12 @@ from typing import Any
 from ..errors import ToolsearchError, UsageError, did_you_mean
 from ..model import Catalog, Tool, ToolGroup
 from ..providers import calls_in, get_provider
+from ..providers.base import text_of
 from ..search.base import DEFAULT_MAX_RESULTS
 from ..search.embed import EmbedError, EmbedSettings
 from ..tokens import TokenCounter, get_counter, tool_tokens, tools_tokens
 from .groups import matched_groups, with_system_prompt
-from .history import OK, UNFINISHED, SearchEvent, latest_search_event, message_text, search_events
+from .history import OK, UNFINISHED, SearchEvent, latest_search_event, search_events
 from .log import MessageLog
 from .manager import CatalogManager, category_known
 from .policy import Policy, get_policy
@@ -432,7 +433,7 @@ class DisclosureEngine:
         if first < 0:
             return log.tokens(self.counter, prepend={"role": "system", "content": prompt})
         merged = dict(log[first])
-        existing = message_text(merged.get("content"))
+        existing = text_of(merged.get("content"))
         merged["content"] = f"{existing}\n\n{prompt}" if existing else prompt
         return log.tokens(self.counter, replace={first: merged})
 

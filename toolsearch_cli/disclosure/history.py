@@ -15,7 +15,7 @@ from typing import Any
 
 from ..bounded import strict_json
 from ..providers import ToolCall, calls_in, results_in
-from ..providers.base import text_of as message_text
+from ..providers.base import text_of
 from ..providers.openai_chat import read_calls
 
 
@@ -49,7 +49,7 @@ def parse_search_result(content: Any) -> tuple[str, tuple[str, ...]]:
     references = _referenced(content)
     if references is not None:
         return (OK, tuple(dict.fromkeys(references))) if references else (EMPTY, ())
-    text = message_text(content)
+    text = text_of(content)
     try:
         value = strict_json(text)
     except (ValueError, TypeError):
@@ -120,9 +120,7 @@ __all__ = [
     "OK",
     "UNFINISHED",
     "SearchEvent",
-    "ToolCall",
     "latest_search_event",
-    "message_text",
     "parse_search_result",
     "search_events",
     "tool_calls",

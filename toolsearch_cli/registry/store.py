@@ -523,10 +523,11 @@ def _cache_key(source: RegistrySource, digest: str) -> str | None:
     import hashlib
     import sys
 
+    from .. import cachedir
     from .._version import __version__
     from ..catalog import cache
 
-    if not cache.enabled() or not digest:
+    if not cachedir.enabled() or not digest:
         return None
     h = hashlib.sha256(cache.MAGIC)
     h.update(f"registry\n{__version__}\n{sys.version}\n{cache._stemmer_version()}\n".encode())

@@ -36,7 +36,7 @@ from .scoring import Analysed, FieldModel, QueryPlan, idf_of
 from .store import ScoringStore, StoreHost
 from .text import classic_normalize, is_weak_term
 
-__all__ = ["NUMPY_MIN_TOOLS", "Analysed", "BM25FIndex", "FieldModel", "QueryPlan", "idf_of", "make_store"]
+__all__ = ["NUMPY_MIN_TOOLS", "BM25FIndex", "make_store"]
 
 #: Catalogs at least this large use the NumPy backend when NumPy is importable.
 NUMPY_MIN_TOOLS = 2000

@@ -18,18 +18,15 @@ from typing import Any
 from ..indexes import cached_index
 from ..model import Catalog, Tool, unpacked
 from .bm25f import build_index
-from .name_lookup import MIN_PREFIX, NAME_BONUS, NameLookup, name_key, named_tool, put_named_first
+
+# put_named_first is still imported from here by search/hybrid.py (a ranker: another helper's area
+# when the name lookup moved to .name_lookup); it goes once that import names .name_lookup.
+from .name_lookup import put_named_first  # noqa: F401
 from .text import analyze, is_cjk, is_weak_term
 
 __all__ = [
-    "MIN_PREFIX",
-    "NAME_BONUS",
-    "NameLookup",
     "UnmatchedWord",
     "Vocabulary",
-    "name_key",
-    "named_tool",
-    "put_named_first",
     "unmatched_phrase",
     "unmatched_words",
 ]

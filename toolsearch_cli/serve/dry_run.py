@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..catalog.mcp_client import LiveSource, parse_live_source, shown_source
+from ..catalog.sources import LiveSource, parse_live_source, shown_source
 from ..errors import CatalogError
 from ..tokens import get_counter, tool_tokens, tools_tokens
 from .gateway import Gateway, Settings

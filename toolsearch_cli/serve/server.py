@@ -39,7 +39,7 @@ def load_static(settings: Settings, *, registries: bool = True) -> Catalog:
     """The sources that are not live servers, merged (files are searchable; Python modules run).
     ``registries=False`` leaves out the registry sources (the running gateway follows those live)."""
     from ..catalog import load_catalog
-    from ..catalog.mcp_client import is_live_source
+    from ..catalog.sources import is_live_source
     from ..registry.source import is_registry_source
 
     static = [s for s in settings.sources if not is_live_source(s) and (registries or not is_registry_source(s))]
@@ -50,7 +50,7 @@ def load_static(settings: Settings, *, registries: bool = True) -> Catalog:
 
 def split_sources(sources: list[str]) -> tuple[list[str], list[str]]:
     """(live MCP sources, other sources), each in the order given, duplicates dropped."""
-    from ..catalog.mcp_client import is_live_source
+    from ..catalog.sources import is_live_source
 
     unique = list(dict.fromkeys(sources))
     return [s for s in unique if is_live_source(s)], [s for s in unique if not is_live_source(s)]
@@ -365,10 +365,9 @@ class GatewayServer:
             return CallResult.error("upstream", f"{tool.name} cannot run now: {exc}")
         except ResultTooLarge as exc:  # $TOOLSEARCH_MCP_MAX_MESSAGE_SIZE: the reason, as is
             return CallResult.error("upstream", f"{tool.name}: {exc}")
-        except TimeoutError:
-            return CallResult.error(
-                "upstream", f"{tool.name}: the server did not answer within {gateway.settings.timeout:g} s"
-            )
+        except TimeoutError as exc:  # what the server was doing meanwhile, when the upstream knows
+            said = str(exc) or f"the server did not answer within {gateway.settings.timeout:g} s"
+            return CallResult.error("upstream", f"{tool.name}: {said}")
         except Exception as exc:  # noqa: BLE001 - an upstream failure is an error result, never a crash
             return CallResult.error("upstream", f"{tool.name}: the server failed: {describe_error(exc)}")
         result = CallResult([], is_error=bool(getattr(raw, "is_error", False)), raw=raw)

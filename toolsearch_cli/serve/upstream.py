@@ -21,7 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..catalog.mcp_client import LiveSource, http_headers, parse_live_source
+from ..catalog.mcp_client import http_headers
+from ..catalog.sources import LiveSource, parse_live_source
 
 #: Seconds between pings of an idle upstream (a dead stdio server is noticed within this).
 PING_INTERVAL = 5.0
@@ -71,18 +72,31 @@ class Upstream:
     def __post_init__(self) -> None:
         import anyio
 
-        from ..catalog.mcp_transport import Meter, max_message_bytes, max_tools
+        from ..catalog.mcp_transport import (
+            max_exchange_bytes,
+            max_exchange_messages,
+            max_message_bytes,
+            max_tools,
+        )
 
         self.live = parse_live_source(self.source)
-        #: The bounds of what the server sends ($TOOLSEARCH_MCP_MAX_MESSAGE_SIZE, _MAX_TOOLS), read once.
+        #: The bounds of what the server sends ($TOOLSEARCH_MCP_MAX_MESSAGE_SIZE, _MAX_TOOLS,
+        #: _MAX_EXCHANGE_SIZE, _MAX_MESSAGES), read once.
         self.max_message_bytes = max_message_bytes()
         self.max_tools = max_tools()
-        self._meter = Meter(self.max_message_bytes)
+        self.max_exchange_bytes = max_exchange_bytes(self.max_message_bytes)
+        self.max_exchange_messages = max_exchange_messages()
+        self._meter = self._new_meter()
         self._client: Any = None
         self._changed = anyio.Event()
         self._broken = anyio.Event()
         #: Set once the first attempt finished (listed its tools, or failed).
         self.first_attempt = anyio.Event()
+
+    def _new_meter(self) -> Any:
+        from ..catalog.mcp_transport import Meter
+
+        return Meter(self.max_message_bytes, self.max_exchange_bytes, self.max_exchange_messages)
 
     @property
     def ready(self) -> bool:
@@ -103,7 +117,12 @@ class Upstream:
                 raise
             except Exception as exc:  # noqa: BLE001 - any failure of the server restarts it
                 meter = self._meter  # a stdio line over the bound ended the connection: say that
-                problem = f"the server {meter.refused}" if meter.ended else _describe(exc)
+                if meter.ended:
+                    problem = f"the server {meter.refused}"
+                elif isinstance(_leaf(exc), TimeoutError):
+                    problem = f"the server did not answer within {self.timeout:g} s{meter.still_sending()}"
+                else:
+                    problem = _describe(exc)
             finally:
                 self._client = None
                 self.first_attempt.set()
@@ -120,10 +139,10 @@ class Upstream:
         from mcp import Client, StdioServerParameters
         from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-        from ..catalog.mcp_transport import Meter, bounded_http_client, bounded_stdio_client, streamable_http
+        from ..catalog.mcp_transport import bounded_stdio_client, mcp_http_client, streamable_http
         from ..catalog.process_group import group_stopped_async, own_group_command
 
-        meter = self._meter = Meter(self.max_message_bytes)  # one per connection
+        meter = self._meter = self._new_meter()  # one per connection
 
         async def on_message(message: Any) -> None:
             if isinstance(message, types.ToolListChangedNotification):
@@ -143,7 +162,7 @@ class Upstream:
             else:
                 headers = http_headers()
                 http = await stack.enter_async_context(
-                    bounded_http_client(meter, headers, self.timeout if headers else None)
+                    mcp_http_client(meter, headers, self.timeout if headers else None)
                 )
                 server = streamable_http(self.live.url, meter, http)
             # (the handshake is bounded by the read timeout: a cancel scope may not span the
@@ -235,7 +254,8 @@ class Upstream:
         except anyio.get_cancelled_exc_class():
             raise
         except TimeoutError:
-            raise
+            said = f"the server did not answer within {timeout or self.timeout:g} s{meter.still_sending()}"
+            raise TimeoutError(said) from None
         except Exception as exc:
             from mcp.shared.exceptions import MCPError
 
@@ -249,9 +269,15 @@ class Upstream:
             raise
 
 
-def _describe(exc: BaseException) -> str:
+def _leaf(exc: BaseException) -> BaseException:
+    """The first leaf of (possibly nested) exception groups."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
+    return exc
+
+
+def _describe(exc: BaseException) -> str:
+    exc = _leaf(exc)
     text = " ".join(str(exc).split())
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 

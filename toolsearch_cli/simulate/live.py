@@ -347,7 +347,6 @@ def recorded_transcript(path: str | Path) -> dict[str, Any] | None:
 
 
 __all__ = [
-    "DEFAULT_MAX_ITERATIONS",
     "LiveModel",
     "LiveOptions",
     "Mocks",
@@ -355,5 +354,4 @@ __all__ = [
     "recorded_transcript",
     "recording_settings",
     "run_live",
-    "user_messages",
 ]

@@ -23,12 +23,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ..arguments import check_arguments, not_available, refusal
 from ..catalog.python_loader import user_code_output
 from ..disclosure.engine import DisclosureEngine, RequestSnapshot
-from ..disclosure.history import SearchEvent, ToolCall, parse_search_result
+from ..disclosure.history import SearchEvent, parse_search_result
 from ..disclosure.log import MessageLog
 from ..disclosure.search_tool import INVALID_JSON, ArgumentError, SearchOutcome, parse_arguments
 from ..disclosure.state import RunState
 from ..errors import ToolsearchError, UsageError
 from ..model import Tool
+from ..providers import ToolCall
 from .script import Expectation, ScriptedCall
 from .transcript import CallRecord, Finding, RequestRecord, Transcript
 

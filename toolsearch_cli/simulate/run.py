@@ -168,9 +168,10 @@ def _endpoint(live: LiveSettings) -> _Endpoint:
 def _run_live(settings: SimulateSettings, progress: Progress) -> SimulationResult:
     from ..catalog import refuse_unnamed_code
     from ..redaction import clear_text_warning, shown_url
-    from .live import Recorder, run_live, user_messages
+    from .live import Recorder, run_live
     from .live_client import LiveError
     from .script import load_script
+    from .settings import user_messages
 
     live = settings.live_settings
     endpoint = _endpoint(live)  # the secrets first: from here on nothing printed or written can show them
