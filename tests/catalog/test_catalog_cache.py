@@ -150,13 +150,13 @@ def test_a_cached_index_s_arrays_are_the_mapped_entry_and_changing_them_leaves_t
 
     from toolsearch_cli.indexes import built
 
-    monkeypatch.setenv(cache.CACHE_DIR_VAR, str(tmp_path / "c"))
+    monkeypatch.setenv(cachedir.CACHE_DIR_VAR, str(tmp_path / "c"))
     rows = [{"name": f"tool{i}", "description": f"send mail kind {i % 7} number {i}"} for i in range(2500)]
     path = write("big.json", json.dumps({"tools": rows}))
     loaded = load_catalog_result([str(path)], cache=True)
     expected = [(h.name, h.score) for h in search(loaded.catalog, "send mail kind 3 number 1200", max_results=5)]
     store_in_cache(loaded)
-    entry = cache.cache_dir() / f"{loaded.cache_key}.pickle"
+    entry = cachedir.cache_dir() / f"{loaded.cache_key}.pickle"
     before = entry.read_bytes()
 
     cached = load_catalog_result([str(path)], cache=True).catalog
