@@ -185,8 +185,7 @@ def check_labels(cache_dir: str | os.PathLike[str] | None = None, only: set[str]
     labels = 0
     columns = ("requests", "first", "second", "third", "held out", *STYLES)
     sources = {
-        (request.catalog, request.query): request.source
-        for request in read_requests(QUERY_FILES + HELDOUT_QUERY_FILES)
+        (request.catalog, request.query): request.source for request in read_requests(QUERY_FILES + HELDOUT_QUERY_FILES)
     }
     heldout_names = {path.name for path in HELDOUT_QUERY_FILES}
     totals = dict.fromkeys(columns, 0)
