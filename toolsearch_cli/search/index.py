@@ -219,10 +219,11 @@ class BM25FIndex:
         else:
             ranked = store.best(whole, k)
         out = []
+        base = {t: plan.weights.get(t, 1.0) for t in terms}
         for slot, score in ranked:
             tool = self.tools[slot]
             assert tool is not None
-            weights = {t: plan.weights.get(t, 1.0) for t in terms}
+            weights = dict(base)
             if slot in best_of:
                 factor, c = best_of[slot]
                 for term, weight in clauses[used[c]].items():
