@@ -41,6 +41,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "markup kept": {"STRIP_MARKUP": False},
     "addresses dropped too": {"STRIP_URLS": True},
     "no generated field": {"GENERATED_FIELD": False},
+    "no coverage bonus": {"COVER_SHARE": 0.0},
     "all of issue 18 undone": {
         "BOILERPLATE_PARAMS": frozenset(),
         "SKIP_TRANSPORT_PARAMS": False,

@@ -441,7 +441,7 @@ class BM25FRanker:
                 raise SearchError("the category is blank or only punctuation", field="category")
             allowed = index.category_slots(request.category)
         k = request.max_results
-        best = index.rank(plan, max(k, COVER_POOL) if COVER_SHARE else k, allowed)
+        best = index.rank(plan, max(k, COVER_POOL) if COVER_SHARE else k, allowed, weights=request.explain)
         bonuses: dict[str, tuple[float, str]] = {}
         if COVER_SHARE:
             best, bonuses = _with_coverage(index, plan, best, k)
