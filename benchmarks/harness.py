@@ -221,7 +221,7 @@ def real(rankers: list[str], embed: Any = None) -> bool:
     results = real_quality.evaluate(held, rankers, peers, embed=embed)
     exact = {e.id: real_quality.exact_name_failures(e, ["default"]) for e in held}
     requests = sum(len(e.queries) for e in held)
-    print(f"\n### Held-out catalogs ({len(held)} catalogs, {requests} requests; no target, never tuned on)\n")
+    print(f"\n### Held-out catalogs ({len(held)} catalogs, {requests} requests; no target, not tuned on)\n")
     print(real_quality.markdown(held, results, rankers + peers, exact))
     return ok
 
