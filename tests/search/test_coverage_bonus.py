@@ -105,3 +105,23 @@ def test_one_word_requests_and_weak_coverage_earn_no_bonus():
     rewarded = {h.name for h in hits if any(c.term == "(the query)" for c in h.contributions)}
     assert "createPolicyV1NamespacedSecret" in rewarded
     assert "createPolicyV1NamespacedService" not in rewarded
+
+
+@pytest.mark.parametrize("backend", ["python", "numpy"])
+def test_own_words_from_the_postings_are_the_tools_own_terms(backend):
+    """The bonus reads the name / title / description postings; both stores agree with own_terms."""
+    if backend == "numpy":
+        pytest.importorskip("numpy")
+    cat = catalog()
+    titled = Tool(
+        name="ops_rotate", description="Rotate the signing key. " * 40, metadata={"mcp": {"title": "Rotate a key"}}
+    )
+    tools = [*cat.tools, titled]
+    index = bm25f.build_index(tools, backend=backend)
+    own = frozenset(i for i, name in enumerate(bm25f.FIELD_SPECS) if name in bm25f.OWN_FIELDS)
+    slots = [index.slot_of[t.name] for t in tools]
+    for term in ["pod", "list", "namespac", "object", "watch", "creat", "rotat", "sign", "key", "kind"]:
+        held = index.held_in(term, slots, own)
+        assert held == [term in bm25f.own_terms(t) for t in tools], term
+    assert "sign" not in bm25f.own_terms(titled)  # the long text under a title is not its own words
+    assert "rotat" in bm25f.own_terms(titled)

@@ -109,6 +109,9 @@ COVER_POWER = 8.0
 COVER_POOL = 100
 #: Queries with fewer indexed terms than this get no bonus (one word covered is just a match).
 COVER_MIN_TERMS = 2
+#: Nor do queries with more than this many: a name and a short description cannot say a long request
+#: whole, and weighing the bonus costs a postings look-up per query term and candidate.
+COVER_MAX_TERMS = 8
 #: Below this share there is no bonus (at most 0.2 × 0.5 ** 8 of the best score: nothing to explain).
 COVER_MIN_SHARE = 0.5
 
@@ -441,9 +444,11 @@ class BM25FRanker:
                 raise SearchError("the category is blank or only punctuation", field="category")
             allowed = index.category_slots(request.category)
         k = request.max_results
-        best = index.rank(plan, max(k, COVER_POOL) if COVER_SHARE else k, allowed, weights=request.explain)
+        indexed = sum(1 for t in plan.terms if t in index.df)
+        covering = COVER_SHARE > 0 and COVER_MIN_TERMS <= indexed <= COVER_MAX_TERMS
+        best = index.rank(plan, max(k, COVER_POOL) if covering else k, allowed, weights=request.explain)
         bonuses: dict[str, tuple[float, str]] = {}
-        if COVER_SHARE:
+        if covering:
             best, bonuses = _with_coverage(index, plan, best, k)
         if not request.explain:
             return put_named_first(catalog, request, [Hit(tool=tool, score=score) for tool, score, _ in best])
@@ -476,24 +481,8 @@ def own_terms(tool: Tool) -> frozenset[str]:
     return frozenset(terms)
 
 
-#: Per index: (generation, {tool name: own terms}) of the tools that were weighed for the bonus.
-_OWN_CACHE: Any = None
-_OWN_CACHE_MAX = 50_000
-
-
-def _cached_own_terms(index: BM25FIndex, tool: Tool) -> frozenset[str]:
-    global _OWN_CACHE
-    if _OWN_CACHE is None:
-        import weakref
-
-        _OWN_CACHE = weakref.WeakKeyDictionary()
-    entry = _OWN_CACHE.get(index)
-    if entry is None or entry[0] != index.generation or len(entry[1]) > _OWN_CACHE_MAX:
-        entry = _OWN_CACHE[index] = (index.generation, {})
-    found = entry[1].get(tool.name)
-    if found is None:
-        found = entry[1][tool.name] = own_terms(tool)
-    return found
+#: The index fields that hold a tool's own words (what :func:`own_terms` gives).
+OWN_FIELDS = ("name", "title", "description")
 
 
 def _with_coverage(
@@ -501,9 +490,9 @@ def _with_coverage(
 ) -> tuple[list[tuple[Tool, float, dict[str, float]]], dict[str, tuple[float, str]]]:
     """The ``k`` best of ``best`` (sorted) with the coverage bonus (see COVER_SHARE) added, ties by
     name; and each rewarded tool's bonus with its explanation. Only the tools that the largest
-    bonus could lift into the ``k`` best are weighed."""
+    bonus could lift into the ``k`` best are weighed, from the index's postings of OWN_FIELDS."""
     terms = [t for t in plan.terms if t in index.df]
-    if len(terms) < COVER_MIN_TERMS or len(best) <= 1 or k <= 0:
+    if not COVER_MIN_TERMS <= len(terms) <= COVER_MAX_TERMS or len(best) <= 1 or k <= 0:
         return best[:k], {}
     mass = {t: index.idf(t) * plan.weights.get(t, 1.0) for t in terms}
     total = sum(mass.values())
@@ -514,11 +503,16 @@ def _with_coverage(
     floor = best[min(k, len(best)) - 1][1] - reach
     scored = []
     bonuses: dict[str, tuple[float, str]] = {}
-    for tool, score, weights in best:
-        if score < floor:
-            break
-        own = _cached_own_terms(index, tool)
-        covered = sum(m for t, m in mass.items() if t in own) / total
+    weighed = [item for item in best if item[1] >= floor]
+    slots = [index.slot_of[tool.name] for tool, _, _ in weighed]
+    fields = frozenset(i for i, name in enumerate(FIELD_SPECS) if name in OWN_FIELDS)
+    shares = [0.0] * len(slots)
+    for term, m in mass.items():
+        for i, held in enumerate(index.held_in(term, slots, fields)):
+            if held:
+                shares[i] += m
+    for (tool, score, weights), share in zip(weighed, shares, strict=True):
+        covered = share / total
         bonus = reach * covered**COVER_POWER if covered >= COVER_MIN_SHARE else 0.0
         if bonus > 0:
             bonuses[tool.name] = (bonus, f"coverage: {covered:.0%} of the query's weight in the tool's own words")

@@ -153,6 +153,10 @@ class BM25FIndex:
     def idf(self, term: str) -> float:
         return idf_of(self.alive_count, self.df.get(term, 0))
 
+    def held_in(self, term: str, slots: list[int], fields: frozenset[int]) -> list[bool]:
+        """For each of ``slots``, whether its tool holds ``term`` in one of the field ids ``fields``."""
+        return self._store.held_in(term, slots, fields)
+
     def category_slots(self, category: str) -> set[int]:
         return self._category_slots.get(classic_normalize(category), set())
 
