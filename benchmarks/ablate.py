@@ -67,10 +67,11 @@ _OLD_WEIGHTS = {"spec_name": (3.0, 0.3), "spec_params": (0.7, 0.5), "spec_param_
 #: enum values weighed as parameter descriptions did, so the same); the rest take one step back.
 VARIANTS: dict[str, dict[str, Any]] = {
     "current": {},
-    "before": {"QUERY_K3": 0.0, "CLAUSE_SHARE": 0.0, **_OLD_WEIGHTS},
+    "before": {"QUERY_K3": 0.0, "CLAUSE_SHARE": 0.0, "COVER_SHARE": 0.0, **_OLD_WEIGHTS},
     "old field weights": _OLD_WEIGHTS,
     "no sentence bonus": {"CLAUSE_SHARE": 0.0},
     "no query-term weights": {"QUERY_K3": 0.0},
+    "no coverage bonus": {"COVER_SHARE": 0.0},
     "sentence share 1": {"CLAUSE_SHARE": 1.0},
     "name 2": {"spec_name": (2.0, 0.75)},
     "name 1.5 b 0.3": {"spec_name": (1.5, 0.3)},

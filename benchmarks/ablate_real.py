@@ -41,6 +41,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "markup kept": {"STRIP_MARKUP": False},
     "addresses dropped too": {"STRIP_URLS": True},
     "no generated field": {"GENERATED_FIELD": False},
+    "no coverage bonus": {"COVER_SHARE": 0.0},
     "all of issue 18 undone": {
         "BOILERPLATE_PARAMS": frozenset(),
         "SKIP_TRANSPORT_PARAMS": False,
@@ -68,7 +69,19 @@ def real_scores(entries) -> dict[str, float]:
         run = ablate.default_run(entry.catalog)
         mrr = [query_metrics(run(q), rel, (5,))["mrr"] for q, rel in entry.queries]
         per_group[entry.group].append(statistics.fmean(mrr))
-    return {group: statistics.fmean(values) for group, values in per_group.items()}
+    return {group: statistics.fmean(values) for group, values in per_group.items() if values}
+
+
+def heldout_scores(entries) -> tuple[float, float]:
+    """MRR and R@5 over every held-out request (one catalog: Kubernetes)."""
+    mrr, r5 = [], []
+    for entry in entries:
+        run = ablate.default_run(entry.catalog)
+        for q, rel in entry.queries:
+            m = query_metrics(run(q), rel, (5,))
+            mrr.append(m["mrr"])
+            r5.append(m["recall@5"])
+    return statistics.fmean(mrr), statistics.fmean(r5)
 
 
 def main() -> int:
@@ -77,6 +90,9 @@ def main() -> int:
     parser.add_argument("--shared", default=str(HERE.parent.parent / "shared"))
     parser.add_argument("--sets", default=",".join(SETS))
     parser.add_argument("--cache", default=None)
+    parser.add_argument("--metatool-every", type=int, default=1, help="use every n-th metatool query (screening)")
+    parser.add_argument("--no-real", action="store_true", help="skip the real-catalog dev set")
+    parser.add_argument("--no-heldout", action="store_true", help="skip the held-out catalogs")
     parser.add_argument("--extra", action="append", default=[], help="label={'spec_params': [1.0, 0.5, 1e9, 1]}")
     args = parser.parse_args()
     for text in args.extra:
@@ -84,16 +100,25 @@ def main() -> int:
         VARIANTS[label] = patch
         args.variants += "," + label
     sets = {name: load_set(Path(args.shared) / "eval" / name) for name in args.sets.split(",") if name}
-    entries = dataset.load(args.cache)
-    print("| variant | " + " | ".join(sets) + " | dev mean R@5 | real OpenAPI MRR | real MCP MRR |")
-    print("|---|" + "---|" * len(sets) + "---:|---:|---:|")
+    if "metatool" in sets and args.metatool_every > 1:
+        catalog, queries = sets["metatool"]
+        sets["metatool"] = (catalog, queries[:: args.metatool_every])
+    entries = [] if args.no_real else dataset.load(args.cache)
+    held = [] if args.no_heldout else dataset.load(args.cache, heldout=True)
+    print(
+        "| variant | " + " | ".join(sets) + " | dev mean R@5 | real OpenAPI MRR | real MCP MRR | held-out MRR / R@5 |"
+    )
+    print("|---|" + "---|" * len(sets) + "---:|---:|---:|---:|")
     for label in args.variants.split(","):
         with ablate.patched(**VARIANTS[label]):
             dev = ablate.measure(sets, ablate.default_run)
-            real = real_scores(entries)
+            real = real_scores(entries) if entries else {}
+            k8s = heldout_scores(held) if held else None
         cells = " | ".join(f"{dev[s]['recall@5']:.3f} / {dev[s]['mrr']:.3f}" for s in dev)
-        mean = statistics.fmean(r["recall@5"] for r in dev.values())
-        print(f"| {label} | {cells} | {mean:.3f} | {real['openapi']:.3f} | {real['mcp']:.3f} |", flush=True)
+        mean = statistics.fmean(r["recall@5"] for r in dev.values()) if dev else float("nan")
+        real_cells = " | ".join(f"{real[g]:.3f}" if g in real else "" for g in ("openapi", "mcp"))
+        held_cell = f"{k8s[0]:.3f} / {k8s[1]:.3f}" if k8s else ""
+        print(f"| {label} | {cells} | {mean:.3f} | {real_cells} | {held_cell} |", flush=True)
     return 0
 
 

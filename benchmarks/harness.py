@@ -213,6 +213,16 @@ def real(rankers: list[str], embed: Any = None) -> bool:
     total = sum(len(e.catalog.searchable()) for e in entries)
     ok &= misses == 0
     print(f"- exact names first (default): {total - misses}/{total} — {'met' if not misses else 'NOT met'}")
+    try:
+        held = dataset.load(heldout=True)
+    except FileNotFoundError as exc:
+        print(f"\n### Held-out catalogs\n\nskipped: {exc}")
+        return ok
+    results = real_quality.evaluate(held, rankers, peers, embed=embed)
+    exact = {e.id: real_quality.exact_name_failures(e, ["default"]) for e in held}
+    requests = sum(len(e.queries) for e in held)
+    print(f"\n### Held-out catalogs ({len(held)} catalogs, {requests} requests; no target, not tuned on)\n")
+    print(real_quality.markdown(held, results, rankers + peers, exact))
     return ok
 
 

@@ -137,6 +137,7 @@ def main() -> int:
     parser.add_argument("--embed-model", default=None)
     parser.add_argument("--per-query", action="store_true", help="print each query's first relevant rank (stderr)")
     parser.add_argument("--no-exact", action="store_true", help="skip the exact-name check")
+    parser.add_argument("--heldout", action="store_true", help="the held-out catalogs (Kubernetes) instead")
     args = parser.parse_args()
     embed = None
     if args.embed_model:
@@ -145,7 +146,7 @@ def main() -> int:
         embed = EmbedSettings(model=args.embed_model)
     rankers = [r for r in args.rankers.split(",") if r]
     peers = [p for p in args.peers.split(",") if p]
-    entries = dataset.load(args.cache, set(args.catalogs.split(",")) if args.catalogs else None)
+    entries = dataset.load(args.cache, set(args.catalogs.split(",")) if args.catalogs else None, args.heldout)
     start = time.perf_counter()
     results = evaluate(entries, rankers, peers, args.per_query, embed)
     exact = {} if args.no_exact else {e.id: exact_name_failures(e, rankers, embed) for e in entries}

@@ -25,6 +25,8 @@ QUERIES = HERE / "queries.yaml"  # first batch: implicit requests, no style key
 QUERIES_2 = HERE / "queries-2.yaml"  # second batch: each request has a style
 QUERIES_3 = HERE / "queries-3.yaml"  # third batch: the big OpenAPI catalogs, each request has a style
 QUERY_FILES = (QUERIES, QUERIES_2, QUERIES_3)
+# held out: requests written before any ranking was looked at, for judging ranking changes, never tuning
+HELDOUT_QUERY_FILES = (HERE / "heldout-kubernetes.yaml",)
 STYLES = ("direct", "task", "verbose")
 
 # id -> (group, source): a file name in the cache's catalogs/ folder (openapi) or in snapshots/ (mcp)
@@ -53,6 +55,11 @@ CATALOGS: dict[str, tuple[str, str]] = {
     "mcp-sentry": ("mcp", "snapshots/mcp-sentry.json"),
     "mcp-utilities": ("mcp", "snapshots/mcp-utilities.json"),
 }
+# the held-out catalogs (only the HELDOUT_QUERY_FILES ask about them; ``load(heldout=True)``)
+HELDOUT_CATALOGS: dict[str, tuple[str, str]] = {
+    "kubernetes": ("openapi", "catalogs/kubernetes.json"),
+}
+KNOWN_CATALOGS = {**CATALOGS, **HELDOUT_CATALOGS}
 
 
 @dataclass
@@ -81,7 +88,7 @@ def cache_root(cache_dir: str | os.PathLike[str] | None = None) -> Path:
 
 
 def source_path(cid: str, cache_dir: str | os.PathLike[str] | None = None) -> Path:
-    group, source = CATALOGS[cid]
+    group, source = KNOWN_CATALOGS[cid]
     return HERE / source if group == "mcp" else cache_root(cache_dir) / source
 
 
@@ -109,7 +116,7 @@ def read_requests(paths: Path | tuple[Path, ...] | list[Path] = QUERY_FILES) -> 
                 raise ValueError(
                     f"{path.name}: entry {i} must have exactly catalog, query, relevant (style optional): {item!r}"
                 )
-            if item["catalog"] not in CATALOGS:
+            if item["catalog"] not in KNOWN_CATALOGS:
                 raise ValueError(f"{path.name}: entry {i}: unknown catalog {item['catalog']!r}")
             query = item["query"]
             if not isinstance(query, str) or not query.strip():
@@ -138,13 +145,18 @@ def read_queries(
     return found
 
 
-def load(cache_dir: str | os.PathLike[str] | None = None, only: set[str] | None = None) -> list[Entry]:
-    """Every catalog (or those in ``only``) with its requests; a missing file says to run fetch.py."""
+def load(
+    cache_dir: str | os.PathLike[str] | None = None, only: set[str] | None = None, heldout: bool = False
+) -> list[Entry]:
+    """Every catalog (or those in ``only``) with its requests; a missing file says to run fetch.py.
+
+    ``heldout``: the held-out catalogs and the requests of HELDOUT_QUERY_FILES instead.
+    """
     from toolsearch_cli import load_catalog
 
-    requests = read_requests()
+    requests = read_requests(HELDOUT_QUERY_FILES if heldout else QUERY_FILES)
     entries = []
-    for cid, (group, _) in CATALOGS.items():
+    for cid, (group, _) in (HELDOUT_CATALOGS if heldout else CATALOGS).items():
         if only and cid not in only:
             continue
         path = source_path(cid, cache_dir)
@@ -166,16 +178,20 @@ def check_labels(cache_dir: str | os.PathLike[str] | None = None, only: set[str]
     """Load every catalog and check each label names one of its tools; print a summary table.
 
     ``requests`` counts all files; ``first``, ``second`` and ``third`` are the requests of
-    queries.yaml, queries-2.yaml and queries-3.yaml; the style columns count the styled ones.
+    queries.yaml, queries-2.yaml and queries-3.yaml, ``held out`` those of HELDOUT_QUERY_FILES (the
+    held-out catalogs come last); the style columns count the styled ones.
     """
     problems = 0
     labels = 0
-    columns = ("requests", "first", "second", "third", *STYLES)
-    sources = {(request.catalog, request.query): request.source for request in read_requests()}
+    columns = ("requests", "first", "second", "third", "held out", *STYLES)
+    sources = {
+        (request.catalog, request.query): request.source for request in read_requests(QUERY_FILES + HELDOUT_QUERY_FILES)
+    }
+    heldout_names = {path.name for path in HELDOUT_QUERY_FILES}
     totals = dict.fromkeys(columns, 0)
     print("| catalog | group | tools | " + " | ".join(columns) + " |")
     print("|---|---|---:|" + "---:|" * len(columns))
-    for entry in load(cache_dir, only):
+    for entry in load(cache_dir, only) + load(cache_dir, only, heldout=True):
         names = set(tool_names(entry.catalog))
         for query, relevant in entry.queries:
             labels += len(relevant)
@@ -188,6 +204,7 @@ def check_labels(cache_dir: str | os.PathLike[str] | None = None, only: set[str]
             "first": files.count(QUERIES.name),
             "second": files.count(QUERIES_2.name),
             "third": files.count(QUERIES_3.name),
+            "held out": sum(1 for f in files if f in heldout_names),
             **{style: entry.styles.count(style) for style in STYLES},
         }
         for key, value in counts.items():

@@ -97,6 +97,23 @@ QUERY_K3 = 1.0
 CLAUSE_SHARE = 0.5
 #: Queries with more sentences than this are scored as a whole only (bounded work per query).
 MAX_CLAUSES = 16
+#: Coverage bonus: a tool whose own words (name, title, and the description when it is not the
+#: long text of a titled tool) hold the share ``c`` of the query's IDF mass earns COVER_SHARE ×
+#: the best score × ``c ** COVER_POWER``: nearly all of a short request said in a tool's own
+#: words ("list pods in a namespace" for ``listCoreV1NamespacedPod``) is not outscored by the same
+#: words scattered over another tool's request-body schema. 0 turns it off. Measured in
+#: benchmarks/README.md ("Ranking on big OpenAPI documents: Kubernetes").
+COVER_SHARE = 0.2
+COVER_POWER = 8.0
+#: The bonus is weighed for this many of the best tools (or the number asked for, if more).
+COVER_POOL = 100
+#: Queries with fewer indexed terms than this get no bonus (one word covered is just a match).
+COVER_MIN_TERMS = 2
+#: Nor do queries with more than this many: a name and a short description cannot say a long request
+#: whole, and weighing the bonus costs a postings look-up per query term and candidate.
+COVER_MAX_TERMS = 8
+#: Below this share there is no bonus (at most 0.2 × 0.5 ** 8 of the best score: nothing to explain).
+COVER_MIN_SHARE = 0.5
 
 
 def tool_fields(tool: Tool) -> dict[str, list[str]]:
@@ -248,16 +265,19 @@ def generated_description(tool: Tool) -> bool:
 
 def _name_terms(tool: Tool) -> Iterable[str]:
     """The name's terms; an OpenAPI name that starts with its HTTP method says what the method means."""
-    terms = _token_terms(tool.name)
     native = _openapi_native(tool)
     if native is None:
-        return terms
-    method = str(native["method"]).casefold()
-    terms = list(terms)
+        return _token_terms(tool.name)
+    return _method_name_terms(tool.name, str(native["method"]), str(native.get("path") or ""))
+
+
+def _method_name_terms(name: str, method: str, path: str) -> list[str]:
+    method = method.casefold()
+    terms = list(_token_terms(name))
     # compared as analysed: "Delete" is the term "delet"
     if not terms or (method, "item") not in METHOD_VERBS or terms[0] not in _analyze_short(method):
         return terms
-    verbs = METHOD_VERBS[(method, _path_shape(str(native.get("path") or "")))]
+    verbs = METHOD_VERBS[(method, _path_shape(path))]
     return [*(_analyze_short(verbs) if verbs else ()), *terms[1:]]
 
 
@@ -423,15 +443,82 @@ class BM25FRanker:
             if not classic_normalize(request.category):
                 raise SearchError("the category is blank or only punctuation", field="category")
             allowed = index.category_slots(request.category)
-        best = index.rank(plan, request.max_results, allowed)
+        k = request.max_results
+        indexed = sum(1 for t in plan.terms if t in index.df)
+        covering = COVER_SHARE > 0 and COVER_MIN_TERMS <= indexed <= COVER_MAX_TERMS
+        best = index.rank(plan, max(k, COVER_POOL) if covering else k, allowed, weights=request.explain)
+        bonuses: dict[str, tuple[float, str]] = {}
+        if covering:
+            best, bonuses = _with_coverage(index, plan, best, k)
         if not request.explain:
             return put_named_first(catalog, request, [Hit(tool=tool, score=score) for tool, score, _ in best])
         originals = _originals(request.query)
         hits = []
         for tool, score, weights in best:
             fields, parts = explain(index, tool, list(weights), originals, weights)
+            if tool.name in bonuses:
+                points, detail = bonuses[tool.name]
+                parts.append(Contribution(term="(the query)", field="description", points=points, detail=detail))
+                fields = sorted({*fields, "description"}, key=FIELDS.index)
             hits.append(Hit(tool=tool, score=score, matched_fields=fields, contributions=parts))
         return put_named_first(catalog, request, hits)
+
+
+def own_terms(tool: Tool) -> frozenset[str]:
+    """The analysed terms of what a tool says about itself: its name (with the method verb of an
+    OpenAPI name), its title, and its description unless that is the long text under a title or
+    one made up from method and path."""
+    tool = unpacked(tool)  # a packed tool stays packed
+    native = _openapi_native(tool)
+    title = tool.title
+    description = "" if title or generated_description(tool) else tool.description
+    if native is not None:
+        terms = set(_method_name_terms(tool.name, str(native["method"]), str(native.get("path") or "")))
+    else:
+        terms = set(_token_terms(tool.name))
+    terms.update(_token_terms(_plain(title)))
+    terms.update(_token_terms(_plain(description)))
+    return frozenset(terms)
+
+
+#: The index fields that hold a tool's own words (what :func:`own_terms` gives).
+OWN_FIELDS = ("name", "title", "description")
+
+
+def _with_coverage(
+    index: BM25FIndex, plan: QueryPlan, best: list[tuple[Tool, float, dict[str, float]]], k: int
+) -> tuple[list[tuple[Tool, float, dict[str, float]]], dict[str, tuple[float, str]]]:
+    """The ``k`` best of ``best`` (sorted) with the coverage bonus (see COVER_SHARE) added, ties by
+    name; and each rewarded tool's bonus with its explanation. Only the tools that the largest
+    bonus could lift into the ``k`` best are weighed, from the index's postings of OWN_FIELDS."""
+    terms = [t for t in plan.terms if t in index.df]
+    if not COVER_MIN_TERMS <= len(terms) <= COVER_MAX_TERMS or len(best) <= 1 or k <= 0:
+        return best[:k], {}
+    mass = {t: index.idf(t) * plan.weights.get(t, 1.0) for t in terms}
+    total = sum(mass.values())
+    if total <= 0:
+        return best[:k], {}
+    top = best[0][1]
+    reach = COVER_SHARE * top
+    floor = best[min(k, len(best)) - 1][1] - reach
+    scored = []
+    bonuses: dict[str, tuple[float, str]] = {}
+    weighed = [item for item in best if item[1] >= floor]
+    slots = [index.slot_of[tool.name] for tool, _, _ in weighed]
+    fields = frozenset(i for i, name in enumerate(FIELD_SPECS) if name in OWN_FIELDS)
+    shares = [0.0] * len(slots)
+    for term, m in mass.items():
+        for i, held in enumerate(index.held_in(term, slots, fields)):
+            if held:
+                shares[i] += m
+    for (tool, score, weights), share in zip(weighed, shares, strict=True):
+        covered = share / total
+        bonus = reach * covered**COVER_POWER if covered >= COVER_MIN_SHARE else 0.0
+        if bonus > 0:
+            bonuses[tool.name] = (bonus, f"coverage: {covered:.0%} of the query's weight in the tool's own words")
+        scored.append((tool, score + bonus, weights))
+    scored.sort(key=lambda item: (-item[1], item[0].name))
+    return scored[:k], bonuses
 
 
 def _originals(query: str) -> dict[str, str]:

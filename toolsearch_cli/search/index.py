@@ -168,6 +168,10 @@ class BM25FIndex:
     def idf(self, term: str) -> float:
         return idf_of(self.alive_count, self.df.get(term, 0))
 
+    def held_in(self, term: str, slots: list[int], fields: frozenset[int]) -> list[bool]:
+        """For each of ``slots``, whether its tool holds ``term`` in one of the field ids ``fields``."""
+        return self._store.held_in(term, slots, fields)
+
     def category_slots(self, category: str) -> set[int]:
         return self._category_slots.get(classic_normalize(category), set())
 
@@ -178,16 +182,16 @@ class BM25FIndex:
         return [(tool, score) for tool, score, _ in self.rank(QueryPlan(terms), k, allowed)]
 
     def rank(
-        self, plan: QueryPlan, k: int, allowed: set[int] | None = None
+        self, plan: QueryPlan, k: int, allowed: set[int] | None = None, *, weights: bool = True
     ) -> list[tuple[Tool, float, dict[str, float]]]:
         """The ``k`` best tools for a query plan, best first, ties by name; with each tool's term weights.
 
         A tool's score is the weighted sum of its term scores over the whole query plus, when the
         query has several sentences, a bonus for the sentence that suits it best (see
         :class:`QueryPlan`). The third item gives each term's total weight for that tool, so an
-        explanation adds up to the score. When the query has a real word (not only single CJK
-        characters), a tool must share one of those: a lone character such as 天 is not a match
-        for 今天的新闻 on its own.
+        explanation adds up to the score (empty with ``weights=False``: nothing to explain). When
+        the query has a real word (not only single CJK characters), a tool must share one of those:
+        a lone character such as 天 is not a match for 今天的新闻 on its own.
         """
         terms = plan.terms
         strong = [t for t in terms if not is_weak_term(t)]
@@ -233,17 +237,21 @@ class BM25FIndex:
             ranked, best_of = store.best_with_bonus(whole, accs, factors, plan.clause_share * top_score, k)
         else:
             ranked = store.best(whole, k)
-        out = []
+        out: list[tuple[Tool, float, dict[str, float]]] = []
+        base = {t: plan.weights.get(t, 1.0) for t in terms}
         for slot, score in ranked:
             tool = self.tools[slot]
             assert tool is not None
-            weights = {t: plan.weights.get(t, 1.0) for t in terms}
+            if not weights:
+                out.append((tool, score, {}))
+                continue
+            term_weights = dict(base)
             if slot in best_of:
                 factor, c = best_of[slot]
                 for term, weight in clauses[used[c]].items():
-                    if term in weights:
-                        weights[term] += factor * weight
-            out.append((tool, score, weights))
+                    if term in term_weights:
+                        term_weights[term] += factor * weight
+            out.append((tool, score, term_weights))
         return out
 
     def term_scores(self, term: str) -> tuple[Any, Any]:

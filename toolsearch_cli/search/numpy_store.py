@@ -282,6 +282,24 @@ class NumpyStore:
         k1 = self.index.model.k1
         return unique, idf * tf * (k1 + 1.0) / (k1 + tf)
 
+    def held_in(self, term: str, slots: list[int], fields: frozenset[int]) -> list[bool]:
+        """Binary search of each slot in the term's postings (slot order), then its few entries."""
+        np = self.np
+        posting, fids, _ = self._entries(term)
+        if not len(posting) or not slots:
+            return [False] * len(slots)
+        wanted = np.asarray(slots, dtype=posting.dtype)
+        left = np.searchsorted(posting, wanted, "left")
+        right = np.searchsorted(posting, wanted, "right")
+        own = np.zeros(self.index.nfields, dtype=bool)
+        own[list(fields)] = True
+        found = np.zeros(len(slots), dtype=bool)
+        last = len(posting) - 1
+        for offset in range(int((right - left).max())):  # at most one entry per field
+            at = left + offset
+            found |= (at < right) & own[fids[np.minimum(at, last)]]
+        return [bool(x) for x in found]
+
     def mask(self, allowed: set[int] | None, require: list[str] | None) -> Any:
         """A boolean array of the slots a tool may be in (None: any)."""
         np = self.np

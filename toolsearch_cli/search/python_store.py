@@ -90,6 +90,14 @@ class PythonStore:
                 last = slot
         return slots, [model.saturate(idf, tf) for tf in tfs]
 
+    def held_in(self, term: str, slots: list[int], fields: frozenset[int]) -> list[bool]:
+        posting = self.postings.get(term)
+        if posting is None:
+            return [False] * len(slots)
+        wanted = set(slots)
+        found = {posting[i] for i in range(0, len(posting), 3) if posting[i + 1] in fields and posting[i] in wanted}
+        return [slot in found for slot in slots]
+
     def mask(self, allowed: set[int] | None, require: list[str] | None) -> set[int] | None:
         """The slots a tool may be in (None: any)."""
         if require is None:

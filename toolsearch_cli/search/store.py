@@ -75,6 +75,10 @@ class ScoringStore(Protocol):
         """The *keep* set: slots in ``allowed`` holding one of the ``require`` terms (``None``: any)."""
         ...
 
+    def held_in(self, term: str, slots: list[int], fields: frozenset[int]) -> list[bool]:
+        """For each of ``slots``, whether its tool holds ``term`` in one of the field ids ``fields``."""
+        ...
+
     def accumulate(self, terms: list[str], weights: dict[str, float], keep: Any) -> Any:
         """An accumulator: the weighted sum of the terms' scores per slot (nothing outside ``keep``)."""
         ...
