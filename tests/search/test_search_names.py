@@ -191,6 +191,22 @@ def test_a_pickled_catalog_its_index_and_its_name_look_up_answer_as_the_original
     assert hits != hits_after
 
 
+def test_an_index_read_back_from_the_cache_can_be_stored_again_before_its_slots_are_made(catalog):
+    """A cached search that stores its catalog again (a hybrid search after a default one adds its
+    own index to the entry) pickles an index whose slots by name were never made: that is no error
+    (it was `KeyError: 'slot_of'` at first), and the twice-stored index answers as the original."""
+    import pickle
+
+    from toolsearch_cli.indexes import built
+
+    search(catalog, "create issue", max_results=3)  # builds the default index
+    index = built(catalog)["default"]
+    once = pickle.loads(pickle.dumps(index))
+    assert "slot_of" not in once.__dict__
+    twice = pickle.loads(pickle.dumps(once))
+    assert twice.slot_of == index.slot_of
+
+
 def test_the_vocabulary_has_the_words_of_the_whole_texts():
     """The vocabulary searches each distinct white-space token for words: the same words as a search
     of the whole texts (no word runs across white space of any kind)."""

@@ -89,7 +89,7 @@ class BM25FIndex:
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
-        del state["slot_of"]  # made again from the slots on first use: see __getattr__
+        state.pop("slot_of", None)  # made again from the slots on first use (see __getattr__); absent until then
         return state
 
     def __getattr__(self, name: str) -> Any:
