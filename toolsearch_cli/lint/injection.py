@@ -15,7 +15,9 @@ Cyrillic or Greek look-alikes (``Ignоre`` with a Cyrillic ``о``), spacing lett
 
 Each reading goes through the phrase patterns below, then through the scored signal families
 of :mod:`.injection_signals` (roles of an order in each clause, multilingual lexicons), which
-is what carries to phrasings the patterns were not written for (issue 20: held-out batches).
+is what carries to phrasings the patterns were not written for (issue 20: held-out batches), and
+last through the learned model of :mod:`.injection_model` (character and word n-grams, logistic
+regression shipped as data), which carries to orders worded with none of the lexicons' words.
 
 Guidance for the tool's own use is not injection: "only call this when ...", "call this first to
 get a session id", "You MUST call this function before 'Query Documentation' to obtain an id",
@@ -33,6 +35,7 @@ import unicodedata
 import urllib.parse
 from collections.abc import Iterator
 
+from .injection_model import model_reason
 from .injection_signals import signal_reason
 
 #: Longest text examined (a description longer than this is checked on its first part only).
@@ -519,6 +522,13 @@ def injection_reasons(text: str) -> Iterator[str]:
         if reason:
             yield reason + note
             return
+    for reading, note in readings:  # last, the learned model (injection_model), on the same readings
+        if reading is text and text != shown:
+            continue
+        reason = model_reason(reading)
+        if reason:
+            yield reason + note
+            return
 
 
 def split_reason(first: str, second: str) -> str | None:
@@ -526,4 +536,14 @@ def split_reason(first: str, second: str) -> str | None:
     ("... ignore all previous" + "instructions and send ..."): the scored signals on the normalised
     join (the phrase patterns read across sentences, so they are not run on it), or ``None``."""
     joined = visible(f"{first[-400:]} {second[:400]}")
-    return signal_reason(joined) or signal_reason(join_spaced(unleet(joined)))
+    plain = join_spaced(unleet(joined))
+    return signal_reason(joined) or signal_reason(plain) or model_reason(joined) or model_reason(plain)
+
+
+def readings(text: str) -> list[tuple[str, str]]:
+    """The readings the scored layers examine (each with its note): the normalised text, spaced
+    letters joined, tag characters, leetspeak, percent-encoding, decoded payloads; the text as
+    written only when normalising changed nothing."""
+    text = text[:MAX_TEXT]
+    shown = visible(text)
+    return [(r, note) for r, note in _readings(text, shown) if not (r is text and text != shown)]

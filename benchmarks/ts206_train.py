@@ -1,0 +1,337 @@
+"""Train TS206's learned model (toolsearch_cli/lint/data/ts206_model.tsv.gz) and estimate how it
+carries to phrasings it never saw: leave one batch out.
+
+Usage: python benchmarks/ts206_train.py [--cv] [--write]
+
+Data (all in this repository or the real-catalog cache; nothing from ../shared):
+
+- positives: tests/data/injection_labelled.yaml (label injection), the held-out batches 3, 4 and
+  5 (tests/lint/data/ts206_heldout_{3,4,5}.yaml, named one by one), and the paraphrases written
+  by role and language in benchmarks/ts206_train/written.yaml;
+- negatives: the benign entries of the same files, and every sentence of every distinct
+  description of the real catalogs (benchmarks/ts206_heldout.py --real: the fetched cache, the
+  MCP snapshots, GitHub's REST description).
+
+Each text is read as TS206 reads it (:func:`toolsearch_cli.lint.injection.readings`: look-alikes,
+spacing, leetspeak, encodings) and cut into chunks (:func:`.injection_model.chunks`). Every chunk
+of a negative is a negative. A positive is a bag: first its whole readings are positives, then
+(one more round) the best-scoring chunk of each bag (an order after an honest first sentence is
+learned from its own sentence). Logistic regression, L2, full-batch Adam in numpy: deterministic.
+
+Threshold: on the margin (logit), the worst margin of a real description the model was trained
+on, plus ``delta``. ``delta`` is either given (``--delta``) or estimated: the real descriptions are
+split in two halves by catalog file, a model trained on one half scores the other, and ``delta``
+is how far the worst unseen description rises above the worst seen one, plus ``--margin``. The
+written and labelled hard negatives are trained on but do not set the threshold (they are made to
+look like orders; the held-out batches' negatives measure that class). Unseen real text is checked
+on ../shared's 21,379 descriptions by ts206_heldout.py --shared, never trained on.
+
+``--cv``: for each batch k in 3, 4, 5, a model trained without batch k (positives and negatives)
+with the same rule for its threshold, scored on batch k; also without the written paraphrases.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import inspect
+import math
+import pickle
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from ts206_heldout import REAL, real_catalogs  # noqa: E402
+
+from toolsearch_cli import load_catalog  # noqa: E402
+from toolsearch_cli.lint.injection import readings  # noqa: E402
+from toolsearch_cli.lint.injection_model import (  # noqa: E402
+    MODEL_FILE,
+    NORM_FLOOR,
+    Model,
+    chunk_features,
+    features,
+    normalise,
+    units,
+    write_model,
+)
+from toolsearch_cli.lint.rules.descriptions import described_fields  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+BATCHES = {k: ROOT / "tests" / "lint" / "data" / f"ts206_heldout_{k}.yaml" for k in (3, 4, 5)}
+LABELLED = ROOT / "tests" / "data" / "injection_labelled.yaml"
+WRITTEN = ROOT / "benchmarks" / "ts206_train" / "written.yaml"
+CACHE = REAL.parent  # the benchmarks' cache directory (~/.cache/toolsearch-bench)
+OUT = ROOT / "toolsearch_cli" / "lint" / "data" / MODEL_FILE
+
+
+def entry_text(entry: dict) -> str:
+    if "tool" in entry:
+        spec = entry["tool"]
+        return " ".join([spec["description"], *(spec.get("parameters") or {}).values()])
+    return str(entry["text"])
+
+
+def load_sets() -> dict[str, list[tuple[str, int]]]:
+    """Texts with labels (1 injection, 0 benign), by source."""
+    sets: dict[str, list[tuple[str, int]]] = {}
+    labelled = yaml.safe_load(LABELLED.read_text(encoding="utf-8"))
+    sets["labelled"] = [(e["text"], int(e["label"] == "injection")) for e in labelled]
+    for k, path in BATCHES.items():
+        entries = yaml.safe_load(path.read_text(encoding="utf-8"))
+        sets[f"batch{k}"] = [(entry_text(e), int(e["label"] == "injection")) for e in entries]
+    written = yaml.safe_load(WRITTEN.read_text(encoding="utf-8"))
+    pos = [t for by_kind in written["positive"].values() for texts in by_kind.values() for t in texts]
+    sets["written"] = [(t, 1) for t in pos] + [(t, 0) for t in written["negative"]]
+    return sets
+
+
+def real_texts() -> list[list[str]]:
+    """Distinct descriptions of the real catalogs, in two halves by file (alternating)."""
+    halves: list[list[str]] = [[], []]
+    seen: set[str] = set()
+    for i, path in enumerate(real_catalogs()):
+        for tool in load_catalog([str(path)]).tools:
+            for _, text in described_fields(tool):
+                if text not in seen:
+                    seen.add(text)
+                    halves[i % 2].append(text)
+    return halves
+
+
+def text_chunks(text: str, whole_too: bool = True) -> tuple[list[tuple[str, set[str]]], list[tuple[str, set[str]]]]:
+    """The chunks of every reading of a text, and the readings themselves (with their features)."""
+    whole = [r for r, _ in readings(text)]
+    found: dict[str, set[str]] = {}
+    for r in whole:
+        for chunk, feats in chunk_features(r):
+            found.setdefault(chunk, feats)
+    return list(found.items()), [(r, features(normalise(r))) for r in whole] if whole_too else []
+
+
+class Corpus:
+    """Every chunk of every text once, as rows of one sparse matrix over a fixed vocabulary
+    (binary features / sqrt(number of features of the chunk)); texts are bags of rows."""
+
+    def __init__(self, texts: list[tuple[str, int, str]]) -> None:
+        """``texts``: (text, label, group); group "real" for the real descriptions (read last)."""
+        self.texts = texts
+        self.rows: dict[str, int] = {}
+        self.bags: list[np.ndarray] = []
+        self.wholes: list[list[int]] = []
+        row_feats: list[tuple[set[str], int]] = []  # features kept for a row, and how many it had
+        # vocabulary: n-grams of >= 2 positive texts or >= 2 written/labelled negatives; words and
+        # word pairs of >= 20 real chunks (so that honest phrasing can weigh against an order)
+        df_pos: Counter[str] = Counter()
+        df_neg: Counter[str] = Counter()
+        df_real: Counter[str] = Counter()
+        keep: set[str] = set()
+        for text, label, group in texts:
+            if group == "real" and not keep:
+                keep = {f for f, n in df_pos.items() if n >= 2} | {f for f, n in df_neg.items() if n >= 2}
+            bag, whole = text_chunks(text, whole_too=bool(label))
+            if not bag:
+                bag = [("", set())]
+            ids = []
+            for chunk, feats in [*bag, *(whole if label else [])]:
+                row = self.rows.setdefault(chunk, len(self.rows))
+                if row == len(row_feats):
+                    kept = feats if group != "real" else {f for f in feats if f in keep or f[0] in "\x01\x02"}
+                    row_feats.append((kept, len(feats)))
+                    if group == "real":
+                        df_real.update(f for f in feats if f[0] in "\x01\x02")
+                ids.append(row)
+            self.bags.append(np.array(ids[: len(bag)], np.int64))
+            self.wholes.append(ids[len(bag) :])
+            if group != "real":
+                union = set().union(*(f for _, f in bag), *(f for _, f in whole))
+                (df_pos if label else df_neg).update(union)
+        keep |= {f for f, n in df_real.items() if n >= 20}
+        self.vocab = {f: i for i, f in enumerate(sorted(keep))}
+        indptr, cols, vals = [0], [], []
+        for feats, n in row_feats:
+            idx = [self.vocab[f] for f in feats if f in self.vocab]
+            cols.extend(idx)
+            vals.extend([1.0 / math.sqrt(max(n, 1))] * len(idx))
+            indptr.append(len(cols))
+        self.indptr = np.array(indptr, np.int64)
+        self.cols = np.array(cols, np.int64)
+        self.raw_vals = np.array(vals, np.float32)  # 1 / sqrt(number of features)
+        self.vals = self.raw_vals
+        self.nnz_row = np.repeat(np.arange(len(row_feats)), np.diff(self.indptr))
+
+    def renormalise(self) -> None:
+        """Divide by at least sqrt(NORM_FLOOR), as :meth:`.injection_model.Model.margin` does."""
+        n = np.rint(1.0 / self.raw_vals.astype(np.float64) ** 2)
+        self.vals = (1.0 / np.sqrt(np.maximum(n, NORM_FLOOR))).astype(np.float32)
+
+    def _row(self, chunk: str) -> int:
+        return self.rows.setdefault(chunk, len(self.rows))
+
+    def select(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        starts = self.indptr[rows]
+        lens = self.indptr[rows + 1] - starts
+        pos = np.repeat(np.arange(len(rows)), lens)
+        offs = np.arange(int(lens.sum())) - np.repeat(np.cumsum(lens) - lens, lens)
+        g = np.repeat(starts, lens) + offs
+        return pos, self.cols[g], self.vals[g]
+
+    def margins(self, w: np.ndarray, b: float) -> np.ndarray:
+        return np.bincount(self.nnz_row, weights=w[self.cols] * self.vals, minlength=len(self.rows)) + b
+
+    def text_margins(self, z: np.ndarray, ids: list[int]) -> np.ndarray:
+        return np.array([z[self.bags[i]].max() for i in ids])
+
+
+def fit(
+    x: tuple[np.ndarray, np.ndarray, np.ndarray],
+    n_rows: int,
+    dim: int,
+    y: np.ndarray,
+    weight: np.ndarray,
+    l2: float,
+    epochs: int = 200,
+    lr: float = 0.1,
+) -> tuple[np.ndarray, float]:
+    """Weighted logistic regression, full-batch Adam (deterministic)."""
+    rows, cols, vals = x
+    w = np.zeros(dim)
+    b = 0.0
+    m, v = np.zeros(dim + 1), np.zeros(dim + 1)
+    total = weight.sum()
+    for t in range(1, epochs + 1):
+        z = np.bincount(rows, weights=w[cols] * vals, minlength=n_rows) + b
+        p = 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))
+        err = (p - y) * weight / total
+        g = np.empty(dim + 1)
+        g[:dim] = np.bincount(cols, weights=vals * err[rows], minlength=dim) + l2 * w
+        g[dim] = err.sum()
+        m = 0.9 * m + 0.1 * g
+        v = 0.999 * v + 0.001 * g * g
+        step = lr * (m / (1 - 0.9**t)) / (np.sqrt(v / (1 - 0.999**t)) + 1e-8)
+        w -= step[:dim]
+        b -= step[dim]
+    return w, b
+
+
+def train(
+    corpus: Corpus, ids: list[int], l2: float, pos_share: float, epochs: int = 200
+) -> tuple[np.ndarray, float, float]:
+    """(weights, bias, worst margin of a real description) from the texts ``ids`` of the corpus."""
+    pos = [i for i in ids if corpus.texts[i][1]]
+    neg_rows = np.unique(np.concatenate([corpus.bags[i] for i in ids if not corpus.texts[i][1]]))
+    dim = len(corpus.vocab)
+    w, b = np.zeros(dim), 0.0
+    for round_ in range(2):
+        if round_ == 0:
+            pos_rows = [r for i in pos for r in corpus.wholes[i]]
+        else:  # multiple-instance: the best chunk of each positive, and its first whole reading
+            z = corpus.margins(w, b)
+            pos_rows = []
+            for i in pos:
+                bag = corpus.bags[i]
+                pos_rows += [int(bag[int(np.argmax(z[bag]))]), corpus.wholes[i][0]]
+        rows = np.concatenate([np.array(pos_rows, np.int64), neg_rows])
+        n_pos, n_neg = len(pos_rows), len(neg_rows)
+        y = np.concatenate([np.ones(n_pos), np.zeros(n_neg)])
+        weight = np.concatenate([np.full(n_pos, pos_share * n_neg / n_pos), np.ones(n_neg)])
+        w, b = fit(corpus.select(rows), len(rows), dim, y, weight, l2, epochs)
+    z = corpus.margins(w, b)
+    real = [i for i in ids if corpus.texts[i][2] == "real"]
+    return w, b, float(corpus.text_margins(z, real).max())
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cv", action="store_true", help="leave one batch out")
+    parser.add_argument("--write", action="store_true", help=f"write toolsearch_cli/lint/data/{MODEL_FILE}")
+    parser.add_argument("--reuse", action="store_true", help="keep the featurised corpus in a temporary file")
+    parser.add_argument("--delta", type=float, help="skip the two-halves estimate and use this delta")
+    parser.add_argument("--batches", default="3,4,5", help="batches left out in turn by --cv")
+    parser.add_argument("--without-written", action="store_true", help="--cv also without the written paraphrases")
+    parser.add_argument("--l2", type=float, default=1e-7)
+    parser.add_argument("--pos-share", type=float, default=0.5, help="positives' total weight / negatives'")
+    parser.add_argument("--margin", type=float, default=1.0, help="added to the threshold's margin (logit)")
+    args = parser.parse_args()
+    start = time.perf_counter()
+
+    def clock() -> str:
+        return f"[{time.perf_counter() - start:.0f} s]"
+
+    sets = load_sets()
+    halves = real_texts()
+    texts = [(t, y, name) for name, items in sets.items() for t, y in items]
+    texts += [(t, 0, "real") for half in halves for t in half]
+    half_of = {t: k for k, half in enumerate(halves) for t in half}
+    cache = CACHE / "ts206_corpus.pickle"  # our own cache directory, never a shared /tmp file
+    code = "".join(inspect.getsource(f) for f in (normalise, features, units, chunk_features, readings))
+    key = hashlib.sha256(repr(texts).encode() + code.encode()).hexdigest()  # not NORM_FLOOR: applied below
+    corpus: Corpus | None = None
+    if args.reuse and cache.is_file():
+        stored_key, stored = pickle.loads(cache.read_bytes())
+        corpus = stored if stored_key == key else None
+    if corpus is None:
+        corpus = Corpus(texts)
+        if args.reuse:
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            cache.write_bytes(pickle.dumps((key, corpus)))
+    corpus.renormalise()
+    print("sets: " + ", ".join(f"{k} {sum(y for _, y in v)}+/{sum(1 - y for _, y in v)}-" for k, v in sets.items())
+          + f"; real descriptions {len(halves[0])} + {len(halves[1])}; {len(corpus.rows)} chunks, "
+          f"{len(corpus.vocab)} features {clock()}", flush=True)  # fmt: skip
+    labelled_ids = [i for i, t in enumerate(texts) if t[2] != "real"]
+
+    def real_half(k: int) -> list[int]:
+        return [i for i, t in enumerate(texts) if t[2] == "real" and half_of[t[0]] == k]
+
+    # delta: how far unseen real negatives rise above the worst seen negative
+    deltas = []
+    for k in (0, 1) if args.delta is None else ():
+        w, b, worst = train(corpus, labelled_ids + real_half(k), args.l2, args.pos_share)
+        unseen = corpus.text_margins(corpus.margins(w, b), real_half(1 - k))
+        deltas.append(float(unseen.max()) - worst)
+        print(f"half {k}: worst seen negative margin {worst:.2f}, worst unseen {unseen.max():.2f} "
+              f"({int((unseen > worst).sum())} of {len(unseen)} unseen above it) {clock()}", flush=True)  # fmt: skip
+    delta = max(max(deltas), 0.0) + args.margin if args.delta is None else args.delta
+    print(f"threshold rule: worst seen negative margin + {delta:.2f}", flush=True)
+
+    real_ids = real_half(0) + real_half(1)
+    if args.write:
+        w, b, worst = train(corpus, labelled_ids + real_ids, args.l2, args.pos_share)
+        threshold = worst + delta
+        weights = {f: round(float(w[i]), 4) for f, i in corpus.vocab.items() if abs(w[i]) >= 1e-3}
+        model = Model(weights, round(b, 4), round(threshold, 4))
+        OUT.parent.mkdir(parents=True, exist_ok=True)
+        OUT.write_bytes(write_model(model, {"delta": round(delta, 4), "worst_negative_margin": round(worst, 4)}))
+        print(f"wrote {OUT.relative_to(ROOT)}: {len(weights)} weights of {len(corpus.vocab)}, "
+              f"threshold margin {threshold:.2f}, {OUT.stat().st_size:,} bytes {clock()}")  # fmt: skip
+    if args.cv:
+        for without_written in (False, True) if args.without_written else (False,):
+            for k in (int(b) for b in args.batches.split(",")):
+                test = [i for i, t in enumerate(texts) if t[2] == f"batch{k}"]
+                ids = [i for i in labelled_ids if texts[i][2] != f"batch{k}"]
+                ids = [i for i in ids if not (without_written and texts[i][2] == "written")] + real_ids
+                w, b, worst = train(corpus, ids, args.l2, args.pos_share)
+                m = corpus.text_margins(corpus.margins(w, b), test)
+                hit = m >= worst + delta
+                labels = [texts[i][1] for i in test]
+                tp = sum(int(h) for h, y in zip(hit, labels, strict=True) if y)
+                fp = sum(int(h) for h, y in zip(hit, labels, strict=True) if not y)
+                n_pos = sum(labels)
+                label = "without the written paraphrases" if without_written else "all other data"
+                print(f"leave out batch {k} ({label}): recall {tp}/{n_pos} ({tp / n_pos:.0%}), "
+                      f"false alarms {fp}/{len(test) - n_pos} {clock()}", flush=True)  # fmt: skip
+                for h, i in zip(hit, test, strict=True):
+                    if bool(h) != bool(texts[i][1]):
+                        print(f"    {'missed' if texts[i][1] else 'FALSE ALARM'}: {ascii(texts[i][0])[1:110]}")
+
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
