@@ -43,7 +43,7 @@ def injection_scores(work: Path) -> str:
     tools = [{"name": f"tool{i}", "description": e["text"]} for i, e in enumerate(entries)]
     path = work / "labelled.yaml"
     path.write_text(yaml.safe_dump({"tools": tools}, allow_unicode=True), encoding="utf-8")
-    flagged = {d.tool for d in lint([str(path)], LintConfig(select=["TS206"])).diagnostics}
+    flagged = {d.tool for d in lint([str(path)], LintConfig(select=["TS206", "TS207"])).diagnostics}
     hits = [f"tool{i}" in flagged for i in range(len(entries))]
     tp = sum(h for h, e in zip(hits, entries, strict=True) if e["label"] == "injection")
     fp = sum(h for h, e in zip(hits, entries, strict=True) if e["label"] == "benign")

@@ -52,7 +52,7 @@ def flagged(entries: list[dict], work: Path) -> list[bool]:
     path = work / "entries.yaml"
     tools = [_tool(i, e) for i, e in enumerate(entries)]
     path.write_text(yaml.safe_dump({"tools": tools}, allow_unicode=True), encoding="utf-8")
-    hit = {d.tool for d in lint([str(path)], LintConfig(select=["TS206"])).diagnostics}
+    hit = {d.tool for d in lint([str(path)], LintConfig(select=["TS206", "TS207"])).diagnostics}
     return [f"tool{i}" in hit for i in range(len(entries))]
 
 
@@ -103,11 +103,11 @@ def real(verbose: bool, shared: Path | None = None) -> None:
         for tool in load_catalog([str(path)]).tools:
             texts.update(text for _, text in described_fields(tool))
         start = time.perf_counter()
-        result = lint([str(path)], LintConfig(select=["TS206"]))
+        result = lint([str(path)], LintConfig(select=["TS206", "TS207"]))
         spent += time.perf_counter() - start
         findings += [f"{path.name} {d.tool} {d.field} [{d.severity}]: {d.message[:160]}" for d in result.diagnostics]
     print(f"{'shared eval' if shared else 'real'} catalogs: {len(files)} files, {len(texts)} distinct descriptions, "
-          f"{len(findings)} TS206 findings, lint --select TS206 {spent:.1f} s")  # fmt: skip
+          f"{len(findings)} TS206+TS207 findings, lint --select TS206,TS207 {spent:.1f} s")  # fmt: skip
     for f in findings:
         print("    " + ascii(f)[1:-1])
 

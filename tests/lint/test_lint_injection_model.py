@@ -100,7 +100,7 @@ def _flagged(entries: list[dict], tmp_path: Path) -> list[bool]:
             tools.append({"name": f"t{i}", "description": e["text"]})
     path = tmp_path / "c.yaml"
     path.write_text(yaml.safe_dump({"tools": tools}, allow_unicode=True), encoding="utf-8")
-    hit = {d.tool for d in lint([str(path)], LintConfig(select=["TS206"])).diagnostics}
+    hit = {d.tool for d in lint([str(path)], LintConfig(select=["TS206", "TS207"])).diagnostics}
     return [f"t{i}" in hit for i in range(len(entries))]
 
 

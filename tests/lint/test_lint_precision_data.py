@@ -45,6 +45,9 @@ def test_opt_in_rules_quote_their_judged_precision():
         if reason is None:
             continue
         assert not rule.default_enabled
+        if code == "TS207":  # a learned model, not in the judged sample: its reason quotes the blind batch 6
+            assert "10 of 60 hard honest texts" in reason
+            continue
         found = re.search(r"(\d+) of (\d+) findings were real", reason)
         assert found, code
         group = [e for e in tune if e["rule"] == code]

@@ -129,7 +129,7 @@ def test_command_line_selections_go_over_the_configuration_file(tmp_path):
     # --select replaces the file's selection; the file's extend-select still adds to it (as ruff does)
     over_file = run_lint(LintSettings(paths=[BAD], config=BAD_CONFIG, select=["TS1"], ignore=["TS104"]))
     codes = {d.code for d in over_file.result.diagnostics}
-    extended = {"TS202", "TS301", "TS302", "TS307", "TS309", "TS603", "TS604"}
+    extended = {"TS202", "TS207", "TS301", "TS302", "TS307", "TS309", "TS603", "TS604"}
     assert {c for c in codes if not c.startswith("TS1")} == extended
     assert "TS104" not in codes and "TS401" not in codes
     quiet = run_lint(LintSettings(paths=[source], isolated=True, ignore=["description-restates-name"]))

@@ -34,6 +34,7 @@ import re
 import unicodedata
 import urllib.parse
 from collections.abc import Iterator
+from functools import lru_cache
 
 from .injection_model import model_reason
 from .injection_signals import signal_reason
@@ -496,8 +497,25 @@ def _payload_readings(text: str, depth: int) -> Iterator[tuple[str, str]]:
 
 
 def injection_reasons(text: str) -> Iterator[str]:
-    """Why a text reads as injection: an invisible character, then the first pattern that matches
-    the text or a normalised reading of it (with the matched words). Nothing for honest text."""
+    """Why a text reads as injection, by every layer: the rules' reasons (:func:`rule_reasons`),
+    else the learned model's (:func:`learned_reason`). Nothing for honest text."""
+    found = rule_reasons(text)
+    yield from found
+    if not found:
+        reason = learned_reason(text)
+        if reason:
+            yield reason
+
+
+@lru_cache(maxsize=4096)
+def rule_reasons(text: str) -> tuple[str, ...]:
+    """Why a text reads as injection to the written rules (TS206): an invisible character, then the
+    first phrase pattern that matches the text or a normalised reading of it (with the matched
+    words), else the first scored signal family. Empty for honest text. Cached: TS207 asks again."""
+    return tuple(_rule_reasons(text))
+
+
+def _rule_reasons(text: str) -> Iterator[str]:
     text = text[:MAX_TEXT]
     hidden = hidden_character(text)
     if hidden:
@@ -522,13 +540,18 @@ def injection_reasons(text: str) -> Iterator[str]:
         if reason:
             yield reason + note
             return
-    for reading, note in readings:  # last, the learned model (injection_model), on the same readings
-        if reading is text and text != shown:
-            continue
+
+
+def learned_reason(text: str) -> str | None:
+    """Why the learned model (:mod:`.injection_model`, rule TS207) reads a text as an order to the
+    model, on the same normalised readings, or ``None``: also when the written rules report it."""
+    if rule_reasons(text):
+        return None
+    for reading, note in readings(text):
         reason = model_reason(reading)
         if reason:
-            yield reason + note
-            return
+            return reason + note
+    return None
 
 
 def split_reason(first: str, second: str) -> str | None:
@@ -536,8 +559,15 @@ def split_reason(first: str, second: str) -> str | None:
     ("... ignore all previous" + "instructions and send ..."): the scored signals on the normalised
     join (the phrase patterns read across sentences, so they are not run on it), or ``None``."""
     joined = visible(f"{first[-400:]} {second[:400]}")
-    plain = join_spaced(unleet(joined))
-    return signal_reason(joined) or signal_reason(plain) or model_reason(joined) or model_reason(plain)
+    return signal_reason(joined) or signal_reason(join_spaced(unleet(joined)))
+
+
+def split_learned_reason(first: str, second: str) -> str | None:
+    """The learned model's reading of two such fields joined (TS207), when the signals find nothing."""
+    if split_reason(first, second):
+        return None
+    joined = visible(f"{first[-400:]} {second[:400]}")
+    return model_reason(joined) or model_reason(join_spaced(unleet(joined)))
 
 
 def readings(text: str) -> list[tuple[str, str]]:
