@@ -1,3 +1,3 @@
-from toolsearch_cli.cli.ahead import main
+from toolsearch_cli.cli.app import main
 
 main()

@@ -85,19 +85,17 @@ class SearchReport:
 def run_search(settings: SearchSettings) -> SearchReport:
     """Load the catalog, check the category, search it; bad input is a ToolsearchError."""
     from .catalog import load_catalog_result, store_in_cache
-    from .search import RANKER_BY_NAME, search
+    from .search import search
     from .search.embed import embed_cost, reset_embed_cost
-    from .search.hybrid import embedded_ahead, embedding_ahead, searches_kept_on_disk
+    from .search.hybrid import searches_kept_on_disk
 
     s = settings
-    if not embedding_ahead():  # else the CLI's entry point started this request's embedding: it counts
-        reset_embed_cost()
-    # a repeated request's vector comes from the disk, so a cached search loads no model; a new
-    # one is embedded in a background thread while the catalog is loaded and scored lexically
-    with searches_kept_on_disk(), embedded_ahead(RANKER_BY_NAME.get(s.ranker), s.query):
-        result = load_catalog_result(s.catalog, s.catalog_format, cache=True)
-        loaded = result.catalog
-        _check_category(loaded, s.category)
+    result = load_catalog_result(s.catalog, s.catalog_format, cache=True)
+    loaded = result.catalog
+    _check_category(loaded, s.category)
+    reset_embed_cost()
+    # a repeated request's vector comes from the disk, so a cached search loads no model
+    with searches_kept_on_disk():
         hits = search(
             loaded, s.query, max_results=s.max_results, category=s.category, ranker=s.ranker, context=s.context
         )

@@ -47,7 +47,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -217,8 +216,6 @@ def _env_timeout() -> float:
 
 _settings: EmbedSettings | None = None
 _embedders: dict[EmbedSettings, Embedder] = {}
-#: one load per settings even when a search embeds its request in a background thread meanwhile
-_embedders_lock = threading.Lock()
 
 
 def configure(settings: EmbedSettings | None) -> None:
@@ -276,7 +273,6 @@ class EmbedCost:
 
 
 _cost = EmbedCost()
-_cost_lock = threading.Lock()  # a request embedded in the background adds to it too
 
 
 def embed_cost() -> EmbedCost:
@@ -291,23 +287,19 @@ def reset_embed_cost() -> None:
 
 def count_cached(count: int) -> None:
     """Record ``count`` texts whose vectors the on-disk cache had."""
-    with _cost_lock:
-        _cost.cached += max(0, count)
+    _cost.cached += max(0, count)
 
 
-def embed_texts(embedder: Embedder, texts: Sequence[str], *, counted: bool = True) -> Any:
+def embed_texts(embedder: Embedder, texts: Sequence[str]) -> Any:
     """``embedder.embed(texts)``, timed into :func:`embed_cost`; a run of at least :data:`PROGRESS_AT`
-    texts is reported to the :func:`set_progress` reporter, batch by batch. ``counted=False``: texts
-    counted already (embedded again), only the seconds are added."""
+    texts is reported to the :func:`set_progress` reporter, batch by batch."""
     reporter = _progress if len(texts) >= PROGRESS_AT else None
     began = time.perf_counter()
     try:
         vectors = embedder.embed(texts) if reporter is None else _reported(embedder, texts, reporter)
     finally:
-        with _cost_lock:
-            _cost.seconds += time.perf_counter() - began
-    with _cost_lock:
-        _cost.texts += len(texts) if counted else 0
+        _cost.seconds += time.perf_counter() - began
+    _cost.texts += len(texts)
     return vectors
 
 
@@ -369,10 +361,9 @@ def embedder_for(settings: EmbedSettings) -> Embedder:
             f"or --embed-base-url URL --embed-model NAME for an OpenAI-compatible endpoint (or ${MODEL_VAR})",
             field="embed-model",
         )
-    with _embedders_lock:
-        embedder = _embedders.get(settings)
-        if embedder is None:
-            embedder = _embedders[settings] = _load(settings)
+    embedder = _embedders.get(settings)
+    if embedder is None:
+        embedder = _embedders[settings] = _load(settings)
     return embedder
 
 
@@ -773,12 +764,6 @@ class OnnxEmbedder:
         self._session: Any = None  # created by the first text to embed (a cached search needs none)
         self._light = False
         self.tokenizer: Any = None
-        # one embedding at a time: a search's request may be embedded in a background thread while
-        # the catalog's tool vectors are (hybrid.embedded_ahead), and a session is made once
-        self._lock = threading.RLock()
-        #: sessions made so far: vectors made before the latest one may differ from its own in the
-        #: last float digits (a light session's against a full one's; hybrid.embedded_ahead)
-        self.sessions = 0
 
     def _load(self, light: bool = False) -> None:
         """The tokenizer and the onnxruntime session, on the model's prepared copy (:mod:`.prepared`).
@@ -797,8 +782,6 @@ class OnnxEmbedder:
             options.log_severity_level = 4  # its own (coloured) error lines: ours say it in one
             if light:
                 options.add_session_config_entry("session.disable_prepacking", "1")
-                # a few short texts: no pool of worker threads to start (same vectors, bit for bit)
-                options.intra_op_num_threads = 1
             # idle worker threads sleep instead of spinning: less CPU for the same vectors, on a busy
             # machine faster too (benchmarks/README.md, issue 19 cost)
             options.add_session_config_entry("session.intra_op.allow_spinning", "0")
@@ -827,15 +810,13 @@ class OnnxEmbedder:
         #: token vectors by name when the export names them (some add a pooled output after them)
         self.output = "last_hidden_state" if "last_hidden_state" in outputs else outputs[0]
         self.tokenizer, self.inputs, self._session, self._light = tokenizer, inputs, session, light
-        self.sessions += 1
 
     @property
     def session(self) -> Any:
         """The full session (made now if there is none, or only a light one)."""
-        with self._lock:
-            if self._session is None or self._light:
-                self._load()
-            return self._session
+        if self._session is None or self._light:
+            self._load()
+        return self._session
 
     def _session_for(self, count: int) -> Any:
         if self._session is None:
@@ -852,10 +833,6 @@ class OnnxEmbedder:
     def embed(self, texts: Sequence[str], progress: Callable[[int], None] | None = None) -> Any:
         """Vectors of ``texts`` in their order. Batches are made of texts of similar length (sorted
         by token count), so a short text is not padded to the longest of a random batch."""
-        with self._lock:
-            return self._embed(texts, progress)
-
-    def _embed(self, texts: Sequence[str], progress: Callable[[int], None] | None) -> Any:
         import numpy as np
 
         if not texts:
@@ -933,11 +910,9 @@ class StaticEmbedder:
             ) from None
         finally:
             logging.disable(previous)
-        self._lock = threading.Lock()  # one embedding at a time (hybrid.embedded_ahead)
 
     def embed(self, texts: Sequence[str]) -> Any:
-        with self._lock:
-            return _normalise(self.model.encode(list(texts), batch_size=1024, show_progress_bar=False))
+        return _normalise(self.model.encode(list(texts), batch_size=1024, show_progress_bar=False))
 
 
 # -- OpenAI-compatible endpoints ------------------------------------------------------------

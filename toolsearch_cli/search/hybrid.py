@@ -16,13 +16,6 @@ cosine similarity of every tool, then fuses the two (figures in benchmarks/READM
 Queries with Chinese, Japanese or Korean characters rank lexically alone unless the model is
 declared multilingual (``--embed-multilingual``): an English-only model embeds them as noise and
 would only pull good lexical results down. ``--explain`` shows both parts of every score.
-
-A search that knows its request before its catalog is ready (the CLI's ``search``) can have the
-request embedded in a background thread meanwhile (:func:`embedded_ahead`): a local model's
-session is made and run without Python's lock, so on a second core it overlaps loading and
-scoring the catalog. The vectors are the ones :func:`query_vectors` would make (it waits for
-the thread, then finds them in memory); whatever fails there is done again in the search, which
-then fails as it always did.
 """
 
 from __future__ import annotations
@@ -32,7 +25,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, ClassVar
 
-from ..errors import SearchError, ToolsearchError
+from ..errors import SearchError
 from ..indexes import cached_index
 from ..model import Catalog, Tool
 from .base import Contribution, Hit, SearchRequest
@@ -42,7 +35,6 @@ from .embed import (
     EmbedSettings,
     as_queries,
     current_embedder,
-    current_settings,
     embed_texts,
     embedder_for,
     has_cjk,
@@ -62,12 +54,6 @@ QUERY_CACHE = 50_000
 
 _query_vectors: OrderedDict[tuple[str, str], Any] = OrderedDict()
 _keep_searches = False
-#: Seconds a request embedded ahead is waited for when the search fails or is interrupted.
-GIVE_UP_AFTER = 5.0
-#: threads embedding a request ahead (:func:`embedded_ahead`); :func:`query_vectors` waits for them
-_ahead: list[Any] = []
-#: what they embedded: (embedder, its sessions then, persist, the texts), checked by :func:`_settle_ahead`
-_made_ahead: list[tuple[Any, int, bool | str, list[str]]] = []
 
 
 @contextmanager
@@ -89,121 +75,6 @@ def _search_store() -> bool | str:
     return "searches" if _keep_searches else False
 
 
-@contextmanager
-def embedded_ahead(ranker: Any, query: str) -> Iterator[None]:
-    """Within, ``ranker``'s vectors of ``query`` are made in a background thread, for the search
-    of ``query`` the caller makes inside (the CLI's ``search`` loads its catalog meanwhile).
-
-    Only for a dense ranker with a local model (an endpoint's request is not sent before the
-    catalog is known to load) and a request that is not blank. Nothing is reported from the
-    thread: :func:`query_vectors` waits for it, and what it did not make (it failed, or was not
-    done) is made there, failing as it would have. Leaving the block waits for the thread too;
-    after an error or Ctrl-C it stops at its next step, and is waited for :data:`GIVE_UP_AFTER`
-    seconds at most.
-    """
-    import threading
-
-    stop = threading.Event()
-    thread = None
-    if _ahead:  # one is on its way already (the CLI's entry point started it): it is waited for
-        yield
-        return
-    if isinstance(ranker, _Dense) and classic_normalize(query):
-        try:
-            settings = ranker.embed if ranker.embed is not None else current_settings()
-        except ToolsearchError:  # e.g. a bad $TOOLSEARCH_EMBED_TIMEOUT: the search says it
-            settings = None
-        if settings is not None and settings.configured and not settings.base_url:
-            thread = threading.Thread(
-                target=_embed_ahead,
-                args=(ranker, query, _search_store(), stop),
-                name="toolsearch-embed-ahead",
-                daemon=True,  # waited for below; after Ctrl-C only for a while (see there)
-            )
-    if thread is None:
-        yield
-        return
-    thread.start()
-    _ahead.append(thread)
-    try:
-        yield
-    except BaseException:
-        # an error or Ctrl-C: the vectors are not wanted any more. A Ctrl-C that came while the
-        # main thread was importing a module may have left Python's import lock held, and the
-        # thread waits for it forever: it is given a while (it stops at its next step), then
-        # left to end with the process
-        stop.set()
-        _wait_ahead(timeout=GIVE_UP_AFTER)
-        while _made_ahead:  # not used: forgotten, as if never made (and stored nowhere)
-            made_by, _, _, texts = _made_ahead.pop()
-            for text in texts:
-                _query_vectors.pop((made_by.model_id, text), None)
-        raise
-    finally:
-        _wait_ahead()
-
-
-def embedding_ahead() -> bool:
-    """Whether a request is being (or was) embedded ahead and not waited for yet: what it costs is
-    in :func:`~.embed.embed_cost` already, or will be."""
-    return bool(_ahead)
-
-
-def _embed_ahead(ranker: Any, query: str, persist: bool | str, stop: Any) -> None:
-    import signal
-
-    # Ctrl-C and SIGTERM go to the main thread (Python handles them there): none lands in this
-    # thread while onnxruntime runs in it, interrupting its system calls
-    if hasattr(signal, "pthread_sigmask"):  # POSIX
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
-    try:
-        embedder = ranker.embedder()
-        texts = ranker._texts_ahead(embedder, query)
-        if texts and not stop.is_set():
-            made = _make_query_vectors(embedder, texts, persist, write=False)  # stored by the search
-            if made:
-                _made_ahead.append((embedder, getattr(embedder, "sessions", 0), persist, made))
-    except Exception:  # noqa: BLE001, S110 - made again (and failing with its own message) in the search
-        pass
-
-
-def _wait_ahead(timeout: float | None = None) -> None:
-    while _ahead:
-        thread = _ahead[-1]
-        thread.join(timeout)  # interrupted (Ctrl-C): still listed, for embedded_ahead to wait for
-        _ahead.remove(thread)
-
-
-def _settle_ahead(embedder: Embedder) -> None:
-    """Store the vectors embedded ahead (a search that fails before it needs them stores none, as
-    before); those made by a session the model has replaced since are embedded again first.
-
-    A request alone is embedded by a light session (:meth:`~.embed.OnnxEmbedder._load`); when the
-    search then had tools to embed, the full session made for them would have embedded the request
-    too, had it come second, as it did before requests were embedded ahead: the same vectors but
-    for the last float digits. They are made again with it (and stored in place of the others), so
-    a search ranks and scores exactly as when nothing is embedded ahead.
-    """
-    import numpy as np
-
-    while _made_ahead:
-        made_by, sessions, persist, texts = _made_ahead.pop()
-        if made_by is not embedder:
-            continue
-        if getattr(embedder, "sessions", 0) == sessions:
-            fresh = np.stack([_query_vectors[(embedder.model_id, text)] for text in texts])
-        else:
-            fresh = np.asarray(embed_texts(embedder, as_queries(embedder, texts), counted=False), dtype=np.float32)
-        if persist:
-            kind = persist if isinstance(persist, str) else "queries"
-            store = VectorStore(embedder.model_id, kind, limit=MAX_SEARCHES if kind == "searches" else MAX_STORED)
-            fresh = store.replace(as_queries(embedder, texts), fresh)
-        else:
-            fresh = fresh.astype(np.float16).astype(np.float32)
-        for text, vector in zip(texts, fresh, strict=True):
-            _query_vectors[(embedder.model_id, text)] = vector
-
-
 def query_vectors(embedder: Embedder, queries: Sequence[str], *, persist: bool | str = False) -> list[Any]:
     """The model's vector of each query; cached in memory, missing ones embedded in one batch.
 
@@ -213,34 +84,13 @@ def query_vectors(embedder: Embedder, queries: Sequence[str], *, persist: bool |
     request loads no model. The model reads each query with its query prompt (E5's "query: "...);
     the caches are keyed by the model's identity, which includes its prompts.
     """
-    if _ahead:  # a request embedded ahead (embedded_ahead): its vectors are ready when it is done
-        _wait_ahead()
-    if _made_ahead:
-        _settle_ahead(embedder)
-    _make_query_vectors(embedder, queries, persist)
-    out = []
-    for q in queries:
-        _query_vectors.move_to_end((embedder.model_id, q))
-        out.append(_query_vectors[(embedder.model_id, q)])
-    return out
-
-
-def _make_query_vectors(
-    embedder: Embedder, queries: Sequence[str], persist: bool | str, *, write: bool = True
-) -> list[str]:
-    """Put the vectors of ``queries`` the memory cache lacks there (see :func:`query_vectors`);
-    returns the queries the model embedded (the others were on disk or in memory). ``write=False``:
-    the ones embedded are not put on disk (:func:`_settle_ahead` does it)."""
     missing = list(dict.fromkeys(q for q in queries if (embedder.model_id, q) not in _query_vectors))
-    made = missing
     if missing:
         if persist:
             kind = persist if isinstance(persist, str) else "queries"
             limit = MAX_SEARCHES if kind == "searches" else MAX_STORED
             store = VectorStore(embedder.model_id, kind, limit=limit)
-            vectors = store.vectors(embedder, as_queries(embedder, missing), persist=store_enabled(), write=write)
-            embedded = set(store.embedded_texts)
-            made = [q for q, text in zip(missing, as_queries(embedder, missing), strict=True) if text in embedded]
+            vectors = store.vectors(embedder, as_queries(embedder, missing), persist=store_enabled())
         else:  # rounded as the stored ones are, so a search scores as its evaluation did
             import numpy as np
 
@@ -250,7 +100,11 @@ def _make_query_vectors(
             _query_vectors[(embedder.model_id, query)] = vector
         while len(_query_vectors) > QUERY_CACHE:
             _query_vectors.popitem(last=False)
-    return made
+    out = []
+    for q in queries:
+        _query_vectors.move_to_end((embedder.model_id, q))
+        out.append(_query_vectors[(embedder.model_id, q)])
+    return out
 
 
 def vector_index(catalog: Catalog, embedder: Embedder) -> VectorIndex:
@@ -286,10 +140,6 @@ class _Dense:
     def embedder(self) -> Embedder:
         """This ranker's model: its own settings' (loaded once per settings), else the process default's."""
         return embedder_for(self.embed) if self.embed is not None else current_embedder()
-
-    def _texts_ahead(self, embedder: Embedder, query: str) -> list[str]:
-        """What :meth:`search` will embed of ``query`` (for :func:`embedded_ahead`)."""
-        return [query]
 
     def with_embed(self, settings: EmbedSettings) -> Any:
         """This ranker, carrying ``settings`` (a new instance: the registered one is left as it is)."""
@@ -379,11 +229,6 @@ class HybridRanker(_Dense):
         self.weight = weight
         self.rrf_k = rrf_k
         self.lexical = BM25FRanker()
-
-    def _texts_ahead(self, embedder: Embedder, query: str) -> list[str]:
-        if has_cjk(query) and not embedder.multilingual:
-            return []  # ranked lexically alone (search)
-        return query_views(query)
 
     def prepare(self, catalog: Catalog, queries: Sequence[str]) -> None:
         """Embed these queries and their sentences in one batch ahead of many searches (evaluations)."""

@@ -65,9 +65,8 @@ class VectorStore:
         #: (``search`` requests): separate files
         self.limit = limit
         self.path = self.folder / (hashlib.sha256(model_id.encode()).hexdigest()[:32] + f"-{kind}.npz")
-        #: How many texts the last :meth:`vectors` call had to embed (0: all came from the cache), and which.
+        #: How many texts the last :meth:`vectors` call had to embed (0: all came from the cache).
         self.embedded = 0
-        self.embedded_texts: list[str] = []
 
     def _trusted(self, create: bool) -> bool:
         from .. import cachedir as cache
@@ -97,9 +96,8 @@ class VectorStore:
             return None
         return keys, vectors
 
-    def vectors(self, embedder: Embedder, texts: Sequence[str], *, persist: bool = True, write: bool = True) -> Any:
-        """float32 rows for ``texts`` (L2-normalised, rounded through float16), embedding only unseen texts;
-        ``write=False``: the new ones are not stored (the caller does it, :meth:`replace`)."""
+    def vectors(self, embedder: Embedder, texts: Sequence[str], *, persist: bool = True) -> Any:
+        """float32 rows for ``texts`` (L2-normalised, rounded through float16), embedding only unseen texts."""
         import numpy as np
 
         keys = [text_key(t) for t in texts]
@@ -112,7 +110,6 @@ class VectorStore:
             if key not in known and key not in missing:
                 missing[key] = text
         self.embedded = len(missing)
-        self.embedded_texts = list(missing.values())
         count_cached(len(set(keys)) - len(missing))
         fresh = None
         if len(missing) >= NOTICE_AT and progress_reporter() is None:
@@ -131,20 +128,9 @@ class VectorStore:
                 out[i] = fresh[fresh_row[key]]  # type: ignore[index]
             else:
                 out[i] = old[1][known[key]]  # type: ignore[index]
-        if fresh is not None and persist and write:
+        if fresh is not None and persist:
             self._write(list(missing), fresh, set(keys))
         return out.astype(np.float32)
-
-    def replace(self, texts: Sequence[str], vectors: Any) -> Any:
-        """Store ``vectors`` as those of ``texts`` (in place of any stored); returns them as
-        :meth:`vectors` would (float32, rounded through float16)."""
-        import numpy as np
-
-        fresh = np.asarray(vectors, dtype=np.float32).astype(np.float16)
-        keys = list(dict.fromkeys(text_key(t) for t in texts))
-        if len(keys) == len(texts) and store_enabled():
-            self._write(keys, fresh, set(keys))
-        return fresh.astype(np.float32)
 
     def _write(self, new_keys: list[bytes], fresh: Any, in_use: set[bytes]) -> None:
         import tempfile
