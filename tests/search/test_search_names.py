@@ -207,6 +207,22 @@ def test_an_index_read_back_from_the_cache_can_be_stored_again_before_its_slots_
     assert twice.slot_of == index.slot_of
 
 
+def test_a_search_with_the_coverage_bonus_on_an_index_read_back_does_not_make_its_names_map(catalog):
+    """The coverage bonus reads postings by slot, so a cached search (an index read back from the
+    cache) never builds the map of every tool's name to its slot (0.025 s at 100,000 tools)."""
+    import pickle
+
+    from toolsearch_cli.indexes import built
+    from toolsearch_cli.search import bm25f
+
+    search(catalog, "create issue", max_results=3)
+    index = pickle.loads(pickle.dumps(built(catalog)["default"]))
+    plan = bm25f.query_plan("create an issue in a repository")
+    ranked = index.ranked_slots(plan, 100)
+    best, _ = bm25f._with_coverage(index, plan, ranked, 3)
+    assert best and "slot_of" not in index.__dict__
+
+
 def test_the_vocabulary_has_the_words_of_the_whole_texts():
     """The vocabulary searches each distinct white-space token for words: the same words as a search
     of the whole texts (no word runs across white space of any kind)."""

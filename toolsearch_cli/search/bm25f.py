@@ -446,10 +446,12 @@ class BM25FRanker:
         k = request.max_results
         indexed = sum(1 for t in plan.terms if t in index.df)
         covering = COVER_SHARE > 0 and COVER_MIN_TERMS <= indexed <= COVER_MAX_TERMS
-        best = index.rank(plan, max(k, COVER_POOL) if covering else k, allowed, weights=request.explain)
         bonuses: dict[str, tuple[float, str]] = {}
         if covering:
-            best, bonuses = _with_coverage(index, plan, best, k)
+            ranked = index.ranked_slots(plan, max(k, COVER_POOL), allowed, weights=request.explain)
+            best, bonuses = _with_coverage(index, plan, ranked, k)
+        else:
+            best = index.rank(plan, k, allowed, weights=request.explain)
         if not request.explain:
             return put_named_first(catalog, request, [Hit(tool=tool, score=score) for tool, score, _ in best])
         originals = _originals(request.query)
@@ -464,33 +466,20 @@ class BM25FRanker:
         return put_named_first(catalog, request, hits)
 
 
-def own_terms(tool: Tool) -> frozenset[str]:
-    """The analysed terms of what a tool says about itself: its name (with the method verb of an
-    OpenAPI name), its title, and its description unless that is the long text under a title or
-    one made up from method and path."""
-    tool = unpacked(tool)  # a packed tool stays packed
-    native = _openapi_native(tool)
-    title = tool.title
-    description = "" if title or generated_description(tool) else tool.description
-    if native is not None:
-        terms = set(_method_name_terms(tool.name, str(native["method"]), str(native.get("path") or "")))
-    else:
-        terms = set(_token_terms(tool.name))
-    terms.update(_token_terms(_plain(title)))
-    terms.update(_token_terms(_plain(description)))
-    return frozenset(terms)
-
-
-#: The index fields that hold a tool's own words (what :func:`own_terms` gives).
+#: The index fields that hold a tool's own words: its name (with the method verb of an OpenAPI
+#: name), its title, and its description unless that is the long text under a title or one made
+#: up from method and path.
 OWN_FIELDS = ("name", "title", "description")
 
 
 def _with_coverage(
-    index: BM25FIndex, plan: QueryPlan, best: list[tuple[Tool, float, dict[str, float]]], k: int
+    index: BM25FIndex, plan: QueryPlan, ranked: list[tuple[int, Tool, float, dict[str, float]]], k: int
 ) -> tuple[list[tuple[Tool, float, dict[str, float]]], dict[str, tuple[float, str]]]:
-    """The ``k`` best of ``best`` (sorted) with the coverage bonus (see COVER_SHARE) added, ties by
-    name; and each rewarded tool's bonus with its explanation. Only the tools that the largest
-    bonus could lift into the ``k`` best are weighed, from the index's postings of OWN_FIELDS."""
+    """The ``k`` best of ``ranked`` (the index's slots, tools, scores and weights, sorted) with the
+    coverage bonus (see COVER_SHARE) added, ties by name; and each rewarded tool's bonus with its
+    explanation. Only the tools that the largest bonus could lift into the ``k`` best are weighed,
+    from the index's postings of OWN_FIELDS (by slot: a cached index never makes its names' map)."""
+    best = [(tool, score, weights) for _, tool, score, weights in ranked]
     terms = [t for t in plan.terms if t in index.df]
     if not COVER_MIN_TERMS <= len(terms) <= COVER_MAX_TERMS or len(best) <= 1 or k <= 0:
         return best[:k], {}
@@ -504,7 +493,7 @@ def _with_coverage(
     scored = []
     bonuses: dict[str, tuple[float, str]] = {}
     weighed = [item for item in best if item[1] >= floor]
-    slots = [index.slot_of[tool.name] for tool, _, _ in weighed]
+    slots = [slot for slot, _, score, _ in ranked if score >= floor]
     fields = frozenset(i for i, name in enumerate(FIELD_SPECS) if name in OWN_FIELDS)
     shares = [0.0] * len(slots)
     for term, m in mass.items():

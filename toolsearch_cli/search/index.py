@@ -184,7 +184,14 @@ class BM25FIndex:
     def rank(
         self, plan: QueryPlan, k: int, allowed: set[int] | None = None, *, weights: bool = True
     ) -> list[tuple[Tool, float, dict[str, float]]]:
-        """The ``k`` best tools for a query plan, best first, ties by name; with each tool's term weights.
+        """The ``k`` best tools for a query plan, best first, ties by name; with each tool's term weights
+        (see :meth:`ranked_slots`)."""
+        return [(tool, score, w) for _, tool, score, w in self.ranked_slots(plan, k, allowed, weights=weights)]
+
+    def ranked_slots(
+        self, plan: QueryPlan, k: int, allowed: set[int] | None = None, *, weights: bool = True
+    ) -> list[tuple[int, Tool, float, dict[str, float]]]:
+        """:meth:`rank`'s tools with their slots: ``(slot, tool, score, term weights)``, best first.
 
         A tool's score is the weighted sum of its term scores over the whole query plus, when the
         query has several sentences, a bonus for the sentence that suits it best (see
@@ -237,13 +244,13 @@ class BM25FIndex:
             ranked, best_of = store.best_with_bonus(whole, accs, factors, plan.clause_share * top_score, k)
         else:
             ranked = store.best(whole, k)
-        out: list[tuple[Tool, float, dict[str, float]]] = []
+        out: list[tuple[int, Tool, float, dict[str, float]]] = []
         base = {t: plan.weights.get(t, 1.0) for t in terms}
         for slot, score in ranked:
             tool = self.tools[slot]
             assert tool is not None
             if not weights:
-                out.append((tool, score, {}))
+                out.append((slot, tool, score, {}))
                 continue
             term_weights = dict(base)
             if slot in best_of:
@@ -251,7 +258,7 @@ class BM25FIndex:
                 for term, weight in clauses[used[c]].items():
                     if term in term_weights:
                         term_weights[term] += factor * weight
-            out.append((tool, score, term_weights))
+            out.append((slot, tool, score, term_weights))
         return out
 
     def term_scores(self, term: str) -> tuple[Any, Any]:
