@@ -563,9 +563,8 @@ def split_reason(first: str, second: str) -> str | None:
 
 
 def split_learned_reason(first: str, second: str) -> str | None:
-    """The learned model's reading of two such fields joined (TS207), when the signals find nothing."""
-    if split_reason(first, second):
-        return None
+    """The learned model's reading of two such fields joined (TS207; it asks :func:`split_reason`
+    first, so that is not asked again here)."""
     joined = visible(f"{first[-400:]} {second[:400]}")
     return model_reason(joined) or model_reason(join_spaced(unleet(joined)))
 
