@@ -58,7 +58,7 @@ def test_the_module_lists_only_names_it_defines(name):
     [
         ("toolsearch_cli.simulate.runner", ["Model", "MAX_RESULT_BYTES", "merged_settings", "check_arguments"]),
         ("toolsearch_cli.search.hub", ["not_pulled"]),
-        ("toolsearch_cli.catalog.cache", ["CACHE_DIR_VAR", "NO_CACHE_VAR"]),
+        ("toolsearch_cli.catalog.cache", ["CACHE_DIR_VAR", "NO_CACHE_VAR", "cache_dir", "enabled"]),
         ("toolsearch_cli.catalog.formats", ["EXTENSION_FIELDS", "parse_document", "parse_json_lines"]),
         ("toolsearch_cli.catalog.mcp_client", ["split_env_sources"]),
         ("toolsearch_cli.disclosure.history", ["message_text"]),

@@ -371,9 +371,10 @@ def load_catalog_result(
     resolved = default_sources(sources)
     key = None
     if cache:
+        from .. import cachedir
         from . import cache as catalog_cache
 
-        if catalog_cache.enabled():
+        if cachedir.enabled():
             tagged = {f"{s}\0format={catalog_format}" if catalog_format else s: s for s in resolved}
             key = catalog_cache.key_for(list(tagged), {t: _cacheable_files(s) for t, s in tagged.items()})
             if key is not None:

@@ -50,11 +50,7 @@ from typing import Any
 
 from .._version import __version__
 from ..bounded import MAX_INPUT_BYTES, gc_paused
-
-# cache_dir and enabled are still reached through this module by search/prepared.py (embed code)
-# and catalog/__init__.py's cached load (other helpers' areas when they moved to ..cachedir);
-# they go once those name ..cachedir.
-from ..cachedir import cache_dir, enabled, owned_by_someone_else, prune, trusted_folder, warn_once  # noqa: F401
+from ..cachedir import owned_by_someone_else, prune, trusted_folder, warn_once
 from ..model import Catalog
 
 MAGIC = b"toolsearch-catalog-cache/4\n"

@@ -41,7 +41,7 @@ _MIB = 1 << 20
 
 
 def _folder() -> Path | None:
-    from ..catalog import cache
+    from .. import cachedir as cache
 
     if not cache.enabled():
         return None
@@ -111,7 +111,7 @@ def session_file(model_file: Path) -> Path:
     """The file to open a session on: the prepared copy of ``model_file`` (made now when missing
     or not intact), or ``model_file`` itself when the cache cannot hold one or making it failed.
     Never raises for the cache's sake: a model that cannot be read fails when its session is made."""
-    from ..catalog import cache
+    from .. import cachedir as cache
 
     root = _folder()
     if root is None:
