@@ -68,21 +68,20 @@ def max_message_bytes() -> int:
 
 def max_tools() -> int:
     """``$TOOLSEARCH_MCP_MAX_TOOLS``, or the default."""
-    raw = os.environ.get(MAX_TOOLS_ENV, "").strip()
-    if not raw:
-        return DEFAULT_MAX_TOOLS
-    if not raw.isdigit() or int(raw) < 1:
-        raise CatalogError(f"${MAX_TOOLS_ENV} must be a whole number of at least 1, not {raw!r}")
-    return int(raw)
+    return _whole_number(MAX_TOOLS_ENV, DEFAULT_MAX_TOOLS)
 
 
 def max_exchange_messages() -> int:
     """``$TOOLSEARCH_MCP_MAX_MESSAGES``, or the default."""
-    raw = os.environ.get(MAX_MESSAGES_ENV, "").strip()
+    return _whole_number(MAX_MESSAGES_ENV, DEFAULT_MAX_MESSAGES)
+
+
+def _whole_number(variable: str, default: int) -> int:
+    raw = os.environ.get(variable, "").strip()
     if not raw:
-        return DEFAULT_MAX_MESSAGES
+        return default
     if not raw.isdigit() or int(raw) < 1:
-        raise CatalogError(f"${MAX_MESSAGES_ENV} must be a whole number of at least 1, not {raw!r}")
+        raise CatalogError(f"${variable} must be a whole number of at least 1, not {raw!r}")
     return int(raw)
 
 
