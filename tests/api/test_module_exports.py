@@ -62,7 +62,10 @@ def test_the_module_lists_only_names_it_defines(name):
         ("toolsearch_cli.catalog.formats", ["EXTENSION_FIELDS", "parse_document", "parse_json_lines"]),
         ("toolsearch_cli.catalog.mcp_client", ["split_env_sources"]),
         ("toolsearch_cli.disclosure.history", ["message_text"]),
-        ("toolsearch_cli.search.names", ["MIN_PREFIX", "NAME_BONUS", "NameLookup", "name_key", "named_tool"]),
+        (
+            "toolsearch_cli.search.names",
+            ["MIN_PREFIX", "NAME_BONUS", "NameLookup", "name_key", "named_tool", "put_named_first"],
+        ),
     ],
 )
 def test_moved_names_are_not_reached_through_the_old_module(name, moved):

@@ -28,10 +28,7 @@ from .document import Document
 from .formats import live_mcp_tools
 from .process_group import group_stopped, own_group_command
 from .result import LoadResult
-
-# is_live_source and shown_source are still imported from here by lint/sources.py (another
-# helper's area when they moved to .sources); they go once that import names .sources.
-from .sources import LiveSource, is_live_source, parse_live_source, shown_source  # noqa: F401
+from .sources import LiveSource, parse_live_source
 
 TIMEOUT_ENV = "TOOLSEARCH_MCP_TIMEOUT"
 HEADERS_ENV = "TOOLSEARCH_MCP_HEADERS"

@@ -11,8 +11,9 @@ from typing import Any
 from ..bounded import path_problem, safe_is_dir, safe_is_file
 from ..catalog import LOADER_BY_SUFFIX, catalog_files, default_sources, display_path, prefixes_live_names
 from ..catalog.lenient import LoadWarning, collecting
-from ..catalog.mcp_client import fetch_live_sources, is_live_source, shown_source, tools_from_live
+from ..catalog.mcp_client import fetch_live_sources, tools_from_live
 from ..catalog.python_loader import is_module_reference, load_python_module
+from ..catalog.sources import is_live_source, shown_source
 from ..errors import CatalogError, UsageError
 from ..model import Tool, ToolGroup
 from ..registry.source import is_registry_source, shown_registry_source

@@ -39,7 +39,7 @@ from .embed import (
     embedder_for,
     has_cjk,
 )
-from .names import put_named_first
+from .name_lookup import put_named_first
 from .text import classic_normalize, split_sentences
 from .vectors import MAX_SEARCHES, MAX_STORED, VectorIndex, VectorStore, store_enabled
 

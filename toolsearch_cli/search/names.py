@@ -18,10 +18,6 @@ from typing import Any
 from ..indexes import cached_index
 from ..model import Catalog, Tool, unpacked
 from .bm25f import build_index
-
-# put_named_first is still imported from here by search/hybrid.py (a ranker: another helper's area
-# when the name lookup moved to .name_lookup); it goes once that import names .name_lookup.
-from .name_lookup import put_named_first  # noqa: F401
 from .text import analyze, is_cjk, is_weak_term
 
 __all__ = [
