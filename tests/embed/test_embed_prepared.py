@@ -290,3 +290,79 @@ def test_a_copy_made_meanwhile_by_another_process_is_kept(model, cache, monkeypa
     assert made == copy / prepared.GRAPH
     assert os.stat(copy / prepared.DATA).st_ino == inode
     assert [p.name for p in (cache / "models").iterdir()] == [copy.name]  # its own work folder is gone
+
+
+def _fusable_model(folder):
+    """A model folder whose graph onnxruntime's extended optimisations rewrite: token rows ->
+    MatMul -> Add -> GELU written out with Erf (fused into one ``BiasGelu``) -> MatMul with a
+    transposed constant weight (folded), as a transformer's feed-forward layer is."""
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    from ..tiny_models import write_tokenizer
+
+    vocab = write_tokenizer(folder, WORDS)
+    rng = np.random.default_rng(19)
+    dim = 48
+    weights = {
+        "table": rng.standard_normal((len(vocab), dim)),
+        "w1": rng.standard_normal((dim, dim)) / 7,
+        "b1": rng.standard_normal(dim) / 7,
+        "w2": rng.standard_normal((dim, dim)) / 7,
+        "half": np.array(0.5),
+        "one": np.array(1.0),
+        "root2": np.array(2**0.5),
+    }
+    nodes = [
+        helper.make_node("Gather", ["table", "input_ids"], ["rows"], axis=0),
+        helper.make_node("MatMul", ["rows", "w1"], ["h"]),
+        helper.make_node("Add", ["h", "b1"], ["hb"]),
+        helper.make_node("Div", ["hb", "root2"], ["scaled"]),
+        helper.make_node("Erf", ["scaled"], ["erf"]),
+        helper.make_node("Add", ["erf", "one"], ["erf1"]),
+        helper.make_node("Mul", ["hb", "erf1"], ["gelu2"]),
+        helper.make_node("Mul", ["gelu2", "half"], ["gelu"]),
+        helper.make_node("Transpose", ["w2"], ["w2t"], perm=[1, 0]),
+        helper.make_node("MatMul", ["gelu", "w2t"], ["last_hidden_state"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "fusable-encoder",
+        [helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "tokens"])],
+        [helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT, ["batch", "tokens", dim])],
+        [numpy_helper.from_array(np.asarray(v, dtype=np.float32), k) for k, v in weights.items()],
+    )
+    onnx_model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    onnx_model.ir_version = 8
+    onnx.checker.check_model(onnx_model)
+    (folder / "onnx").mkdir(parents=True, exist_ok=True)
+    onnx.save(onnx_model, str(folder / "onnx" / "model.onnx"))
+
+
+def test_the_copy_is_saved_optimised_and_gives_the_model_s_own_vectors_bit_for_bit(tmp_path, cache, monkeypatch):
+    """The prepared copy holds onnxruntime's portable optimisations (so a session made on it has
+    less to do); light and full sessions on it give exactly the vectors of the model's own file."""
+    import numpy as np
+    import onnx
+
+    model = tmp_path / "fusable"
+    _fusable_model(model)
+    texts = [*TEXTS, *(f"word{i} send alice" for i in range(12))]
+    own_light = [_own_vectors_of(model, monkeypatch, [t]) for t in texts[:3]]
+    own_full = _own_vectors_of(model, monkeypatch, texts)
+
+    light = [load_local(str(model)).embed([t]) for t in texts[:3]]  # the first makes the copy
+    graph = onnx.load(str(_copy(cache) / prepared.GRAPH), load_external_data=False).graph
+    kinds = {node.op_type for node in graph.node}
+    assert "BiasGelu" in kinds and not kinds & {"Erf", "Transpose"}  # optimised once, when saved
+    full = load_local(str(model)).embed(texts)
+    for mine, own in zip(light, own_light, strict=True):
+        assert np.array_equal(mine, own)
+    assert np.array_equal(full, own_full)
+
+
+def _own_vectors_of(folder, monkeypatch, texts):
+    with monkeypatch.context() as m:
+        m.setenv("TOOLSEARCH_NO_CACHE", "1")
+        return load_local(str(folder)).embed(texts)

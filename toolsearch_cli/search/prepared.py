@@ -4,9 +4,14 @@ onnxruntime memory-maps a model's external data instead of parsing the weights o
 protobuf and copying them, so a session on the prepared copy is created in about a third of
 the CPU time and peaks lower (all-MiniLM-L6-v2's 90 MB file: 198 MB -> 134 MB in a bare process,
 214 MB -> 138 MB for a ``search`` with a new request; benchmarks/README.md, "Issue 19 — cost").
-The copy is written by onnxruntime itself (a session with no graph optimisation, saved through
-``optimized_model_filepath``), so its graph is the model's own and, opened with the usual
-options, it gives the same vectors bit for bit.
+The copy is written by onnxruntime itself (a session saved through ``optimized_model_filepath``)
+with its portable graph optimisations already applied (``ORT_ENABLE_EXTENDED``: constant folding,
+fusions such as ``FusedMatMul``/``BiasGelu``; no layout change tied to this CPU), so a session
+made on it has little left to optimise: about half the CPU time to create (44 -> 24 ms for
+all-MiniLM-L6-v2, benchmarks/README.md, "Issue 19 — new hybrid request start-up"). Sessions
+open it with the usual options (every level, so what depends on the CPU is still decided at
+load); the graph that runs is the one a session on the model's own file runs, and the vectors
+are the same bit for bit (``tests/embed/test_embed_prepared.py`` checks it).
 
 It is made once, on the first text a model embeds (``toolsearch model pull`` runs the model, so a
 pulled model is prepared when pulled), in ``<cache>/models/<identity>/``, where the identity is
@@ -32,7 +37,7 @@ from pathlib import Path
 GRAPH = "model.onnx"
 DATA = "model.onnx.data"
 MANIFEST = "prepared.json"
-FORMAT = 1
+FORMAT = 2  # 2: the graph is saved optimised (ORT_ENABLE_EXTENDED); 1 was the model's own graph
 #: prepared models kept in the cache (about the size of each model's weights on disk)
 KEEP = 4
 #: initializers at least this big go to the weights file (smaller ones stay in the graph)
@@ -142,7 +147,9 @@ def _prepare(model_file: Path, root: Path, key: str) -> Path:
     try:
         options = onnxruntime.SessionOptions()
         options.log_severity_level = 4
-        options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_DISABLE_ALL  # the model's own graph
+        # the portable optimisations, done once here instead of in every session (the CPU-specific
+        # level, ORT_ENABLE_ALL, is left to the sessions: a cache folder may move to another machine)
+        options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
         options.optimized_model_filepath = str(work / GRAPH)
         options.add_session_config_entry("session.optimized_model_external_initializers_file_name", DATA)
         options.add_session_config_entry(
