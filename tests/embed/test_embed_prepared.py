@@ -122,6 +122,10 @@ def _damage_manifest(copy):
     (copy / prepared.MANIFEST).write_text("{not json", encoding="utf-8")
 
 
+def _damage_manifest_nested_too_deep(copy):
+    (copy / prepared.MANIFEST).write_text("[" * 100_000, encoding="utf-8")
+
+
 def _damage_no_manifest(copy):
     (copy / prepared.MANIFEST).unlink()
 
@@ -140,17 +144,28 @@ def _damage_weights_replaced_by_a_link(copy):
         _damage_edit_graph_keeping_size_and_time,
         _damage_edit_weights_keeping_size_and_time,
         _damage_manifest,
+        _damage_manifest_nested_too_deep,
         _damage_no_manifest,
         _damage_weights_replaced_by_a_link,
     ],
 )
-def test_a_damaged_copy_is_not_used_but_made_again(model, cache, opened, monkeypatch, damage):
+@pytest.mark.parametrize("memo", [False, True], ids=["hashed", "hashes-remembered"])
+def test_a_damaged_copy_is_not_used_but_made_again(model, cache, opened, monkeypatch, damage, memo):
+    """Also when the copy's hashes were remembered (search/file_hashes.py) before the damage."""
     import numpy as np
 
+    from toolsearch_cli.search import file_hashes
+
+    if memo:
+        monkeypatch.setattr(file_hashes, "SETTLE_NS", 0)  # the copy just written counts as settled
+    file_hashes.forget()
     own = _own_vectors(model, monkeypatch)
     _vectors(model)
     copy = _copy(cache)
+    assert prepared._intact(copy, copy.name)
+    assert (cache / file_hashes.NAME).exists() is memo
     damage(copy)
+    file_hashes.forget()
     assert not prepared._intact(copy, copy.name)
 
     vectors = _vectors(model)

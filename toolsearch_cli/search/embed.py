@@ -692,7 +692,14 @@ def load_local(
 
 
 def _file_identity(*paths: Path) -> str:
-    """Model identity for the cache: content size + a hash of the first and last MiB of each file."""
+    """Model identity for the cache: content size + a hash of the first and last MiB of each file
+    (remembered in the cache for the files unchanged: :mod:`.file_hashes`)."""
+    from .file_hashes import remembered
+
+    return remembered("identity/1", paths, lambda: _hash_identity(paths))
+
+
+def _hash_identity(paths: Sequence[Path]) -> str:
     import hashlib
 
     digest = hashlib.sha256()

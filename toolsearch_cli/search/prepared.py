@@ -58,11 +58,19 @@ def identity(model_file: Path) -> str:
     it, by size and the first and last MiB) and the onnxruntime release that writes the copy."""
     import onnxruntime
 
-    digest = hashlib.sha256(f"prepared/{FORMAT}/onnxruntime {onnxruntime.__version__}\n".encode())
-    for path in (model_file, *_data_files_beside(model_file)):
-        digest.update(f"{path.name}:{path.stat().st_size}\n".encode())
-        digest.update(_ends(path))
-    return digest.hexdigest()[:32]
+    from .file_hashes import remembered
+
+    kind = f"prepared/{FORMAT}/onnxruntime {onnxruntime.__version__}"
+    files = (model_file, *_data_files_beside(model_file))
+
+    def compute() -> str:
+        digest = hashlib.sha256(f"{kind}\n".encode())
+        for path in files:
+            digest.update(f"{path.name}:{path.stat().st_size}\n".encode())
+            digest.update(_ends(path))
+        return digest.hexdigest()[:32]
+
+    return remembered(kind, files, compute)
 
 
 def _data_files_beside(model_file: Path) -> list[Path]:
@@ -89,6 +97,8 @@ def _stamp(path: Path) -> dict[str, int]:
 
 def _intact(folder: Path, key: str) -> bool:
     """Whether ``folder`` holds the prepared copy ``key`` exactly as it was written."""
+    from .file_hashes import remembered
+
     try:
         manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
         if not isinstance(manifest, dict) or manifest.get("format") != FORMAT or manifest.get("key") != key:
@@ -105,10 +115,13 @@ def _intact(folder: Path, key: str) -> bool:
         graph = folder / GRAPH
         if graph.stat().st_size > 64 * _MIB:  # a graph holds no weights here: a big one is not ours
             return False
-        if hashlib.sha256(graph.read_bytes()).hexdigest() != files[GRAPH].get("sha256"):
+        # hashed once per unchanged file (:mod:`.file_hashes`): the stamps above are the copy's own
+        graph_sha256 = remembered("sha256", [graph], lambda: hashlib.sha256(graph.read_bytes()).hexdigest())
+        if graph_sha256 != files[GRAPH].get("sha256"):
             return False
-        return _ends(folder / DATA).hex() == files[DATA].get("ends_sha256")
-    except (OSError, ValueError):
+        data = folder / DATA
+        return remembered("ends_sha256", [data], lambda: _ends(data).hex()) == files[DATA].get("ends_sha256")
+    except (OSError, ValueError, RecursionError):  # RecursionError: a manifest nested too deep
         return False
 
 
