@@ -132,6 +132,23 @@ class VectorStore:
             self._write(list(missing), fresh, set(keys))
         return out.astype(np.float32)
 
+    def cached(self, keys: Sequence[bytes]) -> Any:
+        """float32 rows of the texts of these keys (as :meth:`vectors` gives them) when the store
+        holds every one, else ``None`` (nothing counted then)."""
+        if not keys:
+            return None
+        old = self._read()
+        if old is None:
+            return None
+        known = {bytes(k): i for i, k in enumerate(old[0])}
+        try:
+            rows = [known[key] for key in keys]
+        except KeyError:
+            return None
+        self.embedded = 0
+        count_cached(len(set(keys)))
+        return old[1][rows].astype("float32")
+
     def _write(self, new_keys: list[bytes], fresh: Any, in_use: set[bytes]) -> None:
         import tempfile
 
@@ -188,6 +205,11 @@ class VectorIndex:
         self.title_matrix: Any = None
         #: How many tool texts the last :meth:`ensure` embedded (0: all from the on-disk cache).
         self.embedded = 0
+        #: The keys (:func:`~.embed.text_key`) of all the tools' texts as the last whole :meth:`ensure`
+        #: made them, pickled with the index (the catalog cache), so a later process finds their
+        #: vectors without making the texts again: (cjk, document prompt, tools, live slots, titled
+        #: slots, the keys as one bytes).
+        self._text_keys: tuple[bool, str, int, list[int], list[int], bytes] | None = None
 
     def __getstate__(self) -> dict[str, Any]:
         # the catalog cache pickles indexes: vectors live in the VectorStore, not in the pickle
@@ -197,6 +219,7 @@ class VectorIndex:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.title_slots = self.title_matrix = None  # absent from indexes pickled before titles had vectors
+        self._text_keys = None  # absent from indexes pickled before the keys were kept
         self.__dict__.update(state)
 
     def add(self, tool: Tool) -> None:
@@ -222,29 +245,42 @@ class VectorIndex:
         if done == len(self.tools):
             return
         pending = self.tools[done:]
-        # removed tools get a zero row, not a vector of "" (endpoints refuse empty input)
-        alive = [(i, t) for i, t in enumerate(pending) if t is not None]
-        live = [i for i, _ in alive]
         cjk = embedder.multilingual  # an English-only model reads a bilingual text's CJK half as noise
-        texts = [tool_text(t, cjk=cjk) for _, t in alive]
-        titled = [(done + i, text) for i, t in alive if (text := title_text(t, cjk=cjk))]
+        prefix = getattr(embedder, "document_prefix", "") or ""
         store = VectorStore(self.model_id)
-        # as the model reads documents: with its document prompt (E5's "passage: "...)
-        documents = as_documents(embedder, texts + [text for _, text in titled])
-        found = store.vectors(embedder, documents, persist=store_enabled())
-        self.embedded = store.embedded
+        found = None
+        known = self._text_keys if done == 0 else None
+        if known is not None and known[:3] == (cjk, prefix, len(self.tools)) and store_enabled():
+            # this index came from the catalog cache with its texts' keys: no text to make when the
+            # vector store holds them all (a search of an unchanged catalog)
+            _, _, _, live, titled_slots, blob = known
+            found = store.cached([blob[i : i + 16] for i in range(0, len(blob), 16)])
+        if found is None:
+            # removed tools get a zero row, not a vector of "" (endpoints refuse empty input)
+            alive = [(i, t) for i, t in enumerate(pending) if t is not None]
+            live = [i for i, _ in alive]
+            texts = [tool_text(t, cjk=cjk) for _, t in alive]
+            titled = [(done + i, text) for i, t in alive if (text := title_text(t, cjk=cjk))]
+            titled_slots = [slot for slot, _ in titled]
+            # as the model reads documents: with its document prompt (E5's "passage: "...)
+            documents = as_documents(embedder, texts + [text for _, text in titled])
+            found = store.vectors(embedder, documents, persist=store_enabled())
+            self.embedded = store.embedded
+            if done == 0:  # kept with the index when the catalog cache stores it
+                blob = b"".join(text_key(d) for d in documents)
+                self._text_keys = (cjk, prefix, len(self.tools), live, titled_slots, blob)
         dim = found.shape[1] if found.size else (self.matrix.shape[1] if self.matrix is not None else 0)
         rows = np.zeros((len(pending), dim), dtype=np.float32)
         if live:
-            rows[live] = found[: len(texts)]
-        title_rows = found[len(texts) :]
+            rows[live] = found[: len(live)]
+        title_rows = found[len(live) :]
         if self.matrix is not None and len(self.matrix) and rows.shape[1] != self.matrix.shape[1]:
             from .embed import EmbedError
 
             raise EmbedError("the embedding model changed its vector size", field="embed-model")
         self.matrix = rows if self.matrix is None or not len(self.matrix) else np.concatenate([self.matrix, rows])
-        if titled:
-            slots = np.array([slot for slot, _ in titled], dtype=np.intp)
+        if titled_slots:
+            slots = np.array(titled_slots, dtype=np.intp)
             if self.title_slots is None:
                 self.title_slots, self.title_matrix = slots, title_rows
             else:
