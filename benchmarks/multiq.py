@@ -205,6 +205,8 @@ COMBINE: dict[str, Callable[[Any, int], tuple[Any, Any]]] = {
     "joint": combine_joint,
     "span": combine_span,
     "jblend50": _joint_blend(0.5),
+    "jblend60": _joint_blend(0.6),
+    "jblend70": _joint_blend(0.7),
     "jblend30": _joint_blend(0.3),
     "cap": combine_cap,
     "halfcap": combine_halfcap,
@@ -301,6 +303,30 @@ def score(run: Callable[[str], list[str]], queries: list[tuple[str, set[str]]]) 
     return out
 
 
+def cost(embed: EmbedSettings, sets: list[tuple[str, list[str]]], rounds: int) -> None:
+    """CPU seconds per request of embedding it whole (one text) against whole and parts (one batch),
+    each request a call of its own as a new search makes it; the two alternate, ``rounds`` times."""
+    from toolsearch_cli.search.embed import embedder_for
+    from toolsearch_cli.search.hybrid import embedding_views
+
+    embedder = embedder_for(embed)
+    embedder.embed(["warm the session up"])
+    print("| set | requests | texts per request | CPU ms, whole only | CPU ms, whole and parts | added |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for name, queries in sets:
+        views = [embedding_views(q) for q in queries]
+        spent = {"whole": [], "parts": []}
+        for _ in range(rounds):
+            for kind in ("whole", "parts"):
+                start = time.process_time()
+                for q, v in zip(queries, views, strict=True):
+                    embedder.embed([q] if kind == "whole" else v)
+                spent[kind].append((time.process_time() - start) / len(queries))
+        whole, parts = statistics.median(spent["whole"]) * 1000, statistics.median(spent["parts"]) * 1000
+        texts = statistics.fmean(map(len, views))
+        print(f"| {name} | {len(queries)} | {texts:.2f} | {whole:.1f} | {parts:.1f} | {parts - whole:+.1f} |")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shared", default=str(HERE.parent.parent / "shared"))
@@ -312,6 +338,12 @@ def main() -> int:
     )
     parser.add_argument("--default", action="store_true", help="also the default ranker, as a row")
     parser.add_argument("--real", action="store_true", help="the real catalogs (and held-out) instead of the sets")
+    parser.add_argument(
+        "--cost",
+        type=int,
+        metavar="N",
+        help="instead: CPU per request of embedding its parts (N requests a set, spread)",
+    )
     parser.add_argument("--embed-model", required=True)
     parser.add_argument("--embed-base-url")
     parser.add_argument("--embed-multilingual", action="store_true")
@@ -322,6 +354,14 @@ def main() -> int:
     lexical = _MemoLexical()
     rows: dict[str, dict[str, list[tuple[float, float]]]] = {}  # set -> variant -> per-request metrics
 
+    if args.cost:
+        chosen = []
+        for name in args.sets.split(","):
+            _, queries = load_set(Path(args.shared) / "eval" / name)
+            step = max(1, len(queries) // args.cost)  # spread over the set, in file order
+            chosen.append((name, [q.query for q in queries[::step][: args.cost]]))
+        cost(embed, chosen, rounds=5)
+        return 0
     if args.real:
         import dataset
 
