@@ -40,7 +40,7 @@ from .embed import (
     has_cjk,
 )
 from .name_lookup import put_named_first
-from .text import classic_normalize, split_sentences
+from .text import classic_normalize, request_parts, split_sentences
 from .vectors import MAX_SEARCHES, MAX_STORED, VectorIndex, VectorStore, store_enabled
 
 #: How many of each list's best tools are fused.
@@ -123,6 +123,13 @@ def query_views(query: str) -> list[str]:
     return [query, *sentences] if 1 < len(sentences) <= MAX_CLAUSES else [query]
 
 
+def embedding_views(query: str) -> list[str]:
+    """What ``embedding`` embeds of a request: the whole of it, then its parts when it has several
+    (:func:`~.text.request_parts`: sentences and connective-led clauses, quoted text kept whole,
+    at most :data:`~.text.MAX_PARTS`)."""
+    return [query, *request_parts(query, clauses=True)]
+
+
 def _check_query(request: SearchRequest) -> None:
     if not classic_normalize(request.query):
         raise SearchError("the query is blank or only punctuation; say what the tool should do", field="query")
@@ -151,7 +158,14 @@ class _Dense:
 
 
 class EmbeddingRanker(_Dense):
-    """Cosine similarity between the query's and each tool's embedding (name, description, parameters)."""
+    """Cosine similarity between the query's and each tool's embedding (name, description, parameters).
+
+    A request of several parts (:func:`embedding_views`: sentences and the clauses a connective
+    starts) is embedded whole and part by part in one batch; a tool scores the mean of its cosine
+    to the whole request and its cosine to the closest view (one view: its cosine), so each intent
+    of a multi-tool request can find its own tool while the whole request keeps its say
+    (benchmarks/README.md, "Issue 19 — multi-intent requests (multiq)").
+    """
 
     name: ClassVar[str] = "embedding"
     description: ClassVar[str] = "cosine similarity of dense embeddings (needs --embed-model)"
@@ -160,25 +174,43 @@ class EmbeddingRanker(_Dense):
         self.embed = embed
 
     def prepare(self, catalog: Catalog, queries: Sequence[str]) -> None:
-        """Embed these queries in one batch ahead of many searches (evaluations)."""
-        query_vectors(self.embedder(), [q for q in queries if classic_normalize(q)], persist=True)
+        """Embed these queries and their parts in one batch ahead of many searches (evaluations)."""
+        views = [v for q in queries if classic_normalize(q) for v in embedding_views(q)]
+        query_vectors(self.embedder(), views, persist=True)
 
     def search(self, catalog: Catalog, request: SearchRequest) -> list[Hit]:
+        import numpy as np
+
         _check_query(request)
         embedder = self.embedder()
         index = vector_index(catalog, embedder)
-        [vector] = query_vectors(embedder, [request.query], persist=_search_store())
+        views = embedding_views(request.query)
+        sims = index.scores_many(np.stack(query_vectors(embedder, views, persist=_search_store())))  # (views, slots)
+        closest = sims.argmax(axis=0) if sims.shape[1] else np.zeros(0, dtype=int)
+        scores = (sims[0] + sims.max(axis=0, initial=-np.inf)) / 2
         hits = []
-        for tool, cosine in index.top(index.scores(vector), request.max_results, request.category):
-            if cosine <= 0:
+        for tool, score in index.top(scores, request.max_results, request.category):
+            if score <= 0:
                 break
-            parts = [Contribution("*", "semantic", cosine, f"cosine {cosine:.3f}")] if request.explain else []
+            parts = []
+            if request.explain:
+                slot = index.slot_of[tool.name]
+                view = int(closest[slot])
+                detail = _views_detail(float(sims[0, slot]), view, float(sims[view, slot]), views)
+                parts = [Contribution("*", "semantic", score, detail)]
             hits.append(
-                Hit(
-                    tool=tool, score=cosine, matched_fields=["semantic"] if request.explain else [], contributions=parts
-                )
+                Hit(tool=tool, score=score, matched_fields=["semantic"] if request.explain else [], contributions=parts)
             )
         return hits
+
+
+def _views_detail(whole: float, view: int, cosine: float, views: list[str]) -> str:
+    """What ``--explain`` says of an ``embedding`` score: the cosines it is the mean of."""
+    if len(views) == 1:
+        return f"cosine {whole:.3f}"
+    if view == 0:
+        return f"cosine {whole:.3f} (whole request; no part is closer)"
+    return f"mean of cosine {whole:.3f} (whole request) and {cosine:.3f} (part {view} of {len(views) - 1})"
 
 
 class _Semantic:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_right
 from collections.abc import Iterable
 from functools import lru_cache
 from itertools import chain
@@ -213,6 +214,86 @@ _SENTENCE_END = re.compile(r"(?<=[.?!;])\s+|[。？！；\n]+")
 def split_sentences(text: str) -> list[str]:
     """The sentences of a text (empty ones dropped)."""
     return [part for part in _SENTENCE_END.split(text) if part.strip()]
+
+
+# Inside a sentence a further request often starts at a connective after a comma ("..., and
+# also ...", "..., then ...", "...，然后..."): the part starts with the connective.
+_CLAUSE_START = re.compile(
+    r"(?:,\s+|\s+(?=and\s+(?:then|also)\b))(?=(?:and\s+)?(?:then|also|additionally|afterwards|after\s+that|"
+    r"finally|lastly|plus)\b)|,\s+(?=and\s)|[，,、]\s*(?=(?:并且|然后|还要|还需要|同时|另外|此外|接着|之后|再|并|以及))",
+    re.IGNORECASE,
+)
+# A part of a request ends where a sentence does, also after a closing quote or bracket when no
+# lower-case word follows ('... "done." Then ...'), and at a line break.
+_PART_END = re.compile(r"(?<=[.?!;])\s+|(?<=[.?!;][\"”)\]])\s+(?![a-z])|[。？！；\n]+")
+# Quoted text is the request's data (a file's content, a message to send), not what it asks for:
+# no part ends inside it. Double and CJK quotes only (a single quote is also an apostrophe); a
+# quoted span of more than half the text is the request itself, quoted, and splits as usual.
+_QUOTED = re.compile(r'"[^"\n]*"|“[^”\n]*”|「[^」\n]*」|『[^』\n]*』')
+
+
+def _piece_spans(pattern: re.Pattern[str], text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Where ``text[start:end]`` splits at ``pattern``'s matches that do not start inside a quoted
+    span: the (start, end) of each piece between them, the separators left out."""
+    segment = text[start:end]
+    quoted: list[tuple[int, int]] = []
+    if '"' in segment or not segment.isascii():
+        quoted = [(m.start(), m.end()) for m in _QUOTED.finditer(segment) if 2 * (m.end() - m.start()) <= len(segment)]
+    opens = [a for a, _ in quoted]
+    out: list[tuple[int, int]] = []
+    last = 0
+    for match in pattern.finditer(segment):
+        i = bisect_right(opens, match.start()) - 1
+        if i >= 0 and match.start() < quoted[i][1]:
+            continue  # inside quotes
+        out.append((start + last, start + match.start()))
+        last = match.end()
+    out.append((start + last, end))
+    return out
+
+
+#: At most this many parts of a request are embedded on their own (longer requests are cut into
+#: this many runs of neighbouring parts).
+MAX_PARTS = 8
+#: A part with fewer analysed terms than this joins its neighbour ("Thanks!", "Also,").
+MIN_PART_TERMS = 2
+
+
+def request_parts(text: str, *, clauses: bool = False, max_parts: int = MAX_PARTS) -> list[str]:
+    """The parts of a request that may each ask for a different tool: its sentences and, with
+    ``clauses``, the clauses a connective starts ("…, and also …", "…，然后…"); a part of fewer than
+    :data:`MIN_PART_TERMS` terms joins the one before it (or after, for the first); more than
+    ``max_parts`` parts are joined into ``max_parts`` runs of neighbours of about equal length.
+    ``[]`` when the request is one part (nothing to add to the whole request)."""
+    spans = _piece_spans(_PART_END, text, 0, len(text))
+    if clauses:
+        spans = [piece for a, b in spans for piece in _piece_spans(_CLAUSE_START, text, a, b)]
+    groups: list[list[tuple[int, int]]] = []  # each part's pieces, in order
+    pending: list[tuple[int, int]] = []  # tiny pieces before the first part
+    for a, b in spans:
+        if not text[a:b].strip():
+            continue
+        if len(analyze(text[a:b])) < MIN_PART_TERMS:
+            (groups[-1] if groups else pending).append((a, b))
+        else:
+            groups.append([*pending, (a, b)])
+            pending = []
+    if len(groups) > max_parts:  # runs of neighbours of about equal length, at most max_parts
+        target = sum(g[-1][1] - g[0][0] for g in groups) / max_parts
+        runs: list[list[tuple[int, int]]] = []
+        size = 0
+        for group in groups:
+            length = group[-1][1] - group[0][0]
+            if runs and (len(runs) == max_parts or size + length <= target):
+                runs[-1].extend(group)
+                size += length
+            else:
+                runs.append(list(group))
+                size = length
+        groups = runs
+    # a part is the request's own text from its first piece to its last (separators inside kept)
+    parts = [text[g[0][0] : g[-1][1]].strip() for g in groups]
+    return parts if len(parts) > 1 else []
 
 
 def analyze_query(text: str | None) -> list[str]:
