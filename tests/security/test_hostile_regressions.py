@@ -985,6 +985,21 @@ def test_a_catalog_folder_never_leaves_the_folder_named(run_cli, write, tmp_path
     assert named.code == 0 and [t["name"] for t in named.json()["tools"]] == ["secretTool"]
 
 
+@pytest.mark.skipif(not hasattr(os, "symlink") or sys.platform == "win32", reason="needs symbolic links")
+def test_a_link_to_a_file_inside_the_folder_loads_that_file_once(run_cli, write, tmp_path):
+    """A link inside the folder to one of its own files (``latest.yaml -> v2.yaml``) is followed, as
+    documented; it used to load that file twice, and the catalog failed with "this file is loaded
+    twice" (a link to a folder inside was already walked once)."""
+    write("catalogs/v2.yaml", _tool("repoTool"))
+    catalogs = tmp_path / "catalogs"
+    (catalogs / "latest.yaml").symlink_to("v2.yaml")
+    for args in (("catalog", "--format", "json"), ("search", "tool folder", "--format", "json")):
+        result = run_cli(*args, "--catalog", str(catalogs))
+        assert result.code == 0 and result.stderr == "", result.stderr
+        tools = result.json()["tools"] if args[0] == "catalog" else result.json()["hits"]
+        assert [t["name"] for t in tools] == ["repoTool"]
+
+
 # ---------------------------------------------------------------- issue 20: helpers of stdio MCP servers
 
 
