@@ -1012,7 +1012,7 @@ def _pid_alive(pid: int) -> bool:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
-@pytest.mark.parametrize("how", ["normal exit", "error exit", "SIGTERM", "SIGINT"])
+@pytest.mark.parametrize("how", ["normal exit", "error exit", "SIGTERM", "SIGINT", "SIGHUP"])
 def test_a_stdio_servers_helper_process_is_stopped_on_every_exit(tmp_path, how):
     """A real stdio MCP server that starts a helper and exits when its stdin closes: the helper
     outlived toolsearch on a normal exit. Now the server's process group is stopped however
@@ -1036,6 +1036,8 @@ def test_a_stdio_servers_helper_process_is_stopped_on_every_exit(tmp_path, how):
         stderr=subprocess.PIPE,
         text=True,
         env=dict(os.environ, TOOLSEARCH_MCP_TIMEOUT="60"),
+        # SIGHUP (the terminal closed) as a shell's command gets it, even when pytest runs under nohup
+        preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_DFL),
     )
     helper = None
     try:
@@ -1047,7 +1049,7 @@ def test_a_stdio_servers_helper_process_is_stopped_on_every_exit(tmp_path, how):
             process.send_signal(getattr(signal, how))
         out, err = process.communicate(timeout=60)
         helper = int(pidfile.read_text())
-        expected = {"normal exit": 0, "error exit": 2, "SIGTERM": 143, "SIGINT": 130}[how]
+        expected = {"normal exit": 0, "error exit": 2, "SIGTERM": 143, "SIGINT": 130, "SIGHUP": 129}[how]
         assert process.returncode == expected, err
         if how == "normal exit":
             assert "getForecast" in out
