@@ -359,13 +359,23 @@ def _parameters_of(
 
 def _same_place(a: Location | None, b: Location | None) -> bool:
     """Whether two tools were read from the same line of the same file (however the path was spelt)."""
-    if a is None or b is None or a.line != b.line:
+    if a is None or b is None or a.line is None or a.line != b.line:
         return False
     if a.file == b.file:
         return True
     import os.path
 
     return os.path.realpath(a.file) == os.path.realpath(b.file)
+
+
+def _same_file_without_lines(a: Location | None, b: Location | None) -> bool:
+    """Whether two tools come from one file that gives no line numbers (JSON): the same place or
+    two tools of that file, which cannot be told apart."""
+    if a is None or b is None or a.line is not None or b.line is not None:
+        return False
+    import os.path
+
+    return a.file == b.file or os.path.realpath(a.file) == os.path.realpath(b.file)
 
 
 def _name_error(tool: Tool, message: str) -> CatalogError:
@@ -491,6 +501,12 @@ class Catalog:
             if other is not None:
                 if _same_place(other.source, tool.source):
                     raise _name_error(tool, "this file is loaded twice (do two catalog sources reach it?)")
+                if _same_file_without_lines(other.source, tool.source):  # a JSON file: no line numbers
+                    raise _name_error(
+                        tool,
+                        "duplicate tool name in this file, or the file is loaded twice (do two catalog "
+                        "sources reach it?); tool names must be unique",
+                    )
                 first = f" (first defined at {other.source})" if other.source else ""
                 raise _name_error(tool, f"duplicate tool name{first}; tool names must be unique")
             by_name[tool.name] = tool

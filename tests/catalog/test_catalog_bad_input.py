@@ -44,3 +44,16 @@ def test_a_catalog_source_given_twice_loads_once_and_overlapping_sources_say_so(
     assert overlap.code == 2
     assert overlap.stderr.startswith(f"error: {DEMO / 'weather.yaml'}:16: tool 'getWeather', field 'name': ")
     assert "this file is loaded twice (do two catalog sources reach it?)" in overlap.stderr
+
+
+def test_a_json_file_with_a_name_twice_is_not_said_to_be_loaded_twice(run_cli, tmp_path):
+    """JSON gives no line numbers: two tools of one JSON file with the same name used to be
+    reported as "this file is loaded twice", which it was not."""
+    catalog = tmp_path / "dup.json"
+    catalog.write_text('{"tools": [{"name": "dup", "description": "a"}, {"name": "dup", "description": "b"}]}')
+    result = run_cli("catalog", "-c", str(catalog))
+    assert result.code == 2 and result.stdout == ""
+    assert result.stderr == (
+        f"error: {catalog}: tool 'dup', field 'name': duplicate tool name in this file, or the file is loaded "
+        "twice (do two catalog sources reach it?); tool names must be unique\n"
+    )

@@ -283,3 +283,30 @@ def test_evals_bar_of_queries_gets_the_embedding_run_as_one_more_line(tmp_path):
     assert code == 0, err
     assert "eval hybrid" in err and f"embedding {count} texts with {STATIC}" in err and "Traceback" not in err
     assert f"embedding: {count + 1} texts in" in out and "│" in out
+
+
+@pytest.mark.parametrize("width", [60, 80, 100])
+def test_the_bar_count_and_eta_fit_an_ordinary_terminal_with_a_long_model_name(width):
+    """A model's name is cut to fit, never the bar, the count or the ETA: at 80 columns (a
+    terminal's default) a Hub id such as sentence-transformers/all-MiniLM-L6-v2 used to push
+    all three off the line, so a first run of minutes showed no progress at all."""
+    import io
+
+    from rich.console import Console
+
+    from toolsearch_cli.cli.embed_progress import RichEmbedProgress
+
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=width, force_terminal=True, color_system=None)
+    reporter = RichEmbedProgress(console)
+    reporter.start(12_000, "sentence-transformers/all-MiniLM-L6-v2")
+    reporter.advance(1_000)
+    assert reporter.progress is not None
+    reporter.progress.refresh()
+    reporter.stop()
+    drawn = [line for line in buffer.getvalue().split("\r") if "embedding" in line]
+    assert drawn, buffer.getvalue()
+    line = drawn[-1]
+    assert "1000/12000" in line and "ETA" in line and "━" in line, line
+    assert line.removeprefix("\x1b[2K").startswith("embedding 12," if width < 80 else "embedding 12,000 texts with")
+    assert len(line.replace("\x1b[2K", "").rstrip()) <= width

@@ -227,3 +227,21 @@ def test_collapsed_and_info_findings_in_every_format():
     assert result["level"] == "note" and result["properties"]["count"] == 3
     github = render_github([one])
     assert github.startswith("::notice ") and "2 more like it" in github and github.count("\n") == 1
+
+
+def test_text_output_cuts_a_huge_name_to_one_readable_line_and_json_keeps_it(run_cli, tmp_path):
+    """A 5,000-character tool name made 10,000-character text lines (the name in the prefix and
+    again in the message), a 3,000-character parameter name a 3,000-character one. The text shows
+    such runs cut in the middle; JSON (for programs) keeps every character."""
+    name, param = "n" * 2500 + "Z" * 2500, "p" * 3000
+    catalog = tmp_path / "huge.json"
+    tool = {"name": name, "description": name, "parameters": {"type": "object", "properties": {param: {}}}}
+    catalog.write_text(json.dumps({"tools": [tool]}), encoding="utf-8")
+    result = run_cli("lint", str(catalog))
+    assert result.code == 1, result.stderr
+    lines = result.stdout.splitlines()
+    assert any("TS101" in line for line in lines) and any("TS303" in line for line in lines), lines
+    assert max(len(line) for line in lines) <= 500, max(len(line) for line in lines)  # was 10,249
+    assert "nnnn...ZZZZ" in result.stdout  # both ends of the name are shown
+    full = run_cli("lint", str(catalog), "--format", "json")
+    assert any(d["tool"] == name for d in full.json())

@@ -985,6 +985,21 @@ def test_a_catalog_folder_never_leaves_the_folder_named(run_cli, write, tmp_path
     assert named.code == 0 and [t["name"] for t in named.json()["tools"]] == ["secretTool"]
 
 
+@pytest.mark.skipif(not hasattr(os, "symlink") or sys.platform == "win32", reason="needs symbolic links")
+def test_a_link_to_a_file_inside_the_folder_loads_that_file_once(run_cli, write, tmp_path):
+    """A link inside the folder to one of its own files (``latest.yaml -> v2.yaml``) is followed, as
+    documented; it used to load that file twice, and the catalog failed with "this file is loaded
+    twice" (a link to a folder inside was already walked once)."""
+    write("catalogs/v2.yaml", _tool("repoTool"))
+    catalogs = tmp_path / "catalogs"
+    (catalogs / "latest.yaml").symlink_to("v2.yaml")
+    for args in (("catalog", "--format", "json"), ("search", "tool folder", "--format", "json")):
+        result = run_cli(*args, "--catalog", str(catalogs))
+        assert result.code == 0 and result.stderr == "", result.stderr
+        tools = result.json()["tools"] if args[0] == "catalog" else result.json()["hits"]
+        assert [t["name"] for t in tools] == ["repoTool"]
+
+
 # ---------------------------------------------------------------- issue 20: helpers of stdio MCP servers
 
 
@@ -997,7 +1012,7 @@ def _pid_alive(pid: int) -> bool:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
-@pytest.mark.parametrize("how", ["normal exit", "error exit", "SIGTERM", "SIGINT"])
+@pytest.mark.parametrize("how", ["normal exit", "error exit", "SIGTERM", "SIGINT", "SIGHUP"])
 def test_a_stdio_servers_helper_process_is_stopped_on_every_exit(tmp_path, how):
     """A real stdio MCP server that starts a helper and exits when its stdin closes: the helper
     outlived toolsearch on a normal exit. Now the server's process group is stopped however
@@ -1021,6 +1036,8 @@ def test_a_stdio_servers_helper_process_is_stopped_on_every_exit(tmp_path, how):
         stderr=subprocess.PIPE,
         text=True,
         env=dict(os.environ, TOOLSEARCH_MCP_TIMEOUT="60"),
+        # SIGHUP (the terminal closed) as a shell's command gets it, even when pytest runs under nohup
+        preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_DFL),
     )
     helper = None
     try:
@@ -1032,7 +1049,7 @@ def test_a_stdio_servers_helper_process_is_stopped_on_every_exit(tmp_path, how):
             process.send_signal(getattr(signal, how))
         out, err = process.communicate(timeout=60)
         helper = int(pidfile.read_text())
-        expected = {"normal exit": 0, "error exit": 2, "SIGTERM": 143, "SIGINT": 130}[how]
+        expected = {"normal exit": 0, "error exit": 2, "SIGTERM": 143, "SIGINT": 130, "SIGHUP": 129}[how]
         assert process.returncode == expected, err
         if how == "normal exit":
             assert "getForecast" in out

@@ -524,7 +524,8 @@ INITIALIZE = {
 @pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="finds the upstream process through /proc")
 @pytest.mark.parametrize("phase", ["starting", "serving"])
 @pytest.mark.parametrize(
-    ("signum", "code", "said"), [(signal.SIGTERM, 143, "terminated"), (signal.SIGINT, 130, "interrupted")]
+    ("signum", "code", "said"),
+    [(signal.SIGTERM, 143, "terminated"), (signal.SIGINT, 130, "interrupted"), (signal.SIGHUP, 129, "hung up")],
 )
 def test_a_signal_stops_the_stdio_gateway_and_its_upstreams(signum, code, said, phase, tmp_path):
     """Serving: the signal comes once the gateway answered a client's initialize. Starting: it
@@ -553,6 +554,8 @@ def test_a_signal_stops_the_stdio_gateway_and_its_upstreams(signum, code, said, 
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # SIGHUP (the terminal closed) as a shell's command gets it, even when pytest runs under nohup
+        preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_DFL),
     )
     try:
         if phase == "serving":  # past start-up, however loaded the machine

@@ -130,7 +130,25 @@ def catalog_files(folder: Path) -> list[Path]:
                 and path.is_file()
             ):
                 found.append(path)
-    return sorted(found)
+    return _each_file_once(sorted(found))
+
+
+def _each_file_once(paths: list[Path]) -> list[Path]:
+    """``paths`` with a file reached twice (a link inside the folder to one of its own files) kept
+    once, under its own name rather than the link's; in order."""
+    kept: dict[tuple[int, int] | Path, Path] = {}
+    for path in paths:
+        try:
+            info = path.stat()
+        except OSError:
+            kept[path] = path  # gone meanwhile: its loader says so
+            continue
+        key = (info.st_dev, info.st_ino)
+        other = kept.get(key)
+        if other is None or (os.path.islink(other) and not os.path.islink(path)):
+            kept[key] = path
+    chosen = set(kept.values())
+    return [path for path in paths if path in chosen]
 
 
 #: Links already warned about: once per command, however often its loads walk the folder.

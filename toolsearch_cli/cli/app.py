@@ -97,7 +97,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     sys.exit(code)
 
 
-def _run(args: list[str], terminated: list[bool]) -> int:
+def _run(args: list[str], terminated: list[int]) -> int:
     """Run the app; the exit code (errors printed)."""
     # --debug works anywhere before a `--`, also after the sub-command: take it out here
     end = args.index("--") if "--" in args else len(args)
@@ -177,8 +177,14 @@ def _traceback() -> None:
     sys.stderr.write(shown(traceback.format_exc()))
 
 
-def _interrupted(terminated: list[bool]) -> int:
-    """Ctrl-C: "interrupted", exit 130; SIGTERM: "terminated", exit 143 (128 + the signal number)."""
+def _interrupted(terminated: list[int]) -> int:
+    """Ctrl-C: "interrupted", exit 130; SIGTERM: "terminated", exit 143; SIGHUP (the terminal
+    closed): "hung up", exit 129 (128 + the signal number)."""
+    import signal
+
+    if terminated and terminated[0] == getattr(signal, "SIGHUP", None):
+        _error("hung up")
+        return 129
     if terminated:
         _error("terminated")
         return 143
@@ -187,36 +193,39 @@ def _interrupted(terminated: list[bool]) -> int:
 
 
 @contextlib.contextmanager
-def _sigterm_as_interrupt() -> Iterator[list[bool]]:
-    """While inside, SIGTERM (a CI timeout, ``kill``) does what Ctrl-C does, through the same
-    handler (so a running event loop cancels its tasks and live MCP servers are stopped); the
-    yielded list becomes ``[True]`` once it came."""
+def _sigterm_as_interrupt() -> Iterator[list[int]]:
+    """While inside, SIGTERM (a CI timeout, ``kill``) and SIGHUP (the terminal or the SSH session
+    closed) do what Ctrl-C does, through the same handler (so a running event loop cancels its
+    tasks and live MCP servers are stopped with their process groups); the yielded list gets the
+    signal's number once it came. SIGHUP is taken only where it would have killed the process:
+    under ``nohup`` (ignored) it stays ignored."""
     import signal
 
-    terminated: list[bool] = []
-    try:
-        previous = signal.getsignal(signal.SIGTERM)
-    except (ValueError, AttributeError):  # no SIGTERM here
-        yield terminated
-        return
+    terminated: list[int] = []
+    wanted = [signal.SIGTERM] if hasattr(signal, "SIGTERM") else []
+    hangup = getattr(signal, "SIGHUP", None)
+    if hangup is not None and signal.getsignal(hangup) is signal.SIG_DFL:
+        wanted.append(hangup)
 
-    def on_sigterm(signum: int, frame: Any) -> None:
-        terminated.append(True)
+    def on_signal(signum: int, frame: Any) -> None:
+        terminated.append(signum)
         handler = signal.getsignal(signal.SIGINT)
         if callable(handler):
             handler(signal.SIGINT, frame)
         else:
             raise KeyboardInterrupt
 
+    previous: dict[signal.Signals, Any] = {}
     try:
-        signal.signal(signal.SIGTERM, on_sigterm)
+        for signum in wanted:
+            previous[signum] = signal.signal(signum, on_signal)
     except ValueError:  # not the main thread: leave signals alone
-        yield terminated
-        return
+        pass
     try:
         yield terminated
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for taken, handler in previous.items():
+            signal.signal(taken, handler)
 
 
 _PLACEHOLDER = {"str": "TEXT", "string": "TEXT", "int": "N", "integer": "N", "float": "NUMBER", "path": "PATH"}

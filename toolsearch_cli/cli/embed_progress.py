@@ -59,13 +59,20 @@ class RichEmbedProgress:
         self.progress = None
 
 
+#: Columns the bar (20), the count (up to "10000/10000"), "ETA" and the time left take, with gaps.
+_AFTER_DESCRIPTION = 46
+
+
 def _new_progress(console: Console) -> Progress:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+    from rich.table import Column
 
-    # the description holds a model path: shown as text, never as markup
+    # the description holds a model path: shown as text, never as markup, and cut to fit (with
+    # "…") so that the bar, the count and the ETA stay on an 80-column line
+    description = Column(no_wrap=True, overflow="ellipsis", max_width=max(12, console.width - _AFTER_DESCRIPTION))
     return Progress(
-        TextColumn("{task.description}", markup=False),
-        BarColumn(),
+        TextColumn("{task.description}", markup=False, table_column=description),
+        BarColumn(bar_width=20),
         MofNCompleteColumn(),
         TextColumn("ETA", markup=False),
         TimeRemainingColumn(),

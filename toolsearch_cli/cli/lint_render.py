@@ -11,6 +11,25 @@ from rich.text import Text
 from .render import Col, data, plural, render_table
 
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+#: The longest run without a space a text line shows whole (a catalog may name a tool or a
+#: parameter with 5,000 characters; the message quotes it again): longer runs lose their middle.
+_RUN_WIDTH = 100
+
+
+def _short(text: str) -> str:
+    from ..errors import _middle
+
+    return _middle(text, _RUN_WIDTH)
+
+
+def _short_runs(text: str) -> str:
+    """``text`` with every run of more than :data:`_RUN_WIDTH` non-space characters cut in the
+    middle (``nnnn...ZZZZ``); JSON, SARIF and GitHub output keep the message whole."""
+    if len(text) <= _RUN_WIDTH:
+        return text
+    import re
+
+    return re.sub(rf"\S{{{_RUN_WIDTH + 1},}}", lambda m: _short(m.group()), text)
 
 
 def render_lint_text(out: Console, result: Any, failing: bool | None = None) -> None:
@@ -29,8 +48,8 @@ def render_lint_text(out: Console, result: Any, failing: bool | None = None) -> 
             line.append(f"{d.code} ", style="bold")
             line.append(f"{d.name}  ", style="dim")
             if d.tool:
-                line.append_text(data(f"tool {d.tool!r}: "))
-            line.append_text(data(" ".join(d.message.split())))
+                line.append_text(data(f"tool {_short(d.tool)!r}: "))
+            line.append_text(data(_short_runs(" ".join(d.message.split()))))
             out.print(line, soft_wrap=True)
             for r in d.related:
                 at = f"{r.file}:{r.line}" if r.line else (r.file or "")

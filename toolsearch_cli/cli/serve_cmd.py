@@ -138,18 +138,20 @@ def serve(
 
 
 def _stopped(signum: int) -> None:
-    """SIGTERM or Ctrl-C while serving over stdio, the upstreams stopped: the usual line and exit
-    code (143 / 130), without waiting for the SDK's stdin reader, a thread blocked in read()."""
+    """SIGTERM, Ctrl-C or SIGHUP while serving over stdio, the upstreams stopped: the usual line and
+    exit code (143 / 130 / 129), without waiting for the SDK's stdin reader, a thread blocked in read()."""
     import os
     import signal
 
     from .error_line import print_error
 
-    terminated = signum == signal.SIGTERM
-    print_error("terminated" if terminated else "interrupted")
+    said, code = {signal.SIGTERM: ("terminated", 143), getattr(signal, "SIGHUP", -1): ("hung up", 129)}.get(
+        signum, ("interrupted", 130)
+    )
+    print_error(said)
     sys.stdout.flush()
     sys.stderr.flush()
-    os._exit(143 if terminated else 130)
+    os._exit(code)
 
 
 def _notice(text: str) -> None:

@@ -408,7 +408,7 @@ async def run_gateway(
 ) -> None:
     """Serve until the client leaves (stdio) or the process is stopped; upstreams stop with it.
 
-    ``on_signal`` (stdio only): on SIGTERM or SIGINT the upstreams are stopped first, then it is
+    ``on_signal`` (stdio only): on SIGTERM, SIGINT or SIGHUP the upstreams are stopped first, then it is
     called with the signal number, and it must end the process. Cancelling is not enough there:
     the SDK reads stdin in a worker thread blocked in ``read()``, which a client that keeps stdin
     open never releases, so the loop would never finish unwinding."""
@@ -521,7 +521,11 @@ async def _serve_all(
         import signal
 
         assert on_signal is not None
-        with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as received:
+        wanted = [signal.SIGTERM, signal.SIGINT]
+        hangup = getattr(signal, "SIGHUP", None)
+        if hangup is not None and signal.getsignal(hangup) is not signal.SIG_IGN:  # not under nohup
+            wanted.append(hangup)  # the terminal closed
+        with anyio.open_signal_receiver(*wanted) as received:
             async for signum in received:
                 starting.cancel()
                 upstream_scope.cancel()  # each upstream's process group is stopped as its task unwinds
