@@ -68,7 +68,8 @@ def main() -> int:
     from toolsearch_cli.evaluate import load_queries
     from toolsearch_cli.model import Catalog
     from toolsearch_cli.search import SearchRequest
-    from toolsearch_cli.search.embed import EmbedSettings, configure, current_embedder, tool_text
+    from toolsearch_cli.search.embed import current_embedder, tool_text
+    from toolsearch_cli.search.embed_settings import EmbedSettings, configure
     from toolsearch_cli.search.hybrid import EmbeddingRanker, HybridRanker, query_vectors, query_views, vector_index
     from toolsearch_cli.search.vectors import VectorStore
 

@@ -90,7 +90,7 @@ def main() -> int:
         from common import ranked_names
 
         from toolsearch_cli.search import get_ranker
-        from toolsearch_cli.search.embed import EmbedSettings, configure
+        from toolsearch_cli.search.embed_settings import EmbedSettings, configure
 
         configure(EmbedSettings(model=args.embed_model))
         for name in dense:

@@ -247,7 +247,7 @@ def main() -> int:
     args = parser.parse_args()
     embed = None
     if args.embed_model:
-        from toolsearch_cli.search.embed import EmbedSettings
+        from toolsearch_cli.search.embed_settings import EmbedSettings
 
         embed = EmbedSettings(
             model=args.embed_model,

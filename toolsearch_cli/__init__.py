@@ -6,10 +6,9 @@ from typing import TYPE_CHECKING
 
 from ._version import __version__
 from .catalog import load_catalog, tool, tool_from_function
-from .errors import CatalogError, SearchError, ToolArgumentsError, ToolsearchError, UsageError
+from .errors import CatalogError, EmbedError, SearchError, ToolArgumentsError, ToolsearchError, UsageError
 from .model import Catalog, Location, Parameter, Tool
 from .search import RANKER_BY_NAME, EmbedSettings, Hit, SearchRequest, search
-from .search.embed import EmbedError
 
 if TYPE_CHECKING:  # what type checkers see; at run time these load on first use (below)
     from .agent import Handled, Mode, PolicyName, RankerName, Request, ToolSearch, validate_arguments

@@ -47,7 +47,7 @@ from .disclosure.state import RunState
 from .errors import ToolArgumentsError, UsageError
 from .model import Catalog, Tool
 from .providers import PROVIDER_BY_NAME, Api, get_provider
-from .search.embed import EmbedSettings, as_settings
+from .search.embed_settings import EmbedSettings, as_settings
 
 #: Disclosure modes: ``chat`` derives the disclosed tools from the messages, ``agent`` keeps them in a state.
 Mode = Literal["chat", "agent"]

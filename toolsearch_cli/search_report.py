@@ -16,7 +16,7 @@ from .errors import UsageError, did_you_mean
 if TYPE_CHECKING:
     from .model import Catalog, Tool
     from .search.base import Hit
-    from .search.embed import EmbedCost
+    from .search.embed_settings import EmbedCost
     from .search.names import UnmatchedWord
 
 
@@ -86,7 +86,7 @@ def run_search(settings: SearchSettings) -> SearchReport:
     """Load the catalog, check the category, search it; bad input is a ToolsearchError."""
     from .catalog import load_catalog_result, store_in_cache
     from .search import search
-    from .search.embed import embed_cost, reset_embed_cost
+    from .search.embed_settings import embed_cost, reset_embed_cost
     from .search.hybrid import searches_kept_on_disk
 
     s = settings
@@ -147,8 +147,9 @@ def _unmatched(catalog: Catalog, query: str, ranker: str, visible: list[Tool] | 
 def embed_model_label(rankers: Sequence[str]) -> str | None:
     """The embedding model these rankers used, as output names it (``None``: none of them embeds)."""
     from .search import get_ranker
-    from .search.embed import current_embedder
 
     if not any(getattr(get_ranker(name), "needs_embeddings", False) for name in rankers):
         return None
+    from .search.embed import current_embedder
+
     return current_embedder().label  # loaded by the run already; a path or ``model @ url``, never credentials

@@ -9,6 +9,7 @@ names one (benchmarks/export_onnx.py makes it).
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -16,9 +17,10 @@ import sys
 import pytest
 
 from toolsearch_cli import Catalog, Tool, load_catalog
-from toolsearch_cli.search import SearchRequest, get_ranker, search
+from toolsearch_cli.search import SearchRequest, embed_settings, get_ranker, search
 from toolsearch_cli.search import embed as embed_mod
-from toolsearch_cli.search.embed import EmbedSettings, configure, load_local, tool_text
+from toolsearch_cli.search.embed import load_local, tool_text
+from toolsearch_cli.search.embed_settings import EmbedSettings, configure
 
 from ..conftest import DEMO, TOOLSEARCH, make
 from .conftest import STATIC
@@ -98,7 +100,7 @@ def test_hybrid_with_the_real_model_explains_which_sentence_matched(static_model
 
 
 def test_without_a_model_the_dense_rankers_say_what_to_configure(run_cli, monkeypatch):
-    monkeypatch.delenv(embed_mod.MODEL_VAR, raising=False)
+    monkeypatch.delenv(embed_settings.MODEL_VAR, raising=False)
     result = run_cli("search", "weather", "--ranker", "hybrid")
     assert result.code == 2
     assert "--embed-model" in result.stderr and "Traceback" not in result.stderr
@@ -289,6 +291,41 @@ def test_nothing_heavy_is_imported_without_an_embedding_model():
     assert out.stdout.strip().splitlines()[-1] == "[]"
 
 
+EMBEDDING_CODE = ("toolsearch_cli.search.embed", "toolsearch_cli.search.vectors", "numpy")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],  # import toolsearch_cli (and ToolSearch) alone
+        ["search", "weather"],
+        ["search", "weather", "--explain", "-f", "json"],
+        ["eval", "-c", str(DEMO)],
+        ["lint", str(DEMO)],
+    ],
+    ids=["import", "search", "search-json", "eval", "lint"],
+)
+def test_no_embedding_code_is_imported_without_a_model(argv, tmp_path):
+    # issue 19: "without a model configured nothing changes: no import, no start-up cost" -- not
+    # even toolsearch's own embedding modules (the settings live in search/embed_settings.py).
+    # A cache of its own: a catalog entry stored by an earlier hybrid run carries its vectors,
+    # and reading those back imports the vector code (a model was configured then)
+    code = (
+        "import sys, json\n"
+        "import toolsearch_cli\n"
+        "toolsearch_cli.ToolSearch\n"
+        f"argv = {argv!r}\n"
+        "if argv:\n"
+        "    from toolsearch_cli.cli.app import main\n"
+        "    try:\n        main(argv)\n    except SystemExit:\n        pass\n"
+        f"print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] == 'numpy' or m in {EMBEDDING_CODE!r})))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLSEARCH_EMBED")}
+    env["TOOLSEARCH_CACHE_DIR"] = str(tmp_path / "cache")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == []
+
+
 @pytest.mark.skipif(not os.environ.get("TOOLSEARCH_TEST_ONNX_MODEL"), reason="set $TOOLSEARCH_TEST_ONNX_MODEL")
 def test_an_onnx_transformer_model():
     pytest.importorskip("onnxruntime")
@@ -381,7 +418,7 @@ def test_each_sentence_brings_its_own_best_tool_to_the_top(monkeypatch, tmp_path
     request = f"{first} {second}"
     # the whole request's vector sits between gamma and delta; each sentence points at alpha, beta
     axes = Axes({**texts, request: [0.3, 0.3, 1, 1], first: [1, 0, 0.2, 0], second: [0, 1, 0, 0.2]})
-    monkeypatch.setattr(hybrid, "current_embedder", lambda: axes)
+    monkeypatch.setattr(embed_mod, "current_embedder", lambda: axes)
     hits = hybrid.HybridRanker().search(Catalog(tools=tools), SearchRequest(query=request, max_results=4, explain=True))
     assert _names(hits)[:2] == ["alpha", "beta"]  # the whole vector alone would rank gamma, delta first
     details = {h.tool.name: h.contributions[-1].detail for h in hits}
@@ -399,7 +436,7 @@ def test_an_evaluation_embeds_every_sentence_once_ahead_of_its_searches(monkeypa
     request = "Qqq one. Qqq two."
     axes = Axes({tool_text(tools[0]): [1, 0], tool_text(tools[1]): [0, 1], request: [1, 1]})
     axes.vectors.update({"Qqq one.": [1, 0.1], "Qqq two.": [0.1, 1]})
-    monkeypatch.setattr(hybrid, "current_embedder", lambda: axes)
+    monkeypatch.setattr(embed_mod, "current_embedder", lambda: axes)
     ranker = hybrid.HybridRanker()
     ranker.prepare(Catalog(tools=tools), [request])
     assert sorted(axes.texts) == sorted([request, "Qqq one.", "Qqq two."])
@@ -428,7 +465,7 @@ def test_a_titled_tool_scores_the_better_of_its_full_text_and_its_title(monkeypa
             "new gist": [0, 0.1, 1],
         }
     )
-    monkeypatch.setattr(hybrid, "current_embedder", lambda: axes)
+    monkeypatch.setattr(embed_mod, "current_embedder", lambda: axes)
     catalog = Catalog(tools=[titled, plain])
     ranker = hybrid.EmbeddingRanker()
     hits = ranker.search(catalog, SearchRequest(query="open an issue", max_results=2))
@@ -471,13 +508,12 @@ def test_tool_text_embeds_the_mcp_title_and_the_openapi_summary():
 
 def test_the_cli_embed_options_read_the_variables_the_library_reads():
     from toolsearch_cli.cli import options
-    from toolsearch_cli.search import embed
 
     pairs = [
-        (options.EMBED_MODEL_OPTION, embed.MODEL_VAR),
-        (options.EMBED_BASE_URL_OPTION, embed.BASE_URL_VAR),
-        (options.EMBED_KEY_ENV_OPTION, embed.KEY_ENV_VAR),
-        (options.EMBED_MULTILINGUAL_OPTION, embed.MULTILINGUAL_VAR),
+        (options.EMBED_MODEL_OPTION, embed_settings.MODEL_VAR),
+        (options.EMBED_BASE_URL_OPTION, embed_settings.BASE_URL_VAR),
+        (options.EMBED_KEY_ENV_OPTION, embed_settings.KEY_ENV_VAR),
+        (options.EMBED_MULTILINGUAL_OPTION, embed_settings.MULTILINGUAL_VAR),
     ]
     assert [option.envvar for option, _ in pairs] == [name for _, name in pairs]
 
@@ -535,7 +571,7 @@ def test_the_vector_size_check_also_guards_the_library(monkeypatch, tmp_path):
     monkeypatch.setenv("TOOLSEARCH_CACHE_DIR", str(tmp_path))
     tools = [make("alpha", "zz"), make("beta", "zz")]
     axes = Axes({tool_text(tools[0]): [1, 0, 0], tool_text(tools[1]): [0, 1, 0], "qqq": [1, 0]})
-    monkeypatch.setattr(hybrid, "current_embedder", lambda: axes)
+    monkeypatch.setattr(embed_mod, "current_embedder", lambda: axes)
     with pytest.raises(EmbedError, match="vector of 2 numbers but the tools 3"):
         hybrid.HybridRanker().search(Catalog(tools=tools), SearchRequest(query="qqq", max_results=2))
 
@@ -562,7 +598,7 @@ def test_a_bad_embed_timeout_is_a_usage_error(run_cli, monkeypatch, value):
     result = run_cli("search", "weather", "--embed-timeout", value)
     assert result.code == 2 and "--embed-timeout must be a number of seconds" in result.stderr
     monkeypatch.setenv("TOOLSEARCH_EMBED_TIMEOUT", "2.5")
-    assert embed_mod.settings_from_env().timeout == 2.5
+    assert embed_settings.settings_from_env().timeout == 2.5
 
 
 def test_the_vector_cache_is_not_used_in_a_folder_others_can_write(run_cli, monkeypatch, tmp_path):
@@ -639,7 +675,7 @@ def test_an_english_only_model_embeds_a_bilingual_tool_without_its_cjk_half(monk
     for multilingual in (False, True):
         monkeypatch.setenv("TOOLSEARCH_CACHE_DIR", str(tmp_path / str(multilingual)))  # embed afresh
         counting = Counting(load_local(str(STATIC), multilingual=multilingual))
-        monkeypatch.setattr(hybrid, "current_embedder", lambda c=counting: c)
+        monkeypatch.setattr(embed_mod, "current_embedder", lambda c=counting: c)
         hybrid.EmbeddingRanker().search(
             Catalog(tools=[bilingual, only_cjk]), SearchRequest(query="mail", max_results=2)
         )

@@ -19,9 +19,10 @@ import pytest
 
 from toolsearch_cli import Catalog, Tool
 from toolsearch_cli.search import embed as embed_mod
+from toolsearch_cli.search import embed_settings, search
 from toolsearch_cli.search import hybrid as hybrid_mod
-from toolsearch_cli.search import search
-from toolsearch_cli.search.embed import EmbedSettings, configure, embed_cost, reset_embed_cost, set_progress
+from toolsearch_cli.search import vectors as vectors_mod
+from toolsearch_cli.search.embed_settings import EmbedSettings, configure, embed_cost, reset_embed_cost, set_progress
 from toolsearch_cli.search.vectors import VectorStore
 
 from ..conftest import ROOT, TOOLSEARCH
@@ -36,7 +37,7 @@ WORDS = ["weather", "city", "send", "email", "a", "the", "text", "number", "get"
 @pytest.fixture(autouse=True)
 def _clean(monkeypatch, tmp_path):
     monkeypatch.setenv("TOOLSEARCH_CACHE_DIR", str(tmp_path / "cache"))  # vectors of this test alone
-    for name in (embed_mod.MODEL_VAR, embed_mod.BASE_URL_VAR):
+    for name in (embed_settings.MODEL_VAR, embed_settings.BASE_URL_VAR):
         monkeypatch.delenv(name, raising=False)
     configure(None)
     previous = set_progress(None)
@@ -253,9 +254,8 @@ def test_a_terminal_sees_a_progress_bar_with_an_eta_but_never_with_json(tmp_path
 
 
 def test_the_store_of_search_requests_keeps_the_newest_alone(monkeypatch):
-    from toolsearch_cli.search import vectors as vectors_mod
 
-    monkeypatch.setattr(hybrid_mod, "MAX_SEARCHES", 2)
+    monkeypatch.setattr(vectors_mod, "MAX_SEARCHES", 2)
     settings = EmbedSettings(model=str(STATIC))
     catalog = Catalog(tools=[Tool(name="get_weather", description="Current weather for a city")])
     with hybrid_mod.searches_kept_on_disk():

@@ -14,7 +14,8 @@ import json
 import pytest
 
 from toolsearch_cli import ToolSearch, load_catalog
-from toolsearch_cli.search.embed import EmbedError, EmbedSettings, configure, load_local
+from toolsearch_cli.search.embed import EmbedError, load_local
+from toolsearch_cli.search.embed_settings import EmbedSettings, configure
 
 from ..conftest import DEMO
 from .conftest import STATIC

@@ -14,8 +14,7 @@ import shutil
 import pytest
 
 from toolsearch_cli import EmbedSettings, ToolSearch, load_catalog, search
-from toolsearch_cli.search import embed as embed_mod
-from toolsearch_cli.search import get_ranker
+from toolsearch_cli.search import embed_settings, get_ranker
 
 from ..conftest import DEMO
 from .conftest import STATIC
@@ -29,11 +28,11 @@ QUERIES = ["remember that Alice works at Acme", "what is the weather in Paris", 
 @pytest.fixture(autouse=True)
 def _no_default(monkeypatch):
     """No process default: every model below is one an instance names itself."""
-    for name in (embed_mod.MODEL_VAR, embed_mod.BASE_URL_VAR):
+    for name in (embed_settings.MODEL_VAR, embed_settings.BASE_URL_VAR):
         monkeypatch.delenv(name, raising=False)
-    embed_mod.configure(None)
+    embed_settings.configure(None)
     yield
-    embed_mod.configure(None)
+    embed_settings.configure(None)
 
 
 @pytest.fixture(scope="module")
@@ -79,7 +78,7 @@ def test_two_instances_with_different_models_keep_their_own_rankings(reversed_mo
         assert _search_tool_hits(a, query) == alone_one[query]
         assert _search_tool_hits(b, query) == alone_two[query]
     assert a.embed == one and b.embed == two
-    assert embed_mod.current_settings().model is None  # the process default was never touched
+    assert embed_settings.current_settings().model is None  # the process default was never touched
 
 
 def test_the_registered_ranker_is_left_as_it_is():

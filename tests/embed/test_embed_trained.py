@@ -17,6 +17,7 @@ import pytest
 
 from toolsearch_cli import Catalog, EmbedSettings, Tool, load_catalog, search
 from toolsearch_cli.search import embed as embed_mod
+from toolsearch_cli.search import embed_settings
 from toolsearch_cli.search.embed import EmbedError, ModelConfig, load_local, pool, read_model_config
 
 from ..conftest import DEMO
@@ -29,12 +30,13 @@ WORDS = ["query", ":", "passage", "search_query", "weather", "city", "send", "em
 
 @pytest.fixture(autouse=True)
 def _no_default(monkeypatch):
-    names = (embed_mod.MODEL_VAR, embed_mod.BASE_URL_VAR, embed_mod.QUERY_PREFIX_VAR, embed_mod.DOCUMENT_PREFIX_VAR)
+    s = embed_settings
+    names = (s.MODEL_VAR, s.BASE_URL_VAR, s.QUERY_PREFIX_VAR, s.DOCUMENT_PREFIX_VAR)
     for name in names:
         monkeypatch.delenv(name, raising=False)
-    embed_mod.configure(None)
+    embed_settings.configure(None)
     yield
-    embed_mod.configure(None)
+    embed_settings.configure(None)
 
 
 def _onnx_model(folder, **kwargs):
@@ -259,10 +261,10 @@ def test_bad_prefix_settings_name_the_field():
 def test_the_prefix_options_read_the_variables_the_library_reads(monkeypatch):
     from toolsearch_cli.cli import options
 
-    assert options.EMBED_QUERY_PREFIX_OPTION.envvar == embed_mod.QUERY_PREFIX_VAR
-    assert options.EMBED_DOCUMENT_PREFIX_OPTION.envvar == embed_mod.DOCUMENT_PREFIX_VAR
-    monkeypatch.setenv(embed_mod.MODEL_VAR, "some-model")
-    monkeypatch.setenv(embed_mod.QUERY_PREFIX_VAR, "")  # set but empty: no prompt at all
-    monkeypatch.setenv(embed_mod.DOCUMENT_PREFIX_VAR, "passage: ")
-    settings = embed_mod.settings_from_env()
+    assert options.EMBED_QUERY_PREFIX_OPTION.envvar == embed_settings.QUERY_PREFIX_VAR
+    assert options.EMBED_DOCUMENT_PREFIX_OPTION.envvar == embed_settings.DOCUMENT_PREFIX_VAR
+    monkeypatch.setenv(embed_settings.MODEL_VAR, "some-model")
+    monkeypatch.setenv(embed_settings.QUERY_PREFIX_VAR, "")  # set but empty: no prompt at all
+    monkeypatch.setenv(embed_settings.DOCUMENT_PREFIX_VAR, "passage: ")
+    settings = embed_settings.settings_from_env()
     assert (settings.query_prefix, settings.document_prefix) == ("", "passage: ")

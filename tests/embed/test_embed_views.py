@@ -9,7 +9,9 @@ import pytest
 
 from toolsearch_cli import Catalog
 from toolsearch_cli.search import SearchRequest
-from toolsearch_cli.search.embed import configure, tool_text
+from toolsearch_cli.search import embed as embed_mod
+from toolsearch_cli.search.embed import tool_text
+from toolsearch_cli.search.embed_settings import configure
 from toolsearch_cli.search.text import MAX_PARTS
 
 from ..conftest import DEMO, make
@@ -33,7 +35,7 @@ def _ranker(monkeypatch, vectors):
     from toolsearch_cli.search import hybrid
 
     axes = Axes({**AXES, **vectors})
-    monkeypatch.setattr(hybrid, "current_embedder", lambda: axes)
+    monkeypatch.setattr(embed_mod, "current_embedder", lambda: axes)
     return hybrid.EmbeddingRanker(), axes
 
 
@@ -89,7 +91,7 @@ def test_a_category_is_kept_whichever_view_matched(monkeypatch):
             "Qqq two.": [0.05, 1],
         }
     )
-    monkeypatch.setattr(hybrid, "current_embedder", lambda: axes)
+    monkeypatch.setattr(embed_mod, "current_embedder", lambda: axes)
     hits = hybrid.EmbeddingRanker().search(
         Catalog(tools=tools), SearchRequest(query=request, max_results=2, category="chat")
     )
@@ -141,7 +143,7 @@ def test_hostile_requests_are_embedded_in_a_bounded_batch(monkeypatch, request_t
     from toolsearch_cli.search import hybrid
 
     echo = _Echo()
-    monkeypatch.setattr(hybrid, "current_embedder", lambda: echo)
+    monkeypatch.setattr(embed_mod, "current_embedder", lambda: echo)
     catalog = Catalog(tools=TOOLS)
     hits = hybrid.EmbeddingRanker().search(catalog, SearchRequest(query=request_text, max_results=2, explain=True))
     assert len(hits) == 2 and all(0 < h.score <= 1.001 for h in hits)  # cosines (float16-rounded vectors)
@@ -153,7 +155,7 @@ def test_only_punctuation_is_refused_before_anything_is_embedded(monkeypatch):
     from toolsearch_cli.search import hybrid
 
     echo = _Echo()
-    monkeypatch.setattr(hybrid, "current_embedder", lambda: echo)
+    monkeypatch.setattr(embed_mod, "current_embedder", lambda: echo)
     with pytest.raises(SearchError, match="blank or only punctuation"):
         hybrid.EmbeddingRanker().search(Catalog(tools=TOOLS), SearchRequest(query="?!。；…", max_results=2))
     assert echo.batches == []

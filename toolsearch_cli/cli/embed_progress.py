@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.progress import Progress
 
-    from ..search.embed import EmbedCost
+    from ..search.embed_settings import EmbedCost
 
 
 class RichEmbedProgress:
@@ -89,7 +89,7 @@ def shows_progress(console: Console, output_format: str = "table") -> bool:
 @contextmanager
 def embed_progress(output_format: str = "table", progress: Progress | None = None) -> Iterator[None]:
     """While inside, long embedding runs draw a bar on stderr (when :func:`shows_progress`)."""
-    from ..search.embed import set_progress
+    from ..search.embed_settings import set_progress
     from .render import error_console
 
     err = error_console()

@@ -12,7 +12,7 @@ import typer
 
 from ..catalog import ENV_VAR
 from ..catalog.formats import FORMATS as CATALOG_FORMATS
-from ..search.embed import (
+from ..search.embed_settings import (
     BASE_URL_VAR,
     DOCUMENT_PREFIX_VAR,
     KEY_ENV_VAR,

@@ -14,12 +14,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import ToolsearchError, UsageError, did_you_mean
+from ..errors import EmbedError, ToolsearchError, UsageError, did_you_mean
 from ..model import Catalog, Tool, ToolGroup
 from ..providers import calls_in, get_provider
 from ..providers.base import text_of
 from ..search.base import DEFAULT_MAX_RESULTS
-from ..search.embed import EmbedError, EmbedSettings
+from ..search.embed_settings import EmbedSettings
 from ..tokens import TokenCounter, get_counter, tool_tokens, tools_tokens
 from .groups import matched_groups, with_system_prompt
 from .history import OK, UNFINISHED, SearchEvent, latest_search_event, search_events

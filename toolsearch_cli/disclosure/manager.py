@@ -19,7 +19,7 @@ from ..search.names import UnmatchedWord, unmatched_words
 from ..search.text import classic_normalize
 
 if TYPE_CHECKING:
-    from ..search.embed import EmbedSettings
+    from ..search.embed_settings import EmbedSettings
 
 
 class SearchProvider(Protocol):

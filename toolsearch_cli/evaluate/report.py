@@ -25,7 +25,7 @@ from .runs import RankerRun, run_ranker
 
 if TYPE_CHECKING:
     from ..model import Catalog
-    from ..search.embed import EmbedCost
+    from ..search.embed_settings import EmbedCost
 
 #: Skipped queries named one by one; the rest are counted.
 SKIPS_SHOWN = 5
@@ -105,7 +105,7 @@ def parse_rankers(spec: str) -> list[str]:
     from ..search import RANKER_BY_NAME, get_ranker, load_ranker_plugins
 
     if spec.strip() == "all":
-        from ..search.embed import current_settings
+        from ..search.embed_settings import current_settings
 
         load_ranker_plugins()
         dense = current_settings().configured
@@ -222,7 +222,7 @@ def run_eval(settings: EvalSettings, listener: EvalListener | None = None) -> Ev
     """Evaluate the rankers of ``settings`` on its query set; bad input is a ToolsearchError,
     raised before any ranker runs."""
     from ..catalog import load_catalog_result, store_in_cache
-    from ..search.embed import embed_cost, reset_embed_cost
+    from ..search.embed_settings import embed_cost, reset_embed_cost
     from ..search_report import embed_model_label
 
     listen = listener or EvalListener()

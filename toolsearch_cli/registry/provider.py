@@ -35,7 +35,7 @@ from ..model import RESERVED_NAMES, Catalog, Tool
 from ..search.base import SearchRequest
 
 if TYPE_CHECKING:
-    from ..search.embed import EmbedSettings
+    from ..search.embed_settings import EmbedSettings
     from .source import RegistrySource
 
 

@@ -11,7 +11,7 @@ from ..model import Catalog
 from .base import DEFAULT_MAX_RESULTS, MAX_RESULTS_LIMIT, Contribution, Hit, Ranker, SearchRequest, parse_max_results
 from .bm25f import BM25FRanker
 from .classic import ClassicRanker
-from .embed import EmbedSettings, as_settings
+from .embed_settings import EmbedSettings, as_settings
 from .hybrid import EmbeddingRanker, HybridRanker, HybridRRFRanker
 
 #: Rankers by name; CLI choices derive from the keys. ``default`` is what users get.

@@ -55,18 +55,19 @@ from typing import Any, Protocol
 
 from ..errors import EmbedError
 from ..model import Tool
+from .embed_settings import (
+    MODEL_VAR,
+    EmbedProgress,
+    EmbedSettings,
+    add_embedded,
+    current_settings,
+    progress_reporter,
+)
 from .text import is_cjk, split_identifiers
 
-MODEL_VAR = "TOOLSEARCH_EMBED_MODEL"
-BASE_URL_VAR = "TOOLSEARCH_EMBED_BASE_URL"
-KEY_ENV_VAR = "TOOLSEARCH_EMBED_API_KEY_ENV"
-MULTILINGUAL_VAR = "TOOLSEARCH_EMBED_MULTILINGUAL"
-TIMEOUT_VAR = "TOOLSEARCH_EMBED_TIMEOUT"
-QUERY_PREFIX_VAR = "TOOLSEARCH_EMBED_QUERY_PREFIX"
-DOCUMENT_PREFIX_VAR = "TOOLSEARCH_EMBED_DOCUMENT_PREFIX"
-#: Seconds an endpoint has per request (the SDK retries twice more), unless told otherwise.
-DEFAULT_TIMEOUT = 60.0
-DEFAULT_KEY_ENV = "OPENAI_API_KEY"
+#: A model loaded once per distinct settings, shared by every ranker carrying equal settings.
+_embedders: dict[EmbedSettings, Embedder] = {}
+
 #: Texts per request to an endpoint / per batch of a local model.
 ENDPOINT_BATCH = 128
 #: The largest reply body read from an embeddings endpoint: 128 vectors of 3,072 numbers as JSON
@@ -77,8 +78,6 @@ LOCAL_BATCH = 32
 #: ``max_seq_length`` for MiniLM); a folder's own ``sentence_bert_config.json`` is capped at :data:`TOKEN_CAP`.
 MAX_TOKENS = 256
 TOKEN_CAP = 8192
-#: Longest prompt (prefix) accepted, in characters.
-MAX_PREFIX_CHARS = 1000
 #: A tool's embedded text is cut here (characters): bounded work per tool, whatever the catalog holds.
 MAX_TEXT_CHARS = 4000
 #: Widest vector accepted from a model (the largest common models give 4,096 numbers).
@@ -90,216 +89,16 @@ PROGRESS_AT = 200
 PROGRESS_CHUNK = 128
 
 
-@dataclass(frozen=True, slots=True)
-class EmbedSettings:
-    """Which model embeds: a local folder (``model`` is a path) or an endpoint (``base_url`` + ``model``).
-
-    Checked when made: a bad value is an :class:`EmbedError` naming the field (``embed.timeout``...).
-    Hashable and immutable, so a model is loaded once per distinct settings and shared by every
-    ranker that carries equal settings.
-    """
-
-    model: str | None = None
-    base_url: str | None = None
-    key_env: str = DEFAULT_KEY_ENV
-    #: The model understands Chinese/Japanese/Korean; otherwise CJK queries rank lexically in ``hybrid``.
-    multilingual: bool = False
-    #: Seconds per request to an endpoint (``--embed-timeout``, ``$TOOLSEARCH_EMBED_TIMEOUT``).
-    timeout: float = DEFAULT_TIMEOUT
-    #: Text put before every query / tool text; ``None``: the model's own prompt (from its folder's
-    #: files, or none), ``""``: none at all (``--embed-query-prefix`` / ``--embed-document-prefix``).
-    query_prefix: str | None = None
-    document_prefix: str | None = None
-
-    def __post_init__(self) -> None:
-        for name in ("model", "base_url"):
-            value = getattr(self, name)
-            if value is not None and not isinstance(value, str):
-                raise EmbedError(f"embed.{name} must be text, not {type(value).__name__}", field=f"embed.{name}")
-            if isinstance(value, str):
-                object.__setattr__(self, name, value.strip() or None)
-        if self.base_url is not None:
-            if not self.base_url.lower().startswith(("http://", "https://")):
-                from ..redaction import shown_url
-
-                raise EmbedError(
-                    f"embed.base_url must start with http:// or https://, not {shown_url(self.base_url)!r}",
-                    field="embed.base_url",
-                )
-            if self.model is None:
-                raise EmbedError(
-                    "embed.base_url needs embed.model, the model's name at that endpoint", field="embed.model"
-                )
-        if not isinstance(self.key_env, str) or not self.key_env.strip():
-            raise EmbedError("embed.key_env must name an environment variable", field="embed.key_env")
-        object.__setattr__(self, "key_env", self.key_env.strip())
-        if not isinstance(self.multilingual, bool):
-            raise EmbedError("embed.multilingual must be true or false", field="embed.multilingual")
-        if isinstance(self.timeout, bool) or not isinstance(self.timeout, int | float | str):
-            raise EmbedError("embed.timeout must be a number of seconds", field="embed.timeout")
-        try:
-            object.__setattr__(self, "timeout", check_timeout(self.timeout, "embed.timeout"))
-        except ValueError as exc:
-            raise EmbedError(str(exc), field="embed.timeout") from None
-        for name in ("query_prefix", "document_prefix"):
-            try:
-                check_prefix(getattr(self, name), f"embed.{name}")
-            except ValueError as exc:
-                raise EmbedError(str(exc), field=f"embed.{name}") from None
-
-    @property
-    def configured(self) -> bool:
-        return bool(self.model)
-
-
-def as_settings(value: EmbedSettings | str | os.PathLike[str] | None) -> EmbedSettings | None:
-    """What an ``embed=`` argument names: settings as given, a model folder (or Hub id) as text,
-    or ``None`` (the process default). Anything else is an :class:`EmbedError` naming ``embed``."""
-    if value is None or isinstance(value, EmbedSettings):
-        return value
-    if isinstance(value, str | os.PathLike):
-        return EmbedSettings(model=os.fspath(value))
-    raise EmbedError(f"embed must be an EmbedSettings or a model path, not {type(value).__name__}", field="embed")
-
-
-def _truthy(value: str | None) -> bool:
-    return (value or "").strip().lower() in ("1", "true", "yes", "on")
-
-
-def check_timeout(value: float | str | None, where: str) -> float:
-    """A request timeout in seconds: a number above 0 and at most an hour (``None``: the default);
-    :class:`ValueError` with a sentence naming ``where`` otherwise."""
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return DEFAULT_TIMEOUT
-    try:
-        seconds = float(value)
-    except ValueError:
-        seconds = float("nan")
-    if not 0 < seconds <= 3600:  # also refuses NaN
-        raise ValueError(f"{where} must be a number of seconds above 0 and at most 3600, not {value!r}")
-    return seconds
-
-
-def check_prefix(value: object, where: str) -> str | None:
-    """A prompt (prefix) as given: text of at most :data:`MAX_PREFIX_CHARS` characters without line
-    breaks other than spaces, or ``None``; :class:`ValueError` naming ``where`` otherwise."""
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise ValueError(f"{where} must be text, not {type(value).__name__}")
-    if len(value) > MAX_PREFIX_CHARS:
-        raise ValueError(f"{where} is {len(value):,} characters long; at most {MAX_PREFIX_CHARS} are taken")
-    if any(ch in value for ch in "\x00\r"):
-        raise ValueError(f"{where} holds a NUL or carriage-return character")
-    return value
-
-
-def settings_from_env() -> EmbedSettings:
-    return EmbedSettings(
-        model=os.environ.get(MODEL_VAR, "").strip() or None,
-        base_url=os.environ.get(BASE_URL_VAR, "").strip() or None,
-        key_env=os.environ.get(KEY_ENV_VAR, "").strip() or DEFAULT_KEY_ENV,
-        multilingual=_truthy(os.environ.get(MULTILINGUAL_VAR)),
-        timeout=_env_timeout(),
-        # set but empty is a choice too: no prompt at all
-        query_prefix=os.environ.get(QUERY_PREFIX_VAR),
-        document_prefix=os.environ.get(DOCUMENT_PREFIX_VAR),
-    )
-
-
-def _env_timeout() -> float:
-    try:
-        return check_timeout(os.environ.get(TIMEOUT_VAR), "$" + TIMEOUT_VAR)
-    except ValueError as exc:
-        raise EmbedError(str(exc), field=TIMEOUT_VAR) from None
-
-
-_settings: EmbedSettings | None = None
-_embedders: dict[EmbedSettings, Embedder] = {}
-
-
-def configure(settings: EmbedSettings | None) -> None:
-    """Use these settings from now on (``None``: back to the environment variables)."""
-    global _settings
-    _settings = settings
-
-
-def current_settings() -> EmbedSettings:
-    """The process default (what :func:`configure` set, else the ``TOOLSEARCH_EMBED_*`` variables):
-    used by rankers that carry no settings of their own."""
-    return _settings if _settings is not None else settings_from_env()
-
-
-class EmbedProgress(Protocol):
-    """Told how a long embedding run goes: ``start`` once, ``advance`` after each batch, ``stop`` at the
-    end (also when the run fails). The CLI's implementation draws a progress bar; none is the default."""
-
-    def start(self, total: int, label: str) -> None: ...
-
-    def advance(self, count: int) -> None: ...
-
-    def stop(self) -> None: ...
-
-
-_progress: EmbedProgress | None = None
-
-
-def set_progress(reporter: EmbedProgress | None) -> EmbedProgress | None:
-    """Report runs of at least :data:`PROGRESS_AT` texts to ``reporter`` from now on (``None``: to
-    nobody); returns the reporter set before, to put back."""
-    global _progress
-    previous, _progress = _progress, reporter
-    return previous
-
-
-def progress_reporter() -> EmbedProgress | None:
-    return _progress
-
-
-@dataclass(slots=True)
-class EmbedCost:
-    """What producing vectors cost so far in this process (:func:`embed_cost`, :func:`reset_embed_cost`)."""
-
-    #: Texts the model embedded.
-    texts: int = 0
-    #: Texts whose vector came from the on-disk cache (:class:`~.vectors.VectorStore`); vectors a
-    #: process already holds in memory are counted in neither field.
-    cached: int = 0
-    #: Seconds spent in the model, loading it included (an ONNX session is created on first use).
-    seconds: float = 0.0
-
-    def to_dict(self) -> dict[str, float | int]:
-        return {"texts": self.texts, "cached": self.cached, "seconds": round(self.seconds, 3)}
-
-
-_cost = EmbedCost()
-
-
-def embed_cost() -> EmbedCost:
-    """A copy of what embedding cost since the process started (or :func:`reset_embed_cost`)."""
-    return replace(_cost)
-
-
-def reset_embed_cost() -> None:
-    global _cost
-    _cost = EmbedCost()
-
-
-def count_cached(count: int) -> None:
-    """Record ``count`` texts whose vectors the on-disk cache had."""
-    _cost.cached += max(0, count)
-
-
 def embed_texts(embedder: Embedder, texts: Sequence[str]) -> Any:
     """``embedder.embed(texts)``, timed into :func:`embed_cost`; a run of at least :data:`PROGRESS_AT`
     texts is reported to the :func:`set_progress` reporter, batch by batch."""
-    reporter = _progress if len(texts) >= PROGRESS_AT else None
+    reporter = progress_reporter() if len(texts) >= PROGRESS_AT else None
     began = time.perf_counter()
     try:
         vectors = embedder.embed(texts) if reporter is None else _reported(embedder, texts, reporter)
     finally:
-        _cost.seconds += time.perf_counter() - began
-    _cost.texts += len(texts)
+        spent = time.perf_counter() - began
+    add_embedded(len(texts), spent)
     return vectors
 
 
@@ -635,7 +434,6 @@ def read_model_config(folder: Path, *, name: str | None = None) -> ModelConfig:
 
 def with_overrides(config: ModelConfig, query_prefix: str | None, document_prefix: str | None) -> ModelConfig:
     """The config with the prompts the settings give (``None``: the model's own)."""
-    from dataclasses import replace
 
     return replace(
         config,

@@ -23,25 +23,22 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..errors import SearchError
 from ..indexes import cached_index
 from ..model import Catalog, Tool
 from .base import Contribution, Hit, SearchRequest
 from .bm25f import MAX_CLAUSES, BM25FRanker
-from .embed import (
-    Embedder,
-    EmbedSettings,
-    as_queries,
-    current_embedder,
-    embed_texts,
-    embedder_for,
-    has_cjk,
-)
+from .embed_settings import EmbedSettings
 from .name_lookup import put_named_first
 from .text import classic_normalize, request_parts, split_sentences
-from .vectors import MAX_SEARCHES, MAX_STORED, VectorIndex, VectorStore, store_enabled
+
+# The embedding code (.embed, .vectors) is imported where a dense ranker first runs, so that
+# registering these rankers, and importing toolsearch_cli, loads none of it.
+if TYPE_CHECKING:
+    from .embed import Embedder
+    from .vectors import VectorIndex
 
 #: How many of each list's best tools are fused.
 CANDIDATES = 50
@@ -86,6 +83,9 @@ def query_vectors(embedder: Embedder, queries: Sequence[str], *, persist: bool |
     """
     missing = list(dict.fromkeys(q for q in queries if (embedder.model_id, q) not in _query_vectors))
     if missing:
+        from .embed import as_queries, embed_texts
+        from .vectors import MAX_SEARCHES, MAX_STORED, VectorStore, store_enabled
+
         if persist:
             kind = persist if isinstance(persist, str) else "queries"
             limit = MAX_SEARCHES if kind == "searches" else MAX_STORED
@@ -109,6 +109,8 @@ def query_vectors(embedder: Embedder, queries: Sequence[str], *, persist: bool |
 
 def vector_index(catalog: Catalog, embedder: Embedder) -> VectorIndex:
     """The catalog's tool vectors under this model, embedded (through the on-disk cache) on first use."""
+    from .vectors import VectorIndex
+
     index: VectorIndex = cached_index(
         catalog, f"vectors:{embedder.model_id}", lambda: VectorIndex(catalog.searchable(), embedder.model_id)
     )
@@ -146,6 +148,8 @@ class _Dense:
 
     def embedder(self) -> Embedder:
         """This ranker's model: its own settings' (loaded once per settings), else the process default's."""
+        from .embed import current_embedder, embedder_for
+
         return embedder_for(self.embed) if self.embed is not None else current_embedder()
 
     def with_embed(self, settings: EmbedSettings) -> Any:
@@ -276,6 +280,8 @@ class HybridRanker(_Dense):
             lexical = self.lexical.search(catalog, sub)
         except SearchError:
             lexical = []  # only stop words: the meaning can still match
+        from .embed import has_cjk
+
         if has_cjk(request.query) and not embedder.multilingual:
             note = Contribution("*", "semantic", 0.0, "off: CJK query, English-only model (--embed-multilingual)")
             for hit in lexical[: request.max_results]:

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from ..model import Tool
-from .embed import Embedder, as_documents, count_cached, embed_texts, progress_reporter, text_key, title_text, tool_text
+from .embed import Embedder, as_documents, embed_texts, text_key, title_text, tool_text
+from .embed_settings import count_cached, progress_reporter
 from .text import classic_normalize
 
 #: Vectors kept per model in the on-disk cache; the ones in use now are always kept.
