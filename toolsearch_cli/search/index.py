@@ -58,16 +58,21 @@ class BM25FIndex:
         self,
         tools: Iterable[Tool],
         analyse: Any,
-        streams: Any,
+        texts: Any,
         model: FieldModel,
         *,
         backend: str | None = None,
+        token_terms: Any = None,
     ) -> None:
         tools = list(tools)
         #: ``tool -> per field (term counts, length)``: for one-tool changes and the Python backend.
         self.analyse = analyse
-        #: ``tool -> per-field iterables of the same terms``: a NumPy bulk build counts them itself.
-        self.streams = streams
+        #: ``tool -> per field, a normalised text or a tuple of terms`` (see
+        #: :func:`.bm25f.tool_texts`), the same terms as ``analyse``: a NumPy bulk build analyses
+        #: the texts of many tools at once, each distinct token once.
+        self.texts = texts
+        #: ``token -> its terms``: the analyser of the tokens of ``texts``.
+        self.token_terms = token_terms
         self.model = model
         self.nfields = len(model.weights)
         if backend is None:
