@@ -210,13 +210,18 @@ def pack_tools(tools: Iterable[Tool]) -> None:
     """
     import marshal
     import pickle
+    from operator import itemgetter
 
     dumps, protocol, marshalled = pickle.dumps, pickle.HIGHEST_PROTOCOL, marshal.dumps
+    # the fields in _PACKED order, ``source`` (held out) as None: C calls, not a loop a tool
+    at = _PACKED.index("source")
+    before, after = itemgetter(*_PACKED[:at]), itemgetter(*_PACKED[at + 1 :])
+    names = frozenset(_PACKED)
     for tool in tools:
         state = tool.__dict__
-        if "_packed" in state or state.get("function") is not None or any(name not in state for name in _PACKED):
+        if "_packed" in state or state.get("function") is not None or not names <= state.keys():
             continue
-        fields = tuple([None if name == "source" else state[name] for name in _PACKED])
+        fields = (*before(state), None, *after(state))
         try:
             packed = marshalled(fields)
         except ValueError:  # a Location in field_locations, an instance of a subclass, a value too deep
