@@ -212,7 +212,7 @@ class NumpyStore:
         first = self._group_starts(terms, slots)
         df = np.bincount(terms[first], minlength=len(term_ids)).tolist()
         index.df = dict(zip(term_ids, df, strict=True))
-        self._set_main(term_ids, terms, slots, fids, counts)
+        self._set_main(term_ids, terms, slots, fids, counts, first)
 
     def _ids_text_by_text(
         self,
@@ -243,15 +243,19 @@ class NumpyStore:
         change = (terms[1:] != terms[:-1]) | (slots[1:] != slots[:-1])
         return np.flatnonzero(np.concatenate(([True], change)))
 
-    def _set_main(self, term_ids: dict[str, int], terms: Any, slots: Any, fids: Any, counts: Any) -> None:
+    def _set_main(
+        self, term_ids: dict[str, int], terms: Any, slots: Any, fids: Any, counts: Any, first: Any = None
+    ) -> None:
+        """The main segment is these postings (sorted by term, slot, field); ``first``: where each
+        (term, slot) run starts, when the caller has it already."""
         np = self.np
         self.tid = term_ids
         self.slots, self.fids, self.counts = slots, fids, counts
         self.bounds = np.searchsorted(terms, np.arange(len(term_ids) + 1))
         self.index._cache.clear()
-        self._score_all(terms)
+        self._score_all(terms, first)
 
-    def _score_all(self, terms: Any) -> None:
+    def _score_all(self, terms: Any, first: Any = None) -> None:
         """Score every (term, slot) run of the main segment at the current generation."""
         np = self.np
         index = self.index
@@ -259,13 +263,17 @@ class NumpyStore:
         n = index.alive_count
         df = index.df
         idf = np.array([idf_of(n, df.get(term, 0)) for term in self.tid], dtype=np.float64)
-        first = self._group_starts(terms, self.slots)
+        if first is None:
+            first = self._group_starts(terms, self.slots)
         fids = self.fids
         if len(fids):
-            b = self.bs[fids]
-            ratio = np.minimum(self.lengths[fids, self.slots] / avgs[fids], self.max_ratios[fids])
-            norm = 1.0 - b + b * ratio
-            part = self.weights[fids] * self.counts / norm
+            # each (field, slot)'s length normalisation once, then read per posting: the same
+            # arithmetic as score_term's per posting (the same bits), a few passes over the
+            # postings fewer (1,000,000 tools have ~30 million)
+            b = self.bs[:, None]
+            norms = 1.0 - b + b * np.minimum(self.lengths / avgs[:, None], self.max_ratios[:, None])
+            part = self.weights[fids] * self.counts / norms[fids, self.slots]
+            del norms
             tf = np.add.reduceat(part, first)
         else:
             tf = np.zeros(0)
