@@ -142,3 +142,12 @@ def test_packed_tools_and_an_openapi_name_are_analysed_alike():
     assert [analyse_tool(tool) for tool in tools] == expected
     assert_same_as_tool_by_tool(tools, index)
     assert index.df["creat"] == 1 and "post" not in index.df
+
+
+def test_a_name_twice_in_a_bulk_build_is_the_error_of_one_at_a_time():
+    from toolsearch_cli.errors import CatalogError
+
+    tools = [Tool(name=f"t{i}") for i in range(2500)] + [Tool(name="t7")]
+    for backend in ("python", "numpy"):
+        with pytest.raises(CatalogError, match="already holds a tool named 't7'"):
+            build_index(tools, backend=backend)

@@ -121,6 +121,28 @@ class BM25FIndex:
             self._category_slots.setdefault(_category_key(tool.category), set()).add(slot)
         return slot
 
+    def _register_slots(self, tools: list[Tool]) -> None:
+        """Give each of ``tools`` its slot, in order, in an empty index, as :meth:`_register_slot`
+        one at a time does (a bulk build: the names' map made in one go, the categories' slots in
+        one loop); a name given twice is the same error."""
+        assert not self.tools, "for an empty index"
+        slot_of = self.slot_of = dict(zip([tool.name for tool in tools], range(len(tools)), strict=True))
+        if len(slot_of) != len(tools):
+            seen: set[str] = set()
+            for tool in tools:
+                if tool.name in seen:
+                    raise CatalogError(
+                        f"the index already holds a tool named {tool.name!r}", tool=tool.name, field="name"
+                    )
+                seen.add(tool.name)
+        self.tools.extend(tools)
+        self.alive_count += len(tools)
+        slots_of, key = self._category_slots, _category_key
+        for slot, tool in enumerate(tools):
+            category = tool.category
+            if category:
+                slots_of.setdefault(key(category), set()).add(slot)
+
     def _register(self, tool: Tool, fields: Analysed) -> int:
         slot = self._register_slot(tool)
         seen: set[str] = set()

@@ -113,7 +113,6 @@ class NumpyStore:
         nfields = index.nfields
         texts_of = index.texts
         token_terms = index.token_terms
-        register = index._register_slot
         term_ids: dict[str, int] = {}  # in first-seen order
         id_chunks: list[Any] = []
         length_chunks: list[Any] = []
@@ -168,8 +167,8 @@ class NumpyStore:
             batch.clear()
 
         size = self.BATCH
+        index._register_slots(tools)
         for tool in tools:
-            register(tool)
             texts = texts_of(tool)
             batch.append(texts)
             if texts[0].__class__ is tuple:  # the name's terms, given (an OpenAPI method's verbs)
