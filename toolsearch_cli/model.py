@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from marshal import loads as _marshal_loads  # a built-in module: no import cost
 from typing import Any
 
 from .errors import CatalogError, did_you_mean
@@ -209,13 +210,18 @@ def pack_tools(tools: Iterable[Tool]) -> None:
     """
     import marshal
     import pickle
+    from operator import itemgetter
 
     dumps, protocol, marshalled = pickle.dumps, pickle.HIGHEST_PROTOCOL, marshal.dumps
+    # the fields in _PACKED order, ``source`` (held out) as None: C calls, not a loop a tool
+    at = _PACKED.index("source")
+    before, after = itemgetter(*_PACKED[:at]), itemgetter(*_PACKED[at + 1 :])
+    names = frozenset(_PACKED)
     for tool in tools:
         state = tool.__dict__
-        if "_packed" in state or state.get("function") is not None or any(name not in state for name in _PACKED):
+        if "_packed" in state or state.get("function") is not None or not names <= state.keys():
             continue
-        fields = tuple([None if name == "source" else state[name] for name in _PACKED])
+        fields = (*before(state), None, *after(state))
         try:
             packed = marshalled(fields)
         except ValueError:  # a Location in field_locations, an instance of a subclass, a value too deep
@@ -263,7 +269,9 @@ def unpacked(tool: Tool) -> Tool:
         return tool
     view = Tool.__new__(Tool)
     fields = view.__dict__
-    fields.update(zip(_PACKED, _packed_fields(packed), strict=True))
+    # marshal.loads called here rather than through _packed_fields: ~1 µs less a tool, a pass over
+    # 1,000,000 packed tools is 1 s shorter (the tuple always holds one value per packed field)
+    fields.update(zip(_PACKED, _marshal_loads(packed) if packed[0] != 0x80 else _packed_fields(packed), strict=True))
     fields.update(state)  # name, category, and any field assigned while packed (it wins, as in _Packed)
     del fields["_packed"]
     return view

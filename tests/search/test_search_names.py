@@ -236,3 +236,20 @@ def test_the_vocabulary_has_the_words_of_the_whole_texts():
     expected = {w.casefold() for w in _WORD.findall("\n".join(texts))}
     assert words == sorted(w for w in expected if len(w) > 2 and not w.isdigit())
     assert {"naïve", "café", "élan", "sep", "東京タワー", "abc123def", "init", "été"} <= set(words)
+
+
+def test_the_vocabulary_splits_names_batched_as_one_name_at_a_time():
+    """Names are split at identifier boundaries a batch at a time (joined by line breaks): the words
+    are those of each name split alone, whatever the neighbouring names end or start with."""
+    from toolsearch_cli.model import Tool
+    from toolsearch_cli.search.names import _WORD, Vocabulary
+    from toolsearch_cli.search.text import split_identifiers
+
+    names = ["getHTTPResponse", "Abc", "xyzQ", "Rst", "snake_case-name", "ÉtéDuSud", "two\nLines", "v2Beta", "9Lives"]
+    names += [f"tool{i}Name" for i in range(5000)]  # several batches
+    tools = [Tool(name=name) for name in names]
+    expected = set()
+    for name in names:
+        expected.update(w.casefold() for w in _WORD.findall(split_identifiers(name).replace("_", " ")))
+    assert Vocabulary(tools).words == sorted(w for w in expected if len(w) > 2 and not w.isdigit())
+    assert {"xyz", "rst", "http", "response", "beta", "lives", "sud"} <= set(Vocabulary(tools).words)

@@ -16,7 +16,7 @@ from typing import Any
 from ..bounded import MAX_DEPTH
 from ..errors import CatalogError, did_you_mean, kind_of
 from ..model import Location
-from .lenient import JSON_TYPES, LENIENT_TYPES, has_nonstandard_types, map_types
+from .lenient import JSON_TYPES, LENIENT_TYPES, STANDARD_TYPES, has_nonstandard_types, map_types
 
 Fail = Callable[[str, str], CatalogError]
 
@@ -58,8 +58,9 @@ def parameters_to_schema(
         found = map_types(schema, fail)
     elif isinstance(raw, dict):
         if isinstance(raw.get("type"), str):
-            check_schema(raw, "parameters", fail, types=False)  # on the marked mapping: errors keep their lines
-            if type(raw) is dict and not has_nonstandard_types(raw):
+            # on the marked mapping: errors keep their lines
+            standard = check_schema(raw, "parameters", fail, types=False)
+            if type(raw) is dict and (standard or not has_nonstandard_types(raw)):
                 # parsed JSON with nothing to map (most of a large catalog): already plain data,
                 # and the check above is the whole check; no copy, no second walk
                 schema = raw if "properties" in raw else {**raw}
@@ -199,59 +200,98 @@ def _from_list(raw: list[Any], fail: Fail, locations: dict[str, Location] | None
     return schema
 
 
-def check_schema(schema: Any, path: str, fail: Fail, depth: int = 0, *, types: bool = True) -> None:
+def check_schema(schema: Any, path: str, fail: Fail, depth: int = 0, *, types: bool = True) -> bool:
     """Reject what is not a JSON Schema: bad types, non-mapping properties, non-list required.
 
     ``types=False`` lets type names that are strings pass (for a first check of the source, whose
-    non-standard type names :func:`lenient.map_types` maps afterwards)."""
+    non-standard type names :func:`lenient.map_types` maps afterwards). Returns ``True`` when the
+    walk shows that :func:`lenient.has_nonstandard_types` would say no: every type name met is
+    standard and no schema holds a keyword under which that function looks further than this walk
+    (``definitions``, ``patternProperties``, ``prefixItems``, ``additionalProperties``, ``not``);
+    ``False``: not shown (ask that function). One walk of a large catalog's parameters, not two."""
+    return _check(schema, path, fail, depth, types)
+
+
+#: Keywords :func:`lenient.has_nonstandard_types` walks into and :func:`check_schema` does not.
+_BEYOND_CHECK = frozenset({"definitions", "patternProperties", "prefixItems", "additionalProperties", "not"})
+
+#: Where a schema is, built into a dotted path only for an error: a path, or (parent, suffix).
+_Where = str | tuple[Any, str]
+
+
+def _path(where: _Where) -> str:
+    suffixes = []
+    while isinstance(where, tuple):
+        where, suffix = where
+        suffixes.append(suffix)
+    return where + "".join(reversed(suffixes))
+
+
+def _fail_at(schema: dict[str, Any], where: _Where, fail: Fail, keyword: str, message: str) -> CatalogError:
+    exc = fail(_path(where), message)
+    line = getattr(schema, "key_lines", {}).get(keyword)
+    if line:  # a full JSON Schema from YAML keeps the line of each keyword
+        exc.line = line[0]
+    return exc
+
+
+def _check(schema: Any, where: _Where, fail: Fail, depth: int, types: bool) -> bool:
     if depth > MAX_DEPTH:
-        raise fail(path, f"schema nested deeper than {MAX_DEPTH} levels")
+        raise fail(_path(where), f"schema nested deeper than {MAX_DEPTH} levels")
     if not isinstance(schema, dict):
-        raise fail(path, "a schema must be a mapping")
-
-    def fail_at(keyword: str, message: str) -> CatalogError:
-        exc = fail(path, message)
-        line = getattr(schema, "key_lines", {}).get(keyword)
-        if line:  # a full JSON Schema from YAML keeps the line of each keyword
-            exc.line = line[0]
-        return exc
-
+        raise fail(_path(where), "a schema must be a mapping")
+    shown = _BEYOND_CHECK.isdisjoint(schema)
     kind = schema.get("type")
-    if kind is not None:
+    if kind.__class__ is str and kind in STANDARD_TYPES:  # most schemas: one look-up
+        pass
+    elif kind is not None:
         kinds = kind if isinstance(kind, list) else [kind]
         for k in kinds:
             if isinstance(k, dict | list):  # not even hashable: {a: 1} is no type name
-                raise fail_at("type", f"'type' must be a type name or a list of them, not {kind_of(k)}")
+                raise _fail_at(
+                    schema, where, fail, "type", f"'type' must be a type name or a list of them, not {kind_of(k)}"
+                )
             if k not in JSON_TYPES and k not in LENIENT_TYPES and (types or not isinstance(k, str)):
-                raise fail_at(
+                raise _fail_at(
+                    schema,
+                    where,
+                    fail,
                     "type",
                     f"unknown JSON Schema type {k!r}{did_you_mean(str(k), JSON_TYPES)}; "
                     f"expected one of {', '.join(sorted(JSON_TYPES))}",
                 )
+            if isinstance(k, str) and k not in STANDARD_TYPES:
+                shown = False
     props = schema.get("properties")
     if props is not None:
         if not isinstance(props, dict):
-            raise fail_at("properties", "'properties' must be a mapping of parameter name to schema")
+            raise _fail_at(
+                schema, where, fail, "properties", "'properties' must be a mapping of parameter name to schema"
+            )
         for name, sub in props.items():
-            check_schema(sub, f"{path}.{name}", fail, depth + 1, types=types)
+            if not _check(sub, (where, f".{name}"), fail, depth + 1, types):
+                shown = False
     required = schema.get("required")
     if required is not None and (not isinstance(required, list) or not all(isinstance(r, str) for r in required)):
-        raise fail_at("required", "'required' must be a list of property names")
+        raise _fail_at(schema, where, fail, "required", "'required' must be a list of property names")
     if "enum" in schema and not isinstance(schema["enum"], list):
-        raise fail_at("enum", "'enum' must be a list of values")
+        raise _fail_at(schema, where, fail, "enum", "'enum' must be a list of values")
     items = schema.get("items")
     if items is not None and not isinstance(items, dict | bool):
-        raise fail_at("items", "'items' must be a schema mapping")
-    if isinstance(items, dict):
-        check_schema(items, f"{path}.items", fail, depth + 1, types=types)
+        raise _fail_at(schema, where, fail, "items", "'items' must be a schema mapping")
+    if isinstance(items, dict) and not _check(items, (where, ".items"), fail, depth + 1, types):
+        shown = False
     for key in ("anyOf", "oneOf", "allOf"):
         if key in schema:
             options = schema[key]
             if not isinstance(options, list):
-                raise fail_at(key, f"'{key}' must be a list of schemas")
+                raise _fail_at(schema, where, fail, key, f"'{key}' must be a list of schemas")
             for i, sub in enumerate(options):
-                check_schema(sub, f"{path}.{key}[{i}]", fail, depth + 1, types=types)
+                if not _check(sub, (where, f".{key}[{i}]"), fail, depth + 1, types):
+                    shown = False
     defs = schema.get("$defs")
     if isinstance(defs, dict):
         for name, sub in defs.items():
-            check_schema(sub, f"{path}.$defs.{name}", fail, depth + 1, types=types)
+            if not _check(sub, (where, f".$defs.{name}"), fail, depth + 1, types):
+                shown = False
+    return shown

@@ -21,6 +21,7 @@ may hold ``groups``: tool groups for deterministic disclosure, each with
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 import yaml
@@ -469,13 +470,26 @@ def tool_from_mapping(item: Any, file: str, line: int | None, default_category: 
         tags=tags,
         examples=examples,
         metadata=dict(metadata),
-        source=Location(file=file, line=line, column=getattr(item, "column", None)),
+        source=_location(file, line, getattr(item, "column", None)),
         field_locations=locations,
         requires=requires,
         lint={"ignore": lint_ignore} if lint_ignore else {},
         mock=plain(item.get("mock")),
     )
     return tool, resident
+
+
+def _location(file: str, line: int | None, column: int | None) -> Location:
+    """A tool's location; the tools of a JSON file (no lines) share one (a Location is immutable:
+    made once a file, not once a tool)."""
+    if line is None and column is None:
+        return _file_location(file)
+    return Location(file=file, line=line, column=column)
+
+
+@lru_cache(maxsize=64)
+def _file_location(file: str) -> Location:
+    return Location(file=file)
 
 
 def _string_list(value: Any, field: str, fail: Any) -> list[str]:

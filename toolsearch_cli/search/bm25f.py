@@ -34,7 +34,7 @@ from ..model import _MAX_DEPTH, Catalog, Tool, _resolve_ref, first_expansion, un
 from .base import FIELDS, Contribution, Hit, SearchRequest
 from .index import Analysed, BM25FIndex, FieldModel, QueryPlan
 from .name_lookup import named_tool, put_named_first
-from .text import analyze, analyze_lazy, classic_normalize, split_sentences
+from .text import analyze, analyze_lazy, classic_normalize, normalized, split_sentences, text_terms, token_terms
 
 try:
     from collections import _count_elements  # type: ignore[attr-defined]  # C helper behind Counter.update
@@ -263,14 +263,6 @@ def generated_description(tool: Tool) -> bool:
     return bool(tool.description) and _GENERATED_DESCRIPTION.fullmatch(tool.description.strip()) is not None
 
 
-def _name_terms(tool: Tool) -> Iterable[str]:
-    """The name's terms; an OpenAPI name that starts with its HTTP method says what the method means."""
-    native = _openapi_native(tool)
-    if native is None:
-        return _token_terms(tool.name)
-    return _method_name_terms(tool.name, str(native["method"]), str(native.get("path") or ""))
-
-
 def _method_name_terms(name: str, method: str, path: str) -> list[str]:
     method = method.casefold()
     terms = list(_token_terms(name))
@@ -296,13 +288,17 @@ def field_model() -> FieldModel:
 FIELD_MODEL = field_model()
 
 
-def tool_streams(tool: Tool) -> tuple[Iterable[str], ...]:
-    """Per index field (in FIELD_SPECS order), the tool's terms as an iterable (repeats kept).
+def tool_texts(tool: Tool) -> tuple[str | tuple[str, ...], ...]:
+    """Per index field (in FIELD_SPECS order), what its terms are made of: a text whose
+    white-space separated tokens are analysed one by one (:func:`~.text.token_terms`), already
+    normalised as the analyser would (NFKC when not ASCII), or, for the name only, the terms
+    themselves (a tuple: an OpenAPI name with the meaning of its method verb). Lists (tags,
+    parameter names, ``enum`` values) are joined with spaces after each is normalised: a token
+    never runs across white space, so the terms are those of each item analysed alone, in order.
 
     Text fields are indexed as plain text (:func:`~toolsearch_cli.markup.plain_text`: no HTML
-    tags, Markdown syntax or addresses). Straight from the analyser's cached token tuples without
-    building lists: a bulk build extends one flat list with them (indexing speed). A packed tool
-    (:func:`~toolsearch_cli.model.pack_tools`) is read through a transient copy: it stays packed.
+    tags, Markdown syntax or addresses). A packed tool (:func:`~toolsearch_cli.model.pack_tools`)
+    is read through a transient copy: it stays packed.
     """
     tool = unpacked(tool)
     enums: list[str] = []
@@ -318,19 +314,37 @@ def tool_streams(tool: Tool) -> tuple[Iterable[str], ...]:
     generated = ""
     if description and GENERATED_FIELD and generated_description(tool):
         generated, description = _PATH_NOISE.sub(" ", description.split(" ", 1)[-1]).replace("/", " "), ""
-    description = _plain(description)
+    description = normalized(_plain(description))
+    native = _openapi_native(tool)
     return (
-        _name_terms(tool),
-        _token_terms(_plain(title)),
-        () if title else _token_terms(description),
-        _token_terms(description) if title else (),
-        _token_terms(generated),
-        _analyze_short(tool.category) if tool.category else (),
-        chain.from_iterable(map(_analyze_short, tool.tags)),
-        chain.from_iterable(map(_analyze_short, [name for name, _ in pairs])),
-        _token_terms(_plain(param_text)),
-        chain.from_iterable(map(_analyze_short, enums)),
+        normalized(tool.name)
+        if native is None
+        else tuple(_method_name_terms(tool.name, str(native["method"]), str(native.get("path") or ""))),
+        normalized(_plain(title)),
+        "" if title else description,
+        description if title else "",
+        normalized(generated),
+        normalized(tool.category) if tool.category else "",
+        _joined(tool.tags),
+        _joined([name for name, _ in pairs]),
+        normalized(_plain(param_text)),
+        _joined(enums),
     )
+
+
+def _joined(items: list[str]) -> str:
+    """Items as one text of tokens: each normalised alone, then joined with spaces."""
+    if not items:
+        return ""
+    if len(items) == 1:
+        return normalized(items[0])
+    return " ".join(map(normalized, items))
+
+
+def tool_streams(tool: Tool) -> tuple[Iterable[str], ...]:
+    """Per index field (in FIELD_SPECS order), the tool's terms as an iterable (repeats kept):
+    :func:`tool_texts` analysed."""
+    return tuple(text if isinstance(text, tuple) else text_terms(text) for text in tool_texts(tool))
 
 
 def _plain(text: str) -> str:
@@ -378,7 +392,7 @@ def _token_terms(text: str) -> Iterable[str]:
 
 def build_index(tools: Iterable[Tool], *, backend: str | None = None) -> BM25FIndex:
     """An index of the default ranker over ``tools`` (updatable with ``add`` / ``remove``)."""
-    return BM25FIndex(tools, analyse_tool, tool_streams, FIELD_MODEL, backend=backend)
+    return BM25FIndex(tools, analyse_tool, tool_texts, FIELD_MODEL, backend=backend, token_terms=token_terms)
 
 
 def explain(

@@ -58,16 +58,21 @@ class BM25FIndex:
         self,
         tools: Iterable[Tool],
         analyse: Any,
-        streams: Any,
+        texts: Any,
         model: FieldModel,
         *,
         backend: str | None = None,
+        token_terms: Any = None,
     ) -> None:
         tools = list(tools)
         #: ``tool -> per field (term counts, length)``: for one-tool changes and the Python backend.
         self.analyse = analyse
-        #: ``tool -> per-field iterables of the same terms``: a NumPy bulk build counts them itself.
-        self.streams = streams
+        #: ``tool -> per field, a normalised text or a tuple of terms`` (see
+        #: :func:`.bm25f.tool_texts`), the same terms as ``analyse``: a NumPy bulk build analyses
+        #: the texts of many tools at once, each distinct token once.
+        self.texts = texts
+        #: ``token -> its terms``: the analyser of the tokens of ``texts``.
+        self.token_terms = token_terms
         self.model = model
         self.nfields = len(model.weights)
         if backend is None:
@@ -115,6 +120,28 @@ class BM25FIndex:
         if tool.category:
             self._category_slots.setdefault(_category_key(tool.category), set()).add(slot)
         return slot
+
+    def _register_slots(self, tools: list[Tool]) -> None:
+        """Give each of ``tools`` its slot, in order, in an empty index, as :meth:`_register_slot`
+        one at a time does (a bulk build: the names' map made in one go, the categories' slots in
+        one loop); a name given twice is the same error."""
+        assert not self.tools, "for an empty index"
+        slot_of = self.slot_of = dict(zip([tool.name for tool in tools], range(len(tools)), strict=True))
+        if len(slot_of) != len(tools):
+            seen: set[str] = set()
+            for tool in tools:
+                if tool.name in seen:
+                    raise CatalogError(
+                        f"the index already holds a tool named {tool.name!r}", tool=tool.name, field="name"
+                    )
+                seen.add(tool.name)
+        self.tools.extend(tools)
+        self.alive_count += len(tools)
+        slots_of, key = self._category_slots, _category_key
+        for slot, tool in enumerate(tools):
+            category = tool.category
+            if category:
+                slots_of.setdefault(key(category), set()).add(slot)
 
     def _register(self, tool: Tool, fields: Analysed) -> int:
         slot = self._register_slot(tool)

@@ -50,19 +50,28 @@ class Vocabulary:
 
         found: set[str] = set()
         texts: list[str] = []
+        names: list[str] = []
+
+        def flush() -> None:
+            # one split per batch of texts; the distinct tokens are searched for words once, at
+            # the end (a word never runs across white space: the same words). The names are split
+            # at their identifier boundaries together: a boundary is between two letters or
+            # digits of one line, never at a line break (the same words as one name at a time).
+            found.update("\n".join(texts).split())
+            found.update(split_identifiers("\n".join(names)).replace("_", " ").replace("-", " ").split())
+            texts.clear()
+            names.clear()
+
         with gc_paused():  # a large catalog's tools are read through transient copies: no cycles
             for tool in map(unpacked, tools):  # a packed tool stays packed (a large catalog's are)
-                texts += [split_identifiers(tool.name).replace("_", " ").replace("-", " "), tool.title]
-                texts += [plain_text(tool.description, urls=False), tool.category or "", *tool.tags]
+                names.append(tool.name)
+                texts += [tool.title, plain_text(tool.description, urls=False), tool.category or "", *tool.tags]
                 properties = tool.parameters.get("properties")
                 if isinstance(properties, dict):
                     texts += map(_parameter_words, properties)
-                if len(texts) >= 4096:
-                    # one split per batch of texts; the distinct tokens are searched for words
-                    # once, at the end (a word never runs across white space: the same words)
-                    found.update("\n".join(texts).split())
-                    texts.clear()
-            found.update("\n".join(texts).split())
+                if len(texts) >= 8192:
+                    flush()
+            flush()
             found = set(_WORD.findall("\n".join(found)))
         # each distinct word lowered once
         words = set(map(str.casefold, found))

@@ -8,11 +8,18 @@ when a store is made, never with this module.
 from __future__ import annotations
 
 from array import array
+from collections.abc import Callable, Iterable, Sequence
+from itertools import chain, compress
 from typing import Any
 
 from ..model import Tool
 from .scoring import Analysed, LazyBest, idf_of, ordered
 from .store import StoreHost
+
+_NUL = "\x00"
+#: The token that ends each field of a batch's joined texts (see NumpyStore._bulk_from_texts).
+_SEPARATOR = _NUL
+_SPACED_SEPARATOR = f" {_SEPARATOR} "
 
 
 class NumpyStore:
@@ -82,49 +89,101 @@ class NumpyStore:
         index = self.index
         assert not index.tools, "bulk_load builds an empty index"
         self._grow(len(tools))
-        self._bulk_from_streams(tools)
+        self._bulk_from_texts(tools)
         release_free_memory()
 
-    #: Term occurrences gathered as strings before they are turned into int32 term ids (a chunk:
-    #: 8 bytes an occurrence in a list, then 4 in an array; 1,000,000 tools have ~30 million).
-    CHUNK = 1 << 21
+    #: Tools whose texts are analysed together (joined, split, each distinct token looked up once):
+    #: ~250,000 tokens, a few MiB of text and ~15 MiB of transient token strings.
+    BATCH = 4096
+    #: Distinct tokens whose term ids are kept from one batch for the next; past this many (a
+    #: large catalog's names are mostly unique) they are forgotten and found again as needed.
+    KEEP_TOKENS = 1 << 17
 
-    def _bulk_from_streams(self, tools: list[Tool]) -> None:
-        """Every term occurrence as an int32 term id (turned from strings a chunk at a time);
-        counting and ordering done by NumPy."""
+    def _bulk_from_texts(self, tools: list[Tool]) -> None:
+        """Every term occurrence as an int32 term id, tool after tool and field after field (term
+        ids in first-seen order); counting and ordering done by NumPy.
+
+        The texts of a batch of tools (:attr:`StoreHost.texts`) are joined into one string with a
+        separator token between fields, split once, and each distinct token of the batch is
+        analysed and turned into term ids once; the separators give each field's length. The
+        separator and the stand-ins for fields given as terms start with a NUL, so a batch whose
+        texts hold a NUL themselves is analysed text by text instead (the same terms)."""
         np = self.np
         index = self.index
         nfields = index.nfields
-        streams = index.streams
-        register = index._register_slot
+        texts_of = index.texts
+        token_terms = index.token_terms
         term_ids: dict[str, int] = {}  # in first-seen order
-        chunks: list[Any] = []
-        occurrences: list[str] = []
-        extend = occurrences.extend
-        lengths = array("q")  # per (tool, field): number of term occurrences
-        append = lengths.append
+        id_chunks: list[Any] = []
+        length_chunks: list[Any] = []
+        given: dict[str, tuple[str, ...]] = {}  # stand-in token -> the field's terms
+
+        def ids_of(terms: Iterable[str]) -> tuple[int, ...]:
+            out = []
+            for term in terms:
+                tid = term_ids.get(term)
+                if tid is None:
+                    tid = term_ids[term] = len(term_ids)
+                out.append(tid)
+            return tuple(out)
+
+        class Known(dict):  # type: ignore[type-arg]
+            """Token -> its term ids, found on the first look-up (so in first-seen order)."""
+
+            def __missing__(self, token: str) -> tuple[int, ...]:
+                found = self[token] = ids_of(given[token] if token[0] == _NUL else token_terms(token))
+                return found
+
+        known = Known({_SEPARATOR: (-1,)})
+        parts: list[str] = []
+        batch: list[Sequence[str | tuple[str, ...]]] = []
 
         def flush() -> None:
-            for term in dict.fromkeys(occurrences):
-                if term not in term_ids:
-                    term_ids[term] = len(term_ids)
-            count = len(occurrences)
-            chunks.append(np.fromiter(map(term_ids.__getitem__, occurrences), dtype=np.int32, count=count))
-            occurrences.clear()
+            nonlocal known
+            if not batch:
+                return
+            filled = list(map(bool, parts))  # an empty field is no text to split: its length is 0
+            texts = list(compress(parts, filled))
+            joined = _SPACED_SEPARATOR.join(texts) + _SPACED_SEPARATOR
+            if joined.count(_NUL) != len(texts) + len(given):
+                ids, lengths = self._ids_text_by_text(batch, token_terms, ids_of)
+            else:
+                tokens = joined.split()
+                del joined, texts
+                with_separators = np.fromiter(chain.from_iterable(map(known.__getitem__, tokens)), dtype=np.int32)
+                del tokens
+                ends = np.flatnonzero(with_separators < 0)
+                lengths = np.zeros(len(parts), dtype=np.int64)
+                lengths[np.asarray(filled, dtype=bool)] = np.diff(ends, prepend=-1) - 1
+                ids = with_separators[with_separators >= 0]
+                for token in given:
+                    del known[token]
+                if len(known) > self.KEEP_TOKENS:
+                    known = Known({_SEPARATOR: (-1,)})
+            id_chunks.append(ids)
+            length_chunks.append(lengths)
+            parts.clear()
+            given.clear()
+            batch.clear()
 
-        chunk = self.CHUNK
-        for tool in tools:  # analysed one at a time: the analyses are never all in memory
-            register(tool)
-            for stream in streams(tool):
-                before = len(occurrences)
-                extend(stream)
-                append(len(occurrences) - before)
-            if len(occurrences) >= chunk:
+        size = self.BATCH
+        index._register_slots(tools)
+        for tool in tools:
+            texts = texts_of(tool)
+            batch.append(texts)
+            if texts[0].__class__ is tuple:  # the name's terms, given (an OpenAPI method's verbs)
+                stand_in = f"{_NUL}{len(given)}"
+                given[stand_in] = texts[0]
+                texts = (stand_in, *texts[1:])
+            parts.extend(texts)  # type: ignore[arg-type]  # (only the first may be terms: replaced)
+            if len(batch) >= size:
                 flush()
         flush()
+        per_field = np.concatenate(length_chunks) if length_chunks else np.zeros(0, dtype=np.int64)
+        length_chunks.clear()
+        chunks = id_chunks
         n = len(tools)
         self.alive[:n] = True
-        per_field = np.frombuffer(lengths, dtype=np.int64) if n else np.zeros(0, dtype=np.int64)
         if n:
             by_field = per_field.reshape(n, nfields).T
             self.lengths[:, :n] = by_field
@@ -137,7 +196,7 @@ class NumpyStore:
         key *= max(n, 1) * nfields
         place = np.int32 if n * nfields < 2**31 else np.int64
         key += np.repeat(np.arange(n * nfields, dtype=place), per_field)
-        del per_field, lengths
+        del per_field
         key.sort()  # in place; then what np.unique(key, return_counts=True) gives, without its copy
         first = np.flatnonzero(np.concatenate(([True], key[1:] != key[:-1]))) if len(key) else np.zeros(0, np.intp)
         counts = np.diff(np.append(first, len(key)))
@@ -152,7 +211,28 @@ class NumpyStore:
         first = self._group_starts(terms, slots)
         df = np.bincount(terms[first], minlength=len(term_ids)).tolist()
         index.df = dict(zip(term_ids, df, strict=True))
-        self._set_main(term_ids, terms, slots, fids, counts)
+        self._set_main(term_ids, terms, slots, fids, counts, first)
+
+    def _ids_text_by_text(
+        self,
+        batch: list[Sequence[str | tuple[str, ...]]],
+        token_terms: Callable[[str], tuple[str, ...]],
+        ids_of: Callable[[Iterable[str]], tuple[int, ...]],
+    ) -> tuple[Any, Any]:
+        """A batch's term ids and field lengths, each text analysed alone (the same as the joined
+        batch's: for texts that hold a NUL, which the separator of a joined batch is made of)."""
+        np = self.np
+        ids = array("i")
+        lengths = array("q")
+        for texts in batch:
+            for text in texts:
+                terms = text if isinstance(text, tuple) else chain.from_iterable(map(token_terms, text.split()))
+                found = ids_of(terms)
+                ids.extend(found)
+                lengths.append(len(found))
+        return np.frombuffer(ids, dtype=np.int32) if ids else np.zeros(0, dtype=np.int32), np.frombuffer(
+            lengths, dtype=np.int64
+        )
 
     def _group_starts(self, terms: Any, slots: Any) -> Any:
         """Positions where a new (term, slot) run starts."""
@@ -162,15 +242,19 @@ class NumpyStore:
         change = (terms[1:] != terms[:-1]) | (slots[1:] != slots[:-1])
         return np.flatnonzero(np.concatenate(([True], change)))
 
-    def _set_main(self, term_ids: dict[str, int], terms: Any, slots: Any, fids: Any, counts: Any) -> None:
+    def _set_main(
+        self, term_ids: dict[str, int], terms: Any, slots: Any, fids: Any, counts: Any, first: Any = None
+    ) -> None:
+        """The main segment is these postings (sorted by term, slot, field); ``first``: where each
+        (term, slot) run starts, when the caller has it already."""
         np = self.np
         self.tid = term_ids
         self.slots, self.fids, self.counts = slots, fids, counts
         self.bounds = np.searchsorted(terms, np.arange(len(term_ids) + 1))
         self.index._cache.clear()
-        self._score_all(terms)
+        self._score_all(terms, first)
 
-    def _score_all(self, terms: Any) -> None:
+    def _score_all(self, terms: Any, first: Any = None) -> None:
         """Score every (term, slot) run of the main segment at the current generation."""
         np = self.np
         index = self.index
@@ -178,13 +262,17 @@ class NumpyStore:
         n = index.alive_count
         df = index.df
         idf = np.array([idf_of(n, df.get(term, 0)) for term in self.tid], dtype=np.float64)
-        first = self._group_starts(terms, self.slots)
+        if first is None:
+            first = self._group_starts(terms, self.slots)
         fids = self.fids
         if len(fids):
-            b = self.bs[fids]
-            ratio = np.minimum(self.lengths[fids, self.slots] / avgs[fids], self.max_ratios[fids])
-            norm = 1.0 - b + b * ratio
-            part = self.weights[fids] * self.counts / norm
+            # each (field, slot)'s length normalisation once, then read per posting: the same
+            # arithmetic as score_term's per posting (the same bits), a few passes over the
+            # postings fewer (1,000,000 tools have ~30 million)
+            b = self.bs[:, None]
+            norms = 1.0 - b + b * np.minimum(self.lengths / avgs[:, None], self.max_ratios[:, None])
+            part = self.weights[fids] * self.counts / norms[fids, self.slots]
+            del norms
             tf = np.add.reduceat(part, first)
         else:
             tf = np.zeros(0)

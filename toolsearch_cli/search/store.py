@@ -13,7 +13,7 @@ store, arrays for the ``numpy`` one. The index only passes them back to the same
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from ..model import Tool
@@ -25,8 +25,11 @@ class StoreHost(Protocol):
 
     #: ``tool -> per field (term counts, length)``
     analyse: Callable[[Tool], Analysed]
-    #: ``tool -> per-field iterables of the same terms`` (a bulk build counts them itself)
-    streams: Callable[[Tool], Iterable[Iterable[str]]]
+    #: ``tool -> per field, a normalised text, or (the first field only) a tuple of its terms``
+    #: (a bulk build analyses them itself, with ``token_terms``)
+    texts: Callable[[Tool], Sequence[str | tuple[str, ...]]]
+    #: ``token -> its terms`` (a token of ``texts``: no white space)
+    token_terms: Callable[[str], tuple[str, ...]]
     model: FieldModel
     nfields: int
     #: tools by slot; ``None`` where a tool was removed
@@ -39,6 +42,8 @@ class StoreHost(Protocol):
     _cache: dict[str, tuple[int, Any, Any]]
 
     def _register_slot(self, tool: Tool) -> int: ...
+
+    def _register_slots(self, tools: list[Tool]) -> None: ...
 
     def _register(self, tool: Tool, fields: Analysed) -> int: ...
 

@@ -197,6 +197,16 @@ def analyze_lazy(text: str) -> Iterable[str]:
     return chain.from_iterable(map(_analyze_token, text.split()))
 
 
+def normalized(text: str) -> str:
+    """``text`` as the analyser reads it before splitting it into tokens (NFKC unless ASCII)."""
+    return text if text.isascii() else unicodedata.normalize("NFKC", text)
+
+
+def text_terms(text: str) -> Iterable[str]:
+    """:func:`analyze_lazy` of a text already :func:`normalized`."""
+    return chain.from_iterable(map(_analyze_token, text.split())) if text else ()
+
+
 @lru_cache(maxsize=262144)
 def _analyze_token(token: str) -> tuple[str, ...]:
     """Terms of one whitespace-separated token; tokens repeat far more than texts, so cache them."""
@@ -204,6 +214,10 @@ def _analyze_token(token: str) -> tuple[str, ...]:
     if len(words) == 1:
         return _analyze_word(words[0])
     return tuple(chain.from_iterable(map(_analyze_word, words)))
+
+
+#: The terms of one white-space free token of a :func:`normalized` text (cached).
+token_terms = _analyze_token
 
 
 # A sentence ends at . ? ! ; followed by white space (not "3.5" or "e.g.x"), or at CJK
