@@ -105,7 +105,15 @@ def test_search_a_stdio_server(run_cli):
     assert result.stderr == ""  # the server's own logging stays out of our output
 
 
-def test_catalog_of_a_stdio_server_keeps_categories_nested_schemas_and_mcp_fields(run_cli, tmp_path):
+@pytest.fixture
+def listed_once(tmp_path, monkeypatch):
+    """The server is started once: the test's next commands read its listing from the live-catalog
+    cache (a folder of the test) and do with it what they do with a fresh one."""
+    monkeypatch.setenv("TOOLSEARCH_CACHE_DIR", str(tmp_path / "catalog-cache"))
+    monkeypatch.setenv("TOOLSEARCH_LIVE_TTL", "1h")
+
+
+def test_catalog_of_a_stdio_server_keeps_categories_nested_schemas_and_mcp_fields(run_cli, tmp_path, listed_once):
     source = stdio("weather_server.py")
     listing = run_cli("catalog", "-c", source, "-f", "json")
     assert listing.code == 0, listing.stderr
@@ -252,7 +260,7 @@ def test_lint_reads_a_live_server_too(run_cli):
 # --- a server whose listing has bad tools (issue 20): the good ones load -------------------------
 
 
-def test_bad_tools_of_a_live_server_are_one_line_warnings_and_the_rest_loads(run_cli):
+def test_bad_tools_of_a_live_server_are_one_line_warnings_and_the_rest_loads(run_cli, listed_once):
     """The SDK refuses a listing as a whole when one tool is invalid (GitLab's server has no
     'type' in its schemas): toolsearch checks each tool, keeps the good ones, and says which
     tool and field each bad one failed on, on one short line."""

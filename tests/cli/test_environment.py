@@ -18,8 +18,23 @@ import re
 import pytest
 from rich.cells import cell_len
 
-from ..conftest import DEMO, ROOT
-from ..conftest import run_toolsearch as toolsearch
+from ..conftest import DEMO, ROOT, Result, clean_env, run_toolsearch
+
+#: the runs of this module by command line and environment: the same command in the same (clean)
+#: environment is run once (the plain search is every test's reference: 8 of 47 runs were repeats)
+_RUNS: dict[tuple[tuple[str, ...], tuple[tuple[str, str], ...]], Result] = {}
+
+
+def toolsearch(*args: str, **env: str) -> Result:
+    """``toolsearch ARGS`` in another process with ``env`` added to the clean environment (see
+    :func:`tests.conftest.run_toolsearch`); a repeat of a command line and environment already run
+    here gives that run's result."""
+    # the whole environment the process gets, but pytest's name of the running test
+    key = (args, tuple(sorted((k, v) for k, v in clean_env(**env).items() if k != "PYTEST_CURRENT_TEST")))
+    if key not in _RUNS:
+        _RUNS[key] = run_toolsearch(*args, **env)
+    return _RUNS[key]
+
 
 BAD = ROOT / "catalogs" / "bad"
 #: an SGR escape sequence (colour, bold, dim ...), and one that sets a colour

@@ -208,7 +208,20 @@ def test_identical_descriptions_are_still_confusable(tmp_path):
 # --- item 7: lint sees the names search sees -------------------------------------------------
 
 
-def test_lint_prefixes_live_servers_with_their_alias_like_search(tmp_path):
+@pytest.fixture
+def listed_once(tmp_path, monkeypatch):
+    """Each live source is started and asked for its tools once; the next loads reuse its listing
+    from the live-catalog cache (tested in test_live_many.py), which lint and search read as they
+    would a fresh one (the alias prefix is applied after): two starts instead of six, 1.5 s of CPU each."""
+    from toolsearch_cli.catalog.lenient import LoadSettings, configure
+
+    monkeypatch.setenv("TOOLSEARCH_CACHE_DIR", str(tmp_path / "catalog-cache"))
+    configure(LoadSettings(live_ttl=3600))
+    yield
+    configure(LoadSettings())
+
+
+def test_lint_prefixes_live_servers_with_their_alias_like_search(listed_once):
     pytest.importorskip("mcp", reason="the MCP SDK (extra toolsearch-cli[mcp]) is not installed")
     server = " ".join([shlex.quote(sys.executable), shlex.quote(str(ROOT / "tests" / "servers" / "weather_server.py"))])
     sources = [f"north=mcp+stdio:{server}", f"south=mcp+stdio:{server}"]
