@@ -231,6 +231,13 @@ _PLACEHOLDER = (
     r"secret|api_?key|credential|password)\w*\s*\}?\}"
 )
 
+#: Placeholders that only the conversation can fill: in a URL template they are exfiltration on their
+#: own. A credential placeholder (``?apikey={YourApiKey}``) is how an API documents its own
+#: authentication, and counts only with a verb sending it or a covert adverb.
+_CONVERSATION_PLACEHOLDER = (
+    r"\{\{?\s*\w*(?:conversation|chat|history|messages?|prompt|context|user_?input|user_?data|transcript)\w*\s*\}?\}"
+)
+
 _ENGLISH = [
     (r"\b(ignor|disregard|forget|overrid|bypass|skip)\w*\b.{0,40}?\b(previous|prior|above|earlier|preceding|original|"
      r"existing|all|any|your|its|system|safety|security)\b.{0,25}?\b(instructions?|prompts?|rules|guidelines|"
@@ -254,8 +261,9 @@ _ENGLISH = [
     (r"\b(do not|don't|never|without)\s+(tell|inform|mention|reveal|notify|alert|let)(ing)?\b.{0,30}"
      r"\b(user|human|anyone)\b(?!\s+(to|can|must|should|has|have|is|was|your)\b)",
      "asks the model to hide something from the user"),
-    (r"\b(?-i:hide|conceal|Hide|Conceal)\b(?!\s+(?-i:From\s+User))\b.{0,30}\bfrom\s+(the\s+)?(user|human)\b(?!\s+"
-     r"(?-i:Condition|Group|Field|Role|Setting|Profile))|\b(silently|secretly|covertly|quietly)\s+(send|upload|"
+    (r"\b(?-i:hide|conceal|Hide|Conceal)\b(?!\s+(?-i:From\s+User))\b.{0,30}\bfrom\s+(the\s+)?(user|human)s?\b"
+     r"(?!\s+(condition|group|field|role|setting|profile|option|flag|rule|permission|feature|mode|list|property|"
+     r"attribute|toggle|checkbox|action|function|filter|policy|type)s?\b|[-_])|\b(silently|secretly|covertly|quietly)\s+(send|upload|"
      r"append|forward|copy|include|pass|change|redirect|post|fetch|call|transmit|exfiltrate)\b",
      "asks the model to hide something from the user"),
     (r"<\s*/?\s*(system|instructions?|secret|hidden)\s*>|<\s*(?-i:IMPORTANT)\s*>",
@@ -275,7 +283,9 @@ _ENGLISH = [
     (rf"\b(send|post|upload|forward|transmit|exfiltrate|submit|report|leak|copy|fetch|call|visit|curl|get)\b[^.!?\n]"
      rf"{{0,60}}\b{_CONVERSATION}\b[^.!?\n]{{0,60}}?(to|at|via|into)\s+<?{_URL}",
      "asks the model to send the conversation or data to a URL"),
-    (rf"{_URL_START}{_PLACEHOLDER}|{_PLACEHOLDER}[^\n]{{0,40}}(to|at)\s+{_URL}",
+    (rf"{_URL_START}{_CONVERSATION_PLACEHOLDER}|{_PLACEHOLDER}[^\n]{{0,40}}(to|at)\s+{_URL}|\b(send|post|upload|"
+     rf"forward|transmit|exfiltrate|submit|report|leak|fetch|call|visit|curl|open|load|render)\b[^.!?\n]{{0,40}}"
+     rf"{_URL_START}{_PLACEHOLDER}|{_URL_START}{_PLACEHOLDER}[^\n]{{0,40}}\b(silently|secretly|quietly|covertly)\b",
      "asks the model to send the conversation or data to a URL"),
     (r"\b(pass|send|include|put|copy|append|attach|forward|paste)\b.{0,30}\b(complete|full|entire|whole|all|the)\s+"
      r"(chat|conversation|session)\s+(transcript|history|log|so far)\b",

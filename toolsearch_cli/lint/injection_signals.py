@@ -214,7 +214,13 @@ _URL_SINK = r"(?:https://url|[\w.+-]+@[\w-]+(?:\.[\w-]+)+)"
 #: URLs are read as one word (their paths and queries are not words of the text), and the
 #: targets of Markdown links dropped.
 _URL = re.compile(r"(?:https?|ftp|wss?)://[^\s)\]>\"']+")
-_LINK_TARGET = re.compile(r"(?<=\])\([^)\s]*\)")
+#: The target of a Markdown link or an HTML anchor is a reference ("see [insightsToken](https://...)"),
+#: except after a preposition of destination: "send the conversation to [our form](https://...)".
+_LINK_TARGET = re.compile(
+    r"(?<!\bto )(?<!\bat )(?<!\binto )(?<!\bvia )(?<!\bthrough )(?<!\bto the )(?<!\bto our )(?<!\bto this )"
+    r"\[([^\]\n]{0,200})\]\([^)\s]*\)|\bhref\s*=\s*(?:\"[^\"]*\"|'[^']*')",
+    re.I,
+)
 _FIELD_SINK = _alt(
     "field|argument|parameter|param|url|urls|header|this tool|query string|"
     "campo|parámetro|parametro|argumento|paramètre|champ|feld|parameter|"
@@ -337,6 +343,8 @@ def clauses(text: str) -> list[str]:
 _STATE_VERB = re.compile(
     r"no longer|revoked|void|cancel|disabled|lifted|obsolete|outdated|superseded|suspended|waived|作废|失效|不再", re.I
 )
+#: A negation just before a state verb ("were not revoked", "has never been cancelled").
+_NEGATED_STATE = re.compile(r"\b(?:not|never|n't|none of (?:them|which))\s+(?:\w+\s+)?(?:been\s+)?$")
 #: What may stand before an English imperative verb in its clause (else the verb describes: "if you
 #: want to include", "parameters will override").
 _IMPERATIVE_BEFORE = re.compile(
@@ -357,6 +365,8 @@ def imperative(clause: str, start: int) -> bool:
 
 def _override(clause: str) -> str | None:
     for verb in _RX["ov_verb"].finditer(clause):
+        if _STATE_VERB.match(verb.group(0)) and _NEGATED_STATE.search(clause[: verb.start()]):
+            continue  # "the rules that were not revoked" still hold: the opposite of an override
         if not _STATE_VERB.match(verb.group(0)) and not imperative(clause, verb.start()):
             continue  # "parameters will override the preset's prompt" describes, it does not order
         obj = _RX["ov_object"].search(clause, verb.end(), verb.end() + 60)
@@ -393,11 +403,25 @@ def _secrecy(clause: str) -> tuple[int, str] | None:
     return None
 
 
+#: An object that points back to something named earlier: "the user's password: add it to ...".
+_PRONOUN = re.compile(r"\s+(?:it|them|this|that|these|those|everything)\b")
+_DETERMINER = re.compile(r"\b(?:the|this|our|your|my|its|their|entire|whole|full|current|complete|all|every|any)\s+$")
+
+
+def _generic_chat(clause: str, private: re.Match[str]) -> bool:
+    """ "Send chat messages to a channel": a bare "chat" names a kind of message (the tool's own
+    business), not this chat; "the chat", "this chat", "our chat" and "chat history" are this one."""
+    return private.group(0) in ("chat", "chats") and not _DETERMINER.search(clause[: private.start()])
+
+
 def _exfiltration(clause: str) -> tuple[int, str] | None:
     transfer = next((t for t in _RX["transfer"].finditer(clause) if imperative(clause, t.start())), None)
     if not transfer:
         return None
-    private = _RX["private"].search(clause)
+    # what an English verb moves is its object, after it: in "to access a user's password protected
+    # recording, add an access_token parameter" the user's password is not what is added
+    after = transfer.start() if clause[transfer.start()].isascii() and not _PRONOUN.match(clause, transfer.end()) else 0
+    private = next((p for p in _RX["private"].finditer(clause, after) if not _generic_chat(clause, p)), None)
     url = _RX["url_sink"].search(clause)
     if private and (url or _RX["field_sink"].search(clause)):
         return 2, f"{transfer.group(0)} ... {private.group(0)}"
@@ -419,6 +443,12 @@ def _priority(clause: str) -> str | None:
 
 #: "you are now able to ...", "you are now logged in": a state of the reader, not a new role.
 _NOT_A_ROLE = re.compile(r"\s+(?:able|ready|logged|signed|connected|subscribed|authenticated|registered|done|using)\b")
+#: "you're no longer interested in ...", "you are no longer a member": the reader's state changes;
+#: a role change names what the model stops being or being bound by ("an assistant", "bound by").
+_NO_LONGER_ROLE = re.compile(
+    r"\s+(?:an?\s+|the\s+|just\s+)?(?:bound|restricted|limited|constrained|governed|subject|obliged|obligated|"
+    r"required|held|assistant|ai|model|chatbot|helpful|claude|chatgpt|gpt|llm|bot|an?\s+(?:ai|assistant|language))\b"
+)
 
 #: Anchors: a family reads the clauses only when one of its words is somewhere in the text.
 _ANCHORS = {
@@ -430,9 +460,14 @@ _ANCHORS = {
 }
 
 
+def _link_text(match: re.Match[str]) -> str:
+    return f"[{match.group(1)}] " if match.group(1) is not None else " "
+
+
 def signals(text: str) -> Iterator[tuple[str, int, str]]:
     """(family, points, evidence) for each signal found in a text."""
-    text = _LINK_TARGET.sub(" ", _URL.sub(" https://url ", fold(text))).casefold()
+    # link targets first: once a URL is " https://url ", its Markdown target no longer reads as one
+    text = _URL.sub(" https://url ", _LINK_TARGET.sub(_link_text, fold(text))).casefold()
     anchored = [family for family, rx in _ANCHORS.items() if rx.search(text)]
     if anchored:
         for clause in clauses(text):
@@ -445,6 +480,8 @@ def signals(text: str) -> Iterator[tuple[str, int, str]]:
             if "priority" in anchored and (hit := _priority(clause)):
                 yield "priority", 2, hit
             role = _RX["role"].search(clause) if "role" in anchored else None
+            if role and role.group(0).endswith("no longer") and not _NO_LONGER_ROLE.match(clause, role.end()):
+                role = None  # "if you're no longer interested in being a member ..."
             if role and not _NOT_A_ROLE.match(clause, role.end()):
                 yield "role", 2, role.group(0)
     for family, rx, gate in _WEAK:
