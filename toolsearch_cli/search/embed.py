@@ -430,7 +430,7 @@ def tool_text(tool: Tool, *, cjk: bool = True) -> str:
 #: An untitled tool whose :func:`tool_text` is at least this long (parameters fill the model's
 #: window) and whose description is at most :data:`OWN_WORDS_CHARS` gets a second vector of its
 #: name and description (:func:`title_text`).
-LONG_TEXT_CHARS = 1000
+LONG_TEXT_CHARS = 500
 OWN_WORDS_CHARS = 300
 
 

@@ -28,7 +28,7 @@ MAX_STORED = 300_000
 MAX_SEARCHES = 500
 #: Raised when :func:`~.embed.tool_text` or :func:`~.embed.title_text` make other texts: an index
 #: read back from the catalog cache with older texts' keys then makes its texts again.
-TEXTS_VERSION = 2
+TEXTS_VERSION = 3
 #: Embedding this many texts at once is said on an interactive stderr (a first run can take minutes)
 #: when no progress reporter is set (:func:`~.embed.set_progress`; the CLI sets one that draws a bar).
 NOTICE_AT = 200
