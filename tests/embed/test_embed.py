@@ -712,3 +712,51 @@ def test_loading_a_static_model_keeps_the_app_s_own_logging_disable_level():
         assert logging.root.manager.disable == logging.INFO  # was reset to NOTSET
     finally:
         logging.disable(logging.NOTSET)
+
+
+def test_an_untitled_tool_whose_parameters_fill_its_text_keeps_a_vector_of_its_own_words(monkeypatch, tmp_path):
+    from toolsearch_cli.search import hybrid
+    from toolsearch_cli.search.embed import title_text
+
+    monkeypatch.setenv("TOOLSEARCH_CACHE_DIR", str(tmp_path))
+    field = {"type": "string", "description": "A field of the object's long schema."}
+    schema = {f"field_{i}": field for i in range(40)}
+    create = make("createDeployment", "create a Deployment", params={"body": {"type": "object", "properties": schema}})
+    read = make("readDeployment", "read the specified Deployment", params={"name": {"type": "string"}})
+    wordy = make("createWidget", "Create a widget. " * 30, params=schema)  # its description is no short summary
+    assert title_text(create) == "create Deployment. create a Deployment"
+    assert title_text(read) is None  # its whole text is short: nothing to add
+    assert title_text(wordy) is None
+    axes = Axes(
+        {
+            tool_text(create): [1, 0, 0],  # the schema's words are all the full text says ...
+            title_text(create): [0, 1, 0],  # ... its own words say what it does
+            tool_text(read): [0, 0.8, 0.6],
+            tool_text(wordy): [0, 0, 1],
+            "create a deployment": [0, 1, 0],
+        }
+    )
+    monkeypatch.setattr(hybrid, "current_embedder", lambda: axes)
+    catalog = Catalog(tools=[create, read, wordy])
+    hits = hybrid.EmbeddingRanker().search(catalog, SearchRequest(query="create a deployment", max_results=3))
+    assert _names(hits) == ["createDeployment", "readDeployment"] and hits[0].score == pytest.approx(1.0, abs=1e-3)
+
+
+def test_an_index_cached_with_older_texts_makes_its_texts_again(monkeypatch, tmp_path):
+    import pickle
+
+    from toolsearch_cli.search import hybrid, vectors
+
+    monkeypatch.setenv("TOOLSEARCH_CACHE_DIR", str(tmp_path))
+    tools = [make("alpha", "zz"), make("beta", "zz")]
+    axes = Axes({tool_text(tools[0]): [1, 0], tool_text(tools[1]): [0, 1], "Renamed alpha text": [0, 1]})
+    catalog = Catalog(tools=tools)
+    index = hybrid.vector_index(catalog, axes)
+    kept = pickle.dumps(index)
+    monkeypatch.setattr(vectors, "TEXTS_VERSION", vectors.TEXTS_VERSION + 1)
+    renamed = {"alpha": "Renamed alpha text"}
+    monkeypatch.setattr(vectors, "tool_text", lambda t, cjk=True: renamed.get(t.name) or tool_text(t))
+    again = pickle.loads(kept)  # as the catalog cache gives it back: the older texts' keys with it
+    again.ensure(axes)
+    assert "Renamed alpha text" in axes.texts
+    assert again.scores([0, 1]).tolist() == pytest.approx([1.0, 1.0], abs=1e-3)

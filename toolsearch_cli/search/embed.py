@@ -226,16 +226,30 @@ def tool_text(tool: Tool, *, cjk: bool = True) -> str:
     return (text if cjk else without_cjk(text) or text)[:MAX_TEXT_CHARS]  # all CJK: the text as it is
 
 
+#: An untitled tool whose :func:`tool_text` is at least this long (parameters fill the model's
+#: window) and whose description is at most :data:`OWN_WORDS_CHARS` gets a second vector of its
+#: name and description (:func:`title_text`).
+LONG_TEXT_CHARS = 500
+OWN_WORDS_CHARS = 300
+
+
 def title_text(tool: Tool, *, cjk: bool = True) -> str | None:
-    """A titled tool's second, short text: its name and title (an OpenAPI summary, an MCP title).
+    """A tool's second, short text: its name and title (an OpenAPI summary, an MCP title); for an
+    untitled tool whose parameters make its full text long, its name and short description.
 
     A long operation description averages the title away in :func:`tool_text`'s one vector (on
     GitHub's REST API "create an issue" did not find ``issues_create`` in the top 20); this
-    vector keeps what the tool is for, and a tool scores the better of its two cosines.
+    vector keeps what the tool is for, and a tool scores the better of its two cosines. Long
+    parameter texts do the same to a short description (Kubernetes: ``create a Deployment`` is
+    followed by 4,000 characters of the Deployment's schema, so "create a deployment" found
+    ``readAppsV1NamespacedDeployment``, whose text is short, closer).
     """
     title = (tool.title if cjk else without_cjk(tool.title)).strip()
     if not title:
-        return None
+        description = (tool.description if cjk else without_cjk(tool.description)).strip()
+        if not description or len(description) > OWN_WORDS_CHARS or len(tool_text(tool, cjk=cjk)) < LONG_TEXT_CHARS:
+            return None
+        title = description
     return f"{split_identifiers(tool.name)}. {title}"[:MAX_TEXT_CHARS]
 
 

@@ -27,6 +27,9 @@ from .text import classic_normalize
 MAX_STORED = 300_000
 #: Vectors kept of ``search`` requests (a repeated request loads no model); the newest are kept.
 MAX_SEARCHES = 500
+#: Raised when :func:`~.embed.tool_text` or :func:`~.embed.title_text` make other texts: an index
+#: read back from the catalog cache with older texts' keys then makes its texts again.
+TEXTS_VERSION = 3
 #: Embedding this many texts at once is said on an interactive stderr (a first run can take minutes)
 #: when no progress reporter is set (:func:`~.embed.set_progress`; the CLI sets one that draws a bar).
 NOTICE_AT = 200
@@ -247,7 +250,8 @@ class VectorIndex:
             return
         pending = self.tools[done:]
         cjk = embedder.multilingual  # an English-only model reads a bilingual text's CJK half as noise
-        prefix = getattr(embedder, "document_prefix", "") or ""
+        # with the version of the texts' making: an index cached before it changed makes them again
+        prefix = f"{TEXTS_VERSION}:" + (getattr(embedder, "document_prefix", "") or "")
         store = VectorStore(self.model_id)
         found = None
         known = self._text_keys if done == 0 else None
