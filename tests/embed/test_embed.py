@@ -736,7 +736,7 @@ def test_an_untitled_tool_whose_parameters_fill_its_text_keeps_a_vector_of_its_o
             "create a deployment": [0, 1, 0],
         }
     )
-    monkeypatch.setattr(hybrid, "current_embedder", lambda: axes)
+    monkeypatch.setattr(embed_mod, "current_embedder", lambda: axes)
     catalog = Catalog(tools=[create, read, wordy])
     hits = hybrid.EmbeddingRanker().search(catalog, SearchRequest(query="create a deployment", max_results=3))
     assert _names(hits) == ["createDeployment", "readDeployment"] and hits[0].score == pytest.approx(1.0, abs=1e-3)
