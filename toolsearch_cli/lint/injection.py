@@ -239,8 +239,11 @@ _CONVERSATION_PLACEHOLDER = (
 )
 
 _ENGLISH = [
-    (r"\b(ignor|disregard|forget|overrid|bypass|skip)\w*\b.{0,40}?\b(previous|prior|above|earlier|preceding|original|"
-     r"existing|all|any|your|its|system|safety|security)\b.{0,25}?\b(instructions?|prompts?|rules|guidelines|"
+    # the whose-word is bound to the object: no preposition or quote between them ("the rules of an
+    # existing firewall with the new rules" names an API's rules); "This overrides ..." describes
+    (r"(?<!\bthis )(?<!\bit )(?<!\bwhich )\b(ignor|disregard|forget|overrid|bypass|skip)\w*\b.{0,40}?\b(previous|"
+     r"prior|above|earlier|preceding|original|existing|all|any|your|its|system|safety|security)\b"
+     r"(?:(?!\b(?:of|with|in|for|from|on|by)\b)[^\"\u201c\u201d]){0,25}?\b(instructions?|prompts?|rules|guidelines|"
      r"directives|guardrails|polic(y|ies))\b", "tells the model to ignore its instructions"),
     (r"\b(previous|prior|earlier|original|system)\s+(instructions|prompts?|rules)\s+(are|is)\s+(now\s+)?"
      r"(outdated|obsolete|void|invalid|cancel+ed|no longer)", "tells the model to ignore its instructions"),

@@ -378,9 +378,31 @@ def _override(clause: str) -> str | None:
         before = clause[: verb.start()].casefold()
         if clause[verb.start()].isascii() and _PASSIVE.search(before) and not _TO_MODEL.search(clause.casefold()):
             continue  # "rules from previous releases are ignored when ..."
-        if _RX["ov_whose"].search(clause):
+        if _bound_whose(clause, verb, obj):
             return verb.group(0) + " ... " + obj.group(0)
     return None
+
+
+#: Between a whose-word and its object: a preposition or a quote ends the binding ("any "private"
+#: or "no-cache" directives", "existing firewall with the new rules": an API's rules, not the model's).
+_UNBOUND_GAP = re.compile(r"\b(?:of|with|in|for|from|on|by)\b|[\"\u201c\u201d]")
+
+
+def _bound_whose(clause: str, verb: re.Match[str], obj: re.Match[str]) -> bool:
+    """Whether the override's object is the model's own instructions: for an English verb before its
+    object, a whose-word ("your", "previous", "all prior", "system", "you were given") is attached to
+    the object (just before it, or just after it); elsewhere (the object first, other scripts)
+    anywhere in the clause, as before."""
+    if obj.start() < verb.end() or not clause[verb.start()].isascii():
+        return bool(_RX["ov_whose"].search(clause))
+    for whose in _RX["ov_whose"].finditer(clause, verb.end(), obj.end() + 30):
+        if whose.start() >= obj.end():
+            gap = clause[obj.end() : whose.start()]
+        else:
+            gap = clause[whose.end() : obj.start()]
+        if len(gap) <= 25 and not _UNBOUND_GAP.search(gap):
+            return True
+    return False
 
 
 _NOBODY = {"anyone", "nadie", "niemand", "ninguem", "personne", "任何人"}
