@@ -93,3 +93,21 @@ def prune(folder: Path, pattern: str, keep: int, *, newest: Path | None = None) 
     room = max(keep - (1 if newest is not None else 0), 0)
     for _, old in dated[room:]:
         old.unlink(missing_ok=True)
+
+
+def read_json(path: Path, limit: int) -> object | None:
+    """A small JSON file of the cache, parsed; ``None`` when it is missing, unreadable, a symlink,
+    larger than ``limit`` bytes, not JSON or nested too deep. A cache file is hostile input: whoever
+    reads one treats ``None`` as "make it again", never as an error."""
+    import json
+
+    try:
+        if path.is_symlink():
+            return None
+        with open(path, "rb") as f:
+            raw = f.read(limit + 1)
+        if len(raw) > limit:
+            return None
+        return json.loads(raw)
+    except (OSError, ValueError, RecursionError):
+        return None

@@ -123,7 +123,22 @@ def _damage_manifest(copy):
 
 
 def _damage_manifest_nested_too_deep(copy):
-    (copy / prepared.MANIFEST).write_text("[" * 100_000, encoding="utf-8")
+    (copy / prepared.MANIFEST).write_text("[" * 50_000, encoding="utf-8")  # under the size bound
+
+
+def _damage_manifest_padded_over_the_bound(copy):
+    # the real manifest, still valid JSON, with 1 MB more: refused unread, not parsed
+    path = copy / prepared.MANIFEST
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    manifest["padding"] = "x" * (1 << 20)
+    path.write_text(json.dumps(manifest), encoding="utf-8")
+
+
+def _damage_manifest_replaced_by_a_link(copy):
+    path = copy / prepared.MANIFEST
+    moved = copy.parent / "elsewhere.json"
+    os.replace(path, moved)
+    path.symlink_to(moved)
 
 
 def _damage_no_manifest(copy):
@@ -145,6 +160,8 @@ def _damage_weights_replaced_by_a_link(copy):
         _damage_edit_weights_keeping_size_and_time,
         _damage_manifest,
         _damage_manifest_nested_too_deep,
+        _damage_manifest_padded_over_the_bound,
+        _damage_manifest_replaced_by_a_link,
         _damage_no_manifest,
         _damage_weights_replaced_by_a_link,
     ],

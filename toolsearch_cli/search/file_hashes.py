@@ -57,16 +57,9 @@ def _load(path: Path) -> dict[str, str]:
     _memo = (path, memo)
     from .. import cachedir as cache
 
-    try:
-        if cache.trusted_folder(False) is None or path.is_symlink():
-            return memo
-        with open(path, "rb") as f:
-            raw = f.read(MAX_BYTES + 1)
-        if len(raw) > MAX_BYTES:
-            return memo
-        data = json.loads(raw)
-    except (OSError, ValueError, RecursionError):  # missing, unreadable, not JSON, nested too deep
+    if cache.trusted_folder(False) is None:
         return memo
+    data = cache.read_json(path, MAX_BYTES)  # None: missing, a symlink, too big, not JSON...
     entries = data.get("entries") if isinstance(data, dict) and data.get("format") == FORMAT else None
     if isinstance(entries, dict):
         for key, value in list(entries.items())[-MAX_ENTRIES:]:

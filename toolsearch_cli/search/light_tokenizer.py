@@ -154,14 +154,10 @@ def _prepared(tokenizer_file: Path, digest: str) -> _Vocabulary | None:
 
 
 def _read(path: Path, digest: str) -> _Vocabulary | None:
+    from .. import cachedir as cache
+
+    record = cache.read_json(path, MAX_SOURCE_BYTES)
     try:
-        if path.is_symlink():
-            return None
-        with open(path, "rb") as f:
-            raw = f.read(MAX_SOURCE_BYTES + 1)
-        if len(raw) > MAX_SOURCE_BYTES:
-            return None
-        record = json.loads(raw)
         if not isinstance(record, dict) or record.get("format") != FORMAT or record.get("source") != digest:
             return None
         if not record.get("served"):

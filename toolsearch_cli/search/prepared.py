@@ -37,6 +37,8 @@ from pathlib import Path
 GRAPH = "model.onnx"
 DATA = "model.onnx.data"
 MANIFEST = "prepared.json"
+#: A manifest names two files and their stamps: anything bigger is not ours.
+MAX_MANIFEST_BYTES = 64 * 1024
 FORMAT = 2  # 2: the graph is saved optimised (ORT_ENABLE_EXTENDED); 1 was the model's own graph
 #: prepared models kept in the cache (about the size of each model's weights on disk)
 KEEP = 4
@@ -97,10 +99,11 @@ def _stamp(path: Path) -> dict[str, int]:
 
 def _intact(folder: Path, key: str) -> bool:
     """Whether ``folder`` holds the prepared copy ``key`` exactly as it was written."""
+    from .. import cachedir as cache
     from .file_hashes import remembered
 
     try:
-        manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+        manifest = cache.read_json(folder / MANIFEST, MAX_MANIFEST_BYTES)
         if not isinstance(manifest, dict) or manifest.get("format") != FORMAT or manifest.get("key") != key:
             return False
         files = manifest.get("files")
@@ -121,7 +124,7 @@ def _intact(folder: Path, key: str) -> bool:
             return False
         data = folder / DATA
         return remembered("ends_sha256", [data], lambda: _ends(data).hex()) == files[DATA].get("ends_sha256")
-    except (OSError, ValueError, RecursionError):  # RecursionError: a manifest nested too deep
+    except (OSError, ValueError):
         return False
 
 
