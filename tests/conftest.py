@@ -87,6 +87,14 @@ def cleared(name: str) -> bool:
 for _name in [name for name in os.environ if cleared(name)]:
     del os.environ[_name]  # before Typer and Rich are imported (see the module docstring)
 
+# Started in the background by a shell without job control (`nohup pytest &`, a script's `... &`),
+# the tests inherit SIGINT ignored, and so would every toolsearch they start: the tests that send
+# Ctrl-C would see it ignored. A handled SIGINT here is reset to the default in each child at exec.
+import signal  # noqa: E402
+
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
 from toolsearch_cli import Tool  # noqa: E402
 from toolsearch_cli.cli.app import main  # noqa: E402
 
