@@ -145,7 +145,7 @@ def _model_label(embed: Any) -> str | None:
     if embed is None:
         return None
     label = embed.model + (f" @ {embed.base_url}" if embed.base_url else "")
-    for name in ("query_prefix", "document_prefix"):
+    for name in ("query_prefix", "document_prefix", "weight"):
         if getattr(embed, name) is not None:
             label += f", {name} {getattr(embed, name)!r}"
     return label
@@ -244,6 +244,7 @@ def main() -> int:
     parser.add_argument("--embed-query-prefix", help="override the model's query prompt ('' for none)")
     parser.add_argument("--embed-document-prefix", help="override the model's document prompt ('' for none)")
     parser.add_argument("--embed-multilingual", action="store_true", help="the model reads Chinese too")
+    parser.add_argument("--embed-weight", type=float, help="hybrid's semantic share (default 0.5)")
     args = parser.parse_args()
     embed = None
     if args.embed_model:
@@ -255,6 +256,7 @@ def main() -> int:
             multilingual=args.embed_multilingual,
             query_prefix=args.embed_query_prefix,
             document_prefix=args.embed_document_prefix,
+            weight=args.embed_weight,
             timeout=600,
         )
         if args.rankers == "default":

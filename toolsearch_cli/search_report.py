@@ -151,5 +151,10 @@ def embed_model_label(rankers: Sequence[str]) -> str | None:
     if not any(getattr(get_ranker(name), "needs_embeddings", False) for name in rankers):
         return None
     from .search.embed import current_embedder
+    from .search.embed_settings import current_settings
 
-    return current_embedder().label  # loaded by the run already; a path or ``model @ url``, never credentials
+    label = current_embedder().label  # loaded by the run already; a path or ``model @ url``, never credentials
+    weight = current_settings().weight
+    if weight is not None and any(getattr(get_ranker(name), "fusion", None) == "nsf" for name in rankers):
+        label += f", weight {weight:g}"  # hybrid fused with a weight of its own: part of what was measured
+    return label

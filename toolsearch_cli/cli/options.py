@@ -20,9 +20,11 @@ from ..search.embed_settings import (
     MULTILINGUAL_VAR,
     QUERY_PREFIX_VAR,
     TIMEOUT_VAR,
+    WEIGHT_VAR,
     EmbedSettings,
     check_prefix,
     check_timeout,
+    check_weight,
     configure,
 )
 
@@ -157,6 +159,14 @@ EMBED_DOCUMENT_PREFIX_OPTION = typer.Option(
     "the model folder's own document prompt, else none; '' for none.",
     metavar="TEXT",
 )
+EMBED_WEIGHT_OPTION = typer.Option(
+    None,
+    "--embed-weight",
+    envvar=WEIGHT_VAR,
+    help="hybrid's share of the semantic part, 0 to 1 (default 0.5; 0.4 for universal-sentence-encoder-"
+    "multilingual, see the README).",
+    metavar="W",
+)
 
 
 def apply_embed_options(
@@ -167,6 +177,7 @@ def apply_embed_options(
     timeout: str | None = None,
     query_prefix: str | None = None,
     document_prefix: str | None = None,
+    weight: str | None = None,
 ) -> None:
     """Set the embedding model the dense rankers use (nothing is loaded until one runs)."""
     from ..errors import UsageError
@@ -198,6 +209,10 @@ def apply_embed_options(
             check_prefix(value, "--" + option)
         except ValueError as exc:
             raise UsageError(str(exc), field=option) from None
+    try:
+        share = check_weight(weight, "--embed-weight")
+    except ValueError as exc:
+        raise UsageError(str(exc), field="embed-weight") from None
     configure(
         EmbedSettings(
             model=(model or "").strip() or None,
@@ -207,6 +222,7 @@ def apply_embed_options(
             timeout=seconds,
             query_prefix=query_prefix,
             document_prefix=document_prefix,
+            weight=share,
         )
     )
 
@@ -220,6 +236,7 @@ _EMBED_PARAMETERS: tuple[tuple[str, Any, Any], ...] = (
     ("embed_timeout", str | None, EMBED_TIMEOUT_OPTION),
     ("embed_query_prefix", str | None, EMBED_QUERY_PREFIX_OPTION),
     ("embed_document_prefix", str | None, EMBED_DOCUMENT_PREFIX_OPTION),
+    ("embed_weight", str | None, EMBED_WEIGHT_OPTION),
 )
 
 Command = TypeVar("Command", bound=Callable[..., Any])

@@ -160,6 +160,8 @@ def embedder_for(settings: EmbedSettings) -> Embedder:
             f"or --embed-base-url URL --embed-model NAME for an OpenAI-compatible endpoint (or ${MODEL_VAR})",
             field="embed-model",
         )
+    if settings.weight is not None:  # how hybrid fuses is not the model: one load for every weight
+        settings = replace(settings, weight=None)
     embedder = _embedders.get(settings)
     if embedder is None:
         import_numpy()  # before any vector work (a dense search's first use of numpy)

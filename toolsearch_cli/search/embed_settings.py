@@ -20,9 +20,12 @@ MULTILINGUAL_VAR = "TOOLSEARCH_EMBED_MULTILINGUAL"
 TIMEOUT_VAR = "TOOLSEARCH_EMBED_TIMEOUT"
 QUERY_PREFIX_VAR = "TOOLSEARCH_EMBED_QUERY_PREFIX"
 DOCUMENT_PREFIX_VAR = "TOOLSEARCH_EMBED_DOCUMENT_PREFIX"
+WEIGHT_VAR = "TOOLSEARCH_EMBED_WEIGHT"
 #: Seconds an endpoint has per request (the SDK retries twice more), unless told otherwise.
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
+#: ``hybrid``'s share of the semantic part when the settings name none (chosen on all-MiniLM-L6-v2).
+DEFAULT_WEIGHT = 0.5
 #: Longest prompt (prefix) accepted, in characters.
 MAX_PREFIX_CHARS = 1000
 
@@ -47,6 +50,9 @@ class EmbedSettings:
     #: files, or none), ``""``: none at all (``--embed-query-prefix`` / ``--embed-document-prefix``).
     query_prefix: str | None = None
     document_prefix: str | None = None
+    #: ``hybrid``'s share of the semantic part, 0..1 (``--embed-weight``, ``$TOOLSEARCH_EMBED_WEIGHT``);
+    #: ``None``: :data:`DEFAULT_WEIGHT`. A weaker model earns less (README: which model, which weight).
+    weight: float | None = None
 
     def __post_init__(self) -> None:
         for name in ("model", "base_url"):
@@ -83,6 +89,15 @@ class EmbedSettings:
                 check_prefix(getattr(self, name), f"embed.{name}")
             except ValueError as exc:
                 raise EmbedError(str(exc), field=f"embed.{name}") from None
+        try:
+            object.__setattr__(self, "weight", check_weight(self.weight, "embed.weight"))
+        except ValueError as exc:
+            raise EmbedError(str(exc), field="embed.weight") from None
+
+    @property
+    def fusion_weight(self) -> float:
+        """The semantic share ``hybrid`` fuses with: :attr:`weight`, else :data:`DEFAULT_WEIGHT`."""
+        return DEFAULT_WEIGHT if self.weight is None else self.weight
 
     @property
     def configured(self) -> bool:
@@ -117,6 +132,23 @@ def check_timeout(value: float | str | None, where: str) -> float:
     return seconds
 
 
+def check_weight(value: object, where: str) -> float | None:
+    """A fusion weight: a number from 0 to 1 (text such as ``"0.4"`` too), or ``None`` / blank text for
+    the default; :class:`ValueError` with a sentence naming ``where`` otherwise."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise ValueError(f"{where} must be a number from 0 to 1, not {type(value).__name__}")
+    try:
+        weight = float(value)
+    except ValueError:
+        weight = float("nan")
+    if not 0 <= weight <= 1:  # also refuses NaN
+        shown = value if not isinstance(value, str) else value[:40]
+        raise ValueError(f"{where} must be a number from 0 to 1 (the semantic share of hybrid), not {shown!r}")
+    return weight
+
+
 def check_prefix(value: object, where: str) -> str | None:
     """A prompt (prefix) as given: text of at most :data:`MAX_PREFIX_CHARS` characters without line
     breaks other than spaces, or ``None``; :class:`ValueError` naming ``where`` otherwise."""
@@ -141,7 +173,15 @@ def settings_from_env() -> EmbedSettings:
         # set but empty is a choice too: no prompt at all
         query_prefix=os.environ.get(QUERY_PREFIX_VAR),
         document_prefix=os.environ.get(DOCUMENT_PREFIX_VAR),
+        weight=_env_weight(),
     )
+
+
+def _env_weight() -> float | None:
+    try:
+        return check_weight(os.environ.get(WEIGHT_VAR), "$" + WEIGHT_VAR)
+    except ValueError as exc:
+        raise EmbedError(str(exc), field=WEIGHT_VAR) from None
 
 
 def _env_timeout() -> float:

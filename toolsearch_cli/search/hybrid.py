@@ -9,7 +9,8 @@ cosine similarity of every tool, then fuses the two (figures in benchmarks/READM
   over these views;
 * ``nsf`` (normalised-score fusion, what ``hybrid`` uses): both sides rescaled to 0..1 between
   their :data:`CANDIDATES`-th best and their best score (each view of the request on its own),
-  then ``(1 - w) * lexical + w * semantic`` with ``w`` = :data:`SEMANTIC_WEIGHT`;
+  then ``(1 - w) * lexical + w * semantic`` with ``w`` the settings' weight (``--embed-weight``;
+  0.5 unless told: a weaker model earns less, benchmarks/README.md "per-model weight");
 * ``rrf`` (reciprocal-rank fusion, ``1/(k + rank)`` summed over both lists), measured for
   comparison (ranker ``hybrid-rrf``).
 
@@ -30,7 +31,7 @@ from ..indexes import cached_index
 from ..model import Catalog, Tool
 from .base import Contribution, Hit, SearchRequest
 from .bm25f import MAX_CLAUSES, BM25FRanker
-from .embed_settings import EmbedSettings
+from .embed_settings import DEFAULT_WEIGHT, EmbedSettings, check_weight, current_settings
 from .name_lookup import put_named_first
 from .text import classic_normalize, request_parts, split_sentences
 
@@ -42,8 +43,6 @@ if TYPE_CHECKING:
 
 #: How many of each list's best tools are fused.
 CANDIDATES = 50
-#: Share of the semantic part in normalised-score fusion.
-SEMANTIC_WEIGHT = 0.5
 #: The ``k`` of reciprocal-rank fusion.
 RRF_K = 10
 #: Query vectors kept in memory (an evaluation embeds its queries once, for every dense ranker).
@@ -253,7 +252,7 @@ class HybridRanker(_Dense):
     def __init__(
         self,
         fusion: str = "nsf",
-        weight: float = SEMANTIC_WEIGHT,
+        weight: float | None = None,
         rrf_k: int = RRF_K,
         *,
         embed: EmbedSettings | None = None,
@@ -262,7 +261,8 @@ class HybridRanker(_Dense):
             raise ValueError(f"unknown fusion {fusion!r}")
         self.embed = embed
         self.fusion = fusion
-        self.weight = weight
+        #: the semantic share; ``None``: the embedding settings' (``EmbedSettings.weight``, 0.5 unless told)
+        self.weight = check_weight(weight, "weight")
         self.rrf_k = rrf_k
         self.lexical = BM25FRanker()
 
@@ -291,10 +291,14 @@ class HybridRanker(_Dense):
         index = vector_index(catalog, embedder)
         views = query_views(request.query)
         semantic = self._semantic(index, embedder, views, depth, request.category)
+        shown_weight = ""
         if self.fusion == "rrf":
             parts = self._rrf(lexical, semantic)
         else:
-            parts = self._nsf(lexical, semantic, depth)
+            weight = self.fusion_weight()
+            parts = self._nsf(lexical, semantic, depth, weight)
+            if weight != DEFAULT_WEIGHT:
+                shown_weight = f"; weight {weight:g}"
         ranked = sorted(parts.items(), key=lambda item: (-(item[1][0] + item[1][1]), item[0]))
         by_name = {h.tool.name: h for h in lexical}
         tools = {t.name: t for t, _ in semantic.ranked}
@@ -316,9 +320,16 @@ class HybridRanker(_Dense):
                     contributions.append(Contribution(c.term, c.field, c.points * scale, c.detail))
             if sem_part > 0:
                 fields.append("semantic")
-            contributions.append(Contribution("*", "semantic", sem_part, semantic.detail(slot, len(views))))
+            detail = semantic.detail(slot, len(views)) + shown_weight
+            contributions.append(Contribution("*", "semantic", sem_part, detail))
             hits.append(Hit(tool=tool, score=score, matched_fields=fields, contributions=contributions))
         return put_named_first(catalog, request, hits)
+
+    def fusion_weight(self) -> float:
+        """The semantic share this ranker fuses with: its own ``weight``, else its settings'."""
+        if self.weight is not None:
+            return self.weight
+        return (self.embed if self.embed is not None else current_settings()).fusion_weight
 
     @staticmethod
     def _semantic(
@@ -347,8 +358,10 @@ class HybridRanker(_Dense):
         ranked = index.top(np.where(usable, part, -np.inf), depth)
         return _Semantic(index, sims, part, view, ranked)
 
-    def _nsf(self, lexical: list[Hit], semantic: _Semantic, depth: int) -> dict[str, tuple[float, float, int | None]]:
-        weight = self.weight
+    @staticmethod
+    def _nsf(
+        lexical: list[Hit], semantic: _Semantic, depth: int, weight: float
+    ) -> dict[str, tuple[float, float, int | None]]:
         best = lexical[0].score if lexical else 0.0
         floor = lexical[depth - 1].score if len(lexical) >= depth else 0.0
         span = best - floor
