@@ -26,7 +26,13 @@ QUERIES_2 = HERE / "queries-2.yaml"  # second batch: each request has a style
 QUERIES_3 = HERE / "queries-3.yaml"  # third batch: the big OpenAPI catalogs, each request has a style
 QUERY_FILES = (QUERIES, QUERIES_2, QUERIES_3)
 # held out: requests written before any ranking was looked at, for judging ranking changes, never tuning
-HELDOUT_QUERY_FILES = (HERE / "heldout-kubernetes.yaml",)
+HELDOUT_QUERY_FILES = (
+    HERE / "heldout-kubernetes.yaml",
+    # issue 19: about half English, half Chinese, for hybrid with a multilingual model
+    HERE / "heldout-docker-engine.yaml",
+    HERE / "heldout-mastodon.yaml",
+    HERE / "heldout-hetzner.yaml",
+)
 STYLES = ("direct", "task", "verbose")
 
 # id -> (group, source): a file name in the cache's catalogs/ folder (openapi) or in snapshots/ (mcp)
@@ -58,6 +64,9 @@ CATALOGS: dict[str, tuple[str, str]] = {
 # the held-out catalogs (only the HELDOUT_QUERY_FILES ask about them; ``load(heldout=True)``)
 HELDOUT_CATALOGS: dict[str, tuple[str, str]] = {
     "kubernetes": ("openapi", "catalogs/kubernetes.json"),
+    "docker-engine": ("openapi", "catalogs/docker-engine.json"),
+    "mastodon": ("openapi", "catalogs/mastodon.json"),
+    "hetzner": ("openapi", "catalogs/hetzner.json"),
 }
 KNOWN_CATALOGS = {**CATALOGS, **HELDOUT_CATALOGS}
 

