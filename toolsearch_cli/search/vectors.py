@@ -9,11 +9,19 @@ force (one matrix-vector product, then a partial sort): at 100,000 tools of 384 
 is a few milliseconds (benchmarks/embed_scale.py measures it against usearch's HNSW), with exact
 results and nothing to tune. Tools added or removed at run time are embedded on the next query;
 nothing is rebuilt.
+
+An index of a catalog loaded through the catalog cache is kept in a file of its own beside the
+catalog's entry (:func:`index_path`: ``<cache dir>/<entry key>.vectors-<model>.json``), never in
+the entry: a search that is not dense reads none of it and imports none of this. The file holds
+the keys of the tools' texts (:meth:`VectorIndex.keys_record`), so a later dense search of the
+unchanged catalog takes its vectors from the :class:`VectorStore` without making a text. It is
+named by the entry's key (the catalog files' bytes, this build of toolsearch), the model's
+identity and :data:`TEXTS_VERSION`, so it goes stale when any of them changes; a damaged,
+planted (a link), oversized or mismatched file is a miss, and the index is made again.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -30,6 +38,10 @@ MAX_SEARCHES = 500
 #: Raised when :func:`~.embed.tool_text` or :func:`~.embed.title_text` make other texts: an index
 #: read back from the catalog cache with older texts' keys then makes its texts again.
 TEXTS_VERSION = 3
+#: The newest this many index files (:func:`index_path`) are kept.
+MAX_INDEX_FILES = 64
+#: What an index file says it is.
+INDEX_FORMAT = "toolsearch-vector-index/1"
 #: Embedding this many texts at once is said on an interactive stderr (a first run can take minutes)
 #: when no progress reporter is set (:func:`~.embed.set_progress`; the CLI sets one that draws a bar).
 NOTICE_AT = 200
@@ -50,6 +62,63 @@ def store_enabled() -> bool:
     from .. import cachedir as cache
 
     return cache.enabled()
+
+
+def index_path(catalog_key: str, model_id: str) -> Path:
+    """Where the index of the catalog in the cache entry ``catalog_key`` under the model
+    ``model_id`` is kept: beside that entry, named by both and by :data:`TEXTS_VERSION`."""
+    import hashlib
+
+    from .. import cachedir as cache
+
+    model = hashlib.sha256(f"{model_id}\n{TEXTS_VERSION}".encode()).hexdigest()[:32]
+    return cache.cache_dir() / f"{catalog_key}.vectors-{model}.json"
+
+
+def _index_file_limit(tools: int) -> int:
+    """The most bytes an index file of ``tools`` tools can need: two 16-byte keys a tool (its
+    text and its title's) in base64, two slot numbers, and room for the document prompt."""
+    return (1 << 16) + 96 * tools
+
+
+def read_index_file(path: Path, catalog_key: str, model_id: str, tools: int) -> dict[str, Any] | None:
+    """The record :meth:`VectorIndex.keys_record` wrote at ``path`` for this catalog entry and model,
+    or ``None``: missing, a link, not a regular file, over the bound, not JSON, another format,
+    entry or model (the file is hostile input; ``None`` means "make the index again")."""
+    from .. import cachedir as cache
+
+    if cache.trusted_folder(create=False) is None:
+        return None
+    data = cache.read_json(path, _index_file_limit(tools))
+    if (
+        not isinstance(data, dict)
+        or data.get("format") != INDEX_FORMAT
+        or data.get("catalog") != catalog_key
+        or data.get("model") != model_id
+        or data.get("texts_version") != TEXTS_VERSION
+    ):
+        return None
+    return data
+
+
+def write_index_file(path: Path, catalog_key: str, model_id: str, record: dict[str, Any]) -> None:
+    """Keep ``record`` (:meth:`VectorIndex.keys_record`) at ``path`` for this catalog entry and model,
+    whole or not at all; the newest :data:`MAX_INDEX_FILES` kept. Nothing is written where another
+    user could change it, nor when it cannot be (a read-only cache folder): the next dense search
+    makes the index again."""
+    import json
+
+    from .. import cachedir as cache
+
+    if cache.trusted_folder(create=True) is None:
+        return
+    head = {"format": INDEX_FORMAT, "catalog": catalog_key, "model": model_id, "texts_version": TEXTS_VERSION}
+    text = json.dumps({**head, **record}, separators=(",", ":")).encode()
+    try:
+        cache.write_atomic(path, lambda f: f.write(text))
+        cache.prune(path.parent, "*.vectors-*.json", MAX_INDEX_FILES, newest=path)
+    except OSError:
+        pass
 
 
 class VectorStore:
@@ -154,8 +223,6 @@ class VectorStore:
         return old[1][rows].astype("float32")
 
     def _write(self, new_keys: list[bytes], fresh: Any, in_use: set[bytes]) -> None:
-        import tempfile
-
         import numpy as np
 
         old = self._read()  # as it is now: another process may have added vectors meanwhile
@@ -181,16 +248,13 @@ class VectorStore:
             vectors = np.concatenate([old[1][keep], fresh])
         if not self._trusted(create=True):
             return  # run without the cache (trusted_folder said why)
+        from .. import cachedir as cache
+
         try:
             self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-            fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=".tmp-", suffix=".npz")
-            try:
-                with os.fdopen(fd, "wb") as f:
-                    np.savez(f, keys=keys, vectors=vectors, model=np.array(self.model_id))
-                os.replace(tmp, self.path)
-            except BaseException:
-                Path(tmp).unlink(missing_ok=True)
-                raise
+            cache.write_atomic(
+                self.path, lambda f: np.savez(f, keys=keys, vectors=vectors, model=np.array(self.model_id))
+            )
         except OSError:
             pass  # a read-only cache folder: run without the cache
 
@@ -210,13 +274,65 @@ class VectorIndex:
         #: How many tool texts the last :meth:`ensure` embedded (0: all from the on-disk cache).
         self.embedded = 0
         #: The keys (:func:`~.embed.text_key`) of all the tools' texts as the last whole :meth:`ensure`
-        #: made them, pickled with the index (the catalog cache), so a later process finds their
-        #: vectors without making the texts again: (cjk, document prompt, tools, live slots, titled
-        #: slots, the keys as one bytes).
+        #: made them, kept in the index's own file (:meth:`keys_record`, :func:`index_path`) or a
+        #: pickle of the index, so a later process finds their vectors without making the texts
+        #: again: (cjk, texts version and document prompt, tools, live slots, titled slots, the
+        #: keys as one bytes).
         self._text_keys: tuple[bool, str, int, list[int], list[int], bytes] | None = None
+        #: The last :meth:`ensure` made :attr:`_text_keys` (they are worth keeping on disk).
+        self.keys_made = False
+
+    def keys_record(self) -> dict[str, Any] | None:
+        """The texts' keys as JSON data for the index's own file (``None`` before a whole :meth:`ensure`)."""
+        import base64
+
+        if self._text_keys is None:
+            return None
+        cjk, prefix, tools, live, titled, blob = self._text_keys
+        return {
+            "cjk": cjk,
+            "prefix": prefix,
+            "tools": tools,
+            "live": None if live == list(range(tools)) else live,
+            "titled": titled,
+            "keys": base64.b64encode(blob).decode("ascii"),
+        }
+
+    def adopt_keys(self, record: dict[str, Any]) -> bool:
+        """Take the texts' keys of a record :meth:`keys_record` made (read back from a file: checked
+        as hostile input); ``False``, taking nothing, when it does not fit this index's tools."""
+        import base64
+        import binascii
+
+        tools = len(self.tools)
+        cjk, prefix, count, live, titled, keys = (
+            record.get(k) for k in ("cjk", "prefix", "tools", "live", "titled", "keys")
+        )
+        if live is None:
+            live = list(range(tools))
+        if not (
+            isinstance(cjk, bool)
+            and isinstance(prefix, str)
+            and count == tools
+            and not isinstance(count, bool)
+            and isinstance(keys, str)
+            and isinstance(live, list)
+            and isinstance(titled, list)
+            and _slots(live, tools)
+            and _slots(titled, tools)
+        ):
+            return False
+        try:
+            blob = base64.b64decode(keys, validate=True)
+        except (binascii.Error, ValueError):
+            return False
+        if len(blob) != 16 * (len(live) + len(titled)):
+            return False
+        self._text_keys = (cjk, prefix, tools, live, titled, blob)
+        return True
 
     def __getstate__(self) -> dict[str, Any]:
-        # the catalog cache pickles indexes: vectors live in the VectorStore, not in the pickle
+        # vectors live in the VectorStore, not in a pickle of the index
         state = dict(self.__dict__)
         state["matrix"] = state["title_slots"] = state["title_matrix"] = None
         return state
@@ -224,6 +340,7 @@ class VectorIndex:
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.title_slots = self.title_matrix = None  # absent from indexes pickled before titles had vectors
         self._text_keys = None  # absent from indexes pickled before the keys were kept
+        self.keys_made = False
         self.__dict__.update(state)
 
     def add(self, tool: Tool) -> None:
@@ -246,6 +363,7 @@ class VectorIndex:
 
         done = 0 if self.matrix is None else len(self.matrix)
         self.embedded = 0
+        self.keys_made = False
         if done == len(self.tools):
             return
         pending = self.tools[done:]
@@ -256,8 +374,8 @@ class VectorIndex:
         found = None
         known = self._text_keys if done == 0 else None
         if known is not None and known[:3] == (cjk, prefix, len(self.tools)) and store_enabled():
-            # this index came from the catalog cache with its texts' keys: no text to make when the
-            # vector store holds them all (a search of an unchanged catalog)
+            # this index came with its texts' keys (its own file, see index_path): no text to make
+            # when the vector store holds them all (a search of an unchanged catalog)
             _, _, _, live, titled_slots, blob = known
             found = store.cached([blob[i : i + 16] for i in range(0, len(blob), 16)])
         if found is None:
@@ -271,9 +389,10 @@ class VectorIndex:
             documents = as_documents(embedder, texts + [text for _, text in titled])
             found = store.vectors(embedder, documents, persist=store_enabled())
             self.embedded = store.embedded
-            if done == 0:  # kept with the index when the catalog cache stores it
+            if done == 0:  # kept in the index's own file (see index_path)
                 blob = b"".join(text_key(d) for d in documents)
                 self._text_keys = (cjk, prefix, len(self.tools), live, titled_slots, blob)
+                self.keys_made = True
         dim = found.shape[1] if found.size else (self.matrix.shape[1] if self.matrix is not None else 0)
         rows = np.zeros((len(pending), dim), dtype=np.float32)
         if live:
@@ -350,3 +469,15 @@ class VectorIndex:
             key=lambda p: (-p[0], self.tools[p[1]].name),  # type: ignore[union-attr]
         )
         return [(self.tools[i], s) for s, i in best]  # type: ignore[misc]
+
+
+def _slots(value: list[Any], tools: int) -> bool:
+    """Whether ``value`` (read from a file) is a rising list of slot numbers below ``tools``."""
+    if len(value) > tools:
+        return False
+    last = -1
+    for slot in value:
+        if type(slot) is not int or not last < slot < tools:
+            return False
+        last = slot
+    return True

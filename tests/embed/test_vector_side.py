@@ -1,0 +1,239 @@
+"""A catalog's tool-vector index is kept beside its catalog cache entry, in a file of its own
+(search/vectors.py, ``index_path``), not inside the entry: a ``default`` search of a catalog a
+``hybrid`` search used before reads none of it and imports no embedding code; a second dense
+search finds its tools' vectors through it without making the texts or embedding anything; a
+damaged, planted or oversized file is a miss (made again), never an error."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from ..conftest import DEMO, ROOT
+from .conftest import STATIC
+
+pytest.importorskip("numpy")
+pytest.importorskip("model2vec", reason="the static test model needs the embed extra (model2vec)")
+
+#: runs the CLI in a fresh process and prints, as JSON: the exit code, the embedding modules it
+#: imported, the vector-index files it opened and the embedding cost it reported
+WRAPPER = r"""
+import json, os, sys
+opened = []
+
+def hook(event, args):
+    if event == "open" and isinstance(args[0], (str, bytes, os.PathLike)):
+        path = os.fsdecode(args[0])
+        if ".vectors-" in os.path.basename(path):
+            opened.append(path)
+
+sys.addaudithook(hook)
+from toolsearch_cli.cli.app import main
+from toolsearch_cli.search import embed_settings
+code = 0
+try:
+    main(sys.argv[1:])
+except SystemExit as exc:
+    code = exc.code
+heavy = ("toolsearch_cli.search.embed", "toolsearch_cli.search.vectors")
+imported = sorted(m for m in sys.modules if m.split(".")[0] == "numpy" or m in heavy)
+cost = embed_settings.embed_cost()
+print(json.dumps({"code": code, "imported": imported, "opened": opened,
+                  "embedded": cost.texts, "cached": cost.cached}))
+"""
+
+
+def _run(cache, *argv: str) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLSEARCH_EMBED")}
+    env.update(TOOLSEARCH_CACHE_DIR=str(cache), PYTHONPATH=str(ROOT))
+    env.pop("TOOLSEARCH_NO_CACHE", None)
+    done = subprocess.run(
+        [sys.executable, "-c", WRAPPER, *argv], capture_output=True, text=True, env=env, cwd=ROOT, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+HYBRID = ("search", "weather in a city", "-c", str(DEMO), "-r", "hybrid", "--embed-model", str(STATIC))
+DEFAULT = ("search", "weather in a city", "-c", str(DEMO))
+
+
+def test_a_default_search_after_a_hybrid_one_reads_no_vectors_and_imports_no_embedding_code(tmp_path):
+    cache = tmp_path / "cache"
+    first = _run(cache, *HYBRID)
+    assert first["code"] == 0 and first["embedded"] > 0  # the catalog's tools embedded
+    assert list(cache.glob("*.vectors-*.json"))  # the index kept beside the catalog's entry
+    after = _run(cache, *DEFAULT)
+    assert after["code"] == 0
+    assert after["imported"] == []  # no numpy, no .embed, no .vectors
+    assert after["opened"] == []  # and the vector-index file not even opened
+    again = _run(cache, *HYBRID)  # the dense search still finds it: nothing embedded again
+    assert again["code"] == 0 and again["embedded"] == 0 and again["cached"] > 0
+    assert again["opened"]
+
+
+# -- in-process: what a dense search makes again, file by file --------------------------------
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("TOOLSEARCH_CACHE_DIR", str(folder))
+    monkeypatch.delenv("TOOLSEARCH_NO_CACHE", raising=False)
+    return folder
+
+
+@pytest.fixture
+def made(monkeypatch):
+    """How many tool texts dense searches made (none when an index file gave their keys)."""
+    from toolsearch_cli.search import vectors
+
+    count = {"texts": 0}
+    real = vectors.tool_text
+
+    def counting(tool, **kw):
+        count["texts"] += 1
+        return real(tool, **kw)
+
+    monkeypatch.setattr(vectors, "tool_text", counting)
+    return count
+
+
+def _hybrid(run_cli, catalog=DEMO, model=STATIC, query="weather in a city"):
+    result = run_cli("search", query, "-c", str(catalog), "-r", "hybrid", "--embed-model", str(model), "-f", "json")
+    assert result.code == 0, result.stderr
+    assert result.stderr == "" and "Traceback" not in result.stderr
+    return [hit["name"] for hit in result.json()["hits"]]
+
+
+def _index_files(cache):
+    return sorted(cache.glob("*.vectors-*.json"))
+
+
+def test_a_second_dense_search_makes_no_text_and_ranks_the_same(run_cli, cache, made):
+    first = _hybrid(run_cli)
+    tools = made["texts"]
+    assert tools > 50
+    [path] = _index_files(cache)
+    assert path.stat().st_mode & 0o077 == 0  # the user's alone, as every cache file
+    assert _hybrid(run_cli) == first
+    assert made["texts"] == tools  # the keys came from the index file: no text made again
+    entry = json.loads(path.read_text())
+    assert entry["format"] == "toolsearch-vector-index/1" and entry["live"] is None
+
+
+@pytest.mark.parametrize(
+    "damage",
+    ["truncated", "garbage", "wrong types", "keys not base64", "slot out of range", "oversized", "folder", "fifo"],
+)
+def test_a_damaged_index_file_is_made_again(run_cli, cache, made, damage):
+    first = _hybrid(run_cli)
+    [path] = _index_files(cache)
+    good = path.read_bytes()
+    record = json.loads(good)
+    path.unlink()
+    if damage == "truncated":
+        path.write_bytes(good[: len(good) // 2])
+    elif damage == "garbage":
+        path.write_bytes(os.urandom(4096))
+    elif damage == "wrong types":
+        path.write_text(json.dumps({**record, "tools": "62", "titled": {"a": 1}}))
+    elif damage == "keys not base64":
+        path.write_text(json.dumps({**record, "keys": "@@" + record["keys"][2:]}))
+    elif damage == "slot out of range":
+        path.write_text(json.dumps({**record, "titled": [*record["titled"][:-1], 10**9]}))
+    elif damage == "oversized":  # still the same JSON: only its size gives it away
+        path.write_bytes(good[:-1] + b" " * (2 << 20) + good[-1:])
+    elif damage == "folder":
+        path.mkdir()
+    elif damage == "fifo":
+        os.mkfifo(path)  # opening it to read must not wait for a writer
+    before = made["texts"]
+    assert _hybrid(run_cli) == first
+    assert made["texts"] > before  # made again, not taken from the damaged file
+    if damage != "folder":  # a folder in the way stays (nothing is deleted); the search goes on
+        assert json.loads(path.read_bytes()) == record  # and written again, whole
+        made["texts"] = 0
+        assert _hybrid(run_cli) == first and made["texts"] == 0
+
+
+def test_a_link_in_place_of_the_index_file_is_not_followed(run_cli, cache, made, tmp_path):
+    first = _hybrid(run_cli)
+    [path] = _index_files(cache)
+    elsewhere = tmp_path / "elsewhere.json"
+    elsewhere.write_bytes(path.read_bytes())  # a valid index: followed, it would spare the texts
+    path.unlink()
+    path.symlink_to(elsewhere)
+    before = made["texts"]
+    assert _hybrid(run_cli) == first
+    assert made["texts"] > before  # not read through the link
+    assert not path.is_symlink() and path.is_file()  # the link replaced by the file itself
+    assert elsewhere.read_bytes() == path.read_bytes()  # and its target left as it was
+
+
+def test_the_index_file_goes_stale_with_the_catalog_and_with_the_model(run_cli, cache, made, tmp_path, monkeypatch):
+    import shutil
+
+    from toolsearch_cli.search import embed
+
+    catalog = tmp_path / "demo"
+    shutil.copytree(DEMO, catalog)
+    model = tmp_path / "model"
+    shutil.copytree(STATIC, model)
+    _hybrid(run_cli, catalog, model)
+    assert len(_index_files(cache)) == 1
+    weather = catalog / "weather.yaml"
+    weather.write_text(weather.read_text().replace("Get the current weather", "Get the present weather", 1))
+    before = made["texts"]
+    _hybrid(run_cli, catalog, model)  # another catalog entry: another index file, the texts made again
+    assert made["texts"] > before and len(_index_files(cache)) == 2
+    tokenizer = model / "tokenizer.json"
+    tokenizer.write_text(tokenizer.read_text() + "\n")  # the model's files changed: another identity
+    monkeypatch.setattr(embed, "_embedders", {})  # loaded again, as a new process would
+    before = made["texts"]
+    _hybrid(run_cli, catalog, model)
+    assert made["texts"] > before and len(_index_files(cache)) == 3
+
+
+def test_the_index_file_is_named_by_the_entry_the_model_and_the_texts_version(cache, monkeypatch):
+    from toolsearch_cli.search import vectors
+
+    one = vectors.index_path("a" * 64, "model-1")
+    assert one.parent == cache and one.name.startswith("a" * 64 + ".vectors-")
+    assert vectors.index_path("b" * 64, "model-1") != one
+    assert vectors.index_path("a" * 64, "model-2") != one
+    monkeypatch.setattr(vectors, "TEXTS_VERSION", vectors.TEXTS_VERSION + 1)
+    assert vectors.index_path("a" * 64, "model-1") != one
+
+
+def test_no_index_file_without_the_cache(run_cli, cache, made, monkeypatch):
+    monkeypatch.setenv("TOOLSEARCH_NO_CACHE", "1")
+    _hybrid(run_cli)
+    assert not cache.exists() or _index_files(cache) == []
+
+
+def test_the_keys_record_gives_the_same_index_as_the_texts(cache, made):
+    from toolsearch_cli import load_catalog
+    from toolsearch_cli.search import vectors
+    from toolsearch_cli.search.embed import load_local
+
+    np = pytest.importorskip("numpy")
+    model = load_local(str(STATIC))
+    tools = load_catalog([str(DEMO)]).searchable()
+    first = vectors.VectorIndex(tools, model.model_id)
+    first.ensure(model)
+    record = json.loads(json.dumps(first.keys_record()))  # as the file holds it
+    again = vectors.VectorIndex(tools, model.model_id)
+    assert again.adopt_keys(record)
+    texts = made["texts"]
+    again.ensure(model)
+    assert made["texts"] == texts and not again.keys_made
+    assert np.array_equal(again.matrix, first.matrix) and np.array_equal(again.title_matrix, first.title_matrix)
+    fewer = vectors.VectorIndex(tools[:-1], model.model_id)
+    assert not fewer.adopt_keys(record)  # another catalog's record is refused whole
+    assert not vectors.VectorIndex(tools, model.model_id).adopt_keys({**record, "keys": record["keys"][:-8]})
