@@ -308,7 +308,8 @@ class VectorIndex:
         cjk, prefix, count, live, titled, keys = (
             record.get(k) for k in ("cjk", "prefix", "tools", "live", "titled", "keys")
         )
-        if live is None:
+        every = live is None  # no tool removed: every slot live (checked as it is made)
+        if every:
             live = list(range(tools))
         if not (
             isinstance(cjk, bool)
@@ -318,7 +319,7 @@ class VectorIndex:
             and isinstance(keys, str)
             and isinstance(live, list)
             and isinstance(titled, list)
-            and _slots(live, tools)
+            and (every or _slots(live, tools))
             and _slots(titled, tools)
         ):
             return False
