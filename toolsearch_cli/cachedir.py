@@ -97,14 +97,12 @@ def prune(folder: Path, pattern: str, keep: int, *, newest: Path | None = None) 
         old.unlink(missing_ok=True)
 
 
-def read_json(path: Path, limit: int) -> object | None:
-    """A small JSON file of the cache, parsed; ``None`` when it is missing, unreadable, a symlink,
-    not a regular file, larger than ``limit`` bytes, not JSON or nested too deep. A cache file is
-    hostile input: whoever reads one treats ``None`` as "make it again", never as an error. The
-    file is opened without following a link (``O_NOFOLLOW``: no window between a check and the
-    open) and without blocking on a FIFO planted in its place."""
-    import json
-
+def read_file(path: Path, limit: int) -> bytes | None:
+    """A file of the cache, read whole; ``None`` when it is missing, unreadable, a symlink, not a
+    regular file or larger than ``limit`` bytes. A cache file is hostile input: whoever reads one
+    treats ``None`` as "make it again", never as an error. The file is opened without following a
+    link (``O_NOFOLLOW``: no window between a check and the open) and without blocking on a FIFO
+    planted in its place."""
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
         if path.is_symlink():  # where O_NOFOLLOW is missing
@@ -114,10 +112,22 @@ def read_json(path: Path, limit: int) -> object | None:
             if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
                 return None
             raw = f.read(limit + 1)
-        if len(raw) > limit:
-            return None
+    except OSError:
+        return None
+    return raw if len(raw) <= limit else None
+
+
+def read_json(path: Path, limit: int) -> object | None:
+    """A small JSON file of the cache, parsed (read as :func:`read_file` reads); ``None`` when
+    :func:`read_file` gives nothing or it is not JSON or nested too deep."""
+    import json
+
+    raw = read_file(path, limit)
+    if raw is None:
+        return None
+    try:
         return json.loads(raw)
-    except (OSError, ValueError, RecursionError):
+    except (ValueError, RecursionError):
         return None
 
 

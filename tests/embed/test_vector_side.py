@@ -67,7 +67,7 @@ def test_a_default_search_after_a_hybrid_one_reads_no_vectors_and_imports_no_emb
     cache = tmp_path / "cache"
     first = _run(cache, *HYBRID)
     assert first["code"] == 0 and first["embedded"] > 0  # the catalog's tools embedded
-    assert list(cache.glob("*.vectors-*.json"))  # the index kept beside the catalog's entry
+    assert list(cache.glob("*.vectors-*.keys"))  # the index kept beside the catalog's entry
     after = _run(cache, *DEFAULT)
     assert after["code"] == 0
     assert after["imported"] == []  # no numpy, no .embed, no .vectors
@@ -112,7 +112,17 @@ def _hybrid(run_cli, catalog=DEMO, model=STATIC, query="weather in a city"):
 
 
 def _index_files(cache):
-    return sorted(cache.glob("*.vectors-*.json"))
+    return sorted(cache.glob("*.vectors-*.keys"))
+
+
+def _record(raw: bytes):
+    """An index file's JSON line and its keys."""
+    head, _, keys = raw.partition(b"\n")
+    return json.loads(head), keys
+
+
+def _file(head, keys) -> bytes:
+    return json.dumps(head).encode() + b"\n" + keys
 
 
 def test_a_second_dense_search_makes_no_text_and_ranks_the_same(run_cli, cache, made):
@@ -123,32 +133,45 @@ def test_a_second_dense_search_makes_no_text_and_ranks_the_same(run_cli, cache, 
     assert path.stat().st_mode & 0o077 == 0  # the user's alone, as every cache file
     assert _hybrid(run_cli) == first
     assert made["texts"] == tools  # the keys came from the index file: no text made again
-    entry = json.loads(path.read_text())
-    assert entry["format"] == "toolsearch-vector-index/1" and entry["live"] is None
+    head, keys = _record(path.read_bytes())
+    assert head["format"] == "toolsearch-vector-index/1" and head["live"] is None
+    assert len(keys) == 16 * (head["tools"] + len(head["titled"]))
 
 
 @pytest.mark.parametrize(
     "damage",
-    ["truncated", "garbage", "wrong types", "keys not base64", "slot out of range", "oversized", "folder", "fifo"],
+    [
+        "truncated",
+        "garbage",
+        "no line",
+        "wrong types",
+        "keys cut short",
+        "slot out of range",
+        "oversized",
+        "folder",
+        "fifo",
+    ],
 )
 def test_a_damaged_index_file_is_made_again(run_cli, cache, made, damage):
     first = _hybrid(run_cli)
     [path] = _index_files(cache)
     good = path.read_bytes()
-    record = json.loads(good)
+    head, keys = _record(good)
     path.unlink()
     if damage == "truncated":
         path.write_bytes(good[: len(good) // 2])
     elif damage == "garbage":
         path.write_bytes(os.urandom(4096))
+    elif damage == "no line":
+        path.write_bytes(good.replace(b"\n", b" ", 1))
     elif damage == "wrong types":
-        path.write_text(json.dumps({**record, "tools": "62", "titled": {"a": 1}}))
-    elif damage == "keys not base64":
-        path.write_text(json.dumps({**record, "keys": "@@" + record["keys"][2:]}))
+        path.write_bytes(_file({**head, "tools": "62", "titled": {"a": 1}}, keys))
+    elif damage == "keys cut short":
+        path.write_bytes(_file(head, keys[:-8]))
     elif damage == "slot out of range":
-        path.write_text(json.dumps({**record, "titled": [*record["titled"][:-1], 10**9]}))
-    elif damage == "oversized":  # still the same JSON: only its size gives it away
-        path.write_bytes(good[:-1] + b" " * (2 << 20) + good[-1:])
+        path.write_bytes(_file({**head, "titled": [*head["titled"][:-1], 10**9]}, keys))
+    elif damage == "oversized":  # still the same record: only its size gives it away
+        path.write_bytes(_file(head, b"").replace(b"}", b"}" + b" " * (2 << 20), 1)[:-1] + b"\n" + keys)
     elif damage == "folder":
         path.mkdir()
     elif damage == "fifo":
@@ -157,7 +180,7 @@ def test_a_damaged_index_file_is_made_again(run_cli, cache, made, damage):
     assert _hybrid(run_cli) == first
     assert made["texts"] > before  # made again, not taken from the damaged file
     if damage != "folder":  # a folder in the way stays (nothing is deleted); the search goes on
-        assert json.loads(path.read_bytes()) == record  # and written again, whole
+        assert path.read_bytes() == good  # and written again, whole
         made["texts"] = 0
         assert _hybrid(run_cli) == first and made["texts"] == 0
 
@@ -227,7 +250,11 @@ def test_the_keys_record_gives_the_same_index_as_the_texts(cache, made):
     tools = load_catalog([str(DEMO)]).searchable()
     first = vectors.VectorIndex(tools, model.model_id)
     first.ensure(model)
-    record = json.loads(json.dumps(first.keys_record()))  # as the file holds it
+    path = vectors.index_path("c" * 64, model.model_id)
+    vectors.write_index_file(path, "c" * 64, model.model_id, first.keys_record())
+    record = vectors.read_index_file(path, "c" * 64, model.model_id, len(tools))  # as a later process reads it
+    assert vectors.read_index_file(path, "d" * 64, model.model_id, len(tools)) is None  # another entry's
+    assert vectors.read_index_file(path, "c" * 64, "another model", len(tools)) is None
     again = vectors.VectorIndex(tools, model.model_id)
     assert again.adopt_keys(record)
     texts = made["texts"]
@@ -237,3 +264,4 @@ def test_the_keys_record_gives_the_same_index_as_the_texts(cache, made):
     fewer = vectors.VectorIndex(tools[:-1], model.model_id)
     assert not fewer.adopt_keys(record)  # another catalog's record is refused whole
     assert not vectors.VectorIndex(tools, model.model_id).adopt_keys({**record, "keys": record["keys"][:-8]})
+    assert not vectors.VectorIndex(tools, model.model_id).adopt_keys({**record, "keys": "a string"})

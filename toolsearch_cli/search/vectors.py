@@ -11,7 +11,7 @@ results and nothing to tune. Tools added or removed at run time are embedded on 
 nothing is rebuilt.
 
 An index of a catalog loaded through the catalog cache is kept in a file of its own beside the
-catalog's entry (:func:`index_path`: ``<cache dir>/<entry key>.vectors-<model>.json``), never in
+catalog's entry (:func:`index_path`: ``<cache dir>/<entry key>.vectors-<model>.keys``), never in
 the entry: a search that is not dense reads none of it and imports none of this. The file holds
 the keys of the tools' texts (:meth:`VectorIndex.keys_record`), so a later dense search of the
 unchanged catalog takes its vectors from the :class:`VectorStore` without making a text. It is
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from ..model import Tool
 from .embed import Embedder, as_documents, embed_texts, text_key, title_text, tool_text
@@ -72,24 +72,34 @@ def index_path(catalog_key: str, model_id: str) -> Path:
     from .. import cachedir as cache
 
     model = hashlib.sha256(f"{model_id}\n{TEXTS_VERSION}".encode()).hexdigest()[:32]
-    return cache.cache_dir() / f"{catalog_key}.vectors-{model}.json"
+    return cache.cache_dir() / f"{catalog_key}.vectors-{model}.keys"
 
 
 def _index_file_limit(tools: int) -> int:
     """The most bytes an index file of ``tools`` tools can need: two 16-byte keys a tool (its
-    text and its title's) in base64, two slot numbers, and room for the document prompt."""
-    return (1 << 16) + 96 * tools
+    text and its title's), two slot numbers in JSON, and room for the document prompt."""
+    return (1 << 16) + 64 * tools
 
 
 def read_index_file(path: Path, catalog_key: str, model_id: str, tools: int) -> dict[str, Any] | None:
     """The record :meth:`VectorIndex.keys_record` wrote at ``path`` for this catalog entry and model,
-    or ``None``: missing, a link, not a regular file, over the bound, not JSON, another format,
-    entry or model (the file is hostile input; ``None`` means "make the index again")."""
+    or ``None``: missing, a link, not a regular file, over the bound, not a JSON line then keys,
+    another format, entry or model (the file is hostile input; ``None`` means "make the index
+    again"). The file is one line of JSON (the record but its keys), then the keys as bytes."""
+    import json
+
     from .. import cachedir as cache
 
     if cache.trusted_folder(create=False) is None:
         return None
-    data = cache.read_json(path, _index_file_limit(tools))
+    raw = cache.read_file(path, _index_file_limit(tools))
+    if raw is None:
+        return None
+    head, newline, keys = raw.partition(b"\n")
+    try:
+        data = json.loads(head) if newline else None
+    except (ValueError, RecursionError):
+        return None
     if (
         not isinstance(data, dict)
         or data.get("format") != INDEX_FORMAT
@@ -98,6 +108,7 @@ def read_index_file(path: Path, catalog_key: str, model_id: str, tools: int) -> 
         or data.get("texts_version") != TEXTS_VERSION
     ):
         return None
+    data["keys"] = keys
     return data
 
 
@@ -113,10 +124,16 @@ def write_index_file(path: Path, catalog_key: str, model_id: str, record: dict[s
     if cache.trusted_folder(create=True) is None:
         return
     head = {"format": INDEX_FORMAT, "catalog": catalog_key, "model": model_id, "texts_version": TEXTS_VERSION}
-    text = json.dumps({**head, **record}, separators=(",", ":")).encode()
+    rest = {k: v for k, v in record.items() if k != "keys"}
+    line = json.dumps({**head, **rest}, separators=(",", ":")).encode() + b"\n"  # no newline inside
+
+    def write(f: BinaryIO) -> None:
+        f.write(line)
+        f.write(record["keys"])
+
     try:
-        cache.write_atomic(path, lambda f: f.write(text))
-        cache.prune(path.parent, "*.vectors-*.json", MAX_INDEX_FILES, newest=path)
+        cache.write_atomic(path, write)
+        cache.prune(path.parent, "*.vectors-*.keys", MAX_INDEX_FILES, newest=path)
     except OSError:
         pass
 
@@ -283,9 +300,8 @@ class VectorIndex:
         self.keys_made = False
 
     def keys_record(self) -> dict[str, Any] | None:
-        """The texts' keys as JSON data for the index's own file (``None`` before a whole :meth:`ensure`)."""
-        import base64
-
+        """The texts' keys for the index's own file (``None`` before a whole :meth:`ensure`): JSON
+        data but ``keys``, the keys as one ``bytes`` (16 a text)."""
         if self._text_keys is None:
             return None
         cjk, prefix, tools, live, titled, blob = self._text_keys
@@ -295,15 +311,12 @@ class VectorIndex:
             "tools": tools,
             "live": None if live == list(range(tools)) else live,
             "titled": titled,
-            "keys": base64.b64encode(blob).decode("ascii"),
+            "keys": blob,
         }
 
     def adopt_keys(self, record: dict[str, Any]) -> bool:
         """Take the texts' keys of a record :meth:`keys_record` made (read back from a file: checked
         as hostile input); ``False``, taking nothing, when it does not fit this index's tools."""
-        import base64
-        import binascii
-
         tools = len(self.tools)
         cjk, prefix, count, live, titled, keys = (
             record.get(k) for k in ("cjk", "prefix", "tools", "live", "titled", "keys")
@@ -316,20 +329,16 @@ class VectorIndex:
             and isinstance(prefix, str)
             and count == tools
             and not isinstance(count, bool)
-            and isinstance(keys, str)
+            and isinstance(keys, bytes)
             and isinstance(live, list)
             and isinstance(titled, list)
             and (every or _slots(live, tools))
             and _slots(titled, tools)
         ):
             return False
-        try:
-            blob = base64.b64decode(keys, validate=True)
-        except (binascii.Error, ValueError):
+        if len(keys) != 16 * (len(live) + len(titled)):
             return False
-        if len(blob) != 16 * (len(live) + len(titled)):
-            return False
-        self._text_keys = (cjk, prefix, tools, live, titled, blob)
+        self._text_keys = (cjk, prefix, tools, live, titled, keys)
         return True
 
     def __getstate__(self) -> dict[str, Any]:
