@@ -265,3 +265,30 @@ def test_the_keys_record_gives_the_same_index_as_the_texts(cache, made):
     assert not fewer.adopt_keys(record)  # another catalog's record is refused whole
     assert not vectors.VectorIndex(tools, model.model_id).adopt_keys({**record, "keys": record["keys"][:-8]})
     assert not vectors.VectorIndex(tools, model.model_id).adopt_keys({**record, "keys": "a string"})
+
+
+def test_the_store_finds_rows_by_keys_and_refuses_any_key_it_does_not_hold_whole(cache):
+    from toolsearch_cli.search import vectors
+    from toolsearch_cli.search.embed_settings import embed_cost, reset_embed_cost
+
+    np = pytest.importorskip("numpy")
+
+    class Rows:
+        """Text i's vector is row i of an identity matrix ("t3" -> e3)."""
+
+        model_id, label, multilingual = "rows", "rows", False
+
+        def embed(self, texts):
+            return np.eye(8, dtype=np.float32)[[int(t[1:]) for t in texts]]
+
+    store = vectors.VectorStore("rows")
+    texts = [f"t{i}" for i in range(8)]
+    store.vectors(Rows(), texts)
+    keys = [vectors.text_key(t) for t in texts]
+    reset_embed_cost()
+    found = store.cached(keys[5] + keys[2] + keys[5])  # any order, a text twice
+    assert np.array_equal(found, np.eye(8, dtype=np.float32)[[5, 2, 5]])
+    assert embed_cost().cached == 2  # distinct texts
+    assert store.cached(keys[1] + vectors.text_key("never stored")) is None
+    assert store.cached(keys[1] + keys[3][:8] + b"\0" * 8) is None  # its first 8 bytes alone match
+    assert store.cached(keys[1][:15]) is None and store.cached(b"") is None

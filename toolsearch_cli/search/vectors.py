@@ -36,7 +36,7 @@ MAX_STORED = 300_000
 #: Vectors kept of ``search`` requests (a repeated request loads no model); the newest are kept.
 MAX_SEARCHES = 500
 #: Raised when :func:`~.embed.tool_text` or :func:`~.embed.title_text` make other texts: an index
-#: read back from the catalog cache with older texts' keys then makes its texts again.
+#: file (:func:`index_path`, named by it) of older texts' keys is not read: the texts are made again.
 TEXTS_VERSION = 3
 #: The newest this many index files (:func:`index_path`) are kept.
 MAX_INDEX_FILES = 64
@@ -179,6 +179,7 @@ class VectorStore:
             model != self.model_id
             or keys.ndim != 2
             or keys.shape[1] != 16
+            or keys.dtype != np.uint8
             or vectors.ndim != 2
             or len(keys) != len(vectors)
             or vectors.dtype != np.float16
@@ -222,21 +223,34 @@ class VectorStore:
             self._write(list(missing), fresh, set(keys))
         return out.astype(np.float32)
 
-    def cached(self, keys: Sequence[bytes]) -> Any:
-        """float32 rows of the texts of these keys (as :meth:`vectors` gives them) when the store
-        holds every one, else ``None`` (nothing counted then)."""
-        if not keys:
+    def cached(self, keys: bytes) -> Any:
+        """float32 rows of the texts of these keys (``keys``: 16 bytes a text, one after another;
+        rows as :meth:`vectors` gives them) when the store holds every one, else ``None`` (nothing
+        counted then).
+
+        Looked up with NumPy, not a dict of every stored key: the stored keys sorted by their
+        first 8 bytes, each wanted key found by binary search, then compared whole (a wanted key
+        whose first 8 bytes another stored key shares, one chance in 2^64 a pair, is a miss: the
+        texts are made again). A dict of 110,000 stored keys cost ~200 ms of a warm dense search
+        at 100,000 tools; this ~45 ms (benchmarks/README.md, "Issue 19 — vectors beside the
+        catalog entry")."""
+        import numpy as np
+
+        if not keys or len(keys) % 16:
             return None
         old = self._read()
-        if old is None:
+        if old is None or not len(old[0]):
             return None
-        known = {bytes(k): i for i, k in enumerate(old[0])}
-        try:
-            rows = [known[key] for key in keys]
-        except KeyError:
-            return None
+        stored = np.ascontiguousarray(old[0], dtype=np.uint8)
+        wanted = np.frombuffer(keys, dtype=np.uint8).reshape(-1, 16)
+        firsts = stored.view("<u8")[:, 0]  # (rows, 2) uint64 -> the first 8 bytes of each key
+        order = np.argsort(firsts, kind="stable")
+        at = np.minimum(np.searchsorted(firsts[order], wanted.view("<u8")[:, 0]), len(order) - 1)
+        rows = order[at]
+        if not (stored[rows] == wanted).all():
+            return None  # a key the store does not hold
         self.embedded = 0
-        count_cached(len(set(keys)))
+        count_cached(len(np.unique(rows)))  # the store holds each key once: distinct rows, distinct texts
         return old[1][rows].astype("float32")
 
     def _write(self, new_keys: list[bytes], fresh: Any, in_use: set[bytes]) -> None:
@@ -387,7 +401,7 @@ class VectorIndex:
             # this index came with its texts' keys (its own file, see index_path): no text to make
             # when the vector store holds them all (a search of an unchanged catalog)
             _, _, _, live, titled_slots, blob = known
-            found = store.cached([blob[i : i + 16] for i in range(0, len(blob), 16)])
+            found = store.cached(blob)
         if found is None:
             # removed tools get a zero row, not a vector of "" (endpoints refuse empty input)
             alive = [(i, t) for i, t in enumerate(pending) if t is not None]
