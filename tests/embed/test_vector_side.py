@@ -75,6 +75,7 @@ def test_a_default_search_after_a_hybrid_one_reads_no_vectors_and_imports_no_emb
     again = _run(cache, *HYBRID)  # the dense search still finds it: nothing embedded again
     assert again["code"] == 0 and again["embedded"] == 0 and again["cached"] > 0
     assert again["opened"]
+    assert "numpy.ma" not in again["imported"]  # np.unique imports it: ~30 ms of a warm search
 
 
 # -- in-process: what a dense search makes again, file by file --------------------------------

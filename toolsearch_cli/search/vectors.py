@@ -250,7 +250,10 @@ class VectorStore:
         if not (stored[rows] == wanted).all():
             return None  # a key the store does not hold
         self.embedded = 0
-        count_cached(len(np.unique(rows)))  # the store holds each key once: distinct rows, distinct texts
+        # the store holds each key once: distinct rows are distinct texts (counted on a sorted copy:
+        # np.unique imports numpy.ma, ~30 ms of a warm search)
+        ordered = np.sort(rows)
+        count_cached(1 + int(np.count_nonzero(ordered[1:] != ordered[:-1])))
         return old[1][rows].astype("float32")
 
     def _write(self, new_keys: list[bytes], fresh: Any, in_use: set[bytes]) -> None:
