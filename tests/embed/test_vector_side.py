@@ -293,3 +293,27 @@ def test_the_store_finds_rows_by_keys_and_refuses_any_key_it_does_not_hold_whole
     assert store.cached(keys[1] + vectors.text_key("never stored")) is None
     assert store.cached(keys[1] + keys[3][:8] + b"\0" * 8) is None  # its first 8 bytes alone match
     assert store.cached(keys[1][:15]) is None and store.cached(b"") is None
+
+
+def test_no_index_file_is_written_for_a_catalog_changed_at_run_time(cache, made):
+    from toolsearch_cli import Tool, indexes
+    from toolsearch_cli.catalog import cache as catalog_cache
+    from toolsearch_cli.catalog import load_catalog_result, store_in_cache
+    from toolsearch_cli.search import SearchRequest, get_ranker
+    from toolsearch_cli.search.embed_settings import EmbedSettings
+
+    loaded = load_catalog_result([str(DEMO)], cache=True)
+    catalog = loaded.catalog
+    assert indexes.disk_key(catalog) == loaded.cache_key is not None
+    catalog.add_tool(Tool(name="brand_new_tool", description="Reads the tide tables for a harbour."))
+    assert indexes.disk_key(catalog) is None  # no longer what the entry's files say
+    ranker = get_ranker("hybrid").with_embed(EmbedSettings(model=str(STATIC)))
+    ranker.search(catalog, SearchRequest(query="tide tables", max_results=3))
+    assert _index_files(cache) == []
+    fresh = load_catalog_result([str(DEMO)], cache=True)  # the entry as stored: no vector index inside
+    ranker.search(fresh.catalog, SearchRequest(query="tide tables", max_results=3))
+    assert "vectors:" not in " ".join(indexes.built(fresh.catalog))
+    assert any(k.startswith("vectors:") for k in indexes.index_keys(fresh.catalog))
+    store_in_cache(fresh)
+    assert not any(k.startswith("vectors:") for k in catalog_cache.load(fresh.cache_key).indexes)
+    assert len(_index_files(cache)) == 1
