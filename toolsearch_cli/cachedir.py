@@ -11,7 +11,9 @@ from __future__ import annotations
 import os
 import stat
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import BinaryIO
 
 CACHE_DIR_VAR = "TOOLSEARCH_CACHE_DIR"
 NO_CACHE_VAR = "TOOLSEARCH_NO_CACHE"
@@ -95,19 +97,52 @@ def prune(folder: Path, pattern: str, keep: int, *, newest: Path | None = None) 
         old.unlink(missing_ok=True)
 
 
+def read_file(path: Path, limit: int) -> bytes | None:
+    """A file of the cache, read whole; ``None`` when it is missing, unreadable, a symlink, not a
+    regular file or larger than ``limit`` bytes. A cache file is hostile input: whoever reads one
+    treats ``None`` as "make it again", never as an error. The file is opened without following a
+    link (``O_NOFOLLOW``: no window between a check and the open) and without blocking on a FIFO
+    planted in its place."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        if path.is_symlink():  # where O_NOFOLLOW is missing
+            return None
+        fd = os.open(path, flags)
+        with os.fdopen(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                return None
+            raw = f.read(limit + 1)
+    except OSError:
+        return None
+    return raw if len(raw) <= limit else None
+
+
 def read_json(path: Path, limit: int) -> object | None:
-    """A small JSON file of the cache, parsed; ``None`` when it is missing, unreadable, a symlink,
-    larger than ``limit`` bytes, not JSON or nested too deep. A cache file is hostile input: whoever
-    reads one treats ``None`` as "make it again", never as an error."""
+    """A small JSON file of the cache, parsed (read as :func:`read_file` reads); ``None`` when
+    :func:`read_file` gives nothing or it is not JSON or nested too deep."""
     import json
 
-    try:
-        if path.is_symlink():
-            return None
-        with open(path, "rb") as f:
-            raw = f.read(limit + 1)
-        if len(raw) > limit:
-            return None
-        return json.loads(raw)
-    except (OSError, ValueError, RecursionError):
+    raw = read_file(path, limit)
+    if raw is None:
         return None
+    try:
+        return json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+
+
+def write_atomic(path: Path, write: Callable[[BinaryIO], object]) -> None:
+    """Make the cache file ``path`` whole at once: ``write`` fills a new file (mode 0600) beside it,
+    which then replaces ``path`` by a rename (a reader sees the old file or the new one, never a
+    part; a link planted at ``path`` is replaced, not followed). Raises :class:`OSError` (the
+    new file removed) when it cannot; callers run without the cache then."""
+    import tempfile
+
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            write(f)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -7,7 +7,10 @@ is updated in place and any other is dropped, to be rebuilt on its next use. The
 catalog go when the catalog does (they are held by its identity, never keep it alive).
 
 The on-disk catalog cache (:mod:`toolsearch_cli.catalog.cache`) stores a catalog with the indexes
-built so far (:func:`built`) and hands them back on load (:func:`adopt`).
+built so far (:func:`built`) and hands them back on load (:func:`adopt`); an index built with
+``own_file=True`` (the dense rankers' tool vectors) is left out of it: its ranker keeps it in a
+file of its own beside the catalog's entry, found by the entry's key (:func:`disk_key`), so a
+search that does not use it never reads it (nor imports its code).
 """
 
 from __future__ import annotations
@@ -22,11 +25,15 @@ from .model import Catalog, Tool, on_catalog_change
 class _Indexes:
     """The indexes of one catalog, by key (``"default"``, ``"names"``, ``"classic"``, ...)."""
 
-    __slots__ = ("by_key", "ref")
+    __slots__ = ("by_key", "disk", "own_file", "ref")
 
     def __init__(self, catalog: Catalog) -> None:
         self.ref = weakref.ref(catalog)
         self.by_key: dict[str, Any] = {}
+        #: keys of the indexes the catalog cache leaves out (kept in files of their own)
+        self.own_file: set[str] = set()
+        #: the catalog's key in the on-disk cache and its revision then (see :func:`disk_key`)
+        self.disk: tuple[str, int] | None = None
 
 
 _BY_CATALOG: dict[int, _Indexes] = {}
@@ -48,11 +55,14 @@ def _forget(key: int, entry: _Indexes) -> None:
         del _BY_CATALOG[key]
 
 
-def cached_index(catalog: Catalog, key: str, build: Callable[[], Any]) -> Any:
+def cached_index(catalog: Catalog, key: str, build: Callable[[], Any], *, own_file: bool = False) -> Any:
     """The index ``key`` of ``catalog``, built by ``build()`` on first use and kept until the
-    catalog changes in a way the index cannot follow."""
+    catalog changes in a way the index cannot follow. ``own_file``: the catalog cache does not
+    store this index with the catalog (its ranker keeps it on disk itself, see :func:`disk_key`)."""
     entry = _entry(catalog, create=True)
     assert entry is not None
+    if own_file:
+        entry.own_file.add(key)
     index = entry.by_key.get(key)
     if index is None:
         index = entry.by_key[key] = build()
@@ -66,9 +76,31 @@ def index_keys(catalog: Catalog) -> list[str]:
 
 
 def built(catalog: Catalog) -> dict[str, Any]:
-    """The indexes built for ``catalog`` so far, by key (a copy of the mapping, not of the indexes)."""
+    """The indexes built for ``catalog`` so far that the catalog cache stores with it, by key (a
+    copy of the mapping, not of the indexes): those built with ``own_file`` are left out."""
     entry = _entry(catalog, create=False)
-    return dict(entry.by_key) if entry is not None else {}
+    if entry is None:
+        return {}
+    return {key: index for key, index in entry.by_key.items() if key not in entry.own_file}
+
+
+def remember_disk_key(catalog: Catalog, key: str) -> None:
+    """``catalog`` (as it is now) is the content of the on-disk cache's entry ``key``."""
+    entry = _entry(catalog, create=True)
+    assert entry is not None
+    entry.disk = (key, catalog.revision)
+
+
+def disk_key(catalog: Catalog) -> str | None:
+    """The on-disk cache key of ``catalog`` while it still holds what it was loaded with (``None``
+    when it was not loaded through the cache or has changed at run time since): an index kept in a
+    file of its own is named by it, so it is found again, and goes stale, as the catalog's entry
+    does (the key covers the catalog files' bytes and this build of toolsearch)."""
+    entry = _entry(catalog, create=False)
+    if entry is None or entry.disk is None:
+        return None
+    key, revision = entry.disk
+    return key if catalog.revision == revision else None
 
 
 def adopt(catalog: Catalog, indexes: Mapping[str, Any]) -> None:
@@ -104,4 +136,4 @@ def _catalog_changed(catalog: Catalog, added: Sequence[Tool], removed: Sequence[
 
 on_catalog_change(_catalog_changed)
 
-__all__ = ["adopt", "built", "cached_index", "forget", "index_keys"]
+__all__ = ["adopt", "built", "cached_index", "disk_key", "forget", "index_keys", "remember_disk_key"]

@@ -18,6 +18,8 @@ class Probe:
     def find_spec(self, name, path=None, target=None):
         if name == "numpy":
             seen.append(os.environ.get("OPENBLAS_THREAD_TIMEOUT"))
+            if sys.argv[1] == "changed-meanwhile":  # as another thread could, during the import
+                os.environ["OPENBLAS_THREAD_TIMEOUT"] = "7"
         return None
 
 sys.meta_path.insert(0, Probe())
@@ -43,6 +45,10 @@ def test_numpy_is_imported_with_the_short_spin_and_the_variable_is_not_left_set(
 
 def test_the_user_s_own_setting_is_kept():
     assert _run("fresh", OPENBLAS_THREAD_TIMEOUT="20") == "['20'] 20"
+
+
+def test_a_value_set_by_someone_else_during_the_import_is_left_alone():
+    assert _run("changed-meanwhile") == "['4'] 7"
 
 
 def test_nothing_changes_when_numpy_is_already_imported():

@@ -308,8 +308,8 @@ EMBEDDING_CODE = ("toolsearch_cli.search.embed", "toolsearch_cli.search.vectors"
 def test_no_embedding_code_is_imported_without_a_model(argv, tmp_path):
     # issue 19: "without a model configured nothing changes: no import, no start-up cost" -- not
     # even toolsearch's own embedding modules (the settings live in search/embed_settings.py).
-    # A cache of its own: a catalog entry stored by an earlier hybrid run carries its vectors,
-    # and reading those back imports the vector code (a model was configured then)
+    # A cache of its own, so what ran before cannot matter here; a default search after a hybrid
+    # one in the same cache is tests/embed/test_vector_side.py's first test
     code = (
         "import sys, json\n"
         "import toolsearch_cli\n"

@@ -1,6 +1,7 @@
-"""A tool-vector index read back from the catalog cache finds its tools' vectors by the keys it
-kept (search/vectors.py): no tool text is made again, the same matrix comes out, and anything that
-changes the texts (another prompt, multilingual, a vector no longer stored) makes them again."""
+"""A tool-vector index given the keys it kept (search/vectors.py: its own file beside the catalog's
+cache entry, or a pickle of it) finds its tools' vectors by them: no tool text is made again, the
+same matrix comes out, and anything that changes the texts (another prompt, multilingual, a vector
+no longer stored) makes them again."""
 
 from __future__ import annotations
 

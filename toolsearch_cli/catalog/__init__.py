@@ -401,12 +401,17 @@ def load_catalog_result(
                     from .. import indexes
 
                     indexes.adopt(cached.catalog, cached.indexes)
+                    indexes.remember_disk_key(cached.catalog, key)
                     stored = frozenset(cached.indexes)
                     hit = LoadedCatalog(cached.catalog, cached.warnings, key, stored, cached.catalog.revision)
                     return _report(hit, strict)
     with collecting(strict) as found, gc_paused():  # parsing builds millions of objects, no cycles
         loaded = _load_uncached(resolved, catalog_format)
     catalog = loaded.to_catalog([shown_catalog_source(s) for s in resolved])
+    if key is not None:
+        from .. import indexes
+
+        indexes.remember_disk_key(catalog, key)  # indexes kept in files of their own are named by it
     result = LoadedCatalog(catalog, (*loaded.warnings, *found), key, cache_revision=catalog.revision)
     store_in_cache(result)
     return _report(result, strict)

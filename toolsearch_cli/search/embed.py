@@ -180,18 +180,27 @@ def import_numpy() -> None:
     results (the work is shared out as before) for about 20-40 ms less CPU per search process
     (benchmarks/README.md, "Issue 19 — new hybrid request start-up"). Nothing is changed when
     numpy is already imported or the variable is set; it is set for the import only, so programs
-    this process starts do not inherit it."""
+    this process starts do not inherit it.
+
+    Why the environment and not something narrower: OpenBLAS reads the variable once, with
+    ``getenv``, when numpy loads it, and has no call to change it afterwards. So it is set just
+    around the import and removed after it only if it still holds this value (were it changed
+    meanwhile, by another thread, the change is someone else's and stays). What remains is the
+    import's own window (~0.1 s), in which another thread starting a program would pass it on:
+    harmless (a BLAS there sleeps its idle threads sooner; results do not change)."""
     import sys
 
     if "numpy" in sys.modules or BLAS_SPIN_VAR in os.environ:
         return
-    os.environ[BLAS_SPIN_VAR] = "4"
+    ours = "4"
+    os.environ[BLAS_SPIN_VAR] = ours
     try:
         import numpy  # noqa: F401
     except ImportError:
         pass  # said by whatever needs it
     finally:
-        os.environ.pop(BLAS_SPIN_VAR, None)
+        if os.environ.get(BLAS_SPIN_VAR) == ours:
+            del os.environ[BLAS_SPIN_VAR]
 
 
 def _load(settings: EmbedSettings) -> Embedder:

@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..errors import SearchError
-from ..indexes import cached_index
+from ..indexes import cached_index, disk_key
 from ..model import Catalog, Tool
 from .base import Contribution, Hit, SearchRequest
 from .bm25f import MAX_CLAUSES, BM25FRanker
@@ -107,13 +107,32 @@ def query_vectors(embedder: Embedder, queries: Sequence[str], *, persist: bool |
 
 
 def vector_index(catalog: Catalog, embedder: Embedder) -> VectorIndex:
-    """The catalog's tool vectors under this model, embedded (through the on-disk cache) on first use."""
-    from .vectors import VectorIndex
+    """The catalog's tool vectors under this model, embedded (through the on-disk cache) on first use.
 
-    index: VectorIndex = cached_index(
-        catalog, f"vectors:{embedder.model_id}", lambda: VectorIndex(catalog.searchable(), embedder.model_id)
-    )
+    Not stored in the catalog's cache entry (a search that is not dense would read it back and
+    import this code): for a catalog loaded through the cache, the index's texts' keys are kept in
+    a file of its own beside the entry (:func:`~.vectors.index_path`), read here on first use and
+    written when :meth:`~.vectors.VectorIndex.ensure` had to make them."""
+    from .vectors import VectorIndex, index_path, read_index_file, store_enabled, write_index_file
+
+    model_id = embedder.model_id
+    disk = disk_key(catalog) if store_enabled() else None
+
+    def build() -> VectorIndex:
+        index = VectorIndex(catalog.searchable(), model_id)
+        if disk is not None:
+            record = read_index_file(index_path(disk, model_id), disk, model_id, len(index.tools))
+            if record is not None:
+                index.adopt_keys(record)
+        return index
+
+    index: VectorIndex = cached_index(catalog, f"vectors:{model_id}", build, own_file=True)
     index.ensure(embedder)
+    if index.keys_made and disk is not None and disk_key(catalog) == disk:
+        record = index.keys_record()
+        if record is not None:
+            write_index_file(index_path(disk, model_id), disk, model_id, record)
+        index.keys_made = False
     return index
 
 

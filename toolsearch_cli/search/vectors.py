@@ -9,14 +9,22 @@ force (one matrix-vector product, then a partial sort): at 100,000 tools of 384 
 is a few milliseconds (benchmarks/embed_scale.py measures it against usearch's HNSW), with exact
 results and nothing to tune. Tools added or removed at run time are embedded on the next query;
 nothing is rebuilt.
+
+An index of a catalog loaded through the catalog cache is kept in a file of its own beside the
+catalog's entry (:func:`index_path`: ``<cache dir>/<entry key>.vectors-<model>.keys``), never in
+the entry: a search that is not dense reads none of it and imports none of this. The file holds
+the keys of the tools' texts (:meth:`VectorIndex.keys_record`), so a later dense search of the
+unchanged catalog takes its vectors from the :class:`VectorStore` without making a text. It is
+named by the entry's key (the catalog files' bytes, this build of toolsearch), the model's
+identity and :data:`TEXTS_VERSION`, so it goes stale when any of them changes; a damaged,
+planted (a link), oversized or mismatched file is a miss, and the index is made again.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from ..model import Tool
 from .embed import Embedder, as_documents, embed_texts, text_key, title_text, tool_text
@@ -28,8 +36,12 @@ MAX_STORED = 300_000
 #: Vectors kept of ``search`` requests (a repeated request loads no model); the newest are kept.
 MAX_SEARCHES = 500
 #: Raised when :func:`~.embed.tool_text` or :func:`~.embed.title_text` make other texts: an index
-#: read back from the catalog cache with older texts' keys then makes its texts again.
+#: file (:func:`index_path`, named by it) of older texts' keys is not read: the texts are made again.
 TEXTS_VERSION = 3
+#: The newest this many index files (:func:`index_path`) are kept.
+MAX_INDEX_FILES = 64
+#: What an index file says it is.
+INDEX_FORMAT = "toolsearch-vector-index/1"
 #: Embedding this many texts at once is said on an interactive stderr (a first run can take minutes)
 #: when no progress reporter is set (:func:`~.embed.set_progress`; the CLI sets one that draws a bar).
 NOTICE_AT = 200
@@ -50,6 +62,80 @@ def store_enabled() -> bool:
     from .. import cachedir as cache
 
     return cache.enabled()
+
+
+def index_path(catalog_key: str, model_id: str) -> Path:
+    """Where the index of the catalog in the cache entry ``catalog_key`` under the model
+    ``model_id`` is kept: beside that entry, named by both and by :data:`TEXTS_VERSION`."""
+    import hashlib
+
+    from .. import cachedir as cache
+
+    model = hashlib.sha256(f"{model_id}\n{TEXTS_VERSION}".encode()).hexdigest()[:32]
+    return cache.cache_dir() / f"{catalog_key}.vectors-{model}.keys"
+
+
+def _index_file_limit(tools: int) -> int:
+    """The most bytes an index file of ``tools`` tools can need: two 16-byte keys a tool (its
+    text and its title's), two slot numbers in JSON, and room for the document prompt."""
+    return (1 << 16) + 64 * tools
+
+
+def read_index_file(path: Path, catalog_key: str, model_id: str, tools: int) -> dict[str, Any] | None:
+    """The record :meth:`VectorIndex.keys_record` wrote at ``path`` for this catalog entry and model,
+    or ``None``: missing, a link, not a regular file, over the bound, not a JSON line then keys,
+    another format, entry or model (the file is hostile input; ``None`` means "make the index
+    again"). The file is one line of JSON (the record but its keys), then the keys as bytes."""
+    import json
+
+    from .. import cachedir as cache
+
+    if cache.trusted_folder(create=False) is None:
+        return None
+    raw = cache.read_file(path, _index_file_limit(tools))
+    if raw is None:
+        return None
+    head, newline, keys = raw.partition(b"\n")
+    try:
+        data = json.loads(head) if newline else None
+    except (ValueError, RecursionError):
+        return None
+    if (
+        not isinstance(data, dict)
+        or data.get("format") != INDEX_FORMAT
+        or data.get("catalog") != catalog_key
+        or data.get("model") != model_id
+        or data.get("texts_version") != TEXTS_VERSION
+    ):
+        return None
+    data["keys"] = keys
+    return data
+
+
+def write_index_file(path: Path, catalog_key: str, model_id: str, record: dict[str, Any]) -> None:
+    """Keep ``record`` (:meth:`VectorIndex.keys_record`) at ``path`` for this catalog entry and model,
+    whole or not at all; the newest :data:`MAX_INDEX_FILES` kept. Nothing is written where another
+    user could change it, nor when it cannot be (a read-only cache folder): the next dense search
+    makes the index again."""
+    import json
+
+    from .. import cachedir as cache
+
+    if cache.trusted_folder(create=True) is None:
+        return
+    head = {"format": INDEX_FORMAT, "catalog": catalog_key, "model": model_id, "texts_version": TEXTS_VERSION}
+    rest = {k: v for k, v in record.items() if k != "keys"}
+    line = json.dumps({**head, **rest}, separators=(",", ":")).encode() + b"\n"  # no newline inside
+
+    def write(f: BinaryIO) -> None:
+        f.write(line)
+        f.write(record["keys"])
+
+    try:
+        cache.write_atomic(path, write)
+        cache.prune(path.parent, "*.vectors-*.keys", MAX_INDEX_FILES, newest=path)
+    except OSError:
+        pass
 
 
 class VectorStore:
@@ -93,6 +179,7 @@ class VectorStore:
             model != self.model_id
             or keys.ndim != 2
             or keys.shape[1] != 16
+            or keys.dtype != np.uint8
             or vectors.ndim != 2
             or len(keys) != len(vectors)
             or vectors.dtype != np.float16
@@ -136,26 +223,40 @@ class VectorStore:
             self._write(list(missing), fresh, set(keys))
         return out.astype(np.float32)
 
-    def cached(self, keys: Sequence[bytes]) -> Any:
-        """float32 rows of the texts of these keys (as :meth:`vectors` gives them) when the store
-        holds every one, else ``None`` (nothing counted then)."""
-        if not keys:
+    def cached(self, keys: bytes) -> Any:
+        """float32 rows of the texts of these keys (``keys``: 16 bytes a text, one after another;
+        rows as :meth:`vectors` gives them) when the store holds every one, else ``None`` (nothing
+        counted then).
+
+        Looked up with NumPy, not a dict of every stored key: the stored keys sorted by their
+        first 8 bytes, each wanted key found by binary search, then compared whole (a wanted key
+        whose first 8 bytes another stored key shares, one chance in 2^64 a pair, is a miss: the
+        texts are made again). A dict of 110,000 stored keys cost ~200 ms of a warm dense search
+        at 100,000 tools; this ~45 ms (benchmarks/README.md, "Issue 19 — vectors beside the
+        catalog entry")."""
+        import numpy as np
+
+        if not keys or len(keys) % 16:
             return None
         old = self._read()
-        if old is None:
+        if old is None or not len(old[0]):
             return None
-        known = {bytes(k): i for i, k in enumerate(old[0])}
-        try:
-            rows = [known[key] for key in keys]
-        except KeyError:
-            return None
+        stored = np.ascontiguousarray(old[0], dtype=np.uint8)
+        wanted = np.frombuffer(keys, dtype=np.uint8).reshape(-1, 16)
+        firsts = stored.view("<u8")[:, 0]  # (rows, 2) uint64 -> the first 8 bytes of each key
+        order = np.argsort(firsts, kind="stable")
+        at = np.minimum(np.searchsorted(firsts[order], wanted.view("<u8")[:, 0]), len(order) - 1)
+        rows = order[at]
+        if not (stored[rows] == wanted).all():
+            return None  # a key the store does not hold
         self.embedded = 0
-        count_cached(len(set(keys)))
+        # the store holds each key once: distinct rows are distinct texts (counted on a sorted copy:
+        # np.unique imports numpy.ma, ~30 ms of a warm search)
+        ordered = np.sort(rows)
+        count_cached(1 + int(np.count_nonzero(ordered[1:] != ordered[:-1])))
         return old[1][rows].astype("float32")
 
     def _write(self, new_keys: list[bytes], fresh: Any, in_use: set[bytes]) -> None:
-        import tempfile
-
         import numpy as np
 
         old = self._read()  # as it is now: another process may have added vectors meanwhile
@@ -181,16 +282,13 @@ class VectorStore:
             vectors = np.concatenate([old[1][keep], fresh])
         if not self._trusted(create=True):
             return  # run without the cache (trusted_folder said why)
+        from .. import cachedir as cache
+
         try:
             self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-            fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=".tmp-", suffix=".npz")
-            try:
-                with os.fdopen(fd, "wb") as f:
-                    np.savez(f, keys=keys, vectors=vectors, model=np.array(self.model_id))
-                os.replace(tmp, self.path)
-            except BaseException:
-                Path(tmp).unlink(missing_ok=True)
-                raise
+            cache.write_atomic(
+                self.path, lambda f: np.savez(f, keys=keys, vectors=vectors, model=np.array(self.model_id))
+            )
         except OSError:
             pass  # a read-only cache folder: run without the cache
 
@@ -210,13 +308,58 @@ class VectorIndex:
         #: How many tool texts the last :meth:`ensure` embedded (0: all from the on-disk cache).
         self.embedded = 0
         #: The keys (:func:`~.embed.text_key`) of all the tools' texts as the last whole :meth:`ensure`
-        #: made them, pickled with the index (the catalog cache), so a later process finds their
-        #: vectors without making the texts again: (cjk, document prompt, tools, live slots, titled
-        #: slots, the keys as one bytes).
+        #: made them, kept in the index's own file (:meth:`keys_record`, :func:`index_path`) or a
+        #: pickle of the index, so a later process finds their vectors without making the texts
+        #: again: (cjk, texts version and document prompt, tools, live slots, titled slots, the
+        #: keys as one bytes).
         self._text_keys: tuple[bool, str, int, list[int], list[int], bytes] | None = None
+        #: The last :meth:`ensure` made :attr:`_text_keys` (they are worth keeping on disk).
+        self.keys_made = False
+
+    def keys_record(self) -> dict[str, Any] | None:
+        """The texts' keys for the index's own file (``None`` before a whole :meth:`ensure`): JSON
+        data but ``keys``, the keys as one ``bytes`` (16 a text)."""
+        if self._text_keys is None:
+            return None
+        cjk, prefix, tools, live, titled, blob = self._text_keys
+        return {
+            "cjk": cjk,
+            "prefix": prefix,
+            "tools": tools,
+            "live": None if live == list(range(tools)) else live,
+            "titled": titled,
+            "keys": blob,
+        }
+
+    def adopt_keys(self, record: dict[str, Any]) -> bool:
+        """Take the texts' keys of a record :meth:`keys_record` made (read back from a file: checked
+        as hostile input); ``False``, taking nothing, when it does not fit this index's tools."""
+        tools = len(self.tools)
+        cjk, prefix, count, live, titled, keys = (
+            record.get(k) for k in ("cjk", "prefix", "tools", "live", "titled", "keys")
+        )
+        every = live is None  # no tool removed: every slot live (checked as it is made)
+        if every:
+            live = list(range(tools))
+        if not (
+            isinstance(cjk, bool)
+            and isinstance(prefix, str)
+            and count == tools
+            and not isinstance(count, bool)
+            and isinstance(keys, bytes)
+            and isinstance(live, list)
+            and isinstance(titled, list)
+            and (every or _slots(live, tools))
+            and _slots(titled, tools)
+        ):
+            return False
+        if len(keys) != 16 * (len(live) + len(titled)):
+            return False
+        self._text_keys = (cjk, prefix, tools, live, titled, keys)
+        return True
 
     def __getstate__(self) -> dict[str, Any]:
-        # the catalog cache pickles indexes: vectors live in the VectorStore, not in the pickle
+        # vectors live in the VectorStore, not in a pickle of the index
         state = dict(self.__dict__)
         state["matrix"] = state["title_slots"] = state["title_matrix"] = None
         return state
@@ -224,6 +367,7 @@ class VectorIndex:
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.title_slots = self.title_matrix = None  # absent from indexes pickled before titles had vectors
         self._text_keys = None  # absent from indexes pickled before the keys were kept
+        self.keys_made = False
         self.__dict__.update(state)
 
     def add(self, tool: Tool) -> None:
@@ -246,6 +390,7 @@ class VectorIndex:
 
         done = 0 if self.matrix is None else len(self.matrix)
         self.embedded = 0
+        self.keys_made = False
         if done == len(self.tools):
             return
         pending = self.tools[done:]
@@ -256,10 +401,10 @@ class VectorIndex:
         found = None
         known = self._text_keys if done == 0 else None
         if known is not None and known[:3] == (cjk, prefix, len(self.tools)) and store_enabled():
-            # this index came from the catalog cache with its texts' keys: no text to make when the
-            # vector store holds them all (a search of an unchanged catalog)
+            # this index came with its texts' keys (its own file, see index_path): no text to make
+            # when the vector store holds them all (a search of an unchanged catalog)
             _, _, _, live, titled_slots, blob = known
-            found = store.cached([blob[i : i + 16] for i in range(0, len(blob), 16)])
+            found = store.cached(blob)
         if found is None:
             # removed tools get a zero row, not a vector of "" (endpoints refuse empty input)
             alive = [(i, t) for i, t in enumerate(pending) if t is not None]
@@ -271,9 +416,10 @@ class VectorIndex:
             documents = as_documents(embedder, texts + [text for _, text in titled])
             found = store.vectors(embedder, documents, persist=store_enabled())
             self.embedded = store.embedded
-            if done == 0:  # kept with the index when the catalog cache stores it
+            if done == 0:  # kept in the index's own file (see index_path)
                 blob = b"".join(text_key(d) for d in documents)
                 self._text_keys = (cjk, prefix, len(self.tools), live, titled_slots, blob)
+                self.keys_made = True
         dim = found.shape[1] if found.size else (self.matrix.shape[1] if self.matrix is not None else 0)
         rows = np.zeros((len(pending), dim), dtype=np.float32)
         if live:
@@ -350,3 +496,15 @@ class VectorIndex:
             key=lambda p: (-p[0], self.tools[p[1]].name),  # type: ignore[union-attr]
         )
         return [(self.tools[i], s) for s, i in best]  # type: ignore[misc]
+
+
+def _slots(value: list[Any], tools: int) -> bool:
+    """Whether ``value`` (read from a file) is a rising list of slot numbers below ``tools``."""
+    if len(value) > tools:
+        return False
+    last = -1
+    for slot in value:
+        if type(slot) is not int or not last < slot < tools:
+            return False
+        last = slot
+    return True
