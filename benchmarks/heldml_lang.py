@@ -17,7 +17,6 @@ Same scoring as weight_sweep.py: ``default``'s list once per request, ``hybrid``
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import statistics
 import sys
 from pathlib import Path
@@ -27,20 +26,17 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE / "real_catalogs"))
 
 import dataset  # noqa: E402
-from common import ranked_names  # noqa: E402
-from multiq import _MemoLexical, embed_views, score  # noqa: E402
+from multiq import _MemoLexical  # noqa: E402
+from weight_sweep import per_request  # noqa: E402
 
-from toolsearch_cli.search import get_ranker  # noqa: E402
-from toolsearch_cli.search.bm25f import BM25FRanker  # noqa: E402
+from toolsearch_cli.search.embed import has_cjk  # noqa: E402
 from toolsearch_cli.search.embed_settings import EmbedSettings  # noqa: E402
 
-DEPTH = 10
 ISSUE_19 = ("docker-engine", "mastodon", "hetzner")
 
 
 def language(text: str) -> str:
-    cjk = any("\u4e00" <= c <= "\u9fff" or "\u3400" <= c <= "\u4dbf" or "\uf900" <= c <= "\ufaff" for c in text)
-    return "zh" if cjk else "en"
+    return "zh" if has_cjk(text) else "en"
 
 
 def cells(runs: list[list[tuple[float, float]]]) -> str:
@@ -71,12 +67,7 @@ def main() -> int:
             queries = [(q, set(r)) for q, r in entry.queries if language(q) == lang]
             if not queries:
                 continue
-            embed_views(embed, [q for q, _ in queries], ["sent"])
-            runs = [score(ranked_names(BM25FRanker(), entry.catalog, DEPTH), queries)]
-            for weight in weights:
-                ranker = get_ranker("hybrid", dataclasses.replace(embed, weight=weight))
-                ranker.lexical = lexical
-                runs.append(score(ranked_names(ranker, entry.catalog, DEPTH), queries))
+            runs = per_request(entry.catalog, queries, embed, weights, lexical)
             found[entry.id, lang] = runs
             print(f"| {entry.id} | {lang} | {len(queries)} | {cells(runs)} |", flush=True)
     print("\n| pooled over requests | requests " + header)

@@ -34,15 +34,22 @@ from toolsearch_cli.search.embed_settings import EmbedSettings  # noqa: E402
 DEPTH = 10
 
 
-def sweep(catalog: Any, queries: list[tuple[str, set[str]]], embed: EmbedSettings, weights: list[float],
-          lexical: _MemoLexical) -> list[tuple[float, float]]:  # fmt: skip
-    """(R@5, MRR) of ``default``, then of ``hybrid`` at each weight."""
+def per_request(catalog: Any, queries: list[tuple[str, set[str]]], embed: EmbedSettings, weights: list[float],
+                lexical: _MemoLexical) -> list[list[tuple[float, float]]]:  # fmt: skip
+    """Each request's (R@5, MRR) under ``default``, then under ``hybrid`` at each weight."""
     embed_views(embed, [q for q, _ in queries], ["sent"])  # hybrid's views, embedded in batches
     runs = [score(ranked_names(BM25FRanker(), catalog, DEPTH), queries)]
     for weight in weights:
         ranker = get_ranker("hybrid", dataclasses.replace(embed, weight=weight))
         ranker.lexical = lexical
         runs.append(score(ranked_names(ranker, catalog, DEPTH), queries))
+    return runs
+
+
+def sweep(catalog: Any, queries: list[tuple[str, set[str]]], embed: EmbedSettings, weights: list[float],
+          lexical: _MemoLexical) -> list[tuple[float, float]]:  # fmt: skip
+    """(R@5, MRR) of ``default``, then of ``hybrid`` at each weight."""
+    runs = per_request(catalog, queries, embed, weights, lexical)
     return [(statistics.fmean(m[0] for m in run), statistics.fmean(m[1] for m in run)) for run in runs]
 
 
