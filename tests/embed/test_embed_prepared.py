@@ -23,14 +23,6 @@ TEXTS = ["send mail to alice", "list file", "acme word3 word7 word7", "nothing k
 
 
 @pytest.fixture
-def cache(tmp_path, monkeypatch):
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("TOOLSEARCH_CACHE_DIR", str(folder))
-    monkeypatch.delenv("TOOLSEARCH_NO_CACHE", raising=False)
-    return folder
-
-
-@pytest.fixture
 def model(tmp_path):
     folder = tmp_path / "model"
     one_hot_model(folder, WORDS)

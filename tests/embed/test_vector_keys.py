@@ -20,26 +20,6 @@ np = pytest.importorskip("numpy")
 pytest.importorskip("model2vec", reason="the static test model needs the embed extra (model2vec)")
 
 
-@pytest.fixture
-def cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("TOOLSEARCH_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.delenv("TOOLSEARCH_NO_CACHE", raising=False)
-
-
-@pytest.fixture
-def made(monkeypatch):
-    """How many tool texts were made."""
-    count = {"texts": 0}
-    real = vectors.tool_text
-
-    def counting(tool, **kw):
-        count["texts"] += 1
-        return real(tool, **kw)
-
-    monkeypatch.setattr(vectors, "tool_text", counting)
-    return count
-
-
 class Embedder:
     """The static test model with the prompt and language setting a test chooses."""
 

@@ -81,30 +81,6 @@ def test_a_default_search_after_a_hybrid_one_reads_no_vectors_and_imports_no_emb
 # -- in-process: what a dense search makes again, file by file --------------------------------
 
 
-@pytest.fixture
-def cache(tmp_path, monkeypatch):
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("TOOLSEARCH_CACHE_DIR", str(folder))
-    monkeypatch.delenv("TOOLSEARCH_NO_CACHE", raising=False)
-    return folder
-
-
-@pytest.fixture
-def made(monkeypatch):
-    """How many tool texts dense searches made (none when an index file gave their keys)."""
-    from toolsearch_cli.search import vectors
-
-    count = {"texts": 0}
-    real = vectors.tool_text
-
-    def counting(tool, **kw):
-        count["texts"] += 1
-        return real(tool, **kw)
-
-    monkeypatch.setattr(vectors, "tool_text", counting)
-    return count
-
-
 def _hybrid(run_cli, catalog=DEMO, model=STATIC, query="weather in a city"):
     result = run_cli("search", query, "-c", str(catalog), "-r", "hybrid", "--embed-model", str(model), "-f", "json")
     assert result.code == 0, result.stderr
