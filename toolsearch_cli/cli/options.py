@@ -200,7 +200,7 @@ def apply_embed_options(
         from ..redaction import shown_url
 
         raise UsageError(
-            f"{named('embed-base-url')} must start with http:// or https://, not {shown_url(url)!r}",
+            f"{named('embed-base-url')} must start with http:// or https://, not {shown_url(url)[:200]!r}",
             field="embed-base-url",
         )
     if not key_env.strip():

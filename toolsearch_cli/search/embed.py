@@ -490,6 +490,10 @@ def pool(hidden: Any, mask: Any, modes: Sequence[str]) -> Any:
 # -- local models ---------------------------------------------------------------------------
 
 
+#: characters of a model path shown in an error (a longer one is cut)
+_SHOWN_PATH = 200
+
+
 def load_local(
     path: str,
     *,
@@ -502,23 +506,29 @@ def load_local(
     ``path`` may also be a Hub id (``owner/name``) that ``toolsearch model pull`` put in the
     Hugging Face cache: it is resolved from the cache alone (searching never downloads).
     """
-    folder = Path(path).expanduser()
+    shown = repr(path if len(path) <= _SHOWN_PATH else path[:_SHOWN_PATH] + "…")
     name: str | None = None
-    if not folder.exists():
-        from .hub_cache import cached_model_folder, looks_like_hub_id
+    try:  # a path the OS refuses (too long, ~user of no user) is the user's to fix, not an internal error
+        folder = Path(path).expanduser()
+        if not folder.exists():
+            from .hub_cache import cached_model_folder, looks_like_hub_id
 
-        if looks_like_hub_id(path):
-            folder, name = cached_model_folder(path), path.strip()
-    if not folder.is_dir():
+            if looks_like_hub_id(path):
+                folder, name = cached_model_folder(path), path.strip()
+        found = folder.is_dir()
+    except (OSError, RuntimeError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)[:200]
+        raise EmbedError(f"embedding model {shown}: not a usable path ({why})", field="embed-model") from None
+    if not found:
         what = "a file, not a folder" if folder.exists() else "not found"
         raise EmbedError(
-            f"embedding model {path!r}: {what}; give a folder holding tokenizer.json and model.onnx "
+            f"embedding model {shown}: {what}; give a folder holding tokenizer.json and model.onnx "
             "(a transformer exported to ONNX) or model.safetensors (a model2vec static model), or a Hub id "
             "fetched with `toolsearch model pull NAME`; with --embed-base-url the model is a name at that endpoint",
             field="embed-model",
         )
     if not (folder / "tokenizer.json").is_file():
-        raise EmbedError(f"embedding model folder {path!r} has no tokenizer.json", field="embed-model")
+        raise EmbedError(f"embedding model folder {shown} has no tokenizer.json", field="embed-model")
     config = with_overrides(read_model_config(folder, name=name), query_prefix, document_prefix)
     for candidate in (folder / "model.onnx", folder / "onnx" / "model.onnx"):
         if candidate.is_file():
@@ -526,7 +536,7 @@ def load_local(
     if (folder / "model.safetensors").is_file():
         return StaticEmbedder(folder, multilingual=multilingual, config=config, label=name)
     raise EmbedError(
-        f"embedding model folder {path!r} has neither model.onnx (nor onnx/model.onnx) nor model.safetensors",
+        f"embedding model folder {shown} has neither model.onnx (nor onnx/model.onnx) nor model.safetensors",
         field="embed-model",
     )
 

@@ -128,7 +128,8 @@ def check_timeout(value: float | str | None, where: str) -> float:
     except ValueError:
         seconds = float("nan")
     if not 0 < seconds <= 3600:  # also refuses NaN
-        raise ValueError(f"{where} must be a number of seconds above 0 and at most 3600, not {value!r}")
+        shown = value if not isinstance(value, str) else value[:40]
+        raise ValueError(f"{where} must be a number of seconds above 0 and at most 3600, not {shown!r}")
     return seconds
 
 

@@ -1,0 +1,67 @@
+"""Hostile --embed-* values (issue 19 audit): a model path the OS refuses (too long, ``~user`` of no user)
+was an ``internal error: OSError`` / ``RuntimeError``; a 20,000-character timeout or base URL was echoed
+whole into the one-line error. Each is one bounded line, exit 2, and from the library an ``EmbedError``."""
+
+from __future__ import annotations
+
+import pytest
+
+from toolsearch_cli import EmbedError, EmbedSettings, load_catalog, search
+from toolsearch_cli.search import embed_settings
+
+from ..conftest import DEMO
+
+LONG = "9" * 20_000
+
+#: what the model name is, and why the OS cannot take it as a path
+BAD_MODELS = {
+    "name-too-long": LONG,
+    "component-too-long": "a/" + "b" * 5_000,
+    "home-of-no-user": "~no-such-user-toolsearch/model",
+}
+
+
+@pytest.fixture(autouse=True)
+def _clean(monkeypatch):
+    for name in ("MODEL_VAR", "BASE_URL_VAR", "WEIGHT_VAR", "TIMEOUT_VAR"):
+        monkeypatch.delenv(getattr(embed_settings, name), raising=False)
+    embed_settings.configure(None)
+    yield
+    embed_settings.configure(None)
+
+
+def _one_bounded_line(result, field):
+    assert result.code == 2
+    assert result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr[:500]
+    assert lines[0].startswith(f"error: field '{field}': "), lines[0][:300]
+    assert "internal error" not in lines[0]
+    assert len(lines[0]) < 1_000
+    return lines[0]
+
+
+@pytest.mark.parametrize("model", BAD_MODELS.values(), ids=BAD_MODELS.keys())
+def test_a_model_path_the_os_refuses_is_one_line(run_cli, model):
+    line = _one_bounded_line(
+        run_cli("search", "weather in Paris", "-r", "hybrid", "--embed-model", model), "embed-model"
+    )
+    assert "embedding model" in line
+
+
+@pytest.mark.parametrize("model", BAD_MODELS.values(), ids=BAD_MODELS.keys())
+def test_a_model_path_the_os_refuses_is_an_embed_error_in_the_library(model):
+    catalog = load_catalog([str(DEMO)])
+    with pytest.raises(EmbedError) as caught:
+        search(catalog, "weather in Paris", ranker="hybrid", embed=EmbedSettings(model=model))
+    assert caught.value.field == "embed-model"
+    assert len(str(caught.value)) < 1_000
+
+
+@pytest.mark.parametrize(
+    ("option", "field"), [("--embed-timeout", "embed-timeout"), ("--embed-base-url", "embed-base-url")]
+)
+def test_a_huge_value_is_not_echoed_whole(run_cli, option, field):
+    result = run_cli("search", "weather in Paris", "-r", "hybrid", "--embed-model", "m", option, LONG)
+    line = _one_bounded_line(result, field)
+    assert "9" * 30 in line  # its start is shown, so the user sees which value
