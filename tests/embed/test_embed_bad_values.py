@@ -65,3 +65,18 @@ def test_a_huge_value_is_not_echoed_whole(run_cli, option, field):
     result = run_cli("search", "weather in Paris", "-r", "hybrid", "--embed-model", "m", option, LONG)
     line = _one_bounded_line(result, field)
     assert "9" * 30 in line  # its start is shown, so the user sees which value
+
+
+def test_a_huge_base_url_is_not_echoed_whole_by_the_library():
+    with pytest.raises(EmbedError) as caught:
+        EmbedSettings(base_url="ftp://" + LONG, model="m")
+    assert caught.value.field == "embed.base_url"
+    assert len(str(caught.value)) < 1_000
+
+
+@pytest.mark.parametrize("value", [-0.0, "-0", "-0.0"])
+def test_a_weight_of_minus_zero_is_zero(value):
+    import math
+
+    weight = EmbedSettings(model="m", weight=value).weight
+    assert weight == 0 and math.copysign(1, weight) == 1  # shown as "weight 0", not "weight -0"
