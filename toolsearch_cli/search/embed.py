@@ -156,7 +156,9 @@ def embedder_for(settings: EmbedSettings) -> Embedder:
     settings share it); an :class:`EmbedError` when they name no model."""
     if not settings.configured:
         raise EmbedError(
-            "this ranker needs an embedding model: --embed-model PATH (a local ONNX or model2vec folder), "
+            "this ranker needs an embedding model: --embed-model NAME (a Hub id fetched once with "
+            "`toolsearch model pull NAME`, e.g. sentence-transformers/all-MiniLM-L6-v2) or PATH (a local ONNX or "
+            "model2vec folder), "
             f"or --embed-base-url URL --embed-model NAME for an OpenAI-compatible endpoint (or ${MODEL_VAR})",
             field="embed-model",
         )
