@@ -330,3 +330,13 @@ def test_the_library_takes_settings_and_returns_typed_results(hub):
     assert listing.to_dict()["cache"] == str(listing.cache) and listing.to_dict()["models"][0]["name"] == NAME
     removed = remove_model(ModelSettings(NAME))
     assert removed.name == NAME and removed.freed >= pulled.size and list_models().models == ()
+
+
+@pytest.mark.parametrize("command", ["show", "rm"])
+def test_a_model_that_was_not_pulled_is_one_line_about_the_argument(run_cli, hub, command):
+    """`model show` named the field 'embed-model', an option it does not have (issue 19 audit)."""
+    result = run_cli("model", command, NAME)
+    assert (result.code, result.stdout) == (2, "")
+    line = _one_line(result)
+    assert line.startswith("error: field 'model': ") and f"{NAME!r} is not in the model cache" in line
+    assert hub.requests == []
