@@ -577,9 +577,10 @@ def _config_identity(base: str, config: ModelConfig) -> str:
 
 
 def _missing_extra(what: str, exc: ImportError) -> EmbedError:
+    package = (exc.name or "onnxruntime tokenizers").split(".")[0]
     return EmbedError(
         f"{what} needs {exc.name or 'an optional package'}, which is not installed: "
-        "pip install 'toolsearch-cli[embed]'",
+        f"pip install {package} (the extra `embed`: pip install -e '.[embed]' in a clone)",
         field="embed-model",
     )
 

@@ -41,13 +41,15 @@ def cache_folder() -> Path:
     return (Path(xdg).expanduser() if xdg else Path.home() / ".cache") / "huggingface" / "hub"
 
 
+#: how to get the Hub client; the package is not on PyPI, so not "pip install 'toolsearch-cli[hub]'"
+HUB_INSTALL = "pip install huggingface_hub (the extra `hub`: pip install -e '.[hub]' in a clone)"
+
+
 def hub_client() -> Any:
     try:
         import huggingface_hub
     except ImportError:
-        raise EmbedError(
-            "a Hub model needs the Hugging Face client: pip install 'toolsearch-cli[hub]'", field="embed-model"
-        ) from None
+        raise EmbedError(f"a Hub model needs the Hugging Face client: {HUB_INSTALL}", field="embed-model") from None
     return huggingface_hub
 
 
@@ -59,7 +61,7 @@ def cached_model_folder(name: str, revision: str | None = None) -> Path:
     except EmbedError:
         raise EmbedError(
             f"embedding model {name!r} is not a folder; a Hub id needs the Hugging Face client: "
-            f"pip install 'toolsearch-cli[hub]', then `toolsearch model pull {name}`",
+            f"{HUB_INSTALL}, then `toolsearch model pull {name}`",
             field="embed-model",
         ) from None
     # the client's own cache lookup (no network): where its tokenizer.json is, is the snapshot
