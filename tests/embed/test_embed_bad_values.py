@@ -80,3 +80,16 @@ def test_a_weight_of_minus_zero_is_zero(value):
 
     weight = EmbedSettings(model="m", weight=value).weight
     assert weight == 0 and math.copysign(1, weight) == 1  # shown as "weight 0", not "weight -0"
+
+
+@pytest.mark.parametrize("damage", ["not json", "json of another shape"])
+def test_a_damaged_tokenizer_is_one_line_naming_the_file(run_cli, tmp_path, damage):
+    pytest.importorskip("onnxruntime")
+    from ..tiny_models import one_hot_model
+
+    folder = tmp_path / "model"
+    one_hot_model(folder, ["weather", "city", "paris"])
+    (folder / "tokenizer.json").write_text('{"broken": ' if damage == "not json" else '{"model": 5}')
+    result = run_cli("search", "weather in Paris", "-c", str(DEMO), "-r", "hybrid", "--embed-model", str(folder))
+    line = _one_bounded_line(result, "embed-model")
+    assert str(folder / "tokenizer.json") in line  # the file to replace, not only its folder

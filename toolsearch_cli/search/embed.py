@@ -684,8 +684,9 @@ class OnnxEmbedder:
             try:
                 self.tokenizer = self._set_up(Tokenizer.from_file(str(self.folder / "tokenizer.json")))
             except Exception as exc:  # noqa: BLE001 - any unreadable tokenizer is one clear line
-                raise EmbedError(
-                    f"cannot load the embedding model in {self.folder}: {type(exc).__name__}: {str(exc)[:200]}",
+                raise EmbedError(  # the file named: a damaged tokenizer.json, not the weights, is what to replace
+                    f"cannot load the embedding model's tokenizer {self.folder / 'tokenizer.json'}: "
+                    f"{type(exc).__name__}: {str(exc)[:200]}",
                     field="embed-model",
                 ) from None
         return self.tokenizer
