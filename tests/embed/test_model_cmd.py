@@ -166,6 +166,7 @@ def test_an_unknown_hub_id_is_one_line_saying_to_pull_it_and_never_downloads(run
 def test_a_pull_that_cannot_give_a_working_model_is_one_line(run_cli, hub, name, said, tmp_path):
     result = run_cli("model", "pull", name)
     assert result.code == 2 and said in _one_line(result)
+    assert _one_line(result).count("field '") == 1  # the check's own error inside, without a second field label
     assert run_cli("model", "list", "--format", "json").json() == []
     cache = tmp_path / "hf-cache"
     assert not any(cache.glob("models--*/snapshots/*/*")) if cache.exists() else True  # nothing half-pulled is left

@@ -293,7 +293,7 @@ def pull_model(settings: ModelSettings, warn: Callable[[str], None] | None = Non
     except EmbedError as exc:
         _remove_revision(hub, name, folder.name)
         raise EmbedError(
-            f"pulled {name!r} but it does not work, so it was removed again: {exc}", field="model"
+            f"pulled {name!r} but it does not work, so it was removed again: {exc.message}", field="model"
         ) from None
 
 
