@@ -93,3 +93,26 @@ def test_a_damaged_tokenizer_is_one_line_naming_the_file(run_cli, tmp_path, dama
     result = run_cli("search", "weather in Paris", "-c", str(DEMO), "-r", "hybrid", "--embed-model", str(folder))
     line = _one_bounded_line(result, "embed-model")
     assert str(folder / "tokenizer.json") in line  # the file to replace, not only its folder
+
+
+def test_an_endpoint_error_from_the_library_carries_no_control_characters(monkeypatch):
+    """The CLI escapes what it prints; an app logging ``str(EmbedError)`` got the server's ESC raw."""
+    pytest.importorskip("openai")
+    from toolsearch_cli.search.embed import load_local
+
+    from ..embed_server import EmbeddingServer
+    from .conftest import STATIC as static
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-not-a-real-key-1234")
+    with EmbeddingServer(load_local(str(static))) as server:
+        server.fail_with = (500, {"error": {"message": "boom \x1b[2J\x1b]0;owned\x07 \u202etxt.exe"}})
+        with pytest.raises(EmbedError) as caught:
+            search(
+                load_catalog([str(DEMO)]),
+                "weather in Paris",
+                ranker="hybrid",
+                embed=EmbedSettings(base_url=server.base_url, model="m", timeout=5),
+            )
+    text = str(caught.value)
+    assert "boom" in text and "\\x1b[2J" in text
+    assert not any(ord(ch) < 32 or ch == "\x7f" or ch == "\u202e" for ch in text), repr(text)

@@ -916,7 +916,9 @@ class EndpointEmbedder:
 
     def _error(self, what: str, exc: Exception) -> EmbedError:
         message = getattr(exc, "message", None) or str(exc)
-        detail = re.sub(r"\s+", " ", self.redact(str(message))).strip()[:200]
+        from ..printable import shown  # the server's words: its control characters as visible escapes
+
+        detail = shown(re.sub(r"\s+", " ", self.redact(str(message))).strip()[:200])
         hint = f"; check ${self.key_env} (--embed-api-key-env)" if "401" in what else ""
         return EmbedError(
             f"the embeddings endpoint {self.shown_url}/embeddings failed ({what}) for model {self.model!r}{hint}: "
