@@ -341,3 +341,22 @@ def test_a_model_that_was_not_pulled_is_one_line_about_the_argument(run_cli, hub
     line = _one_line(result)
     assert line.startswith("error: field 'model': ") and f"{NAME!r} is not in the model cache" in line
     assert hub.requests == []
+
+
+def test_a_model_pulled_at_a_commit_is_found_by_its_name_offline(run_cli, hub, monkeypatch):
+    """`model pull NAME --revision SHA` writes no refs/main: `--embed-model NAME` and `model show NAME` said
+    "not in the model cache" while `model list` listed it (issue 19 audit). They now take the pulled
+    snapshot, the one `model list` shows."""
+    sha = hub.sha(NAME)
+    pulled = run_cli("model", "pull", NAME, "--revision", sha, "--format", "json")
+    assert pulled.code == 0, pulled.stderr
+    assert pulled.json()["revision"] == sha
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    listed = run_cli("model", "list", "--format", "json").json()
+    assert [(m["name"], m["revision"]) for m in listed] == [(NAME, sha)]
+    shown = run_cli("model", "show", NAME, "--format", "json")
+    assert shown.code == 0, shown.stderr
+    assert shown.json()["revision"] == sha
+    found = run_cli("search", "weather forecast", "-c", str(DEMO), "-r", "hybrid", "--embed-model", NAME)
+    assert found.code == 0, found.stderr
+    assert "getForecast" in found.stdout or "getWeather" in found.stdout

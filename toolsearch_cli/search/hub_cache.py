@@ -70,9 +70,26 @@ def cached_model_folder(name: str, revision: str | None = None) -> Path:
         found = hub.try_to_load_from_cache(name, "tokenizer.json", cache_dir=cache_folder(), revision=revision)
     except Exception as exc:  # noqa: BLE001 - a damaged cache entry is one line too
         raise not_pulled(name, f"cannot be read from the model cache ({type(exc).__name__})") from None
+    if not isinstance(found, str) and revision is None:
+        found = _newest_snapshot_tokenizer(hub, name)  # pulled at a commit: no refs/main was written
     if not isinstance(found, str):  # None: not cached; a sentinel: known to be missing upstream
         raise not_pulled(name)
     folder = Path(found).parent
     if not any((folder / f).is_file() for f in ONNX_FILES) or not (folder / "tokenizer.json").is_file():
         raise not_pulled(name, "is in the Hugging Face cache without its ONNX weights or tokenizer")
     return folder
+
+
+def _newest_snapshot_tokenizer(hub: Any, name: str) -> str | None:
+    """The tokenizer.json of the model's most recently pulled snapshot that has one (as ``model list``
+    shows it), for a model whose cache has no ``main`` ref: ``model pull NAME --revision COMMIT``."""
+    try:
+        info = hub.scan_cache_dir(cache_folder())
+    except Exception:  # noqa: BLE001 - no cache or an unreadable one: not pulled
+        return None
+    for repo in (r for r in info.repos if r.repo_type == "model" and r.repo_id == name):
+        for revision in sorted(repo.revisions, key=lambda r: r.last_modified, reverse=True):
+            tokenizer = Path(revision.snapshot_path) / "tokenizer.json"
+            if tokenizer.is_file():
+                return str(tokenizer)
+    return None
