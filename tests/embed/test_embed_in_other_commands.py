@@ -127,3 +127,38 @@ def test_search_names_the_embedding_model_of_a_dense_ranker_and_no_other(run_cli
     assert data["embed_model"] == str(STATIC)
     lexical = run_cli("search", "weather in Paris", "-c", str(DEMO), "--embed-model", str(STATIC), "-f", "json")
     assert "embed_model" not in lexical.json()
+
+
+def test_serve_dry_run_with_a_model_it_cannot_load_stops_with_one_line(run_cli, tmp_path):
+    """`serve --dry-run -r hybrid --embed-model MISSING` said all was well (issue 19 audit)."""
+    missing = tmp_path / "no-model"
+    result = run_cli("serve", "-c", str(DEMO), "-r", "hybrid", "--embed-model", str(missing), "--dry-run")
+    assert (result.code, result.stdout) == (2, "")
+    [line] = result.stderr.strip().splitlines()
+    assert line.startswith("error: field 'embed-model': ") and str(missing) in line
+
+
+def test_serve_with_a_model_it_cannot_load_stops_before_serving(tmp_path):
+    """It served, and every toolSearch came back as a JSON-RPC error; search and simulate stop at once."""
+    import subprocess
+
+    from ..conftest import TOOLSEARCH, clean_env
+
+    missing = tmp_path / "no-model"
+    done = subprocess.run(
+        [*TOOLSEARCH, "serve", "-c", str(DEMO), "-r", "embedding", "--embed-model", str(missing)],
+        stdin=subprocess.DEVNULL,  # a client that sends nothing: the server would end at EOF
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+        timeout=60,
+    )
+    assert (done.returncode, done.stdout) == (2, "")
+    [line] = done.stderr.strip().splitlines()
+    assert line.startswith("error: field 'embed-model': ") and str(missing) in line
+
+
+def test_serve_dry_run_with_a_working_model_lists_as_before(run_cli):
+    result = run_cli("serve", "-c", str(DEMO), "-r", "hybrid", "--embed-model", str(STATIC), "--dry-run")
+    assert result.code == 0, result.stderr
+    assert "toolSearch" in result.stdout
