@@ -15,7 +15,7 @@ import pytest
 
 from toolsearch_cli import ToolSearch, load_catalog
 from toolsearch_cli.search.embed import EmbedError, load_local
-from toolsearch_cli.search.embed_settings import EmbedSettings, configure
+from toolsearch_cli.search.embed_settings import MODEL_VAR, EmbedSettings, configure
 
 from ..conftest import DEMO
 from .conftest import STATIC
@@ -162,3 +162,18 @@ def test_serve_dry_run_with_a_working_model_lists_as_before(run_cli):
     result = run_cli("serve", "-c", str(DEMO), "-r", "hybrid", "--embed-model", str(STATIC), "--dry-run")
     assert result.code == 0, result.stderr
     assert "toolSearch" in result.stdout
+
+
+def test_eval_all_without_a_model_says_which_rankers_it_left_out(run_cli, write, monkeypatch):
+    """`eval -r all` without a model ran default and classic and said nothing of the dense rankers, so a
+    user comparing rankers never learnt that hybrid exists (issue 19 audit)."""
+    monkeypatch.delenv(MODEL_VAR, raising=False)
+    queries = write("q.yaml", "- id: a\n  query: will it rain in Paris tomorrow\n  relevant: [getWeather]\n")
+    result = run_cli("eval", "-c", str(DEMO), "--queries", str(queries), "-r", "all")
+    assert result.code == 0, result.stderr
+    assert "hybrid" not in result.stdout  # left out, as before
+    [line] = [x for x in result.stderr.splitlines() if "left out" in x]
+    assert "hybrid, embedding, hybrid-rrf" in line and "--embed-model" in line
+    with_model = run_cli("eval", "-c", str(DEMO), "--queries", str(queries), "-r", "all", "--embed-model", str(STATIC))
+    assert with_model.code == 0, with_model.stderr
+    assert "left out" not in with_model.stderr and "hybrid-rrf" in with_model.stdout
