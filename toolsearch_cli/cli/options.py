@@ -275,7 +275,7 @@ def _options_from_env(context: typer.Context) -> frozenset[str]:
     )
 
 
-_CONTEXT = "_embed_options_context"
+_CONTEXT = "embed_context"  # an embed_ name: applied, and taken out, before the command runs
 
 Command = TypeVar("Command", bound=Callable[..., Any])
 
