@@ -169,28 +169,11 @@ EMBED_WEIGHT_OPTION = typer.Option(
 )
 
 
-def apply_embed_options(
-    model: str | None,
-    base_url: str | None,
-    key_env: str,
-    multilingual: bool,
-    timeout: str | None = None,
-    query_prefix: str | None = None,
-    document_prefix: str | None = None,
-    weight: str | None = None,
-    *,
-    from_env: frozenset[str] = frozenset(),
-) -> None:
-    """Set the embedding model the dense rankers use (nothing is loaded until one runs).
-
-    ``from_env``: the options (``"embed-weight"``, ...) whose value came from their environment variable;
-    an error names that variable (``$TOOLSEARCH_EMBED_WEIGHT``), not an option the user never typed."""
+def _check_endpoint(model: str | None, url: str, key_env: str, named: Callable[[str], str]) -> None:
+    """--embed-base-url and --embed-api-key-env: a URL needs a model name and http(s); a key bound for
+    plain http elsewhere is warned of. ``named``: how to call an option in an error (or its variable)."""
     from ..errors import UsageError
 
-    def named(option: str) -> str:
-        return f"${_EMBED_VARS[option]}" if option in from_env else f"--{option}"
-
-    url = (base_url or "").strip()
     if url and not (model or "").strip():
         raise UsageError(
             f"{named('embed-base-url')} needs {named('embed-model')}, the model's name at that endpoint",
@@ -214,6 +197,31 @@ def apply_embed_options(
         insecure = clear_text_warning(url, f"the embedding API key (${key_env.strip()})")
         if insecure is not None:
             warn(insecure)
+
+
+def apply_embed_options(
+    model: str | None,
+    base_url: str | None,
+    key_env: str,
+    multilingual: bool,
+    timeout: str | None = None,
+    query_prefix: str | None = None,
+    document_prefix: str | None = None,
+    weight: str | None = None,
+    *,
+    from_env: frozenset[str] = frozenset(),
+) -> None:
+    """Set the embedding model the dense rankers use (nothing is loaded until one runs).
+
+    ``from_env``: the options (``"embed-weight"``, ...) whose value came from their environment variable;
+    an error names that variable (``$TOOLSEARCH_EMBED_WEIGHT``), not an option the user never typed."""
+    from ..errors import UsageError
+
+    def named(option: str) -> str:
+        return f"${_EMBED_VARS[option]}" if option in from_env else f"--{option}"
+
+    url = (base_url or "").strip()
+    _check_endpoint(model, url, key_env, named)
     try:
         seconds = check_timeout(timeout, named("embed-timeout"))
     except ValueError as exc:
