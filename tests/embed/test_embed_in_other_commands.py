@@ -15,7 +15,7 @@ import pytest
 
 from toolsearch_cli import ToolSearch, load_catalog
 from toolsearch_cli.search.embed import EmbedError, load_local
-from toolsearch_cli.search.embed_settings import EmbedSettings, configure
+from toolsearch_cli.search.embed_settings import MODEL_VAR, EmbedSettings, configure
 
 from ..conftest import DEMO
 from .conftest import STATIC
@@ -127,3 +127,53 @@ def test_search_names_the_embedding_model_of_a_dense_ranker_and_no_other(run_cli
     assert data["embed_model"] == str(STATIC)
     lexical = run_cli("search", "weather in Paris", "-c", str(DEMO), "--embed-model", str(STATIC), "-f", "json")
     assert "embed_model" not in lexical.json()
+
+
+def test_serve_dry_run_with_a_model_it_cannot_load_stops_with_one_line(run_cli, tmp_path):
+    """`serve --dry-run -r hybrid --embed-model MISSING` said all was well (issue 19 audit)."""
+    missing = tmp_path / "no-model"
+    result = run_cli("serve", "-c", str(DEMO), "-r", "hybrid", "--embed-model", str(missing), "--dry-run")
+    assert (result.code, result.stdout) == (2, "")
+    [line] = result.stderr.strip().splitlines()
+    assert line.startswith("error: field 'embed-model': ") and str(missing) in line
+
+
+def test_serve_with_a_model_it_cannot_load_stops_before_serving(tmp_path):
+    """It served, and every toolSearch came back as a JSON-RPC error; search and simulate stop at once."""
+    import subprocess
+
+    from ..conftest import TOOLSEARCH, clean_env
+
+    missing = tmp_path / "no-model"
+    done = subprocess.run(
+        [*TOOLSEARCH, "serve", "-c", str(DEMO), "-r", "embedding", "--embed-model", str(missing)],
+        stdin=subprocess.DEVNULL,  # a client that sends nothing: the server would end at EOF
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+        timeout=60,
+    )
+    assert (done.returncode, done.stdout) == (2, "")
+    [line] = done.stderr.strip().splitlines()
+    assert line.startswith("error: field 'embed-model': ") and str(missing) in line
+
+
+def test_serve_dry_run_with_a_working_model_lists_as_before(run_cli):
+    result = run_cli("serve", "-c", str(DEMO), "-r", "hybrid", "--embed-model", str(STATIC), "--dry-run")
+    assert result.code == 0, result.stderr
+    assert "toolSearch" in result.stdout
+
+
+def test_eval_all_without_a_model_says_which_rankers_it_left_out(run_cli, write, monkeypatch):
+    """`eval -r all` without a model ran default and classic and said nothing of the dense rankers, so a
+    user comparing rankers never learnt that hybrid exists (issue 19 audit)."""
+    monkeypatch.delenv(MODEL_VAR, raising=False)
+    queries = write("q.yaml", "- id: a\n  query: will it rain in Paris tomorrow\n  relevant: [getWeather]\n")
+    result = run_cli("eval", "-c", str(DEMO), "--queries", str(queries), "-r", "all")
+    assert result.code == 0, result.stderr
+    assert "hybrid" not in result.stdout  # left out, as before
+    [line] = [x for x in result.stderr.splitlines() if "left out" in x]
+    assert "hybrid, embedding, hybrid-rrf" in line and "--embed-model" in line
+    with_model = run_cli("eval", "-c", str(DEMO), "--queries", str(queries), "-r", "all", "--embed-model", str(STATIC))
+    assert with_model.code == 0, with_model.stderr
+    assert "left out" not in with_model.stderr and "hybrid-rrf" in with_model.stdout

@@ -166,6 +166,7 @@ def test_an_unknown_hub_id_is_one_line_saying_to_pull_it_and_never_downloads(run
 def test_a_pull_that_cannot_give_a_working_model_is_one_line(run_cli, hub, name, said, tmp_path):
     result = run_cli("model", "pull", name)
     assert result.code == 2 and said in _one_line(result)
+    assert _one_line(result).count("field '") == 1  # the check's own error inside, without a second field label
     assert run_cli("model", "list", "--format", "json").json() == []
     cache = tmp_path / "hf-cache"
     assert not any(cache.glob("models--*/snapshots/*/*")) if cache.exists() else True  # nothing half-pulled is left
@@ -330,3 +331,32 @@ def test_the_library_takes_settings_and_returns_typed_results(hub):
     assert listing.to_dict()["cache"] == str(listing.cache) and listing.to_dict()["models"][0]["name"] == NAME
     removed = remove_model(ModelSettings(NAME))
     assert removed.name == NAME and removed.freed >= pulled.size and list_models().models == ()
+
+
+@pytest.mark.parametrize("command", ["show", "rm"])
+def test_a_model_that_was_not_pulled_is_one_line_about_the_argument(run_cli, hub, command):
+    """`model show` named the field 'embed-model', an option it does not have (issue 19 audit)."""
+    result = run_cli("model", command, NAME)
+    assert (result.code, result.stdout) == (2, "")
+    line = _one_line(result)
+    assert line.startswith("error: field 'model': ") and f"{NAME!r} is not in the model cache" in line
+    assert hub.requests == []
+
+
+def test_a_model_pulled_at_a_commit_is_found_by_its_name_offline(run_cli, hub, monkeypatch):
+    """`model pull NAME --revision SHA` writes no refs/main: `--embed-model NAME` and `model show NAME` said
+    "not in the model cache" while `model list` listed it (issue 19 audit). They now take the pulled
+    snapshot, the one `model list` shows."""
+    sha = hub.sha(NAME)
+    pulled = run_cli("model", "pull", NAME, "--revision", sha, "--format", "json")
+    assert pulled.code == 0, pulled.stderr
+    assert pulled.json()["revision"] == sha
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    listed = run_cli("model", "list", "--format", "json").json()
+    assert [(m["name"], m["revision"]) for m in listed] == [(NAME, sha)]
+    shown = run_cli("model", "show", NAME, "--format", "json")
+    assert shown.code == 0, shown.stderr
+    assert shown.json()["revision"] == sha
+    found = run_cli("search", "weather forecast", "-c", str(DEMO), "-r", "hybrid", "--embed-model", NAME)
+    assert found.code == 0, found.stderr
+    assert "getForecast" in found.stdout or "getWeather" in found.stdout

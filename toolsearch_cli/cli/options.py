@@ -169,6 +169,36 @@ EMBED_WEIGHT_OPTION = typer.Option(
 )
 
 
+def _check_endpoint(model: str | None, url: str, key_env: str, named: Callable[[str], str]) -> None:
+    """--embed-base-url and --embed-api-key-env: a URL needs a model name and http(s); a key bound for
+    plain http elsewhere is warned of. ``named``: how to call an option in an error (or its variable)."""
+    from ..errors import UsageError
+
+    if url and not (model or "").strip():
+        raise UsageError(
+            f"{named('embed-base-url')} needs {named('embed-model')}, the model's name at that endpoint",
+            field="embed-model",
+        )
+    if url and not url.lower().startswith(("http://", "https://")):
+        from ..redaction import shown_url
+
+        raise UsageError(
+            f"{named('embed-base-url')} must start with http:// or https://, not {shown_url(url)[:200]!r}",
+            field="embed-base-url",
+        )
+    if not key_env.strip():
+        raise UsageError(
+            f"{named('embed-api-key-env')} needs the name of an environment variable", field="embed-api-key-env"
+        )
+    if url and os.environ.get(key_env.strip()):
+        from ..redaction import clear_text_warning
+        from .render import warn
+
+        insecure = clear_text_warning(url, f"the embedding API key (${key_env.strip()})")
+        if insecure is not None:
+            warn(insecure)
+
+
 def apply_embed_options(
     model: str | None,
     base_url: str | None,
@@ -178,39 +208,31 @@ def apply_embed_options(
     query_prefix: str | None = None,
     document_prefix: str | None = None,
     weight: str | None = None,
+    *,
+    from_env: frozenset[str] = frozenset(),
 ) -> None:
-    """Set the embedding model the dense rankers use (nothing is loaded until one runs)."""
+    """Set the embedding model the dense rankers use (nothing is loaded until one runs).
+
+    ``from_env``: the options (``"embed-weight"``, ...) whose value came from their environment variable;
+    an error names that variable (``$TOOLSEARCH_EMBED_WEIGHT``), not an option the user never typed."""
     from ..errors import UsageError
 
+    def named(option: str) -> str:
+        return f"${_EMBED_VARS[option]}" if option in from_env else f"--{option}"
+
     url = (base_url or "").strip()
-    if url and not (model or "").strip():
-        raise UsageError("--embed-base-url needs --embed-model, the model's name at that endpoint", field="embed-model")
-    if url and not url.lower().startswith(("http://", "https://")):
-        from ..redaction import shown_url
-
-        raise UsageError(
-            f"--embed-base-url must start with http:// or https://, not {shown_url(url)!r}", field="embed-base-url"
-        )
-    if not key_env.strip():
-        raise UsageError("--embed-api-key-env needs the name of an environment variable", field="embed-api-key-env")
-    if url and os.environ.get(key_env.strip()):
-        from ..redaction import clear_text_warning
-        from .render import warn
-
-        insecure = clear_text_warning(url, f"the embedding API key (${key_env.strip()})")
-        if insecure is not None:
-            warn(insecure)
+    _check_endpoint(model, url, key_env, named)
     try:
-        seconds = check_timeout(timeout, "--embed-timeout")
+        seconds = check_timeout(timeout, named("embed-timeout"))
     except ValueError as exc:
         raise UsageError(str(exc), field="embed-timeout") from None
     for value, option in ((query_prefix, "embed-query-prefix"), (document_prefix, "embed-document-prefix")):
         try:
-            check_prefix(value, "--" + option)
+            check_prefix(value, named(option))
         except ValueError as exc:
             raise UsageError(str(exc), field=option) from None
     try:
-        share = check_weight(weight, "--embed-weight")
+        share = check_weight(weight, named("embed-weight"))
     except ValueError as exc:
         raise UsageError(str(exc), field="embed-weight") from None
     configure(
@@ -239,6 +261,30 @@ _EMBED_PARAMETERS: tuple[tuple[str, Any, Any], ...] = (
     ("embed_weight", str | None, EMBED_WEIGHT_OPTION),
 )
 
+#: option (without its dashes) -> the environment variable that gives its default
+_EMBED_VARS = {
+    "embed-model": MODEL_VAR,
+    "embed-base-url": BASE_URL_VAR,
+    "embed-api-key-env": KEY_ENV_VAR,
+    "embed-multilingual": MULTILINGUAL_VAR,
+    "embed-timeout": TIMEOUT_VAR,
+    "embed-query-prefix": QUERY_PREFIX_VAR,
+    "embed-document-prefix": DOCUMENT_PREFIX_VAR,
+    "embed-weight": WEIGHT_VAR,
+}
+
+
+def _options_from_env(context: typer.Context) -> frozenset[str]:
+    """The --embed-* options of the running command whose value came from the environment."""
+    return frozenset(
+        name.replace("_", "-")
+        for name, _, _ in _EMBED_PARAMETERS
+        if getattr(context.get_parameter_source(name), "name", None) == "ENVIRONMENT"
+    )
+
+
+_CONTEXT = "embed_context"  # an embed_ name: applied, and taken out, before the command runs
+
 Command = TypeVar("Command", bound=Callable[..., Any])
 
 
@@ -249,10 +295,14 @@ def embed_options(command: Command) -> Command:
         inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=option, annotation=kind)
         for name, kind, option in _EMBED_PARAMETERS
     ]
+    # the command's context (typer passes it), to tell an option given from its environment variable
+    added.append(inspect.Parameter(_CONTEXT, inspect.Parameter.KEYWORD_ONLY, annotation=typer.Context))
 
     @functools.wraps(command)
     def with_embedding(*args: Any, **kwargs: Any) -> Any:
-        apply_embed_options(*(kwargs.pop(name) for name, _, _ in _EMBED_PARAMETERS))
+        apply_embed_options(
+            *(kwargs.pop(name) for name, _, _ in _EMBED_PARAMETERS), from_env=_options_from_env(kwargs.pop(_CONTEXT))
+        )
         return command(*args, **kwargs)
 
     with_embedding.__signature__ = signature.replace(  # type: ignore[attr-defined]

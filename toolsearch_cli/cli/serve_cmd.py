@@ -122,6 +122,12 @@ def serve(
         http=http,
         dry_run=dry_run,
     )
+    from ..search import get_ranker
+
+    if getattr(get_ranker(settings.ranker), "needs_embeddings", False):
+        from ..search.embed import current_embedder
+
+        current_embedder()  # a model that cannot be had stops here in one line, as in search and simulate
     if settings.dry_run:
         from ..serve.dry_run import dry_run as list_once
 

@@ -52,6 +52,8 @@ class EvalSettings:
     baseline: Path | None = None
     diff_k: int | None = None
     gates: tuple[Gate, ...] = ()
+    #: Rankers ``all`` left out (they need an embedding model and none is configured): said in a note.
+    left_out: tuple[str, ...] = ()
 
     @classmethod
     def from_options(
@@ -95,6 +97,7 @@ class EvalSettings:
             baseline=baseline,
             diff_k=diff_k,
             gates=gates,
+            left_out=_left_out_of_all(ranker, rankers),
         )
 
 
@@ -116,6 +119,12 @@ def parse_rankers(spec: str) -> list[str]:
     for name in names:
         get_ranker(name)
     return names
+
+
+def _left_out_of_all(spec: str, rankers: Sequence[str]) -> tuple[str, ...]:
+    from ..search import RANKER_BY_NAME
+
+    return tuple(n for n in RANKER_BY_NAME if n not in rankers) if spec.strip() == "all" else ()
 
 
 class EvalListener:
@@ -227,6 +236,11 @@ def run_eval(settings: EvalSettings, listener: EvalListener | None = None) -> Ev
 
     listen = listener or EvalListener()
     s = settings
+    if s.left_out:
+        listen.note(
+            f"{', '.join(s.left_out)} left out of 'all': they need an embedding model "
+            "(--embed-model; get one with `toolsearch model pull NAME`)"
+        )
     old = _baseline(s)
     if s.from_log is not None and s.queries is not None:
         raise UsageError("give the queries with --queries or --from-log, not both", field="from-log")

@@ -156,7 +156,9 @@ def embedder_for(settings: EmbedSettings) -> Embedder:
     settings share it); an :class:`EmbedError` when they name no model."""
     if not settings.configured:
         raise EmbedError(
-            "this ranker needs an embedding model: --embed-model PATH (a local ONNX or model2vec folder), "
+            "this ranker needs an embedding model: --embed-model NAME (a Hub id fetched once with "
+            "`toolsearch model pull NAME`, e.g. sentence-transformers/all-MiniLM-L6-v2) or PATH (a local ONNX or "
+            "model2vec folder), "
             f"or --embed-base-url URL --embed-model NAME for an OpenAI-compatible endpoint (or ${MODEL_VAR})",
             field="embed-model",
         )
@@ -499,6 +501,10 @@ def pool(hidden: Any, mask: Any, modes: Sequence[str]) -> Any:
 # -- local models ---------------------------------------------------------------------------
 
 
+#: characters of a model path shown in an error (a longer one is cut)
+_SHOWN_PATH = 200
+
+
 def load_local(
     path: str,
     *,
@@ -511,23 +517,29 @@ def load_local(
     ``path`` may also be a Hub id (``owner/name``) that ``toolsearch model pull`` put in the
     Hugging Face cache: it is resolved from the cache alone (searching never downloads).
     """
-    folder = Path(path).expanduser()
+    shown = repr(path if len(path) <= _SHOWN_PATH else path[:_SHOWN_PATH] + "…")
     name: str | None = None
-    if not folder.exists():
-        from .hub_cache import cached_model_folder, looks_like_hub_id
+    try:  # a path the OS refuses (too long, ~user of no user) is the user's to fix, not an internal error
+        folder = Path(path).expanduser()
+        if not folder.exists():
+            from .hub_cache import cached_model_folder, looks_like_hub_id
 
-        if looks_like_hub_id(path):
-            folder, name = cached_model_folder(path), path.strip()
-    if not folder.is_dir():
+            if looks_like_hub_id(path):
+                folder, name = cached_model_folder(path), path.strip()
+        found = folder.is_dir()
+    except (OSError, RuntimeError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)[:200]
+        raise EmbedError(f"embedding model {shown}: not a usable path ({why})", field="embed-model") from None
+    if not found:
         what = "a file, not a folder" if folder.exists() else "not found"
         raise EmbedError(
-            f"embedding model {path!r}: {what}; give a folder holding tokenizer.json and model.onnx "
+            f"embedding model {shown}: {what}; give a folder holding tokenizer.json and model.onnx "
             "(a transformer exported to ONNX) or model.safetensors (a model2vec static model), or a Hub id "
             "fetched with `toolsearch model pull NAME`; with --embed-base-url the model is a name at that endpoint",
             field="embed-model",
         )
     if not (folder / "tokenizer.json").is_file():
-        raise EmbedError(f"embedding model folder {path!r} has no tokenizer.json", field="embed-model")
+        raise EmbedError(f"embedding model folder {shown} has no tokenizer.json", field="embed-model")
     config = with_overrides(read_model_config(folder, name=name), query_prefix, document_prefix)
     for candidate in (folder / "model.onnx", folder / "onnx" / "model.onnx"):
         if candidate.is_file():
@@ -535,7 +547,7 @@ def load_local(
     if (folder / "model.safetensors").is_file():
         return StaticEmbedder(folder, multilingual=multilingual, config=config, label=name)
     raise EmbedError(
-        f"embedding model folder {path!r} has neither model.onnx (nor onnx/model.onnx) nor model.safetensors",
+        f"embedding model folder {shown} has neither model.onnx (nor onnx/model.onnx) nor model.safetensors",
         field="embed-model",
     )
 
@@ -574,9 +586,10 @@ def _config_identity(base: str, config: ModelConfig) -> str:
 
 
 def _missing_extra(what: str, exc: ImportError) -> EmbedError:
+    package = (exc.name or "onnxruntime tokenizers").split(".")[0]
     return EmbedError(
         f"{what} needs {exc.name or 'an optional package'}, which is not installed: "
-        "pip install 'toolsearch-cli[embed]'",
+        f"pip install {package} (the extra `embed`: pip install -e '.[embed]' in a clone)",
         field="embed-model",
     )
 
@@ -680,8 +693,9 @@ class OnnxEmbedder:
             try:
                 self.tokenizer = self._set_up(Tokenizer.from_file(str(self.folder / "tokenizer.json")))
             except Exception as exc:  # noqa: BLE001 - any unreadable tokenizer is one clear line
-                raise EmbedError(
-                    f"cannot load the embedding model in {self.folder}: {type(exc).__name__}: {str(exc)[:200]}",
+                raise EmbedError(  # the file named: a damaged tokenizer.json, not the weights, is what to replace
+                    f"cannot load the embedding model's tokenizer {self.folder / 'tokenizer.json'}: "
+                    f"{type(exc).__name__}: {str(exc)[:200]}",
                     field="embed-model",
                 ) from None
         return self.tokenizer
@@ -911,7 +925,9 @@ class EndpointEmbedder:
 
     def _error(self, what: str, exc: Exception) -> EmbedError:
         message = getattr(exc, "message", None) or str(exc)
-        detail = re.sub(r"\s+", " ", self.redact(str(message))).strip()[:200]
+        from ..printable import shown  # the server's words: its control characters as visible escapes
+
+        detail = shown(re.sub(r"\s+", " ", self.redact(str(message))).strip()[:200])
         hint = f"; check ${self.key_env} (--embed-api-key-env)" if "401" in what else ""
         return EmbedError(
             f"the embeddings endpoint {self.shown_url}/embeddings failed ({what}) for model {self.model!r}{hint}: "

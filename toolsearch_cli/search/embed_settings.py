@@ -66,7 +66,7 @@ class EmbedSettings:
                 from ..redaction import shown_url
 
                 raise EmbedError(
-                    f"embed.base_url must start with http:// or https://, not {shown_url(self.base_url)!r}",
+                    f"embed.base_url must start with http:// or https://, not {shown_url(self.base_url)[:200]!r}",
                     field="embed.base_url",
                 )
             if self.model is None:
@@ -128,7 +128,8 @@ def check_timeout(value: float | str | None, where: str) -> float:
     except ValueError:
         seconds = float("nan")
     if not 0 < seconds <= 3600:  # also refuses NaN
-        raise ValueError(f"{where} must be a number of seconds above 0 and at most 3600, not {value!r}")
+        shown = value if not isinstance(value, str) else value[:40]
+        raise ValueError(f"{where} must be a number of seconds above 0 and at most 3600, not {shown!r}")
     return seconds
 
 
@@ -146,7 +147,7 @@ def check_weight(value: object, where: str) -> float | None:
     if not 0 <= weight <= 1:  # also refuses NaN
         shown = value if not isinstance(value, str) else value[:40]
         raise ValueError(f"{where} must be a number from 0 to 1 (the semantic share of hybrid), not {shown!r}")
-    return weight
+    return weight + 0.0  # -0 is 0 (it showed as 'weight -0' in labels)
 
 
 def check_prefix(value: object, where: str) -> str | None:

@@ -293,7 +293,7 @@ def pull_model(settings: ModelSettings, warn: Callable[[str], None] | None = Non
     except EmbedError as exc:
         _remove_revision(hub, name, folder.name)
         raise EmbedError(
-            f"pulled {name!r} but it does not work, so it was removed again: {exc}", field="model"
+            f"pulled {name!r} but it does not work, so it was removed again: {exc.message}", field="model"
         ) from None
 
 
@@ -337,7 +337,10 @@ def list_models() -> ModelListing:
 
 def show_model(settings: ModelSettings) -> PulledModel:
     """A cached model, checked (loaded and run)."""
-    folder = cached_model_folder(settings.name)
+    try:
+        folder = cached_model_folder(settings.name)
+    except EmbedError as exc:  # the same sentence as a search's, about this command's argument
+        raise EmbedError(exc.message, field="model") from None
     return inspect_model(settings.name, folder)
 
 

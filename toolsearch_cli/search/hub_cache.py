@@ -41,13 +41,15 @@ def cache_folder() -> Path:
     return (Path(xdg).expanduser() if xdg else Path.home() / ".cache") / "huggingface" / "hub"
 
 
+#: how to get the Hub client; the package is not on PyPI, so not "pip install 'toolsearch-cli[hub]'"
+HUB_INSTALL = "pip install huggingface_hub (the extra `hub`: pip install -e '.[hub]' in a clone)"
+
+
 def hub_client() -> Any:
     try:
         import huggingface_hub
     except ImportError:
-        raise EmbedError(
-            "a Hub model needs the Hugging Face client: pip install 'toolsearch-cli[hub]'", field="embed-model"
-        ) from None
+        raise EmbedError(f"a Hub model needs the Hugging Face client: {HUB_INSTALL}", field="embed-model") from None
     return huggingface_hub
 
 
@@ -59,7 +61,7 @@ def cached_model_folder(name: str, revision: str | None = None) -> Path:
     except EmbedError:
         raise EmbedError(
             f"embedding model {name!r} is not a folder; a Hub id needs the Hugging Face client: "
-            f"pip install 'toolsearch-cli[hub]', then `toolsearch model pull {name}`",
+            f"{HUB_INSTALL}, then `toolsearch model pull {name}`",
             field="embed-model",
         ) from None
     # the client's own cache lookup (no network): where its tokenizer.json is, is the snapshot
@@ -68,9 +70,26 @@ def cached_model_folder(name: str, revision: str | None = None) -> Path:
         found = hub.try_to_load_from_cache(name, "tokenizer.json", cache_dir=cache_folder(), revision=revision)
     except Exception as exc:  # noqa: BLE001 - a damaged cache entry is one line too
         raise not_pulled(name, f"cannot be read from the model cache ({type(exc).__name__})") from None
+    if not isinstance(found, str) and revision is None:
+        found = _newest_snapshot_tokenizer(hub, name)  # pulled at a commit: no refs/main was written
     if not isinstance(found, str):  # None: not cached; a sentinel: known to be missing upstream
         raise not_pulled(name)
     folder = Path(found).parent
     if not any((folder / f).is_file() for f in ONNX_FILES) or not (folder / "tokenizer.json").is_file():
         raise not_pulled(name, "is in the Hugging Face cache without its ONNX weights or tokenizer")
     return folder
+
+
+def _newest_snapshot_tokenizer(hub: Any, name: str) -> str | None:
+    """The tokenizer.json of the model's most recently pulled snapshot that has one (as ``model list``
+    shows it), for a model whose cache has no ``main`` ref: ``model pull NAME --revision COMMIT``."""
+    try:
+        info = hub.scan_cache_dir(cache_folder())
+    except Exception:  # noqa: BLE001 - no cache or an unreadable one: not pulled
+        return None
+    for repo in (r for r in info.repos if r.repo_type == "model" and r.repo_id == name):
+        for revision in sorted(repo.revisions, key=lambda r: r.last_modified, reverse=True):
+            tokenizer = Path(revision.snapshot_path) / "tokenizer.json"
+            if tokenizer.is_file():
+                return str(tokenizer)
+    return None
