@@ -133,7 +133,7 @@ def test_the_command_line_weight_reaches_the_ranking_and_the_explanation(run_cli
     for result, weight in ((light, 0.1), (heavy, 0.9)):
         assert [h["name"] for h in result.json()["hits"]] == list(_scores(catalog, QUERY, weight))
     details = [c["detail"] for h in light.json()["hits"] for c in h["explanation"] if c["field"] == "semantic"]
-    assert details and all(d.endswith("; weight 0.1") for d in details)
+    assert details and all(d.endswith("; fusion weight 0.1") for d in details)
     plain_details = [c["detail"] for h in plain.json()["hits"] for c in h["explanation"] if c["field"] == "semantic"]
     assert plain_details and not any("weight" in d for d in plain_details)  # the default is not shown
     assert light.json()["embed_model"].endswith(", weight 0.1")  # what was measured names its weight

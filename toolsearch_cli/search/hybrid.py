@@ -317,7 +317,7 @@ class HybridRanker(_Dense):
             weight = self.fusion_weight()
             parts = self._nsf(lexical, semantic, depth, weight)
             if weight != DEFAULT_WEIGHT:
-                shown_weight = f"; weight {weight:g}"
+                shown_weight = f"; fusion weight {weight:g}"
         ranked = sorted(parts.items(), key=lambda item: (-(item[1][0] + item[1][1]), item[0]))
         by_name = {h.tool.name: h for h in lexical}
         tools = {t.name: t for t, _ in semantic.ranked}
