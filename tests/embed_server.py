@@ -69,7 +69,7 @@ class EmbeddingServer:
                 pass  # a client that gave up (timeouts are tested): not a traceback in another test's output
 
         self.httpd = Quiet(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
 
     @property
     def base_url(self) -> str:

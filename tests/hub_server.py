@@ -128,7 +128,7 @@ class HubServer:
                 pass
 
         self.httpd = Quiet(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
 
     @staticmethod
     def oid(content: bytes) -> str:
