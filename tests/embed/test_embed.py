@@ -9,6 +9,7 @@ names one (benchmarks/export_onnx.py makes it).
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import subprocess
@@ -388,6 +389,9 @@ def test_a_request_of_several_sentences_is_embedded_whole_and_sentence_by_senten
     assert query_views(many) == [many]  # bounded work per query, as default bounds it
 
 
+_AXES_IDS = itertools.count()
+
+
 class Axes:
     """An embedder whose vectors are chosen by hand: each text is a mix of named axes."""
 
@@ -395,7 +399,9 @@ class Axes:
     multilingual = False
 
     def __init__(self, vectors):
-        self.model_id = f"axes-{id(self)}"  # query vectors are kept in memory per model
+        # query vectors are kept in memory per model: a fresh id each time (``id(self)`` is reused
+        # once an earlier embedder is freed, and that one's vectors were then found)
+        self.model_id = f"axes-{next(_AXES_IDS)}"
         self.vectors = vectors
         self.texts: list[str] = []
 

@@ -5,6 +5,8 @@ not a model's taste; one test runs the real static model end to end through the 
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from toolsearch_cli import Catalog
@@ -110,6 +112,9 @@ def test_an_evaluation_embeds_every_sentence_once_ahead_of_its_searches(monkeypa
     assert axes.texts.count("Qqq one.") == 1  # the search reused the prepared vectors
 
 
+_ECHO_IDS = itertools.count()
+
+
 class _Echo:
     """An embedder for hostile requests: any text, a fixed direction; it records what it was given."""
 
@@ -117,7 +122,7 @@ class _Echo:
     multilingual = False
 
     def __init__(self) -> None:
-        self.model_id = f"echo-{id(self)}"
+        self.model_id = f"echo-{next(_ECHO_IDS)}"  # not id(self): reused once a freed one's vectors are kept
         self.batches: list[int] = []
 
     def embed(self, texts):
