@@ -76,25 +76,9 @@ SPLIT: dict[str, Callable[[str], list[str]]] = {
 }
 
 
-def _rescale(sims: Any, k: int) -> Any:
-    """Each row between its ``k``-th best (at least 0) and its best: 0..1 (a flat row: 0)."""
-    import numpy as np
-
-    ordered = -np.partition(-sims, k - 1, axis=1)
-    top, floor = ordered[:, :1], np.maximum(ordered[:, k - 1 : k], 0.0)
-    span = top - floor
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out = (sims - floor) / np.where(span > 0, span, np.inf)
-    return np.nan_to_num(out, nan=0.0, neginf=0.0, copy=False), floor, span
-
-
-def combine_max(sims: Any, k: int) -> tuple[Any, Any]:
-    """(before) each view rescaled on its own, a tool's best view."""
-    import numpy as np
-
-    rescaled, _, _ = _rescale(sims, k)
-    view = rescaled.argmax(axis=0)
-    return np.maximum(rescaled[view, np.arange(len(view))], 0.0), view
+_rescale = H.rescale_views  # each view between its k-th best and best, as hybrid rescales
+#: (before) each view rescaled on its own, a tool's best view: what ``hybrid`` ships
+combine_max = H.best_rescaled_view
 
 
 def combine_joint(sims: Any, k: int) -> tuple[Any, Any]:
@@ -243,20 +227,8 @@ def variant(kind: str, split: str, combine: str, embed: EmbedSettings, lexical: 
     splitter, combiner = SPLIT[split], COMBINE[combine]
 
     def semantic(index: Any, embedder: Any, views: list[str], depth: int, category: str | None) -> Any:
-        import numpy as np
-
-        sims = index.scores_many(np.stack(H.query_vectors(embedder, views, persist=True)))
-        if category is not None and sims.shape[1]:
-            sims[:, ~index.category_mask(category)] = -np.inf
-        usable = np.isfinite(sims[0])
-        k = min(depth, int(usable.sum()))
-        if not k:
-            nothing = np.zeros(sims.shape[1], dtype=np.float32)
-            return H._Semantic(index, sims, nothing, nothing.astype(int), [])
-        part, view = combiner(np.where(np.isfinite(sims), sims, -np.inf), k)
-        part = np.asarray(part, dtype=np.float32)
-        ranked = index.top(np.where(usable, part, -np.inf), depth)
-        return H._Semantic(index, sims, part, view, ranked)
+        sims = H.view_similarities(index, embedder, views, category, persist=True)
+        return H.semantic_side(index, sims, depth, combiner)
 
     if kind == "hybrid":
 

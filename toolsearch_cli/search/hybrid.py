@@ -262,6 +262,57 @@ class _Semantic:
         return f"cosine {cosine:.3f} ({where})"
 
 
+def view_similarities(
+    index: VectorIndex, embedder: Embedder, views: list[str], category: str | None, *, persist: bool | str
+) -> Any:
+    """The cosine of every tool to each of a request's views (views x slots, one matrix product);
+    tools outside ``category`` at -inf."""
+    import numpy as np
+
+    sims = index.scores_many(np.stack(query_vectors(embedder, views, persist=persist)))
+    if category is not None and sims.shape[1]:
+        sims[:, ~index.category_mask(category)] = -np.inf
+    return sims
+
+
+def rescale_views(sims: Any, k: int) -> tuple[Any, Any, Any]:
+    """Each view's (row's) cosines rescaled between its ``k``-th best (at least 0) and its best: 0..1,
+    a flat view all 0; with each row's floor and span."""
+    import numpy as np
+
+    ordered = -np.partition(-sims, k - 1, axis=1)
+    top, floor = ordered[:, :1], np.maximum(ordered[:, k - 1 : k], 0.0)
+    span = top - floor
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rescaled = (sims - floor) / np.where(span > 0, span, np.inf)
+    return np.nan_to_num(rescaled, nan=0.0, neginf=0.0, copy=False), floor, span
+
+
+def best_rescaled_view(sims: Any, k: int) -> tuple[Any, Any]:
+    """Each tool's part and the view it comes from: the best of its rescaled cosines
+    (:func:`rescale_views`), at least 0."""
+    import numpy as np
+
+    rescaled, _, _ = rescale_views(sims, k)
+    view = rescaled.argmax(axis=0)
+    return np.maximum(rescaled[view, np.arange(len(view))], 0.0), view
+
+
+def semantic_side(index: VectorIndex, sims: Any, depth: int, combine: Any) -> _Semantic:
+    """A request's semantic side from its views' cosines: ``combine(sims, k)`` gives each tool's
+    part and view (``k``: the depth, at most the usable tools); its best ``depth`` tools ranked."""
+    import numpy as np
+
+    usable = np.isfinite(sims[0])
+    k = min(depth, int(usable.sum()))
+    if not k:
+        nothing = np.zeros(sims.shape[1], dtype=np.float32)
+        return _Semantic(index, sims, nothing, nothing.astype(int), [])
+    part, view = combine(sims, k)
+    part = np.asarray(part, dtype=np.float32)
+    return _Semantic(index, sims, part, view, index.top(np.where(usable, part, -np.inf), depth))
+
+
 class HybridRanker(_Dense):
     """``default``'s lexical scores fused with embedding similarity."""
 
@@ -356,26 +407,8 @@ class HybridRanker(_Dense):
     ) -> _Semantic:
         """Every tool's semantic part (0..1): its best over the request's views, each view's cosine
         rescaled between that view's ``depth``-th best and best tool (one matrix product per query)."""
-        import numpy as np
-
-        sims = index.scores_many(np.stack(query_vectors(embedder, views, persist=_search_store())))  # (views, slots)
-        if category is not None and sims.shape[1]:
-            sims[:, ~index.category_mask(category)] = -np.inf
-        usable = np.isfinite(sims[0])
-        k = min(depth, int(usable.sum()))
-        if not k:
-            nothing = np.zeros(sims.shape[1], dtype=np.float32)
-            return _Semantic(index, sims, nothing, nothing.astype(int), [])
-        ordered = -np.partition(-sims, k - 1, axis=1)
-        top, floor = ordered[:, :1], np.maximum(ordered[:, k - 1 : k], 0.0)
-        span = top - floor
-        with np.errstate(invalid="ignore", divide="ignore"):
-            rescaled = (sims - floor) / np.where(span > 0, span, np.inf)  # a flat view adds nothing
-        rescaled = np.nan_to_num(rescaled, nan=0.0, neginf=0.0, copy=False)
-        view = rescaled.argmax(axis=0)
-        part = np.maximum(rescaled[view, np.arange(len(view))], 0.0).astype(np.float32)
-        ranked = index.top(np.where(usable, part, -np.inf), depth)
-        return _Semantic(index, sims, part, view, ranked)
+        sims = view_similarities(index, embedder, views, category, persist=_search_store())
+        return semantic_side(index, sims, depth, best_rescaled_view)
 
     @staticmethod
     def _nsf(
