@@ -27,10 +27,9 @@ sys.path.insert(0, str(HERE / "real_catalogs"))
 
 import dataset  # noqa: E402
 from multiq import _MemoLexical  # noqa: E402
-from weight_sweep import per_request  # noqa: E402
+from weight_sweep import add_model_arguments, model_settings, per_request  # noqa: E402
 
 from toolsearch_cli.search.embed import has_cjk  # noqa: E402
-from toolsearch_cli.search.embed_settings import EmbedSettings  # noqa: E402
 
 ISSUE_19 = ("docker-engine", "mastodon", "hetzner")
 
@@ -47,15 +46,9 @@ def cells(runs: list[list[tuple[float, float]]]) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--weights", default="0.5,0.4")
-    parser.add_argument("--embed-model", required=True)
-    parser.add_argument("--embed-base-url")
-    parser.add_argument("--embed-multilingual", action="store_true")
+    add_model_arguments(parser, "0.5,0.4")
     args = parser.parse_args()
-    embed = EmbedSettings(
-        model=args.embed_model, base_url=args.embed_base_url, multilingual=args.embed_multilingual, timeout=600
-    )
-    weights = [float(w) for w in args.weights.split(",")]
+    embed, weights = model_settings(args)
     lexical = _MemoLexical()
     header = "| default | " + " | ".join(f"hybrid w={w:g}" for w in weights) + " |"
     print("| catalog | language | requests " + header)

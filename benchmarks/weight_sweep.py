@@ -53,20 +53,29 @@ def sweep(catalog: Any, queries: list[tuple[str, set[str]]], embed: EmbedSetting
     return [(statistics.fmean(m[0] for m in run), statistics.fmean(m[1] for m in run)) for run in runs]
 
 
+def add_model_arguments(parser: argparse.ArgumentParser, weights: str) -> None:
+    """The model and the weights to sweep, as options (this script's and heldml_lang.py's)."""
+    parser.add_argument("--weights", default=weights)
+    parser.add_argument("--embed-model", required=True)
+    parser.add_argument("--embed-base-url")
+    parser.add_argument("--embed-multilingual", action="store_true")
+
+
+def model_settings(args: argparse.Namespace) -> tuple[EmbedSettings, list[float]]:
+    embed = EmbedSettings(
+        model=args.embed_model, base_url=args.embed_base_url, multilingual=args.embed_multilingual, timeout=600
+    )
+    return embed, [float(w) for w in args.weights.split(",")]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shared", default=str(HERE.parent.parent / "shared"))
     parser.add_argument("--sets", default=",".join(SETS))
     parser.add_argument("--real", action="store_true", help="the real catalogs (and held-out) instead of the sets")
-    parser.add_argument("--weights", default="0.5,0.45,0.4,0.35,0.3,0.25")
-    parser.add_argument("--embed-model", required=True)
-    parser.add_argument("--embed-base-url")
-    parser.add_argument("--embed-multilingual", action="store_true")
+    add_model_arguments(parser, "0.5,0.45,0.4,0.35,0.3,0.25")
     args = parser.parse_args()
-    embed = EmbedSettings(
-        model=args.embed_model, base_url=args.embed_base_url, multilingual=args.embed_multilingual, timeout=600
-    )
-    weights = [float(w) for w in args.weights.split(",")]
+    embed, weights = model_settings(args)
     lexical = _MemoLexical()
     print("| set | requests | default | " + " | ".join(f"hybrid w={w:g}" for w in weights) + " |")
     print("|---|---:|" + "---|" * (len(weights) + 1))
