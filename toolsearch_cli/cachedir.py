@@ -138,7 +138,8 @@ def write_atomic(path: Path, write: Callable[[BinaryIO], object]) -> None:
     new file removed) when it cannot; callers run without the cache then."""
     import tempfile
 
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
+    # ".part": never matched by a prune pattern ("*.json", ...), so no other process deletes it mid-write
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".part")
     try:
         with os.fdopen(fd, "wb") as f:
             write(f)

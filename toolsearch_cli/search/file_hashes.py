@@ -69,21 +69,13 @@ def _load(path: Path) -> dict[str, str]:
 
 
 def _save(path: Path, memo: dict[str, str]) -> None:
-    import tempfile
-
     from .. import cachedir as cache
 
     if cache.trusted_folder(True) is None:
         return
+    data = json.dumps({"format": FORMAT, "entries": memo}).encode("utf-8")
     try:
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump({"format": FORMAT, "entries": memo}, f)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        cache.write_atomic(path, lambda f: f.write(data))
     except OSError:
         pass  # a read-only or full cache folder: the hashes are computed again next time
 

@@ -136,17 +136,9 @@ def _prepared(tokenizer_file: Path, digest: str) -> _Vocabulary | None:
         return None
     record, vocabulary = made
     target = root / f"{digest[:32]}.json"
-    import tempfile
-
+    data = json.dumps(record, ensure_ascii=False).encode("utf-8")  # read faster than \\u escapes
     try:
-        fd, tmp = tempfile.mkstemp(dir=root, prefix=".tmp-", suffix=".part")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(record, f, ensure_ascii=False)  # read faster than \\u escapes
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        cache.write_atomic(target, lambda f: f.write(data))
         cache.prune(root, "*.json", KEEP, newest=target)
     except OSError:
         pass  # not kept: made again next time
