@@ -102,6 +102,26 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
+def edit_distance(a: str, b: str, limit: int) -> int:
+    """Edits (insert, delete, replace, swap two neighbours) that turn ``a`` into ``b``, or
+    ``limit + 1`` as soon as more than ``limit`` are needed."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    before: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i, char in enumerate(a, 1):
+        current = [i] + [0] * len(b)
+        for j, other in enumerate(b, 1):
+            cost = current[j - 1] + 1, previous[j] + 1, previous[j - 1] + (char != other)
+            current[j] = min(cost)
+            if i > 1 and j > 1 and char == b[j - 2] and a[i - 2] == other:
+                current[j] = min(current[j], before[j - 2] + 1)
+        if min(current) > limit:
+            return limit + 1
+        before, previous = previous, current
+    return min(previous[-1], limit + 1)
+
+
 def kind_of(value: object, other: str | None = None) -> str:
     """Describe a value's JSON kind for an error message: ``"a string"``, ``"a list"``, ``"nothing"`` ...
 

@@ -37,6 +37,7 @@ KINDS: dict[str, tuple[str, str]] = {
         "parameters schema without a type read as an object",
         "parameters schemas without a type read as objects",
     ),
+    "keyword": ("misspelt schema keyword kept", "misspelt schema keywords kept"),
 }
 
 
