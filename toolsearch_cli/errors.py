@@ -69,6 +69,16 @@ class CatalogError(ToolsearchError):
     message_width = 200
 
 
+class NotACatalog(CatalogError):
+    """A file that parsed, but has none of the shapes of a catalog (a ``package.json``, a compose
+    file): the error that loading it gave, with ``reason`` saying why it is no catalog at all. A
+    folder's walk skips such a file with a warning; named by itself, it is the error it always was."""
+
+    def __init__(self, error: CatalogError, reason: str) -> None:
+        super().__init__(error.message, file=error.file, line=error.line, tool=error.tool, field=error.field)
+        self.reason = reason
+
+
 class SearchError(ToolsearchError):
     """A search request is invalid (blank query, bad max results, unknown ranker)."""
 

@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from toolsearch_cli.catalog import load_catalog, load_catalog_result
+from toolsearch_cli.catalog.formats import not_a_catalog
 from toolsearch_cli.catalog.schema import misspelt_keyword
 from toolsearch_cli.errors import CatalogError
 
@@ -154,6 +155,147 @@ def test_real_catalogs_have_no_misspelt_keyword():
     for path in paths:
         loaded = load_catalog_result(str(path), strict=False)
         assert [w for w in loaded.warnings if w.kind == "keyword"] == [], path
+
+
+# ------------------------------------------------------------------ files of a folder that are no catalogs
+
+PACKAGE_JSON = '{"name": "my-tools", "version": "1.0.0", "dependencies": {"yaml": "^2"}}\n'
+STRAY = {
+    "package.json": PACKAGE_JSON,
+    "docker-compose.yml": "services:\n  web:\n    image: nginx\n",
+    "mcp.json": '{"mcpServers": {"files": {"command": "npx"}}}\n',
+    "words.json": '["alpha", "beta"]\n',
+    "schema.json": '{"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "required": ["a"]}\n',
+    "notes.yaml": "just a line of text\n",
+}
+GOOD = "tools:\n  - name: getWeather\n    description: Get the current weather for a city.\n"
+
+
+def _folder(write, extra: dict[str, str]) -> None:
+    write("tools/weather.yaml", GOOD)
+    for name, text in extra.items():
+        write(f"tools/{name}", text)
+
+
+def test_a_folders_files_that_are_not_catalogs_are_skipped_with_one_line_each(write, run_cli, monkeypatch, tmp_path):
+    _folder(write, STRAY)
+    monkeypatch.chdir(tmp_path)
+    result = run_cli("search", "weather", "-c", "tools")
+    assert result.code == 0 and "getWeather" in result.stdout
+    lines = result.stderr.strip().splitlines()
+    assert lines[:-1] == [
+        "warning: tools/docker-compose.yml: skipped, not a tool catalog: a mapping without 'tools', 'openapi' or "
+        "'swagger' (its keys: 'services')",
+        "warning: tools/mcp.json: skipped, not a tool catalog: a mapping without 'tools', 'openapi' or 'swagger' "
+        "(its keys: 'mcpServers')",
+        "warning: tools/notes.yaml: skipped, not a tool catalog: a string, not a mapping or a list",
+        "warning: tools/package.json: skipped, not a tool catalog: a mapping without 'tools', 'openapi' or "
+        "'swagger' (its keys: 'name', 'version', 'dependencies')",
+        "warning: tools/schema.json: skipped, not a tool catalog: a mapping without 'tools', 'openapi' or "
+        "'swagger' (its keys: '$schema', 'type', 'required')",
+        "warning: tools/words.json: skipped, not a tool catalog: a list in which no item is a tool, a mapping "
+        "with 'name'",
+    ]
+    assert lines[-1].startswith("6 load warnings: 6 files of a folder that are not catalogs skipped")
+    assert [w.kind for w in load_catalog_result("tools").warnings] == ["skipped"] * 6  # the library's too
+
+
+def test_a_file_named_by_itself_is_still_an_error(write, run_cli, monkeypatch, tmp_path):
+    _folder(write, {"package.json": PACKAGE_JSON})
+    monkeypatch.chdir(tmp_path)
+    result = run_cli("search", "weather", "-c", "tools/package.json")
+    assert result.code == 2
+    assert result.stderr.strip() == (
+        "error: tools/package.json: unknown top-level key 'name'; expected tools, category, resident, groups, requires"
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "where"),
+    [
+        (
+            "broken.yaml",
+            "tools:\n  - name: a\n    descripton: x\n",
+            "tools/broken.yaml:3: tool 'a', field 'descripton'",
+        ),
+        (
+            "near.yaml",
+            "tool:\n  - name: a\n",
+            "tools/near.yaml:1: unknown top-level key 'tool' (did you mean 'tools'?)",
+        ),
+        ("noname.yaml", "- description: a tool without its name\n  parameters: {a: string}\n", "tools/noname.yaml:1"),
+        ("single.json", '{"name": "t", "inputSchema": {"type": "object"}}', "tools/single.json: unknown top-level"),
+        ("syntax.yaml", "tools:\n  - name: a\n   description: b\n", "tools/syntax.yaml:3: malformed YAML"),
+        ("syntax.json", '{"tools": [}', "tools/syntax.json:1: malformed JSON"),
+        ("api.yaml", "openapi: 3.0.0\npaths: 5\n", "tools/api.yaml"),
+    ],
+)
+def test_a_broken_catalog_in_a_folder_is_still_an_error(write, run_cli, monkeypatch, tmp_path, name, text, where):
+    _folder(write, {"package.json": PACKAGE_JSON, name: text})
+    monkeypatch.chdir(tmp_path)
+    result = run_cli("search", "weather", "-c", "tools")
+    assert result.code == 2, result.stderr
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error: ")]
+    assert len(errors) == 1 and errors[0].startswith(f"error: {where}"), result.stderr
+
+
+def test_strict_loading_refuses_a_folder_with_a_file_that_is_no_catalog(write, run_cli, monkeypatch, tmp_path):
+    _folder(write, {"package.json": PACKAGE_JSON})
+    monkeypatch.chdir(tmp_path)
+    result = run_cli("--strict", "search", "weather", "-c", "tools")
+    assert result.code == 2 and result.stderr.strip() == (
+        "error: tools/package.json: not a tool catalog: a mapping without 'tools', 'openapi' or 'swagger' (its "
+        "keys: 'name', 'version', 'dependencies'); --strict refuses it (without it, the folder's load skips it)"
+    )
+
+
+def test_a_folder_with_no_catalog_at_all_is_an_error(write, monkeypatch, tmp_path):
+    write("tools/package.json", PACKAGE_JSON)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(CatalogError) as err:
+        load_catalog("tools")
+    assert str(err.value).startswith("tools: no tool catalog in this folder: 1 file and none a catalog (tools/package")
+
+
+def test_lint_reports_a_skipped_file_as_a_load_warning_and_a_named_one_as_invalid(
+    write, run_cli, monkeypatch, tmp_path
+):
+    _folder(write, {"package.json": PACKAGE_JSON})
+    monkeypatch.chdir(tmp_path)
+    walked = run_cli("lint", "tools", "--select", "TS001,TS005", "--format", "json").json()
+    assert [(d["code"], d["filename"]) for d in walked] == [("TS005", "tools/package.json")]
+    assert walked[0]["message"].startswith("skipped, not a tool catalog: a mapping without 'tools'")
+    named = run_cli("lint", "tools", "tools/package.json", "--select", "TS001,TS005", "--format", "json").json()
+    assert [(d["code"], d["filename"]) for d in named] == [("TS001", "tools/package.json")]
+
+
+@pytest.mark.parametrize(
+    ("data", "is_catalog"),
+    [
+        (None, True),
+        ({}, True),
+        ([], True),
+        ({"tools": []}, True),
+        ({"Tools": [1]}, True),
+        ({"tols": [1]}, True),
+        ({"openapi": "3.1.0"}, True),
+        ({"swagger": "2.0"}, True),
+        ({"groups": []}, True),
+        ({"name": "t", "parameters": {}}, True),
+        ({"type": "function", "function": {"name": "t"}}, True),
+        ([{"name": "t"}], True),
+        (["x", {"input_schema": {}}], True),
+        ({"name": "pkg", "version": "1", "description": "a package"}, False),
+        ({"mcpServers": {}}, False),
+        ({"type": "object", "required": ["a"], "properties": {}}, False),
+        (["a", "b"], False),
+        ([{"id": 1, "title": "x"}], False),
+        ("text", False),
+        (42, False),
+    ],
+)
+def test_what_has_the_shape_of_a_catalog(data, is_catalog):
+    assert (not_a_catalog(data) is None) == is_catalog
 
 
 # ------------------------------------------------------------------ YAML aliases: relative to the document
