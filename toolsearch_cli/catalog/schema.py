@@ -296,8 +296,8 @@ def misspelt_keyword(key: str) -> str | None:
     edit (``requird``, ``tpye``, ``descripton``; two when both have more than 8: ``descriptn``).
     Short keys must match but for case (``in`` is not ``if`` misspelt), and a vendor's keyword two
     letters longer than one is its own (cfn-lint's ``requiredOr``); ``x-`` keys never match."""
-    if not isinstance(key, str) or key in SCHEMA_KEYWORDS or key[:2].lower() == "x-":
-        return None
+    if not isinstance(key, str) or key in SCHEMA_KEYWORDS or key[:2].lower() == "x-" or len(key) > _LONGEST:
+        return None  # (a key longer than every keyword by more than two is none of them: not cached)
     return _misspelt(key)
 
 
@@ -317,6 +317,8 @@ def _misspelt(key: str) -> str | None:
     return best[1] if best else None
 
 
+#: Characters of the longest keyword, and two edits more.
+_LONGEST = max(len(keyword) for keyword in SCHEMA_KEYWORDS) + 2
 #: Keywords a misspelt key is matched against: not the parameter-object leftovers and old-draft
 #: words a schema may carry unused (``game`` is no misspelt ``name``, nor ``cases`` of ``base``).
 _SORTED_KEYWORDS = sorted(
