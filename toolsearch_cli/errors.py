@@ -69,6 +69,16 @@ class CatalogError(ToolsearchError):
     message_width = 200
 
 
+class NotACatalog(CatalogError):
+    """A file that parsed, but has none of the shapes of a catalog (a ``package.json``, a compose
+    file): the error that loading it gave, with ``reason`` saying why it is no catalog at all. A
+    folder's walk skips such a file with a warning; named by itself, it is the error it always was."""
+
+    def __init__(self, error: CatalogError, reason: str) -> None:
+        super().__init__(error.message, file=error.file, line=error.line, tool=error.tool, field=error.field)
+        self.reason = reason
+
+
 class SearchError(ToolsearchError):
     """A search request is invalid (blank query, bad max results, unknown ranker)."""
 
@@ -100,6 +110,26 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
     """Return ``" (did you mean 'x'?)"`` for the closest choice, or ``""``."""
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def edit_distance(a: str, b: str, limit: int) -> int:
+    """Edits (insert, delete, replace, swap two neighbours) that turn ``a`` into ``b``, or
+    ``limit + 1`` as soon as more than ``limit`` are needed."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    before: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i, char in enumerate(a, 1):
+        current = [i] + [0] * len(b)
+        for j, other in enumerate(b, 1):
+            cost = current[j - 1] + 1, previous[j] + 1, previous[j - 1] + (char != other)
+            current[j] = min(cost)
+            if i > 1 and j > 1 and char == b[j - 2] and a[i - 2] == other:
+                current[j] = min(current[j], before[j - 2] + 1)
+        if min(current) > limit:
+            return limit + 1
+        before, previous = previous, current
+    return min(previous[-1], limit + 1)
 
 
 def kind_of(value: object, other: str | None = None) -> str:

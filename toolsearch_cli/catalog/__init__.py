@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..bounded import path_problem, safe_is_dir, safe_is_file
-from ..errors import CatalogError, UsageError
+from ..errors import CatalogError, NotACatalog, UsageError
 from ..model import Catalog, Tool
 from .mcp_client import load_live_source
 from .python_loader import is_module_reference, load_python_module, tool, tool_from_function
@@ -252,14 +252,7 @@ def _load_source(source: str, catalog_format: str | None, prefix: bool) -> LoadR
         return load_registry_source(source)
     path = Path(source)
     if safe_is_dir(path):
-        files = catalog_files(path)
-        if not files:
-            raise CatalogError(f"no catalog files ({', '.join(LOADER_BY_SUFFIX)}) in this folder", file=source)
-        return LoadResult.merged(
-            _packed_when_large(
-                LOADER_BY_SUFFIX[file.suffix.lower()](file, display_path(file), catalog_format) for file in files
-            )
-        )
+        return _load_folder(path, source, catalog_format)
     if safe_is_file(path):
         if path.suffix == ".py":
             return load_python_module(source)
@@ -282,6 +275,48 @@ def _load_source(source: str, catalog_format: str | None, prefix: bool) -> LoadR
     if is_module_reference(source):
         return load_python_module(source)
     raise CatalogError("no such file, folder or importable module", file=source)
+
+
+def _load_folder(path: Path, source: str, catalog_format: str | None) -> LoadResult:
+    """Every catalog file below a folder, merged. A file that parses but is no catalog at all (a
+    ``package.json``, see :func:`formats.not_a_catalog`) is skipped with a warning (kind
+    ``skipped``; an error when strict); a broken catalog stays an error."""
+    from .lenient import warn
+
+    files = catalog_files(path)
+    if not files:
+        raise CatalogError(f"no catalog files ({', '.join(LOADER_BY_SUFFIX)}) in this folder", file=source)
+    skipped: list[NotACatalog] = []
+
+    def each() -> Iterator[LoadResult]:
+        for file in files:
+            try:
+                yield LOADER_BY_SUFFIX[file.suffix.lower()](file, display_path(file), catalog_format)
+            except NotACatalog as exc:
+                skipped.append(exc)
+                warn(skipped_file(exc, display_path(file)), "skipped")
+
+    merged = LoadResult.merged(_packed_when_large(each()))
+    if len(skipped) == len(files):
+        first = skipped[0]
+        raise CatalogError(
+            f"no tool catalog in this folder: {len(files)} file{'s' if len(files) != 1 else ''} and none a "
+            f"catalog ({first.file}: {first.reason})",
+            file=source,
+        )
+    return merged
+
+
+def skipped_file(exc: NotACatalog, file: str) -> CatalogError:
+    """The warning for a file of a folder that is no catalog (the folder's load skips it), or the
+    error when loading is strict."""
+    from .lenient import strict_now
+
+    if strict_now():
+        message = f"not a tool catalog: {exc.reason}; --strict refuses it (without it, the folder's load skips it)"
+    else:
+        message = f"skipped, not a tool catalog: {exc.reason}"
+    return CatalogError(message, file=exc.file or file)
 
 
 #: A source of at least this many tools is held packed (:func:`~toolsearch_cli.model.pack_tools`):

@@ -203,7 +203,9 @@ def parse_json_lines(text: str, file: str) -> Document:
 
 
 def schema_pointer(schema: Any, dotted: str, base: str) -> str:
-    """Turn a dotted schema path from :func:`check_schema` (``parameters.a.items``) into a JSON pointer."""
+    """Turn a dotted schema path from :func:`check_schema` (``parameters.a.items``) into a JSON pointer;
+    a last part that is a key of the schema it ends in, not one of its properties, is that key
+    (``parameters.a.descripton`` -> ``.../properties/a/descripton``)."""
     parts = dotted.split(".")[1:]
     pointer, node = base, schema
     i = 0
@@ -218,6 +220,13 @@ def schema_pointer(schema: Any, dotted: str, base: str) -> str:
             pointer, node = pointer_join(pointer, key, index), _get(_get(node, key), index)
         elif part == "items" and isinstance(node, dict) and isinstance(node.get("items"), dict):
             pointer, node = pointer_join(pointer, "items"), node["items"]
+        elif (
+            i == len(parts) - 1
+            and isinstance(node, dict)
+            and part in node
+            and part not in (_get(node, "properties") or ())
+        ):
+            pointer = pointer_join(pointer, part)  # a keyword of the schema itself (a misspelt one)
         else:
             pointer, node = pointer_join(pointer, "properties", part), _get(_get(node, "properties"), part)
         i += 1
@@ -253,7 +262,7 @@ def checked_schema(
     check_schema(raw, "parameters", fail, types=False)
     schema = plain(raw)
     found = map_types(schema, fail)
-    check_schema(schema, "parameters", fail)
+    check_schema(schema, "parameters", fail, keywords=False)  # (looked at on the source above)
     if originals is not None:
         originals.update(found)
     if not schema:

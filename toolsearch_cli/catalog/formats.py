@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..errors import CatalogError, did_you_mean, kind_of
+from ..errors import CatalogError, NotACatalog, did_you_mean, edit_distance, kind_of
 from ..model import Tool, ToolGroup
 from .document import (
     DOCUMENT_EXTENSION_FIELDS,
@@ -91,7 +91,45 @@ def load_document(
             f"unknown catalog format {fmt!r}{did_you_mean(str(fmt), FORMATS)}; choose from {', '.join(FORMATS)}",
             field="catalog-format",
         )
-    return loader(doc, default_category)
+    try:
+        return loader(doc, default_category)
+    except CatalogError as exc:
+        reason = not_a_catalog(doc.data)
+        if reason is None or isinstance(exc, NotACatalog):
+            raise
+        raise NotACatalog(exc, reason) from None
+
+
+#: Top-level keys of a mapping that is a catalog of some format (toolsearch's own, a provider's
+#: ``tools``, an OpenAPI document); a near miss of ``tools`` (``tool``, ``Tools``) counts too.
+_CATALOG_KEYS = frozenset({"tools", "openapi", "swagger", "category", "resident", "groups", "requires"})
+#: Keys of which one makes a mapping a tool (a toolsearch, OpenAI, Anthropic or MCP tool).
+_TOOL_KEYS = frozenset({"name", "parameters", "function", "input_schema", "inputSchema"})
+
+
+def not_a_catalog(data: Any) -> str | None:
+    """Why parsed data has none of the shapes any catalog format has, or ``None`` when it has one
+    (a catalog, maybe a broken one). The shapes: a mapping with ``tools`` (or a near miss such as
+    ``tool``), ``openapi``, ``swagger``, or toolsearch's ``category``, ``resident``, ``groups``,
+    ``requires``; a mapping that is itself a tool (an OpenAI, Anthropic or MCP tool, or ``name``
+    with ``parameters``); a list in which some item is a tool (a mapping with one of
+    :data:`_TOOL_KEYS`); nothing at all (an empty file)."""
+    if data is None or data == [] or data == {}:
+        return None
+    if isinstance(data, dict):
+        for key in data:
+            folded = str(key).casefold()
+            if key in _CATALOG_KEYS or folded in ("openapi", "swagger") or edit_distance(folded, "tools", 1) <= 1:
+                return None
+        if _item_format(data) or ("name" in data and not _TOOL_KEYS.isdisjoint(set(data) - {"name"})):
+            return None  # a tool, not a catalog of tools
+        keys = ", ".join(repr(str(key)[:30]) for key in list(data)[:4]) + (", ..." if len(data) > 4 else "")
+        return f"a mapping without 'tools', 'openapi' or 'swagger' (its keys: {keys})"
+    if isinstance(data, list):
+        if any(isinstance(item, dict) and not _TOOL_KEYS.isdisjoint(item) for item in data):
+            return None
+        return "a list in which no item is a tool, a mapping with 'name'"
+    return f"{kind_of(data)}, not a mapping or a list"
 
 
 def load_file(path: Path, display: str | None = None, catalog_format: str | None = None) -> LoadResult:

@@ -37,6 +37,8 @@ KINDS: dict[str, tuple[str, str]] = {
         "parameters schema without a type read as an object",
         "parameters schemas without a type read as objects",
     ),
+    "keyword": ("misspelt schema keyword kept", "misspelt schema keywords kept"),
+    "skipped": ("file of a folder that is not a catalog skipped", "files of a folder that are not catalogs skipped"),
 }
 
 
@@ -126,6 +128,12 @@ def collecting(strict: bool | None = False) -> Iterator[list[LoadWarning]]:
         yield collector.warnings
     finally:
         _CURRENT.reset(token)
+
+
+def strict_now() -> bool:
+    """Whether :func:`warn` would raise here (inside a strict block, or outside any)."""
+    collector = _CURRENT.get()
+    return collector is None or collector.strict
 
 
 def warn(problem: CatalogError, kind: str) -> None:

@@ -11,12 +11,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 from ..bounded import MAX_DEPTH
-from ..errors import CatalogError, did_you_mean, kind_of
+from ..errors import CatalogError, did_you_mean, edit_distance, kind_of
 from ..model import Location
-from .lenient import JSON_TYPES, LENIENT_TYPES, STANDARD_TYPES, has_nonstandard_types, map_types
+from .lenient import JSON_TYPES, LENIENT_TYPES, STANDARD_TYPES, has_nonstandard_types, map_types, warn
 
 Fail = Callable[[str, str], CatalogError]
 
@@ -50,7 +51,7 @@ def parameters_to_schema(
     Non-standard type names are mapped (a warning each, see :func:`lenient.map_types`); the names
     the source gave are put in ``originals`` (parameter path -> name) when it is given.
     """
-    checked = False
+    checked = full = False
     if raw is None or raw == [] or raw == {}:
         return {"type": "object", "properties": {}}
     if isinstance(raw, list):
@@ -60,6 +61,7 @@ def parameters_to_schema(
         if isinstance(raw.get("type"), str):
             # on the marked mapping: errors keep their lines
             standard = check_schema(raw, "parameters", fail, types=False)
+            full = True
             if type(raw) is dict and (standard or not has_nonstandard_types(raw)):
                 # parsed JSON with nothing to map (most of a large catalog): already plain data,
                 # and the check above is the whole check; no copy, no second walk
@@ -82,8 +84,8 @@ def parameters_to_schema(
             found = map_types(schema, fail)
     else:
         raise fail("parameters", "must be a mapping (short form or JSON Schema) or a list of parameters")
-    if not checked:
-        check_schema(schema, "parameters", fail)
+    if not checked:  # (the keys of a full JSON Schema were looked at on the source already)
+        check_schema(schema, "parameters", fail, keywords=not full)
     if originals is not None:
         originals.update(found)
     return schema
@@ -115,6 +117,17 @@ def _note_property_lines(props: Any, locations: dict[str, Location] | None, pref
         locations[f"{prefix}.{key}"] = Location(file=file, line=line, column=column)
 
 
+def _note_key_lines(spec: dict[str, Any], where: str, locations: dict[str, Location]) -> None:
+    """The lines of a short-form property's misspelt keywords (``parameters.city.requird``), for the
+    warning about each (the short form is checked as a plain copy, without its marks)."""
+    key_lines = getattr(spec, "key_lines", {})
+    file = next(iter(locations.values())).file if locations else ""
+    for key in spec:
+        if key in key_lines and misspelt_keyword(key) is not None:
+            line, column = key_lines[key]
+            locations[f"{where}.{key}"] = Location(file=file, line=line, column=column)
+
+
 def _from_short(
     raw: dict[str, Any], path: str, fail: Fail, locations: dict[str, Location] | None
 ) -> tuple[dict[str, Any], list[str]]:
@@ -142,6 +155,8 @@ def _short_property(
     spec: dict[str, Any], where: str, fail: Fail, locations: dict[str, Location] | None
 ) -> tuple[dict[str, Any], bool]:
     prop = _plain(spec)
+    if locations is not None and not SCHEMA_KEYWORDS.issuperset(spec):
+        _note_key_lines(spec, where, locations)
     flag = prop.pop("required", None) if isinstance(spec.get("required"), bool) else None
     if isinstance(spec.get("properties"), dict) and not isinstance(spec.get("required"), list):
         nested, nested_required = _from_short(spec["properties"], where, fail, locations)
@@ -178,6 +193,8 @@ def _from_list(raw: list[Any], fail: Fail, locations: dict[str, Location] | None
             raise fail(f"parameters[{i}]", "each parameter in the list form needs a string 'name'")
         if name in properties:
             raise fail(f"parameters.{name}", "duplicate parameter name")
+        if locations is not None and not SCHEMA_KEYWORDS.issuperset(entry):
+            _note_key_lines(entry, f"parameters.{name}", locations)
         spec = {k: v for k, v in entry.items() if k != "name"}
         children = spec.pop("children", None)
         if children is not None and not isinstance(children, list):
@@ -200,7 +217,9 @@ def _from_list(raw: list[Any], fail: Fail, locations: dict[str, Location] | None
     return schema
 
 
-def check_schema(schema: Any, path: str, fail: Fail, depth: int = 0, *, types: bool = True) -> bool:
+def check_schema(
+    schema: Any, path: str, fail: Fail, depth: int = 0, *, types: bool = True, keywords: bool = True
+) -> bool:
     """Reject what is not a JSON Schema: bad types, non-mapping properties, non-list required.
 
     ``types=False`` lets type names that are strings pass (for a first check of the source, whose
@@ -208,8 +227,11 @@ def check_schema(schema: Any, path: str, fail: Fail, depth: int = 0, *, types: b
     walk shows that :func:`lenient.has_nonstandard_types` would say no: every type name met is
     standard and no schema holds a keyword under which that function looks further than this walk
     (``definitions``, ``patternProperties``, ``prefixItems``, ``additionalProperties``, ``not``);
-    ``False``: not shown (ask that function). One walk of a large catalog's parameters, not two."""
-    return _check(schema, path, fail, depth, types)
+    ``False``: not shown (ask that function). One walk of a large catalog's parameters, not two.
+
+    Each key that is a keyword misspelt (:func:`misspelt_keyword`) is a load warning; ``keywords=False``
+    leaves that to a first check of the same schema."""
+    return _check(schema, path, fail, depth, types, keywords)
 
 
 #: Keywords :func:`lenient.has_nonstandard_types` walks into and :func:`check_schema` does not.
@@ -235,11 +257,100 @@ def _fail_at(schema: dict[str, Any], where: _Where, fail: Fail, keyword: str, me
     return exc
 
 
-def _check(schema: Any, where: _Where, fail: Fail, depth: int, types: bool) -> bool:
+#: The keywords a parameter schema may hold: JSON Schema's (2020-12 and 2019-09, draft-07 back to
+#: draft-03, the hyper-schema's), OpenAPI's and Swagger's (schema and parameter objects: a converted
+#: catalog keeps ``in``, ``style`` ...), Gemini's ``propertyOrdering``, the enum documentation keys
+#: some catalogs carry, and toolsearch's short forms (``required: true``, the list form's ``name``
+#: and ``children``). A key outside them that is one of them misspelt (:func:`misspelt_keyword`)
+#: is a load warning; any other key (``x-*``, a vendor's own) is kept as written, silently.
+SCHEMA_KEYWORDS = frozenset(
+    {
+        # JSON Schema 2020-12: core, applicator, unevaluated, validation, meta-data, format, content
+        *("$schema", "$id", "$ref", "$anchor", "$dynamicRef", "$dynamicAnchor", "$vocabulary", "$comment"),
+        *("$defs", "prefixItems", "items", "contains", "additionalProperties", "properties"),
+        *("patternProperties", "dependentSchemas", "propertyNames", "if", "then", "else"),
+        *("allOf", "anyOf", "oneOf", "not", "unevaluatedItems", "unevaluatedProperties"),
+        *("type", "const", "enum", "multipleOf", "maximum", "exclusiveMaximum", "minimum"),
+        *("exclusiveMinimum", "maxLength", "minLength", "pattern", "maxItems", "minItems"),
+        *("uniqueItems", "maxContains", "minContains", "maxProperties", "minProperties", "required"),
+        *("dependentRequired", "title", "description", "default", "deprecated", "readOnly"),
+        *("writeOnly", "examples", "format", "contentEncoding", "contentMediaType", "contentSchema"),
+        # 2019-09, draft-07 and older drafts, hyper-schema
+        *("$recursiveRef", "$recursiveAnchor", "definitions", "dependencies", "additionalItems"),
+        *("id", "extends", "disallow", "divisibleBy", "optional", "links", "base", "media"),
+        # OpenAPI 3 / Swagger 2 schema and parameter objects, Gemini
+        *("nullable", "discriminator", "xml", "externalDocs", "example", "collectionFormat"),
+        *("allowEmptyValue", "in", "name", "schema", "style", "explode", "allowReserved", "content"),
+        "propertyOrdering",
+        # enum documentation (VS Code, JSON Editor; the lint's unexplained-enum reads them)
+        *("enumDescriptions", "markdownEnumDescriptions", "enumNames", "markdownDescription"),
+        # toolsearch's list form
+        "children",
+    }
+)
+
+
+def misspelt_keyword(key: str) -> str | None:
+    """The schema keyword ``key`` is a misspelling of, or ``None``: a key that differs from one only
+    in case (``maxlength``, ``Description``) or, when both have more than 3 characters, by one
+    edit (``requird``, ``tpye``, ``descripton``; two when both have more than 8: ``descriptn``).
+    Short keys must match but for case (``in`` is not ``if`` misspelt), and a vendor's keyword two
+    letters longer than one is its own (cfn-lint's ``requiredOr``); ``x-`` keys never match."""
+    if not isinstance(key, str) or key in SCHEMA_KEYWORDS or key[:2].lower() == "x-" or len(key) > _LONGEST:
+        return None  # (a key longer than every keyword by more than two is none of them: not cached)
+    return _misspelt(key)
+
+
+@lru_cache(maxsize=4096)
+def _misspelt(key: str) -> str | None:
+    folded = key.casefold()
+    best: tuple[int, str] | None = None
+    for keyword in _SORTED_KEYWORDS:
+        if keyword.casefold() == folded:
+            return keyword
+        shortest = min(len(key), len(keyword))
+        limit = 0 if shortest <= 3 else 1 if shortest <= 8 else 2
+        if limit and abs(len(key) - len(keyword)) <= limit:
+            distance = edit_distance(folded, keyword.casefold(), limit)
+            if distance <= limit and (best is None or distance < best[0]):
+                best = (distance, keyword)
+    return best[1] if best else None
+
+
+#: Characters of the longest keyword, and two edits more.
+_LONGEST = max(len(keyword) for keyword in SCHEMA_KEYWORDS) + 2
+#: Keywords a misspelt key is matched against: not the parameter-object leftovers and old-draft
+#: words a schema may carry unused (``game`` is no misspelt ``name``, nor ``cases`` of ``base``).
+_SORTED_KEYWORDS = sorted(
+    SCHEMA_KEYWORDS
+    - {"id", "in", "name", "schema", "content", "style", "explode", "allowReserved", "allowEmptyValue"}
+    - {"collectionFormat", "optional", "extends", "disallow", "divisibleBy", "links", "base", "media"}
+)
+
+
+def _warn_misspelt_keywords(schema: dict[str, Any], where: _Where, fail: Fail) -> None:
+    """A load warning (``--strict``: an error) for each key of ``schema`` that is a keyword misspelt."""
+    for key in schema:
+        meant = misspelt_keyword(key)
+        if meant is not None:
+            problem = _fail_at(
+                schema,
+                (where, f".{key}"),
+                fail,
+                key,
+                f"unknown keyword {key!r} (did you mean {meant!r}?); it is kept as written, and "
+                "validators and models ignore it",
+            )
+            warn(problem, "keyword")
+
+
+def _check(schema: Any, where: _Where, fail: Fail, depth: int, types: bool, keywords: bool) -> bool:
     if depth > MAX_DEPTH:
         raise fail(_path(where), f"schema nested deeper than {MAX_DEPTH} levels")
     if not isinstance(schema, dict):
         raise fail(_path(where), "a schema must be a mapping")
+    if keywords and not SCHEMA_KEYWORDS.issuperset(schema):  # most schemas: one look-up of their keys
+        _warn_misspelt_keywords(schema, where, fail)
     shown = _BEYOND_CHECK.isdisjoint(schema)
     kind = schema.get("type")
     if kind.__class__ is str and kind in STANDARD_TYPES:  # most schemas: one look-up
@@ -269,7 +380,7 @@ def _check(schema: Any, where: _Where, fail: Fail, depth: int, types: bool) -> b
                 schema, where, fail, "properties", "'properties' must be a mapping of parameter name to schema"
             )
         for name, sub in props.items():
-            if not _check(sub, (where, f".{name}"), fail, depth + 1, types):
+            if not _check(sub, (where, f".{name}"), fail, depth + 1, types, keywords):
                 shown = False
     required = schema.get("required")
     if required is not None and (not isinstance(required, list) or not all(isinstance(r, str) for r in required)):
@@ -279,7 +390,7 @@ def _check(schema: Any, where: _Where, fail: Fail, depth: int, types: bool) -> b
     items = schema.get("items")
     if items is not None and not isinstance(items, dict | bool):
         raise _fail_at(schema, where, fail, "items", "'items' must be a schema mapping")
-    if isinstance(items, dict) and not _check(items, (where, ".items"), fail, depth + 1, types):
+    if isinstance(items, dict) and not _check(items, (where, ".items"), fail, depth + 1, types, keywords):
         shown = False
     for key in ("anyOf", "oneOf", "allOf"):
         if key in schema:
@@ -287,11 +398,11 @@ def _check(schema: Any, where: _Where, fail: Fail, depth: int, types: bool) -> b
             if not isinstance(options, list):
                 raise _fail_at(schema, where, fail, key, f"'{key}' must be a list of schemas")
             for i, sub in enumerate(options):
-                if not _check(sub, (where, f".{key}[{i}]"), fail, depth + 1, types):
+                if not _check(sub, (where, f".{key}[{i}]"), fail, depth + 1, types, keywords):
                     shown = False
     defs = schema.get("$defs")
     if isinstance(defs, dict):
         for name, sub in defs.items():
-            if not _check(sub, (where, f".$defs.{name}"), fail, depth + 1, types):
+            if not _check(sub, (where, f".$defs.{name}"), fail, depth + 1, types, keywords):
                 shown = False
     return shown

@@ -26,7 +26,7 @@ from typing import Any
 
 import yaml
 
-from ..bounded import MAX_DEPTH, TOO_DEEP
+from ..bounded import MAX_DEPTH, MAX_INPUT_BYTES, TOO_DEEP
 from ..errors import CatalogError, did_you_mean, kind_of
 from ..model import GroupMatcher, Location, Tool, ToolGroup
 from .result import LoadResult
@@ -49,12 +49,48 @@ class _MarkedLoader(_Base):  # type: ignore[misc, valid-type]
         #: Per collection node: (values it stands for with aliases expanded, nesting height,
         #: values its aliases add, whether it has been met as a child already).
         self.sizes: dict[yaml.Node, tuple[int, int, int, bool]] = {}
+        # A document has no more values of its own than twice its characters (``{a,b}``: a
+        # mapping, two keys, two empty values), so no collection may add more than this while it
+        # is built; the whole document is then held to what its own values allow.
+        length = len(stream) if isinstance(stream, str | bytes) else MAX_INPUT_BYTES
+        self.ceiling = max(MAX_VALUES, ALIAS_RATIO * (2 * length + 2))
+        #: (values added, line) of each collection whose aliases add more than MAX_VALUES, in the
+        #: order they were built (for the error: which value grew the document).
+        self.heavy: list[tuple[int, int]] = []
+
+    def construct_document(self, node: yaml.Node) -> Any:
+        data = super().construct_document(node)
+        known = self.sizes.get(node)
+        if known is not None:
+            size, _, extra, _ = known
+            own = size - extra
+            allowed = max(MAX_VALUES, ALIAS_RATIO * own)
+            if extra > allowed:
+                # named: the first value built that holds half the growth (or more than allowed)
+                least = min(allowed, extra // 2)
+                line = next((line for added, line in self.heavy if added > least), node.start_mark.line + 1)
+                raise CatalogError(_bomb(own, extra), line=line)
+        return data
 
 
-#: The most values the aliases of a YAML document may add once expanded, beyond the document's own
-#: values: a 100,000-tool catalog has millions of its own (and ordinary anchors add a few), a
-#: billion-laughs bomb adds 10^9.
+#: Values the aliases of a YAML document may add once expanded, whatever its size: the floor of
+#: the bound (a billion-laughs bomb of a few lines adds 10^9).
 MAX_VALUES = 1_000_000
+#: Beyond the floor, aliases may add this many times the values the document writes out itself.
+#: Shared blocks add a fraction to a few times that: PyYAML's ``safe_dump`` of 24 real catalogs
+#: (benchmarks/real_catalogs, ../shared/eval) with every repeated parameter list and property
+#: schema made one object adds 0.02-0.82 times; of 100,000 generated tools, 80 % of them sharing
+#: one of 2,000 parameter lists, 2.0 times; of tools with only a name sharing one 10-parameter
+#: schema, 16 times (the most found). An alias bomb adds orders of magnitude more, and a block
+#: of the document referenced a few dozen times, as many times its size.
+ALIAS_RATIO = 20
+
+
+def _bomb(own: int, extra: int) -> str:
+    return (
+        f"this document grows from {own:,} values to {own + extra:,} once its aliases are expanded, "
+        f"more than {ALIAS_RATIO + 1} times its own (a YAML alias bomb?)"
+    )
 
 
 def _enter(loader: _MarkedLoader, node: yaml.Node) -> None:
@@ -89,10 +125,13 @@ def _leave(loader: _MarkedLoader, node: yaml.Node, children: list[yaml.Node], co
     sizes[node] = (size, height, extra, False)
     line = node.start_mark.line + 1
     if extra > MAX_VALUES:
-        raise CatalogError(
-            f"this value grows by more than {MAX_VALUES:,} values once its aliases are expanded (a YAML alias bomb?)",
-            line=line,
-        )
+        if extra > loader.ceiling:  # more than any document of this length may add: stop now
+            raise CatalogError(
+                f"this value grows by more than {loader.ceiling:,} values once its aliases are expanded "
+                "(a YAML alias bomb?)",
+                line=line,
+            )
+        loader.heavy.append((extra, line))
     if height > MAX_DEPTH:
         raise CatalogError(TOO_DEEP, line=line)
 

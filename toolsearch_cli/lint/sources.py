@@ -9,12 +9,19 @@ from pathlib import Path
 from typing import Any
 
 from ..bounded import path_problem, safe_is_dir, safe_is_file
-from ..catalog import LOADER_BY_SUFFIX, catalog_files, default_sources, display_path, prefixes_live_names
-from ..catalog.lenient import LoadWarning, collecting
+from ..catalog import (
+    LOADER_BY_SUFFIX,
+    catalog_files,
+    default_sources,
+    display_path,
+    prefixes_live_names,
+    skipped_file,
+)
+from ..catalog.lenient import LoadWarning, collecting, warn
 from ..catalog.mcp_client import fetch_live_sources, tools_from_live
 from ..catalog.python_loader import is_module_reference, load_python_module
 from ..catalog.sources import is_live_source, shown_source
-from ..errors import CatalogError, UsageError
+from ..errors import CatalogError, NotACatalog, UsageError
 from ..model import Tool, ToolGroup
 from ..registry.source import is_registry_source, shown_registry_source
 
@@ -36,8 +43,8 @@ class LoadedFile:
 
 
 def expand_sources(sources: Sequence[str] | None) -> list[tuple[str, str]]:
-    """(kind, path-or-module) pairs to load: kind is ``file``, ``module`` or ``live`` (an MCP server).
-    Bad paths are usage errors."""
+    """(kind, path-or-module) pairs to load: kind is ``file`` (named), ``walked`` (a file of a folder
+    named), ``module``, ``live`` (an MCP server) or ``registry``. Bad paths are usage errors."""
     out: list[tuple[str, str]] = []
     for source in default_sources(sources):
         path = Path(source)
@@ -49,7 +56,7 @@ def expand_sources(sources: Sequence[str] | None) -> list[tuple[str, str]]:
             files = catalog_files(path)
             if not files:
                 raise UsageError(f"{source}: no catalog files ({', '.join(LOADER_BY_SUFFIX)}) in this folder")
-            out.extend(("file", display_path(f)) for f in files)
+            out.extend(("walked", display_path(f)) for f in files)  # a folder's: skipped when no catalog
         elif safe_is_file(path):
             if path.suffix != ".py" and path.suffix.lower() not in LOADER_BY_SUFFIX:
                 raise UsageError(
@@ -63,7 +70,10 @@ def expand_sources(sources: Sequence[str] | None) -> list[tuple[str, str]]:
             out.append(("module", source))
         else:
             raise UsageError(f"{source}: no such file, folder or importable module")
-    return list(dict.fromkeys(out))
+    kinds: dict[str, str] = {}
+    for kind, source in out:  # a file named and also found in a folder named is loaded once, as named
+        kinds[source] = "file" if kind == "file" or kinds.get(source) == "file" else kinds.get(source, kind)
+    return [(kinds[source], source) for source in dict.fromkeys(source for _, source in out)]
 
 
 def _top_level_key_line(path: Path, key: str) -> int | None:
@@ -115,7 +125,13 @@ def _load_one(entry: LoadedFile, kind: str, source: str, prefix: bool, fetched: 
         module = load_python_module(source)
         entry.tools, entry.resident = list(module.tools), list(module.resident)
     else:
-        loaded_file = LOADER_BY_SUFFIX[Path(source).suffix.lower()](Path(source), source)
+        try:
+            loaded_file = LOADER_BY_SUFFIX[Path(source).suffix.lower()](Path(source), source)
+        except NotACatalog as exc:
+            if kind != "walked":
+                raise
+            warn(skipped_file(exc, source), "skipped")  # a folder's package.json: reported by load-warning
+            return
         entry.tools, entry.resident = list(loaded_file.tools), list(loaded_file.resident)
         entry.groups = list(loaded_file.groups)
         if entry.resident:

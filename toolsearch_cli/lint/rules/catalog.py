@@ -218,7 +218,9 @@ class LoadWarningRule(Rule):
     Schema (`date (yyyy-mm-dd)`, `enum`, `float`; mapped to the nearest JSON Schema type, the
     original kept in `metadata.original_types`), a tool that is not a function (OpenAI's
     `web_search`, a `custom` tool, an Anthropic server tool; left out), one failing MCP server
-    of several (its tools left out).
+    of several (its tools left out), a key of a parameter's schema that is a keyword misspelt
+    (`requird`, `descripton`; kept as written, and ignored), a file of a folder that is not a
+    catalog at all (a `package.json`; skipped).
 
     ## Why is this bad?
     `toolsearch` loads the rest of the catalog and prints a warning, but the model sees
