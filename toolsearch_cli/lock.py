@@ -43,6 +43,7 @@ and with every registered secret masked; no source key carries a URL or command 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -105,9 +106,14 @@ def digest(definition: dict[str, Any]) -> str:
 
 def file_key(file: str) -> str:
     """A catalog file's source key: relative to the current folder when under it, ``/``-separated."""
+    return _file_key(file, str(Path.cwd()))
+
+
+@functools.lru_cache(maxsize=4096)
+def _file_key(file: str, cwd: str) -> str:  # the tools of one file share one look-up
     path = Path(file)
     try:
-        shown = path.resolve().relative_to(Path.cwd().resolve())
+        shown = path.resolve().relative_to(Path(cwd).resolve())
     except (ValueError, OSError, RuntimeError):
         return path.as_posix()
     return shown.as_posix()

@@ -94,12 +94,13 @@ class _LockRule(Rule):
 
 class ToolChangedSinceLock(_LockRule):
     """## What it does
-    Reports a tool whose definition (name, title, description, input schema, MCP annotations)
-    differs from the one the lockfile recorded, with a diff of what changed: the text as a word
-    diff (``[-removed-]{+added+}``), the schema change by change at its JSON path.
+    Reports a tool whose definition differs from the one the lockfile recorded. The definition is
+    what a model sees (name, title, description, input schema, MCP annotations); the finding
+    shows what changed: the text as a word diff (`[-removed-]{+added+}`), the schema change by
+    change at its JSON path.
 
-    Runs when a lockfile is given: ``toolsearch lint --locked [FILE]`` (default ``toolsearch.lock``,
-    written by ``toolsearch lock``).
+    Runs when a lockfile is given: `toolsearch lint --locked [FILE]` (default `toolsearch.lock`,
+    written by `toolsearch lock`).
 
     ## Why is this bad?
     A tool's description and schema are instructions to the model. A server or catalog that
@@ -118,7 +119,7 @@ class ToolChangedSinceLock(_LockRule):
     ```
 
     ## Use instead
-    Review the change; when it is wanted, run ``toolsearch lock`` to record it. The tool as locked:
+    Review the change; when it is wanted, run `toolsearch lock` to record it. The tool as locked:
     ```yaml
     tools:
       - name: get_weather
@@ -152,12 +153,12 @@ class ToolChangedSinceLock(_LockRule):
 class ToolAddedSinceLock(_LockRule):
     """## What it does
     Reports a tool that the lockfile does not list: added to a catalog, or offered by a server,
-    since ``toolsearch lock`` was run.
+    since `toolsearch lock` was run.
 
     ## Why is this bad?
     A tool nobody reviewed reaches the model with whatever its description says; a server that
-    adds one at run time is as much a rug pull as one that changes a tool (``toolsearch serve
-    --locked`` keeps such a tool out until the lockfile lists it).
+    adds one at run time is as much a rug pull as one that changes a tool (`toolsearch serve
+    --locked` keeps such a tool out until the lockfile lists it).
 
     ## Example
     ```yaml
@@ -174,7 +175,7 @@ class ToolAddedSinceLock(_LockRule):
     ```
 
     ## Use instead
-    Review the new tool; when it is wanted, run ``toolsearch lock`` to record it. The catalog as locked:
+    Review the new tool; when it is wanted, run `toolsearch lock` to record it. The catalog as locked:
     ```yaml
     tools:
       - name: get_weather
@@ -221,7 +222,7 @@ class ToolRemovedSinceLock(_LockRule):
     ```
 
     ## Use instead
-    When the removal is wanted, run ``toolsearch lock`` to record it. The catalog as locked:
+    When the removal is wanted, run `toolsearch lock` to record it. The catalog as locked:
     ```yaml
     tools:
       - name: get_weather
