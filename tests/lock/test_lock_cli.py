@@ -154,3 +154,23 @@ def test_a_live_server_is_locked_under_its_name_not_its_command(run_cli, project
     both = run_cli("lint", source, garden, "--locked", "--select", "TS8", "-f", "json")
     assert both.code == 1
     assert {(d["code"], d["tool"]) for d in both.json()} == {("TS802", "garden__grow"), ("TS802", "garden__wilt")}
+
+
+def test_a_source_that_fails_to_load_is_its_load_error_not_every_tool_removed(run_cli, project):
+    assert run_cli("lock", "cat").code == 0
+    (project / "cat" / "weather.yaml").write_text("tools: [{name: 1}", encoding="utf-8")
+    found = run_cli("lint", "cat", "--locked", "-f", "json")
+    assert found.code == 1
+    assert [d["code"] for d in found.json()] == ["TS001"]
+    # a source not given at all: its tools are reported at their lockfile lines
+    (project / "other.yaml").write_text("tools:\n  - name: ping\n    description: Ping a host.\n", encoding="utf-8")
+    (project / "cat" / "weather.yaml").write_text(CATALOG, encoding="utf-8")
+    elsewhere = run_cli("lint", "other.yaml", "--locked", "--select", "TS803", "-f", "json")
+    gone = elsewhere.json()
+    assert [(d["tool"], d["filename"]) for d in gone] == [
+        ("get_forecast", "toolsearch.lock"),
+        ("get_weather", "toolsearch.lock"),
+    ]
+    lines = (project / "toolsearch.lock").read_text(encoding="utf-8").splitlines()
+    assert lines[gone[0]["location"]["row"] - 1] == '      "get_forecast": {'
+    assert "no source loaded has it (removed, or its source was not given)" in gone[0]["message"]

@@ -29,7 +29,7 @@ from ..arguments import check_arguments
 from ..disclosure.engine import DisclosureEngine
 from ..disclosure.manager import CatalogManager
 from ..disclosure.search_tool import SEARCH_TOOL_NAME, SearchOutcome
-from ..errors import UsageError
+from ..errors import UsageError, _middle
 from ..model import Catalog, Tool
 from ..search.base import DEFAULT_MAX_RESULTS
 
@@ -310,7 +310,9 @@ class Gateway:
                 kept.append((tool, route, alias))
                 if key in self._said:
                     del self._said[key]
-                    self._say(f"{key[0]}: tool {key[1]!r} matches {lockfile.path} again: served")
+                    self._say(
+                        f"{_middle(key[0], 80)}: tool {_middle(key[1], 80)!r} matches {lockfile.path} again: served"
+                    )
                 continue
             before = lockfile.pins.get(key)
             fields = tuple(changed_fields(before.definition, now.definition)) if before is not None else ()
@@ -323,8 +325,9 @@ class Gateway:
                     self.quarantined.setdefault(name, entry)
             if self._said.get(entry.key) != entry.sha256:
                 self._said[entry.key] = entry.sha256
+                source, name = (_middle(part, 80) for part in entry.key)  # a 5,000-character name stays one short line
                 self._say(
-                    f"warning: {entry.key[0]}: tool {entry.key[1]!r} is quarantined: {entry.reason(lockfile.path)}; "
+                    f"warning: {source}: tool {name!r} is quarantined: {entry.reason(lockfile.path)}; "
                     f"it is not listed, found or run until {lockfile.path} records it (review it, then run "
                     "`toolsearch lock`)"
                 )
