@@ -24,7 +24,7 @@ that a change of a tool is a readable change of the file under version control::
     }
 
 A tool's key is its source and its own name. The source is the catalog file (or a Python
-module's file) as a path relative to the current folder; ``mcp:ALIAS`` for a live MCP server
+module's file) as a path from the lockfile's folder; ``mcp:ALIAS`` for a live MCP server
 (its ``alias=``, else the name the server gives itself: never the command line or URL, which may
 hold paths or credentials); ``registry:NAMESPACE`` for a PostgreSQL registry. Live servers' tools
 keep the names the server gives them (not ``alias__name`` prefixes or ``--sanitize-names``).
@@ -104,19 +104,21 @@ def digest(definition: dict[str, Any]) -> str:
     return hashlib.sha256(canonical_json(definition).encode("ascii")).hexdigest()
 
 
-def file_key(file: str) -> str:
-    """A catalog file's source key: relative to the current folder when under it, ``/``-separated."""
-    return _file_key(file, str(Path.cwd()))
+def file_key(file: str, base: str | Path | None = None) -> str:
+    """A catalog file's source key: its path from ``base`` (the lockfile's folder; default the
+    current folder), ``/``-separated, so a lockfile reads the same from wherever it is used."""
+    return _file_key(file, str(Path.cwd() if base is None else base))
 
 
 @functools.lru_cache(maxsize=4096)
-def _file_key(file: str, cwd: str) -> str:  # the tools of one file share one look-up
-    path = Path(file)
+def _file_key(file: str, base: str) -> str:  # the tools of one file share one look-up
+    import os
+
     try:
-        shown = path.resolve().relative_to(Path(cwd).resolve())
-    except (ValueError, OSError, RuntimeError):
-        return path.as_posix()
-    return shown.as_posix()
+        relative = os.path.relpath(Path(file).resolve(), Path(base).resolve())
+    except (ValueError, OSError, RuntimeError):  # another drive, a link loop: the path as given
+        return Path(file).as_posix()
+    return Path(relative).as_posix()
 
 
 def live_key(tool: Tool) -> Key | None:
@@ -127,9 +129,10 @@ def live_key(tool: Tool) -> Key | None:
     return f"mcp:{server['name']}", str(server.get("tool") or tool.name)
 
 
-def tool_key(kind: str, tool: Tool, where: str = "") -> Key:
+def tool_key(kind: str, tool: Tool, where: str = "", base: str | Path | None = None) -> Key:
     """The lockfile key of a tool loaded from a source of ``kind`` (``file``, ``module``, ``live``,
-    ``registry``); ``where`` is the registry's namespace, or a file to fall back on."""
+    ``registry``); ``where`` is the registry's namespace, or a file to fall back on; files are
+    keyed by their path from ``base`` (see :func:`file_key`)."""
     if kind == "live":
         key = live_key(tool)
         if key is not None:
@@ -137,7 +140,7 @@ def tool_key(kind: str, tool: Tool, where: str = "") -> Key:
     if kind == "registry":
         return f"registry:{where}", tool.name
     file = tool.source.file if tool.source is not None and tool.source.file else where
-    return file_key(file or "catalog"), tool.name
+    return file_key(file or "catalog", base), tool.name
 
 
 def registry_namespace(source: str) -> str:
@@ -182,6 +185,11 @@ class Lockfile:
     def __len__(self) -> int:
         return len(self.pins)
 
+    @property
+    def base(self) -> Path:
+        """The folder file keys are relative to: the lockfile's own."""
+        return base_of(self.path)
+
     def verdict(self, key: Key, sha256: str) -> str:
         """``locked`` (the same definition), ``changed`` or ``unlocked`` (no entry)."""
         found = self.pins.get(key)
@@ -205,6 +213,11 @@ class Lockfile:
 
     def to_text(self) -> str:
         return lockfile_text(self.pins.values())
+
+
+def base_of(path: str | Path) -> Path:
+    """The folder of a lockfile (what its file keys are relative to)."""
+    return Path(path).absolute().parent
 
 
 def lockfile_text(pins: Iterable[Pin]) -> str:
@@ -332,7 +345,7 @@ def _entry_lines(text: str) -> dict[Key, int]:
 # -- what is in a catalog now -----------------------------------------------------------------
 
 
-def pins_of_files(files: Sequence[LoadedFile], *, strict: bool = True) -> list[Pin]:
+def pins_of_files(files: Sequence[LoadedFile], *, strict: bool = True, base: str | Path | None = None) -> list[Pin]:
     """The pins of loaded sources (see :func:`toolsearch_cli.lint.sources.load_files`).
 
     ``strict`` (``toolsearch lock``): a source that failed to load, or two tools under one key
@@ -344,7 +357,7 @@ def pins_of_files(files: Sequence[LoadedFile], *, strict: bool = True) -> list[P
             if strict:
                 raise loaded.error
             continue
-        for tool, key in keyed_tools(loaded):
+        for tool, key in keyed_tools(loaded, base):
             if key in out:
                 if strict:
                     raise UsageError(_twice(key), file=loaded.file, tool=tool.name)
@@ -353,10 +366,10 @@ def pins_of_files(files: Sequence[LoadedFile], *, strict: bool = True) -> list[P
     return list(out.values())
 
 
-def keyed_tools(loaded: LoadedFile) -> list[tuple[Tool, Key]]:
-    """Each tool of one loaded source with its lockfile key."""
+def keyed_tools(loaded: LoadedFile, base: str | Path | None = None) -> list[tuple[Tool, Key]]:
+    """Each tool of one loaded source with its lockfile key (files keyed from ``base``)."""
     where = registry_namespace(loaded.source) if loaded.kind == "registry" else loaded.file
-    return [(tool, tool_key(loaded.kind, tool, where)) for tool in loaded.tools]
+    return [(tool, tool_key(loaded.kind, tool, where, base)) for tool in loaded.tools]
 
 
 def _twice(key: Key) -> str:
@@ -390,7 +403,7 @@ def lock_sources(sources: Sequence[str] | None, path: str | Path = LOCKFILE_NAME
 
     previous = _previous(path)
     files = load_files(sources)
-    pins = pins_of_files(files)
+    pins = pins_of_files(files, base=base_of(path))
     write_lockfile(path, pins)
     since = compare(previous, pins) if previous is not None else None
     return LockOutcome(str(path), sorted(pins, key=lambda p: p.key), len(files), since)

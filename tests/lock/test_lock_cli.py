@@ -174,3 +174,15 @@ def test_a_source_that_fails_to_load_is_its_load_error_not_every_tool_removed(ru
     lines = (project / "toolsearch.lock").read_text(encoding="utf-8").splitlines()
     assert lines[gone[0]["location"]["row"] - 1] == '      "get_forecast": {'
     assert "no source loaded has it (removed, or its source was not given)" in gone[0]["message"]
+
+
+def test_file_keys_are_paths_from_the_lockfile_so_it_reads_the_same_from_any_folder(run_cli, project, monkeypatch):
+    assert run_cli("lock", "cat", "-o", "locks/tools.lock").code == 0
+    data = json.loads((project / "locks" / "tools.lock").read_text(encoding="utf-8"))
+    assert list(data["tools"]) == ["../cat/weather.yaml"]
+    monkeypatch.chdir(project / "cat")
+    clean = run_cli("lint", "weather.yaml", "--locked", "../locks/tools.lock", "--select", "TS8")
+    assert clean.code == 0, clean.stdout
+    (project / "cat" / "weather.yaml").write_text(POISONED, encoding="utf-8")
+    found = run_cli("lint", "weather.yaml", "--locked", "../locks/tools.lock", "--select", "TS801", "-f", "json")
+    assert [(d["code"], d["filename"]) for d in found.json()] == [("TS801", "weather.yaml")]

@@ -235,12 +235,13 @@ class Gateway:
         #: The lockfile key of each entry (made only under a lockfile: keys of files cost a path each).
         keys: list[tuple[str, str]] = []
         keyed = self.lockfile is not None
+        base = self.lockfile.base if self.lockfile is not None else None
         for tool in self.static.tools:
             kind: Literal["python", "none"] = "python" if tool.function is not None else "none"
             source = str(tool.source.file) if tool.source is not None else "catalog"
             entries.append((tool, Route(kind, source), tool.category or "catalog"))
             if keyed:
-                keys.append(tool_key("file", tool))
+                keys.append(tool_key("file", tool, base=base))
         resident = list(self.static.resident)
         groups = list(self.static.groups)
         for feed in self.registries:

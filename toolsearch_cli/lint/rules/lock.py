@@ -50,11 +50,11 @@ def _comparison(ctx: LintContext, options: Options) -> _Comparison | None:
         current = []
         for loaded in ctx.files:
             if loaded.error is not None:
-                out.failed.add(_failed_key(loaded))
+                out.failed.add(_failed_key(loaded, lock.base))
                 continue
             if loaded.kind == "file":
-                out.files[file_key(loaded.file)] = loaded.file
-            for tool, key in keyed_tools(loaded):
+                out.files[file_key(loaded.file, lock.base)] = loaded.file
+            for tool, key in keyed_tools(loaded, lock.base):
                 if key not in out.tools:
                     out.tools[key] = tool
                     current.append(pin(key[0], tool, key[1]))
@@ -64,7 +64,7 @@ def _comparison(ctx: LintContext, options: Options) -> _Comparison | None:
     return ctx.cached(f"lock:{path}", build)  # type: ignore[no-any-return]
 
 
-def _failed_key(loaded: Any) -> str:
+def _failed_key(loaded: Any, base: Any) -> str:
     """The source key of a source that failed to load (as far as its text tells it)."""
     from ...lock import file_key
 
@@ -83,7 +83,7 @@ def _failed_key(loaded: Any) -> str:
             return f"registry:{registry_namespace(loaded.source)}"
         except Exception:  # noqa: BLE001
             return ""
-    return file_key(loaded.file)
+    return file_key(loaded.file, base)
 
 
 class _LockRule(Rule):
