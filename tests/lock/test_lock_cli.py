@@ -71,6 +71,11 @@ def test_lock_then_a_change_fails_lint_with_its_diff_and_locking_again_clears_it
     relocked = run_cli("lock", "cat")
     assert relocked.code == 0
     assert "(since the last lock: 1 added, 1 changed, 1 removed)" in relocked.stdout
+    assert relocked.stdout.splitlines()[1:] == [
+        "  changed: cat/weather.yaml: get_weather",
+        "  added: cat/weather.yaml: upload_notes",
+        "  removed: cat/weather.yaml: get_forecast",
+    ]
     assert run_cli("lint", "cat", "--locked", "--select", "TS8").code == 0
     assert "(unchanged)" in run_cli("lock", "cat").stdout
 

@@ -3,9 +3,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 
 from .render import data, plural
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from ..lock import Changes
 
 LOCK_PATHS_ARGUMENT = typer.Argument(
     None,
@@ -38,7 +45,24 @@ def lock(paths: list[str] | None = LOCK_PATHS_ARGUMENT, output: str = LOCK_OUTPU
         said += " (unchanged)"
     else:
         said += f" (since the last lock: {outcome.since.summary()})"
-    console().print(data(said), soft_wrap=True)
+    out = console()
+    out.print(data(said), soft_wrap=True)
+    if outcome.since is not None:
+        _show_changes(out, outcome.since)
+
+
+#: The most tools ``lock`` names one by one among those it recorded as changed.
+SHOWN_CHANGES = 20
+
+
+def _show_changes(out: Console, since: Changes) -> None:
+    """One line per tool whose entry this lock added, changed or removed (the first few)."""
+    rows = [("changed", now) for _, now in since.changed]
+    rows += [("added", p) for p in since.added] + [("removed", p) for p in since.removed]
+    for what, entry in rows[:SHOWN_CHANGES]:
+        out.print(data(f"  {what}: {entry.source}: {entry.name}", "dim"), soft_wrap=True)
+    if len(rows) > SHOWN_CHANGES:
+        out.print(data(f"  ... and {len(rows) - SHOWN_CHANGES} more", "dim"))
 
 
 def locked_args(args: list[str]) -> list[str]:
