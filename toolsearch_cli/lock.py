@@ -171,8 +171,13 @@ class Pin:
 
 
 def pin(source: str, tool: Tool, name: str | None = None) -> Pin:
-    definition = definition_of(tool, name)
-    return Pin(source, definition["name"], definition, digest(definition))
+    """A tool's pin under ``source``. Registered secrets are masked first (as the lockfile is
+    written), so the digest is that of the definition the lockfile holds: a short URL password
+    that also occurs in a description cannot make the written file disagree with its hashes."""
+    from .redaction import redact, redact_data
+
+    definition = redact_data(definition_of(tool, name))
+    return Pin(redact(source), definition["name"], definition, digest(definition))
 
 
 @dataclass

@@ -183,3 +183,20 @@ def test_a_huge_lockfile_is_refused_before_it_is_parsed(tmp_path, monkeypatch):
 def test_pins_keep_their_definition_whole():
     p = pin("a.yaml", weather(metadata={"mcp": {"title": "Weather"}}))
     assert isinstance(p, Pin) and p.definition["title"] == "Weather" and p.definition["inputSchema"] == SCHEMA
+
+
+def test_a_registered_secret_in_a_description_is_masked_before_it_is_hashed(tmp_path):
+    from toolsearch_cli.lock import write_lockfile
+    from toolsearch_cli.redaction import forget_all, register
+
+    forget_all()
+    try:
+        register("city")  # e.g. a short password of an mcp+http URL, also a word of a description
+        pins = [pin("a.yaml", weather())]
+        assert "city" not in pins[0].definition["description"]
+        path = tmp_path / "t.lock"
+        write_lockfile(path, pins)
+        assert "city" not in path.read_text(encoding="utf-8")
+        assert compare(Lockfile.read(path), [pin("a.yaml", weather())]).clean  # readable, and matches
+    finally:
+        forget_all()
