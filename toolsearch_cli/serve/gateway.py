@@ -371,7 +371,7 @@ class Gateway:
             return None
         path = self.lockfile.path
         return (
-            f"tool {name!r} is quarantined: {entry.reason(path)}; it runs again once {path} records it "
+            f"tool {_middle(name, 80)!r} is quarantined: {entry.reason(path)}; it runs again once {path} records it "
             "(the operator reviews the change, then runs `toolsearch lock`)"
         )
 
