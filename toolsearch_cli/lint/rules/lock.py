@@ -208,8 +208,9 @@ class ToolRemovedSinceLock(_LockRule):
     stopped offering it, or its source was not given).
 
     ## Why is this bad?
-    The lockfile no longer says what the model can reach: a tool that comes back later under the
-    same name would pass as locked with whatever definition it was locked with.
+    A removal changes what the model can do (a tool renamed, or split, is a removal and an
+    addition), and a lockfile that still lists the tool no longer describes the catalog: a review
+    of the lockfile's diff misses the change, and the tool passes unreviewed if it comes back.
 
     ## Example
     ```yaml
