@@ -36,9 +36,16 @@ def test_docstring_follows_the_template(code):
 
 def _lint_text(tmp_path, text: str, code: str, example) -> list:
     path = tmp_path / "example.yaml"
+    options = dict(example.options)
+    if example.locked:  # the lock rules: the Use instead catalog is what was locked
+        from toolsearch_cli.lock import lock_sources
+
+        path.write_text(example.passing, encoding="utf-8")
+        options["lockfile"] = str(tmp_path / "toolsearch.lock")
+        lock_sources([str(path)], options["lockfile"])
     path.write_text(text, encoding="utf-8")
     config = LintConfig.from_mapping(
-        {"select": [code, *example.also_select], "rules": {code: example.options} if example.options else {}}
+        {"select": [code, *example.also_select], "rules": {code: options} if options else {}}
     )
     return [d for d in lint([str(path)], config).diagnostics if d.code == code or d.code not in example.also_select]
 

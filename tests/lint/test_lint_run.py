@@ -122,7 +122,8 @@ def test_the_verdict_follows_fail_on_strict_and_exit_zero(tmp_path):
 def test_command_line_selections_go_over_the_configuration_file(tmp_path):
     source = write(tmp_path, "w.yaml", "tools:\n  - name: renameProject\n    description: Renames.\n")
     everything = run_lint(LintSettings(paths=[BAD], config=BAD_CONFIG))
-    assert {d.code for d in everything.result.diagnostics} == set(RULE_BY_CODE)
+    unlocked = {code for code, rule in RULE_BY_CODE.items() if rule.family != "lock"}  # no lockfile given
+    assert {d.code for d in everything.result.diagnostics} == unlocked
     narrowed = run_lint(LintSettings(paths=[BAD], isolated=True, select=["TS1"], ignore=["TS104"]))
     codes = {d.code for d in narrowed.result.diagnostics}
     assert codes and all(c.startswith("TS1") for c in codes) and "TS104" not in codes

@@ -11,7 +11,7 @@ import typer
 
 from .. import __version__
 from ..errors import ToolsearchError
-from . import catalog_cmd, eval_cmd, lint_cmd, model_cmd, search_cmd, serve_cmd, simulate_cmd
+from . import catalog_cmd, eval_cmd, lint_cmd, lock_cmd, model_cmd, search_cmd, serve_cmd, simulate_cmd
 from .error_line import print_error as _error
 
 app = typer.Typer(
@@ -71,6 +71,7 @@ app.command("lint")(lint_cmd.lint)
 app.command("rule")(lint_cmd.rule)
 app.add_typer(model_cmd.app, name="model")
 app.command("serve")(serve_cmd.serve)
+app.command("lock")(lock_cmd.lock)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -102,7 +103,7 @@ def _run(args: list[str], terminated: list[int]) -> int:
     # --debug works anywhere before a `--`, also after the sub-command: take it out here
     end = args.index("--") if "--" in args else len(args)
     debug = "--debug" in args[:end]
-    args = _loading_options_first([a for a in args[:end] if a != "--debug"]) + args[end:]
+    args = lock_cmd.locked_args(_loading_options_first([a for a in args[:end] if a != "--debug"]) + args[end:])
     try:
         try:
             command = typer.main.get_command(app)

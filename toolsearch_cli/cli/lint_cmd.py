@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from .lock_cmd import LOCKED_OPTION
 from .options import embed_options, output_file
 
 if TYPE_CHECKING:
@@ -85,6 +86,7 @@ def lint(
     output_file: str | None = OUTPUT_FILE_OPTION,
     statistics: bool = STATISTICS_OPTION,
     ranker: str | None = RANKER_OPTION,
+    locked: str | None = LOCKED_OPTION,
 ) -> None:
     """Lint tool metadata: names, descriptions, parameters, categories, tokens and findability."""
     from ..lint.run import run_lint
@@ -105,6 +107,7 @@ def lint(
         exit_zero=exit_zero,
         statistics=statistics,
         ranker=ranker,
+        locked=locked,
         github_actions=os.environ.get("GITHUB_ACTIONS") == "true",
     )
     report = run_lint(settings, warn=warn)

@@ -32,6 +32,14 @@ def _short_runs(text: str) -> str:
     return re.sub(rf"\S{{{_RUN_WIDTH + 1},}}", lambda m: _short(m.group()), text)
 
 
+def _detail_style(row: str) -> str:
+    if row.startswith("  -") or "[-" in row and "{+" not in row:
+        return "red"
+    if row.startswith("  +") or "{+" in row and "[-" not in row:
+        return "green"
+    return "dim"
+
+
 def render_lint_text(out: Console, result: Any, failing: bool | None = None) -> None:
     """Diagnostics grouped by file (``line:col  severity  code  name  message``), then a summary
     (red when ``failing``; ``None``: when the result has errors)."""
@@ -54,6 +62,8 @@ def render_lint_text(out: Console, result: Any, failing: bool | None = None) -> 
             for r in d.related:
                 at = f"{r.file}:{r.line}" if r.line else (r.file or "")
                 out.print(data(f"{'':10}↳ {at}: {r.message}", "dim"), soft_wrap=True)
+            for row in d.detail:  # a diff: each line as it is, control characters made visible
+                out.print(data(f"{'':10}{_short_runs(row)}", _detail_style(row)), soft_wrap=True)
         out.print()
     errors, warnings, infos = result.count("error"), result.count("warning"), result.count("info")
     files = len(result.files)

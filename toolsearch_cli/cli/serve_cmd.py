@@ -10,6 +10,7 @@ import typer
 
 from ..printable import json_visible
 from ..search.base import MAX_RESULTS_LIMIT
+from .lock_cmd import LOCKED_OPTION
 from .options import (
     CATALOG_FORMAT_OPTION,
     CATALOG_OPTION,
@@ -99,6 +100,7 @@ def serve(
     dry_run: bool = DRY_RUN_OPTION,
     output_format: str = FORMAT_OPTION,
     catalog_format: str = CATALOG_FORMAT_OPTION,
+    locked: str | None = LOCKED_OPTION,
 ) -> None:
     """Serve the catalogs to any MCP client with progressive disclosure (toolSearch + callTool)."""
     from ..catalog import default_sources
@@ -121,6 +123,7 @@ def serve(
         log=log,
         http=http,
         dry_run=dry_run,
+        locked=locked,
     )
     from ..search import get_ranker
 
@@ -188,3 +191,5 @@ def _render_dry_run(report: DryRun, output_format: str) -> None:
         out.print(data(f"  {source['source']}: {plural(source['tools'], 'tool')}, {runs}", "dim"))
     for problem in report.failed:
         out.print(data(f"  failed: {problem}", "yellow"))
+    for held in report.quarantined:
+        out.print(data(f"  {held}", "yellow"), soft_wrap=True)

@@ -44,6 +44,8 @@ class Finding:
     tool: str | None = None
     field: str | None = None
     related: list[Related] = dataclass_field(default_factory=list)
+    #: Lines that show the finding in full (the ``lock`` rules' diff of what changed).
+    detail: list[str] = dataclass_field(default_factory=list)
 
     @classmethod
     def at(cls, tool: Tool, field: str | None, message: str, related: list[Related] | None = None) -> Finding:
@@ -84,6 +86,8 @@ class Diagnostic:
     #: collapsed into the first one), and the fields of all of them, in order.
     count: int = 1
     fields: tuple[str, ...] = ()
+    #: Lines under the message that show the finding in full (a diff); empty for most rules.
+    detail: tuple[str, ...] = ()
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.file or "", self.line or 0, self.column or 0, self.code, self.message)
@@ -103,4 +107,5 @@ class Diagnostic:
             "url": self.url,
             "count": self.count,
             "fields": list(self.fields) if self.fields else ([self.field] if self.field else []),
+            "detail": list(self.detail),
         }

@@ -111,7 +111,7 @@ def run_rules(ctx: LintContext, resolved: ResolvedConfig, rules: dict[str, Rule]
         for finding in rule.check(ctx, resolved.options[code]):
             if code in resolved.ignored_in(finding.file):
                 continue
-            used = _suppressed_by(code, finding, suppressed)
+            used = _suppressed_by(code, finding, suppressed) if rule.inline_suppressible else None
             if used is not None:
                 ctx.used_suppressions.add((*used, code))
                 continue
@@ -171,6 +171,7 @@ def _stamp(rule: Rule, severity: Severity, finding: Finding) -> Diagnostic:
         tool=finding.tool,
         field=finding.field,
         related=tuple(finding.related),
+        detail=tuple(finding.detail),
         url=RULE_URL.format(code=rule.code, name=rule.name) if RULE_URL else None,
     )
 

@@ -22,6 +22,7 @@ FAMILIES: dict[str, str] = {
     "TS4": "categories",
     "TS5": "tokens",
     "TS6": "findability",
+    "TS8": "lock",
 }
 
 DOC_SECTIONS = ("What it does", "Why is this bad?", "Example", "Use instead")
@@ -51,6 +52,9 @@ class Rule:
     opt_in_reason: ClassVar[str | None] = None
     #: Run after every other rule (for rules about what the others found).
     runs_last: ClassVar[bool] = False
+    #: Whether a tool's own ``lint: {ignore: [...]}`` may silence it (not for the ``lock`` rules:
+    #: the catalog they check must not be able to hide its own change).
+    inline_suppressible: ClassVar[bool] = True
 
     @classmethod
     def check_option(cls, option: str, value: Any) -> str | None:
@@ -102,6 +106,9 @@ class DocExample:
     options: Options
     #: Other rules the example needs running (``# also-select: [...]``).
     also_select: list[str]
+    #: ``# locked: use-instead``: the Example is linted against a lockfile of the *Use instead*
+    #: catalog (the ``lock`` rules), which then passes against it.
+    locked: bool = False
 
 
 def doc_example(doc: str) -> DocExample | None:
@@ -116,6 +123,7 @@ def doc_example(doc: str) -> DocExample | None:
         return None
     options: Options = {}
     also: list[str] = []
+    locked = False
     for line in bad.group(1).splitlines():
         if not line.startswith("#"):
             break
@@ -123,7 +131,9 @@ def doc_example(doc: str) -> DocExample | None:
             options = yaml.safe_load(line.partition(":")[2]) or {}
         elif line.startswith("# also-select:"):
             also = yaml.safe_load(line.partition(":")[2]) or []
-    return DocExample(bad.group(1), good.group(1), options, also)
+        elif line.startswith("# locked:"):
+            locked = line.partition(":")[2].strip() == "use-instead"
+    return DocExample(bad.group(1), good.group(1), options, also, locked)
 
 
 # --- text helpers shared by rules ---------------------------------------------------------

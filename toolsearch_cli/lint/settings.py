@@ -54,6 +54,8 @@ class LintSettings:
     exit_zero: bool = False
     statistics: bool = False
     ranker: str | None = None
+    #: The lockfile to check every tool against (``--locked``; the ``lock`` rules, TS8xx).
+    locked: str | None = None
     github_actions: bool = False
     #: The format the report is written in (``auto`` resolved).
     format: LintFormat = field(init=False)
@@ -92,6 +94,12 @@ class LintSettings:
             for code, rule in rules.items():
                 if "ranker" in rule.options:
                     config.rules.setdefault(code, {})["ranker"] = self.ranker
+        if self.locked is not None:  # the lock rules check against it (all of them, unless --select says which)
+            for code, rule in rules.items():
+                if "lockfile" in rule.options:
+                    config.rules.setdefault(code, {})["lockfile"] = self.locked
+            if self.select is None:
+                config.extend_select = [*config.extend_select, "lock"]
         overrides: dict[str, object] = {}
         if self.preset is not None:
             overrides["preset"] = self.preset

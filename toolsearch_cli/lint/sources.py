@@ -40,6 +40,10 @@ class LoadedFile:
     groups: list[ToolGroup] = field(default_factory=list)
     #: What loading left out or changed (reported by the ``load-warning`` rule).
     warnings: list[LoadWarning] = field(default_factory=list)
+    #: The kind of source (``file``, ``module``, ``live``, ``registry``) and the source as given
+    #: (for the lockfile's keys: :func:`toolsearch_cli.lock.keyed_tools`).
+    kind: str = "file"
+    source: str = ""
 
 
 def expand_sources(sources: Sequence[str] | None) -> list[tuple[str, str]]:
@@ -91,7 +95,7 @@ def load_files(sources: Sequence[str] | None) -> list[LoadedFile]:
     prefix = prefixes_live_names(live)
     fetched = fetch_live_sources(live) if live else {}  # all servers at once (each still judged on its own)
     for kind, source in expanded:
-        entry = LoadedFile(source)
+        entry = LoadedFile(source, kind=kind, source=source)
         try:
             with collecting() as entry.warnings:
                 _load_one(entry, kind, source, prefix, fetched)

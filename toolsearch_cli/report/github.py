@@ -33,5 +33,6 @@ def render_github(diagnostics: Sequence[Diagnostic]) -> str:
                     props.append(f"col={d.column}")
         subject = f"tool {d.tool!r}: " if d.tool else ""
         command = "notice" if d.severity == "info" else d.severity
-        lines.append(f"::{command} {','.join(props)}::{_escape_data(f'{d.code} {d.name}: {subject}{d.message}')}")
+        message = "\n".join([f"{d.code} {d.name}: {subject}{d.message}", *d.detail])  # the runner shows %0A as lines
+        lines.append(f"::{command} {','.join(props)}::{_escape_data(message)}")
     return "".join(line + "\n" for line in lines)

@@ -51,7 +51,7 @@ def _rule_entry(rule: Rule) -> dict[str, Any]:
         "fullDescription": {"text": " ".join(sections.get("What it does", "").split())},
         "help": {"text": f"{why} Run `toolsearch rule {rule.code}` for examples.".strip(), "markdown": rule.doc()},
         "defaultConfiguration": {"level": _LEVEL[rule.severity]},
-        "properties": {"tags": [rule.family] + (["security"] if rule.code == "TS206" else [])},
+        "properties": {"tags": [rule.family] + (["security"] if rule.code == "TS206" or rule.family == "lock" else [])},
     }
 
 
@@ -65,7 +65,7 @@ def render_sarif(diagnostics: Sequence[Diagnostic], rules: Mapping[str, Rule], v
         result: dict[str, Any] = {
             "ruleId": d.code,
             "level": _LEVEL[d.severity],
-            "message": {"text": (f"tool {d.tool!r}: " if d.tool else "") + d.message},
+            "message": {"text": "\n".join([(f"tool {d.tool!r}: " if d.tool else "") + d.message, *d.detail])},
         }
         if d.code in rules:
             result["ruleIndex"] = codes.index(d.code)

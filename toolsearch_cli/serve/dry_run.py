@@ -39,6 +39,8 @@ class DryRun:
     failed: list[str]
     #: The gateway names of every tool the context may see (what toolSearch can return).
     names: list[str] = field(default_factory=list)
+    #: ``--locked``: the tools the lockfile keeps out, each as one line saying why.
+    quarantined: list[str] = field(default_factory=list)
 
     @property
     def saving_percent(self) -> float:
@@ -58,6 +60,7 @@ class DryRun:
             "sources": self.sources,
             "failed": self.failed,
             "searchable": self.names,
+            "quarantined": self.quarantined,
         }
 
 
@@ -66,8 +69,19 @@ def dry_run(settings: Settings, counter: str = "cl100k_base") -> DryRun:
     from ..catalog.mcp_client import fetch_live_sources
     from .server import load_static, split_sources
 
-    live, _ = split_sources(settings.sources)
-    static = load_static(settings)
+    lockfile = None
+    if settings.locked is not None:
+        from ..lock import Lockfile
+
+        lockfile = Lockfile.read(settings.locked)
+    live, others = split_sources(settings.sources)
+    static = load_static(settings, registries=lockfile is None)
+    feeds = []
+    if lockfile is not None:  # registry tools keyed as the running gateway keys them (registry:NAMESPACE)
+        from ..registry.source import is_registry_source
+        from .registry_feed import RegistryFeed
+
+        feeds = [RegistryFeed(s) for s in others if is_registry_source(s)]
     fetched = fetch_live_sources(live, ttl=0) if live else {}
     listed: list[Listed] = []
     failed: list[str] = []
@@ -79,7 +93,10 @@ def dry_run(settings: Settings, counter: str = "cl100k_base") -> DryRun:
             failed.append(str(answer))
             continue
         listed.append(Listed(source, *answer))
-    gateway = Gateway(settings, static=static, upstreams=listed)
+    quarantined: list[str] = []
+    gateway = Gateway(
+        settings, static=static, upstreams=listed, registries=feeds, lockfile=lockfile, notice=quarantined.append
+    )
     gateway.check_resident()
     count = get_counter(counter)
     context = gateway.context_for(None)
@@ -103,4 +120,5 @@ def dry_run(settings: Settings, counter: str = "cl100k_base") -> DryRun:
         counter=count.name,
         failed=failed,
         names=[t.name for t in visible],
+        quarantined=[line.removeprefix("warning: ") for line in quarantined],
     )

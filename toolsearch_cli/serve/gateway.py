@@ -29,7 +29,7 @@ from ..arguments import check_arguments
 from ..disclosure.engine import DisclosureEngine
 from ..disclosure.manager import CatalogManager
 from ..disclosure.search_tool import SEARCH_TOOL_NAME, SearchOutcome
-from ..errors import UsageError
+from ..errors import UsageError, _middle
 from ..model import Catalog, Tool
 from ..search.base import DEFAULT_MAX_RESULTS
 
@@ -89,6 +89,26 @@ class Route:
     origin: str = "the catalog file"
 
 
+@dataclass(slots=True)
+class Quarantined:
+    """A tool kept out of the gateway because the lockfile does not list it as it is now."""
+
+    tool: Tool
+    #: Its lockfile key (source, the tool's own name) and the digest of its current definition.
+    key: tuple[str, str]
+    sha256: str
+    #: ``changed`` (the lockfile has another definition) or ``unlocked`` (no entry).
+    verdict: str
+    #: The fields that changed (``changed`` only).
+    fields: tuple[str, ...] = ()
+
+    def reason(self, lockfile: str) -> str:
+        if self.verdict == "changed":
+            words = ", ".join(self.fields) or "definition"
+            return f"its definition changed since {lockfile} was written ({words})"
+        return f"it is not in {lockfile}"
+
+
 @dataclass
 class Settings:
     """Everything ``toolsearch serve`` is told (the CLI's options, typed)."""
@@ -107,6 +127,9 @@ class Settings:
     timeout: float = 30.0
     catalog_format: str | None = None
     log: str | None = None
+    #: The lockfile every tool is checked against (``--locked``): a tool it does not list as it is
+    #: now is quarantined (see :class:`Gateway`); ``None``: no check.
+    locked: str | None = None
 
     def __post_init__(self) -> None:
         if self.disclose not in DISCLOSE_MODES:
@@ -169,8 +192,18 @@ class Gateway:
         upstreams: Sequence[Any] = (),
         registries: Sequence[Any] = (),
         log: Callable[[dict[str, Any]], None] | None = None,
+        lockfile: Any = None,
+        notice: Callable[[str], None] | None = None,
     ) -> None:
         self.settings = settings
+        #: The :class:`~toolsearch_cli.lock.Lockfile` tools are checked against (``None``: none).
+        self.lockfile = lockfile
+        self._lock_stamp = _file_stamp(lockfile.path) if lockfile is not None else None
+        #: Tools kept out by the lockfile, by every name a client could call them by.
+        self.quarantined: dict[str, Quarantined] = {}
+        #: Lockfile keys already announced as quarantined, with the digest announced.
+        self._said: dict[tuple[str, str], str] = {}
+        self._notice = notice
         self.static = static or Catalog(tools=[])
         self.upstreams = list(upstreams)
         #: Registry sources followed live (:class:`.registry_feed.RegistryFeed`).
@@ -196,16 +229,27 @@ class Gateway:
     def rebuild(self) -> None:
         """Merge the static tools and every upstream's latest tool list; re-index (names may move
         when a collision appears or goes)."""
+        from ..lock import tool_key
+
         entries: list[tuple[Tool, Route, str]] = []
+        #: The lockfile key of each entry (made only under a lockfile: keys of files cost a path each).
+        keys: list[tuple[str, str]] = []
+        keyed = self.lockfile is not None
+        base = self.lockfile.base if self.lockfile is not None else None
         for tool in self.static.tools:
             kind: Literal["python", "none"] = "python" if tool.function is not None else "none"
             source = str(tool.source.file) if tool.source is not None else "catalog"
             entries.append((tool, Route(kind, source), tool.category or "catalog"))
+            if keyed:
+                keys.append(tool_key("file", tool, base=base))
         resident = list(self.static.resident)
         groups = list(self.static.groups)
         for feed in self.registries:
             for tool in feed.tools:
                 entries.append((tool, Route("none", feed.display, origin="the registry"), tool.category or "registry"))
+                if keyed:
+                    parsed = getattr(feed, "parsed", None)
+                    keys.append(tool_key("registry", tool, getattr(parsed, "namespace", None) or feed.display))
             resident.extend(n for n in feed.resident if n not in resident)
             groups.extend(feed.groups)
         problems: dict[str, list[str]] = {}
@@ -219,7 +263,11 @@ class Gateway:
                 server = tool.metadata.get("mcp_server") or {}
                 alias = str(server.get("name") or upstream.live.alias or "mcp")
                 entries.append((tool, Route("mcp", upstream.source, str(server.get("tool") or tool.name)), alias))
+                if keyed:
+                    keys.append(tool_key("live", tool))
             resident.extend(n for n in more_resident if n not in resident)
+        if self.lockfile is not None:
+            entries = self._locked_only(entries, keys)
         named = assign_names([(t.name, alias) for t, _, alias in entries], reserved={SEARCH_TOOL_NAME, CALL_TOOL_NAME})
         tools: list[Tool] = []
         routes: dict[str, Route] = {}
@@ -243,6 +291,90 @@ class Gateway:
         for listener in self.on_rebuild:
             listener()
 
+    # -- the lockfile (serve --locked) -----------------------------------------------------------
+
+    def _locked_only(
+        self, entries: list[tuple[Tool, Route, str]], keys: list[tuple[str, str]]
+    ) -> list[tuple[Tool, Route, str]]:
+        """The entries the lockfile lists as they are; the others go to :attr:`quarantined`, each
+        announced once (per definition) through the notice, as is one that matches again."""
+        from ..lock import changed_fields, pin
+
+        lockfile = self.lockfile
+        assert lockfile is not None
+        kept: list[tuple[Tool, Route, str]] = []
+        held: list[tuple[Quarantined, str]] = []
+        for (tool, route, alias), key in zip(entries, keys, strict=True):
+            now = pin(key[0], tool, key[1])
+            verdict = lockfile.verdict(key, now.sha256)
+            if verdict == "locked":
+                kept.append((tool, route, alias))
+                if key in self._said:
+                    del self._said[key]
+                    self._say(
+                        f"{_middle(key[0], 80)}: tool {_middle(key[1], 80)!r} matches {lockfile.path} again: served"
+                    )
+                continue
+            before = lockfile.pins.get(key)
+            fields = tuple(changed_fields(before.definition, now.definition)) if before is not None else ()
+            held.append((Quarantined(tool, key, now.sha256, verdict, fields), alias))
+        served = {t.name for t, _, _ in kept}
+        self.quarantined = {}
+        for entry, alias in held:
+            for name in (entry.tool.name, f"{alias}__{entry.tool.name}"):
+                if name not in served:
+                    self.quarantined.setdefault(name, entry)
+            if self._said.get(entry.key) != entry.sha256:
+                self._said[entry.key] = entry.sha256
+                source, name = (_middle(part, 80) for part in entry.key)  # a 5,000-character name stays one short line
+                self._say(
+                    f"warning: {source}: tool {name!r} is quarantined: {entry.reason(lockfile.path)}; "
+                    f"it is not listed, found or run until {lockfile.path} records it (review it, then run "
+                    "`toolsearch lock`)"
+                )
+        held_keys = {entry.key for entry, _ in held}
+        for key in [k for k in self._said if k not in held_keys]:
+            del self._said[key]  # gone upstream: nothing to hold or to say
+        return kept
+
+    def _say(self, text: str) -> None:
+        if self._notice is not None:
+            self._notice(text)
+
+    def refresh_lockfile(self) -> bool:
+        """Read the lockfile again when it changed on disk (checked by its size, time and inode),
+        and check every tool against it; ``True`` when the catalog was rebuilt. A lockfile that
+        became unreadable is said once and the one read before stays in force. Call holding
+        :attr:`lock`."""
+        from ..lock import Lockfile
+
+        lockfile = self.lockfile
+        if lockfile is None:
+            return False
+        stamp = _file_stamp(lockfile.path)
+        if stamp == self._lock_stamp:
+            return False
+        self._lock_stamp = stamp
+        try:
+            self.lockfile = Lockfile.read(lockfile.path)
+        except UsageError as exc:
+            self._say(f"warning: {exc}; the lockfile read before stays in force")
+            return False
+        self.rebuild()
+        return True
+
+    def quarantine_refusal(self, name: Any, context: Mapping[str, str]) -> str | None:
+        """The refusal of a call of a quarantined tool (``None``: the name is not one, or the
+        context may not see it, and gets the unknown-tool answer)."""
+        entry = self.quarantined.get(name) if isinstance(name, str) else None
+        if entry is None or self.lockfile is None or not entry.tool.visible_to(context):
+            return None
+        path = self.lockfile.path
+        return (
+            f"tool {_middle(name, 80)!r} is quarantined: {entry.reason(path)}; it runs again once {path} records it "
+            "(the operator reviews the change, then runs `toolsearch lock`)"
+        )
+
     def apply_registry(self, feed: Any, changes: Any) -> bool:
         """Apply one registry change set (the caller holds :attr:`lock`): in place when it only
         adds, changes or removes the feed's own tools under their own names, else by a rebuild.
@@ -250,7 +382,8 @@ class Gateway:
         from ..registry.sync import adjust_baseline, apply_to_catalog
 
         feed.absorb(changes)
-        if changes.full is not None or not self._in_place(feed, changes):
+        # under a lockfile every change is checked by a rebuild (in place, a changed tool would slip in)
+        if changes.full is not None or self.lockfile is not None or not self._in_place(feed, changes):
             self.rebuild()
             return False
         old = apply_to_catalog(self.catalog, self.manager, changes)
@@ -286,6 +419,8 @@ class Gateway:
         from ..errors import did_you_mean
 
         for name in self.settings.resident:
+            if name in self.quarantined:  # held back by the lockfile (said once): served once it matches
+                continue
             if self._renamed.get(name, name) not in self.catalog.resident:
                 raise UsageError(
                     f"resident tool {name!r} is not in the catalog{did_you_mean(name, self.catalog.names)}",
@@ -434,7 +569,7 @@ class Gateway:
         """May ``tools/call`` name this tool directly? ``None`` when it may, else the refusal."""
         tool = self.visible_tool(name, context)
         if tool is None:
-            return unknown_tool(name)
+            return self.quarantine_refusal(name, context) or unknown_tool(name)
         if name in self.catalog.resident:
             return None
         if self.settings.disclose == "list-changed" and session is not None:
@@ -451,6 +586,9 @@ class Gateway:
             raise Refused("invalid-arguments", f"call {name} directly, not through {CALL_TOOL_NAME}")
         tool = self.visible_tool(name, context)
         if tool is None:
+            held = self.quarantine_refusal(name, context)
+            if held is not None:
+                raise Refused("quarantined", held)
             raise Refused("unknown-tool", unknown_tool(name))
         route = self.routes[name]
         if route.kind == "none":
@@ -605,3 +743,14 @@ def python_result(value: Any) -> CallResult:
     if len(text.encode("utf-8", "replace")) > MAX_RESULT_TEXT:
         text = text.encode("utf-8", "replace")[:MAX_RESULT_TEXT].decode("utf-8", "ignore") + " [cut]"
     return CallResult.text(text)
+
+
+def _file_stamp(path: str) -> tuple[int, int, int] | None:
+    """What tells a file changed: size, modification time and inode (``None``: cannot be read)."""
+    import os
+
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return st.st_size, st.st_mtime_ns, st.st_ino

@@ -275,9 +275,16 @@ class GatewayServer:
 
     # -- handlers ---------------------------------------------------------------------------------
 
+    def _recheck_lockfile(self) -> None:
+        """``serve --locked``: an updated lockfile takes effect at the next request."""
+        if self.gateway.lockfile is not None:
+            with self.gateway.lock:
+                self.gateway.refresh_lockfile()
+
     async def list_tools(self, ctx: Any, params: Any) -> Any:
         import mcp_types as types
 
+        self._recheck_lockfile()
         context, session = self._context(ctx), self._session(ctx)
         wired = [wire_tool(t) for t in self.gateway.listed_tools(context, session)]
         watch = self._watch(ctx, session, context)
@@ -290,6 +297,7 @@ class GatewayServer:
 
     async def call_tool(self, ctx: Any, params: Any) -> Any:
         started = time.perf_counter()
+        self._recheck_lockfile()
         gateway = self.gateway
         context = self._context(ctx)
         session = self._session(ctx)
@@ -322,7 +330,8 @@ class GatewayServer:
             with gateway.lock:
                 refusal = gateway.check_direct(name, context, session)
             if refusal is not None:
-                result = CallResult.error("unknown-tool" if "no tool named" in refusal else "not-listed", refusal)
+                kind = "unknown-tool" if "no tool named" in refusal else "not-listed"
+                result = CallResult.error("quarantined" if " is quarantined: " in refusal else kind, refusal)
                 gateway.record_call(name, "direct", session, result, started)
                 return wire_result(result)
             target, target_args, via = name, arguments, "direct"
@@ -420,6 +429,11 @@ async def run_gateway(
         check_listen(*http)  # before any upstream starts
     from .registry_feed import RegistryFeed
 
+    lockfile = None
+    if settings.locked is not None:  # a bad lockfile stops the gateway before anything starts
+        from ..lock import Lockfile
+
+        lockfile = Lockfile.read(settings.locked)
     live, others = split_sources(settings.sources)
     static = load_static(settings, registries=False)
     from ..registry.source import is_registry_source
@@ -437,7 +451,15 @@ async def run_gateway(
     for source in live:
         upstreams[source] = Upstream(source, timeout=settings.timeout, on_tools=reindex)
     try:
-        gateway = Gateway(settings, static=static, upstreams=list(upstreams.values()), registries=feeds, log=log)
+        gateway = Gateway(
+            settings,
+            static=static,
+            upstreams=list(upstreams.values()),
+            registries=feeds,
+            log=log,
+            lockfile=lockfile,
+            notice=say,
+        )
         gateway_box.append(gateway)
         await _serve_all(gateway, settings, upstreams, http, say, on_ready, on_signal if http is None else None)
     except BaseExceptionGroup as problem:  # the task group wraps a user error: say it as one line

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from ..rule import Rule
-from . import catalog, categories, descriptions, findability, names, parameters, strict, tokens
+from . import catalog, categories, descriptions, findability, lock, names, parameters, strict, tokens
 
-_MODULES = (catalog, names, descriptions, parameters, strict, categories, tokens, findability)
+_MODULES = (catalog, names, descriptions, parameters, strict, categories, tokens, findability, lock)
 
 
 def _collect() -> dict[str, Rule]:
