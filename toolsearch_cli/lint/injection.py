@@ -293,9 +293,12 @@ _ENGLISH = [
     (r"\b(pass|send|include|put|copy|append|attach|forward|paste)\b.{0,30}\b(complete|full|entire|whole|all|the)\s+"
      r"(chat|conversation|session)\s+(transcript|history|log|so far)\b",
      "asks the model to send its prompt or the conversation away"),
+    # "without asking the user to re-authenticate / log in again" describes a token refresh (the user is
+    # spared a step), not consent claimed for the model: what the user is not asked *to do* is a sign-in
     (r"\b(the user|they)\s+(has|have)\s+already\s+(consented|approved|agreed|authori[sz]ed|confirmed)|\bno need to "
      r"(confirm|check|ask)\b.{0,25}\b(with )?(the user|them)\b|"
-     r"\bwithout (asking|confirming with|the consent of) the user\b",
+     r"\bwithout (asking|confirming with|the consent of) the user\b(?!\s+to\s+(re-?\s?)?(authenticate|"
+     r"authori[sz]e|log\s?in|login|sign\s?in|sign\s+in|log\s+in|enter|type|provide|reconnect|reconsent|consent)\b)",
      "claims the user's consent for the model"),
     (r"\b(treat|consider|follow|obey|read)\b.{0,50}\bas\s+(new|your|the)?\s*(system\s+)?(instructions|prompt|rules|"
      r"directives)\b|\b(supersedes?|replaces?|outranks?|overrides?)\s+(every|all|any)\s+(other\s+)?(tools?|instructions)\b|"

@@ -436,6 +436,14 @@ def _generic_chat(clause: str, private: re.Match[str]) -> bool:
     return private.group(0) in ("chat", "chats") and not _DETERMINER.search(clause[: private.start()])
 
 
+#: A private word that names a tool or an identifier, not the data itself: "the transcripts tool",
+#: "the conversation id" (a usage tip sending the model on to another tool with a reference).
+_NAMES_NOT_DATA = re.compile(
+    r"[\s_-]*(?:tools?|functions?|endpoints?|operations?|api|ids?|identifiers?|numbers?|keys?|names?|titles?|"
+    r"types?|urls?|links?|counts?|settings?)\b"
+)
+
+
 def _exfiltration(clause: str) -> tuple[int, str] | None:
     transfer = next((t for t in _RX["transfer"].finditer(clause) if imperative(clause, t.start())), None)
     if not transfer:
@@ -443,7 +451,14 @@ def _exfiltration(clause: str) -> tuple[int, str] | None:
     # what an English verb moves is its object, after it: in "to access a user's password protected
     # recording, add an access_token parameter" the user's password is not what is added
     after = transfer.start() if clause[transfer.start()].isascii() and not _PRONOUN.match(clause, transfer.end()) else 0
-    private = next((p for p in _RX["private"].finditer(clause, after) if not _generic_chat(clause, p)), None)
+    private = next(
+        (
+            p
+            for p in _RX["private"].finditer(clause, after)
+            if not _generic_chat(clause, p) and not (p.group(0).isascii() and _NAMES_NOT_DATA.match(clause, p.end()))
+        ),
+        None,
+    )
     url = _RX["url_sink"].search(clause)
     if private and (url or _RX["field_sink"].search(clause)):
         return 2, f"{transfer.group(0)} ... {private.group(0)}"
