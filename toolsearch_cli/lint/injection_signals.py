@@ -487,6 +487,16 @@ _NO_LONGER_ROLE = re.compile(
     r"required|held|assistant|ai|model|chatbot|helpful|claude|chatgpt|gpt|llm|bot|an?\s+(?:ai|assistant|language))\b"
 )
 
+#: Role entries that say only "unrestricted": a role change when the clause speaks to or of the
+#: model ("you are an assistant without any restrictions"), not when it names an API's policy.
+_UNRESTRICTED = re.compile(
+    r"without any restrictions|sin restricciones|sin ninguna restriccion|没有任何限制|不受任何限制|不受限制|制限のない"
+)
+_ADDRESSED = re.compile(
+    r"\b(?:you|your|you're|yourself|assistant|ai|model|llm|chatbot|bot|eres|asistente|ia|tu|tú|du|dich|vous|você|voce)\b|"
+    r"你|您|助手|模型|アシスタント|あなた"
+)
+
 #: Anchors: a family reads the clauses only when one of its words is somewhere in the text.
 _ANCHORS = {
     "override": _RX["ov_verb"],
@@ -519,6 +529,8 @@ def signals(text: str) -> Iterator[tuple[str, int, str]]:
             role = _RX["role"].search(clause) if "role" in anchored else None
             if role and role.group(0).endswith("no longer") and not _NO_LONGER_ROLE.match(clause, role.end()):
                 role = None  # "if you're no longer interested in being a member ..."
+            if role and _UNRESTRICTED.fullmatch(role.group(0)) and not _ADDRESSED.search(clause):
+                role = None  # "replicates the Secret payload without any restrictions": not the model's
             if role and not _NOT_A_ROLE.match(clause, role.end()):
                 yield "role", 2, role.group(0)
     for family, rx, gate in _WEAK:
