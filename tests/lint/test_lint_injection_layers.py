@@ -119,3 +119,24 @@ def test_ts207_reads_sentences_with_the_configured_embedding_model_and_warns(tmp
     assert "embedding model" in semantic.message and "zeta formatting" in semantic.message
     # the tool TS206 reported is not embedded again
     assert not any("Ignore all previous" in t for t in embedder.seen)
+
+
+def test_the_model_file_is_read_only_when_ts206_or_ts207_runs(tmp_path):
+    """Lint start-up stays cheap: a run without TS206/TS207 never reads the model file (a fresh process,
+    so no earlier test has loaded it)."""
+    import subprocess
+    import sys
+
+    catalog = tmp_path / "tools.yaml"
+    catalog.write_text(yaml.safe_dump({"tools": [{"name": "t", "description": "Returns the time."}]}))
+    code = (
+        "import sys\n"
+        "from toolsearch_cli.lint import LintConfig, lint\n"
+        "from toolsearch_cli.lint.injection_model import shipped_model\n"
+        f"lint([{str(catalog)!r}], LintConfig(select=['TS201']))\n"
+        "before = shipped_model.cache_info().currsize\n"
+        f"lint([{str(catalog)!r}], LintConfig(select=['TS206']))\n"
+        "print(before, shipped_model.cache_info().currsize, 'numpy' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["0", "1", "False"]
