@@ -47,12 +47,14 @@ def _tool(i: int, entry: dict) -> dict:
     return {"name": f"tool{i}", "description": entry["text"]}
 
 
-def flagged(entries: list[dict], work: Path) -> list[bool]:
-    """Whether TS206 reports each entry (each entry is one tool of a catalog)."""
+def flagged(entries: list[dict], work: Path, level: str = "any") -> list[bool]:
+    """Whether TS206 or TS207 reports each entry (each entry is one tool of a catalog); with
+    ``level="error"`` only error-level findings count (what fails a CI run)."""
     path = work / "entries.yaml"
     tools = [_tool(i, e) for i, e in enumerate(entries)]
     path.write_text(yaml.safe_dump({"tools": tools}, allow_unicode=True), encoding="utf-8")
-    hit = {d.tool for d in lint([str(path)], LintConfig(select=["TS206", "TS207"])).diagnostics}
+    diagnostics = lint([str(path)], LintConfig(select=["TS206", "TS207"])).diagnostics
+    hit = {d.tool for d in diagnostics if level == "any" or d.severity == "error"}
     return [f"tool{i}" in hit for i in range(len(entries))]
 
 
@@ -86,12 +88,34 @@ def real_catalogs() -> list[Path]:
 
 
 def shared_catalogs(shared: Path) -> list[Path]:
-    """The eval catalogs of ../shared/eval (ToolBench, UltraTool en/zh, MetaTool, Seal-Tools, BFCL):
-    more real descriptions (UltraTool zh: Chinese ones), read in place, never copied."""
-    return sorted(p for p in (shared / "eval").glob("*/catalog.yaml") if p.is_file())
+    """The eval catalogs of ../shared/eval (ToolBench, UltraTool en/zh, MetaTool, Seal-Tools, BFCL)
+    and the real-world dev catalogs (../shared/eval/realworld-dev: Stripe, Box, Zoom, MCP servers,
+    LangChain toolkits): more real descriptions (UltraTool zh: Chinese ones), read in place, never
+    copied, never trained on."""
+    eval_dir = shared / "eval"
+    files = [*eval_dir.glob("*/catalog.yaml"), *eval_dir.glob("realworld-dev/*/catalog.*")]
+    return sorted(p for p in files if p.is_file())
 
 
-def real(verbose: bool, shared: Path | None = None) -> None:
+def margins(name: str, texts: list[str], labels: list[int] | None = None) -> None:
+    """The learned model's margins over its warning threshold: how many texts reach each level, and
+    the highest ones (negatives) or the lowest ones (positives); for choosing the error threshold."""
+    from toolsearch_cli.lint.injection import learned_margin, rule_reasons
+
+    levels = (0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0)
+    for label in (0, 1) if labels else (0,):
+        subset = [t for i, t in enumerate(texts) if not labels or labels[i] == label]
+        if not subset:
+            continue
+        scored = sorted(((learned_margin(t), bool(rule_reasons(t)), t) for t in subset), reverse=bool(not label))
+        counts = ", ".join(f">={lv}: {sum(m >= lv for m, _, _ in scored)}" for lv in levels)
+        kind = "positives" if label else "negatives"
+        print(f"margins {name} {kind} ({len(subset)}): {counts}")
+        for m, ruled, t in scored[:8]:
+            print(f"    {m:+.2f}{' (rules)' if ruled else ''} {ascii(' '.join(t.split()))[1:120]}")
+
+
+def real(verbose: bool, shared: Path | None = None, show_margins: bool = False) -> None:
     from toolsearch_cli import load_catalog
     from toolsearch_cli.lint.rules.descriptions import described_fields
 
@@ -107,9 +131,12 @@ def real(verbose: bool, shared: Path | None = None) -> None:
         spent += time.perf_counter() - start
         findings += [f"{path.name} {d.tool} {d.field} [{d.severity}]: {d.message[:160]}" for d in result.diagnostics]
     print(f"{'shared eval' if shared else 'real'} catalogs: {len(files)} files, {len(texts)} distinct descriptions, "
-          f"{len(findings)} TS206+TS207 findings, lint --select TS206,TS207 {spent:.1f} s")  # fmt: skip
+          f"{len(findings)} TS206+TS207 findings ({sum('[error]' in f for f in findings)} at error level), "
+          f"lint --select TS206,TS207 {spent:.1f} s")  # fmt: skip
     for f in findings:
         print("    " + ascii(f)[1:-1])
+    if show_margins:
+        margins("shared eval" if shared else "real", sorted(texts))
 
 
 def speed(baseline: Path, rounds: int = 3) -> None:
@@ -147,6 +174,7 @@ def main() -> int:
     parser.add_argument("--shared", type=Path, help="also the eval catalogs of SHARED/eval (e.g. ../shared)")
     parser.add_argument("--speed", type=Path, metavar="OLD_INJECTION_PY", help="time against an older injection.py")
     parser.add_argument("--verbose", "-v", action="store_true", help="list misses and false alarms")
+    parser.add_argument("--margins", action="store_true", help="also the learned model's margins on each set")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
@@ -163,11 +191,17 @@ def main() -> int:
             score("labelled: all", labelled, hits, False)
         for file in args.files or HELDOUT:
             entries = yaml.safe_load(file.read_text(encoding="utf-8"))
-            score(file.stem, entries, flagged(entries, work), args.verbose)
+            score(f"{file.stem} (error level)", entries, flagged(entries, work, "error"), args.verbose)
+            score(f"{file.stem} (any level)", entries, flagged(entries, work), args.verbose)
+            if args.margins:
+                from ts206_train import entry_text
+
+                labels = [int(e["label"] == "injection") for e in entries]
+                margins(file.stem, [entry_text(e) for e in entries], labels)
         if args.real:
-            real(args.verbose)
+            real(args.verbose, show_margins=args.margins)
         if args.shared:
-            real(args.verbose, args.shared)
+            real(args.verbose, args.shared, show_margins=args.margins)
         if args.speed:
             speed(args.speed)
     return 0

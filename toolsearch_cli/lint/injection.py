@@ -30,13 +30,14 @@ from __future__ import annotations
 
 import base64
 import binascii
+import math
 import re
 import unicodedata
 import urllib.parse
 from collections.abc import Iterator
 from functools import lru_cache
 
-from .injection_model import model_reason
+from .injection_model import describe, model_reason, shipped_model
 from .injection_signals import signal_reason
 
 #: Longest text examined (a description longer than this is checked on its first part only).
@@ -293,9 +294,12 @@ _ENGLISH = [
     (r"\b(pass|send|include|put|copy|append|attach|forward|paste)\b.{0,30}\b(complete|full|entire|whole|all|the)\s+"
      r"(chat|conversation|session)\s+(transcript|history|log|so far)\b",
      "asks the model to send its prompt or the conversation away"),
+    # "without asking the user to re-authenticate / log in again" describes a token refresh (the user is
+    # spared a step), not consent claimed for the model: what the user is not asked *to do* is a sign-in
     (r"\b(the user|they)\s+(has|have)\s+already\s+(consented|approved|agreed|authori[sz]ed|confirmed)|\bno need to "
      r"(confirm|check|ask)\b.{0,25}\b(with )?(the user|them)\b|"
-     r"\bwithout (asking|confirming with|the consent of) the user\b",
+     r"\bwithout (asking|confirming with|the consent of) the user\b(?!\s+to\s+(re-?\s?)?(authenticate|"
+     r"authori[sz]e|log\s?in|login|sign\s?in|sign\s+in|log\s+in|enter|type|provide|reconnect|reconsent|consent)\b)",
      "claims the user's consent for the model"),
     (r"\b(treat|consider|follow|obey|read)\b.{0,50}\bas\s+(new|your|the)?\s*(system\s+)?(instructions|prompt|rules|"
      r"directives)\b|\b(supersedes?|replaces?|outranks?|overrides?)\s+(every|all|any)\s+(other\s+)?(tools?|instructions)\b|"
@@ -555,16 +559,42 @@ def _rule_reasons(text: str) -> Iterator[str]:
             return
 
 
-def learned_reason(text: str) -> str | None:
-    """Why the learned model (:mod:`.injection_model`, rule TS207) reads a text as an order to the
-    model, on the same normalised readings, or ``None``: also when the written rules report it."""
+def learned_reason(text: str, *, sure: bool = False) -> str | None:
+    """Why the learned model (:mod:`.injection_model`) reads a text as an order to the model, on the
+    same normalised readings, or ``None``: also when the written rules report it. Over its warning
+    threshold (rule TS207), or with ``sure`` over its error threshold (rule TS206)."""
     if rule_reasons(text):
         return None
+    model = shipped_model()
+    if model is None:
+        return None
+    z, chunk, feats, note = _learned_best(text)
+    threshold = model.error_threshold if sure else model.threshold
+    if threshold is None or z < threshold:
+        return None
+    return describe(model, z, chunk, feats) + note
+
+
+def learned_margin(text: str) -> float:
+    """The learned model's highest margin (logit) over the chunks of a text's readings, minus its
+    warning threshold (>= 0: TS207 would report it unless the written rules do); for benchmarks."""
+    model = shipped_model()
+    return -math.inf if model is None else _learned_best(text)[0] - model.threshold
+
+
+@lru_cache(maxsize=4096)
+def _learned_best(text: str) -> tuple[float, str, frozenset[str], str]:
+    """The learned model's best chunk over the readings of a text: (margin, chunk, its features, the
+    reading's note). Cached: TS206 asks at its error threshold, TS207 at its warning threshold."""
+    model = shipped_model()
+    best: tuple[float, str, frozenset[str], str] = (-math.inf, "", frozenset(), "")
+    if model is None:
+        return best
     for reading, note in readings(text):
-        reason = model_reason(reading)
-        if reason:
-            return reason + note
-    return None
+        z, chunk, feats = model.best_chunk(reading)
+        if z > best[0]:
+            best = (z, chunk, frozenset(feats), note)
+    return best
 
 
 def split_reason(first: str, second: str) -> str | None:
@@ -575,11 +605,11 @@ def split_reason(first: str, second: str) -> str | None:
     return signal_reason(joined) or signal_reason(join_spaced(unleet(joined)))
 
 
-def split_learned_reason(first: str, second: str) -> str | None:
-    """The learned model's reading of two such fields joined (TS207; it asks :func:`split_reason`
-    first, so that is not asked again here)."""
+def split_learned_reason(first: str, second: str, *, sure: bool = False) -> str | None:
+    """The learned model's reading of two such fields joined (over its error threshold with ``sure``;
+    the caller asks :func:`split_reason` first, so that is not asked again here)."""
     joined = visible(f"{first[-400:]} {second[:400]}")
-    return model_reason(joined) or model_reason(join_spaced(unleet(joined)))
+    return model_reason(joined, sure=sure) or model_reason(join_spaced(unleet(joined)), sure=sure)
 
 
 def readings(text: str) -> list[tuple[str, str]]:

@@ -107,13 +107,19 @@ def chunks(text: str) -> list[str]:
 
 
 class Model:
-    """Weights by feature, a bias and the decision threshold (on the margin, the logit)."""
+    """Weights by feature, a bias and two decision thresholds (on the margin, the logit):
+    ``threshold`` for a warning (rule TS207) and ``error_threshold`` for an error (rule TS206),
+    the second set higher, where no real description came near it (``None``: the model never
+    reports at error level)."""
 
-    def __init__(self, weights: dict[str, float], bias: float, threshold: float) -> None:
+    def __init__(
+        self, weights: dict[str, float], bias: float, threshold: float, error_threshold: float | None = None
+    ) -> None:
         self.weights = weights
         self.vocabulary = frozenset(weights)
         self.bias = bias
         self.threshold = threshold
+        self.error_threshold = error_threshold
 
     def margin(self, feats: set[str]) -> float:
         if not feats:
@@ -159,11 +165,15 @@ def read_model(data: bytes) -> Model:
         if line:
             weight, feature = line.split("\t", 1)
             weights[feature] = float(weight)
-    return Model(weights, float(header["bias"]), float(header["threshold"]))
+    error = header.get("error_threshold")
+    return Model(weights, float(header["bias"]), float(header["threshold"]), None if error is None else float(error))
 
 
 def write_model(model: Model, extra: dict[str, object]) -> bytes:
-    header = json.dumps({"bias": model.bias, "threshold": model.threshold, **extra}, sort_keys=True)
+    fields: dict[str, object] = {"bias": model.bias, "threshold": model.threshold}
+    if model.error_threshold is not None:
+        fields["error_threshold"] = model.error_threshold
+    header = json.dumps({**fields, **extra}, sort_keys=True)
     body = "\n".join(f"{w:.4g}\t{f}" for f, w in sorted(model.weights.items()))
     return gzip.compress(f"{header}\n{body}\n".encode(), mtime=0)
 
@@ -178,15 +188,24 @@ def shipped_model() -> Model | None:
     return read_model(data)
 
 
-def model_reason(text: str, model: Model | None = None) -> str | None:
-    """Why the learned model reads a text as an order to the model, or ``None`` under its threshold."""
+def model_reason(text: str, model: Model | None = None, *, sure: bool = False) -> str | None:
+    """Why the learned model reads a text as an order to the model, or ``None`` under its threshold
+    (with ``sure``, under its error threshold: ``None`` also when the model has none)."""
     model = model or shipped_model()
     if model is None:
         return None
-    z, chunk, feats = model.best_chunk(text)
-    if z < model.threshold:
+    threshold = model.error_threshold if sure else model.threshold
+    if threshold is None:
         return None
-    words = ", ".join(repr(w) for w in model.words_for(feats))
+    z, chunk, feats = model.best_chunk(text)
+    if z < threshold:
+        return None
+    return describe(model, z, chunk, feats)
+
+
+def describe(model: Model, z: float, chunk: str, feats: set[str] | frozenset[str]) -> str:
+    """The message of a finding: the score over the warning threshold, the words that weigh most, the chunk."""
+    words = ", ".join(repr(w) for w in model.words_for(set(feats)))
     snippet = " ".join(chunk.split())[:80]
     return f"reads as an order to the model (learned model, score {z - model.threshold:+.2f}; {words}): {snippet!r}"
 

@@ -436,6 +436,14 @@ def _generic_chat(clause: str, private: re.Match[str]) -> bool:
     return private.group(0) in ("chat", "chats") and not _DETERMINER.search(clause[: private.start()])
 
 
+#: A private word that names a tool or an identifier, not the data itself: "the transcripts tool",
+#: "the conversation id" (a usage tip sending the model on to another tool with a reference).
+_NAMES_NOT_DATA = re.compile(
+    r"[\s_-]*(?:tools?|functions?|endpoints?|operations?|api|ids?|identifiers?|numbers?|keys?|names?|titles?|"
+    r"types?|urls?|links?|counts?|settings?)\b"
+)
+
+
 def _exfiltration(clause: str) -> tuple[int, str] | None:
     transfer = next((t for t in _RX["transfer"].finditer(clause) if imperative(clause, t.start())), None)
     if not transfer:
@@ -443,7 +451,14 @@ def _exfiltration(clause: str) -> tuple[int, str] | None:
     # what an English verb moves is its object, after it: in "to access a user's password protected
     # recording, add an access_token parameter" the user's password is not what is added
     after = transfer.start() if clause[transfer.start()].isascii() and not _PRONOUN.match(clause, transfer.end()) else 0
-    private = next((p for p in _RX["private"].finditer(clause, after) if not _generic_chat(clause, p)), None)
+    private = next(
+        (
+            p
+            for p in _RX["private"].finditer(clause, after)
+            if not _generic_chat(clause, p) and not (p.group(0).isascii() and _NAMES_NOT_DATA.match(clause, p.end()))
+        ),
+        None,
+    )
     url = _RX["url_sink"].search(clause)
     if private and (url or _RX["field_sink"].search(clause)):
         return 2, f"{transfer.group(0)} ... {private.group(0)}"
@@ -470,6 +485,16 @@ _NOT_A_ROLE = re.compile(r"\s+(?:able|ready|logged|signed|connected|subscribed|a
 _NO_LONGER_ROLE = re.compile(
     r"\s+(?:an?\s+|the\s+|just\s+)?(?:bound|restricted|limited|constrained|governed|subject|obliged|obligated|"
     r"required|held|assistant|ai|model|chatbot|helpful|claude|chatgpt|gpt|llm|bot|an?\s+(?:ai|assistant|language))\b"
+)
+
+#: Role entries that say only "unrestricted": a role change when the clause speaks to or of the
+#: model ("you are an assistant without any restrictions"), not when it names an API's policy.
+_UNRESTRICTED = re.compile(
+    r"without any restrictions|sin restricciones|sin ninguna restriccion|没有任何限制|不受任何限制|不受限制|制限のない"
+)
+_ADDRESSED = re.compile(
+    r"\b(?:you|your|you're|yourself|assistant|ai|model|llm|chatbot|bot|eres|asistente|ia|tu|tú|du|dich|vous|você|voce)\b|"
+    r"你|您|助手|模型|アシスタント|あなた"
 )
 
 #: Anchors: a family reads the clauses only when one of its words is somewhere in the text.
@@ -504,6 +529,8 @@ def signals(text: str) -> Iterator[tuple[str, int, str]]:
             role = _RX["role"].search(clause) if "role" in anchored else None
             if role and role.group(0).endswith("no longer") and not _NO_LONGER_ROLE.match(clause, role.end()):
                 role = None  # "if you're no longer interested in being a member ..."
+            if role and _UNRESTRICTED.fullmatch(role.group(0)) and not _ADDRESSED.search(clause):
+                role = None  # "replicates the Secret payload without any restrictions": not the model's
             if role and not _NOT_A_ROLE.match(clause, role.end()):
                 yield "role", 2, role.group(0)
     for family, rx, gate in _WEAK:
