@@ -16,7 +16,7 @@ from typing import Any
 from ..bounded import MAX_DEPTH
 from ..errors import CatalogError, did_you_mean, kind_of
 from ..model import Location
-from .lenient import JSON_TYPES, LENIENT_TYPES, STANDARD_TYPES, has_nonstandard_types, map_types
+from .lenient import JSON_TYPES, LENIENT_TYPES, STANDARD_TYPES, has_nonstandard_types, map_types, warn
 
 Fail = Callable[[str, str], CatalogError]
 
@@ -235,6 +235,20 @@ def _fail_at(schema: dict[str, Any], where: _Where, fail: Fail, keyword: str, me
     return exc
 
 
+def _note_outside_ref(schema: dict[str, Any], where: _Where, fail: Fail) -> None:
+    """A ``$ref`` (or ``$dynamicRef``) that points outside the tool's schema (a URL, a ``file:``
+    path, another document): a warning naming it. Nothing is ever fetched or read for it
+    (argument checks accept any value there, see :mod:`toolsearch_cli.arguments`)."""
+    for keyword in ("$ref", "$dynamicRef"):
+        ref = schema.get(keyword)
+        if isinstance(ref, str) and not ref.startswith("#"):
+            shown = ref if len(ref) <= 120 else ref[:117] + "..."
+            message = (
+                f"{keyword} {shown!r} points outside the schema: it is never fetched or read (any value passes there)"
+            )
+            warn(_fail_at(schema, where, fail, keyword, message), "ref")
+
+
 def _check(schema: Any, where: _Where, fail: Fail, depth: int, types: bool) -> bool:
     if depth > MAX_DEPTH:
         raise fail(_path(where), f"schema nested deeper than {MAX_DEPTH} levels")
@@ -262,6 +276,8 @@ def _check(schema: Any, where: _Where, fail: Fail, depth: int, types: bool) -> b
                 )
             if isinstance(k, str) and k not in STANDARD_TYPES:
                 shown = False
+    if "$ref" in schema or "$dynamicRef" in schema:
+        _note_outside_ref(schema, where, fail)
     props = schema.get("properties")
     if props is not None:
         if not isinstance(props, dict):
