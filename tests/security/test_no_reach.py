@@ -440,24 +440,33 @@ def test_library_request_handle_and_validate_arguments(watched):
 
 
 def test_gateway_search_and_call_in_process(watched):
+    from toolsearch_cli.serve.dry_run import Listed
     from toolsearch_cli.serve.gateway import Gateway, Refused, Settings
 
     module = str(watched.root / "reachtools.py")
-    gateway = Gateway(Settings(sources=[module]), static=load_catalog([module]))
-    context = gateway.context_for(None)
-    found, _ = gateway.search({"query": "reach a remote thing"}, context, None)
-    answers: dict[tuple[str, str], Any] = {}
-    for name in watched.names:
-        for label, arguments in (("ok", watched.arguments), ("bad", watched.bad_arguments)):
-            try:
-                answers[name, label] = gateway.prepare_call(name, arguments, context)[2]
-            except Refused as exc:
-                answers[name, label] = f"refused: {exc}"
-    watched.assert_untouched(found.content, list(answers.values()))
-    assert "reach_" in json.dumps(found.content)
-    for name in watched.names:
-        assert answers[name, "ok"] == watched.arguments, (name, answers[name, "ok"])
-        assert answers[name, "bad"].startswith("refused: ") and "must be string" in answers[name, "bad"]
+    upstream = [{"name": t["name"], "description": t["description"], "inputSchema": t["parameters"]}
+                for t in watched.tools()]  # fmt: skip
+    answers: dict[tuple[str, str, str], Any] = {}
+    found = {}
+    for origin, gateway in (
+        ("python module", Gateway(Settings(sources=[module]), static=load_catalog([module]))),
+        ("upstream MCP server", Gateway(Settings(sources=[]), upstreams=[Listed("up=mcp+stdio:up", "up", upstream)])),
+    ):
+        context = gateway.context_for(None)
+        found[origin] = gateway.search({"query": "reach a remote thing"}, context, None)[0].content
+        for name in watched.names:
+            for label, arguments in (("ok", watched.arguments), ("bad", watched.bad_arguments)):
+                try:
+                    answers[origin, name, label] = gateway.prepare_call(name, arguments, context)[2]
+                except Refused as exc:
+                    answers[origin, name, label] = f"refused: {exc}"
+    watched.assert_untouched(found, list(answers.values()))
+    for origin in found:
+        assert "reach_" in json.dumps(found[origin])
+        for name in watched.names:
+            assert answers[origin, name, "ok"] == watched.arguments, (origin, name, answers[origin, name, "ok"])
+            bad = answers[origin, name, "bad"]
+            assert bad.startswith("refused: ") and "must be string" in bad, (origin, name, bad)
 
 
 def test_gateway_over_stdio_through_the_mcp_client(watched):
