@@ -3,7 +3,13 @@ error result a refused call gets (JSON the model can read).
 
 The check is a full JSON Schema validation through ``jsonschema`` (the schema's ``$schema``
 draft, else 2020-12): every problem is reported once, with its path (``address.zip``,
-``items[0]``). ``$ref`` resolves inside the schema only (nothing is fetched). A schema
+``items[0]``). A schema is data from a catalog or an upstream server, so the check never reaches
+out: ``$ref`` resolves inside the schema only (``#...`` pointers, ``$defs``, ``$id`` anchors, and
+the JSON Schema drafts' own metaschemas, which ``jsonschema`` ships). A reference to anything else
+(``http(s):``, ``file:``, a relative ``other.json#/x``, any scheme) is never fetched nor read: the
+place it stands accepts any value (the schema's author pointed outside it; the model cannot be
+blamed, and providers do not fetch references either), and the rest of the schema is checked as
+usual. ``format`` is an annotation, not asserted (so ``format: uri`` dereferences nothing). A schema
 ``jsonschema`` cannot use (an unknown ``type`` name, a ``minimum`` that is not a number ...) is
 not the model's fault: such a tool gets the lenient check of required, unknown and top-level
 types that works on any schema.
@@ -127,11 +133,48 @@ def _validator(schema: dict[str, Any]) -> Any:
     from jsonschema.validators import Draft202012Validator, validator_for
 
     cls = _time_limited(validator_for(schema, default=Draft202012Validator))
-    validator = cls(schema)  # a registry-less validator: a $ref outside the schema is unresolvable, not fetched
+    # An explicit registry: without one jsonschema falls back to fetching remote references with
+    # urllib (file: URLs included). This one refuses every URI it does not already hold.
+    validator = cls(schema, registry=_local_registry())
     if len(_VALIDATORS) >= 512:
         _VALIDATORS.clear()
     _VALIDATORS[id(schema)] = (schema, validator)  # the schema kept: its id stays its own
     return validator
+
+
+_REGISTRY: list[Any] = []
+
+
+def _refuse(uri: str) -> Any:
+    """The registry's retrieval: a reference outside the schema is never fetched nor read."""
+    raise LookupError(f"{uri!r} is outside the schema: references are not fetched")
+
+
+def _local_registry() -> Any:
+    """A ``referencing`` registry that holds nothing and retrieves nothing (``jsonschema`` adds
+    the drafts' metaschemas it ships; the schema's own ``$id``\\ s and anchors resolve in it)."""
+    if not _REGISTRY:
+        from referencing import Registry
+
+        _REGISTRY.append(Registry(retrieve=_refuse))  # type: ignore[call-arg]
+    return _REGISTRY[0]
+
+
+#: Keywords that look references up: an unresolvable one accepts any value (see the module's doc).
+_RESOLVING = ("$ref", "$dynamicRef", "$recursiveRef", "unevaluatedProperties", "unevaluatedItems")
+
+
+def _unresolvable_accepts(keyword: Any) -> Any:
+    """``keyword`` with a reference that does not resolve read as accepting any value."""
+    from referencing.exceptions import Unresolvable
+
+    def check(validator: Any, value: Any, instance: Any, schema: Any) -> Iterable[Any]:
+        try:
+            yield from keyword(validator, value, instance, schema) or ()
+        except Unresolvable:
+            return
+
+    return check
 
 
 #: How long one ``pattern`` may take on one value (seconds). The schema comes from a catalog or an
@@ -157,7 +200,8 @@ def _pattern_search(pattern: str, text: str) -> bool | None:
 
 def _time_limited(cls: Any) -> Any:
     """``cls`` with ``pattern``, ``patternProperties`` and ``additionalProperties`` matched under
-    :data:`PATTERN_SECONDS` (jsonschema's own use ``re.search``, unbounded)."""
+    :data:`PATTERN_SECONDS` (jsonschema's own use ``re.search``, unbounded), and a reference that
+    does not resolve accepting any value rather than failing the whole check."""
     made = _TIME_LIMITED.get(cls)
     if made is not None:
         return made
@@ -200,12 +244,47 @@ def _time_limited(cls: Any) -> Any:
             names = ", ".join(repr(key) for key in sorted(extras, key=str))
             yield ValidationError(f"Additional properties are not allowed ({names} unexpected)")
 
-    made = validators.extend(
-        cls,
-        {"pattern": pattern, "patternProperties": pattern_properties, "additionalProperties": additional_properties},
-    )
+    replaced = {
+        "pattern": pattern,
+        "patternProperties": pattern_properties,
+        "additionalProperties": additional_properties,
+    }
+    replaced.update({k: _unresolvable_accepts(cls.VALIDATORS[k]) for k in _RESOLVING if k in cls.VALIDATORS})
+    made = validators.extend(cls, replaced)
+    made.evolve = _evolve  # a subschema naming another draft keeps these keywords
     _TIME_LIMITED[cls] = made
+    _TIME_LIMITED[made] = made
     return made
+
+
+def _evolve(self: Any, **changes: Any) -> Any:
+    """jsonschema's ``evolve`` (the validator of a subschema, at each step down), except that a
+    subschema whose ``$schema`` names another draft gets that draft's class *from*
+    :func:`_time_limited`: jsonschema's own would run its ``pattern`` unbounded (a draft-07
+    subschema took 17 s on 27 characters) and fail the whole check on an outside ``$ref``."""
+    schema = changes.setdefault("schema", self.schema)
+    cls = type(self)
+    if isinstance(schema, dict) and "$schema" in schema:
+        from jsonschema.validators import validator_for
+
+        cls = _time_limited(validator_for(schema, default=cls))
+    for name, alias in _init_fields(type(self)):
+        if alias not in changes:
+            changes[alias] = getattr(self, name)
+    return cls(**changes)
+
+
+_FIELDS: dict[Any, list[tuple[str, str]]] = {}
+
+
+def _init_fields(cls: Any) -> list[tuple[str, str]]:
+    """A validator class's ``(attribute, argument)`` pairs, as ``evolve`` copies them."""
+    found = _FIELDS.get(cls)
+    if found is None:
+        import attrs
+
+        found = _FIELDS[cls] = [(f.name, f.alias) for f in attrs.fields(cls) if f.init]
+    return found
 
 
 def _path(parts: Iterable[Any]) -> str:

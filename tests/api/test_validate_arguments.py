@@ -99,7 +99,7 @@ def test_a_schema_jsonschema_cannot_use_still_gets_the_lenient_check():
     )
     assert problems_of(odd, {"n": "1", "x": 2}) == ["argument 'n' must be integer, not string"]
     remote = Tool(name="remote", parameters={"type": "object", "properties": {"a": {"$ref": "https://x.invalid/s"}}})
-    assert validate_arguments(remote, {"a": 1}) == {"a": 1}  # never fetched: unresolvable, lenient check
+    assert validate_arguments(remote, {"a": 1}) == {"a": 1}  # never fetched: a reference outside accepts anything
 
 
 def test_many_problems_are_capped():

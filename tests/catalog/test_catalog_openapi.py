@@ -154,6 +154,12 @@ def test_dangling_and_external_refs_are_errors_naming_the_pointer(tmp_path):
     path = write_spec(tmp_path, minimal(schema_ref="common.yaml#/Thing"), "ext.yaml")
     with pytest.raises(CatalogError, match="only local references"):
         load_catalog(path)
+    # a path item that is an outside $ref: named by its pointer, not by the previous path's operation
+    spec = minimal()
+    spec["paths"]["/b"] = {"$ref": "https://specs.example/paths.json#/b"}
+    with pytest.raises(CatalogError, match="only local references") as err:
+        load_catalog(write_spec(tmp_path, spec, "item.yaml"))
+    assert err.value.tool is None and err.value.field == "/paths/~1b/$ref"
 
 
 def test_other_swagger_versions_and_bad_parameters_are_refused(tmp_path, run_cli):

@@ -157,6 +157,34 @@ def test_lint_reports_load_warnings_as_ts005(write, run_cli, monkeypatch, tmp_pa
     ]
 
 
+OUTSIDE_REF = """tools:
+  - name: fetchThing
+    description: Fetch a thing by its identifier from the store.
+    parameters:
+      type: object
+      properties:
+        thing: {$ref: "https://schemas.example/thing.json", description: The thing.}
+        id: {type: string, description: Its identifier.}
+"""
+
+
+def test_a_ref_outside_its_schema_is_one_warning_naming_tool_and_reference(write, run_cli, monkeypatch, tmp_path):
+    write("outside.yaml", OUTSIDE_REF)
+    monkeypatch.chdir(tmp_path)
+    message = (
+        "outside.yaml:7: tool 'fetchThing', field 'parameters.thing': $ref 'https://schemas.example/thing.json' "
+        "points outside the schema: it is never fetched or read (any value passes there)"
+    )
+    result = run_cli("search", "fetch a thing", "-c", "outside.yaml")
+    assert result.code == 0 and "fetchThing" in result.stdout
+    assert result.stderr.splitlines()[0] == "warning: " + message
+    strict = run_cli("--strict", "search", "fetch a thing", "-c", "outside.yaml")
+    assert strict.code == 2 and strict.stderr.strip() == "error: " + message
+    # lint reports it once, as TS305 unresolved-ref, not again as a load warning (TS005)
+    lint = run_cli("lint", "outside.yaml", "--select", "TS005,TS305", "--format", "json")
+    assert [(d["code"], d["tool"]) for d in lint.json()] == [("TS305", "fetchThing")]
+
+
 def test_bfcl_json_lines_load(write):
     # BFCL ships its questions as JSON Lines, each with the functions it offers (parameters of type "dict")
     entries = [

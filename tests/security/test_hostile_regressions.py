@@ -722,6 +722,39 @@ def test_a_catastrophic_schema_pattern_cannot_stall_an_argument_check():
     assert check_arguments(plain, '{"z": "1234"}')[1] == "argument 'z': '1234' does not match '^[0-9]{5}$'"
 
 
+def test_a_subschema_of_another_draft_keeps_the_pattern_time_limit():
+    """A subschema whose ``$schema`` names another draft was checked by jsonschema's own class
+    for that draft (``evolve`` picks it): its ``pattern`` ran on ``re``, unbounded (17 s on 27
+    characters), and an outside ``$ref`` in it failed the whole check. It gets the time-limited
+    class of its draft now, with that draft's rules (draft-04's boolean ``exclusiveMaximum``)."""
+    import time
+
+    from toolsearch_cli.arguments import check_arguments
+    from toolsearch_cli.model import Tool
+
+    draft7, draft4 = "http://json-schema.org/draft-07/schema#", "http://json-schema.org/draft-04/schema#"
+    tool = Tool(
+        name="t",
+        description="d",
+        parameters={
+            "type": "object",
+            "properties": {
+                "code": {"$schema": draft7, "type": "string", "pattern": "^(a|a)*$"},
+                "box": {"$schema": draft7, "properties": {"ext": {"$ref": "https://x.invalid/s"}}, "required": ["id"]},
+                "n": {"$schema": draft4, "type": "integer", "maximum": 3, "exclusiveMaximum": True},
+            },
+        },
+    )
+    started = time.monotonic()
+    value, problem = check_arguments(tool, json.dumps({"code": "a" * 26 + "!", "box": {"ext": 1}, "n": 3}))
+    assert time.monotonic() - started < 5  # unbounded: 8-17 s here, doubling with each character
+    assert value is None and problem == (
+        "missing required argument 'id' in 'box'; "  # the outside $ref accepts anything, the rest is checked
+        "argument 'code': could not be checked against the pattern '^(a|a)*$' in time; "
+        "argument 'n': 3 is greater than or equal to the maximum of 3"
+    )
+
+
 # ---------------------------------------------------------------- issue 20: invisible and bidi characters
 
 # a name with a zero-width space, a description with each kind of invisible character

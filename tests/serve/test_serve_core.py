@@ -58,6 +58,33 @@ def test_call_arguments_are_checked_against_the_whole_schema():
     assert check_arguments(broken, '{"x": 1}') == ({"x": 1}, None)  # a broken upstream schema does not block its tool
 
 
+def test_upstream_tools_that_load_with_a_warning_are_served_as_catalog_lists_them():
+    """An upstream tool that loads with a warning (a schema without 'type', as GitLab's server
+    publishes; a non-standard type; a $ref outside its schema) was left out of the gateway, since
+    the warning was raised with no collector around it, while `catalog` and `search` list it. It
+    is served now; an invalid tool is still left out, with its reason."""
+    from types import SimpleNamespace
+
+    from toolsearch_cli.serve.gateway import upstream_tools
+
+    raw = [
+        {"name": "fork_repository", "description": "Fork a project.", "inputSchema": {"$schema": "x"}},
+        {"name": "book", "description": "Book a day.", "inputSchema": {"properties": {"day": {"type": "date"}}}},
+        {"name": "fetch", "description": "Fetch a thing.",
+         "inputSchema": {"type": "object", "properties": {"t": {"$ref": "https://x.invalid/t.json"}}}},
+        {"name": "broken", "description": 42, "inputSchema": {"type": "object"}},
+    ]  # fmt: skip
+    upstream = SimpleNamespace(source="up=mcp+stdio:x", server_name="up", raw_tools=raw)
+    tools, resident, left_out = upstream_tools(upstream)
+    assert [t.name for t in tools] == ["fork_repository", "book", "fetch"] and resident == []
+    assert left_out == ["tool 'broken', field '/tools/3/description': the description must be a string, not a number"]
+    gateway = Gateway(Settings(sources=[]), upstreams=[SimpleNamespace(**vars(upstream), live=None)])
+    context = gateway.context_for(None)
+    assert gateway.prepare_call("fetch", {"t": 5}, context)[2] == {"t": 5}  # the outside $ref: any value
+    with pytest.raises(Refused):
+        gateway.prepare_call("book", {"day": 5}, context)
+
+
 def test_gateway_search_ranks_as_search_does_and_hides_by_context():
     catalog = load_catalog([DEMO])
     gateway = Gateway(Settings(sources=[DEMO], context={"role": "member"}), static=catalog)
@@ -230,7 +257,9 @@ def test_a_hostile_tool_list_costs_only_its_bad_tools():
     originals = {gateway.routes[n].original for n in served}
     assert "\x1b[31mred" in originals and "ok.tool/name" in originals  # forwarded under the server's name
     problems = gateway.problems["evil=mcp+stdio:evil"]
-    assert len(problems) == 3 and problems[0] == "tool 'dup': duplicate tool name (the first is kept)"
+    # (the loader's own words, as `catalog` prints them: the list loads in one go with its warnings)
+    assert len(problems) == 3
+    assert problems[0] == "tool 'dup', field '/tools/3/name': duplicate tool name (first at /tools/2)"
     assert "noschema" in problems[1] and "string_schema" in problems[2]
 
 

@@ -33,6 +33,7 @@ KINDS: dict[str, tuple[str, str]] = {
     "strict": ("tool not made strict", "tools not made strict"),
     "deep": ("tool whose schema nests too deep left out", "tools whose schemas nest too deep left out"),
     "invalid": ("invalid tool of a live MCP server left out", "invalid tools of live MCP servers left out"),
+    "ref": ("reference outside its schema not followed", "references outside their schemas not followed"),
     "schema": (
         "parameters schema without a type read as an object",
         "parameters schemas without a type read as objects",

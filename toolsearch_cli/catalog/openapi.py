@@ -308,6 +308,7 @@ def tools_from_openapi(doc: Document) -> LoadResult:
     used: dict[str, str] = {}
     for path, raw_item in paths.items():
         item_at = pointer_join("/paths", str(path))
+        resolver.tool = None  # a path item's own $ref belongs to no operation (not the previous one)
         item, item_at = resolver.follow(raw_item, item_at)
         if not isinstance(item, dict):
             raise doc.error(item_at, "a path item must be a mapping")

@@ -344,6 +344,20 @@ def _warn_misspelt_keywords(schema: dict[str, Any], where: _Where, fail: Fail) -
             warn(problem, "keyword")
 
 
+def _note_outside_ref(schema: dict[str, Any], where: _Where, fail: Fail) -> None:
+    """A ``$ref`` (or ``$dynamicRef``) that points outside the tool's schema (a URL, a ``file:``
+    path, another document): a warning naming it. Nothing is ever fetched or read for it
+    (argument checks accept any value there, see :mod:`toolsearch_cli.arguments`)."""
+    for keyword in ("$ref", "$dynamicRef"):
+        ref = schema.get(keyword)
+        if isinstance(ref, str) and not ref.startswith("#"):
+            shown = ref if len(ref) <= 120 else ref[:117] + "..."
+            message = (
+                f"{keyword} {shown!r} points outside the schema: it is never fetched or read (any value passes there)"
+            )
+            warn(_fail_at(schema, where, fail, keyword, message), "ref")
+
+
 def _check(schema: Any, where: _Where, fail: Fail, depth: int, types: bool, keywords: bool) -> bool:
     if depth > MAX_DEPTH:
         raise fail(_path(where), f"schema nested deeper than {MAX_DEPTH} levels")
@@ -373,6 +387,8 @@ def _check(schema: Any, where: _Where, fail: Fail, depth: int, types: bool, keyw
                 )
             if isinstance(k, str) and k not in STANDARD_TYPES:
                 shown = False
+    if "$ref" in schema or "$dynamicRef" in schema:
+        _note_outside_ref(schema, where, fail)
     props = schema.get("properties")
     if props is not None:
         if not isinstance(props, dict):

@@ -649,12 +649,19 @@ def upstream_tools(upstream: Any) -> tuple[list[Tool], list[str], list[str]]:
     """An upstream's tools, its resident names, and the problems of the tools left out: a listing
     the loader refuses as a whole (a duplicate name, one bad schema) is read tool by tool, so one
     bad tool costs only itself."""
+    from ..catalog.lenient import collecting, settings
     from ..catalog.mcp_client import tools_from_live
     from ..errors import CatalogError
 
+    def left_out(found: list[Any]) -> list[str]:
+        # a tool loaded with a warning (a type mapped, a schema without 'type', a $ref outside its
+        # schema) is served as it loaded, as `catalog` and `search` list it; an invalid one is not
+        return [str(w).split(": ", 1)[-1] for w in found if w.kind == "invalid"]
+
     try:
-        listed = tools_from_live(upstream.source, upstream.server_name, upstream.raw_tools)
-        return list(listed.tools), list(listed.resident), []
+        with collecting(settings().strict) as found:
+            listed = tools_from_live(upstream.source, upstream.server_name, upstream.raw_tools)
+        return list(listed.tools), list(listed.resident), left_out(found)
     except CatalogError:
         pass
     tools: list[Tool] = []
@@ -666,10 +673,12 @@ def upstream_tools(upstream: Any) -> tuple[list[Tool], list[str], list[str]]:
             problems.append(f"tool {name!r}: duplicate tool name (the first is kept)")
             continue
         try:
-            one = tools_from_live(upstream.source, upstream.server_name, [raw]).tools
+            with collecting(settings().strict) as found:
+                one = tools_from_live(upstream.source, upstream.server_name, [raw]).tools
         except CatalogError as exc:
             problems.append(str(exc).split(": ", 1)[-1])
             continue
+        problems.extend(left_out(found))
         seen.update(t.name for t in one)
         tools.extend(one)
     return tools, [], problems
