@@ -10,7 +10,7 @@ Sets: ``realworld`` (../shared/eval/realworld-dev, 9 catalogs, skipped without .
 (benchmarks/real_catalogs, 23 catalogs, 484 requests: needs real_catalogs/fetch.py's cache),
 ``blind`` (real_catalogs/blind-fusion.yaml: 29 requests written before any ranking on their three
 MCP servers), ``dev`` (the six sets of ../shared/eval; ``--limit N``: N requests of each, evenly spaced).
-Metrics as in ../shared/eval/README.md: MRR@10 and Recall@5 per catalog, then the mean over a
+Metrics as in ../shared/eval/README.md: MRR@10 (and Recall@5) per catalog, then the mean over a
 group's catalogs (OpenAPI documents, MCP servers and toolkits). ``hybrid`` is run as configured;
 ``--hybrid-weight W`` also runs it with a fixed weight (``hybrid@W``: adaptation off).
 
@@ -113,8 +113,8 @@ def run(entries: list[Entry], rankers: dict[str, object]) -> dict[str, dict[str,
 
 def table(entries: list[Entry], results: dict, labels: list[str]) -> str:
     lines = ["| catalog | group | requests | " + " | ".join(labels) + " |", "|---|---|---:|" + "---:|" * len(labels)]
-    for e in entries:
-        cells = " | ".join(f"{results[e.id][n]['mrr']:.3f}" for n in labels)
+    for e in entries:  # MRR@10 (R@5)
+        cells = " | ".join(f"{results[e.id][n]['mrr']:.3f} ({results[e.id][n]['recall@5']:.3f})" for n in labels)
         lines.append(f"| {e.id} | {e.group} | {len(e.queries)} | {cells} |")
     groups = list(dict.fromkeys(e.group for e in entries))
     for metric in ("mrr", "recall@5"):
@@ -156,7 +156,7 @@ def dump(entries: list[Entry], hybrid, path: str) -> None:
             evidence = request_evidence(e.catalog, query, lexical, semantic)
             rows.append(
                 {
-                    "evidence": (evidence.parameters, evidence.uncovered, evidence.confirmed),
+                    "evidence": (evidence.parameters, evidence.covered, evidence.confirmed),
                     "explained": [
                         [(c.term, c.field, c.points) for c in rows]
                         for rows in explained_hits(e.catalog, query, lexical)
