@@ -185,6 +185,7 @@ def main() -> int:
     parser.add_argument("--shared", default=str(SHARED))
     parser.add_argument("--cache", default=None, help="real_catalogs/fetch.py's cache folder")
     parser.add_argument("--limit", type=int, default=0, help="dev sets: N requests of each, evenly spaced")
+    parser.add_argument("--only", default="", help="comma-separated catalog or dev-set ids (default: all)")
     parser.add_argument("--rankers", default="default,embedding,hybrid")
     parser.add_argument(
         "--hybrid-weight", type=float, action="append", default=[], help="also hybrid at this fixed weight"
@@ -209,6 +210,8 @@ def main() -> int:
             entries = dev_entries(root, args.limit) if root.is_dir() else []
         else:
             parser.error(f"unknown set {name!r}")
+        if args.only:
+            entries = [e for e in entries if e.id in args.only.split(",")]
         if not entries:
             continue
         if args.dump:

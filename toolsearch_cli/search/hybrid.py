@@ -61,8 +61,8 @@ RRF_K = 10
 #: whose words a name or description holds gets ~0.9 (base 0.5), one with six or more gets a
 #: little less than the base. EVIDENCE_HITS: how many of the best lexical hits are weighed.
 #: Chosen on realworld-dev and the 23-catalog real set under the rule that no dev set loses
-#: 0.01 R@5 (a grid of 640 rules, replayed from benchmarks/fusion_share.py --dump); checked on
-#: blind requests: benchmarks/README.md, "Issue 32, item 3".
+#: 0.01 R@5 (two grids, 600 and 384 rules, replayed from benchmarks/fusion_share.py --dump);
+#: checked on blind requests: benchmarks/README.md, "Issue 32, item 3".
 EVIDENCE_HITS = 3
 SHIFT_START = 2.0
 SHIFT_PARAMETERS = 0.5
