@@ -9,7 +9,8 @@ Usage:
 Sets: ``realworld`` (../shared/eval/realworld-dev, 9 catalogs, skipped without ../shared), ``real``
 (benchmarks/real_catalogs, 23 catalogs, 484 requests: needs real_catalogs/fetch.py's cache),
 ``blind`` (real_catalogs/blind-fusion.yaml: 29 requests written before any ranking on their three
-MCP servers), ``dev`` (the six sets of ../shared/eval; ``--limit N``: N requests of each, evenly spaced).
+MCP servers), ``heldout`` (real_catalogs' held-out OpenAPI documents and requests, about half
+of them Chinese), ``dev`` (the six sets of ../shared/eval; ``--limit N``: N requests of each, evenly spaced).
 Metrics as in ../shared/eval/README.md: MRR@10 (and Recall@5) per catalog, then the mean over a
 group's catalogs (OpenAPI documents, MCP servers and toolkits). ``hybrid`` is run as configured;
 ``--hybrid-weight W`` also runs it with a fixed weight (``hybrid@W``: adaptation off).
@@ -64,10 +65,12 @@ def realworld_entries(root: Path) -> list[Entry]:
     return out
 
 
-def real_entries(cache: str | None, blind: bool) -> list[Entry]:
+def real_entries(cache: str | None, blind: bool, heldout: bool = False) -> list[Entry]:
     import dataset
 
-    if blind:
+    if heldout:
+        entries = dataset.load(cache, heldout=True)
+    elif blind:
         requests = dataset.read_requests(HERE / "real_catalogs" / "blind-fusion.yaml")
         only = {r.catalog for r in requests}
         entries = dataset.load(cache, only)
@@ -181,7 +184,7 @@ def dump(entries: list[Entry], hybrid, path: str) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--embed-model", required=True)
-    parser.add_argument("--sets", default="realworld", help="comma-separated: realworld, real, blind, dev")
+    parser.add_argument("--sets", default="realworld", help="comma-separated: realworld, real, blind, heldout, dev")
     parser.add_argument("--shared", default=str(SHARED))
     parser.add_argument("--cache", default=None, help="real_catalogs/fetch.py's cache folder")
     parser.add_argument("--limit", type=int, default=0, help="dev sets: N requests of each, evenly spaced")
@@ -204,8 +207,8 @@ def main() -> int:
         start = time.perf_counter()
         if name == "realworld":
             entries = realworld_entries(root)
-        elif name in ("real", "blind"):
-            entries = real_entries(args.cache, name == "blind")
+        elif name in ("real", "blind", "heldout"):
+            entries = real_entries(args.cache, name == "blind", name == "heldout")
         elif name == "dev":
             entries = dev_entries(root, args.limit) if root.is_dir() else []
         else:
