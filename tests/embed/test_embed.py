@@ -91,11 +91,12 @@ def test_hybrid_explain_splits_each_score_into_lexical_and_semantic(static_model
 
 def test_hybrid_with_the_real_model_explains_which_sentence_matched(static_model):
     catalog = load_catalog([str(DEMO)])
-    hits = search(catalog, "Book a meeting with Anna on Friday. Then email her the agenda.", ranker="hybrid")
+    request = "Book a meeting with Anna on Friday. Then email her the agenda."
+    hits = search(catalog, request, ranker="hybrid", max_results=8)  # sendEmail 6th with the static model
     details = {h.tool.name: c.detail for h in hits for c in h.contributions if c.field == "semantic"}
     assert len(details) == len(hits)
     assert all(d.startswith("cosine ") and ("of 2)" in d or "(whole request)" in d) for d in details.values())
-    assert details["sendEmail"].endswith("(sentence 2 of 2)")
+    assert details["sendEmail"].split("; ")[0].endswith("(sentence 2 of 2)")  # then the request's share
     for hit in hits:
         assert abs(sum(c.points for c in hit.contributions) - hit.score) < 1e-6
 
@@ -428,10 +429,12 @@ def test_each_sentence_brings_its_own_best_tool_to_the_top(monkeypatch, tmp_path
     monkeypatch.setattr(embed_mod, "current_embedder", lambda: axes)
     hits = hybrid.HybridRanker().search(Catalog(tools=tools), SearchRequest(query=request, max_results=4, explain=True))
     assert _names(hits)[:2] == ["alpha", "beta"]  # the whole vector alone would rank gamma, delta first
-    details = {h.tool.name: h.contributions[-1].detail for h in hits}
+    details = {h.tool.name: h.contributions[-1].detail.split("; ")[0] for h in hits}  # then the request's share
     assert details["alpha"].endswith("(sentence 1 of 2)") and details["beta"].endswith("(sentence 2 of 2)")
     assert details["gamma"].endswith("(whole request)")
-    assert all(0 < h.score <= 0.5 + 1e-6 for h in hits)  # no word matches: the semantic half only
+    # no word matches: the semantic side alone, with the share of a request without lexical evidence
+    share = hybrid.fusion_share(0.5, hybrid.NO_EVIDENCE).semantic
+    assert all(0 < h.score <= share + 1e-6 for h in hits)
     assert set(axes.texts) >= {request, first, second}
 
 

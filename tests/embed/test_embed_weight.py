@@ -38,22 +38,38 @@ def _names(hits):
     return [h.tool.name for h in hits]
 
 
-def _scores(catalog, query, weight):
-    hits = search(catalog, query, ranker="hybrid", embed=EmbedSettings(model=str(STATIC), weight=weight), context={})
+def _scores(catalog, query, weight, max_results=5):
+    settings = EmbedSettings(model=str(STATIC), weight=weight)
+    hits = search(catalog, query, ranker="hybrid", embed=settings, context={}, max_results=max_results)
     return {h.tool.name: h.score for h in hits}
 
 
 def test_the_weight_is_the_semantic_share_of_every_score():
     catalog = load_catalog([str(DEMO)])
     lexical = {h.tool.name: h for h in search(catalog, QUERY, ranker="default", max_results=50, context={})}
-    semantic_only, lexical_only, half = (_scores(catalog, QUERY, w) for w in (1.0, 0.0, 0.5))
+    # 50 deep: the tools both sides score (the first five of each side alone have none in common)
+    semantic_only, lexical_only, half = (_scores(catalog, QUERY, w, 50) for w in (1.0, 0.0, 0.5))
     assert semantic_only and lexical_only
     # weight 0: the lexical side alone, in default's order
     assert list(lexical_only) == list(lexical)[: len(lexical_only)]
-    # any weight: (1 - w) * lexical + w * semantic, each part the same 0..1 value
-    for name in set(semantic_only) & set(lexical_only) & set(half):
-        assert half[name] == pytest.approx(0.5 * semantic_only[name] + 0.5 * lexical_only[name], abs=1e-6)
-    assert _scores(catalog, QUERY, None) == half  # unset: 0.5
+    # weight 0.5: the base of this request's share s (issue 32: decided per request), and every score
+    # (1 - s) * lexical + s * semantic, each part the same 0..1 value as at weights 0 and 1
+    hybrid = get_ranker("hybrid", EmbedSettings(model=str(STATIC), weight=0.5))
+    hits = search(catalog, QUERY, ranker="hybrid", embed=EmbedSettings(model=str(STATIC)), context={})
+    shares = {c.detail.split("semantic share ")[1][:4] for h in hits for c in h.contributions if c.field == "semantic"}
+    assert len(shares) == 1 and "(base 0.5" in hits[0].contributions[-1].detail
+    from toolsearch_cli.search import hybrid as hybrid_mod
+
+    lexical_50 = list(lexical.values())
+    index = hybrid_mod.vector_index(catalog, hybrid.embedder())
+    semantic = hybrid._semantic(index, hybrid.embedder(), hybrid_mod.query_views(QUERY), 50, None)
+    share = hybrid.request_share(catalog, QUERY, lexical_50, semantic).semantic
+    assert shares == {f"{share:.2f}"}
+    compared = set(semantic_only) & set(lexical_only) & set(half)
+    assert compared
+    for name in compared:
+        assert half[name] == pytest.approx((1 - share) * lexical_only[name] + share * semantic_only[name], abs=1e-6)
+    assert _scores(catalog, QUERY, None, 50) == half  # unset: a base of 0.5
 
 
 def test_two_instances_with_different_weights_rank_their_own_way():
@@ -133,7 +149,7 @@ def test_the_command_line_weight_reaches_the_ranking_and_the_explanation(run_cli
     for result, weight in ((light, 0.1), (heavy, 0.9)):
         assert [h["name"] for h in result.json()["hits"]] == list(_scores(catalog, QUERY, weight))
     details = [c["detail"] for h in light.json()["hits"] for c in h["explanation"] if c["field"] == "semantic"]
-    assert details and all(d.endswith("; fusion weight 0.1") for d in details)
+    assert details and all("(base 0.1" in d for d in details)  # the request's share moved from the weight given
     plain_details = [c["detail"] for h in plain.json()["hits"] for c in h["explanation"] if c["field"] == "semantic"]
     assert plain_details and not any("weight" in d for d in plain_details)  # the default is not shown
     assert light.json()["embed_model"].endswith(", weight 0.1")  # what was measured names its weight

@@ -163,7 +163,8 @@ EMBED_WEIGHT_OPTION = typer.Option(
     None,
     "--embed-weight",
     envvar=WEIGHT_VAR,
-    help="hybrid's share of the semantic part, 0 to 1 (default 0.5; 0.4 for universal-sentence-encoder-"
+    help="hybrid's base share of the semantic part, 0 to 1, moved per request by the lexical evidence "
+    "(default 0.5; 0.4 for universal-sentence-encoder-"
     "multilingual, see the README).",
     metavar="W",
 )

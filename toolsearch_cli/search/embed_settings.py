@@ -50,7 +50,8 @@ class EmbedSettings:
     #: files, or none), ``""``: none at all (``--embed-query-prefix`` / ``--embed-document-prefix``).
     query_prefix: str | None = None
     document_prefix: str | None = None
-    #: ``hybrid``'s share of the semantic part, 0..1 (``--embed-weight``, ``$TOOLSEARCH_EMBED_WEIGHT``);
+    #: ``hybrid``'s base share of the semantic part, 0..1 (``--embed-weight``, ``$TOOLSEARCH_EMBED_WEIGHT``),
+    #: which each request's lexical evidence moves (``hybrid.fusion_share``; 0 and 1 stay as they are);
     #: ``None``: :data:`DEFAULT_WEIGHT`. A weaker model earns less (README: which model, which weight).
     weight: float | None = None
 
@@ -96,7 +97,7 @@ class EmbedSettings:
 
     @property
     def fusion_weight(self) -> float:
-        """The semantic share ``hybrid`` fuses with: :attr:`weight`, else :data:`DEFAULT_WEIGHT`."""
+        """The base semantic share ``hybrid`` fuses with: :attr:`weight`, else :data:`DEFAULT_WEIGHT`."""
         return DEFAULT_WEIGHT if self.weight is None else self.weight
 
     @property

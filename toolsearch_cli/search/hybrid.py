@@ -9,29 +9,37 @@ cosine similarity of every tool, then fuses the two (figures in benchmarks/READM
   over these views;
 * ``nsf`` (normalised-score fusion, what ``hybrid`` uses): both sides rescaled to 0..1 between
   their :data:`CANDIDATES`-th best and their best score (each view of the request on its own),
-  then ``(1 - w) * lexical + w * semantic`` with ``w`` the settings' weight (``--embed-weight``;
-  0.5 unless told: a weaker model earns less, benchmarks/README.md "per-model weight");
+  then ``(1 - w) * lexical + w * semantic``. ``w`` is decided per request (:func:`fusion_share`):
+  the settings' weight (``--embed-weight``; 0.5 unless told: a weaker model earns less,
+  benchmarks/README.md "per-model weight") is the base, moved towards the semantic side when
+  the best lexical hits' evidence is weak (few of the request's terms in their names and
+  descriptions, their points from parameters, the meaning rating them low) and towards the
+  lexical side when it is strong; a weight of 0 or 1 stays as it is, and
+  ``HybridRanker(adaptive=False)`` fuses every request with the base weight;
 * ``rrf`` (reciprocal-rank fusion, ``1/(k + rank)`` summed over both lists), measured for
   comparison (ranker ``hybrid-rrf``).
 
 Queries with Chinese, Japanese or Korean characters rank lexically alone unless the model is
 declared multilingual (``--embed-multilingual``): an English-only model embeds them as noise and
-would only pull good lexical results down. ``--explain`` shows both parts of every score.
+would only pull good lexical results down. ``--explain`` shows both parts of every score and,
+on each semantic row, the share the semantic side got for this request and why.
 """
 
 from __future__ import annotations
 
+import math
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..errors import SearchError
 from ..indexes import cached_index, disk_key
 from ..model import Catalog, Tool
 from .base import Contribution, Hit, SearchRequest
-from .bm25f import MAX_CLAUSES, BM25FRanker
-from .embed_settings import DEFAULT_WEIGHT, EmbedSettings, check_weight, current_settings
+from .bm25f import MAX_CLAUSES, BM25FRanker, build_index, explain, query_plan
+from .embed_settings import EmbedSettings, check_weight, current_settings
 from .name_lookup import put_named_first
 from .text import classic_normalize, request_parts, split_sentences
 
@@ -45,6 +53,25 @@ if TYPE_CHECKING:
 CANDIDATES = 50
 #: The ``k`` of reciprocal-rank fusion.
 RRF_K = 10
+#: Per-request fusion (issue 32, item 3). The base weight moves, in log-odds, by SHIFT_START
+#: towards the semantic side, + SHIFT_PARAMETERS x the share of the best lexical hits' points that
+#: came from parameters alone, - SHIFT_CONFIRMED x the semantic part (0..1) of the best lexical hit
+#: (the meaning agrees with it), - SHIFT_PER_TERM for each distinct term of the request that those
+#: hits hold in their own words (name, description), counted up to MAX_TERMS: a request none of
+#: whose words a name or description holds gets ~0.9 (base 0.5), one with six or more gets a
+#: little less than the base. EVIDENCE_HITS: how many of the best lexical hits are weighed.
+#: Chosen on realworld-dev and the 23-catalog real set under the rule that no dev set loses
+#: 0.01 R@5 (two grids, 600 and 384 rules, replayed from benchmarks/fusion_share.py --dump);
+#: checked on blind requests: benchmarks/README.md, "Issue 32, item 3".
+EVIDENCE_HITS = 3
+SHIFT_START = 2.0
+SHIFT_PARAMETERS = 0.5
+SHIFT_CONFIRMED = 0.5
+SHIFT_PER_TERM = 0.35
+MAX_TERMS = 8
+#: The fields that hold a tool's own words, as explanations report them.
+OWN_FIELDS = frozenset({"name", "description"})
+
 #: Query vectors kept in memory (an evaluation embeds its queries once, for every dense ranker).
 QUERY_CACHE = 50_000
 
@@ -313,6 +340,105 @@ def semantic_side(index: VectorIndex, sims: Any, depth: int, combine: Any) -> _S
     return _Semantic(index, sims, part, view, index.top(np.where(usable, part, -np.inf), depth))
 
 
+@dataclass(frozen=True, slots=True)
+class LexicalEvidence:
+    """What the best lexical hits of a request rest on (:func:`lexical_evidence`)."""
+
+    #: the share (0..1) of their points that came from parameters (names, descriptions, allowed values)
+    parameters: float
+    #: how many distinct terms of the request their own words (names, descriptions) hold
+    covered: int
+    #: the semantic side's part (0..1) of the best lexical hit: 1 when the meaning puts it first too
+    confirmed: float = 0.0
+
+
+#: No lexical hit at all: nothing for the lexical side to stand on.
+NO_EVIDENCE = LexicalEvidence(parameters=1.0, covered=0, confirmed=0.0)
+
+
+def lexical_evidence(explained: Sequence[Sequence[Contribution]], confirmed: float = 0.0) -> LexicalEvidence:
+    """The evidence of the best lexical hits, from their explanations (``explained``: one list of
+    term/field/points rows per hit, best first) and the semantic part of the best hit
+    (``confirmed``, 0..1).
+
+    ``parameters``: the mean over the hits of the share of each one's points earned in its
+    parameters; ``covered``: the distinct terms that some hit holds in its own words (a request
+    for two tools is covered by the two together)."""
+    if not explained:
+        return NO_EVIDENCE
+    shares: list[float] = []
+    covered: set[str] = set()
+    for rows in explained:
+        total = sum(max(0.0, c.points) for c in rows)
+        param = sum(max(0.0, c.points) for c in rows if c.field == "parameters")
+        shares.append(param / total if total > 0 else 1.0)
+        covered.update(c.term for c in rows if c.field in OWN_FIELDS and c.points > 0)
+    return LexicalEvidence(
+        parameters=sum(shares) / len(shares), covered=len(covered), confirmed=min(1.0, max(0.0, confirmed))
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class FusionShare:
+    """The semantic side's share of one request's fused scores (the lexical side gets the rest)."""
+
+    semantic: float
+    #: the weight it was decided from (the settings' ``--embed-weight``, 0.5 unless told)
+    base: float
+    #: ``None``: not adapted (``HybridRanker(adaptive=False)``, or a base of 0 or 1)
+    evidence: LexicalEvidence | None = None
+
+    def describe(self) -> str:
+        """One line for ``--explain``: the shares and why."""
+        shares = f"semantic share {self.semantic:.2f}, lexical {1 - self.semantic:.2f}"
+        e = self.evidence
+        if e is None:
+            return f"{shares} (fixed)"
+        if e == NO_EVIDENCE:
+            return f"{shares} (base {self.base:g}; no lexical hit)"
+        return (
+            f"{shares} (base {self.base:g}; best lexical hits: {e.covered} of the request's terms in their "
+            f"names or descriptions, {e.parameters:.0%} of their points from parameters; "
+            f"semantic part of the first {e.confirmed:.2f})"
+        )
+
+
+def fusion_share(base: float, evidence: LexicalEvidence | None) -> FusionShare:
+    """A request's semantic share: ``base`` moved, in log-odds, by SHIFT_START + SHIFT_PARAMETERS x
+    ``evidence.parameters`` - SHIFT_CONFIRMED x ``evidence.confirmed`` - SHIFT_PER_TERM x
+    ``evidence.covered`` (at most MAX_TERMS). ``evidence`` ``None`` or a base of 0 or 1 (one
+    side alone, as asked): the base as it is."""
+    if evidence is None or base <= 0.0 or base >= 1.0:
+        return FusionShare(base, base, None)
+    shift = (
+        SHIFT_START
+        + SHIFT_PARAMETERS * evidence.parameters
+        - SHIFT_CONFIRMED * evidence.confirmed
+        - SHIFT_PER_TERM * min(evidence.covered, MAX_TERMS)
+    )
+    semantic = 1.0 / (1.0 + math.exp(-(math.log(base / (1.0 - base)) + shift)))
+    return FusionShare(semantic, base, evidence)
+
+
+def explained_hits(catalog: Catalog, query: str, hits: Sequence[Hit]) -> list[list[Contribution]]:
+    """The term/field/points rows of the best EVIDENCE_HITS lexical hits, made the same way
+    whether the request asked for explanations or not (so ``--explain`` ranks as a plain search does)."""
+    if not hits:
+        return []
+    index = cached_index(catalog, "default", lambda: build_index(catalog.searchable()))
+    plan = query_plan(query)
+    return [explain(index, hit.tool, plan.terms, {}, plan.weights)[1] for hit in hits[:EVIDENCE_HITS]]
+
+
+def request_evidence(catalog: Catalog, query: str, lexical: Sequence[Hit], semantic: _Semantic) -> LexicalEvidence:
+    """:func:`lexical_evidence` of a request's best lexical hits, confirmed by its semantic side."""
+    confirmed = 0.0
+    if lexical:
+        slot = semantic.slot_of(lexical[0].tool.name)
+        confirmed = float(semantic.part[slot]) if slot is not None and len(semantic.part) else 0.0
+    return lexical_evidence(explained_hits(catalog, query, lexical), confirmed)
+
+
 class HybridRanker(_Dense):
     """``default``'s lexical scores fused with embedding similarity."""
 
@@ -326,11 +452,14 @@ class HybridRanker(_Dense):
         rrf_k: int = RRF_K,
         *,
         embed: EmbedSettings | None = None,
+        adaptive: bool = True,
     ) -> None:
         if fusion not in ("nsf", "rrf"):
             raise ValueError(f"unknown fusion {fusion!r}")
         self.embed = embed
         self.fusion = fusion
+        #: decide each request's share from its lexical evidence (:func:`fusion_share`); else the base weight
+        self.adaptive = adaptive
         #: the semantic share; ``None``: the embedding settings' (``EmbedSettings.weight``, 0.5 unless told)
         self.weight = check_weight(weight, "weight")
         self.rrf_k = rrf_k
@@ -365,10 +494,9 @@ class HybridRanker(_Dense):
         if self.fusion == "rrf":
             parts = self._rrf(lexical, semantic)
         else:
-            weight = self.fusion_weight()
-            parts = self._nsf(lexical, semantic, depth, weight)
-            if weight != DEFAULT_WEIGHT:
-                shown_weight = f"; fusion weight {weight:g}"
+            share = self.request_share(catalog, request.query, lexical, semantic)
+            parts = self._nsf(lexical, semantic, depth, share.semantic)
+            shown_weight = "; " + share.describe()
         ranked = sorted(parts.items(), key=lambda item: (-(item[1][0] + item[1][1]), item[0]))
         by_name = {h.tool.name: h for h in lexical}
         tools = {t.name: t for t, _ in semantic.ranked}
@@ -395,8 +523,16 @@ class HybridRanker(_Dense):
             hits.append(Hit(tool=tool, score=score, matched_fields=fields, contributions=contributions))
         return put_named_first(catalog, request, hits)
 
+    def request_share(self, catalog: Catalog, query: str, lexical: Sequence[Hit], semantic: _Semantic) -> FusionShare:
+        """The semantic share of this request: the base weight (:meth:`fusion_weight`), adapted to
+        the evidence of the best lexical hits unless this ranker is not ``adaptive``."""
+        base = self.fusion_weight()
+        if not self.adaptive or base <= 0.0 or base >= 1.0:
+            return fusion_share(base, None)
+        return fusion_share(base, request_evidence(catalog, query, lexical, semantic))
+
     def fusion_weight(self) -> float:
-        """The semantic share this ranker fuses with: its own ``weight``, else its settings'."""
+        """The base semantic share this ranker fuses with: its own ``weight``, else its settings'."""
         if self.weight is not None:
             return self.weight
         return (self.embed if self.embed is not None else current_settings()).fusion_weight

@@ -1,0 +1,201 @@
+"""``hybrid`` decides per request how much to trust each side (issue 32, item 3): the base weight
+(``--embed-weight``, 0.5 unless told) moves towards the semantic side when the best lexical hits
+rest on parameters alone and their own words miss the request's. Hand-made vectors (``Axes``) fix
+what each text means, so these tests check the arithmetic and the decision, not a model's taste;
+the CLI tests run the shipped static model end to end."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from toolsearch_cli import Catalog, EmbedSettings
+from toolsearch_cli.search import SearchRequest, get_ranker, hybrid
+from toolsearch_cli.search import embed as embed_mod
+from toolsearch_cli.search.base import Contribution
+from toolsearch_cli.search.embed import tool_text
+from toolsearch_cli.search.embed_settings import configure
+
+from ..conftest import DEMO, make
+from .test_embed import Axes
+
+pytest.importorskip("numpy")
+
+#: ``keeper``'s words are all in one parameter: a request about folders and their contents matches
+#: it lexically on that parameter alone; ``browse``'s own words say what the request means, in
+#: other words (no term in common), and the model knows it.
+KEEPER = make(
+    "hold_policy",
+    "zz retention",
+    params={"folder_contents": {"type": "string", "description": "the folder whose contents are held"}},
+)
+BROWSE = make("list_items", "enumerate what a container holds")
+#: ``named``: the request's words are its name and description (lexical evidence the model also sees)
+NAMED = make("delete_file", "delete a file")
+OTHER = make("zz_other", "zz")
+TOOLS = [KEEPER, BROWSE, NAMED, OTHER]
+VECTORS = {
+    tool_text(KEEPER): [0.6, 0.8, 0, 0],
+    tool_text(BROWSE): [1, 0, 0, 0],
+    tool_text(NAMED): [0, 0, 1, 0],
+    tool_text(OTHER): [0, 0, 0, 1],
+}
+PARAM_REQUEST = "show the folder contents"
+NAMED_REQUEST = "delete file"
+
+
+@pytest.fixture(autouse=True)
+def _no_model(monkeypatch, tmp_path):
+    monkeypatch.setenv("TOOLSEARCH_CACHE_DIR", str(tmp_path))
+    configure(None)
+    yield
+    configure(None)
+
+
+def _axes(monkeypatch):
+    axes = Axes({**VECTORS, PARAM_REQUEST: [1, 0, 0, 0], NAMED_REQUEST: [0.2, 0, 1, 0]})
+    monkeypatch.setattr(embed_mod, "current_embedder", lambda: axes)
+    return axes
+
+
+def _sides(ranker, catalog, query):
+    """The lexical hits and the semantic side of a request, as ``hybrid`` fuses them."""
+    lexical = ranker.lexical.search(catalog, SearchRequest(query=query, max_results=50))
+    embedder = ranker.embedder()
+    index = hybrid.vector_index(catalog, embedder)
+    return lexical, ranker._semantic(index, embedder, hybrid.query_views(query), 50, None)
+
+
+def _logit(p):
+    return math.log(p / (1 - p))
+
+
+def test_the_share_moves_the_base_in_log_odds_by_the_weighed_evidence():
+    cases = ((0.0, 0, 0.0), (1.0, 0, 0.0), (0.0, 3, 0.0), (0.0, 0, 1.0), (0.4, 5, 0.3), (1.0, 20, 1.0))
+    for base in (0.2, 0.5, 0.7):
+        for parameters, covered, confirmed in cases:
+            share = hybrid.fusion_share(base, hybrid.LexicalEvidence(parameters, covered, confirmed))
+            shift = (
+                hybrid.SHIFT_START
+                + hybrid.SHIFT_PARAMETERS * parameters
+                - hybrid.SHIFT_CONFIRMED * confirmed
+                - hybrid.SHIFT_PER_TERM * min(covered, hybrid.MAX_TERMS)
+            )
+            assert _logit(share.semantic) - _logit(base) == pytest.approx(shift)
+            assert share.base == base and 0 < share.semantic < 1
+    # more of the request in the hits' names and descriptions: never a larger semantic share
+    shares = [hybrid.fusion_share(0.5, hybrid.LexicalEvidence(0.2, n, 0.5)).semantic for n in range(12)]
+    assert shares == sorted(shares, reverse=True) and shares[0] > 0.5 > shares[-1]
+    assert shares[hybrid.MAX_TERMS] == shares[-1]  # counted up to MAX_TERMS
+    # more of their points from parameters: never a smaller one; the meaning agreeing: never a larger one
+    by_params = [hybrid.fusion_share(0.5, hybrid.LexicalEvidence(p, 2, 0.5)).semantic for p in (0, 0.5, 1)]
+    assert by_params == sorted(by_params) and by_params[0] < by_params[-1]
+    agreed = [hybrid.fusion_share(0.5, hybrid.LexicalEvidence(0.5, 2, c)).semantic for c in (0, 0.5, 1)]
+    assert agreed == sorted(agreed, reverse=True) and agreed[0] > agreed[-1]
+    # one side alone, as asked, or no evidence given: the base as it is
+    for base in (0.0, 1.0):
+        assert hybrid.fusion_share(base, hybrid.NO_EVIDENCE).semantic == base
+    assert hybrid.fusion_share(0.3, None).semantic == 0.3
+
+
+def test_evidence_is_the_parameters_share_of_the_points_and_the_terms_names_or_descriptions_hold():
+    rows = [
+        [Contribution("folder", "parameters", 3.0), Contribution("content", "parameters", 1.0)],
+        [Contribution("folder", "name", 2.0), Contribution("content", "parameters", 2.0)],
+    ]
+    evidence = hybrid.lexical_evidence(rows, confirmed=0.25)
+    assert evidence.parameters == pytest.approx((1.0 + 0.5) / 2)
+    assert evidence.covered == 1  # the second hit's name holds one term
+    assert evidence.confirmed == 0.25
+    # a term in both name and description counts once; the hits together cover a request for two tools
+    both = [[Contribution("folder", "name", 1.0), Contribution("folder", "description", 1.0)]]
+    assert hybrid.lexical_evidence(both).covered == 1
+    apart = [[Contribution("folder", "name", 1.0)], [Contribution("email", "description", 1.0)]]
+    assert hybrid.lexical_evidence(apart).covered == 2
+    # nothing matched lexically: no evidence at all
+    assert hybrid.lexical_evidence([]) == hybrid.NO_EVIDENCE
+
+
+def test_a_request_matched_on_parameters_alone_gets_a_larger_semantic_share_and_its_meaning_wins(monkeypatch):
+    _axes(monkeypatch)
+    catalog = Catalog(tools=TOOLS)
+    adaptive, fixed = hybrid.HybridRanker(), hybrid.HybridRanker(adaptive=False)
+    lexical, semantic = _sides(adaptive, catalog, PARAM_REQUEST)
+    assert lexical[0].tool.name == "hold_policy" and lexical[0].matched_fields == ["parameters"]
+    share = adaptive.request_share(catalog, PARAM_REQUEST, lexical, semantic)
+    assert share.evidence is not None and share.evidence.parameters == 1.0 and share.evidence.covered == 0
+    assert share.evidence.confirmed == pytest.approx(0.6, abs=1e-3)  # its cosine 0.6, the best 1, the floor 0
+    assert share.semantic == hybrid.fusion_share(0.5, share.evidence).semantic > 0.85
+    named_lexical, named_semantic = _sides(adaptive, catalog, NAMED_REQUEST)
+    named = adaptive.request_share(catalog, NAMED_REQUEST, named_lexical, named_semantic)
+    # its name and description hold both words, and the meaning puts it first too
+    assert named.evidence is not None and named.evidence.covered == 2 and named.evidence.confirmed == 1.0
+    assert named.semantic < share.semantic
+    request = SearchRequest(query=PARAM_REQUEST, max_results=3, explain=False)
+    # fixed at 0.5 the parameter match wins; adapted, the tool that means it does
+    assert [h.tool.name for h in fixed.search(catalog, request)][:1] == ["hold_policy"]
+    assert [h.tool.name for h in adaptive.search(catalog, request)][:1] == ["list_items"]
+
+
+def test_explain_shows_the_share_and_why_and_ranks_as_a_plain_search(monkeypatch):
+    _axes(monkeypatch)
+    catalog = Catalog(tools=TOOLS)
+    ranker = hybrid.HybridRanker()
+    plain = ranker.search(catalog, SearchRequest(query=PARAM_REQUEST, max_results=3, explain=False))
+    explained = ranker.search(catalog, SearchRequest(query=PARAM_REQUEST, max_results=3, explain=True))
+    assert [(h.tool.name, h.score) for h in plain] == [(h.tool.name, pytest.approx(h.score)) for h in explained]
+    lexical, semantic_side = _sides(ranker, catalog, PARAM_REQUEST)
+    share = ranker.request_share(catalog, PARAM_REQUEST, lexical, semantic_side).semantic
+    assert share > 0.85
+    for hit in explained:
+        semantic = [c for c in hit.contributions if c.field == "semantic"]
+        assert len(semantic) == 1
+        assert f"semantic share {share:.2f}, lexical {1 - share:.2f}" in semantic[0].detail
+        assert "0 of the request's terms in their names or descriptions" in semantic[0].detail
+        assert "base 0.5" in semantic[0].detail and "parameters" in semantic[0].detail
+        assert sum(c.points for c in hit.contributions) == pytest.approx(hit.score)
+
+
+def test_an_explicit_weight_is_the_base_the_share_moves_from_and_0_or_1_is_one_side_alone(monkeypatch):
+    _axes(monkeypatch)
+    catalog = Catalog(tools=TOOLS)
+    lexical, semantic = _sides(hybrid.HybridRanker(), catalog, PARAM_REQUEST)
+    shares = {}
+    for weight in (0.0, 0.2, 0.5, 0.8, 1.0):
+        ranker = get_ranker("hybrid", EmbedSettings(model="unused", weight=weight))
+        shares[weight] = ranker.request_share(catalog, PARAM_REQUEST, lexical, semantic)
+    assert shares[0.0].semantic == 0.0 and shares[1.0].semantic == 1.0
+    assert shares[0.2].semantic < shares[0.5].semantic < shares[0.8].semantic < 1.0
+    evidence = shares[0.5].evidence
+    assert evidence is not None
+    for weight in (0.2, 0.8):
+        assert shares[weight].semantic == pytest.approx(hybrid.fusion_share(weight, evidence).semantic)
+    # the same weight given explicitly or left unset: the same share (0.5 is the default base)
+    unset = hybrid.HybridRanker().request_share(catalog, PARAM_REQUEST, lexical, semantic)
+    assert unset.semantic == shares[0.5].semantic
+    # adaptation off: the weight fixed for every request
+    fixed = hybrid.HybridRanker(weight=0.2, adaptive=False)
+    assert fixed.request_share(catalog, PARAM_REQUEST, lexical, semantic).semantic == 0.2
+
+
+def test_the_cli_shows_the_share_in_the_table_and_in_json(run_cli):
+    pytest.importorskip("model2vec", reason="the static test model needs the embed extra (model2vec)")
+    from .conftest import STATIC
+
+    args = ("search", "will it rain in Paris tomorrow", "--catalog", str(DEMO), "--ranker", "hybrid")
+    table = run_cli(*args, "--embed-model", str(STATIC), "--explain", "--max-results", "3")
+    assert table.code == 0, table.stderr
+    assert table.stdout.count("semantic share") >= 1 and "lexical 0." in table.stdout
+    result = run_cli(*args, "--embed-model", str(STATIC), "--explain", "--format", "json", "--max-results", "3")
+    assert result.code == 0, result.stderr
+    hits = result.json()["hits"]
+    assert hits
+    details = [row["detail"] for hit in hits for row in hit["explanation"] if row["field"] == "semantic"]
+    assert details and all("semantic share" in d and "base 0.5" in d for d in details)
+    weighted = run_cli(*args, "--embed-model", str(STATIC), "--embed-weight", "0.3", "--explain", "--format", "json")
+    assert weighted.code == 0, weighted.stderr
+    details = [
+        row["detail"] for hit in weighted.json()["hits"] for row in hit["explanation"] if row["field"] == "semantic"
+    ]
+    assert details and all("base 0.3" in d for d in details)
