@@ -15,7 +15,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ..bounded import JSONRefused, ReplyTooLarge, bounded_http_client, reply_too_large, size_text, strict_json
+from ..bounded import (
+    JSONRefused,
+    ReplyRefused,
+    ReplyTooLarge,
+    bounded_http_client,
+    reply_refused,
+    size_text,
+    strict_json,
+)
 from ..errors import ToolsearchError
 from ..redaction import redact, redact_data, register, register_url, shown_url
 
@@ -183,7 +191,12 @@ class OpenAIChatClient:
             raise outcome["error"]
         return outcome["response"]
 
-    def _too_large_message(self, exc: ReplyTooLarge) -> str:
+    def _refused_message(self, exc: ReplyRefused) -> str:
+        """The one line of a reply body the transport stopped reading (over the bound, or compressed
+        in a way it was not asked for)."""
+        if not isinstance(exc, ReplyTooLarge):
+            said = _one_line(self.redact(exc.reason))[:300]
+            return f"the model server at {self.shown_url} {said}; it was not read further"
         size = f"{exc.declared:,} bytes" if exc.declared is not None else f"over {exc.limit:,} bytes"
         return (
             f"the model server at {self.shown_url} sent a reply of {size}, more than the "
@@ -221,9 +234,9 @@ class OpenAIChatClient:
             except openai.APITimeoutError:
                 raise LiveError(self._timeout_message()) from None
             except openai.APIConnectionError as exc:
-                too_large = reply_too_large(exc)
-                if too_large is not None:
-                    raise LiveError(self._too_large_message(too_large)) from None
+                refused = reply_refused(exc)
+                if refused is not None:
+                    raise LiveError(self._refused_message(refused)) from None
                 raise LiveError(f"cannot reach the model server at {self.shown_url}: {_cause(exc)}") from None
             except openai.APIStatusError as exc:
                 status = exc.status_code
