@@ -24,7 +24,7 @@ from ..bounded import (
     size_text,
     strict_json,
 )
-from ..errors import ToolsearchError
+from ..errors import ToolsearchError, UsageError
 from ..redaction import redact, redact_data, register, register_url, shown_url
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -38,6 +38,18 @@ NO_KEY = "no-key"
 #: The largest reply body read from the model server (``--max-reply-size``): 4 MB is about a
 #: million tokens, far beyond any model's output; a bigger body is refused as it arrives.
 MAX_REPLY_BYTES = 4 * 1024 * 1024
+
+
+#: The option a request keyword comes from, for the one-line error when an API has no such thing.
+OPTION_OF_KEYWORD = {
+    "temperature": "--temperature",
+    "max_tokens": "--max-tokens",
+    "max_output_tokens": "--max-tokens",
+    "max_completion_tokens": "--max-tokens",
+    "tool_choice": "--tool-choice",
+    "system": "--system",
+    "instructions": "--system",
+}
 
 
 class LiveError(ToolsearchError):
@@ -138,6 +150,7 @@ class OpenAIChatClient:
         self.redact = Redactor(api_key)
         self._api_key = api_key or NO_KEY
         self._client = self._new_client()
+        self._check_options()
 
     #: The API this client speaks (a key of ``providers.PROVIDER_BY_NAME``) and its path, for messages.
     api = "openai"
@@ -149,6 +162,47 @@ class OpenAIChatClient:
     def _send(self, client: Any, kwargs: dict[str, Any]) -> Any:
         """One raw-response create call of the SDK (its body is read by :meth:`_strict_body`)."""
         return client.chat.completions.with_raw_response.create(**kwargs)
+
+    def _create_function(self) -> Any:
+        """The SDK's create function :meth:`_send` calls (its keywords are what this API takes)."""
+        return self._client.chat.completions.create
+
+    def _check_options(self) -> None:
+        """Every keyword a request of this run will carry is one the installed SDK's create takes,
+        else the one-line error of the option that asked for it, before any request (an SDK
+        release that drops a parameter, as ``anthropic`` 2.x dropped ``temperature``, was a
+        ``TypeError`` mid-run)."""
+        import inspect
+
+        try:
+            parameters = inspect.signature(self._create_function()).parameters
+        except (TypeError, ValueError):  # no signature to read: the SDK says at the call
+            return
+        if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+            return
+        probe = [{"role": "system", "content": "-"}, {"role": "user", "content": "-"}]
+        tool = {"type": "function", "function": {"name": "t", "parameters": {"type": "object"}}}
+        wanted = self._request_kwargs(probe, self._probe_tools(tool))
+        sdk = self._openai.__name__
+        version = getattr(self._openai, "__version__", "?")
+        for keyword in wanted:
+            if keyword in parameters:
+                continue
+            option = OPTION_OF_KEYWORD.get(keyword)
+            if option is None:
+                raise LiveError(
+                    f"the installed {sdk} SDK ({version}) sends no {keyword!r} with --api {self.api}: "
+                    f"install a release that does (pip install -U {sdk})"
+                )
+            raise UsageError(
+                f"{option} cannot be sent with --api {self.api}: the installed {sdk} SDK ({version}) "
+                f"takes no {keyword!r} for this API; leave {option} out",
+                field=option.lstrip("-").replace("-", "_"),
+            )
+
+    def _probe_tools(self, tool: dict[str, Any]) -> list[dict[str, Any]]:
+        """One tool in this API's shape, for :meth:`_check_options`."""
+        return [tool]
 
     def _new_client(self) -> Any:
         try:

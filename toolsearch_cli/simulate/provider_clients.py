@@ -93,6 +93,19 @@ class AnthropicClient(_ProviderClient):
     def _send(self, client: Any, kwargs: dict[str, Any]) -> Any:
         return _LegacyShape(client.messages.with_raw_response.create(**kwargs))
 
+    def _create_function(self) -> Any:
+        return self._client.messages.create
+
+    def _check_options(self) -> None:
+        super()._check_options()  # anthropic 2.x takes no temperature: refused there
+        if self.temperature is not None and self.temperature > 1:
+            from ..errors import UsageError
+
+            raise UsageError(
+                f"--temperature must be between 0 and 1 with --api anthropic, not {self.temperature:g}",
+                field="temperature",
+            )
+
     def _request_kwargs(
         self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]]
     ) -> dict[str, Any]:
@@ -118,6 +131,9 @@ class OpenAIResponsesClient(_ProviderClient):
 
     def _send(self, client: Any, kwargs: dict[str, Any]) -> Any:
         return client.responses.with_raw_response.create(**kwargs)
+
+    def _create_function(self) -> Any:
+        return self._client.responses.create
 
     def _request_kwargs(
         self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]]
