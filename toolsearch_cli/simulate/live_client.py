@@ -72,6 +72,9 @@ class Completion:
     model: str | None = None
     #: ``(status, seconds waited)`` for every retried attempt.
     retries: list[tuple[int, float]] = field(default_factory=list)
+    #: How the reply broke its API's shape (a string for the message, ``tool_calls`` not a list,
+    #: content of the wrong type): each is reported as a ``malformed-reply`` finding, not an error.
+    problems: list[str] = field(default_factory=list)
 
 
 class ChatClient(Protocol):
@@ -348,12 +351,22 @@ class OpenAIChatClient:
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
             raise LiveError(f"the model server at {self.shown_url} sent a completion without choices")
         choice = choices[0]
+        problems: list[str] = []
         raw_message = choice.get("message")
+        if not isinstance(raw_message, dict):
+            problems.append(
+                "the choice has no 'message'"
+                if raw_message is None
+                else f"'message' is {_kind_of(raw_message)}, not an object: {_short(raw_message)}"
+            )
         message: dict[str, Any] = raw_message if isinstance(raw_message, dict) else {}
         content = message.get("content")
         if content is not None and not isinstance(content, str):
-            content = json.dumps(content, ensure_ascii=False)
+            problems.append(f"'content' is {_kind_of(content)}, not a string: {_short(content)}")
+            content = json.dumps(content, ensure_ascii=False)  # kept, as text, in the history
         calls = message.get("tool_calls")
+        if calls is not None and not isinstance(calls, list):
+            problems.append(f"'tool_calls' is {_kind_of(calls)}, not a list: {_short(calls)}")
         usage = data.get("usage") if isinstance(data.get("usage"), dict) else None
         if usage is not None:
             usage = {k: v for k, v in usage.items() if isinstance(v, int) and not isinstance(v, bool)}
@@ -366,6 +379,7 @@ class OpenAIChatClient:
             attempts=attempts,
             model=data.get("model") if isinstance(data.get("model"), str) else None,
             retries=list(waited),
+            problems=problems,
         )
 
     def _status_message(self, status: int, exc: Any, attempts: int, repeated: bool = False) -> str:
@@ -477,3 +491,22 @@ def _body_text(exc: Any) -> str:
 
 def _one_line(text: str) -> str:
     return " ".join(text.split())
+
+
+def _kind_of(value: Any) -> str:
+    """``a string``, ``a list``, ``a number``...: a JSON value's type, for a malformed reply's finding."""
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    return "an object" if isinstance(value, dict) else "null" if value is None else type(value).__name__
+
+
+def _short(value: Any) -> str:
+    """A JSON value in at most 80 characters, for a finding (model output: shown, never interpreted)."""
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 80 else text[:79] + "…"
