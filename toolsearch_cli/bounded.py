@@ -508,7 +508,8 @@ def bound_transports(client: Any, limit: int) -> Any:
     transport = getattr(client, "_transport", None)
     mounts = getattr(client, "_mounts", None)
     if not isinstance(transport, base) or not isinstance(mounts, dict):
-        client.close()
+        with contextlib.suppress(Exception):  # best effort: it has sent nothing
+            client.close()
         return http.Client(transport=BoundedTransport(http.HTTPTransport()))
     client._transport = BoundedTransport(transport)
     client._mounts = {

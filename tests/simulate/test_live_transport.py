@@ -172,3 +172,25 @@ def test_a_gzip_bomb_stops_at_the_bound(sdk):
         client.close()
     finally:
         server.close()
+
+
+def test_a_client_without_the_usual_transports_is_replaced_by_a_bounded_one(sdk):
+    """A future HTTP library without ``_transport``/``_mounts``: the client given is bounded still."""
+    from toolsearch_cli.bounded import ReplyTooLarge, bounded_http_client, reply_refused
+
+    class Unusual(sdk.http.Client):
+        def __init__(self) -> None:
+            super().__init__()
+            del self._transport
+
+    server = ChatServer()
+    try:
+        server.add(Raw(200, BIG, chunked=True))
+        client = bounded_http_client(SimpleNamespace(DefaultHttpxClient=Unusual), 100 * 1024)
+        assert isinstance(client, sdk.http.Client)
+        with pytest.raises(sdk.http.RequestError) as caught:
+            client.post(f"{server.url}/chat/completions", json={})
+        assert isinstance(reply_refused(caught.value), ReplyTooLarge)
+        client.close()
+    finally:
+        server.close()
