@@ -416,19 +416,18 @@ def _http_module(client_class: type) -> Any:
 
 def bounded_http_client(sdk: Any, limit: int) -> Any:
     """The HTTP client to give a model provider SDK (``openai``, ``anthropic``: any module with a
-        ``DefaultHttpxClient``) so that no response body is read past ``limit`` bytes, errors included.
+    ``DefaultHttpxClient``) so that no response body is read past ``limit`` bytes, errors included.
 
-        The bound lives in the client's *transports* (:func:`bound_transports`): every request the SDK
-        makes goes through one, whether the SDK streams the body or reads it, on whichever HTTP
-        library (``httpx`` or ``httpx2``) its release is built on. A body that declares more
-        (Content-Length) is refused unread, one that runs over is refused as it arrives, so memory
-        never holds more; a gzip or deflate body is decoded here, counted as it inflates (a gzip bomb
-        stops at the bound). The SDK's own client defaults (timeouts,
-        keep-alive, proxies from the environment) are kept. The refusal reaches the SDK as the HTTP
-    library's own ``RequestError`` (what a failed read raises, which every SDK release reports as
-    its connection error), caused by the :class:`ReplyRefused` that :func:`reply_refused` finds.
-    (MCP servers have theirs:
-        ``catalog.mcp_transport.mcp_http_client``.)"""
+    The bound lives in the client's *transports* (:func:`bound_transports`): every request the SDK
+    makes goes through one, whether the SDK streams the body or reads it, on whichever HTTP
+    library (``httpx`` or ``httpx2``) its release is built on. A body that declares more
+    (Content-Length) is refused unread, one that runs over is refused as it arrives, so memory
+    never holds more; a gzip or deflate body is decoded here, counted as it inflates (a gzip bomb
+    stops at the bound). The SDK's own client defaults (timeouts, keep-alive, proxies from the
+    environment) are kept. The refusal reaches the SDK as the HTTP library's own ``RequestError``
+    (what a failed read raises, which every SDK release reports as its connection error), caused
+    by the :class:`ReplyRefused` that :func:`reply_refused` finds. (MCP servers have theirs:
+    ``catalog.mcp_transport.mcp_http_client``.)"""
     client = sdk.DefaultHttpxClient()
     return bound_transports(client, limit)
 
