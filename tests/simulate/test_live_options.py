@@ -126,3 +126,28 @@ def test_system(live, server, api):
 
 def test_model(live, server):
     assert _sent(live, server)["model"] == "m"
+
+
+def test_an_sdk_without_the_api_is_one_line_before_the_run(monkeypatch):
+    """openai before 1.66 has no Responses API: --api openai-responses said so as an internal
+    AttributeError; now in one line naming the installed release."""
+    from types import SimpleNamespace
+
+    import openai
+
+    from toolsearch_cli.simulate.live_client import LiveError
+    from toolsearch_cli.simulate.provider_clients import OpenAIResponsesClient
+
+    def older(**kwargs):  # a client with chat completions only
+        return SimpleNamespace(chat=openai.OpenAI(**kwargs).chat)
+
+    stub = SimpleNamespace(
+        __name__="openai", __version__="1.55.3", OpenAI=older, DefaultHttpxClient=openai.DefaultHttpxClient
+    )
+    monkeypatch.setattr(OpenAIResponsesClient, "_load_sdk", lambda self: stub)
+    with pytest.raises(LiveError) as caught:
+        OpenAIResponsesClient(base_url="http://127.0.0.1:9/v1", model="m", api_key=None)
+    assert str(caught.value) == (
+        "--api openai-responses needs an openai SDK with this API; the installed one (1.55.3) does not: "
+        "pip install -U openai"
+    )

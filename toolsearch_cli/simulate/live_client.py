@@ -177,8 +177,17 @@ class OpenAIChatClient:
         ``TypeError`` mid-run)."""
         import inspect
 
+        sdk = self._openai.__name__
+        version = getattr(self._openai, "__version__", "?")
         try:
-            parameters = inspect.signature(self._create_function()).parameters
+            create = self._create_function()
+        except AttributeError:  # e.g. openai before 1.66 has no Responses API
+            raise LiveError(
+                f"--api {self.api} needs an {sdk} SDK with this API; the installed one ({version}) "
+                f"does not: pip install -U {sdk}"
+            ) from None
+        try:
+            parameters = inspect.signature(create).parameters
         except (TypeError, ValueError):  # no signature to read: the SDK says at the call
             return
         if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
@@ -186,8 +195,6 @@ class OpenAIChatClient:
         probe = [{"role": "system", "content": "-"}, {"role": "user", "content": "-"}]
         tool = {"type": "function", "function": {"name": "t", "parameters": {"type": "object"}}}
         wanted = self._request_kwargs(probe, self._probe_tools(tool))
-        sdk = self._openai.__name__
-        version = getattr(self._openai, "__version__", "?")
         for keyword in wanted:
             if keyword in parameters:
                 continue
