@@ -5,7 +5,9 @@
 
 Each request carries only the resident tools, ``toolSearch`` and what the model's searches
 disclosed; ``toolSearch`` calls are answered by :class:`toolsearch_cli.agent.ToolSearch`, other
-calls are checked (sent in this request? arguments fit the schema?) and then run here. The tests
+calls are checked (sent in this request? arguments fit the schema?) and then run here. Without
+an answer it says why it stopped in one line on stderr (an empty reply, the step limit and the
+calls refused, a server error) and exits 1. The tests
 run this file against a real loopback Chat Completions server (``tests/api/test_agent_api.py``).
 """
 
@@ -43,28 +45,56 @@ def run_tool(handled: Handled) -> str:
     return json.dumps({"error": f"{handled.name} is not implemented by this app"})
 
 
-def agent_loop(client: Any, model: str, ts: ToolSearch, user: str, max_requests: int = 8) -> str:
-    """Ask ``model`` until it answers without tool calls; returns the answer."""
+class Outcome:
+    """How the loop ended: the model's ``answer``, or why there is none (``stopped``, one line);
+    ``refused``: the calls ToolSearch refused (``name: error``), which the model was told about."""
+
+    def __init__(self) -> None:
+        self.answer = ""
+        self.stopped = ""
+        self.refused: list[str] = []
+
+
+def agent_loop(client: Any, model: str, ts: ToolSearch, user: str, max_requests: int = 8) -> Outcome:
+    """Ask ``model`` until it answers without tool calls, at most ``max_requests`` times."""
     messages: list[dict[str, Any]] = [{"role": "user", "content": user}]
+    outcome = Outcome()
     for _ in range(max_requests):
         request = ts.request(messages)
         response = client.chat.completions.create(model=model, messages=request.messages, tools=request.tools("openai"))
-        message = response.choices[0].message
-        calls = message.tool_calls or []
+        choices = getattr(response, "choices", None)
+        if not choices:
+            outcome.stopped = "the model server sent a reply without choices"
+            return outcome
+        message, finish = choices[0].message, choices[0].finish_reason
+        content = getattr(message, "content", None)
+        if not isinstance(content, str | None):
+            outcome.stopped = f"the model sent a malformed reply (content is {type(content).__name__}, not text)"
+            return outcome
+        calls = getattr(message, "tool_calls", None) or []
         messages.append(
             {
                 "role": "assistant",
-                "content": message.content or "",
+                "content": content or "",
                 **({"tool_calls": [c.model_dump() for c in calls]} if calls else {}),
             }
         )
         if not calls:
-            return message.content or ""
+            outcome.answer = content if content and content.strip() else ""
+            if not outcome.answer:
+                cut = " (cut off by the token limit)" if finish == "length" else ""
+                outcome.stopped = f"the model sent an empty reply: no text, no tool calls (finish_reason {finish}){cut}"
+            return outcome
         for call in calls:
             handled = ts.handle(call.function.name, call.function.arguments, request)
+            if handled.error and not handled.is_search:
+                outcome.refused.append(f"{handled.name}: {handled.error}")
             content = handled.content if handled.content is not None else run_tool(handled)
             messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
-    return ""
+    outcome.stopped = f"no answer after {max_requests} requests (the step limit): the model kept calling tools"
+    if outcome.refused:
+        outcome.stopped += f"; {len(outcome.refused)} calls refused, the last {outcome.refused[-1]}"
+    return outcome
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -75,6 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--catalog", default=CATALOG)
     parser.add_argument("--mode", choices=("chat", "agent"), default="chat")
     parser.add_argument("--state", help="with --mode agent: run-state file, restored when present and saved at the end")
+    parser.add_argument("--max-requests", type=int, default=8, help="model requests at most (the step limit)")
     args = parser.parse_args(argv)
     if args.state and args.mode != "agent":  # as `toolsearch simulate --state`: chat mode keeps no state
         parser.error("--state keeps agent-mode run state; use it with --mode agent")
@@ -83,11 +114,20 @@ def main(argv: list[str] | None = None) -> int:
 
     client = OpenAI(base_url=args.base_url, api_key=os.environ.get("OPENAI_API_KEY") or "no-key", max_retries=0)
     ts = ToolSearch.resume(args.state, args.catalog) if args.state else ToolSearch(args.catalog, mode=args.mode)
-    answer = agent_loop(client, args.model, ts, args.prompt)
+    import openai
+
+    try:
+        outcome = agent_loop(client, args.model, ts, args.prompt, max_requests=args.max_requests)
+    except openai.APIError as exc:  # unreachable, refused (HTTP 4xx/5xx), not a completion
+        print(f"agent_loop: stopped: the model server failed: {' '.join(str(exc).split())[:300]}", file=sys.stderr)
+        return 1
     if args.state:
         ts.save_state(args.state)
-    print(answer)
-    return 0 if answer else 1
+    if not outcome.answer:  # why there is no answer, in one line (never an empty line and a bare exit 1)
+        print(f"agent_loop: stopped: {outcome.stopped}", file=sys.stderr)
+        return 1
+    print(outcome.answer)
+    return 0
 
 
 if __name__ == "__main__":

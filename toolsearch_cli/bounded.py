@@ -369,43 +369,193 @@ def size_text(size: int) -> str:
 # ---------------------------------------------------------------- HTTP reply bodies
 
 
-class ReplyTooLarge(Exception):
-    """A reply body over the client's bound (raised while reading it, inside the HTTP client)."""
+class ReplyRefused(Exception):
+    """A reply body the HTTP transport stopped reading (raised inside the HTTP client, which the
+    SDK wraps in its connection error: :func:`reply_refused` finds it there). ``reason`` completes
+    "the server ...", e.g. ``sent a body compressed with 'br' though none was asked for``."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class ReplyTooLarge(ReplyRefused):
+    """A reply body over the client's bound."""
 
     def __init__(self, limit: int, declared: int | None = None) -> None:
-        super().__init__(f"reply over {limit} bytes")
+        super().__init__(f"sent a reply over {limit} bytes")
         self.limit, self.declared = limit, declared
 
 
+class ReplyEncodingRefused(ReplyRefused):
+    """A body compressed in a way not asked for and not decoded under the bound (``br``, ``zstd``,
+    several layers): its decoded size is unknown until decoded."""
+
+    def __init__(self, encoding: str) -> None:
+        super().__init__(
+            f"sent a body compressed with {encoding[:40]!r} though none was asked for (Accept-Encoding: identity)"
+        )
+        self.encoding = encoding
+
+
+#: Compressions decoded under the bound (``zlib`` window bits: 47 reads a gzip or zlib header).
+_DECODED = {"gzip": 47, "x-gzip": 47, "deflate": 15}
+
+
+def _http_module(client_class: type) -> Any:
+    """The HTTP library an SDK's client class is built on (``httpx`` or ``httpx2``, whichever the
+    installed SDK release uses): the top-level module of its first base class named ``Client``."""
+    import importlib
+
+    for cls in client_class.__mro__:
+        top = cls.__module__.partition(".")[0]
+        if cls.__name__ == "Client" and top.startswith("httpx"):
+            return importlib.import_module(top)
+    raise TypeError(f"{client_class!r} is not an httpx client")
+
+
 def bounded_http_client(sdk: Any, limit: int) -> Any:
-    """A model provider SDK's own (synchronous) HTTP client, ``sdk.DefaultHttpxClient`` of the
-    ``openai`` or ``anthropic`` module given, reading every response body (errors too)
-    incrementally and stopping at ``limit`` decoded bytes: a body that claims more
-    (Content-Length) is refused unread, one that runs over while arriving is refused there, so
-    memory never holds more. (MCP servers have their own: ``catalog.mcp_transport.mcp_http_client``.)"""
+    """The HTTP client to give a model provider SDK (``openai``, ``anthropic``: any module with a
+    ``DefaultHttpxClient``) so that no response body is read past ``limit`` bytes, errors included.
 
-    import httpx2  # the SDK's HTTP library
+    The bound lives in the client's *transports* (:func:`bound_transports`): every request the SDK
+    makes goes through one, whether the SDK streams the body or reads it, on whichever HTTP
+    library (``httpx`` or ``httpx2``) its release is built on. A body that declares more
+    (Content-Length) is refused unread, one that runs over is refused as it arrives, so memory
+    never holds more; a gzip or deflate body is decoded here, counted as it inflates (a gzip bomb
+    stops at the bound). The SDK's own client defaults (timeouts, keep-alive, proxies from the
+    environment) are kept. The refusal reaches the SDK as the HTTP library's own ``RequestError``
+    (what a failed read raises, which every SDK release reports as its connection error), caused
+    by the :class:`ReplyRefused` that :func:`reply_refused` finds. (MCP servers have theirs:
+    ``catalog.mcp_transport.mcp_http_client``.)"""
+    client = sdk.DefaultHttpxClient()
+    return bound_transports(client, limit)
 
-    class Bounded(sdk.DefaultHttpxClient):  # type: ignore[misc,name-defined]
-        def send(self, request: Any, *, stream: bool = False, **kwargs: Any) -> Any:
-            response = super().send(request, stream=True, **kwargs)
-            if stream:  # the SDK never streams here; left as asked
-                return response
+
+def bound_transports(client: Any, limit: int) -> Any:
+    """``client`` (an ``httpx`` or ``httpx2`` ``Client``) with each of its transports (the default
+    one and every mounted one, e.g. a proxy's) wrapped in a :class:`BodyBound` reader; returned.
+
+    A client without the attributes (``_transport``, ``_mounts``) that every ``httpx`` release
+    since 0.18 has is replaced by a new one on a bounded plain transport: bounded always."""
+    http = _http_module(type(client))
+    base = http.BaseTransport
+
+    class BoundedStream(http.SyncByteStream):  # type: ignore[misc,name-defined]
+        def __init__(self, inner: Any, bound: BodyBound, wbits: int | None, request: Any) -> None:
+            self._inner, self._bound, self._wbits, self._request = inner, bound, wbits, request
+
+        def __iter__(self) -> Iterator[bytes]:
             try:
-                body = bytearray()
-                try:
-                    bound = BodyBound(limit, response.headers.get("content-length"))
-                    for chunk in response.iter_bytes():  # decoded: a gzip bomb is cut at the bound too
-                        bound.add(len(chunk))
-                        body += chunk
-                except ReplyTooLarge as over:  # a request error is what the SDK reports (as APIConnectionError)
-                    raise httpx2.RequestError(str(over), request=request) from over
-                response._content = bytes(body)  # what response.read() stores: the body is read
-            finally:
-                response.close()
-            return response
+                yield from self._read()
+            except ReplyRefused as refused:  # what the library raises for a failed read: every SDK reports it
+                raise http.RequestError(refused.reason, request=self._request) from refused
 
-    return Bounded()
+        def _read(self) -> Iterator[bytes]:
+            bound, wbits = self._bound, self._wbits
+            if wbits is None:
+                for chunk in self._inner:
+                    bound.add(len(chunk))
+                    yield chunk
+                return
+            raw = BodyBound(bound.limit)  # the compressed bytes are bounded too
+            inflate = _Inflater(wbits)
+            for chunk in self._inner:
+                raw.add(len(chunk))
+                out = inflate.feed(chunk, bound.limit - bound.seen + 1)
+                bound.add(len(out))
+                if out:
+                    yield out
+
+        def close(self) -> None:
+            close = getattr(self._inner, "close", None)
+            if callable(close):
+                close()
+
+    class BoundedTransport(base):  # type: ignore[misc,valid-type]
+        def __init__(self, inner: Any) -> None:
+            self._inner = inner
+
+        def handle_request(self, request: Any) -> Any:
+            # the decoded size is then the size that arrives: compression is decoded here, not asked for
+            request.headers["Accept-Encoding"] = "identity"
+            response = self._inner.handle_request(request)
+            try:
+                encoding = response.headers.get("content-encoding", "").strip().lower()
+                wbits = None if encoding in ("", "identity") else _DECODED.get(encoding)
+                if encoding not in ("", "identity") and wbits is None:
+                    raise ReplyEncodingRefused(encoding)
+                bound = BodyBound(limit, None if wbits else response.headers.get("content-length"))
+            except ReplyRefused as refused:
+                response.close()
+                raise http.RequestError(refused.reason, request=request) from refused
+            headers = [
+                (k, v)
+                for k, v in response.headers.multi_items()
+                if wbits is None or k.lower() not in ("content-encoding", "content-length")
+            ]
+            return http.Response(
+                response.status_code,
+                headers=headers,
+                stream=BoundedStream(response.stream, bound, wbits, request),
+                extensions=response.extensions,
+            )
+
+        def close(self) -> None:
+            self._inner.close()
+
+    transport = getattr(client, "_transport", None)
+    mounts = getattr(client, "_mounts", None)
+    if not isinstance(transport, base) or not isinstance(mounts, dict):
+        with contextlib.suppress(Exception):  # best effort: it has sent nothing
+            client.close()
+        return http.Client(transport=BoundedTransport(http.HTTPTransport()))
+    client._transport = BoundedTransport(transport)
+    client._mounts = {
+        pattern: BoundedTransport(mounted) if isinstance(mounted, base) else mounted
+        for pattern, mounted in mounts.items()
+    }
+    return client
+
+
+class _Inflater:
+    """A gzip/zlib (``wbits`` 47) or deflate (15: zlib-wrapped, else raw, as servers send both)
+    body inflated a chunk at a time, never more than asked for."""
+
+    def __init__(self, wbits: int) -> None:
+        import zlib
+
+        self._zlib, self._wbits = zlib, wbits
+        self._decoder = zlib.decompressobj(wbits)
+        self._first = True
+
+    def feed(self, chunk: bytes, most: int) -> bytes:
+        """The bytes ``chunk`` inflates to, at most ``most`` (more would be over the bound)."""
+        zlib = self._zlib
+        try:
+            try:
+                out = self._decoder.decompress(chunk, most)
+            except zlib.error:
+                if not (self._first and self._wbits == 15):
+                    raise
+                self._decoder = zlib.decompressobj(-15)  # a raw deflate stream
+                out = self._decoder.decompress(chunk, most)
+        except zlib.error as exc:
+            raise ReplyRefused(f"sent a compressed body that does not decode ({exc})") from None
+        self._first = False
+        return out
+
+
+def reply_refused(exc: BaseException) -> ReplyRefused | None:
+    """The :class:`ReplyRefused` behind an SDK error (the SDK wraps what its client raises)."""
+    inner: BaseException | None = exc
+    for _ in range(20):
+        if inner is None:
+            return None
+        if isinstance(inner, ReplyRefused):
+            return inner
+        inner = inner.__cause__ or inner.__context__
+    return None
 
 
 class BodyBound:
@@ -427,15 +577,9 @@ class BodyBound:
 
 
 def reply_too_large(exc: BaseException) -> ReplyTooLarge | None:
-    """The :class:`ReplyTooLarge` behind an SDK error (the SDK wraps what its client raises)."""
-    inner: BaseException | None = exc
-    for _ in range(20):
-        if inner is None:
-            return None
-        if isinstance(inner, ReplyTooLarge):
-            return inner
-        inner = inner.__cause__ or inner.__context__
-    return None
+    """The :class:`ReplyTooLarge` behind an SDK error, if that is what ended it."""
+    refused = reply_refused(exc)
+    return refused if isinstance(refused, ReplyTooLarge) else None
 
 
 #: The message of data nested deeper than :data:`MAX_DEPTH`.

@@ -12,7 +12,7 @@ from toolsearch_cli import ToolSearch, validate_arguments
 from toolsearch_cli.agent import tool_entry
 from toolsearch_cli.errors import ToolArgumentsError, UsageError
 
-from ..chat_server import ChatServer, call, say
+from ..chat_server import ChatServer, Status, call, say
 from ..conftest import ROOT
 
 DEMO = str(ROOT / "catalogs" / "demo")
@@ -215,6 +215,56 @@ def test_the_example_loop_refuses_state_without_agent_mode(example, server, tmp_
     assert exit_.value.code == 2
     assert "--state keeps agent-mode run state; use it with --mode agent" in capsys.readouterr().err
     assert not server.requests and not state.exists()  # nothing asked, nothing written
+
+
+def _stopped(capsys) -> str:
+    """The one line the example printed on stderr about why it stopped (nothing on stdout)."""
+    out, err = capsys.readouterr()
+    assert out == ""  # no empty answer line
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("agent_loop: stopped: "), lines
+    return lines[0]
+
+
+def test_the_example_loop_says_why_it_stopped_on_an_empty_reply(example, server, capsys):
+    """What a small local model did: an empty reply. It printed an empty line and exited 1 unsaid."""
+    server.add(say(""))
+    assert example.main(["Weather?", "--base-url", server.url, "--model", "m"]) == 1
+    said = _stopped(capsys)
+    assert "the model sent an empty reply: no text, no tool calls (finish_reason stop)" in said
+
+
+def test_the_example_loop_says_it_hit_the_step_limit_and_the_calls_refused(example, server, capsys):
+    server.add(call("getWeather", {"city": "Paris"}), call("getWeather", {"city": "Paris"}))
+    assert example.main(["Weather?", "--base-url", server.url, "--model", "m", "--max-requests", "2"]) == 1
+    said = _stopped(capsys)
+    assert "no answer after 2 requests (the step limit)" in said
+    assert "2 calls refused, the last getWeather: not-visible" in said
+    assert len(server.requests) == 2
+
+
+def test_the_example_loop_says_the_server_failed(example, server, capsys):
+    server.add(Status(404, {"error": {"message": "no such model"}}))
+    assert example.main(["Weather?", "--base-url", server.url, "--model", "m"]) == 1
+    said = _stopped(capsys)
+    assert "the model server failed" in said and "no such model" in said
+
+
+def test_the_example_run_as_a_script_says_why_it_stopped(server):
+    """As the issue ran it: ``python examples/agent_loop.py ...`` against a model that says nothing."""
+    import subprocess
+    import sys
+
+    server.add(say("   "))
+    example_file = str(ROOT / "examples" / "agent_loop.py")
+    done = subprocess.run(
+        [sys.executable, example_file, "Weather?", "--base-url", server.url, "--model", "m"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.strip().startswith("agent_loop: stopped: the model sent an empty reply"), done.stderr
 
 
 def test_agent_mode_counts_a_handled_call_as_a_use_under_cumulative(demo):

@@ -876,12 +876,17 @@ class EndpointEmbedder:
             except self._openai.APIStatusError as exc:
                 raise self._error(f"HTTP {exc.status_code}", exc) from None
             except self._openai.APIError as exc:
-                from ..bounded import reply_too_large, size_text
+                from ..bounded import ReplyTooLarge, reply_refused, size_text
 
-                if reply_too_large(exc) is not None:
+                refused = reply_refused(exc)
+                if refused is not None:
+                    said = (
+                        f"sent a reply of more than {size_text(MAX_ENDPOINT_REPLY_BYTES)}"
+                        if isinstance(refused, ReplyTooLarge)
+                        else refused.reason
+                    )
                     raise EmbedError(
-                        f"the embeddings endpoint {self.shown_url} sent a reply of more than "
-                        f"{size_text(MAX_ENDPOINT_REPLY_BYTES)}; it was not read further",
+                        f"the embeddings endpoint {self.shown_url} {said}; it was not read further",
                         field="embed-base-url",
                     ) from None
                 raise self._error(type(exc).__name__, exc) from None

@@ -307,7 +307,9 @@ def rescale_views(sims: Any, k: int) -> tuple[Any, Any, Any]:
     a flat view all 0; with each row's floor and span."""
     import numpy as np
 
-    ordered = -np.partition(-sims, k - 1, axis=1)
+    # both the best (0) and the k-th best in place: a partition at k - 1 alone leaves the ones before
+    # it in any order (numpy 2's happened to put the best first; 1.25's does not)
+    ordered = -np.partition(-sims, (0, k - 1) if k > 1 else 0, axis=1)
     top, floor = ordered[:, :1], np.maximum(ordered[:, k - 1 : k], 0.0)
     span = top - floor
     with np.errstate(invalid="ignore", divide="ignore"):

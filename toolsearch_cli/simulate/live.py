@@ -24,7 +24,7 @@ from ..errors import UsageError
 from ..files import write_text_atomic
 from ..model import Tool
 from .live_client import ChatClient, Completion
-from .loop import Reply, check_state_mode, diagnose, empty_reply, new_transcript, run_conversation
+from .loop import Reply, check_state_mode, diagnose, empty_reply, malformed_reply, new_transcript, run_conversation
 from .runner import build_engine, check_mock_names
 from .script import Script, ScriptedCall, Step
 from .settings import DEFAULT_MAX_ITERATIONS, Settings, user_messages
@@ -184,6 +184,9 @@ class LiveModel:
         reply.assistant, reply.calls, self.generated = _assistant_message(completion, self.generated, reply.findings)
         # what the model did is a finding of the run (--check fails on it), never an error that ends
         # it; the diagnoses that may explain it come with it, on every request that has them
+        malformed = malformed_reply(completion.problems)
+        if malformed is not None:
+            reply.findings.append(malformed)
         empty = empty_reply(reply)
         if empty is not None:
             reply.findings.append(empty)
@@ -269,6 +272,8 @@ def _live_info(completion: Completion, our_tokens: int) -> dict[str, Any]:
     }
     if completion.retries:
         info["retried"] = [{"status": s, "waited_s": round(d, 3)} for s, d in completion.retries]
+    if completion.problems:  # what the history's normalised message no longer shows: replayed from here
+        info["malformed"] = list(completion.problems)
     return info
 
 

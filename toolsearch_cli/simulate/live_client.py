@@ -15,8 +15,16 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ..bounded import JSONRefused, ReplyTooLarge, bounded_http_client, reply_too_large, size_text, strict_json
-from ..errors import ToolsearchError
+from ..bounded import (
+    JSONRefused,
+    ReplyRefused,
+    ReplyTooLarge,
+    bounded_http_client,
+    reply_refused,
+    size_text,
+    strict_json,
+)
+from ..errors import ToolsearchError, UsageError
 from ..redaction import redact, redact_data, register, register_url, shown_url
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -30,6 +38,18 @@ NO_KEY = "no-key"
 #: The largest reply body read from the model server (``--max-reply-size``): 4 MB is about a
 #: million tokens, far beyond any model's output; a bigger body is refused as it arrives.
 MAX_REPLY_BYTES = 4 * 1024 * 1024
+
+
+#: The option a request keyword comes from, for the one-line error when an API has no such thing.
+OPTION_OF_KEYWORD = {
+    "temperature": "--temperature",
+    "max_tokens": "--max-tokens",
+    "max_output_tokens": "--max-tokens",
+    "max_completion_tokens": "--max-tokens",
+    "tool_choice": "--tool-choice",
+    "system": "--system",
+    "instructions": "--system",
+}
 
 
 class LiveError(ToolsearchError):
@@ -52,6 +72,9 @@ class Completion:
     model: str | None = None
     #: ``(status, seconds waited)`` for every retried attempt.
     retries: list[tuple[int, float]] = field(default_factory=list)
+    #: How the reply broke its API's shape (a string for the message, ``tool_calls`` not a list,
+    #: content of the wrong type): each is reported as a ``malformed-reply`` finding, not an error.
+    problems: list[str] = field(default_factory=list)
 
 
 class ChatClient(Protocol):
@@ -130,6 +153,7 @@ class OpenAIChatClient:
         self.redact = Redactor(api_key)
         self._api_key = api_key or NO_KEY
         self._client = self._new_client()
+        self._check_options()
 
     #: The API this client speaks (a key of ``providers.PROVIDER_BY_NAME``) and its path, for messages.
     api = "openai"
@@ -141,6 +165,54 @@ class OpenAIChatClient:
     def _send(self, client: Any, kwargs: dict[str, Any]) -> Any:
         """One raw-response create call of the SDK (its body is read by :meth:`_strict_body`)."""
         return client.chat.completions.with_raw_response.create(**kwargs)
+
+    def _create_function(self) -> Any:
+        """The SDK's create function :meth:`_send` calls (its keywords are what this API takes)."""
+        return self._client.chat.completions.create
+
+    def _check_options(self) -> None:
+        """Every keyword a request of this run will carry is one the installed SDK's create takes,
+        else the one-line error of the option that asked for it, before any request (an SDK
+        release that drops a parameter, as ``anthropic`` 2.x dropped ``temperature``, was a
+        ``TypeError`` mid-run)."""
+        import inspect
+
+        sdk = self._openai.__name__
+        version = getattr(self._openai, "__version__", "?")
+        try:
+            create = self._create_function()
+        except AttributeError:  # e.g. openai before 1.66 has no Responses API
+            raise LiveError(
+                f"--api {self.api} needs an {sdk} SDK with this API; the installed one ({version}) "
+                f"does not: pip install -U {sdk}"
+            ) from None
+        try:
+            parameters = inspect.signature(create).parameters
+        except (TypeError, ValueError):  # no signature to read: the SDK says at the call
+            return
+        if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+            return
+        probe = [{"role": "system", "content": "-"}, {"role": "user", "content": "-"}]
+        tool = {"type": "function", "function": {"name": "t", "parameters": {"type": "object"}}}
+        wanted = self._request_kwargs(probe, self._probe_tools(tool))
+        for keyword in wanted:
+            if keyword in parameters:
+                continue
+            option = OPTION_OF_KEYWORD.get(keyword)
+            if option is None:
+                raise LiveError(
+                    f"the installed {sdk} SDK ({version}) sends no {keyword!r} with --api {self.api}: "
+                    f"install a release that does (pip install -U {sdk})"
+                )
+            raise UsageError(
+                f"{option} cannot be sent with --api {self.api}: the installed {sdk} SDK ({version}) "
+                f"takes no {keyword!r} for this API; leave {option} out",
+                field=option.lstrip("-").replace("-", "_"),
+            )
+
+    def _probe_tools(self, tool: dict[str, Any]) -> list[dict[str, Any]]:
+        """One tool in this API's shape, for :meth:`_check_options`."""
+        return [tool]
 
     def _new_client(self) -> Any:
         try:
@@ -183,7 +255,12 @@ class OpenAIChatClient:
             raise outcome["error"]
         return outcome["response"]
 
-    def _too_large_message(self, exc: ReplyTooLarge) -> str:
+    def _refused_message(self, exc: ReplyRefused) -> str:
+        """The one line of a reply body the transport stopped reading (over the bound, or compressed
+        in a way it was not asked for)."""
+        if not isinstance(exc, ReplyTooLarge):
+            said = _one_line(self.redact(exc.reason))[:300]
+            return f"the model server at {self.shown_url} {said}; it was not read further"
         size = f"{exc.declared:,} bytes" if exc.declared is not None else f"over {exc.limit:,} bytes"
         return (
             f"the model server at {self.shown_url} sent a reply of {size}, more than the "
@@ -221,9 +298,9 @@ class OpenAIChatClient:
             except openai.APITimeoutError:
                 raise LiveError(self._timeout_message()) from None
             except openai.APIConnectionError as exc:
-                too_large = reply_too_large(exc)
-                if too_large is not None:
-                    raise LiveError(self._too_large_message(too_large)) from None
+                refused = reply_refused(exc)
+                if refused is not None:
+                    raise LiveError(self._refused_message(refused)) from None
                 raise LiveError(f"cannot reach the model server at {self.shown_url}: {_cause(exc)}") from None
             except openai.APIStatusError as exc:
                 status = exc.status_code
@@ -281,12 +358,22 @@ class OpenAIChatClient:
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
             raise LiveError(f"the model server at {self.shown_url} sent a completion without choices")
         choice = choices[0]
+        problems: list[str] = []
         raw_message = choice.get("message")
+        if not isinstance(raw_message, dict):
+            problems.append(
+                "the choice has no 'message'"
+                if raw_message is None
+                else f"'message' is {_kind_of(raw_message)}, not an object: {_short(raw_message)}"
+            )
         message: dict[str, Any] = raw_message if isinstance(raw_message, dict) else {}
         content = message.get("content")
         if content is not None and not isinstance(content, str):
-            content = json.dumps(content, ensure_ascii=False)
+            problems.append(f"'content' is {_kind_of(content)}, not a string: {_short(content)}")
+            content = json.dumps(content, ensure_ascii=False)  # kept, as text, in the history
         calls = message.get("tool_calls")
+        if calls is not None and not isinstance(calls, list):
+            problems.append(f"'tool_calls' is {_kind_of(calls)}, not a list: {_short(calls)}")
         usage = data.get("usage") if isinstance(data.get("usage"), dict) else None
         if usage is not None:
             usage = {k: v for k, v in usage.items() if isinstance(v, int) and not isinstance(v, bool)}
@@ -299,6 +386,7 @@ class OpenAIChatClient:
             attempts=attempts,
             model=data.get("model") if isinstance(data.get("model"), str) else None,
             retries=list(waited),
+            problems=problems,
         )
 
     def _status_message(self, status: int, exc: Any, attempts: int, repeated: bool = False) -> str:
@@ -410,3 +498,22 @@ def _body_text(exc: Any) -> str:
 
 def _one_line(text: str) -> str:
     return " ".join(text.split())
+
+
+def _kind_of(value: Any) -> str:
+    """``a string``, ``a list``, ``a number``...: a JSON value's type, for a malformed reply's finding."""
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    return "an object" if isinstance(value, dict) else "null" if value is None else type(value).__name__
+
+
+def _short(value: Any) -> str:
+    """A JSON value in at most 80 characters, for a finding (model output: shown, never interpreted)."""
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 80 else text[:79] + "…"

@@ -418,10 +418,24 @@ def diagnose(live: Mapping[str, Any] | None, snapshot: RequestSnapshot) -> list[
     return out
 
 
+def malformed_reply(problems: Sequence[str]) -> Finding | None:
+    """A reply that breaks its API's shape (``problems``: a string where the ``message`` object
+    should be, ``tool_calls`` that are not a list, content of the wrong type): a finding of the
+    run, named for what it is, never reported as an empty reply."""
+    if not problems:
+        return None
+    return Finding("malformed-reply", "the model sent a malformed reply: " + "; ".join(problems))
+
+
 def empty_reply(reply: Reply) -> Finding | None:
     """A reply with no text and no tool call (a model's silence, or what a server made of it): a
-    finding of the run, not an error. A reply whose only calls were malformed is reported as such."""
-    if (reply.content or "").strip() or reply.calls or any(f.kind == "malformed-tool-call" for f in reply.findings):
+    finding of the run, not an error. A reply that was malformed, or whose only calls were, is
+    reported as such."""
+    if (
+        (reply.content or "").strip()
+        or reply.calls
+        or any(f.kind in ("malformed-tool-call", "malformed-reply") for f in reply.findings)
+    ):
         return None
     finish = (reply.live or {}).get("finish_reason") or "none"
     return Finding(
@@ -485,6 +499,7 @@ __all__ = [
     "check_state_mode",
     "diagnose",
     "empty_reply",
+    "malformed_reply",
     "new_transcript",
     "run_conversation",
 ]

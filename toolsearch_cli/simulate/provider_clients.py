@@ -16,7 +16,7 @@ from typing import Any
 from ..bounded import bounded_http_client
 from ..providers import ANTHROPIC, OPENAI_RESPONSES, Provider
 from ..redaction import redact_data
-from .live_client import DEFAULT_BASE_URL, Completion, LiveError, OpenAIChatClient, _as_dict
+from .live_client import DEFAULT_BASE_URL, Completion, LiveError, OpenAIChatClient, _as_dict, _kind_of, _short
 
 #: ``--tool-choice`` values in Anthropic's shape.
 _ANTHROPIC_TOOL_CHOICE = {"auto": {"type": "auto"}, "required": {"type": "any"}, "none": {"type": "none"}}
@@ -49,6 +49,13 @@ class _ProviderClient(OpenAIChatClient):
                 f"the model server at {self.shown_url} sent a reply that is not a {self.provider.title} response"
             )
         reply = self.provider.chat_reply(data)
+        items = data[self.reply_key]
+        problems = [
+            f"'{self.reply_key}' item {n} is {_kind_of(item)}, not an object: {_short(item)}"
+            for n, item in enumerate(items)
+            if not isinstance(item, dict)
+        ][:5]
+        problems += self._item_problems([item for item in items if isinstance(item, dict)])[:5]
         return Completion(
             content=reply.content,
             tool_calls=list(reply.tool_calls),
@@ -58,7 +65,12 @@ class _ProviderClient(OpenAIChatClient):
             attempts=attempts,
             model=reply.model,
             retries=list(waited),
+            problems=problems,
         )
+
+    def _item_problems(self, items: list[dict[str, Any]]) -> list[str]:
+        """How the reply's items break this API's shape (text that is not a string, ...)."""
+        return []
 
 
 class AnthropicClient(_ProviderClient):
@@ -93,6 +105,26 @@ class AnthropicClient(_ProviderClient):
     def _send(self, client: Any, kwargs: dict[str, Any]) -> Any:
         return _LegacyShape(client.messages.with_raw_response.create(**kwargs))
 
+    def _create_function(self) -> Any:
+        return self._client.messages.create
+
+    def _item_problems(self, items: list[dict[str, Any]]) -> list[str]:
+        return [
+            f"a text block's 'text' is {_kind_of(b.get('text'))}, not a string: {_short(b.get('text'))}"
+            for b in items
+            if b.get("type") == "text" and not isinstance(b.get("text"), str)
+        ]
+
+    def _check_options(self) -> None:
+        super()._check_options()  # anthropic 2.x takes no temperature: refused there
+        if self.temperature is not None and self.temperature > 1:
+            from ..errors import UsageError
+
+            raise UsageError(
+                f"--temperature must be between 0 and 1 with --api anthropic, not {self.temperature:g}",
+                field="temperature",
+            )
+
     def _request_kwargs(
         self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]]
     ) -> dict[str, Any]:
@@ -118,6 +150,25 @@ class OpenAIResponsesClient(_ProviderClient):
 
     def _send(self, client: Any, kwargs: dict[str, Any]) -> Any:
         return client.responses.with_raw_response.create(**kwargs)
+
+    def _create_function(self) -> Any:
+        return self._client.responses.create
+
+    def _item_problems(self, items: list[dict[str, Any]]) -> list[str]:
+        out = []
+        for item in items:
+            if item.get("type") != "message":
+                continue
+            content = item.get("content")
+            if not isinstance(content, list):
+                out.append(f"a message's 'content' is {_kind_of(content)}, not a list: {_short(content)}")
+                continue
+            for part in content:
+                if not isinstance(part, dict):
+                    out.append(f"a message's content part is {_kind_of(part)}, not an object: {_short(part)}")
+                elif part.get("type") == "output_text" and not isinstance(part.get("text"), str):
+                    out.append(f"an output_text's 'text' is {_kind_of(part.get('text'))}, not a string")
+        return out
 
     def _request_kwargs(
         self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]]

@@ -20,7 +20,7 @@ from ..disclosure.engine import DisclosureEngine, RequestSnapshot
 from ..disclosure.history import tool_calls
 from ..files import read_text
 from ..model import Tool
-from .loop import Reply, diagnose, empty_reply, new_transcript, run_conversation
+from .loop import Reply, diagnose, empty_reply, malformed_reply, new_transcript, run_conversation
 from .script import ScriptedCall, ScriptError
 from .settings import Settings
 from .transcript import Finding, RequestRecord, Transcript
@@ -172,6 +172,9 @@ class ReplayedModel:
             reply.calls.append(ScriptedCall(name=call.name, arguments=raw, id=call.id, result=result, has_result=True))
         if isinstance(recorded, Mapping):  # a live recording: its findings about the model's reply again
             reply.live = _live_figures(recorded, snapshot)
+            malformed = malformed_reply(reply.live.get("malformed") or [])
+            if malformed is not None:
+                reply.findings.append(malformed)
             empty = empty_reply(reply)
             if empty is not None:
                 reply.findings.append(empty)
@@ -225,7 +228,10 @@ def _live_figures(raw: Mapping[str, Any], snapshot: RequestSnapshot) -> dict[str
 
     usage = raw.get("usage")
     latency, attempts = raw.get("latency_ms"), raw.get("attempts")
+    malformed = raw.get("malformed")
+    problems = [p[:300] for p in malformed[:10] if isinstance(p, str)] if isinstance(malformed, list) else []
     return {
+        **({"malformed": problems} if problems else {}),
         "latency_ms": float(latency) if number(latency) else 0.0,  # type: ignore[arg-type]
         "attempts": attempts if isinstance(attempts, int) and not isinstance(attempts, bool) and attempts > 0 else 1,
         "finish_reason": raw.get("finish_reason") if isinstance(raw.get("finish_reason"), str) else None,

@@ -17,7 +17,7 @@ TRANSCRIPT_FORMAT = "toolsearch.transcript"
 
 #: Findings about a live reply that are neither expectations nor protocol errors: it cannot be
 #: trusted (cut off, the tools never reached the model) or cannot be used (no text, no tool calls).
-DIAGNOSTIC_KINDS = ("truncated-reply", "tools-dropped", "empty-reply")
+DIAGNOSTIC_KINDS = ("truncated-reply", "tools-dropped", "empty-reply", "malformed-reply")
 
 
 @dataclass(slots=True)
