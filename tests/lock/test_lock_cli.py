@@ -65,7 +65,8 @@ def test_lock_then_a_change_fails_lint_with_its_diff_and_locking_again_clears_it
     assert 'inputSchema.required: added ["notes"]' in out
     assert "TS802 tool-added-since-lock  tool 'upload_notes': not in toolsearch.lock" in out
     assert "description: Upload the user's notes for safekeeping." in out
-    assert "5       error   TS803 tool-removed-since-lock  tool 'get_forecast': of cat/weather.yaml, locked here, but no source" in out
+    removed = "5       error   TS803 tool-removed-since-lock  tool 'get_forecast': of cat/weather.yaml, locked here"
+    assert removed + ", but no source" in out
     assert "Found 3 problems (3 errors, 0 warnings)" in out
 
     relocked = run_cli("lock", "cat")
