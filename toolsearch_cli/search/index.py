@@ -199,6 +199,11 @@ class BM25FIndex:
         """For each of ``slots``, whether its tool holds ``term`` in one of the field ids ``fields``."""
         return self._store.held_in(term, slots, fields)
 
+    def tf_split(self, term: str, slots: list[int], fields: frozenset[int]) -> tuple[list[float], list[float]]:
+        """For each of ``slots``: ``term``'s frequency over all fields as scored (weighted and
+        length-normalised, before saturation) and the part from the field ids ``fields``."""
+        return self._store.tf_split(term, slots, fields, self.averages())
+
     def category_slots(self, category: str) -> set[int]:
         return self._category_slots.get(classic_normalize(category), set())
 

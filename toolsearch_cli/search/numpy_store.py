@@ -388,6 +388,34 @@ class NumpyStore:
             found |= (at < right) & own[fids[np.minimum(at, last)]]
         return [bool(x) for x in found]
 
+    def tf_split(
+        self, term: str, slots: list[int], fields: frozenset[int], avgs: list[float]
+    ) -> tuple[list[float], list[float]]:
+        """Binary search of each slot in the term's postings (slot order), then its few entries."""
+        np = self.np
+        posting, fids, counts = self._entries(term)
+        total = np.zeros(len(slots))
+        part = np.zeros(len(slots))
+        if not len(posting) or not slots:
+            return total.tolist(), part.tolist()
+        wanted = np.asarray(slots, dtype=posting.dtype)
+        left = np.searchsorted(posting, wanted, "left")
+        right = np.searchsorted(posting, wanted, "right")
+        chosen = np.zeros(self.index.nfields, dtype=bool)
+        chosen[list(fields)] = True
+        averages = np.asarray(avgs)
+        last = len(posting) - 1
+        for offset in range(int((right - left).max())):  # at most one entry per field
+            at = np.minimum(left + offset, last)
+            present = (left + offset) < right
+            fid = fids[at]
+            b = self.bs[fid]
+            ratio = np.minimum(self.lengths[fid, posting[at]] / averages[fid], self.max_ratios[fid])
+            tf = np.where(present, self.weights[fid] * counts[at] / (1.0 - b + b * ratio), 0.0)
+            total += tf
+            part += np.where(chosen[fid], tf, 0.0)
+        return total.tolist(), part.tolist()
+
     def mask(self, allowed: set[int] | None, require: list[str] | None) -> Any:
         """A boolean array of the slots a tool may be in (None: any)."""
         np = self.np

@@ -98,6 +98,27 @@ class PythonStore:
         found = {posting[i] for i in range(0, len(posting), 3) if posting[i + 1] in fields and posting[i] in wanted}
         return [slot in found for slot in slots]
 
+    def tf_split(
+        self, term: str, slots: list[int], fields: frozenset[int], avgs: list[float]
+    ) -> tuple[list[float], list[float]]:
+        posting = self.postings.get(term)
+        where = {slot: i for i, slot in enumerate(slots)}
+        total = [0.0] * len(slots)
+        part = [0.0] * len(slots)
+        if posting is None:
+            return total, part
+        model, lengths = self.index.model, self.lengths
+        for i in range(0, len(posting), 3):
+            at = where.get(posting[i])
+            if at is None:
+                continue
+            fid = posting[i + 1]
+            tf = model.field_tf(fid, posting[i + 2], lengths[fid][posting[i]], avgs[fid])
+            total[at] += tf
+            if fid in fields:
+                part[at] += tf
+        return total, part
+
     def mask(self, allowed: set[int] | None, require: list[str] | None) -> set[int] | None:
         """The slots a tool may be in (None: any)."""
         if require is None:

@@ -14,9 +14,14 @@ surface rules and no dictionary of names:
 * a number, an amount (``$40``, ``10%``), a clock time (``10:30``, ``3pm``), a date (``2024-05-01``);
 * an id: a token mixing letters and digits (``INV-2041``, ``a1b2c3``), or an upper-case
   identifier with an underscore (``STRIPE_KEY``);
-* a weekday, a month, and the relative days (today, tomorrow, yesterday, tonight);
+* a weekday, a month, the relative days (today, tomorrow, yesterday, tonight) and relative
+  periods (*last week*, *next month*, *this year*, *two days ago*);
 * a proper noun: a capitalised word that does not start its sentence (``Maria``, ``Marketing``),
   not an all-capitals acronym (``DNS``, ``PDF`` often *are* the operation).
+
+Also weighed like values: a few words of asking rather than of the operation (*give*, *now*,
+*currently*, *quickly*, *really*: :data:`FILLER`), which API texts rarely use, so that they earn a
+high IDF when one does.
 
 A term counts as value-like only if every word of the request that gives it is value-like ("show
 the *Files* folder and list files": ``file`` is not). The default ranker weighs these terms less
@@ -47,6 +52,15 @@ _DAYS = frozenset(
     jan feb mar apr jun jul aug sep sept oct nov dec
     today tomorrow yesterday tonight
     """.split()
+)
+_PERIODS = frozenset(
+    "day days week weeks weekend month months year years quarter night morning evening hour hours".split()
+)
+_PERIOD_LEAD = frozenset("last next this past coming previous upcoming".split())
+#: Words of asking, not of the operation ("give me", "right now", "currently").
+FILLER = frozenset(
+    "give try able going really now currently right thing things stuff way sure quickly actually maybe kindly asap"
+    " called named titled labelled labeled".split()
 )
 _STRIP = "\"'“”‘’()[]{}<>,;:!?…"
 _SENTENCE_END = (".", "?", "!", ";", ":")
@@ -87,7 +101,14 @@ def value_words(query: str) -> list[tuple[str, bool]]:
         word = raw.strip(_STRIP)
         # "Lena's" -> "Lena": the possessive does not change what the word is
         base = re.sub(r"['’]s$", "", word)
-        is_value = match.start() in quoted or _value_word(base, sentence_start)
+        folded = base.casefold()
+        is_value = match.start() in quoted or _value_word(base, sentence_start) or folded in FILLER
+        if folded in _PERIODS and out and (out[-1][0].casefold() in _PERIOD_LEAD or out[-1][1]):
+            # "last week", "next month", "3 days": the period and the word before it
+            is_value = True
+            out[-1] = (out[-1][0], True)
+        elif folded == "ago" and out:
+            is_value = True
         out.append((word, is_value))
         if word:
             sentence_start = raw.rstrip("\"'”’)").endswith(_SENTENCE_END)
