@@ -209,3 +209,25 @@ def test_explain_names_the_word_a_related_term_came_from():
     hit = search(catalog, "duplicate the report", explain=True)[0]
     assert any(c.term.startswith("copi") and "duplic" in c.term for c in hit.contributions)
     assert sum(c.points for c in hit.contributions) == pytest.approx(hit.score)
+
+
+# --- the stores agree ----------------------------------------------------------------------
+
+
+def test_both_stores_split_a_terms_frequency_alike():
+    pytest.importorskip("numpy")
+    tools = [PARAM_HEAVY, REFUNDS, *FOLDERS, *filler(40)]
+    fields = frozenset(i for i, name in enumerate(bm25f.FIELD_SPECS) if name in bm25f.PARAM_FIELDS)
+    indexes = [bm25f.build_index(tools, backend=backend) for backend in ("python", "numpy")]
+    for index in indexes:  # a change after the build: the numpy store's delta segment
+        index.add(op("post_refunds_2", "Refund a customer.", {"customer": "The customer to refund."}))
+        index.remove("get_tax_9")
+    slots = sorted(indexes[0].slot_of.values())
+    for word in ("customer", "refund", "folder", "money", "absent"):
+        (term,) = analyze(word)
+        python, numpy = (index.tf_split(term, slots, fields) for index in indexes)
+        assert python[0] == pytest.approx(numpy[0]) and python[1] == pytest.approx(numpy[1])
+        assert (sum(python[0]) > 0) == (word != "absent")
+    total, part = indexes[0].tf_split(analyze("customer")[0], slots, fields)
+    heavy = slots.index(indexes[0].slot_of["post_setup_intents"])
+    assert total[heavy] == part[heavy] > 0  # in its parameters only
