@@ -54,7 +54,8 @@ VARIANTS: dict[str, dict[str, Any]] = {
     # issue 32
     "no parameter cap": {"PARAM_CAP_OWN": None},
     "no value weight": {"VALUE_WEIGHT": 1.0},
-    "issue 32 undone": {"PARAM_CAP_OWN": None, "VALUE_WEIGHT": 1.0},
+    "no related words": {"RELATED_WEIGHT": 0.0},
+    "issue 32 undone": {"PARAM_CAP_OWN": None, "VALUE_WEIGHT": 1.0, "RELATED_WEIGHT": 0.0},
 }
 
 

@@ -170,11 +170,13 @@ class FieldsOf:
 
 def diagnose(query: str, ranked: list[str], fields: FieldsOf) -> tuple[bool, bool]:
     """(a hit matched on parameters only ranks above one that matched its own words, the top
-    hit's matched words are all value-like) for one request's ranking."""
-    from toolsearch_cli.search.text import analyze
+    hit's matched words are all value-like) for one request's ranking. The request's words are the
+    default ranker's query terms, related words (``toolsearch_cli.search.related``) included, so a
+    hit matched by a related word is not counted as no match."""
+    from toolsearch_cli.search.bm25f import query_plan
     from toolsearch_cli.search.values import value_terms
 
-    terms = set(analyze(query))
+    terms = set(query_plan(query).terms)
     param_only_seen = inverted = False
     for name in ranked:
         own, params = fields(name)

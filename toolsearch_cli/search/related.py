@@ -10,7 +10,10 @@ above one that says a related word.
 Written by hand for this project from the vocabulary common to web and tool APIs (CRUD verbs,
 resources, payments, files, messaging, scheduling, browsers, databases); not learnt from any
 data set. Single words are both triggers and expansions; phrases of several words ("money back")
-only trigger: their words alone mean something else.
+only trigger: their words alone mean something else. A line ``a b > c d`` is one way: *a* and *b*
+bring *c* and *d*, not the reverse (to *schedule* a meeting is to create one, but a request to
+create something is not about schedules); there a trigger that the analyser drops as a stop word
+(*who*) is matched as a word of the request.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from .text import analyze
 GROUPS = """
 create make new add generate
 delete remove erase destroy purge discard get_rid_of
-list show enumerate browse what_are all
+list show enumerate browse what_are
 get fetch retrieve read view show look_up lookup
 update change edit modify alter adjust
 search find look_for look_up query
@@ -106,6 +109,24 @@ label tag
 restore recover undelete
 worksheet sheet tab
 workbook spreadsheet
+schedule arrange book > create
+cancel > delete
+get_rid_of clear > delete
+show view display see > list get
+who > user member participant
+how_many > count total
+how_much > amount total balance
+remind > reminder notification
+enable activate turn_on
+disable deactivate turn_off
+bring_back undelete > restore
+go_back > rollback revert restore
+kick_off trigger > start run build
+rebuild > build
+finish complete done resolve
+tick_off check_off > complete done
+assign assigned > member assignee owner
+tell notify ping > send message notification
 """.strip().splitlines()
 
 _PHRASE_WORDS = re.compile(r"[^\w']+")
@@ -117,15 +138,17 @@ def _tables() -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]]]:
     by_term: dict[str, set[str]] = {}
     by_phrase: dict[str, set[str]] = {}
     for line in GROUPS:
-        members = line.split()
-        words = [m for m in members if "_" not in m]
+        triggers, arrow, targets = line.partition(">")
+        members = triggers.split()
+        words = [m for m in (targets.split() if arrow else members) if "_" not in m]
         terms = {t for w in words for t in analyze(w)}
         for member in members:
-            if "_" in member:
+            analysed = analyze(member) if "_" not in member else []
+            if not analysed:
+                # a phrase, or a word the analyser drops ("who"): matched in the request's text
                 by_phrase.setdefault(member.replace("_", " "), set()).update(terms)
-            else:
-                for term in analyze(member):
-                    by_term.setdefault(term, set()).update(terms - {term})
+            for term in analysed:
+                by_term.setdefault(term, set()).update(terms - {term})
     return (
         {t: frozenset(r) for t, r in by_term.items() if r},
         {p: frozenset(r) for p, r in by_phrase.items() if r},
