@@ -115,30 +115,37 @@ COVER_MAX_TERMS = 8
 #: Below this share there is no bonus (at most 0.2 × 0.5 ** 8 of the best score: nothing to explain).
 COVER_MIN_SHARE = 0.5
 
-# --- Real API catalogs (issue 32). Every weight of this block was chosen on benchmarks/
-# real_quality.py (sets project + shared) with benchmarks/quality.py checked beside it; the figures
-# are in benchmarks/README.md, "Issue 32".
+# --- Real API catalogs (issue 32). Every weight of this block was chosen with benchmarks/
+# ablate_real.py: MRR on the real catalogs (benchmarks/real_catalogs, "project"; ../shared/eval/
+# realworld-dev, "shared") first, R@5 on the six dev sets beside it (at most 0.01 lower each);
+# benchmarks/README.md, "Issue 32", has the tables.
 #: The index fields that hold parameter evidence (names, descriptions and ``enum`` values of
 #: parameters, nested ones included).
 PARAM_FIELDS = ("params", "param_text", "param_values")
 #: Parameter evidence is capped: a tool's parameter points count at most PARAM_CAP_OWN × its own
-#: (non-parameter) points plus PARAM_CAP_BEST × the best own points of any candidate. A tool
-#: matched on parameters only then scores at most PARAM_CAP_BEST of the tool best matched in its
-#: name, title or description; parameters still break ties and add recall. 0 for both turns the
-#: cap off (``None``: off).
+#: (non-parameter) points plus PARAM_CAP_BEST × the best own points of any candidate, so a tool
+#: matched on parameters only never outscores the tool best matched in its name, title or
+#: description; parameters still break ties and add recall. ``None`` turns the cap off.
+#: 2 / 1 against 1 / 0.5: shared OpenAPI MRR 0.208 vs 0.172, but ultratool_zh R@5 0.762 vs 0.716
+#: (the tighter cap cost ultratool 0.05, the looser 0.004); 1 / 1: 0.203 and 0.750.
 PARAM_CAP_OWN: float | None = 2.0
 PARAM_CAP_BEST = 1.0
-#: Before the cap, the parameter points of a term that a tool has in its parameters only (not in
-#: its name, title, description, category or tags) are multiplied by this.
+#: Before the cap, the parameter points of a term a tool has in its parameters only (not in its
+#: name, title, description, category or tags) are multiplied by this. Off (1.0): 0.6 cut shared
+#: OpenAPI MRR 0.216 -> 0.163, 0.35 to 0.178, and ultratool_zh R@5 by 0.007 / 0.034.
 PARAM_ONLY_TERM = 1.0
 #: The cap is weighed on this many of the best tools (or the number asked for, if more).
 PARAM_POOL = 200
 #: Weight of a query term that comes only from value-like words of the request (a named folder,
 #: a person, a day, a number, a quoted name, an id: :mod:`.values`), when the request has other
-#: terms too; 1.0 turns it off.
+#: terms too; 1.0 turns it off. 0.6 against 0.4: toolbench_g3 R@5 0.677 vs 0.656 (0.4 cost it
+#: 0.012), shared OpenAPI MRR equal (0.171 / 0.172); 0.5: toolbench 0.662.
 VALUE_WEIGHT = 0.6
 #: Weight of a related term the request does not say (:mod:`.related`: "money back" adds
-#: "refund"), relative to the word that brought it; 0 turns expansion off.
+#: "refund"), relative to the word that brought it; 0 turns expansion off. Expansion at 0.4 took
+#: shared MCP MRR 0.523 -> 0.754, project MCP 0.627 -> 0.686, project OpenAPI 0.544 -> 0.564,
+#: ultratool_en R@5 +0.021; 0.25: shared MCP 0.715; 0.55-0.6: dev sets and project no better,
+#: toolbench_g3 -0.009 (0.5).
 RELATED_WEIGHT = 0.4
 
 
