@@ -134,8 +134,9 @@ PARAM_CAP_BEST = 1.0
 #: name, title, description, category or tags) are multiplied by this. Off (1.0): 0.6 cut shared
 #: OpenAPI MRR 0.216 -> 0.163, 0.35 to 0.178, and ultratool_zh R@5 by 0.007 / 0.034.
 PARAM_ONLY_TERM = 1.0
-#: The cap is weighed on this many of the best tools (or the number asked for, if more).
-PARAM_POOL = 200
+#: The cap is weighed on this many of the best tools (or the number asked for, if more); 100 as
+#: COVER_POOL (benchmarks/README.md, "Issue 32": figures and cost of 100 and 200).
+PARAM_POOL = 100
 #: Weight of a query term that comes only from value-like words of the request (a named folder,
 #: a person, a day, a number, a quoted name, an id: :mod:`.values`), when the request has other
 #: terms too; 1.0 turns it off. 0.6 against 0.4: toolbench_g3 R@5 0.677 vs 0.656 (0.4 cost it
@@ -598,13 +599,14 @@ def _with_param_cap(
     model = index.model
     # per candidate: parameter points of each term, and whether that term is in parameters only
     param_points: list[dict[str, tuple[float, bool]]] = [{} for _ in slots]
-    for term in terms:
+    term_list = list(terms)
+    for term, split in zip(term_list, index.param_split(term_list, slots, fields), strict=True):
+        if not split:
+            continue
         idf = index.idf(term)
-        totals, parts = index.tf_split(term, slots, fields)
-        for i, (tf, part) in enumerate(zip(totals, parts, strict=True)):
-            if part > 0.0:
-                share = ranked[i][3].get(term, 0.0) * model.saturate(idf, tf) * part / tf
-                param_points[i][term] = (share, part >= tf * (1.0 - 1e-9))
+        for i, (tf, part) in split.items():
+            share = ranked[i][3].get(term, 0.0) * model.saturate(idf, tf) * part / tf
+            param_points[i][term] = (share, part >= tf * (1.0 - 1e-9))
     own = [
         max(0.0, score - sum(p for p, _ in found.values()))
         for (_, _, score, _), found in zip(ranked, param_points, strict=True)

@@ -95,6 +95,7 @@ class BM25FIndex:
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
         state.pop("slot_of", None)  # made again from the slots on first use (see __getattr__); absent until then
+        state.pop("_split_cache", None)  # a query-time cache (see param_split)
         return state
 
     def __getattr__(self, name: str) -> Any:
@@ -199,10 +200,26 @@ class BM25FIndex:
         """For each of ``slots``, whether its tool holds ``term`` in one of the field ids ``fields``."""
         return self._store.held_in(term, slots, fields)
 
-    def tf_split(self, term: str, slots: list[int], fields: frozenset[int]) -> tuple[list[float], list[float]]:
-        """For each of ``slots``: ``term``'s frequency over all fields as scored (weighted and
-        length-normalised, before saturation) and the part from the field ids ``fields``."""
-        return self._store.tf_split(term, slots, fields, self.averages())
+    def param_split(
+        self, terms: list[str], slots: list[int], fields: frozenset[int]
+    ) -> list[dict[int, tuple[float, float]]]:
+        """Per term, for the indexes ``i`` of ``slots`` whose tool holds it in one of the field ids
+        ``fields``: (its frequency over all fields as scored, weighted and length-normalised
+        before saturation; the part from ``fields``). Each term's split is cached until the
+        catalog changes, as its scores are."""
+        cache: dict[tuple[str, frozenset[int]], tuple[int, dict[int, tuple[float, float]]]]
+        cache = self.__dict__.setdefault("_split_cache", {})
+        out = []
+        avgs: list[float] | None = None
+        for term in terms:
+            cached = cache.get((term, fields))
+            if cached is None or cached[0] != self.generation:
+                if avgs is None:
+                    avgs = self.averages()
+                cached = cache[(term, fields)] = (self.generation, self._store.param_split(term, fields, avgs))
+            split = cached[1]
+            out.append({i: split[slot] for i, slot in enumerate(slots) if slot in split} if split else {})
+        return out
 
     def category_slots(self, category: str) -> set[int]:
         return self._category_slots.get(classic_normalize(category), set())

@@ -388,33 +388,29 @@ class NumpyStore:
             found |= (at < right) & own[fids[np.minimum(at, last)]]
         return [bool(x) for x in found]
 
-    def tf_split(
-        self, term: str, slots: list[int], fields: frozenset[int], avgs: list[float]
-    ) -> tuple[list[float], list[float]]:
-        """Binary search of each slot in the term's postings (slot order), then its few entries."""
+    def param_split(self, term: str, fields: frozenset[int], avgs: list[float]) -> dict[int, tuple[float, float]]:
         np = self.np
-        posting, fids, counts = self._entries(term)
-        total = np.zeros(len(slots))
-        part = np.zeros(len(slots))
-        if not len(posting) or not slots:
-            return total.tolist(), part.tolist()
-        wanted = np.asarray(slots, dtype=posting.dtype)
-        left = np.searchsorted(posting, wanted, "left")
-        right = np.searchsorted(posting, wanted, "right")
+        slots, fids, counts = self._entries(term)
+        if not len(slots):
+            return {}
         chosen = np.zeros(self.index.nfields, dtype=bool)
         chosen[list(fields)] = True
-        averages = np.asarray(avgs)
-        last = len(posting) - 1
-        for offset in range(int((right - left).max())):  # at most one entry per field
-            at = np.minimum(left + offset, last)
-            present = (left + offset) < right
-            fid = fids[at]
-            b = self.bs[fid]
-            ratio = np.minimum(self.lengths[fid, posting[at]] / averages[fid], self.max_ratios[fid])
-            tf = np.where(present, self.weights[fid] * counts[at] / (1.0 - b + b * ratio), 0.0)
-            total += tf
-            part += np.where(chosen[fid], tf, 0.0)
-        return total.tolist(), part.tolist()
+        inside = chosen[fids]
+        if not inside.any():
+            return {}
+        b = self.bs[fids]
+        ratio = np.minimum(self.lengths[fids, slots] / np.asarray(avgs)[fids], self.max_ratios[fids])
+        tf = self.weights[fids] * counts / (1.0 - b + b * ratio)
+        first = np.flatnonzero(np.concatenate(([True], slots[1:] != slots[:-1])))
+        total = np.add.reduceat(tf, first)
+        part = np.add.reduceat(np.where(inside, tf, 0.0), first)
+        unique = slots[first]
+        keep = part > 0
+        if self.dead:
+            keep &= self.alive[unique]
+        return dict(
+            zip(unique[keep].tolist(), zip(total[keep].tolist(), part[keep].tolist(), strict=True), strict=True)
+        )
 
     def mask(self, allowed: set[int] | None, require: list[str] | None) -> Any:
         """A boolean array of the slots a tool may be in (None: any)."""

@@ -98,26 +98,22 @@ class PythonStore:
         found = {posting[i] for i in range(0, len(posting), 3) if posting[i + 1] in fields and posting[i] in wanted}
         return [slot in found for slot in slots]
 
-    def tf_split(
-        self, term: str, slots: list[int], fields: frozenset[int], avgs: list[float]
-    ) -> tuple[list[float], list[float]]:
+    def param_split(self, term: str, fields: frozenset[int], avgs: list[float]) -> dict[int, tuple[float, float]]:
         posting = self.postings.get(term)
-        where = {slot: i for i, slot in enumerate(slots)}
-        total = [0.0] * len(slots)
-        part = [0.0] * len(slots)
         if posting is None:
-            return total, part
-        model, lengths = self.index.model, self.lengths
+            return {}
+        model, lengths, tools = self.index.model, self.lengths, self.index.tools
+        total: dict[int, float] = {}
+        part: dict[int, float] = {}
         for i in range(0, len(posting), 3):
-            at = where.get(posting[i])
-            if at is None:
+            slot, fid = posting[i], posting[i + 1]
+            if tools[slot] is None:
                 continue
-            fid = posting[i + 1]
-            tf = model.field_tf(fid, posting[i + 2], lengths[fid][posting[i]], avgs[fid])
-            total[at] += tf
+            tf = model.field_tf(fid, posting[i + 2], lengths[fid][slot], avgs[fid])
+            total[slot] = total.get(slot, 0.0) + tf
             if fid in fields:
-                part[at] += tf
-        return total, part
+                part[slot] = part.get(slot, 0.0) + tf
+        return {slot: (total[slot], p) for slot, p in part.items()}
 
     def mask(self, allowed: set[int] | None, require: list[str] | None) -> set[int] | None:
         """The slots a tool may be in (None: any)."""

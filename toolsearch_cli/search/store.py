@@ -84,11 +84,10 @@ class ScoringStore(Protocol):
         """For each of ``slots``, whether its tool holds ``term`` in one of the field ids ``fields``."""
         ...
 
-    def tf_split(
-        self, term: str, slots: list[int], fields: frozenset[int], avgs: list[float]
-    ) -> tuple[list[float], list[float]]:
-        """For each of ``slots``: the term's weighted, length-normalised frequency over all fields
-        (before saturation), and the part of it from the field ids ``fields`` (0.0, 0.0 when absent)."""
+    def param_split(self, term: str, fields: frozenset[int], avgs: list[float]) -> dict[int, tuple[float, float]]:
+        """Per live slot whose tool holds ``term`` in one of the field ids ``fields``: (the term's
+        weighted, length-normalised frequency over all fields, before saturation; the part of it
+        from ``fields``)."""
         ...
 
     def accumulate(self, terms: list[str], weights: dict[str, float], keep: Any) -> Any:
