@@ -95,7 +95,6 @@ class BM25FIndex:
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
         state.pop("slot_of", None)  # made again from the slots on first use (see __getattr__); absent until then
-        state.pop("_split_cache", None)  # a query-time cache (see param_split)
         return state
 
     def __getattr__(self, name: str) -> Any:
@@ -205,21 +204,8 @@ class BM25FIndex:
     ) -> list[dict[int, tuple[float, float]]]:
         """Per term, for the indexes ``i`` of ``slots`` whose tool holds it in one of the field ids
         ``fields``: (its frequency over all fields as scored, weighted and length-normalised
-        before saturation; the part from ``fields``). Each term's split is cached until the
-        catalog changes, as its scores are."""
-        cache: dict[tuple[str, frozenset[int]], tuple[int, dict[int, tuple[float, float]]]]
-        cache = self.__dict__.setdefault("_split_cache", {})
-        out = []
-        avgs: list[float] | None = None
-        for term in terms:
-            cached = cache.get((term, fields))
-            if cached is None or cached[0] != self.generation:
-                if avgs is None:
-                    avgs = self.averages()
-                cached = cache[(term, fields)] = (self.generation, self._store.param_split(term, fields, avgs))
-            split = cached[1]
-            out.append({i: split[slot] for i, slot in enumerate(slots) if slot in split} if split else {})
-        return out
+        before saturation; the part from ``fields``)."""
+        return self._store.split_candidates(terms, slots, fields, self.averages())
 
     def category_slots(self, category: str) -> set[int]:
         return self._category_slots.get(classic_normalize(category), set())
@@ -302,8 +288,9 @@ class BM25FIndex:
                 out.append((slot, tool, score, {}))
                 continue
             term_weights = dict(base)
-            if slot in best_of:
-                factor, c = best_of[slot]
+            best = best_of.get(slot)  # one look-up: LazyBest works each slot's sentences out per call
+            if best is not None:
+                factor, c = best
                 for term, weight in clauses[used[c]].items():
                     if term in term_weights:
                         term_weights[term] += factor * weight

@@ -98,7 +98,29 @@ class PythonStore:
         found = {posting[i] for i in range(0, len(posting), 3) if posting[i + 1] in fields and posting[i] in wanted}
         return [slot in found for slot in slots]
 
-    def param_split(self, term: str, fields: frozenset[int], avgs: list[float]) -> dict[int, tuple[float, float]]:
+    def split_candidates(
+        self, terms: list[str], slots: list[int], fields: frozenset[int], avgs: list[float]
+    ) -> list[dict[int, tuple[float, float]]]:
+        """Each term's split over all its tools is made once per catalog generation (one pass
+        over its postings) and kept in a cache the on-disk catalog cache does not store."""
+        cache: dict[tuple[str, frozenset[int]], tuple[int, dict[int, tuple[float, float]]]]
+        cache = self.__dict__.setdefault("_split_cache", {})
+        generation = self.index.generation
+        out = []
+        for term in terms:
+            cached = cache.get((term, fields))
+            if cached is None or cached[0] != generation:
+                cached = cache[(term, fields)] = (generation, self._split(term, fields, avgs))
+            split = cached[1]
+            out.append({i: split[slot] for i, slot in enumerate(slots) if slot in split} if split else {})
+        return out
+
+    def __getstate__(self) -> dict[str, object]:
+        state = dict(self.__dict__)
+        state.pop("_split_cache", None)
+        return state
+
+    def _split(self, term: str, fields: frozenset[int], avgs: list[float]) -> dict[int, tuple[float, float]]:
         posting = self.postings.get(term)
         if posting is None:
             return {}

@@ -115,6 +115,12 @@ class LazyBest:
     def __contains__(self, slot: object) -> bool:
         return isinstance(slot, int) and max(self._bonuses(slot)) > 0
 
+    def get(self, slot: int) -> tuple[float, int] | None:
+        """``self[slot]`` when the slot has a bonus (as ``slot in self``), else None: one pass."""
+        values = self._bonuses(slot)
+        best = max(values)
+        return (self.factors[values.index(best)], values.index(best)) if best > 0 else None
+
     def __getitem__(self, slot: int) -> tuple[float, int]:
         values = self._bonuses(slot)
         c = values.index(max(values))  # the first best sentence
