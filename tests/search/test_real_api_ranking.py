@@ -235,3 +235,21 @@ def test_both_stores_split_a_terms_frequency_alike():
     total, part = python[0][heavy]
     assert total == part > 0  # "customer": in its parameters only
     assert heavy not in python[1] or python[1][heavy][0] >= python[1][heavy][1]
+
+
+def test_the_cap_window_gives_the_pools_order_with_and_without_explanations(monkeypatch):
+    # thirty parameter-heavy tools above the named one: the cap is weighed on the first
+    # PARAM_WINDOW, then on the whole pool, as a tool past the window could still reach the top
+    heavy = [
+        Tool(name=f"post_setup_intents_{i}", description=PARAM_HEAVY.description, parameters=PARAM_HEAVY.parameters)
+        for i in range(30)
+    ]
+    catalog = Catalog(tools=[*heavy, REFUNDS, *filler(20)])
+    plain = names(search(catalog, QUERY, top_k=5))
+    explained = names(search(catalog, QUERY, top_k=5, explain=True))
+    assert plain == explained
+    assert plain[0] == "post_refunds"
+    monkeypatch.setattr(bm25f, "PARAM_WINDOW", 1000)  # the whole pool at once
+    assert names(search(catalog, QUERY, top_k=5)) == plain
+    monkeypatch.setattr(bm25f, "PARAM_CAP_OWN", None)  # uncapped, the named tool is past the window
+    assert "post_refunds" not in names(search(catalog, QUERY, top_k=25))

@@ -224,7 +224,13 @@ class BM25FIndex:
         return [(tool, score, w) for _, tool, score, w in self.ranked_slots(plan, k, allowed, weights=weights)]
 
     def ranked_slots(
-        self, plan: QueryPlan, k: int, allowed: set[int] | None = None, *, weights: bool = True
+        self,
+        plan: QueryPlan,
+        k: int,
+        allowed: set[int] | None = None,
+        *,
+        weights: bool = True,
+        weighed: int | None = None,
     ) -> list[tuple[int, Tool, float, dict[str, float]]]:
         """:meth:`rank`'s tools with their slots: ``(slot, tool, score, term weights)``, best first.
 
@@ -281,10 +287,10 @@ class BM25FIndex:
             ranked = store.best(whole, k)
         out: list[tuple[int, Tool, float, dict[str, float]]] = []
         base = {t: plan.weights.get(t, 1.0) for t in terms}
-        for slot, score in ranked:
+        for n, (slot, score) in enumerate(ranked):
             tool = self.tools[slot]
             assert tool is not None
-            if not weights:
+            if not weights or (weighed is not None and n >= weighed):
                 out.append((slot, tool, score, {}))
                 continue
             term_weights = dict(base)
