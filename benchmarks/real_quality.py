@@ -1,9 +1,26 @@
-"""Retrieval quality on the real-catalog dev set (benchmarks/real_catalogs): our rankers against the peers.
+"""Retrieval quality on real catalogs: our rankers against the peers, per catalog, per group, per request.
 
 Usage:
     python benchmarks/real_catalogs/fetch.py           # once: downloads and builds the catalogs
-    python benchmarks/real_quality.py                  # default and the peers, per catalog and per group
+    python benchmarks/real_quality.py                  # default and the peers on every real set
+    python benchmarks/real_quality.py --sets shared --per-query     # each request's first relevant rank
     python benchmarks/real_quality.py --rankers default,hybrid --embed-model FOLDER --per-query
+
+The sets (``--sets``, comma-separated; all but ``heldout`` by default):
+
+* ``project`` — benchmarks/real_catalogs (23 catalogs, 484 requests);
+* ``shared``  — ../shared/eval/realworld-dev (9 catalogs, 46 requests; group from the folder's
+  prefix: ``oa-`` OpenAPI, the rest MCP servers and toolkits); skipped with a note when absent;
+* ``blind``   — real_catalogs/blind-rank.yaml (28 requests on netlify and square, written before
+  any ranking was seen, issue 32);
+* ``heldout`` — the held-out catalogs (Kubernetes, Docker Engine, Mastodon, Hetzner).
+
+Two diagnostics per ranker and set (``diagnose``), computed from the analysed words each hit shares
+with the request (``bm25f.tool_fields``, the same for every ranker): *param-only above own* — the
+share of requests where a hit that matched on parameters only ranks above a hit that matched the
+name or description (title, category and tags count as the tool's own words); *value-only top* —
+the share of requests whose top hit's matched words are all value-like
+(``toolsearch_cli.search.values``: proper nouns, numbers, dates, quoted strings, e-mails, ids).
 
 Metrics as in ../shared/eval/README.md (MRR and Recall@5, each query ranked 10 deep), averaged per
 catalog and then over the catalogs of a group (OpenAPI documents, MCP servers), as issue 18 states
@@ -26,7 +43,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE / "real_catalogs"))
 
-from common import ranked_names  # noqa: E402
+from common import ROOT, ranked_names  # noqa: E402
 from peers import PEERS, Bm25sPeer, tool_text  # noqa: E402
 
 from toolsearch_cli.evaluate import query_metrics  # noqa: E402
@@ -34,6 +51,68 @@ from toolsearch_cli.search import get_ranker  # noqa: E402
 
 DEPTH = 10
 GROUPS = ("openapi", "mcp")
+SETS = ("project", "shared", "blind", "heldout")
+SHARED = ROOT.parent / "shared" / "eval" / "realworld-dev"
+BLIND = HERE / "real_catalogs" / "blind-rank.yaml"
+PARAM_FIELDS = frozenset({"params", "param_text", "param_values"})
+
+
+def load_shared(root: Path = SHARED) -> list:
+    """The catalogs of ../shared/eval/realworld-dev as dataset Entries ([] when the folder is absent)."""
+    import dataset
+    import yaml
+
+    from toolsearch_cli import load_catalog
+
+    entries = []
+    if not root.is_dir():
+        return entries
+    for folder in sorted(p for p in root.iterdir() if p.is_dir()):
+        catalogs = sorted(folder.glob("catalog.*"))
+        queries = folder / "queries.yaml"
+        if not catalogs or not queries.is_file():
+            continue
+        group = "openapi" if folder.name.startswith("oa-") else "mcp"
+        entry = dataset.Entry(folder.name, group, catalogs[0], load_catalog([str(catalogs[0])]))
+        for item in yaml.safe_load(queries.read_text(encoding="utf-8")) or []:
+            entry.queries.append((str(item["query"]), set(item["relevant"])))
+            entry.styles.append(None)
+        entries.append(entry)
+    return entries
+
+
+def load_blind(cache: str | None = None) -> list:
+    """The catalogs of blind-rank.yaml with those requests only."""
+    import dataset
+
+    requests = dataset.read_requests(BLIND)
+    entries = dataset.load(cache, {r.catalog for r in requests})
+    for entry in entries:
+        mine = [r for r in requests if r.catalog == entry.id]
+        entry.queries = [(r.query, r.relevant) for r in mine]
+        entry.styles = [r.style for r in mine]
+    return entries
+
+
+def load_sets(names: list[str], cache: str | None = None, only: set[str] | None = None) -> dict[str, list]:
+    """Per set name, its entries (a missing ../shared prints a note and gives none)."""
+    import dataset
+
+    out: dict[str, list] = {}
+    for name in names:
+        if name == "project":
+            out[name] = dataset.load(cache, only)
+        elif name == "heldout":
+            out[name] = dataset.load(cache, only, True)
+        elif name == "shared":
+            out[name] = [e for e in load_shared() if not only or e.id in only]
+            if not SHARED.is_dir():
+                print(f"shared: skipped, {SHARED} is absent", file=sys.stderr)
+        elif name == "blind":
+            out[name] = [e for e in load_blind(cache) if not only or e.id in only]
+        else:
+            raise SystemExit(f"unknown set {name!r} (one of {', '.join(SETS)})")
+    return out
 
 
 def name_desc_peer(names: list[str], tools: list) -> Bm25sPeer:
@@ -69,13 +148,64 @@ def exact_name_failures(entry, rankers: list[str], embed=None) -> dict[str, list
     return failures
 
 
+class FieldsOf:
+    """A catalog's tools' analysed fields, split into own words and parameter words (made on first use)."""
+
+    def __init__(self, catalog) -> None:
+        self.tools = {t.name: t for t in catalog.searchable()}
+        self.cache: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
+
+    def __call__(self, name: str) -> tuple[frozenset[str], frozenset[str]]:
+        found = self.cache.get(name)
+        if found is None:
+            from toolsearch_cli.search.bm25f import tool_fields
+
+            own: set[str] = set()
+            params: set[str] = set()
+            for field, terms in tool_fields(self.tools[name]).items():
+                (params if field in PARAM_FIELDS else own).update(terms)
+            found = self.cache[name] = (frozenset(own), frozenset(params))
+        return found
+
+
+def diagnose(query: str, ranked: list[str], fields: FieldsOf) -> tuple[bool, bool]:
+    """(a hit matched on parameters only ranks above one that matched its own words, the top
+    hit's matched words are all value-like) for one request's ranking. The request's words are the
+    default ranker's query terms, related words (``toolsearch_cli.search.related``) included, so a
+    hit matched by a related word is not counted as no match."""
+    from toolsearch_cli.search.bm25f import query_plan
+    from toolsearch_cli.search.values import value_terms
+
+    terms = set(query_plan(query).terms)
+    param_only_seen = inverted = False
+    for name in ranked:
+        own, params = fields(name)
+        if terms & own:
+            if param_only_seen:
+                inverted = True
+                break
+        elif terms & params:
+            param_only_seen = True
+    value_top = False
+    if ranked:
+        own, params = fields(ranked[0])
+        matched = terms & (own | params)
+        value_top = bool(matched) and matched <= value_terms(query)
+    return inverted, value_top
+
+
 def evaluate(entries, rankers: list[str], peers: list[str], per_query: bool = False, embed=None) -> dict:
-    """{catalog id: {ranker: {"mrr", "recall@5", "ms"}}} and printed per-query misses if asked."""
-    results: dict[str, dict[str, dict[str, float]]] = {}
+    """{catalog id: {ranker: {"mrr", "recall@5", "ms", "inverted", "value_top", "ranks"}}}: the
+    means per catalog, the two diagnostics (shares of its requests, see ``diagnose``) and each
+    request's rank of its first relevant tool (0: not in the first DEPTH). ``per_query`` prints
+    those ranks, one line per request, every ranker side by side (stderr)."""
+    results: dict[str, dict[str, dict]] = {}
     for entry in entries:
         results[entry.id] = {}
-        for name, run in runners(entry, rankers, peers, embed).items():
-            mrr, r5, elapsed = [], [], 0.0
+        fields = FieldsOf(entry.catalog)
+        run_of = runners(entry, rankers, peers, embed)
+        for name, run in run_of.items():
+            mrr, r5, ranks, inverted, value_top, elapsed = [], [], [], [], [], 0.0
             for query, relevant in entry.queries:
                 start = time.perf_counter()
                 ranked = run(query)
@@ -83,14 +213,22 @@ def evaluate(entries, rankers: list[str], peers: list[str], per_query: bool = Fa
                 m = query_metrics(ranked, relevant, [5])
                 mrr.append(m["mrr"])
                 r5.append(m["recall@5"])
-                if per_query and name == rankers[0]:
-                    first = next((i for i, n in enumerate(ranked, 1) if n in relevant), None)
-                    print(f"  {entry.id:22} {first or '-':>3}  {query[:90]}", file=sys.stderr)
+                ranks.append(next((i for i, n in enumerate(ranked, 1) if n in relevant), 0))
+                inv, val = diagnose(query, ranked, fields)
+                inverted.append(inv)
+                value_top.append(val)
             results[entry.id][name] = {
                 "mrr": statistics.fmean(mrr),
                 "recall@5": statistics.fmean(r5),
                 "ms": 1000 * elapsed / max(1, len(entry.queries)),
+                "inverted": statistics.fmean(inverted),
+                "value_top": statistics.fmean(value_top),
+                "ranks": ranks,
             }
+        if per_query:
+            for i, (query, _) in enumerate(entry.queries):
+                cells = " ".join(f"{results[entry.id][n]['ranks'][i] or '-':>3}" for n in run_of)
+                print(f"  {entry.id:22} {cells}  {query[:90]}", file=sys.stderr)
     return results
 
 
@@ -104,8 +242,9 @@ def group_means(entries, results: dict, name: str, metric: str) -> dict[str, flo
 
 def markdown(entries, results: dict, names: list[str], exact: dict[str, dict[str, list[str]]]) -> str:
     lines = [
-        "| ranker | OpenAPI MRR | MCP MRR | OpenAPI R@5 | MCP R@5 | exact names first |",
-        "|---|---:|---:|---:|---:|---:|",
+        "| ranker | OpenAPI MRR | MCP MRR | OpenAPI R@5 | MCP R@5 | param-only above own | value-only top "
+        "| exact names first |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     total_tools = sum(len(e.catalog.searchable()) for e in entries)
     for name in names:
@@ -117,7 +256,14 @@ def markdown(entries, results: dict, names: list[str], exact: dict[str, dict[str
         else:
             exact_cell = ""
         cells = [mrr["openapi"], mrr["mcp"], r5["openapi"], r5["mcp"]]
-        lines.append(f"| {name} | " + " | ".join(f"{c:.3f}" for c in cells) + f" | {exact_cell} |")
+        # the diagnostics over all the set's requests (not per catalog)
+        diag = []
+        for key in ("inverted", "value_top"):
+            hits = sum(results[e.id][name].get(key, 0.0) * len(e.queries) for e in entries)
+            diag.append(f"{hits / max(1, sum(len(e.queries) for e in entries)):.0%}")
+        lines.append(
+            f"| {name} | " + " | ".join(f"{c:.3f}" for c in cells) + f" | {diag[0]} | {diag[1]} | {exact_cell} |"
+        )
     lines += ["", "Per catalog (MRR):", "", "| catalog | group | tools | requests | " + " | ".join(names) + " |"]
     lines.append("|---|---|---:|---:|" + "---:|" * len(names))
     for e in entries:
@@ -127,8 +273,6 @@ def markdown(entries, results: dict, names: list[str], exact: dict[str, dict[str
 
 
 def main() -> int:
-    import dataset
-
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rankers", default="default")
     parser.add_argument("--peers", default="bm25s,bm25s (name+desc),tantivy+cjk")
@@ -137,7 +281,8 @@ def main() -> int:
     parser.add_argument("--embed-model", default=None)
     parser.add_argument("--per-query", action="store_true", help="print each query's first relevant rank (stderr)")
     parser.add_argument("--no-exact", action="store_true", help="skip the exact-name check")
-    parser.add_argument("--heldout", action="store_true", help="the held-out catalogs (Kubernetes) instead")
+    parser.add_argument("--heldout", action="store_true", help="the held-out catalogs only (= --sets heldout)")
+    parser.add_argument("--sets", default="project,shared,blind", help=f"comma-separated, of {', '.join(SETS)}")
     args = parser.parse_args()
     embed = None
     if args.embed_model:
@@ -146,19 +291,24 @@ def main() -> int:
         embed = EmbedSettings(model=args.embed_model)
     rankers = [r for r in args.rankers.split(",") if r]
     peers = [p for p in args.peers.split(",") if p]
-    entries = dataset.load(args.cache, set(args.catalogs.split(",")) if args.catalogs else None, args.heldout)
-    start = time.perf_counter()
-    results = evaluate(entries, rankers, peers, args.per_query, embed)
-    exact = {} if args.no_exact else {e.id: exact_name_failures(e, rankers, embed) for e in entries}
-    print(
-        f"{len(entries)} catalogs, {sum(len(e.queries) for e in entries)} requests "
-        f"({time.perf_counter() - start:.0f} s)\n"
-    )
-    print(markdown(entries, results, rankers + peers, exact))
-    for e in entries:
-        for name, missing in exact.get(e.id, {}).items():
-            if missing:
-                print(f"\nexact name not first ({name}, {e.id}): {', '.join(missing[:10])}")
+    only = set(args.catalogs.split(",")) if args.catalogs else None
+    names = ["heldout"] if args.heldout else [s for s in args.sets.split(",") if s]
+    for set_name, entries in load_sets(names, args.cache, only).items():
+        if not entries:
+            continue
+        start = time.perf_counter()
+        results = evaluate(entries, rankers, peers, args.per_query, embed)
+        exact = {} if args.no_exact else {e.id: exact_name_failures(e, rankers, embed) for e in entries}
+        print(
+            f"## {set_name}: {len(entries)} catalogs, {sum(len(e.queries) for e in entries)} requests "
+            f"({time.perf_counter() - start:.0f} s)\n"
+        )
+        print(markdown(entries, results, rankers + peers, exact))
+        for e in entries:
+            for name, missing in exact.get(e.id, {}).items():
+                if missing:
+                    print(f"\nexact name not first ({name}, {e.id}): {', '.join(missing[:10])}")
+        print()
     return 0
 
 

@@ -108,7 +108,7 @@ def child(engine: str, size: int, seal_dir: Path, nqueries: int) -> dict:
     if engine.startswith("default"):
         import numpy  # noqa: F401  - library import is not build time (bm25s imports it on import)
 
-        from toolsearch_cli.search.bm25f import build_index, explain, query_plan
+        from toolsearch_cli.search.bm25f import build_index, explain, query_plan, rank_index
 
         gc.collect()
         before = rss_mib()
@@ -121,8 +121,8 @@ def child(engine: str, size: int, seal_dir: Path, nqueries: int) -> dict:
 
         with_explain = engine.endswith("explain")
 
-        def run(q: str) -> None:  # what the ranker does: term weights and the best-sentence bonus included
-            best = index.rank(query_plan(q), 5)
+        def run(q: str) -> None:  # what the ranker does: sentences, parameter cap and coverage bonus included
+            best, _, _ = rank_index(index, query_plan(q), 5, explain=with_explain)
             if with_explain:
                 for tool, _, weights in best:
                     explain(index, tool, list(weights), {}, weights)

@@ -231,8 +231,10 @@ def test_each_sentence_of_a_multi_tool_request_gets_its_tool_near_the_top(monkey
     query = "Search Vimeo videos about documentaries with the comments, tags and owners of each Vimeo video. "
     query += "Then stream it from YouTube."
     assert "ytstream" in names(search(Catalog(tools=[*VIMEO, youtube, *INVOICES]), query))
-    # Scored as one bag of words, the tool of the short second sentence is outranked by Vimeo tools.
+    # Scored as one bag of words, the tool of the short second sentence is outranked by Vimeo tools
+    # (with every word at full weight: "Vimeo" and "YouTube", names, weigh less by default).
     monkeypatch.setattr(bm25f, "CLAUSE_SHARE", 0.0)
+    monkeypatch.setattr(bm25f, "VALUE_WEIGHT", 1.0)
     assert "ytstream" not in names(search(Catalog(tools=[*VIMEO, youtube, *INVOICES]), query))
 
 
@@ -300,8 +302,9 @@ def test_explanation_in_a_category_adds_up_when_a_sentence_matches_no_tool_there
 )
 def test_query_terms_are_the_terms_of_its_sentences(query):
     # query_plan analyses each sentence once and joins them; that must be the whole query's analysis
-    from toolsearch_cli.search.bm25f import _weighted, query_plan
+    # (before value-like words are weighed down and related words added)
+    from toolsearch_cli.search.bm25f import _plain_plan, _weighted
 
-    plan = query_plan(query)
+    plan = _plain_plan(query)
     terms, weights = _weighted(analyze(query))
     assert (plan.terms, plan.weights) == (terms, weights)

@@ -115,6 +115,44 @@ COVER_MAX_TERMS = 8
 #: Below this share there is no bonus (at most 0.2 × 0.5 ** 8 of the best score: nothing to explain).
 COVER_MIN_SHARE = 0.5
 
+# --- Real API catalogs (issue 32). Every weight of this block was chosen with benchmarks/
+# ablate_real.py: MRR on the real catalogs (benchmarks/real_catalogs, "project"; ../shared/eval/
+# realworld-dev, "shared") first, R@5 on the six dev sets beside it (at most 0.01 lower each);
+# benchmarks/README.md, "Issue 32", has the tables.
+#: The index fields that hold parameter evidence (names, descriptions and ``enum`` values of
+#: parameters, nested ones included).
+PARAM_FIELDS = ("params", "param_text", "param_values")
+#: Parameter evidence is capped: a tool's parameter points count at most PARAM_CAP_OWN × its own
+#: (non-parameter) points plus PARAM_CAP_BEST × the best own points of any candidate, so a tool
+#: matched on parameters only never outscores the tool best matched in its name, title or
+#: description; parameters still break ties and add recall. ``None`` turns the cap off.
+#: 2 / 1 against 1 / 0.5: shared OpenAPI MRR 0.208 vs 0.172, but ultratool_zh R@5 0.762 vs 0.716
+#: (the tighter cap cost ultratool 0.05, the looser 0.004); 1 / 1: 0.203 and 0.750.
+PARAM_CAP_OWN: float | None = 2.0
+PARAM_CAP_BEST = 1.0
+#: Before the cap, the parameter points of a term a tool has in its parameters only (not in its
+#: name, title, description, category or tags) are multiplied by this. Off (1.0): 0.6 cut shared
+#: OpenAPI MRR 0.216 -> 0.163, 0.35 to 0.178, and ultratool_zh R@5 by 0.007 / 0.034.
+PARAM_ONLY_TERM = 1.0
+#: The cap is weighed on this many of the best tools (or the number asked for, if more); 100 as
+#: COVER_POOL (benchmarks/README.md, "Issue 32": figures and cost of 100 and 200).
+PARAM_POOL = 100
+#: The cap is weighed on the best PARAM_WINDOW tools first (or the number asked for, if more), and
+#: on the whole pool only when a tool past them could still reach the best asked for: the term
+#: weights and splits of 100 tools cost 8 ms a query at 100,000 tools.
+PARAM_WINDOW = 20
+#: Weight of a query term that comes only from value-like words of the request (a named folder,
+#: a person, a day, a number, a quoted name, an id: :mod:`.values`), when the request has other
+#: terms too; 1.0 turns it off. 0.6 against 0.4: toolbench_g3 R@5 0.677 vs 0.656 (0.4 cost it
+#: 0.012), shared OpenAPI MRR equal (0.171 / 0.172); 0.5: toolbench 0.662.
+VALUE_WEIGHT = 0.6
+#: Weight of a related term the request does not say (:mod:`.related`: "money back" adds
+#: "refund"), relative to the word that brought it; 0 turns expansion off. Expansion at 0.4 took
+#: shared MCP MRR 0.523 -> 0.754, project MCP 0.627 -> 0.686, project OpenAPI 0.544 -> 0.564,
+#: ultratool_en R@5 +0.021; 0.25: shared MCP 0.715; 0.55-0.6: dev sets and project no better,
+#: toolbench_g3 -0.009 (0.5).
+RELATED_WEIGHT = 0.4
+
 
 def tool_fields(tool: Tool) -> dict[str, list[str]]:
     """The analysed terms of each indexed field of a tool, by field name (repeats kept)."""
@@ -362,7 +400,47 @@ def analyse_tool(tool: Tool) -> Analysed:
 
 
 def query_plan(query: str) -> QueryPlan:
-    """The analysed terms of a query with their weights and, for several sentences, each sentence's."""
+    """The analysed terms of a query with their weights and, for several sentences, each sentence's;
+    the terms of value-like words weigh :data:`VALUE_WEIGHT` (see :func:`_value_weighted`)."""
+    return _with_related(query, _value_weighted(query, _plain_plan(query)))
+
+
+def _with_related(query: str, plan: QueryPlan) -> QueryPlan:
+    """``plan`` with the related terms of its words (:mod:`.related`) at RELATED_WEIGHT times the
+    weight of the word that brought them (whole query only: sentences keep their own words)."""
+    if not RELATED_WEIGHT or not plan.terms:
+        return plan
+    from .related import expansions
+
+    added = expansions(query, plan.terms)
+    if not added:
+        return plan
+    for term, source in added.items():
+        plan.terms.append(term)
+        plan.weights[term] = RELATED_WEIGHT * plan.weights.get(source, 1.0)
+    plan.related = added
+    return plan
+
+
+def _value_weighted(query: str, plan: QueryPlan) -> QueryPlan:
+    """``plan`` with each term that comes only from value-like words of ``query`` (:mod:`.values`)
+    weighed VALUE_WEIGHT times as much, unless every term does (then nothing changes the order)."""
+    if VALUE_WEIGHT == 1.0 or len(plan.terms) < 2:
+        return plan
+    from .values import value_terms
+
+    valued = value_terms(query) & set(plan.terms)
+    if not valued or len(valued) == len(plan.terms):
+        return plan
+    for term in valued:
+        plan.weights[term] = plan.weights.get(term, 1.0) * VALUE_WEIGHT
+    for clause in plan.clauses:
+        for term in valued & clause.keys():
+            clause[term] *= VALUE_WEIGHT
+    return plan
+
+
+def _plain_plan(query: str) -> QueryPlan:
     if not CLAUSE_SHARE:
         return QueryPlan(*_weighted(analyze(query)))
     # Each sentence is analysed once; the query's terms are theirs joined (a sentence ends at
@@ -457,27 +535,131 @@ class BM25FRanker:
             if not classic_normalize(request.category):
                 raise SearchError("the category is blank or only punctuation", field="category")
             allowed = index.category_slots(request.category)
-        k = request.max_results
-        indexed = sum(1 for t in plan.terms if t in index.df)
-        covering = COVER_SHARE > 0 and COVER_MIN_TERMS <= indexed <= COVER_MAX_TERMS
-        bonuses: dict[str, tuple[float, str]] = {}
-        if covering:
-            ranked = index.ranked_slots(plan, max(k, COVER_POOL), allowed, weights=request.explain)
-            best, bonuses = _with_coverage(index, plan, ranked, k)
-        else:
-            best = index.rank(plan, k, allowed, weights=request.explain)
+        best, bonuses, capped = rank_index(index, plan, request.max_results, allowed, explain=request.explain)
         if not request.explain:
             return put_named_first(catalog, request, [Hit(tool=tool, score=score) for tool, score, _ in best])
         originals = _originals(request.query)
+        for term, source in plan.related.items():
+            originals[term] = f"{term} (for {source!r})"
         hits = []
         for tool, score, weights in best:
             fields, parts = explain(index, tool, list(weights), originals, weights)
+            if tool.name in capped:
+                parts = _capped_parts(parts, *capped[tool.name], originals)
             if tool.name in bonuses:
                 points, detail = bonuses[tool.name]
                 parts.append(Contribution(term="(the query)", field="description", points=points, detail=detail))
                 fields = sorted({*fields, "description"}, key=FIELDS.index)
             hits.append(Hit(tool=tool, score=score, matched_fields=fields, contributions=parts))
         return put_named_first(catalog, request, hits)
+
+
+def rank_index(
+    index: BM25FIndex, plan: QueryPlan, k: int, allowed: set[int] | None = None, *, explain: bool = False
+) -> tuple[
+    list[tuple[Tool, float, dict[str, float]]], dict[str, tuple[float, str]], dict[str, tuple[dict[str, float], str]]
+]:
+    """The ``k`` best tools of ``index`` for ``plan`` as the default ranker orders them: BM25F, the
+    parameter cap (:func:`_with_param_cap`) and the coverage bonus (:func:`_with_coverage`).
+    Returns the tools with scores and term weights (empty without ``explain``), the coverage
+    bonuses and the reduced parameter points by tool name (for explanations)."""
+    indexed = sum(1 for t in plan.terms if t in index.df and t not in plan.related)
+    covering = COVER_SHARE > 0 and COVER_MIN_TERMS <= indexed <= COVER_MAX_TERMS
+    bonuses: dict[str, tuple[float, str]] = {}
+    capping = PARAM_CAP_OWN is not None
+    capped: dict[str, tuple[dict[str, float], str]] = {}
+    if not (covering or capping):
+        return index.rank(plan, k, allowed, weights=explain), bonuses, capped
+    pool = max(k, COVER_POOL if covering else 0, PARAM_POOL if capping else 0)
+    window = max(k, PARAM_WINDOW)  # the same with and without an explanation: the same order
+    ranked = index.ranked_slots(plan, pool, allowed, weights=explain or capping, weighed=None if explain else window)
+    if capping:
+        head, capped = _with_param_cap(index, ranked[:window])
+        if len(ranked) > window and head[min(k, len(head)) - 1][2] < ranked[window][2]:
+            # a tool past the window could still be in the best k: weigh the whole pool
+            ranked = index.ranked_slots(plan, pool, allowed, weights=True)
+            ranked, capped = _with_param_cap(index, ranked)
+        else:
+            ranked = head + ranked[window:]
+            ranked.sort(key=lambda item: (-item[2], item[1].name))
+        if not explain:
+            ranked = [(slot, tool, score, {}) for slot, tool, score, _ in ranked]
+    if covering:
+        best, bonuses = _with_coverage(index, plan, ranked, k)
+    else:
+        best = [(tool, score, weights) for _, tool, score, weights in ranked[:k]]
+    return best, bonuses, capped
+
+
+def _with_param_cap(
+    index: BM25FIndex, ranked: list[tuple[int, Tool, float, dict[str, float]]]
+) -> tuple[list[tuple[int, Tool, float, dict[str, float]]], dict[str, tuple[dict[str, float], str]]]:
+    """``ranked`` (slots, tools, scores and term weights, best first) with each tool's parameter
+    points reduced, sorted again (ties by name): the points of a term found only in the tool's
+    parameters are multiplied by PARAM_ONLY_TERM, then all its parameter points are capped (see
+    PARAM_CAP_OWN). Also, per tool whose points changed, the factor each term's parameter points
+    were multiplied by and a note saying why (for explanations). The split of each term's points
+    between parameters and the tool's other fields is that of :func:`explain` (in proportion to
+    each field's share of the term frequency)."""
+    if len(ranked) <= 1 or PARAM_CAP_OWN is None:
+        return ranked, {}
+    fields = frozenset(i for i, name in enumerate(FIELD_SPECS) if name in PARAM_FIELDS)
+    slots = [slot for slot, _, _, _ in ranked]
+    terms: dict[str, None] = {}
+    for _, _, _, weights in ranked:
+        terms.update(dict.fromkeys(weights))
+    model = index.model
+    # per candidate: parameter points of each term, and whether that term is in parameters only
+    param_points: list[dict[str, tuple[float, bool]]] = [{} for _ in slots]
+    term_list = list(terms)
+    for term, split in zip(term_list, index.param_split(term_list, slots, fields), strict=True):
+        if not split:
+            continue
+        idf = index.idf(term)
+        for i, (tf, part) in split.items():
+            share = ranked[i][3].get(term, 0.0) * model.saturate(idf, tf) * part / tf
+            param_points[i][term] = (share, part >= tf * (1.0 - 1e-9))
+    own = [
+        max(0.0, score - sum(p for p, _ in found.values()))
+        for (_, _, score, _), found in zip(ranked, param_points, strict=True)
+    ]
+    best_own = max(own)
+    out = []
+    changed: dict[str, tuple[dict[str, float], str]] = {}
+    for (slot, tool, score, weights), found, o in zip(ranked, param_points, own, strict=True):
+        if not found:
+            out.append((slot, tool, score, weights))
+            continue
+        factors = {term: PARAM_ONLY_TERM if only else 1.0 for term, (_, only) in found.items()}
+        kept = sum(p * factors[term] for term, (p, _) in found.items())
+        notes = ["only in parameters"] if any(f != 1.0 for f in factors.values()) else []
+        cap = PARAM_CAP_OWN * o + PARAM_CAP_BEST * best_own
+        if kept > cap:
+            factors = {term: f * cap / kept for term, f in factors.items()}
+            notes.append(f"parameters capped at {cap:.2f} points")
+            kept = cap
+        if notes:
+            changed[tool.name] = (factors, "; ".join(notes))
+        out.append((slot, tool, o + kept, weights))
+    out.sort(key=lambda item: (-item[2], item[1].name))
+    return out, changed
+
+
+def _capped_parts(
+    parts: list[Contribution], factors: dict[str, float], note: str, originals: dict[str, str]
+) -> list[Contribution]:
+    """The explanation of a tool whose parameter points were reduced: each term's parameter
+    contribution multiplied by its factor, its detail saying so (the rows still add up to the score)."""
+    by_label = {originals.get(term, term): f for term, f in factors.items()}
+    out = []
+    for c in parts:
+        factor = by_label.get(c.term, 1.0) if c.field == "parameters" else 1.0
+        if factor != 1.0:
+            c = Contribution(
+                term=c.term, field=c.field, points=c.points * factor, detail=f"{c.detail}; x{factor:.2f}, {note}"
+            )
+        out.append(c)
+    return out
 
 
 #: The index fields that hold a tool's own words: its name (with the method verb of an OpenAPI
@@ -494,7 +676,7 @@ def _with_coverage(
     explanation. Only the tools that the largest bonus could lift into the ``k`` best are weighed,
     from the index's postings of OWN_FIELDS (by slot: a cached index never makes its names' map)."""
     best = [(tool, score, weights) for _, tool, score, weights in ranked]
-    terms = [t for t in plan.terms if t in index.df]
+    terms = [t for t in plan.terms if t in index.df and t not in plan.related]
     if not COVER_MIN_TERMS <= len(terms) <= COVER_MAX_TERMS or len(best) <= 1 or k <= 0:
         return best[:k], {}
     mass = {t: index.idf(t) * plan.weights.get(t, 1.0) for t in terms}

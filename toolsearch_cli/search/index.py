@@ -199,6 +199,14 @@ class BM25FIndex:
         """For each of ``slots``, whether its tool holds ``term`` in one of the field ids ``fields``."""
         return self._store.held_in(term, slots, fields)
 
+    def param_split(
+        self, terms: list[str], slots: list[int], fields: frozenset[int]
+    ) -> list[dict[int, tuple[float, float]]]:
+        """Per term, for the indexes ``i`` of ``slots`` whose tool holds it in one of the field ids
+        ``fields``: (its frequency over all fields as scored, weighted and length-normalised
+        before saturation; the part from ``fields``)."""
+        return self._store.split_candidates(terms, slots, fields, self.averages())
+
     def category_slots(self, category: str) -> set[int]:
         return self._category_slots.get(classic_normalize(category), set())
 
@@ -216,7 +224,13 @@ class BM25FIndex:
         return [(tool, score, w) for _, tool, score, w in self.ranked_slots(plan, k, allowed, weights=weights)]
 
     def ranked_slots(
-        self, plan: QueryPlan, k: int, allowed: set[int] | None = None, *, weights: bool = True
+        self,
+        plan: QueryPlan,
+        k: int,
+        allowed: set[int] | None = None,
+        *,
+        weights: bool = True,
+        weighed: int | None = None,
     ) -> list[tuple[int, Tool, float, dict[str, float]]]:
         """:meth:`rank`'s tools with their slots: ``(slot, tool, score, term weights)``, best first.
 
@@ -273,15 +287,16 @@ class BM25FIndex:
             ranked = store.best(whole, k)
         out: list[tuple[int, Tool, float, dict[str, float]]] = []
         base = {t: plan.weights.get(t, 1.0) for t in terms}
-        for slot, score in ranked:
+        for n, (slot, score) in enumerate(ranked):
             tool = self.tools[slot]
             assert tool is not None
-            if not weights:
+            if not weights or (weighed is not None and n >= weighed):
                 out.append((slot, tool, score, {}))
                 continue
             term_weights = dict(base)
-            if slot in best_of:
-                factor, c = best_of[slot]
+            best = best_of.get(slot)  # one look-up: LazyBest works each slot's sentences out per call
+            if best is not None:
+                factor, c = best
                 for term, weight in clauses[used[c]].items():
                     if term in term_weights:
                         term_weights[term] += factor * weight

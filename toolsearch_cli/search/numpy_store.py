@@ -388,6 +388,79 @@ class NumpyStore:
             found |= (at < right) & own[fids[np.minimum(at, last)]]
         return [bool(x) for x in found]
 
+    def split_candidates(
+        self, terms: list[str], slots: list[int], fields: frozenset[int], avgs: list[float]
+    ) -> list[dict[int, tuple[float, float]]]:
+        """Per term, for the indexes ``i`` of ``slots`` whose tool holds it in one of the field ids
+        ``fields``: (its weighted, length-normalised frequency over all fields, before saturation;
+        the part from ``fields``). The candidates' entries of every term are found by binary
+        search in the main segment's postings and scored in one vectorised pass (a pass over whole
+        postings cost 6 ms a query at 100,000 tools); a term with entries in the delta segment
+        (tools added since the last merge) is read whole."""
+        np = self.np
+        out: list[dict[int, tuple[float, float]]] = [{} for _ in terms]
+        if not terms or not slots:
+            return out
+        chosen = np.zeros(self.index.nfields, dtype=bool)
+        chosen[list(fields)] = True
+        averages = np.asarray(avgs)
+        wanted = np.asarray(slots, dtype=self.slots.dtype)
+        nslots = len(slots)
+        rows, firsts, lens = [], [], []
+        for t, term in enumerate(terms):
+            tid = self.tid.get(term)
+            if term in self.delta:
+                out[t] = self._split_whole(term, wanted, chosen, averages)
+                continue
+            if tid is None:
+                continue
+            start, end = int(self.bounds[tid]), int(self.bounds[tid + 1])
+            posting = self.slots[start:end]
+            left = np.searchsorted(posting, wanted, "left")
+            right = np.searchsorted(posting, wanted, "right")
+            held = np.flatnonzero(right > left)
+            if len(held):
+                rows.append(t * nslots + held)
+                firsts.append(start + left[held])
+                lens.append((right - left)[held])
+        if not rows:
+            return out
+        row, first, count = np.concatenate(rows), np.concatenate(firsts), np.concatenate(lens)
+        total_entries = int(count.sum())
+        offsets = np.arange(total_entries) - np.repeat(np.cumsum(count) - count, count)
+        at = np.repeat(first, count) + offsets
+        row = np.repeat(row, count)
+        fid, slot = self.fids[at], self.slots[at]
+        b = self.bs[fid]
+        ratio = np.minimum(self.lengths[fid, slot] / averages[fid], self.max_ratios[fid])
+        tf = self.weights[fid] * self.counts[at] / (1.0 - b + b * ratio)
+        size = len(terms) * nslots
+        total = np.bincount(row, tf, minlength=size)
+        part = np.bincount(row, np.where(chosen[fid], tf, 0.0), minlength=size)
+        for r in np.flatnonzero(part).tolist():
+            t, i = divmod(r, nslots)
+            if not out[t] or i not in out[t]:
+                out[t][i] = (float(total[r]), float(part[r]))
+        return out
+
+    def _split_whole(self, term: str, wanted: Any, chosen: Any, averages: Any) -> dict[int, tuple[float, float]]:
+        np = self.np
+        posting, fids, counts = self._entries(term)
+        where = {slot: i for i, slot in enumerate(wanted.tolist())}
+        b = self.bs[fids]
+        ratio = np.minimum(self.lengths[fids, posting] / averages[fids], self.max_ratios[fids])
+        tf = (self.weights[fids] * counts / (1.0 - b + b * ratio)).tolist()
+        total: dict[int, float] = {}
+        part: dict[int, float] = {}
+        for slot, fid, x in zip(posting.tolist(), fids.tolist(), tf, strict=True):
+            i = where.get(slot)
+            if i is None:
+                continue
+            total[i] = total.get(i, 0.0) + x
+            if chosen[fid]:
+                part[i] = part.get(i, 0.0) + x
+        return {i: (total[i], p) for i, p in part.items()}
+
     def mask(self, allowed: set[int] | None, require: list[str] | None) -> Any:
         """A boolean array of the slots a tool may be in (None: any)."""
         np = self.np

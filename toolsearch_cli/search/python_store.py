@@ -98,6 +98,45 @@ class PythonStore:
         found = {posting[i] for i in range(0, len(posting), 3) if posting[i + 1] in fields and posting[i] in wanted}
         return [slot in found for slot in slots]
 
+    def split_candidates(
+        self, terms: list[str], slots: list[int], fields: frozenset[int], avgs: list[float]
+    ) -> list[dict[int, tuple[float, float]]]:
+        """Each term's split over all its tools is made once per catalog generation (one pass
+        over its postings) and kept in a cache the on-disk catalog cache does not store."""
+        cache: dict[tuple[str, frozenset[int]], tuple[int, dict[int, tuple[float, float]]]]
+        cache = self.__dict__.setdefault("_split_cache", {})
+        generation = self.index.generation
+        out = []
+        for term in terms:
+            cached = cache.get((term, fields))
+            if cached is None or cached[0] != generation:
+                cached = cache[(term, fields)] = (generation, self._split(term, fields, avgs))
+            split = cached[1]
+            out.append({i: split[slot] for i, slot in enumerate(slots) if slot in split} if split else {})
+        return out
+
+    def __getstate__(self) -> dict[str, object]:
+        state = dict(self.__dict__)
+        state.pop("_split_cache", None)
+        return state
+
+    def _split(self, term: str, fields: frozenset[int], avgs: list[float]) -> dict[int, tuple[float, float]]:
+        posting = self.postings.get(term)
+        if posting is None:
+            return {}
+        model, lengths, tools = self.index.model, self.lengths, self.index.tools
+        total: dict[int, float] = {}
+        part: dict[int, float] = {}
+        for i in range(0, len(posting), 3):
+            slot, fid = posting[i], posting[i + 1]
+            if tools[slot] is None:
+                continue
+            tf = model.field_tf(fid, posting[i + 2], lengths[fid][slot], avgs[fid])
+            total[slot] = total.get(slot, 0.0) + tf
+            if fid in fields:
+                part[slot] = part.get(slot, 0.0) + tf
+        return {slot: (total[slot], p) for slot, p in part.items()}
+
     def mask(self, allowed: set[int] | None, require: list[str] | None) -> set[int] | None:
         """The slots a tool may be in (None: any)."""
         if require is None:

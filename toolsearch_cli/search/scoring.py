@@ -61,7 +61,7 @@ class QueryPlan:
     matching the most words of any sentence filling every place.
     """
 
-    __slots__ = ("terms", "weights", "clauses", "clause_share")
+    __slots__ = ("terms", "weights", "clauses", "clause_share", "related")
 
     def __init__(
         self,
@@ -69,15 +69,18 @@ class QueryPlan:
         weights: dict[str, float] | None = None,
         clauses: list[dict[str, float]] | None = None,
         clause_share: float = 0.0,
+        related: dict[str, str] | None = None,
     ) -> None:
         # A plain class, not a dataclass: building one costs about a millisecond at start-up.
         self.terms = terms
         self.weights = weights or {}
         self.clauses = clauses or []
         self.clause_share = clause_share
+        #: Terms the query does not say, added for a related word it does (term -> that word).
+        self.related = related or {}
 
     def __repr__(self) -> str:
-        return f"QueryPlan({self.terms!r}, {self.weights!r}, {self.clauses!r}, {self.clause_share!r})"
+        return f"QueryPlan({self.terms!r}, {self.weights!r}, {self.clauses!r}, {self.clause_share!r}, {self.related!r})"
 
 
 def ordered(tools: Sequence[Tool | None], items: list[tuple[int, float]], k: int) -> list[tuple[int, float]]:
@@ -111,6 +114,12 @@ class LazyBest:
 
     def __contains__(self, slot: object) -> bool:
         return isinstance(slot, int) and max(self._bonuses(slot)) > 0
+
+    def get(self, slot: int) -> tuple[float, int] | None:
+        """``self[slot]`` when the slot has a bonus (as ``slot in self``), else None: one pass."""
+        values = self._bonuses(slot)
+        best = max(values)
+        return (self.factors[values.index(best)], values.index(best)) if best > 0 else None
 
     def __getitem__(self, slot: int) -> tuple[float, int]:
         values = self._bonuses(slot)

@@ -84,6 +84,14 @@ class ScoringStore(Protocol):
         """For each of ``slots``, whether its tool holds ``term`` in one of the field ids ``fields``."""
         ...
 
+    def split_candidates(
+        self, terms: list[str], slots: list[int], fields: frozenset[int], avgs: list[float]
+    ) -> list[dict[int, tuple[float, float]]]:
+        """Per term, for the indexes ``i`` of ``slots`` whose tool holds it in one of the field ids
+        ``fields``: (its weighted, length-normalised frequency over all fields, before
+        saturation; the part of it from ``fields``)."""
+        ...
+
     def accumulate(self, terms: list[str], weights: dict[str, float], keep: Any) -> Any:
         """An accumulator: the weighted sum of the terms' scores per slot (nothing outside ``keep``)."""
         ...
