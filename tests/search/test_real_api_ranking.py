@@ -237,6 +237,41 @@ def test_both_stores_split_a_terms_frequency_alike():
     assert heavy not in python[1] or python[1][heavy][0] >= python[1][heavy][1]
 
 
+def test_the_numpy_store_splits_alike_by_search_and_by_slot(monkeypatch):
+    # issue 32 at 100,000 tools: after FORWARD_AFTER weighings the store reads the candidates'
+    # entries from its entries by slot instead of searching each term's postings; the same
+    # frequencies, bit for bit (the same sums in the same order), and the Python store's
+    pytest.importorskip("numpy")
+    from toolsearch_cli.search.numpy_store import NumpyStore
+
+    tools = [PARAM_HEAVY, REFUNDS, *FOLDERS, *filler(40)]
+    fields = frozenset(i for i, name in enumerate(bm25f.FIELD_SPECS) if name in bm25f.PARAM_FIELDS)
+    terms = [analyze(word)[0] for word in ("customer", "refund", "folder", "money", "absent", "invoice", "card")]
+    python, numpy = (bm25f.build_index(tools, backend=backend) for backend in ("python", "numpy"))
+    store = numpy._store
+    slots = sorted(python.slot_of.values())[::-1]  # candidates in any order
+    monkeypatch.setattr(NumpyStore, "FORWARD_AFTER", 10**9)
+    searched = numpy.param_split(terms, slots, fields)
+    assert store.forward is None
+    monkeypatch.setattr(NumpyStore, "FORWARD_AFTER", 0)
+    by_slot = numpy.param_split(terms, slots, fields)
+    assert store.forward is not None
+    assert by_slot == searched
+    assert [list(split.items()) for split in by_slot] == [list(split.items()) for split in searched]
+    expected = python.param_split(terms, slots, fields)
+    assert [sorted(split) for split in by_slot] == [sorted(split) for split in expected]
+    assert any(by_slot)
+    # a tool added after the entries by slot were made: its slot is past them (searched), its
+    # terms in the delta segment; a removed tool's entries stay until a merge and are still read
+    for index in (python, numpy):
+        index.add(op("post_refunds_2", "Refund a customer.", {"customer": "The customer to refund."}))
+        index.remove("get_tax_9")
+    slots = sorted(python.slot_of.values())
+    after = numpy.param_split(terms, slots, fields)
+    assert [sorted(split) for split in after] == [sorted(split) for split in python.param_split(terms, slots, fields)]
+    assert after[0][slots.index(numpy.slot_of["post_refunds_2"])][1] > 0
+
+
 def test_the_cap_window_gives_the_pools_order_with_and_without_explanations(monkeypatch):
     # thirty parameter-heavy tools above the named one: the cap is weighed on the first
     # PARAM_WINDOW, then on the whole pool, as a tool past the window could still reach the top
