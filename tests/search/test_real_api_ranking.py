@@ -288,3 +288,25 @@ def test_the_cap_window_gives_the_pools_order_with_and_without_explanations(monk
     assert names(search(catalog, QUERY, top_k=5)) == plain
     monkeypatch.setattr(bm25f, "PARAM_CAP_OWN", None)  # uncapped, the named tool is past the window
     assert "post_refunds" not in names(search(catalog, QUERY, top_k=25))
+
+
+def test_a_tie_with_the_tool_past_the_cap_window_is_ordered_by_name(monkeypatch):
+    # 30 tools alike, slots in the reverse of name order: the window's 5th score ties the tool
+    # after the window, so the pool past it is ranked too; ties go by name, as with the whole pool
+    alike = [op(f"post_intent_{i:02}", "Refund a charge.", {"refund": "The refund's reason."}) for i in range(30)]
+    catalog = Catalog(tools=[*alike[::-1], *filler(100)])
+    query = "the refund"  # one word: no coverage bonus, so the window is ranked first
+    expected = [f"post_intent_{i:02}" for i in range(5)]
+    calls = []
+    ranked_slots = bm25f.BM25FIndex.ranked_slots
+
+    def spy(self, plan, k, *args, **kwargs):
+        calls.append(k)
+        return ranked_slots(self, plan, k, *args, **kwargs)
+
+    monkeypatch.setattr(bm25f.BM25FIndex, "ranked_slots", spy)
+    assert names(search(catalog, query, top_k=5)) == expected
+    assert calls == [bm25f.PARAM_WINDOW + 1, bm25f.PARAM_POOL]
+    assert names(search(catalog, query, top_k=5, explain=True)) == expected
+    monkeypatch.setattr(bm25f, "PARAM_WINDOW", 1000)  # the whole pool at once
+    assert names(search(catalog, query, top_k=5)) == expected
