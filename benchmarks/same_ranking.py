@@ -4,7 +4,9 @@ For changes meant to make the default ranker faster without changing what it ret
 versions run in one process: the revision's ``toolsearch_cli`` is extracted (``git archive``)
 into a temporary folder under another package name and imported beside this checkout's.
 
-* every query of every dev set in ../shared/eval, on both index backends (python and numpy),
+* every query of every dev set in ../shared/eval and of ../shared/eval/realworld-dev, ranked as
+  the ``default`` ranker ranks (``rank_index``: sentences, parameter cap, coverage bonus), on both
+  index backends (python and numpy),
   also restricted to the category of the query's best tool: the best ``--depth`` tools must be
   the same names in the same order with the same scores (to 1e-9 relative), and the same
   ``--explain`` contributions for the first five. Per-term weights (what explanations are made
@@ -83,6 +85,12 @@ class Tally:
             self.bitwise += 1
 
 
+def ranked(mod: Any, index: Any, query: str, k: int, allowed: Any = None, *, explain: bool = False) -> list[Any]:
+    """What the default ranker ranks (before an exact name is put first): (tool, score, weights)."""
+    plan = mod.query_plan(query)
+    return mod.rank_index(index, plan, k, allowed, explain=explain)[0] if plan.terms else []
+
+
 def compare_catalog(label: str, old_mod: Any, tools: list[Any], queries: list[str], depth: int, tally: Tally) -> None:
     backends = ("python", "numpy") if len(tools) < 20000 else ("numpy",)
     for backend in backends:
@@ -102,9 +110,15 @@ def compare_catalog(label: str, old_mod: Any, tools: list[Any], queries: list[st
             return close(points, score)
 
         for i, query in enumerate(queries):
-            old = old_index.rank(old_mod.query_plan(query), depth)
-            ours = new_index.rank(new.query_plan(query), depth)
-            tally.compare(f"{label} {backend} query {i}", old, ours, adds_up)
+            tally.compare(
+                f"{label} {backend} query {i}",
+                ranked(old_mod, old_index, query, depth),
+                ranked(new, new_index, query, depth),
+                adds_up,
+            )
+            old = ranked(old_mod, old_index, query, depth, explain=True)
+            ours = ranked(new, new_index, query, depth, explain=True)
+            tally.compare(f"{label} {backend} query {i} explained", old, ours, adds_up)
             for (tool, _, w_old), (_, _, w_new) in zip(old[:5], ours[:5], strict=False):
                 explained_old = old_mod.explain(old_index, tool, list(w_old), {}, w_old)
                 explained_new = new.explain(new_index, tool, list(w_new), {}, w_new)
@@ -118,10 +132,28 @@ def compare_catalog(label: str, old_mod: Any, tools: list[Any], queries: list[st
             if category:
                 tally.compare(
                     f"{label} {backend} query {i} in {category!r}",
-                    old_index.rank(old_mod.query_plan(query), depth, old_index.category_slots(category)),
-                    new_index.rank(new.query_plan(query), depth, new_index.category_slots(category)),
+                    ranked(old_mod, old_index, query, depth, old_index.category_slots(category)),
+                    ranked(new, new_index, query, depth, new_index.category_slots(category)),
                     adds_up,
                 )
+
+
+def realworld(root: Path) -> list[tuple[str, Any, list[str]]]:
+    """(name, catalog, requests) of each catalog of ../shared/eval/realworld-dev (none without it)."""
+    import yaml
+
+    from toolsearch_cli import load_catalog
+
+    if not root.is_dir():
+        print(f"realworld-dev: skipped, {root} is absent", flush=True)
+        return []
+    out = []
+    for folder in sorted(p for p in root.iterdir() if p.is_dir()):
+        found = sorted(folder.glob("catalog.*"))
+        if found and (folder / "queries.yaml").is_file():
+            items = yaml.safe_load((folder / "queries.yaml").read_text(encoding="utf-8")) or []
+            out.append((folder.name, load_catalog([str(found[0])]), [str(item["query"]) for item in items]))
+    return out
 
 
 def time_both(old_mod: Any, tools: list[Any], queries: list[str], rounds: int) -> None:
@@ -129,15 +161,15 @@ def time_both(old_mod: Any, tools: list[Any], queries: list[str], rounds: int) -
     new_index = new.build_index(tools)
     warm, timed = queries[:100], queries[100:600]
     for q in warm:
-        old_index.rank(old_mod.query_plan(q), 5)
-        new_index.rank(new.query_plan(q), 5)
+        ranked(old_mod, old_index, q, 5)
+        ranked(new, new_index, q, 5)
     for r in range(rounds):
         times: dict[str, list[float]] = {"base": [], "new": []}
         for i, q in enumerate(timed):
             order = [("base", old_mod, old_index), ("new", new, new_index)]
             for label, mod, index in order if (i + r) % 2 else order[::-1]:
                 start = time.perf_counter()
-                index.rank(mod.query_plan(q), 5)
+                ranked(mod, index, q, 5)
                 times[label].append(1000 * (time.perf_counter() - start))
         p50 = {k: statistics.median(v) for k, v in times.items()}
         p95 = {k: sorted(v)[int(0.95 * len(v)) - 1] for k, v in times.items()}
@@ -156,6 +188,7 @@ def main() -> int:
     parser.add_argument("--sets", default=",".join(SETS))
     parser.add_argument("--sizes", default="100000", help="synthetic replica sizes ('' for none)")
     parser.add_argument("--depth", type=int, default=50)
+    parser.add_argument("--limit", type=int, default=0, help="at most this many queries per set (0: all)")
     parser.add_argument("--rounds", type=int, default=3, help="timing rounds on the largest replica (0: none)")
     args = parser.parse_args()
     eval_root = Path(args.shared) / "eval"
@@ -164,7 +197,11 @@ def main() -> int:
         tally = Tally()
         for name in filter(None, args.sets.split(",")):
             catalog, queries = load_set(eval_root / name)
+            queries = queries[: args.limit or None]
             compare_catalog(name, old_mod, catalog.searchable(), [q.query for q in queries], args.depth, tally)
+            print(f"{name}: {tally.rankings} rankings compared so far, {len(tally.failures)} differ", flush=True)
+        for name, catalog, queries in realworld(eval_root / "realworld-dev"):
+            compare_catalog(name, old_mod, catalog.searchable(), queries, args.depth, tally)
             print(f"{name}: {tally.rankings} rankings compared so far, {len(tally.failures)} differ", flush=True)
         sizes = [int(s) for s in args.sizes.split(",") if s]
         if sizes:
@@ -176,7 +213,7 @@ def main() -> int:
             queries = [q.query for q in load_queries(seal / "queries.yaml")]
             for size in sizes:
                 tools = synthetic_tools(seal, size)
-                compare_catalog(f"replica {size}", old_mod, tools, queries, args.depth, tally)
+                compare_catalog(f"replica {size}", old_mod, tools, queries[: args.limit or None], args.depth, tally)
                 print(f"replica {size}: {tally.rankings} rankings compared so far, {len(tally.failures)} differ")
             if args.rounds:
                 print(f"latency on the {max(sizes):,}-tool replica (base = {args.base}):")

@@ -237,6 +237,41 @@ def test_both_stores_split_a_terms_frequency_alike():
     assert heavy not in python[1] or python[1][heavy][0] >= python[1][heavy][1]
 
 
+def test_the_numpy_store_splits_alike_by_search_and_by_slot(monkeypatch):
+    # issue 32 at 100,000 tools: after FORWARD_AFTER weighings the store reads the candidates'
+    # entries from its entries by slot instead of searching each term's postings; the same
+    # frequencies, bit for bit (the same sums in the same order), and the Python store's
+    pytest.importorskip("numpy")
+    from toolsearch_cli.search.numpy_store import NumpyStore
+
+    tools = [PARAM_HEAVY, REFUNDS, *FOLDERS, *filler(40)]
+    fields = frozenset(i for i, name in enumerate(bm25f.FIELD_SPECS) if name in bm25f.PARAM_FIELDS)
+    terms = [analyze(word)[0] for word in ("customer", "refund", "folder", "money", "absent", "invoice", "card")]
+    python, numpy = (bm25f.build_index(tools, backend=backend) for backend in ("python", "numpy"))
+    store = numpy._store
+    slots = sorted(python.slot_of.values())[::-1]  # candidates in any order
+    monkeypatch.setattr(NumpyStore, "FORWARD_AFTER", 10**9)
+    searched = numpy.param_split(terms, slots, fields)
+    assert store.forward is None
+    monkeypatch.setattr(NumpyStore, "FORWARD_AFTER", 0)
+    by_slot = numpy.param_split(terms, slots, fields)
+    assert store.forward is not None
+    assert by_slot == searched
+    assert [list(split.items()) for split in by_slot] == [list(split.items()) for split in searched]
+    expected = python.param_split(terms, slots, fields)
+    assert [sorted(split) for split in by_slot] == [sorted(split) for split in expected]
+    assert any(by_slot)
+    # a tool added after the entries by slot were made: its slot is past them (searched), its
+    # terms in the delta segment; a removed tool's entries stay until a merge and are still read
+    for index in (python, numpy):
+        index.add(op("post_refunds_2", "Refund a customer.", {"customer": "The customer to refund."}))
+        index.remove("get_tax_9")
+    slots = sorted(python.slot_of.values())
+    after = numpy.param_split(terms, slots, fields)
+    assert [sorted(split) for split in after] == [sorted(split) for split in python.param_split(terms, slots, fields)]
+    assert after[0][slots.index(numpy.slot_of["post_refunds_2"])][1] > 0
+
+
 def test_the_cap_window_gives_the_pools_order_with_and_without_explanations(monkeypatch):
     # thirty parameter-heavy tools above the named one: the cap is weighed on the first
     # PARAM_WINDOW, then on the whole pool, as a tool past the window could still reach the top
@@ -253,3 +288,25 @@ def test_the_cap_window_gives_the_pools_order_with_and_without_explanations(monk
     assert names(search(catalog, QUERY, top_k=5)) == plain
     monkeypatch.setattr(bm25f, "PARAM_CAP_OWN", None)  # uncapped, the named tool is past the window
     assert "post_refunds" not in names(search(catalog, QUERY, top_k=25))
+
+
+def test_a_tie_with_the_tool_past_the_cap_window_is_ordered_by_name(monkeypatch):
+    # 30 tools alike, slots in the reverse of name order: the window's 5th score ties the tool
+    # after the window, so the pool past it is ranked too; ties go by name, as with the whole pool
+    alike = [op(f"post_intent_{i:02}", "Refund a charge.", {"refund": "The refund's reason."}) for i in range(30)]
+    catalog = Catalog(tools=[*alike[::-1], *filler(100)])
+    query = "the refund"  # one word: no coverage bonus, so the window is ranked first
+    expected = [f"post_intent_{i:02}" for i in range(5)]
+    calls = []
+    ranked_slots = bm25f.BM25FIndex.ranked_slots
+
+    def spy(self, plan, k, *args, **kwargs):
+        calls.append(k)
+        return ranked_slots(self, plan, k, *args, **kwargs)
+
+    monkeypatch.setattr(bm25f.BM25FIndex, "ranked_slots", spy)
+    assert names(search(catalog, query, top_k=5)) == expected
+    assert calls == [bm25f.PARAM_WINDOW + 1, bm25f.PARAM_POOL]
+    assert names(search(catalog, query, top_k=5, explain=True)) == expected
+    monkeypatch.setattr(bm25f, "PARAM_WINDOW", 1000)  # the whole pool at once
+    assert names(search(catalog, query, top_k=5)) == expected

@@ -227,6 +227,18 @@ def test_the_numpy_store_keeps_the_contract_when_it_prunes_by_a_floor(monkeypatc
     check_contract(build_index(tools, backend="numpy"))
 
 
+@pytest.mark.parametrize("k", [5, 100, 1000])
+def test_a_large_k_still_gets_a_floor_below_its_kth_best_score(k):
+    # issue 32's parameter cap ranks a pool of 100: with groups of BLOCK slots, 100,000 tools made
+    # 390 groups, too few for a floor of the 100th best, and every matching score was partitioned
+    store = build_index([Tool(name="t", description="weather")], backend="numpy")._store
+    scores = np.random.default_rng(32).random(100_000)
+    scores[scores < 0.5] = 0.0
+    found = store._floor(scores, k)
+    assert found is not None
+    assert 0 < found[0] <= np.sort(scores)[-k]
+
+
 @pytest.mark.parametrize("size", [1, 9, 700])
 def test_both_stores_give_the_same_scores_slot_for_slot(size):
     tools = [

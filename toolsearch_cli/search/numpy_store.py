@@ -34,6 +34,10 @@ class NumpyStore:
     MERGE_SHARE = 0.05
     #: Slots per group when bounding the k-th best score from below (see :meth:`_floor`).
     BLOCK = 256
+    #: Fewer slots per group (down to this many) when k is large, so there are at least 8k groups:
+    #: with BLOCK's 390 groups a pool of 100 at 100,000 tools got no floor, and partitioning every
+    #: matching tool's score cost ~0.5 ms a query (issue 32's parameter cap ranks a pool of 100).
+    MIN_BLOCK = 16
     #: best_with_bonus computes bonuses tool by tool when at most this share of tools can still reach the top.
     SPARSE_SHARE = 0.125
 
@@ -62,15 +66,21 @@ class NumpyStore:
         self.delta: dict[str, list[int]] = {}
         self.delta_size = 0
         self.dead = 0
+        # the main segment's entries by slot (see _by_slot), made after FORWARD_AFTER weighings
+        self.forward: tuple[Any, Any] | None = None
+        self.weighings = 0
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
         del state["np"]  # a module does not pickle; the on-disk catalog cache pickles indexes
+        state["forward"], state["weighings"] = None, 0  # made again when a process needs it
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         import numpy
 
+        self.__dict__.setdefault("forward", None)
+        self.__dict__.setdefault("weighings", 0)
         self.__dict__.update(state)
         self.np = numpy
 
@@ -250,6 +260,7 @@ class NumpyStore:
         np = self.np
         self.tid = term_ids
         self.slots, self.fids, self.counts = slots, fids, counts
+        self.forward, self.weighings = None, 0
         self.bounds = np.searchsorted(terms, np.arange(len(term_ids) + 1))
         self.index._cache.clear()
         self._score_all(terms, first)
@@ -393,9 +404,10 @@ class NumpyStore:
     ) -> list[dict[int, tuple[float, float]]]:
         """Per term, for the indexes ``i`` of ``slots`` whose tool holds it in one of the field ids
         ``fields``: (its weighted, length-normalised frequency over all fields, before saturation;
-        the part from ``fields``). The candidates' entries of every term are found by binary
-        search in the main segment's postings and scored in one vectorised pass (a pass over whole
-        postings cost 6 ms a query at 100,000 tools); a term with entries in the delta segment
+        the part from ``fields``). The candidates' entries of every term in the main segment are
+        read from its entries by slot (:meth:`_pairs_by_slot`; at first found by binary search,
+        :meth:`_pairs_by_search`: see FORWARD_AFTER) and scored in one vectorised pass (a pass over
+        whole postings cost 6 ms a query at 100,000 tools); a term with entries in the delta segment
         (tools added since the last merge) is read whole."""
         np = self.np
         out: list[dict[int, tuple[float, float]]] = [{} for _ in terms]
@@ -406,30 +418,26 @@ class NumpyStore:
         averages = np.asarray(avgs)
         wanted = np.asarray(slots, dtype=self.slots.dtype)
         nslots = len(slots)
-        rows, firsts, lens = [], [], []
+        plain: list[int] = []  # the terms read from the main segment alone, and their ids
+        tids: list[int] = []
         for t, term in enumerate(terms):
-            tid = self.tid.get(term)
             if term in self.delta:
                 out[t] = self._split_whole(term, wanted, chosen, averages)
                 continue
-            if tid is None:
-                continue
-            start, end = int(self.bounds[tid]), int(self.bounds[tid + 1])
-            posting = self.slots[start:end]
-            left = np.searchsorted(posting, wanted, "left")
-            right = np.searchsorted(posting, wanted, "right")
-            held = np.flatnonzero(right > left)
-            if len(held):
-                rows.append(t * nslots + held)
-                firsts.append(start + left[held])
-                lens.append((right - left)[held])
-        if not rows:
+            tid = self.tid.get(term)
+            if tid is not None:
+                plain.append(t)
+                tids.append(tid)
+        if not plain or not len(self.slots):
             return out
-        row, first, count = np.concatenate(rows), np.concatenate(firsts), np.concatenate(lens)
-        total_entries = int(count.sum())
-        offsets = np.arange(total_entries) - np.repeat(np.cumsum(count) - count, count)
-        at = np.repeat(first, count) + offsets
-        row = np.repeat(row, count)
+        self.weighings += 1
+        if self.forward is None and self.weighings > self.FORWARD_AFTER:
+            self.forward = self._by_slot()
+            release_free_memory()  # the argsort's int64 temporaries: 22 MB held otherwise
+        if self.forward is not None and int(wanted.max()) + 1 < len(self.forward[1]):
+            row, at = self._pairs_by_slot(plain, tids, wanted)
+        else:
+            row, at = self._pairs_by_search(plain, tids, wanted)
         fid, slot = self.fids[at], self.slots[at]
         b = self.bs[fid]
         ratio = np.minimum(self.lengths[fid, slot] / averages[fid], self.max_ratios[fid])
@@ -442,6 +450,77 @@ class NumpyStore:
             if not out[t] or i not in out[t]:
                 out[t][i] = (float(total[r]), float(part[r]))
         return out
+
+    #: split_candidates finds the candidates' entries by binary search in each term's postings for
+    #: this many calls, then makes the main segment's entries by slot once (an ``argsort`` of the
+    #: postings: 0.1 s and 11 MB at 100,000 tools, its temporaries handed back to the system) and
+    #: reads each candidate's entries from it: a one-off search (a CLI call on a cached catalog)
+    #: does not pay for it, a long-running process does once (the entries of ~45 terms x 20
+    #: candidates, p50: 0.41 ms by search, 0.10 ms by slot).
+    FORWARD_AFTER = 16
+
+    def _by_slot(self) -> tuple[Any, Any]:
+        """The main segment's entry positions ordered by slot (ascending positions within a slot),
+        and where each slot's run starts (one more than the slots)."""
+        np = self.np
+        order = np.argsort(self.slots, kind="stable")
+        if len(order) < 2**31:
+            order = order.astype(np.int32)
+        size = len(self.index.tools)  # a slot added later has no entries here: searched instead
+        starts = np.zeros(size + 1, dtype=np.int64)
+        np.cumsum(np.bincount(self.slots, minlength=size), out=starts[1:])
+        return order, starts
+
+    def _pairs_by_slot(self, plain: list[int], tids: list[int], wanted: Any) -> tuple[Any, Any]:
+        """(row, entry position) of every main-segment entry of the candidates ``wanted`` for the
+        term ids ``tids`` (row ``plain[j] * len(wanted) + i``), read from the entries by slot;
+        ordered by candidate, then position (so a row's entries in field order)."""
+        np = self.np
+        order, starts = self.forward  # type: ignore[misc]
+        nslots = len(wanted)
+        first, last = starts[wanted], starts[wanted + 1]
+        count = last - first
+        at = order[np.repeat(first - np.cumsum(count) + count, count) + np.arange(int(count.sum()))]
+        candidate = np.repeat(np.arange(nslots), count)
+        term_of = np.searchsorted(self.bounds, at, "right") - 1
+        asked = np.asarray(tids, dtype=np.int64)
+        by_id = np.argsort(asked)
+        sorted_ids = asked[by_id]
+        j = np.minimum(np.searchsorted(sorted_ids, term_of), len(sorted_ids) - 1)
+        match = sorted_ids[j] == term_of
+        t = np.asarray(plain, dtype=np.int64)[by_id[j[match]]]
+        return t * nslots + candidate[match], at[match]
+
+    def _pairs_by_search(self, plain: list[int], tids: list[int], wanted: Any) -> tuple[Any, Any]:
+        """What :meth:`_pairs_by_slot` gives (the same entries per row, in the same order), found
+        by a binary search of every (term, candidate) pair at once in the term's postings (the
+        first entry of the candidate's slot; a slot's entries are adjacent, one per field)."""
+        np = self.np
+        nslots = len(wanted)
+        ids = np.asarray(tids, dtype=np.int64)
+        low = np.repeat(self.bounds[ids], nslots)
+        end = np.repeat(self.bounds[ids + 1], nslots)
+        high = end.copy()
+        target = np.tile(wanted, len(tids))
+        postings = self.slots
+        last = len(postings) - 1
+        while True:
+            open_ = low < high
+            if not open_.any():
+                break
+            middle = (low + high) >> 1
+            below = open_ & (postings[np.minimum(middle, last)] < target)
+            low = np.where(below, middle + 1, low)
+            high = np.where(open_ & ~below, middle, high)
+        nfields = self.index.nfields
+        at = low[:, None] + np.arange(nfields)
+        inside = (at < end[:, None]) & (postings[np.minimum(at, last)] == target[:, None])
+        count = inside.sum(axis=1)
+        held = np.flatnonzero(count)
+        row = np.asarray(plain, dtype=np.int64)[held // nslots] * nslots + held % nslots
+        first, count = low[held], count[held]
+        at = np.repeat(first - np.cumsum(count) + count, count) + np.arange(int(count.sum()))
+        return np.repeat(row, count), at
 
     def _split_whole(self, term: str, wanted: Any, chosen: Any, averages: Any) -> dict[int, tuple[float, float]]:
         np = self.np
@@ -526,7 +605,8 @@ class NumpyStore:
         high. Group j is every slot equal to j modulo the number of groups: the column of a
         (BLOCK, groups) view, whose maxima take one vectorised pass. Returns (floor, view, maxima).
         """
-        rows = self.BLOCK
+        # at least 8k groups when the array allows it (see MIN_BLOCK)
+        rows = min(self.BLOCK, max(self.MIN_BLOCK, len(acc) // (8 * max(k, 1))))
         groups = len(acc) // rows
         if groups <= 4 * k:
             return None

@@ -7,9 +7,9 @@ tool's best sentence. Nothing here imports the index or a store: both import thi
 
 from __future__ import annotations
 
-import heapq
 import math
 from collections.abc import Sequence
+from operator import itemgetter
 from typing import Any
 
 from ..model import Tool
@@ -87,11 +87,24 @@ def ordered(tools: Sequence[Tool | None], items: list[tuple[int, float]], k: int
     """The ``k`` best (slot, score) items, ties by tool name; ``items`` holds every one scoring at
     least the k-th best score (so the ties at the cut are all there)."""
 
-    def rank_key(item: tuple[int, float]) -> tuple[float, str]:
+    def name_of(item: tuple[int, float]) -> str:
         tool = tools[item[0]]
-        return (-item[1], tool.name if tool is not None else "")
+        return tool.name if tool is not None else ""
 
-    return heapq.nsmallest(k, items, key=rank_key)
+    # by score (a stable sort), then each run of equal scores that reaches the k best by name:
+    # the order of sorting by (-score, name), without a name look-up per item (a pool of 100
+    # tools is ordered on every query of the parameter cap)
+    items = sorted(items, key=itemgetter(1), reverse=True)
+    end = min(k, len(items))
+    i = 0
+    while i < end:
+        j = i + 1
+        while j < len(items) and items[j][1] == items[i][1]:
+            j += 1
+        if j - i > 1:
+            items[i:j] = sorted(items[i:j], key=name_of)
+        i = j
+    return items[:k]
 
 
 class LazyBest:
