@@ -24,7 +24,7 @@ from ..bounded import (
     size_text,
     strict_json,
 )
-from ..errors import ToolsearchError, UsageError
+from ..errors import ToolsearchError, UsageError, kind_of
 from ..redaction import redact, redact_data, register, register_url, shown_url
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -501,16 +501,11 @@ def _one_line(text: str) -> str:
 
 
 def _kind_of(value: Any) -> str:
-    """``a string``, ``a list``, ``a number``...: a JSON value's type, for a malformed reply's finding."""
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    return "an object" if isinstance(value, dict) else "null" if value is None else type(value).__name__
+    """``a string``, ``a list``, ``an object``, ``null``...: a JSON value's type in JSON's own words,
+    for a malformed reply's finding (:func:`~toolsearch_cli.errors.kind_of` says mapping/nothing)."""
+    if value is None:
+        return "null"
+    return "an object" if isinstance(value, dict) else kind_of(value)
 
 
 def _short(value: Any) -> str:
