@@ -54,7 +54,8 @@ upload attach
 download export
 image picture photo screenshot
 message text chat
-comment note reply
+comment note
+reply respond answer
 contents items children what's_inside inside
 count how_many number total
 balance how_much_money funds
