@@ -8,7 +8,7 @@ tool's best sentence. Nothing here imports the index or a store: both import thi
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from operator import itemgetter
 from typing import Any
 
@@ -83,6 +83,24 @@ class QueryPlan:
         return f"QueryPlan({self.terms!r}, {self.weights!r}, {self.clauses!r}, {self.clause_share!r}, {self.related!r})"
 
 
+def by_score_then_name(
+    items: list[Any], score: Callable[[Any], float], name: Callable[[Any], str], end: int | None = None
+) -> None:
+    """Sort ``items`` in place as by (-score, name), without a name look-up per item: by score (a
+    stable sort), then each run of equal scores that starts before ``end`` (all when ``None``) by
+    name. The parameter cap orders a pool of 100 tools on every query."""
+    items.sort(key=score, reverse=True)
+    stop = len(items) if end is None else min(end, len(items))
+    i = 0
+    while i < stop:
+        j = i + 1
+        while j < len(items) and score(items[j]) == score(items[i]):
+            j += 1
+        if j - i > 1:
+            items[i:j] = sorted(items[i:j], key=name)
+        i = j
+
+
 def ordered(tools: Sequence[Tool | None], items: list[tuple[int, float]], k: int) -> list[tuple[int, float]]:
     """The ``k`` best (slot, score) items, ties by tool name; ``items`` holds every one scoring at
     least the k-th best score (so the ties at the cut are all there)."""
@@ -91,19 +109,8 @@ def ordered(tools: Sequence[Tool | None], items: list[tuple[int, float]], k: int
         tool = tools[item[0]]
         return tool.name if tool is not None else ""
 
-    # by score (a stable sort), then each run of equal scores that reaches the k best by name:
-    # the order of sorting by (-score, name), without a name look-up per item (a pool of 100
-    # tools is ordered on every query of the parameter cap)
-    items = sorted(items, key=itemgetter(1), reverse=True)
-    end = min(k, len(items))
-    i = 0
-    while i < end:
-        j = i + 1
-        while j < len(items) and items[j][1] == items[i][1]:
-            j += 1
-        if j - i > 1:
-            items[i:j] = sorted(items[i:j], key=name_of)
-        i = j
+    items = list(items)
+    by_score_then_name(items, itemgetter(1), name_of, end=k)
     return items[:k]
 
 
