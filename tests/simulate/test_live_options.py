@@ -17,21 +17,8 @@ pytest.importorskip("openai")
 anthropic = pytest.importorskip("anthropic")
 
 DEMO = str(EN.parent.parent / "demo")
-PROTOCOLS = {"openai-chat": "openai", "openai-responses": "openai-responses", "anthropic": "anthropic"}
 #: whether the installed anthropic SDK's Messages API takes a temperature (0.x did; 2.17 does not)
 ANTHROPIC_TEMPERATURE = "temperature" in inspect.signature(anthropic.Anthropic(api_key="x").messages.create).parameters
-
-
-@pytest.fixture(params=list(PROTOCOLS))
-def api(request):
-    return request.param
-
-
-@pytest.fixture
-def server(api):
-    srv = ChatServer(protocol=PROTOCOLS[api])
-    yield srv
-    srv.close()
 
 
 @pytest.fixture

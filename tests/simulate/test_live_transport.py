@@ -15,6 +15,7 @@ from types import SimpleNamespace
 import pytest
 
 from ..chat_server import ChatServer, Raw, live_runner
+from .conftest import PROTOCOLS
 from .test_simulate_live import EN, FAKE_KEY
 
 pytest.importorskip("openai")
@@ -22,20 +23,7 @@ pytest.importorskip("anthropic")
 
 DEMO = str(EN.parent.parent / "demo")
 #: --api -> the loopback server's protocol
-PROTOCOLS = {"openai-chat": "openai", "openai-responses": "openai-responses", "anthropic": "anthropic"}
 BOUND_SAID = "more than the 100 KB a reply may be (--max-reply-size); it was not read further"
-
-
-@pytest.fixture(params=list(PROTOCOLS))
-def api(request):
-    return request.param
-
-
-@pytest.fixture
-def server(api):
-    srv = ChatServer(protocol=PROTOCOLS[api])
-    yield srv
-    srv.close()
 
 
 @pytest.fixture
