@@ -37,7 +37,6 @@ from toolsearch_cli.search import get_ranker
 HERE = Path(__file__).resolve().parent
 
 DEPTH = 10
-SHARED = HERE.parent.parent / "shared" / "eval"
 
 
 class Entry:
@@ -198,7 +197,7 @@ def main() -> int:
     rankers: dict[str, object] = {name: get_ranker(name, embed) for name in args.rankers.split(",") if name}
     for w in args.hybrid_weight:
         rankers[f"hybrid@{w:g}"] = HybridRanker(weight=w, embed=embed, adaptive=False)
-    root = Path(args.shared)
+    root = Path(args.shared) / "eval"  # --shared is the folder holding eval/, as in every command
     for name in args.sets.split(","):
         start = time.perf_counter()
         if name == "realworld":
