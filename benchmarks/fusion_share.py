@@ -7,7 +7,7 @@ Usage:
     python -m benchmarks fusion --embed-model FOLDER --dump /tmp/fusion.pkl   # inputs of the fusion, per request
 
 Sets: ``realworld`` (../shared/eval/realworld-dev, 9 catalogs, skipped without ../shared), ``real``
-(benchmarks/real_catalogs, 23 catalogs, 484 requests: needs real_catalogs/fetch.py's cache),
+(benchmarks/real_catalogs, 23 catalogs, 484 requests: needs python -m benchmarks fetch's cache),
 ``blind`` (real_catalogs/blind-fusion.yaml: 29 requests written before any ranking on their three
 MCP servers), ``heldout`` (real_catalogs' held-out OpenAPI documents and requests, about half
 of them Chinese), ``dev`` (the six sets of ../shared/eval; ``--limit N``: N requests of each, evenly spaced).

@@ -6,7 +6,7 @@ Usage:
     python -m benchmarks peers --part quality       # quality table only
     python -m benchmarks peers --part scale --sizes 1000,10000
     python -m benchmarks peers --part startup
-    python -m benchmarks peers --part real          # the real-catalog set (benchmarks/real_catalogs/fetch.py first)
+    python -m benchmarks peers --part real          # the real-catalog set (python -m benchmarks fetch first)
 
 Every figure is measured in this process (start-up in child processes of it), beside the peers
 measured the same way, and the targets of issue 3 are checked against those in-run figures.

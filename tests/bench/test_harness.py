@@ -107,6 +107,14 @@ def test_startup_times_a_cache_hit_against_unpickling_alone(capsys, monkeypatch)
     assert re.search(r"read \+ HMAC check \+ unpickle [0-9.]+ ms against unpickling alone", capsys.readouterr().out)
 
 
+@pytest.mark.skipif(not (options.SHARED / "eval" / "bfcl_static").is_dir(), reason="../shared/eval is not here")
+def test_quality_limit_is_a_small_run_of_evenly_spaced_queries(capsys):
+    assert main(["quality", "--ranker", "default", "--sets", "bfcl_static", "--limit", "3"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^bfcl_static +default +[01]\.\d{3}", out, re.MULTILINE)
+    assert re.search(r"\(load [0-9.]+s, \d+ tools, 3 queries\)", out)
+
+
 def test_spaced_takes_evenly_spaced_items():
     assert options.spaced(list(range(10)), 0) == list(range(10))
     assert options.spaced(list(range(10)), 20) == list(range(10))
