@@ -51,20 +51,14 @@ class Anthropic(Provider):
     metadata_key = "anthropic"
     defers = True
 
-    def tool_entry(
-        self,
-        tool: Tool,
-        *,
-        parameters: Mapping[str, Any] | None = None,
-        native: Mapping[str, Any] | None = None,
-        strict: bool | None = None,
-        defer: bool = False,
+    def entry(
+        self, tool: Tool, schema: Mapping[str, Any], native: Mapping[str, Any], strict: bool | None, defer: bool
     ) -> dict[str, Any]:
         entry: dict[str, Any] = {
             "name": tool.name,
             "description": tool.description,
-            "input_schema": tool.parameters if parameters is None else parameters,
-            **(native or {}),
+            "input_schema": schema,
+            **native,
         }
         if strict is not None:
             entry["strict"] = strict

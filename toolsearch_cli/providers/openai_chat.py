@@ -43,20 +43,14 @@ class OpenAIChat(Provider):
     title = "OpenAI Chat Completions"
     metadata_key = "openai"
 
-    def tool_entry(
-        self,
-        tool: Tool,
-        *,
-        parameters: Mapping[str, Any] | None = None,
-        native: Mapping[str, Any] | None = None,
-        strict: bool | None = None,
-        defer: bool = False,
+    def entry(
+        self, tool: Tool, schema: Mapping[str, Any], native: Mapping[str, Any], strict: bool | None, defer: bool
     ) -> dict[str, Any]:
         function: dict[str, Any] = {
             "name": tool.name,
             "description": tool.description,
-            "parameters": tool.parameters if parameters is None else parameters,
-            **(native or {}),
+            "parameters": schema,
+            **native,
         }
         if strict is not None:
             function["strict"] = strict

@@ -50,21 +50,15 @@ class OpenAIResponses(Provider):
     metadata_key = "openai"
     defers = True
 
-    def tool_entry(
-        self,
-        tool: Tool,
-        *,
-        parameters: Mapping[str, Any] | None = None,
-        native: Mapping[str, Any] | None = None,
-        strict: bool | None = None,
-        defer: bool = False,
+    def entry(
+        self, tool: Tool, schema: Mapping[str, Any], native: Mapping[str, Any], strict: bool | None, defer: bool
     ) -> dict[str, Any]:
         entry: dict[str, Any] = {
             "type": "function",
             "name": tool.name,
             "description": tool.description,
-            "parameters": tool.parameters if parameters is None else parameters,
-            **(native or {}),
+            "parameters": schema,
+            **native,
         }
         if strict is not None:
             entry["strict"] = strict
