@@ -122,8 +122,8 @@ def test_an_sdk_without_the_api_is_one_line_before_the_run(monkeypatch):
 
     import openai
 
-    from toolsearch_cli.simulate.live_client import LiveError
-    from toolsearch_cli.simulate.provider_clients import OpenAIResponsesClient
+    from toolsearch_cli.providers.client import LiveError
+    from toolsearch_cli.providers.openai_responses import OpenAIResponsesClient
 
     def older(**kwargs):  # a client with chat completions only
         return SimpleNamespace(chat=openai.OpenAI(**kwargs).chat)

@@ -4,15 +4,20 @@ prompt as the first ``system`` message.
 
 Schema: ``ChatCompletionFunctionToolParam`` / ``FunctionDefinition`` in the ``openai`` SDK (and
 OpenAI's OpenAPI document): ``strict`` is optional there (default false) and written only when set.
+
+:class:`OpenAIChatClient` is the live client (``simulate --live``, the default ``--api``), on the
+``openai`` SDK.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..redaction import redact_data
 from .base import ChatReply, Provider, ToolCall, ToolResult
+from .client import Completion, LiveClient, LiveError, as_dict, kind_name, short
 
 if TYPE_CHECKING:
     from ..model import Tool
@@ -90,4 +95,83 @@ class OpenAIChat(Provider):
 
 PROVIDER = OpenAIChat()
 
-__all__ = ["PROVIDER", "OpenAIChat", "read_calls"]
+#: OpenAI's own endpoint (``--base-url`` / ``$OPENAI_BASE_URL`` name another).
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
+
+class OpenAIChatClient(LiveClient):
+    """Chat Completions over HTTP with the ``openai`` SDK (``--api openai-chat``, the default)."""
+
+    api = "openai"
+    provider = PROVIDER
+    endpoint = "/chat/completions"
+    sdk = "openai"
+    sdk_title = "OpenAI"
+    base_url_env = "OPENAI_BASE_URL"
+    default_base_url = DEFAULT_BASE_URL
+    default_key_env = "OPENAI_API_KEY"
+
+    def _sdk_client(self, **options: Any) -> Any:
+        return self._sdk.OpenAI(**options)
+
+    def _send(self, client: Any, kwargs: dict[str, Any]) -> Any:
+        return client.chat.completions.with_raw_response.create(**kwargs)
+
+    def _create_function(self) -> Any:
+        return self._client.chat.completions.create
+
+    def _request_kwargs(
+        self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]]
+    ) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {"model": self.model, "messages": list(messages)}
+        if tools:
+            kwargs["tools"] = list(tools)
+            if self.tool_choice:  # OpenAI's default with tools; some servers (llama.cpp) need it said
+                kwargs["tool_choice"] = self.tool_choice
+        if self.temperature is not None:
+            kwargs["temperature"] = self.temperature
+        if self.max_tokens is not None:
+            kwargs["max_tokens"] = self.max_tokens
+        return kwargs
+
+    def _completion(self, response: Any, latency: float, attempts: int, waited: list[tuple[int, float]]) -> Completion:
+        data = redact_data(as_dict(response))  # a secret the model echoes never goes further
+        if not isinstance(data, dict):
+            raise LiveError(f"the model server at {self.shown_url} sent a reply that is not a JSON object")
+        choices = data.get("choices")
+        if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+            raise LiveError(f"the model server at {self.shown_url} sent a completion without choices")
+        choice = choices[0]
+        problems: list[str] = []
+        raw_message = choice.get("message")
+        if not isinstance(raw_message, dict):
+            problems.append(
+                "the choice has no 'message'"
+                if raw_message is None
+                else f"'message' is {kind_name(raw_message)}, not an object: {short(raw_message)}"
+            )
+        message: dict[str, Any] = raw_message if isinstance(raw_message, dict) else {}
+        content = message.get("content")
+        if content is not None and not isinstance(content, str):
+            problems.append(f"'content' is {kind_name(content)}, not a string: {short(content)}")
+            content = json.dumps(content, ensure_ascii=False)  # kept, as text, in the history
+        calls = message.get("tool_calls")
+        if calls is not None and not isinstance(calls, list):
+            problems.append(f"'tool_calls' is {kind_name(calls)}, not a list: {short(calls)}")
+        usage = data.get("usage") if isinstance(data.get("usage"), dict) else None
+        if usage is not None:
+            usage = {k: v for k, v in usage.items() if isinstance(v, int) and not isinstance(v, bool)}
+        return Completion(
+            content=content,
+            tool_calls=list(calls) if isinstance(calls, list) else [],
+            finish_reason=choice.get("finish_reason") if isinstance(choice.get("finish_reason"), str) else None,
+            usage=usage or None,
+            latency=latency,
+            attempts=attempts,
+            model=data.get("model") if isinstance(data.get("model"), str) else None,
+            retries=list(waited),
+            problems=problems,
+        )
+
+
+__all__ = ["DEFAULT_BASE_URL", "PROVIDER", "OpenAIChat", "OpenAIChatClient", "read_calls"]
