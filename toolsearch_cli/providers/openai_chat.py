@@ -114,6 +114,20 @@ class OpenAIChatClient(LiveClient):
     def _sdk_client(self, **options: Any) -> Any:
         return self._sdk.OpenAI(**options)
 
+    def max_tokens_keyword(self) -> str:
+        """Where ``--max-tokens`` goes: ``max_completion_tokens`` at OpenAI's own endpoints (and
+        Azure's), where ``max_tokens`` is deprecated and refused by the reasoning models;
+        ``max_tokens`` elsewhere, the one keyword every compatible server reads (llama.cpp's
+        server and Ollama read no other)."""
+        from urllib.parse import urlsplit
+
+        try:
+            host = (urlsplit(self.base_url).hostname or "").lower()
+        except ValueError:
+            host = ""
+        openai = host == "api.openai.com" or host.endswith(".openai.azure.com")
+        return "max_completion_tokens" if openai else "max_tokens"
+
     def _send(self, client: Any, kwargs: dict[str, Any]) -> Any:
         return client.chat.completions.with_raw_response.create(**kwargs)
 
@@ -131,7 +145,7 @@ class OpenAIChatClient(LiveClient):
         if self.temperature is not None:
             kwargs["temperature"] = self.temperature
         if self.max_tokens is not None:
-            kwargs["max_tokens"] = self.max_tokens
+            kwargs[self.max_tokens_keyword()] = self.max_tokens
         return kwargs
 
     def _completion(self, response: Any, latency: float, attempts: int, waited: list[tuple[int, float]]) -> Completion:
