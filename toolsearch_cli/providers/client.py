@@ -112,7 +112,7 @@ class LiveClient:
     """One provider API's live client over its official SDK; bounded retries for 429 and 5xx.
 
     A subclass sets the class attributes and writes :meth:`_sdk_client`, :meth:`_send`,
-    :meth:`_create_function`, :meth:`_request_kwargs` and :meth:`_completion`."""
+    :meth:`_create_function`, :meth:`_request_kwargs` and :meth:`_problems`."""
 
     #: The API this client speaks (a key of ``providers.PROVIDER_BY_NAME``), its provider, and the
     #: path of its create call (for messages).
@@ -366,8 +366,27 @@ class LiveClient:
             ) from None
 
     def _completion(self, response: Any, latency: float, attempts: int, waited: list[tuple[int, float]]) -> Completion:
-        """The reply's body (strict JSON, not yet redacted) read back in the OpenAI Chat form, with
-        how it breaks this API's shape as :attr:`Completion.problems`."""
+        """The reply's body (strict JSON, not yet redacted) read back in the OpenAI Chat form by the
+        provider (:meth:`~toolsearch_cli.providers.base.Provider.chat_reply`), with how it breaks
+        this API's shape as :attr:`Completion.problems` (:meth:`_problems`)."""
+        data = redact_data(as_dict(response))  # a secret the model echoes never goes further
+        problems = self._problems(data)
+        reply = self.provider.chat_reply(data)
+        return Completion(
+            content=reply.content,
+            tool_calls=list(reply.tool_calls),
+            finish_reason=reply.finish_reason,
+            usage=reply.usage,
+            latency=latency,
+            attempts=attempts,
+            model=reply.model,
+            retries=list(waited),
+            problems=problems,
+        )
+
+    def _problems(self, data: Any) -> list[str]:
+        """How a reply breaks this API's shape, each a ``malformed-reply`` finding; a
+        :class:`LiveError` when it is no reply of this API at all."""
         raise NotImplementedError
 
     def _status_message(self, status: int, exc: Any, attempts: int, repeated: bool = False) -> str:
@@ -395,37 +414,23 @@ class LiveClient:
 
 class ItemsClient(LiveClient):
     """A client of an API whose reply is a list of typed items under one key (Anthropic's
-    ``content`` blocks, the Responses API's ``output`` items), read back by its provider's
-    :meth:`~toolsearch_cli.providers.base.Provider.chat_reply`."""
+    ``content`` blocks, the Responses API's ``output`` items)."""
 
     #: The top-level key every reply of this API has (a body without it is not a reply of it).
     reply_key: ClassVar[str]
 
-    def _completion(self, response: Any, latency: float, attempts: int, waited: list[tuple[int, float]]) -> Completion:
-        data = redact_data(as_dict(response))  # a secret the model echoes never goes further
+    def _problems(self, data: Any) -> list[str]:
         if not isinstance(data, dict) or not isinstance(data.get(self.reply_key), list):
             raise LiveError(
                 f"the model server at {self.shown_url} sent a reply that is not a {self.provider.title} response"
             )
-        reply = self.provider.chat_reply(data)
         items = data[self.reply_key]
         problems = [
             f"'{self.reply_key}' item {n} is {kind_name(item)}, not an object: {short(item)}"
             for n, item in enumerate(items)
             if not isinstance(item, dict)
         ][:5]
-        problems += self._item_problems([item for item in items if isinstance(item, dict)])[:5]
-        return Completion(
-            content=reply.content,
-            tool_calls=list(reply.tool_calls),
-            finish_reason=reply.finish_reason,
-            usage=reply.usage,
-            latency=latency,
-            attempts=attempts,
-            model=reply.model,
-            retries=list(waited),
-            problems=problems,
-        )
+        return problems + self._item_problems([item for item in items if isinstance(item, dict)])[:5]
 
     def _item_problems(self, items: list[dict[str, Any]]) -> list[str]:
         """How the reply's items break this API's shape (text that is not a string, ...)."""

@@ -15,9 +15,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..redaction import redact_data
 from .base import ChatReply, Provider, ToolCall, ToolResult
-from .client import Completion, LiveClient, LiveError, as_dict, kind_name, short
+from .client import LiveClient, LiveError, kind_name, short
 
 if TYPE_CHECKING:
     from ..model import Tool
@@ -148,16 +147,14 @@ class OpenAIChatClient(LiveClient):
             kwargs[self.max_tokens_keyword()] = self.max_tokens
         return kwargs
 
-    def _completion(self, response: Any, latency: float, attempts: int, waited: list[tuple[int, float]]) -> Completion:
-        data = redact_data(as_dict(response))  # a secret the model echoes never goes further
+    def _problems(self, data: Any) -> list[str]:
         if not isinstance(data, dict):
             raise LiveError(f"the model server at {self.shown_url} sent a reply that is not a JSON object")
         choices = data.get("choices")
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
             raise LiveError(f"the model server at {self.shown_url} sent a completion without choices")
-        choice = choices[0]
         problems: list[str] = []
-        raw_message = choice.get("message")
+        raw_message = choices[0].get("message")
         if not isinstance(raw_message, dict):
             problems.append(
                 "the choice has no 'message'"
@@ -166,26 +163,12 @@ class OpenAIChatClient(LiveClient):
             )
         message: dict[str, Any] = raw_message if isinstance(raw_message, dict) else {}
         content = message.get("content")
-        if content is not None and not isinstance(content, str):
+        if content is not None and not isinstance(content, str):  # kept, as JSON text, in the history
             problems.append(f"'content' is {kind_name(content)}, not a string: {short(content)}")
-            content = json.dumps(content, ensure_ascii=False)  # kept, as text, in the history
         calls = message.get("tool_calls")
         if calls is not None and not isinstance(calls, list):
             problems.append(f"'tool_calls' is {kind_name(calls)}, not a list: {short(calls)}")
-        usage = data.get("usage") if isinstance(data.get("usage"), dict) else None
-        if usage is not None:
-            usage = {k: v for k, v in usage.items() if isinstance(v, int) and not isinstance(v, bool)}
-        return Completion(
-            content=content,
-            tool_calls=list(calls) if isinstance(calls, list) else [],
-            finish_reason=choice.get("finish_reason") if isinstance(choice.get("finish_reason"), str) else None,
-            usage=usage or None,
-            latency=latency,
-            attempts=attempts,
-            model=data.get("model") if isinstance(data.get("model"), str) else None,
-            retries=list(waited),
-            problems=problems,
-        )
+        return problems
 
 
 __all__ = ["DEFAULT_BASE_URL", "PROVIDER", "OpenAIChat", "OpenAIChatClient", "read_calls"]
