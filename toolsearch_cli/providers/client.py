@@ -89,7 +89,8 @@ class Completion:
 
 
 class ChatClient(Protocol):
-    """Anything that answers a Chat Completions request."""
+    """Anything that answers a request made of a history in the OpenAI Chat form and the tools in
+    the shape of its ``api`` (a :class:`LiveClient`, or a test's stand-in)."""
 
     base_url: str
     model: str
