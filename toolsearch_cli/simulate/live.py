@@ -245,8 +245,9 @@ def run_live(
     recorder: Recorder | None = None,
     on_request: Callable[[RequestRecord], None] | None = None,
 ) -> Transcript:
-    """Run the conversation against ``client``; raises :class:`~toolsearch_cli.providers.client.LiveError` (the server
-    failed: unreachable, timeout, HTTP error, not a completion) after recording what was done.
+    """Run the conversation against ``client``; raises
+    :class:`~toolsearch_cli.providers.client.LiveError` (the server failed: unreachable, timeout,
+    HTTP error, not a completion) after recording what was done.
     Whatever the model replies, empty or unusable, is a finding of the run, never an error."""
     check_state_mode(settings)
     model = LiveModel(client, options, script=script, prompt=prompt, system=system)

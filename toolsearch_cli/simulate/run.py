@@ -73,8 +73,8 @@ class SimulationResult:
 def run_simulation(settings: SimulateSettings, progress: Progress | None = None) -> SimulationResult:
     """Check ``settings`` (one-line :class:`~toolsearch_cli.errors.UsageError`\\ s) and run them.
 
-    A live run the server ends early (:class:`~toolsearch_cli.providers.client.LiveError`) returns what was done with
-    ``failure`` set; one that fails before its first request raises.
+    A live run the server ends early (:class:`~toolsearch_cli.providers.client.LiveError`) returns
+    what was done with ``failure`` set; one that fails before its first request raises.
     """
     settings.check()
     progress = progress or Progress()
