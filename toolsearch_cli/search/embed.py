@@ -180,7 +180,7 @@ def import_numpy() -> None:
     """Import numpy with OpenBLAS' idle worker threads told to sleep at once (2^4 cycles) rather
     than spin for about 0.1 s at the import and after every multi-threaded product: the same
     results (the work is shared out as before) for about 20-40 ms less CPU per search process
-    (benchmarks/README.md, "Issue 19 — new hybrid request start-up"). Nothing is changed when
+    (benchmarks/notes/fusion.md, "Issue 19 — new hybrid request start-up"). Nothing is changed when
     numpy is already imported or the variable is set; it is set for the import only, so programs
     this process starts do not inherit it.
 
@@ -654,7 +654,7 @@ class OnnxEmbedder:
             if light:
                 options.add_session_config_entry("session.disable_prepacking", "1")
             # idle worker threads sleep instead of spinning: less CPU for the same vectors, on a busy
-            # machine faster too (benchmarks/README.md, issue 19 cost)
+            # machine faster too (benchmarks/notes/fusion.md, issue 19 cost)
             options.add_session_config_entry("session.intra_op.allow_spinning", "0")
             # the cache's copy with memory-mapped weights (made on first use): same graph, same vectors
             ready = prepared.session_file(self.model_file)
