@@ -9,7 +9,7 @@ from typing import Any
 
 import typer
 
-from .. import __version__
+from .. import __version__, environment
 from ..errors import ToolsearchError
 from . import catalog_cmd, eval_cmd, lint_cmd, lock_cmd, model_cmd, search_cmd, serve_cmd, simulate_cmd
 from .error_line import print_error as _error
@@ -47,7 +47,8 @@ def root(
     live_ttl: str | None = typer.Option(
         None,
         "--live-ttl",
-        help="Reuse live MCP servers' tool lists for this long (90, 10m, 2h; default $TOOLSEARCH_LIVE_TTL, else off).",
+        help="Reuse live MCP servers' tool lists for this long (90, 10m, 2h; "
+        f"default ${environment.LIVE_TTL}, else off).",
         metavar="DURATION",
     ),
     refresh: bool = typer.Option(False, "--refresh", help="Ask live MCP servers again even when cached."),

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from .. import environment
 from .lock_cmd import LOCKED_OPTION
 from .options import embed_options, output_file
 
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
 
 PATHS_ARGUMENT = typer.Argument(
     None,
-    help="Catalog files, folders or modules. Default: $TOOLSEARCH_CATALOG, else ./catalogs, else the demo.",
+    help=f"Catalog files, folders or modules. Default: ${environment.CATALOG}, else ./catalogs, else the demo.",
     metavar="[PATH]...",
 )
 CONFIG_OPTION = typer.Option(

@@ -3,8 +3,6 @@ and how load warnings are shown: one line each on stderr, then a count."""
 
 from __future__ import annotations
 
-import os
-
 from ..catalog.lenient import LoadSettings, LoadWarning, configure, summary
 
 #: Warnings shown one by one; the rest are only counted (``toolsearch lint`` lists them all).
@@ -13,9 +11,10 @@ SHOWN = 20
 
 def configure_loading(*, strict: bool, live_ttl: str | None, refresh: bool, sanitize_names: bool) -> None:
     """Set every catalog load of this command from the global options (and ``$TOOLSEARCH_LIVE_TTL``)."""
-    from ..catalog.live_cache import TTL_ENV, parse_ttl
+    from ..catalog.live_cache import parse_ttl
+    from ..environment import live_ttl as ttl_from_env
 
-    raw = live_ttl if live_ttl is not None else os.environ.get(TTL_ENV, "").strip() or "0"
+    raw = live_ttl if live_ttl is not None else ttl_from_env() or "0"
     configure(
         LoadSettings(
             strict=strict,

@@ -11,16 +11,17 @@ import os
 from dataclasses import dataclass, replace
 from typing import Protocol
 
+from .. import environment
 from ..errors import EmbedError
 
-MODEL_VAR = "TOOLSEARCH_EMBED_MODEL"
-BASE_URL_VAR = "TOOLSEARCH_EMBED_BASE_URL"
-KEY_ENV_VAR = "TOOLSEARCH_EMBED_API_KEY_ENV"
-MULTILINGUAL_VAR = "TOOLSEARCH_EMBED_MULTILINGUAL"
-TIMEOUT_VAR = "TOOLSEARCH_EMBED_TIMEOUT"
-QUERY_PREFIX_VAR = "TOOLSEARCH_EMBED_QUERY_PREFIX"
-DOCUMENT_PREFIX_VAR = "TOOLSEARCH_EMBED_DOCUMENT_PREFIX"
-WEIGHT_VAR = "TOOLSEARCH_EMBED_WEIGHT"
+MODEL_VAR = environment.EMBED_MODEL
+BASE_URL_VAR = environment.EMBED_BASE_URL
+KEY_ENV_VAR = environment.EMBED_API_KEY_ENV
+MULTILINGUAL_VAR = environment.EMBED_MULTILINGUAL
+TIMEOUT_VAR = environment.EMBED_TIMEOUT
+QUERY_PREFIX_VAR = environment.EMBED_QUERY_PREFIX
+DOCUMENT_PREFIX_VAR = environment.EMBED_DOCUMENT_PREFIX
+WEIGHT_VAR = environment.EMBED_WEIGHT
 #: Seconds an endpoint has per request (the SDK retries twice more), unless told otherwise.
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
@@ -166,29 +167,31 @@ def check_prefix(value: object, where: str) -> str | None:
 
 
 def settings_from_env() -> EmbedSettings:
+    """Settings from the ``TOOLSEARCH_EMBED_*`` variables (read by :mod:`toolsearch_cli.environment`)."""
+    env = environment.embed_values()
     return EmbedSettings(
-        model=os.environ.get(MODEL_VAR, "").strip() or None,
-        base_url=os.environ.get(BASE_URL_VAR, "").strip() or None,
-        key_env=os.environ.get(KEY_ENV_VAR, "").strip() or DEFAULT_KEY_ENV,
-        multilingual=_truthy(os.environ.get(MULTILINGUAL_VAR)),
-        timeout=_env_timeout(),
+        model=(env["model"] or "").strip() or None,
+        base_url=(env["base_url"] or "").strip() or None,
+        key_env=(env["key_env"] or "").strip() or DEFAULT_KEY_ENV,
+        multilingual=_truthy(env["multilingual"]),
+        timeout=_env_timeout(env["timeout"]),
         # set but empty is a choice too: no prompt at all
-        query_prefix=os.environ.get(QUERY_PREFIX_VAR),
-        document_prefix=os.environ.get(DOCUMENT_PREFIX_VAR),
-        weight=_env_weight(),
+        query_prefix=env["query_prefix"],
+        document_prefix=env["document_prefix"],
+        weight=_env_weight(env["weight"]),
     )
 
 
-def _env_weight() -> float | None:
+def _env_weight(value: str | None) -> float | None:
     try:
-        return check_weight(os.environ.get(WEIGHT_VAR), "$" + WEIGHT_VAR)
+        return check_weight(value, "$" + WEIGHT_VAR)
     except ValueError as exc:
         raise EmbedError(str(exc), field=WEIGHT_VAR) from None
 
 
-def _env_timeout() -> float:
+def _env_timeout(value: str | None) -> float:
     try:
-        return check_timeout(os.environ.get(TIMEOUT_VAR), "$" + TIMEOUT_VAR)
+        return check_timeout(value, "$" + TIMEOUT_VAR)
     except ValueError as exc:
         raise EmbedError(str(exc), field=TIMEOUT_VAR) from None
 
