@@ -68,14 +68,14 @@ def main() -> int:
     from toolsearch_cli.evaluate import load_queries
     from toolsearch_cli.model import Catalog
     from toolsearch_cli.search import SearchRequest
-    from toolsearch_cli.search.embed import current_embedder, tool_text
+    from toolsearch_cli.search.embed import default_embedder, tool_text
     from toolsearch_cli.search.embed_settings import EmbedSettings, configure
     from toolsearch_cli.search.hybrid import EmbeddingRanker, HybridRanker, query_vectors, query_views, vector_index
     from toolsearch_cli.search.vectors import VectorStore
 
     seal = Path(args.shared) / "eval" / "seal_tools"
     configure(EmbedSettings(model=args.embed_model))
-    embedder = current_embedder()
+    embedder = default_embedder()
     tools = synthetic_tools(seal, args.size)
     texts = [tool_text(t) for t in tools]
     print(f"model: {embedder.label}; {len(tools):,} tools", file=sys.stderr)

@@ -12,8 +12,16 @@ from .options import (
     CATALOG_OPTION,
     CONTEXT_OPTION,
     FORMAT_OPTION,
+    EmbedApiKeyEnv,
+    EmbedBaseUrl,
+    EmbedDocumentPrefix,
+    EmbedModel,
+    EmbedMultilingual,
+    EmbedQueryPrefix,
+    EmbedTimeout,
+    EmbedWeight,
     check_format,
-    embed_options,
+    embed_settings,
     output_file,
 )
 from .simulate_live import (
@@ -90,8 +98,8 @@ COUNTER_OPTION = typer.Option(
 )
 
 
-@embed_options
 def simulate(
+    typer_context: typer.Context,
     script: str | None = SCRIPT_ARGUMENT,
     catalog: list[str] | None = CATALOG_OPTION,
     mode: str | None = MODE_OPTION,
@@ -122,12 +130,21 @@ def simulate(
     system: str | None = SYSTEM_OPTION,
     api: str | None = API_OPTION,
     max_reply_size: str = MAX_REPLY_SIZE_OPTION,
+    embed_model: EmbedModel = None,
+    embed_base_url: EmbedBaseUrl = None,
+    embed_api_key_env: EmbedApiKeyEnv = "OPENAI_API_KEY",
+    embed_multilingual: EmbedMultilingual = False,
+    embed_timeout: EmbedTimeout = None,
+    embed_query_prefix: EmbedQueryPrefix = None,
+    embed_document_prefix: EmbedDocumentPrefix = None,
+    embed_weight: EmbedWeight = None,
 ) -> None:
     """Show the tools every model request carries, what they cost in tokens, and check the script's expectations.
 
     With --live a real model (OpenAI Chat Completions protocol) answers instead of the script.
     """
-    settings = simulate_settings(locals())  # the options, by the names of the settings' fields
+    # the options, by the names of the settings' fields
+    settings = simulate_settings({**locals(), "embed": embed_settings(typer_context)})
     check_format(output_format)
     from ..simulate.run import run_simulation
     from .render import console

@@ -108,7 +108,7 @@ class EmbedSettings:
 
 def as_settings(value: EmbedSettings | str | os.PathLike[str] | None) -> EmbedSettings | None:
     """What an ``embed=`` argument names: settings as given, a model folder (or Hub id) as text,
-    or ``None`` (the process default). Anything else is an :class:`EmbedError` naming ``embed``."""
+    or ``None`` (the library default). Anything else is an :class:`EmbedError` naming ``embed``."""
     if value is None or isinstance(value, EmbedSettings):
         return value
     if isinstance(value, str | os.PathLike):
@@ -196,19 +196,11 @@ def _env_timeout(value: str | None) -> float:
         raise EmbedError(str(exc), field=TIMEOUT_VAR) from None
 
 
-_settings: EmbedSettings | None = None
-
-
-def configure(settings: EmbedSettings | None) -> None:
-    """Use these settings from now on (``None``: back to the environment variables)."""
-    global _settings
-    _settings = settings
-
-
-def current_settings() -> EmbedSettings:
-    """The process default (what :func:`configure` set, else the ``TOOLSEARCH_EMBED_*`` variables):
-    used by rankers that carry no settings of their own."""
-    return _settings if _settings is not None else settings_from_env()
+def default_settings() -> EmbedSettings:
+    """The library's default, the ``TOOLSEARCH_EMBED_*`` variables (:func:`settings_from_env`): used by
+    rankers that carry no settings of their own. There is no process-wide setter: the CLI builds one
+    :class:`EmbedSettings` per run from its options and passes it down (``embed=``)."""
+    return settings_from_env()
 
 
 class EmbedProgress(Protocol):

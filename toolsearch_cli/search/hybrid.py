@@ -39,7 +39,7 @@ from ..indexes import cached_index, disk_key
 from ..model import Catalog, Tool
 from .base import Contribution, Hit, SearchRequest
 from .bm25f import MAX_CLAUSES, BM25FRanker, build_index, explain, query_plan
-from .embed_settings import EmbedSettings, check_weight, current_settings
+from .embed_settings import EmbedSettings, check_weight, default_settings
 from .name_lookup import put_named_first
 from .text import classic_normalize, request_parts, split_sentences
 
@@ -185,17 +185,17 @@ def _check_query(request: SearchRequest) -> None:
 
 
 class _Dense:
-    """What the dense rankers share: the embedding settings they carry (``None``: the process default)."""
+    """What the dense rankers share: the embedding settings they carry (``None``: the library default)."""
 
     #: ``eval --ranker all`` leaves them out when no embedding model is configured
     needs_embeddings: ClassVar[bool] = True
     embed: EmbedSettings | None = None
 
     def embedder(self) -> Embedder:
-        """This ranker's model: its own settings' (loaded once per settings), else the process default's."""
-        from .embed import current_embedder, embedder_for
+        """This ranker's model: its own settings' (loaded once per settings), else the library default's."""
+        from .embed import default_embedder, embedder_for
 
-        return embedder_for(self.embed) if self.embed is not None else current_embedder()
+        return embedder_for(self.embed) if self.embed is not None else default_embedder()
 
     def with_embed(self, settings: EmbedSettings) -> Any:
         """This ranker, carrying ``settings`` (a new instance: the registered one is left as it is)."""
@@ -537,7 +537,7 @@ class HybridRanker(_Dense):
         """The base semantic share this ranker fuses with: its own ``weight``, else its settings'."""
         if self.weight is not None:
             return self.weight
-        return (self.embed if self.embed is not None else current_settings()).fusion_weight
+        return (self.embed if self.embed is not None else default_settings()).fusion_weight
 
     @staticmethod
     def _semantic(
