@@ -33,6 +33,7 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def root(
+    typer_context: typer.Context,
     version: bool = typer.Option(
         False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
     ),
@@ -59,9 +60,12 @@ def root(
     ),
 ) -> None:
     """Search, simulate, lint and evaluate progressive disclosure of large LLM tool catalogs."""
-    from .load_report import configure_loading
+    from ..catalog.lenient import loading
+    from .load_report import load_settings
 
-    configure_loading(strict=strict, live_ttl=live_ttl, refresh=refresh, sanitize_names=sanitize_names)
+    # every load of the command runs inside this block; it ends with the command (the root context)
+    chosen = load_settings(strict=strict, live_ttl=live_ttl, refresh=refresh, sanitize_names=sanitize_names)
+    typer_context.with_resource(loading(chosen))
 
 
 app.command("search")(search_cmd.search)
@@ -111,9 +115,9 @@ def _run(args: list[str], terminated: list[int]) -> int:
             _placeholders(command)
             code = command.main(args=args, prog_name="toolsearch", standalone_mode=False)
         finally:
-            from .load_report import reset_loading
+            from .load_report import forget_command
 
-            reset_loading()  # the global options hold for this command only
+            forget_command()
     except ToolsearchError as exc:
         if debug:
             _traceback()
