@@ -17,9 +17,8 @@ import typer
 
 from ..printable import json_visible
 from .options import (
-    CATALOG_FORMAT_OPTION,
-    CATALOG_OPTION,
-    FORMAT_OPTION,
+    CatalogFormat,
+    CatalogSources,
     EmbedApiKeyEnv,
     EmbedBaseUrl,
     EmbedDocumentPrefix,
@@ -28,6 +27,7 @@ from .options import (
     EmbedQueryPrefix,
     EmbedTimeout,
     EmbedWeight,
+    OutputFormat,
     check_catalog_format,
     check_format,
     embed_settings,
@@ -106,7 +106,7 @@ DIFF_K_OPTION = typer.Option(
 
 def eval_command(
     typer_context: typer.Context,
-    catalog: list[str] | None = CATALOG_OPTION,
+    catalog: CatalogSources = None,
     queries: Path | None = QUERIES_OPTION,
     from_log: Path | None = FROM_LOG_OPTION,
     ranker: str = RANKER_OPTION,
@@ -118,8 +118,8 @@ def eval_command(
     baseline: Path | None = BASELINE_OPTION,
     diff_k: int | None = DIFF_K_OPTION,
     minimum: list[str] | None = MIN_OPTION,
-    output_format: str = FORMAT_OPTION,
-    catalog_format: str = CATALOG_FORMAT_OPTION,
+    output_format: OutputFormat = "table",
+    catalog_format: CatalogFormat = "auto",
     embed_model: EmbedModel = None,
     embed_base_url: EmbedBaseUrl = None,
     embed_api_key_env: EmbedApiKeyEnv = "OPENAI_API_KEY",

@@ -21,7 +21,9 @@ CATALOG_HELP = (
 )
 
 
-CATALOG_OPTION = typer.Option(None, "--catalog", "-c", help=CATALOG_HELP, metavar="SOURCE")
+# Options that several commands take, declared once as Annotated types (``catalog: CatalogSources = None``).
+
+CatalogSources = Annotated[list[str] | None, typer.Option("--catalog", "-c", help=CATALOG_HELP, metavar="SOURCE")]
 
 
 def output_file(option: str) -> Callable[[str | None], str | None]:
@@ -40,13 +42,15 @@ def output_file(option: str) -> Callable[[str | None], str | None]:
     return check
 
 
-CATALOG_FORMAT_OPTION = typer.Option(
-    "auto",
-    "--catalog-format",
-    help=f"Format of the --catalog files: {', '.join(CATALOG_FORMATS)} (auto: detected from each file's content; "
-    "yaml: toolsearch's own, in YAML or JSON).",
-    metavar="FORMAT",
-)
+CatalogFormat = Annotated[
+    str,
+    typer.Option(
+        "--catalog-format",
+        help=f"Format of the --catalog files: {', '.join(CATALOG_FORMATS)} (auto: detected from each file's "
+        "content; yaml: toolsearch's own, in YAML or JSON).",
+        metavar="FORMAT",
+    ),
+]
 
 
 def check_catalog_format(value: str) -> str | None:
@@ -65,19 +69,22 @@ def check_catalog_format(value: str) -> str | None:
 FORMATS = ("table", "json")
 
 
-FORMAT_OPTION = typer.Option(
-    "table", "--format", "-f", help="Output: table (for people) or json (stable, for scripts).", metavar="FORMAT"
-)
+OutputFormat = Annotated[
+    str,
+    typer.Option("--format", "-f", help="Output: table (for people) or json (stable, for scripts).", metavar="FORMAT"),
+]
 
-CONTEXT_OPTION = typer.Option(
-    None,
-    "--context",
-    help="Request context attribute key=value (e.g. role=admin); repeatable. Tools that require other "
-    "attributes are hidden, as they are from a model.",
-    metavar="KEY=VALUE",
-)
+RequestContext = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--context",
+        help="Request context attribute key=value (e.g. role=admin); repeatable. Tools that require other "
+        "attributes are hidden, as they are from a model.",
+        metavar="KEY=VALUE",
+    ),
+]
 
-WIDE_OPTION = typer.Option(False, "--wide", "-w", help="Show descriptions in full (wrapped), not cut to fit a line.")
+Wide = Annotated[bool, typer.Option("--wide", "-w", help="Show descriptions in full (wrapped), not cut to fit a line.")]
 
 
 def check_format(value: str) -> str:

@@ -14,11 +14,8 @@ from ..printable import json_visible
 from ..search import MAX_RESULTS_LIMIT, RANKER_BY_NAME
 from ..search_report import SearchReport, SearchSettings, run_search
 from .options import (
-    CATALOG_FORMAT_OPTION,
-    CATALOG_OPTION,
-    CONTEXT_OPTION,
-    FORMAT_OPTION,
-    WIDE_OPTION,
+    CatalogFormat,
+    CatalogSources,
     EmbedApiKeyEnv,
     EmbedBaseUrl,
     EmbedDocumentPrefix,
@@ -27,6 +24,9 @@ from .options import (
     EmbedQueryPrefix,
     EmbedTimeout,
     EmbedWeight,
+    OutputFormat,
+    RequestContext,
+    Wide,
     check_catalog_format,
     check_format,
     embed_settings,
@@ -37,7 +37,7 @@ from .render import console, data, error_console, plural, render_hits
 def search(
     typer_context: typer.Context,
     query: str = typer.Argument(..., help="What the tool should do, in any language."),
-    catalog: list[str] | None = CATALOG_OPTION,
+    catalog: CatalogSources = None,
     category: str | None = typer.Option(
         None, "--category", help="Only tools of this category (normalised: WeatherApi = weather-api).", metavar="NAME"
     ),
@@ -50,10 +50,10 @@ def search(
     explain: bool = typer.Option(
         False, "--explain", "-e", help="Show which query term hit which field for how many points."
     ),
-    context: list[str] | None = CONTEXT_OPTION,
-    wide: bool = WIDE_OPTION,
-    output_format: str = FORMAT_OPTION,
-    catalog_format: str = CATALOG_FORMAT_OPTION,
+    context: RequestContext = None,
+    wide: Wide = False,
+    output_format: OutputFormat = "table",
+    catalog_format: CatalogFormat = "auto",
     embed_model: EmbedModel = None,
     embed_base_url: EmbedBaseUrl = None,
     embed_api_key_env: EmbedApiKeyEnv = "OPENAI_API_KEY",

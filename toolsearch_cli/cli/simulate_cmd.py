@@ -9,9 +9,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from .options import (
-    CATALOG_OPTION,
-    CONTEXT_OPTION,
-    FORMAT_OPTION,
+    CatalogSources,
     EmbedApiKeyEnv,
     EmbedBaseUrl,
     EmbedDocumentPrefix,
@@ -20,6 +18,8 @@ from .options import (
     EmbedQueryPrefix,
     EmbedTimeout,
     EmbedWeight,
+    OutputFormat,
+    RequestContext,
     check_format,
     embed_settings,
     output_file,
@@ -101,13 +101,13 @@ COUNTER_OPTION = typer.Option(
 def simulate(
     typer_context: typer.Context,
     script: str | None = SCRIPT_ARGUMENT,
-    catalog: list[str] | None = CATALOG_OPTION,
+    catalog: CatalogSources = None,
     mode: str | None = MODE_OPTION,
     policy: str | None = POLICY_OPTION,
     max_active: int | None = MAX_ACTIVE_OPTION,
-    context: list[str] | None = CONTEXT_OPTION,
+    context: RequestContext = None,
     state_file: str | None = STATE_OPTION,
-    output_format: str = FORMAT_OPTION,
+    output_format: OutputFormat = "table",
     check: bool = CHECK_OPTION,
     replay: str | None = REPLAY_OPTION,
     execute: bool = EXECUTE_OPTION,
