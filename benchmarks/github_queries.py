@@ -90,11 +90,11 @@ def main() -> int:
         from common import ranked_names
 
         from toolsearch_cli.search import get_ranker
-        from toolsearch_cli.search.embed_settings import EmbedSettings, configure
+        from toolsearch_cli.search.embed_settings import EmbedSettings
 
-        configure(EmbedSettings(model=args.embed_model))
+        settings = EmbedSettings(model=args.embed_model)
         for name in dense:
-            run = ranked_names(get_ranker(name), catalog, 20)
+            run = ranked_names(get_ranker(name, settings), catalog, 20)
             ranks[name] += [rank_of(expected, run(query)) for query, expected in REQUESTS]
         variants += dense
     print("| request | " + " | ".join(variants) + " |")
