@@ -112,3 +112,29 @@ def test_a_catalog_tells_its_own_listeners_only():
     two.add_tool(make("epsilon", "fifth tool"))
     assert [h.tool.name for h in search(two, "fifth")] == ["epsilon"]
     assert pickle.loads(pickle.dumps(one)).__dict__["_listeners"] == []
+
+
+def test_the_progress_reporter_and_the_search_store_are_the_runs_own():
+    import threading
+
+    from toolsearch_cli.search import hybrid
+
+    seen = {}
+
+    def other_thread():
+        seen["reporter"] = embed_settings.progress_reporter()
+        seen["store"] = hybrid._search_store()
+
+    reporter = object()
+    previous = embed_settings.set_progress(reporter)  # type: ignore[arg-type]
+    try:
+        with hybrid.searches_kept_on_disk():
+            assert embed_settings.progress_reporter() is reporter and hybrid._search_store() == "searches"
+            thread = threading.Thread(target=other_thread)
+            thread.start()
+            thread.join()
+    finally:
+        embed_settings.set_progress(previous)
+    # a server's or an app's other thread searches as it would without the CLI's bar and store
+    assert seen == {"reporter": None, "store": False}
+    assert embed_settings.progress_reporter() is None and hybrid._search_store() is False

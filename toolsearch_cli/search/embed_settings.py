@@ -7,6 +7,7 @@ imports nothing of it (``tests/embed/test_embed.py`` checks).
 
 from __future__ import annotations
 
+import contextvars
 import os
 from dataclasses import dataclass, replace
 from typing import Protocol
@@ -214,19 +215,23 @@ class EmbedProgress(Protocol):
     def stop(self) -> None: ...
 
 
-_progress: EmbedProgress | None = None
+#: The reporter of the running context (a context variable, as the load settings are: what the CLI
+#: sets for its command is not seen by another thread of the process).
+_PROGRESS: contextvars.ContextVar[EmbedProgress | None] = contextvars.ContextVar(
+    "toolsearch_embed_progress", default=None
+)
 
 
 def set_progress(reporter: EmbedProgress | None) -> EmbedProgress | None:
-    """Report runs of at least :data:`PROGRESS_AT` texts to ``reporter`` from now on (``None``: to
-    nobody); returns the reporter set before, to put back."""
-    global _progress
-    previous, _progress = _progress, reporter
+    """Report this context's runs of at least :data:`PROGRESS_AT` texts to ``reporter`` from now on
+    (``None``: to nobody); returns the reporter set before, to put back."""
+    previous = _PROGRESS.get()
+    _PROGRESS.set(reporter)
     return previous
 
 
 def progress_reporter() -> EmbedProgress | None:
-    return _progress
+    return _PROGRESS.get()
 
 
 @dataclass(slots=True)

@@ -27,6 +27,7 @@ on each semantic row, the share the semantic side got for this request and why.
 
 from __future__ import annotations
 
+import contextvars
 import math
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
@@ -76,7 +77,8 @@ OWN_FIELDS = frozenset({"name", "description"})
 QUERY_CACHE = 50_000
 
 _query_vectors: OrderedDict[tuple[str, str], Any] = OrderedDict()
-_keep_searches = False
+#: Inside :func:`searches_kept_on_disk` (a context variable: the block's, not the process's).
+_KEEP_SEARCHES: contextvars.ContextVar[bool] = contextvars.ContextVar("toolsearch_keep_searches", default=False)
 
 
 @contextmanager
@@ -86,16 +88,15 @@ def searches_kept_on_disk() -> Iterator[None]:
     request in a new process loads no model. Outside (an app's loop, ``lint``'s example queries)
     they stay in memory: a long-lived process has them there, and one rewrite of the store per
     request would cost more than it saves."""
-    global _keep_searches
-    previous, _keep_searches = _keep_searches, True
+    token = _KEEP_SEARCHES.set(True)
     try:
         yield
     finally:
-        _keep_searches = previous
+        _KEEP_SEARCHES.reset(token)
 
 
 def _search_store() -> bool | str:
-    return "searches" if _keep_searches else False
+    return "searches" if _KEEP_SEARCHES.get() else False
 
 
 def query_vectors(embedder: Embedder, queries: Sequence[str], *, persist: bool | str = False) -> list[Any]:
