@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..bounded import parse_size
 from ..errors import UsageError
+from ..providers.client import MAX_REPLY_BYTES
 from ..search.base import DEFAULT_MAX_RESULTS
 from ..search.embed_settings import EmbedSettings
-from .live_client import MAX_REPLY_BYTES
 
 if TYPE_CHECKING:
     from .script import Script
