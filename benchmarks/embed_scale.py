@@ -68,14 +68,14 @@ def main() -> int:
     from toolsearch_cli.evaluate import load_queries
     from toolsearch_cli.model import Catalog
     from toolsearch_cli.search import SearchRequest
-    from toolsearch_cli.search.embed import current_embedder, tool_text
-    from toolsearch_cli.search.embed_settings import EmbedSettings, configure
+    from toolsearch_cli.search.embed import embedder_for, tool_text
+    from toolsearch_cli.search.embed_settings import EmbedSettings
     from toolsearch_cli.search.hybrid import EmbeddingRanker, HybridRanker, query_vectors, query_views, vector_index
     from toolsearch_cli.search.vectors import VectorStore
 
     seal = Path(args.shared) / "eval" / "seal_tools"
-    configure(EmbedSettings(model=args.embed_model))
-    embedder = current_embedder()
+    settings = EmbedSettings(model=args.embed_model)
+    embedder = embedder_for(settings)
     tools = synthetic_tools(seal, args.size)
     texts = [tool_text(t) for t in tools]
     print(f"model: {embedder.label}; {len(tools):,} tools", file=sys.stderr)
@@ -152,7 +152,7 @@ def main() -> int:
         single.append(1000 * (time.perf_counter() - start))
     query_vectors(embedder, [v for q in queries for v in query_views(q)])
     rows = []
-    for name, ranker in (("embedding", EmbeddingRanker()), ("hybrid", HybridRanker())):
+    for name, ranker in (("embedding", EmbeddingRanker(embed=settings)), ("hybrid", HybridRanker(embed=settings))):
         for q in queries[:20]:  # warm-up (the lexical index builds here for hybrid)
             ranker.search(catalog, SearchRequest(query=q, max_results=5, explain=False))
         times = []

@@ -24,7 +24,7 @@ import time
 from benchmarks import options
 from benchmarks.common import weather_server_command
 from toolsearch_cli.catalog import load_catalog
-from toolsearch_cli.catalog.lenient import LoadSettings, configure
+from toolsearch_cli.catalog.lenient import LoadSettings, loading
 
 
 def server_sources(count: int) -> list[str]:
@@ -60,16 +60,16 @@ def main() -> None:
                 os.environ.pop("TOOLSEARCH_MCP_CONCURRENCY", None)
             else:
                 os.environ["TOOLSEARCH_MCP_CONCURRENCY"] = workers
-            configure(settings)
-            seconds, size = timed(lambda: load_catalog(sources))
+            with loading(settings):
+                seconds, size = timed(lambda: load_catalog(sources))
             times.append(seconds)
         rows.append((label, times, size))
 
     run("cold, one after another (before)", LoadSettings(), "1")
     run("cold, concurrent (8 at a time)", LoadSettings(), None)
     run("cold, concurrent (16 at a time)", LoadSettings(), "16")
-    configure(LoadSettings(live_ttl=600, refresh=True))
-    load_catalog(sources)  # fill the cache
+    with loading(LoadSettings(live_ttl=600, refresh=True)):
+        load_catalog(sources)  # fill the cache
     run("warm, live cache (--live-ttl 10m)", LoadSettings(live_ttl=600), None)
     os.environ.pop("TOOLSEARCH_MCP_CONCURRENCY", None)
 

@@ -189,8 +189,8 @@ class ToolSearch:
         takes (a path, a list of sources, ``None`` for the configured default). ``mode`` is ``chat``
         or ``agent``; ``state`` (agent mode) restores an earlier run's disclosed tools. ``embed``:
         the embedding model of ``ranker="hybrid"`` / ``"embedding"`` (an :class:`EmbedSettings`,
-        or a model folder / Hub id as text), this instance's own; ``None``: the process default
-        (``configure()``, else the ``TOOLSEARCH_EMBED_*`` variables). ``api``: the provider API
+        or a model folder / Hub id as text), this instance's own; ``None``: the library default
+        (the ``TOOLSEARCH_EMBED_*`` variables). ``api``: the provider API
         requests are written for (``openai``, ``openai-responses``, ``anthropic``, ``gemini``); a
         chat-mode history is read whichever API wrote it."""
         get_provider(api)  # an unknown API is a usage error here, not at the first request
@@ -213,7 +213,7 @@ class ToolSearch:
             resident=resident,
             embed=settings,
         )
-        #: The embedding settings this instance's ranker carries (``None``: the process default).
+        #: The embedding settings this instance's ranker carries (``None``: the library default).
         self.embed = settings
         self.mode: Mode = mode
         #: Agent mode: the run state holding the disclosed tool names (``None`` in chat mode).

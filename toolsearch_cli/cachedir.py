@@ -15,16 +15,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
-CACHE_DIR_VAR = "TOOLSEARCH_CACHE_DIR"
-NO_CACHE_VAR = "TOOLSEARCH_NO_CACHE"
+from . import environment
+
+CACHE_DIR_VAR = environment.CACHE_DIR
+NO_CACHE_VAR = environment.NO_CACHE
 
 
 def enabled() -> bool:
-    return os.environ.get(NO_CACHE_VAR, "").strip().lower() not in ("1", "true", "yes", "on")
+    return environment.cache_enabled()
 
 
 def cache_dir() -> Path:
-    explicit = os.environ.get(CACHE_DIR_VAR, "").strip()
+    explicit = environment.cache_dir()
     if explicit:
         return Path(explicit)
     base = os.environ.get("XDG_CACHE_HOME", "").strip()

@@ -19,7 +19,7 @@ import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from .model import Catalog, Tool, on_catalog_change
+from .model import Catalog, Tool
 
 
 class _Indexes:
@@ -47,6 +47,7 @@ def _entry(catalog: Catalog, create: bool) -> _Indexes | None:
         return None
     entry = _BY_CATALOG[id(catalog)] = _Indexes(catalog)
     weakref.finalize(catalog, _forget, id(catalog), entry)
+    catalog.on_change(_catalog_changed)  # the indexes follow this catalog's run-time changes
     return entry
 
 
@@ -133,7 +134,5 @@ def _catalog_changed(catalog: Catalog, added: Sequence[Tool], removed: Sequence[
         else:
             del entry.by_key[key]  # an index that cannot change in place is rebuilt on next use
 
-
-on_catalog_change(_catalog_changed)
 
 __all__ = ["adopt", "built", "cached_index", "disk_key", "forget", "index_keys", "remember_disk_key"]

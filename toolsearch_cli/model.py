@@ -417,19 +417,10 @@ class ToolGroup:
     source: Location | None = None
 
 
-#: Called as ``listener(catalog, added, removed)`` after each run-time change of any catalog (see
-#: :func:`on_catalog_change`); ``removed`` are the searchable tools taken out (a resident tool is in
+#: Called as ``listener(catalog, added, removed)`` after each run-time change of a catalog (see
+#: :meth:`Catalog.on_change`); ``removed`` are the searchable tools taken out (a resident tool is in
 #: no index).
 CatalogListener = Callable[["Catalog", Sequence[Tool], Sequence[Tool]], None]
-_LISTENERS: list[CatalogListener] = []
-
-
-def on_catalog_change(listener: CatalogListener) -> None:
-    """Have ``listener`` told of every run-time change of every catalog (:meth:`Catalog.add_tool`,
-    :meth:`Catalog.remove_tools`). What is built from a catalog (the search layer's indexes, see
-    :mod:`toolsearch_cli.indexes`) lives beside it, not in it, and keeps up through this."""
-    if listener not in _LISTENERS:
-        _LISTENERS.append(listener)
 
 
 @dataclass(kw_only=True, init=False, repr=False)
@@ -455,6 +446,8 @@ class Catalog:
     _by_name: dict[str, Tool] = field(compare=False)
     #: :attr:`tools` as last handed out (``None``: made again on next use, after a change).
     _view: tuple[Tool, ...] | None = field(compare=False)
+    #: Told of each run-time change of this catalog (:meth:`on_change`); not pickled.
+    _listeners: list[CatalogListener] = field(compare=False)
 
     def __init__(
         self,
@@ -470,6 +463,7 @@ class Catalog:
         self.groups = list(groups)
         self.revision = 0
         self._view = None
+        self._listeners = []
         self._check()
 
     @property
@@ -486,7 +480,7 @@ class Catalog:
 
     def __getstate__(self) -> dict[str, Any]:
         # the tuple is made again on use, not stored twice; the names' map too, when first used
-        state = {**self.__dict__, "_view": None}
+        state = {**self.__dict__, "_view": None, "_listeners": []}
         state.pop("_by_name", None)
         return state
 
@@ -614,7 +608,15 @@ class Catalog:
             self.resident = [name for name in self.resident if name not in resident]
         self._changed([], [tool for tool in gone if tool.name not in resident])
 
+    def on_change(self, listener: CatalogListener) -> None:
+        """Have ``listener`` told of every run-time change of this catalog (:meth:`add_tool`,
+        :meth:`remove_tools`). What is built from a catalog (the search layer's indexes, see
+        :mod:`toolsearch_cli.indexes`) lives beside it, not in it, and keeps up through this."""
+        listeners = self.__dict__.setdefault("_listeners", [])  # a catalog pickled before listeners
+        if listener not in listeners:
+            listeners.append(listener)
+
     def _changed(self, added: Sequence[Tool], removed: Sequence[Tool]) -> None:
         self.revision += 1
-        for listener in list(_LISTENERS):
+        for listener in list(self.__dict__.get("_listeners", ())):
             listener(self, added, removed)

@@ -16,7 +16,7 @@ from .errors import UsageError, did_you_mean
 if TYPE_CHECKING:
     from .model import Catalog, Tool
     from .search.base import Hit
-    from .search.embed_settings import EmbedCost
+    from .search.embed_settings import EmbedCost, EmbedSettings
     from .search.names import UnmatchedWord
 
 
@@ -34,6 +34,8 @@ class SearchSettings:
     max_results: int = 5
     ranker: str = "default"
     context: dict[str, str] | None = None
+    #: The embedding model of a dense ranker (``None``: the library default, ``TOOLSEARCH_EMBED_*``).
+    embed: EmbedSettings | None = None
 
     @staticmethod
     def parse_max_results(text: str) -> int:
@@ -97,7 +99,13 @@ def run_search(settings: SearchSettings) -> SearchReport:
     # a repeated request's vector comes from the disk, so a cached search loads no model
     with searches_kept_on_disk():
         hits = search(
-            loaded, s.query, max_results=s.max_results, category=s.category, ranker=s.ranker, context=s.context
+            loaded,
+            s.query,
+            max_results=s.max_results,
+            category=s.category,
+            ranker=s.ranker,
+            context=s.context,
+            embed=s.embed,
         )
     cost = embed_cost()
     searchable = loaded.searchable()
@@ -105,7 +113,7 @@ def run_search(settings: SearchSettings) -> SearchReport:
         searchable = [t for t in searchable if t.visible_to(s.context)]
     unmatched = _unmatched(loaded, s.query, s.ranker, None if s.context is None else searchable)
     store_in_cache(result)  # with its index, so the next call skips parsing and indexing
-    model = embed_model_label([s.ranker])
+    model = embed_model_label([s.ranker], s.embed)
     return SearchReport(
         settings=s,
         hits=hits,
@@ -144,17 +152,19 @@ def _unmatched(catalog: Catalog, query: str, ranker: str, visible: list[Tool] | 
     return unmatched_words(catalog if visible is None else Catalog(tools=visible), query)
 
 
-def embed_model_label(rankers: Sequence[str]) -> str | None:
-    """The embedding model these rankers used, as output names it (``None``: none of them embeds)."""
+def embed_model_label(rankers: Sequence[str], embed: EmbedSettings | None = None) -> str | None:
+    """The embedding model these rankers used with ``embed`` (``None``: the default settings), as
+    output names it (``None``: none of them embeds)."""
     from .search import get_ranker
 
     if not any(getattr(get_ranker(name), "needs_embeddings", False) for name in rankers):
         return None
-    from .search.embed import current_embedder
-    from .search.embed_settings import current_settings
+    from .search.embed import embedder_for
+    from .search.embed_settings import default_settings
 
-    label = current_embedder().label  # loaded by the run already; a path or ``model @ url``, never credentials
-    weight = current_settings().weight
+    settings = embed if embed is not None else default_settings()
+    label = embedder_for(settings).label  # loaded by the run already; a path or ``model @ url``, never credentials
+    weight = settings.weight
     if weight is not None and any(getattr(get_ranker(name), "fusion", None) == "nsf" for name in rankers):
         label += f", weight {weight:g}"  # hybrid fused with a weight of its own: part of what was measured
     return label

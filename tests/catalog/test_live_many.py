@@ -13,7 +13,7 @@ import time
 import pytest
 
 from toolsearch_cli.catalog import live_cache, load_catalog_result
-from toolsearch_cli.catalog.lenient import LoadSettings, configure
+from toolsearch_cli.catalog.lenient import LoadSettings, loading
 from toolsearch_cli.catalog.mcp_client import fetch_live_sources, tools_from_live
 from toolsearch_cli.errors import CatalogError
 
@@ -51,7 +51,6 @@ def counted(tmp_path):
 def _own_cache_and_default_settings(tmp_path, monkeypatch):
     monkeypatch.setenv("TOOLSEARCH_CACHE_DIR", str(tmp_path / "cache"))
     yield
-    configure(LoadSettings())
 
 
 def test_several_servers_start_concurrently_and_one_failing_server_is_a_warning(run_cli, counted):
@@ -150,8 +149,8 @@ def test_sanitised_names_for_dots_and_long_prefixed_names():
     source = "github-enterprise-server=mcp+stdio:server"
     plain = tools_from_live(source, None, raw, prefix=True).tools
     assert [t.name for t in plain][0] == "github-enterprise-server__admin.tools.list"
-    configure(LoadSettings(sanitize_names=True))
-    tools = tools_from_live(source, None, raw, prefix=True).tools
+    with loading(LoadSettings(sanitize_names=True)):
+        tools = tools_from_live(source, None, raw, prefix=True).tools
     names = [t.name for t in tools]
     assert names[0] == "github-enterprise-server__admin_tools_list"
     assert names[1] == "github-enterprise-server__admin_tools_list_2"  # made unique

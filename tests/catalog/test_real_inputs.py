@@ -73,13 +73,12 @@ def listed_once(listings_cache, monkeypatch):
     of the same sources (lint, convert, the next test) reuse that answer from the live-catalog cache
     (its own, tested in test_live_many.py) and do with it what they do with a fresh one. A start of
     the three PyPI servers is 4 s of CPU here; these tests started them five times."""
-    from toolsearch_cli.catalog.lenient import LoadSettings, configure
+    from toolsearch_cli.catalog.lenient import LoadSettings, loading
 
     monkeypatch.setenv("TOOLSEARCH_CACHE_DIR", str(listings_cache))
     monkeypatch.setenv("TOOLSEARCH_LIVE_TTL", "1h")  # the command's loads
-    configure(LoadSettings(live_ttl=3600))  # the library's
-    yield
-    configure(LoadSettings())
+    with loading(LoadSettings(live_ttl=3600)):  # the library's
+        yield
 
 
 def test_pypi_mcp_servers_load_together_search_and_lint_clean(pypi_servers, listed_once):

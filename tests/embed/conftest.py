@@ -34,3 +34,22 @@ def made(monkeypatch):
 
     monkeypatch.setattr(vectors, "tool_text", counting)
     return count
+
+
+def use_default(monkeypatch, settings) -> None:
+    """Make ``settings`` the library default for this test as a user does, through the
+    ``TOOLSEARCH_EMBED_*`` variables (there is no process-wide setter; ``monkeypatch`` undoes it)."""
+    from toolsearch_cli import environment
+
+    values = {
+        "model": settings.model,
+        "base_url": settings.base_url,
+        "multilingual": "1" if settings.multilingual else None,
+        "weight": None if settings.weight is None else str(settings.weight),
+    }
+    for field, value in values.items():
+        name = environment.EMBED_VARIABLES[field]
+        if value is None:
+            monkeypatch.delenv(name, raising=False)
+        else:
+            monkeypatch.setenv(name, value)

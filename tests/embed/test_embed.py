@@ -21,27 +21,19 @@ from toolsearch_cli import Catalog, Tool, load_catalog
 from toolsearch_cli.search import SearchRequest, embed_settings, get_ranker, search
 from toolsearch_cli.search import embed as embed_mod
 from toolsearch_cli.search.embed import load_local, tool_text
-from toolsearch_cli.search.embed_settings import EmbedSettings, configure
+from toolsearch_cli.search.embed_settings import EmbedSettings
 
 from ..conftest import DEMO, TOOLSEARCH, make
-from .conftest import STATIC
+from .conftest import STATIC, use_default
 
 pytest.importorskip("numpy")
 pytest.importorskip("model2vec", reason="the static test model needs the embed extra (model2vec)")
 
 
-@pytest.fixture(autouse=True)
-def _embed_settings():
-    """Every test starts with no embedding model configured, and leaves none behind."""
-    configure(None)
-    yield
-    configure(None)
-
-
 @pytest.fixture
-def static_model():
-    configure(EmbedSettings(model=str(STATIC)))
-    return embed_mod.current_embedder()
+def static_model(monkeypatch):
+    use_default(monkeypatch, EmbedSettings(model=str(STATIC)))
+    return embed_mod.default_embedder()
 
 
 class Counting:
@@ -125,11 +117,13 @@ def test_a_model_path_that_is_not_a_model_folder_is_one_line(run_cli, tmp_path, 
     assert result.code == 2 and "model.onnx" in result.stderr
 
 
-def test_tool_vectors_are_cached_on_disk_and_changed_tools_alone_are_embedded_again(static_model, tmp_path):
+def test_tool_vectors_are_cached_on_disk_and_changed_tools_alone_are_embedded_again(
+    static_model, tmp_path, monkeypatch
+):
     counting = Counting(static_model)
     settings = EmbedSettings(model="counting-test")
     embed_mod._embedders[settings] = counting
-    configure(settings)
+    use_default(monkeypatch, settings)
     tools = [make("get_weather", "Current weather for a city"), make("send_mail", "Send an email to someone")]
     from toolsearch_cli.model import Catalog
 
@@ -143,11 +137,11 @@ def test_tool_vectors_are_cached_on_disk_and_changed_tools_alone_are_embedded_ag
     assert counting.texts == [tool_text(changed[1])]
 
 
-def test_add_and_remove_update_the_vectors_in_place(static_model):
+def test_add_and_remove_update_the_vectors_in_place(static_model, monkeypatch):
     counting = Counting(static_model)
     settings = EmbedSettings(model="counting-add-remove")
     embed_mod._embedders[settings] = counting
-    configure(settings)
+    use_default(monkeypatch, settings)
     catalog = load_catalog([str(DEMO)])
     ranker = get_ranker("embedding")
     ranker.search(catalog, SearchRequest(query="weather"))
@@ -166,7 +160,7 @@ def test_the_dense_rankers_on_an_empty_catalog_find_nothing(static_model, ranker
     assert search(Catalog(tools=[]), "weather", ranker=ranker) == []
 
 
-def test_cjk_queries_rank_lexically_with_an_english_only_model(static_model):
+def test_cjk_queries_rank_lexically_with_an_english_only_model(static_model, monkeypatch):
     catalog = load_catalog([str(DEMO)])
     query = "查询城市天气"
     lexical = search(catalog, query, ranker="default", max_results=5)
@@ -174,7 +168,7 @@ def test_cjk_queries_rank_lexically_with_an_english_only_model(static_model):
     assert _names(hybrid) == _names(lexical) and lexical
     assert [h.score for h in hybrid] == [h.score for h in lexical]
     assert any("CJK" in c.detail for c in hybrid[0].contributions)
-    configure(EmbedSettings(model=str(STATIC), multilingual=True))  # declared multilingual: fused
+    use_default(monkeypatch, EmbedSettings(model=str(STATIC), multilingual=True))  # declared multilingual: fused
     fused = search(catalog, query, ranker="hybrid", max_results=5)
     assert any(c.field == "semantic" and c.detail.startswith("cosine") for c in fused[0].contributions)
 
@@ -241,7 +235,7 @@ def test_hybrid_through_a_real_loopback_embeddings_server(run_cli, monkeypatch):
         assert server.requests and all(r["path"] == "/v1/embeddings" for r in server.requests)
         assert server.requests[0]["headers"]["authorization"] == "Bearer sk-test-secret-1234"
         assert server.requests[0]["body"]["model"] == "minilm-static"
-        configure(EmbedSettings(model=str(STATIC)))
+        use_default(monkeypatch, EmbedSettings(model=str(STATIC)))
         expected = search(load_catalog([str(DEMO)]), "send a note to a colleague on slack", ranker="embedding")
         assert [h["name"] for h in result.json()["hits"]] == _names(expected)
 
@@ -330,7 +324,7 @@ def test_no_embedding_code_is_imported_without_a_model(argv, tmp_path):
 
 
 @pytest.mark.skipif(not os.environ.get("TOOLSEARCH_TEST_ONNX_MODEL"), reason="set $TOOLSEARCH_TEST_ONNX_MODEL")
-def test_an_onnx_transformer_model():
+def test_an_onnx_transformer_model(monkeypatch):
     pytest.importorskip("onnxruntime")
     model = load_local(os.environ["TOOLSEARCH_TEST_ONNX_MODEL"])
     a, b, c = model.embed(["what is the weather forecast", "get the weather for a city", "delete a user account"])
@@ -340,7 +334,7 @@ def test_an_onnx_transformer_model():
     together = model.embed(texts)
     for i in (0, 1, 2, 3, 77):
         assert abs(together[i] - model.embed([texts[i]])[0]).max() < 1e-4
-    configure(EmbedSettings(model=os.environ["TOOLSEARCH_TEST_ONNX_MODEL"]))
+    use_default(monkeypatch, EmbedSettings(model=os.environ["TOOLSEARCH_TEST_ONNX_MODEL"]))
     hits = search(load_catalog([str(DEMO)]), "remember to call mum tomorrow at 5", ranker="hybrid")
     assert hits
 
@@ -426,7 +420,7 @@ def test_each_sentence_brings_its_own_best_tool_to_the_top(monkeypatch, tmp_path
     request = f"{first} {second}"
     # the whole request's vector sits between gamma and delta; each sentence points at alpha, beta
     axes = Axes({**texts, request: [0.3, 0.3, 1, 1], first: [1, 0, 0.2, 0], second: [0, 1, 0, 0.2]})
-    monkeypatch.setattr(embed_mod, "current_embedder", lambda: axes)
+    monkeypatch.setattr(embed_mod, "default_embedder", lambda: axes)
     hits = hybrid.HybridRanker().search(Catalog(tools=tools), SearchRequest(query=request, max_results=4, explain=True))
     assert _names(hits)[:2] == ["alpha", "beta"]  # the whole vector alone would rank gamma, delta first
     details = {h.tool.name: h.contributions[-1].detail.split("; ")[0] for h in hits}  # then the request's share
@@ -446,7 +440,7 @@ def test_an_evaluation_embeds_every_sentence_once_ahead_of_its_searches(monkeypa
     request = "Qqq one. Qqq two."
     axes = Axes({tool_text(tools[0]): [1, 0], tool_text(tools[1]): [0, 1], request: [1, 1]})
     axes.vectors.update({"Qqq one.": [1, 0.1], "Qqq two.": [0.1, 1]})
-    monkeypatch.setattr(embed_mod, "current_embedder", lambda: axes)
+    monkeypatch.setattr(embed_mod, "default_embedder", lambda: axes)
     ranker = hybrid.HybridRanker()
     ranker.prepare(Catalog(tools=tools), [request])
     assert sorted(axes.texts) == sorted([request, "Qqq one.", "Qqq two."])
@@ -475,7 +469,7 @@ def test_a_titled_tool_scores_the_better_of_its_full_text_and_its_title(monkeypa
             "new gist": [0, 0.1, 1],
         }
     )
-    monkeypatch.setattr(embed_mod, "current_embedder", lambda: axes)
+    monkeypatch.setattr(embed_mod, "default_embedder", lambda: axes)
     catalog = Catalog(tools=[titled, plain])
     ranker = hybrid.EmbeddingRanker()
     hits = ranker.search(catalog, SearchRequest(query="open an issue", max_results=2))
@@ -517,15 +511,23 @@ def test_tool_text_embeds_the_mcp_title_and_the_openapi_summary():
 
 
 def test_the_cli_embed_options_read_the_variables_the_library_reads():
+    import typing
+
+    from toolsearch_cli import environment
     from toolsearch_cli.cli import options
 
-    pairs = [
-        (options.EMBED_MODEL_OPTION, embed_settings.MODEL_VAR),
-        (options.EMBED_BASE_URL_OPTION, embed_settings.BASE_URL_VAR),
-        (options.EMBED_KEY_ENV_OPTION, embed_settings.KEY_ENV_VAR),
-        (options.EMBED_MULTILINGUAL_OPTION, embed_settings.MULTILINGUAL_VAR),
+    declared = [
+        options.EmbedModel,
+        options.EmbedBaseUrl,
+        options.EmbedApiKeyEnv,
+        options.EmbedMultilingual,
+        options.EmbedTimeout,
+        options.EmbedQueryPrefix,
+        options.EmbedDocumentPrefix,
+        options.EmbedWeight,
     ]
-    assert [option.envvar for option, _ in pairs] == [name for _, name in pairs]
+    assert [typing.get_args(alias)[1].envvar for alias in declared] == list(environment.EMBED_VARIABLES.values())
+    assert embed_settings.MODEL_VAR == environment.EMBED_MODEL
 
 
 class _Wide:
@@ -581,7 +583,7 @@ def test_the_vector_size_check_also_guards_the_library(monkeypatch, tmp_path):
     monkeypatch.setenv("TOOLSEARCH_CACHE_DIR", str(tmp_path))
     tools = [make("alpha", "zz"), make("beta", "zz")]
     axes = Axes({tool_text(tools[0]): [1, 0, 0], tool_text(tools[1]): [0, 1, 0], "qqq": [1, 0]})
-    monkeypatch.setattr(embed_mod, "current_embedder", lambda: axes)
+    monkeypatch.setattr(embed_mod, "default_embedder", lambda: axes)
     with pytest.raises(EmbedError, match="vector of 2 numbers but the tools 3"):
         hybrid.HybridRanker().search(Catalog(tools=tools), SearchRequest(query="qqq", max_results=2))
 
@@ -685,7 +687,7 @@ def test_an_english_only_model_embeds_a_bilingual_tool_without_its_cjk_half(monk
     for multilingual in (False, True):
         monkeypatch.setenv("TOOLSEARCH_CACHE_DIR", str(tmp_path / str(multilingual)))  # embed afresh
         counting = Counting(load_local(str(STATIC), multilingual=multilingual))
-        monkeypatch.setattr(embed_mod, "current_embedder", lambda c=counting: c)
+        monkeypatch.setattr(embed_mod, "default_embedder", lambda c=counting: c)
         hybrid.EmbeddingRanker().search(
             Catalog(tools=[bilingual, only_cjk]), SearchRequest(query="mail", max_results=2)
         )
@@ -746,7 +748,7 @@ def test_an_untitled_tool_whose_parameters_fill_its_text_keeps_a_vector_of_its_o
             "create a deployment": [0, 1, 0],
         }
     )
-    monkeypatch.setattr(embed_mod, "current_embedder", lambda: axes)
+    monkeypatch.setattr(embed_mod, "default_embedder", lambda: axes)
     catalog = Catalog(tools=[create, read, wordy])
     hits = hybrid.EmbeddingRanker().search(catalog, SearchRequest(query="create a deployment", max_results=3))
     assert _names(hits) == ["createDeployment", "readDeployment"] and hits[0].score == pytest.approx(1.0, abs=1e-3)

@@ -25,9 +25,7 @@ BAD_MODELS = {
 def _clean(monkeypatch):
     for name in ("MODEL_VAR", "BASE_URL_VAR", "WEIGHT_VAR", "TIMEOUT_VAR"):
         monkeypatch.delenv(getattr(embed_settings, name), raising=False)
-    embed_settings.configure(None)
     yield
-    embed_settings.configure(None)
 
 
 def _one_bounded_line(result, field):

@@ -22,7 +22,7 @@ from toolsearch_cli.search import embed as embed_mod
 from toolsearch_cli.search import embed_settings, search
 from toolsearch_cli.search import hybrid as hybrid_mod
 from toolsearch_cli.search import vectors as vectors_mod
-from toolsearch_cli.search.embed_settings import EmbedSettings, configure, embed_cost, reset_embed_cost, set_progress
+from toolsearch_cli.search.embed_settings import EmbedSettings, embed_cost, reset_embed_cost, set_progress
 from toolsearch_cli.search.vectors import VectorStore
 
 from ..conftest import ROOT, TOOLSEARCH
@@ -39,11 +39,9 @@ def _clean(monkeypatch, tmp_path):
     monkeypatch.setenv("TOOLSEARCH_CACHE_DIR", str(tmp_path / "cache"))  # vectors of this test alone
     for name in (embed_settings.MODEL_VAR, embed_settings.BASE_URL_VAR):
         monkeypatch.delenv(name, raising=False)
-    configure(None)
     previous = set_progress(None)
     reset_embed_cost()
     yield
-    configure(None)
     set_progress(previous)
 
 

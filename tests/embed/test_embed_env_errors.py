@@ -23,9 +23,7 @@ CASES = [
 def _clean(monkeypatch):
     for name in ("MODEL_VAR", "BASE_URL_VAR", "WEIGHT_VAR", "TIMEOUT_VAR", "KEY_ENV_VAR"):
         monkeypatch.delenv(getattr(embed_settings, name), raising=False)
-    embed_settings.configure(None)
     yield
-    embed_settings.configure(None)
 
 
 @pytest.mark.parametrize(("variable", "option", "value", "field"), CASES, ids=[c[0] for c in CASES])

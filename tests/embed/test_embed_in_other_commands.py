@@ -15,7 +15,7 @@ import pytest
 
 from toolsearch_cli import ToolSearch, load_catalog
 from toolsearch_cli.search.embed import EmbedError, load_local
-from toolsearch_cli.search.embed_settings import MODEL_VAR, EmbedSettings, configure
+from toolsearch_cli.search.embed_settings import MODEL_VAR
 
 from ..conftest import DEMO
 from .conftest import STATIC
@@ -34,9 +34,7 @@ SCRIPT = (
 def _no_embed_settings(monkeypatch):
     for var in ("TOOLSEARCH_EMBED_MODEL", "TOOLSEARCH_EMBED_BASE_URL", "TOOLSEARCH_EMBED_API_KEY_ENV"):
         monkeypatch.delenv(var, raising=False)
-    configure(None)
     yield
-    configure(None)
 
 
 @pytest.mark.parametrize("url", ["localhost:11434/v1", "notaurl", "ftp://user:sk-url-secret-42@host/v1"])
@@ -77,12 +75,12 @@ def test_simulate_with_a_failing_embeddings_endpoint_stops_with_one_line_and_no_
     assert secret not in result.stdout + result.stderr
 
 
-def test_the_agent_api_raises_a_missing_model_to_the_app_instead_of_telling_the_llm():
+def test_the_agent_api_raises_a_missing_model_to_the_app_instead_of_telling_the_llm(monkeypatch):
     search = ToolSearch(load_catalog([str(DEMO)]), ranker="hybrid")
     search.request([{"role": "user", "content": "is it raining in Paris"}])
     with pytest.raises(EmbedError):
         search.handle(search.search_tool_name, {"query": "rain in Paris today"})
-    configure(EmbedSettings(model=str(STATIC)))  # configured, the same call answers
+    monkeypatch.setenv(MODEL_VAR, str(STATIC))  # configured (the library default), the same call answers
     handled = search.handle(search.search_tool_name, {"query": "rain in Paris today"})
     assert handled.ok and "getWeather" in handled.content
 

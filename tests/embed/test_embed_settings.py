@@ -30,9 +30,7 @@ def _no_default(monkeypatch):
     """No process default: every model below is one an instance names itself."""
     for name in (embed_settings.MODEL_VAR, embed_settings.BASE_URL_VAR):
         monkeypatch.delenv(name, raising=False)
-    embed_settings.configure(None)
     yield
-    embed_settings.configure(None)
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +76,7 @@ def test_two_instances_with_different_models_keep_their_own_rankings(reversed_mo
         assert _search_tool_hits(a, query) == alone_one[query]
         assert _search_tool_hits(b, query) == alone_two[query]
     assert a.embed == one and b.embed == two
-    assert embed_settings.current_settings().model is None  # the process default was never touched
+    assert embed_settings.default_settings().model is None  # the process default was never touched
 
 
 def test_the_registered_ranker_is_left_as_it_is():

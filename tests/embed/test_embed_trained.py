@@ -34,9 +34,7 @@ def _no_default(monkeypatch):
     names = (s.MODEL_VAR, s.BASE_URL_VAR, s.QUERY_PREFIX_VAR, s.DOCUMENT_PREFIX_VAR)
     for name in names:
         monkeypatch.delenv(name, raising=False)
-    embed_settings.configure(None)
     yield
-    embed_settings.configure(None)
 
 
 def _onnx_model(folder, **kwargs):
@@ -259,10 +257,12 @@ def test_bad_prefix_settings_name_the_field():
 
 
 def test_the_prefix_options_read_the_variables_the_library_reads(monkeypatch):
+    import typing
+
     from toolsearch_cli.cli import options
 
-    assert options.EMBED_QUERY_PREFIX_OPTION.envvar == embed_settings.QUERY_PREFIX_VAR
-    assert options.EMBED_DOCUMENT_PREFIX_OPTION.envvar == embed_settings.DOCUMENT_PREFIX_VAR
+    assert typing.get_args(options.EmbedQueryPrefix)[1].envvar == embed_settings.QUERY_PREFIX_VAR
+    assert typing.get_args(options.EmbedDocumentPrefix)[1].envvar == embed_settings.DOCUMENT_PREFIX_VAR
     monkeypatch.setenv(embed_settings.MODEL_VAR, "some-model")
     monkeypatch.setenv(embed_settings.QUERY_PREFIX_VAR, "")  # set but empty: no prompt at all
     monkeypatch.setenv(embed_settings.DOCUMENT_PREFIX_VAR, "passage: ")

@@ -13,7 +13,6 @@ from toolsearch_cli import Catalog
 from toolsearch_cli.search import SearchRequest
 from toolsearch_cli.search import embed as embed_mod
 from toolsearch_cli.search.embed import tool_text
-from toolsearch_cli.search.embed_settings import configure
 from toolsearch_cli.search.text import MAX_PARTS
 
 from ..conftest import DEMO, make
@@ -28,16 +27,14 @@ AXES = dict(zip((tool_text(t) for t in TOOLS), ([1, 0, 0, 0], [0, 1, 0, 0], [0, 
 @pytest.fixture(autouse=True)
 def _no_model(monkeypatch, tmp_path):
     monkeypatch.setenv("TOOLSEARCH_CACHE_DIR", str(tmp_path))
-    configure(None)
     yield
-    configure(None)
 
 
 def _ranker(monkeypatch, vectors):
     from toolsearch_cli.search import hybrid
 
     axes = Axes({**AXES, **vectors})
-    monkeypatch.setattr(embed_mod, "current_embedder", lambda: axes)
+    monkeypatch.setattr(embed_mod, "default_embedder", lambda: axes)
     return hybrid.EmbeddingRanker(), axes
 
 
@@ -93,7 +90,7 @@ def test_a_category_is_kept_whichever_view_matched(monkeypatch):
             "Qqq two.": [0.05, 1],
         }
     )
-    monkeypatch.setattr(embed_mod, "current_embedder", lambda: axes)
+    monkeypatch.setattr(embed_mod, "default_embedder", lambda: axes)
     hits = hybrid.EmbeddingRanker().search(
         Catalog(tools=tools), SearchRequest(query=request, max_results=2, category="chat")
     )
@@ -148,7 +145,7 @@ def test_hostile_requests_are_embedded_in_a_bounded_batch(monkeypatch, request_t
     from toolsearch_cli.search import hybrid
 
     echo = _Echo()
-    monkeypatch.setattr(embed_mod, "current_embedder", lambda: echo)
+    monkeypatch.setattr(embed_mod, "default_embedder", lambda: echo)
     catalog = Catalog(tools=TOOLS)
     hits = hybrid.EmbeddingRanker().search(catalog, SearchRequest(query=request_text, max_results=2, explain=True))
     assert len(hits) == 2 and all(0 < h.score <= 1.001 for h in hits)  # cosines (float16-rounded vectors)
@@ -160,7 +157,7 @@ def test_only_punctuation_is_refused_before_anything_is_embedded(monkeypatch):
     from toolsearch_cli.search import hybrid
 
     echo = _Echo()
-    monkeypatch.setattr(embed_mod, "current_embedder", lambda: echo)
+    monkeypatch.setattr(embed_mod, "default_embedder", lambda: echo)
     with pytest.raises(SearchError, match="blank or only punctuation"):
         hybrid.EmbeddingRanker().search(Catalog(tools=TOOLS), SearchRequest(query="?!。；…", max_results=2))
     assert echo.batches == []

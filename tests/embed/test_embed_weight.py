@@ -29,9 +29,7 @@ QUERY = "will it rain in Paris tomorrow"
 def _no_default(monkeypatch):
     for name in (embed_settings.MODEL_VAR, embed_settings.BASE_URL_VAR, embed_settings.WEIGHT_VAR):
         monkeypatch.delenv(name, raising=False)
-    embed_settings.configure(None)
     yield
-    embed_settings.configure(None)
 
 
 def _names(hits):
@@ -132,10 +130,10 @@ def test_the_environment_names_the_default_weight(monkeypatch):
     from toolsearch_cli.errors import EmbedError
 
     monkeypatch.setenv(embed_settings.WEIGHT_VAR, "0.3")
-    assert embed_settings.current_settings().weight == 0.3
+    assert embed_settings.default_settings().weight == 0.3
     monkeypatch.setenv(embed_settings.WEIGHT_VAR, "heavy")
     with pytest.raises(EmbedError) as caught:
-        embed_settings.current_settings()
+        embed_settings.default_settings()
     assert caught.value.field == embed_settings.WEIGHT_VAR
 
 

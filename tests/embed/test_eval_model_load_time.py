@@ -14,7 +14,7 @@ import pytest
 from toolsearch_cli import load_catalog
 from toolsearch_cli.evaluate.queries import Query
 from toolsearch_cli.evaluate.runs import run_ranker
-from toolsearch_cli.search import embed, embed_settings
+from toolsearch_cli.search import embed
 from toolsearch_cli.search.embed_settings import EmbedSettings
 
 from ..conftest import DEMO
@@ -28,7 +28,6 @@ LOAD_SECONDS = 1.0
 @pytest.fixture(autouse=True)
 def _slow_model(monkeypatch):
     embed._embedders.clear()
-    embed_settings.configure(None)
     real = embed._load
 
     def slow(settings):

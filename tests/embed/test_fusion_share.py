@@ -15,7 +15,6 @@ from toolsearch_cli.search import SearchRequest, get_ranker, hybrid
 from toolsearch_cli.search import embed as embed_mod
 from toolsearch_cli.search.base import Contribution
 from toolsearch_cli.search.embed import tool_text
-from toolsearch_cli.search.embed_settings import configure
 
 from ..conftest import DEMO, make
 from .test_embed import Axes
@@ -49,14 +48,12 @@ NAMED_REQUEST = "delete file"
 @pytest.fixture(autouse=True)
 def _no_model(monkeypatch, tmp_path):
     monkeypatch.setenv("TOOLSEARCH_CACHE_DIR", str(tmp_path))
-    configure(None)
     yield
-    configure(None)
 
 
 def _axes(monkeypatch):
     axes = Axes({**VECTORS, PARAM_REQUEST: [1, 0, 0, 0], NAMED_REQUEST: [0.2, 0, 1, 0]})
-    monkeypatch.setattr(embed_mod, "current_embedder", lambda: axes)
+    monkeypatch.setattr(embed_mod, "default_embedder", lambda: axes)
     return axes
 
 

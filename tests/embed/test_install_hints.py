@@ -17,10 +17,8 @@ from .conftest import STATIC
 @pytest.fixture(autouse=True)
 def _clean(monkeypatch):
     monkeypatch.delenv(embed_settings.MODEL_VAR, raising=False)
-    embed_settings.configure(None)
     embed._embedders.clear()
     yield
-    embed_settings.configure(None)
     embed._embedders.clear()
 
 

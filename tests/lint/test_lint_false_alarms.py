@@ -213,12 +213,11 @@ def listed_once(tmp_path, monkeypatch):
     """Each live source is started and asked for its tools once; the next loads reuse its listing
     from the live-catalog cache (tested in test_live_many.py), which lint and search read as they
     would a fresh one (the alias prefix is applied after): two starts instead of six, 1.5 s of CPU each."""
-    from toolsearch_cli.catalog.lenient import LoadSettings, configure
+    from toolsearch_cli.catalog.lenient import LoadSettings, loading
 
     monkeypatch.setenv("TOOLSEARCH_CACHE_DIR", str(tmp_path / "catalog-cache"))
-    configure(LoadSettings(live_ttl=3600))
-    yield
-    configure(LoadSettings())
+    with loading(LoadSettings(live_ttl=3600)):
+        yield
 
 
 def test_lint_prefixes_live_servers_with_their_alias_like_search(listed_once):

@@ -88,7 +88,7 @@ def test_semantic_hits_need_to_be_closer_to_an_order_than_to_every_honest_senten
 
 def test_ts207_reads_sentences_with_the_configured_embedding_model_and_warns(tmp_path):
     from toolsearch_cli.search import embed as embed_mod
-    from toolsearch_cli.search.embed_settings import EmbedSettings, configure
+    from toolsearch_cli.search.embed_settings import EmbedSettings
 
     catalog = tmp_path / "tools.yaml"
     tools = [
@@ -105,11 +105,9 @@ def test_ts207_reads_sentences_with_the_configured_embedding_model_and_warns(tmp
     settings = EmbedSettings(model="directions-test")
     embedder = _Directions()
     embed_mod._embedders[settings] = embedder
-    configure(settings)
-    try:
-        found = lint([str(catalog)], LintConfig(select=["TS206", "TS207"])).diagnostics
+    try:  # the run's own model, passed down (the library default stays without one)
+        found = lint([str(catalog)], LintConfig(select=["TS206", "TS207"]), embed=settings).diagnostics
     finally:
-        configure(None)
         embed_mod._embedders.pop(settings, None)
     assert sorted((d.code, d.tool, d.severity) for d in found) == [
         ("TS206", "bad", "error"),

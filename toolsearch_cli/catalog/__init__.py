@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .. import environment
 from ..bounded import path_problem, safe_is_dir, safe_is_file
 from ..errors import CatalogError, NotACatalog, UsageError
 from ..model import Catalog, Tool
@@ -42,7 +43,7 @@ LOADER_BY_SUFFIX: dict[str, Callable[..., LoadResult]] = {
 #: (``*.sim.yaml``) live beside catalogs in ``catalogs/`` but are not catalogs.
 SKIPPED_SUFFIXES = (".sim.yaml", ".sim.yml")
 
-ENV_VAR = "TOOLSEARCH_CATALOG"
+ENV_VAR = environment.CATALOG
 
 __all__ = [
     "ENV_VAR",
@@ -78,7 +79,7 @@ def default_sources(explicit: Sequence[str] | None = None) -> list[str]:
     A source given twice loads once (as ``toolsearch lint`` does), not as a clash with itself."""
     if explicit:
         return list(dict.fromkeys(explicit))
-    env = os.environ.get(ENV_VAR, "").strip()
+    env = environment.catalog_sources()
     if env:
         return list(dict.fromkeys(part for part in split_env_sources(env, os.pathsep) if part.strip()))
     if Path("catalogs").is_dir():

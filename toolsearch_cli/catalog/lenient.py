@@ -9,8 +9,11 @@ through :func:`warn`: inside a :func:`collecting` block they become :class:`Load
 block, they are raised as the :class:`CatalogError` they would otherwise have been. Structural
 errors (malformed YAML, a tool without a name, duplicate names) are always errors.
 
-:func:`settings` holds what the command line chose for every load (``--strict``, the live
-catalog cache's TTL and ``--refresh``, sanitised names) and the function that shows warnings.
+:func:`settings` gives what the enclosing :func:`loading` block chose for every load in it
+(``--strict``, the live catalog cache's TTL and ``--refresh``, sanitised names, the function that
+shows warnings): the CLI enters one block per command with its global options; outside any block,
+the library defaults (:class:`LoadSettings`). Like the warnings' :func:`collecting` blocks, the
+block is a context variable: nothing is set process-wide, and a block ends where it began.
 """
 
 from __future__ import annotations
@@ -75,9 +78,9 @@ class LoadWarning:
         }
 
 
-@dataclass
+@dataclass(frozen=True)
 class LoadSettings:
-    """What every catalog load of this process does unless told otherwise (the CLI's global options)."""
+    """What every catalog load of a :func:`loading` block does unless told otherwise (the CLI's global options)."""
 
     #: Warnings are errors.
     strict: bool = False
@@ -92,17 +95,23 @@ class LoadSettings:
     report: Callable[[list[LoadWarning]], None] | None = None
 
 
-_SETTINGS = LoadSettings()
+_DEFAULTS = LoadSettings()
+_LOADING: contextvars.ContextVar[LoadSettings] = contextvars.ContextVar("toolsearch_load_settings", default=_DEFAULTS)
 
 
 def settings() -> LoadSettings:
-    """The process-wide load settings (the CLI's root command replaces them on every call)."""
-    return _SETTINGS
+    """The load settings of the enclosing :func:`loading` block (outside any: the defaults)."""
+    return _LOADING.get()
 
 
-def configure(new: LoadSettings) -> None:
-    global _SETTINGS
-    _SETTINGS = new
+@contextlib.contextmanager
+def loading(chosen: LoadSettings) -> Iterator[LoadSettings]:
+    """Load with ``chosen`` inside the block (blocks nest; the outer settings are back after it)."""
+    token = _LOADING.set(chosen)
+    try:
+        yield chosen
+    finally:
+        _LOADING.reset(token)
 
 
 @dataclass
@@ -362,7 +371,7 @@ __all__ = [
     "LoadSettings",
     "LoadWarning",
     "collecting",
-    "configure",
+    "loading",
     "map_types",
     "settings",
     "summary",

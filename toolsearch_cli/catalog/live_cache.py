@@ -21,10 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from .. import cachedir as catalog_cache
+from .. import environment
 from ..bounded import strict_json
 
 FORMAT = "toolsearch-live-catalog/1"
-TTL_ENV = "TOOLSEARCH_LIVE_TTL"
+TTL_ENV = environment.LIVE_TTL
 #: Entries kept (the newest); each is one server's tool list.
 MAX_ENTRIES = 256
 

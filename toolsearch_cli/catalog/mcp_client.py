@@ -21,6 +21,7 @@ import threading
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
+from .. import environment
 from ..errors import CatalogError
 from ..model import Tool
 from ..redaction import redact, redact_data, register, shown_url
@@ -30,9 +31,9 @@ from .process_group import group_stopped, own_group_command
 from .result import LoadResult
 from .sources import LiveSource, parse_live_source
 
-TIMEOUT_ENV = "TOOLSEARCH_MCP_TIMEOUT"
-HEADERS_ENV = "TOOLSEARCH_MCP_HEADERS"
-DEFAULT_TIMEOUT = 30.0
+TIMEOUT_ENV = environment.MCP_TIMEOUT
+HEADERS_ENV = environment.MCP_HEADERS
+DEFAULT_TIMEOUT = environment.DEFAULT_MCP_TIMEOUT
 
 
 def http_headers() -> dict[str, str]:
@@ -40,7 +41,7 @@ def http_headers() -> dict[str, str]:
 
     The values (tokens, usually) never appear in messages.
     """
-    raw = os.environ.get(HEADERS_ENV, "").strip()
+    raw = environment.mcp_headers()
     if not raw:
         return {}
     if raw.startswith("{"):
@@ -68,16 +69,7 @@ def http_headers() -> dict[str, str]:
 
 
 def timeout_seconds() -> float:
-    raw = os.environ.get(TIMEOUT_ENV, "").strip()
-    if not raw:
-        return DEFAULT_TIMEOUT
-    try:
-        value = float(raw)
-    except ValueError:
-        raise CatalogError(f"${TIMEOUT_ENV} must be a number of seconds, not {raw!r}") from None
-    if value <= 0:
-        raise CatalogError(f"${TIMEOUT_ENV} must be positive, not {raw!r}")
-    return value
+    return environment.mcp_timeout()
 
 
 _warned_hosts: set[str] = set()
@@ -453,19 +445,14 @@ def tools_from_live(
 
 
 #: Live servers started at once (``$TOOLSEARCH_MCP_CONCURRENCY``); each is a process or a connection.
-CONCURRENCY_ENV = "TOOLSEARCH_MCP_CONCURRENCY"
-DEFAULT_CONCURRENCY = 8
+CONCURRENCY_ENV = environment.MCP_CONCURRENCY
+DEFAULT_CONCURRENCY = environment.DEFAULT_MCP_CONCURRENCY
 
 Fetched = tuple[str | None, list[dict[str, Any]]]
 
 
 def concurrency() -> int:
-    raw = os.environ.get(CONCURRENCY_ENV, "").strip()
-    if not raw:
-        return DEFAULT_CONCURRENCY
-    if not raw.isdigit() or not 1 <= int(raw) <= 64:
-        raise CatalogError(f"${CONCURRENCY_ENV} must be a whole number from 1 to 64, not {raw!r}")
-    return int(raw)
+    return environment.mcp_concurrency()
 
 
 def fetch_live_sources(

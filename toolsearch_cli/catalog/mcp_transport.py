@@ -34,63 +34,50 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import os
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..bounded import MAX_INPUT_BYTES, BodyBound, ReplyTooLarge, parse_size, size_text
-from ..errors import CatalogError
+from .. import environment
+from ..bounded import MAX_INPUT_BYTES, BodyBound, ReplyTooLarge, size_text
 
-MAX_MESSAGE_ENV = "TOOLSEARCH_MCP_MAX_MESSAGE_SIZE"
-MAX_TOOLS_ENV = "TOOLSEARCH_MCP_MAX_TOOLS"
-MAX_EXCHANGE_ENV = "TOOLSEARCH_MCP_MAX_EXCHANGE_SIZE"
-MAX_MESSAGES_ENV = "TOOLSEARCH_MCP_MAX_MESSAGES"
+MAX_MESSAGE_ENV = environment.MCP_MAX_MESSAGE_SIZE
+MAX_TOOLS_ENV = environment.MCP_MAX_TOOLS
+MAX_EXCHANGE_ENV = environment.MCP_MAX_EXCHANGE_SIZE
+MAX_MESSAGES_ENV = environment.MCP_MAX_MESSAGES
 #: The largest message (a stdio line, an HTTP body, an event) read from an MCP server. A real
 #: ``tools/list`` page is a few hundred KB (GitHub's server: 100 tools); a tool result that big
 #: is beyond any model's context already.
-DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024
+DEFAULT_MAX_MESSAGE_BYTES = environment.DEFAULT_MCP_MAX_MESSAGE_BYTES
 #: The most tools one server may list (the largest real servers list a few hundred).
-DEFAULT_MAX_TOOLS = 100_000
+DEFAULT_MAX_TOOLS = environment.DEFAULT_MCP_MAX_TOOLS
 #: A tools/list that has more pages than this is the server's fault (never cut silently).
 MAX_PAGES = 10_000
 #: The most messages a server may send in one exchange (see the module's doc). A tool call that
 #: reports progress every second for an hour sends 3,600; a hostile stream of small events ends
 #: here in seconds instead of at the timeout.
-DEFAULT_MAX_MESSAGES = 10_000
+DEFAULT_MAX_MESSAGES = environment.DEFAULT_MCP_MAX_MESSAGES
 
 
 def max_message_bytes() -> int:
     """``$TOOLSEARCH_MCP_MAX_MESSAGE_SIZE`` (``16MB``, ``512KB``, bytes), or the default."""
-    raw = os.environ.get(MAX_MESSAGE_ENV, "").strip()
-    return parse_size(raw, f"${MAX_MESSAGE_ENV}", error=CatalogError) if raw else DEFAULT_MAX_MESSAGE_BYTES
+    return environment.mcp_max_message_bytes()
 
 
 def max_tools() -> int:
     """``$TOOLSEARCH_MCP_MAX_TOOLS``, or the default."""
-    return _whole_number(MAX_TOOLS_ENV, DEFAULT_MAX_TOOLS)
+    return environment.mcp_max_tools()
 
 
 def max_exchange_messages() -> int:
     """``$TOOLSEARCH_MCP_MAX_MESSAGES``, or the default."""
-    return _whole_number(MAX_MESSAGES_ENV, DEFAULT_MAX_MESSAGES)
-
-
-def _whole_number(variable: str, default: int) -> int:
-    raw = os.environ.get(variable, "").strip()
-    if not raw:
-        return default
-    if not raw.isdigit() or int(raw) < 1:
-        raise CatalogError(f"${variable} must be a whole number of at least 1, not {raw!r}")
-    return int(raw)
+    return environment.mcp_max_messages()
 
 
 def max_exchange_bytes(message_limit: int) -> int:
     """``$TOOLSEARCH_MCP_MAX_EXCHANGE_SIZE``, or what a whole listing may be (:func:`max_listing_bytes`)."""
-    raw = os.environ.get(MAX_EXCHANGE_ENV, "").strip()
-    if raw:
-        return parse_size(raw, f"${MAX_EXCHANGE_ENV}", error=CatalogError)
-    return max_listing_bytes(message_limit)
+    given = environment.mcp_max_exchange_bytes()
+    return given if given is not None else max_listing_bytes(message_limit)
 
 
 def max_listing_bytes(message_limit: int) -> int:

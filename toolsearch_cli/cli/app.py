@@ -9,7 +9,7 @@ from typing import Any
 
 import typer
 
-from .. import __version__
+from .. import __version__, environment
 from ..errors import ToolsearchError
 from . import catalog_cmd, eval_cmd, lint_cmd, lock_cmd, model_cmd, search_cmd, serve_cmd, simulate_cmd
 from .error_line import print_error as _error
@@ -33,6 +33,7 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def root(
+    typer_context: typer.Context,
     version: bool = typer.Option(
         False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
     ),
@@ -47,7 +48,8 @@ def root(
     live_ttl: str | None = typer.Option(
         None,
         "--live-ttl",
-        help="Reuse live MCP servers' tool lists for this long (90, 10m, 2h; default $TOOLSEARCH_LIVE_TTL, else off).",
+        help="Reuse live MCP servers' tool lists for this long (90, 10m, 2h; "
+        f"default ${environment.LIVE_TTL}, else off).",
         metavar="DURATION",
     ),
     refresh: bool = typer.Option(False, "--refresh", help="Ask live MCP servers again even when cached."),
@@ -58,9 +60,12 @@ def root(
     ),
 ) -> None:
     """Search, simulate, lint and evaluate progressive disclosure of large LLM tool catalogs."""
-    from .load_report import configure_loading
+    from ..catalog.lenient import loading
+    from .load_report import load_settings
 
-    configure_loading(strict=strict, live_ttl=live_ttl, refresh=refresh, sanitize_names=sanitize_names)
+    # every load of the command runs inside this block; it ends with the command (the root context)
+    chosen = load_settings(strict=strict, live_ttl=live_ttl, refresh=refresh, sanitize_names=sanitize_names)
+    typer_context.with_resource(loading(chosen))
 
 
 app.command("search")(search_cmd.search)
@@ -110,9 +115,9 @@ def _run(args: list[str], terminated: list[int]) -> int:
             _placeholders(command)
             code = command.main(args=args, prog_name="toolsearch", standalone_mode=False)
         finally:
-            from .load_report import reset_loading
+            from .load_report import forget_command
 
-            reset_loading()  # the global options hold for this command only
+            forget_command()
     except ToolsearchError as exc:
         if debug:
             _traceback()

@@ -12,9 +12,9 @@ from ..catalog.export import EXPORTER_BY_NAME
 from ..errors import UsageError
 from ..printable import json_visible
 from .options import (
-    CATALOG_FORMAT_OPTION,
-    CATALOG_OPTION,
-    FORMAT_OPTION,
+    CatalogFormat,
+    CatalogSources,
+    OutputFormat,
     check_catalog_format,
     check_format,
     output_file,
@@ -37,9 +37,9 @@ app = typer.Typer(
 @app.callback()
 def catalog(
     ctx: typer.Context,
-    catalog: list[str] | None = CATALOG_OPTION,
-    output_format: str = FORMAT_OPTION,
-    catalog_format: str = CATALOG_FORMAT_OPTION,
+    catalog: CatalogSources = None,
+    output_format: OutputFormat = "table",
+    catalog_format: CatalogFormat = "auto",
     wide: bool = typer.Option(False, "--wide", "-w", help="Show sources and tags in full, not cut to fit a line."),
 ) -> None:
     """List the tools of a catalog: name, category, tags, parameters and source file:line."""
@@ -79,8 +79,8 @@ def convert(
         "optional ones nullable, additionalProperties false) and set strict: true; a tool that cannot be is "
         "exported as it is, with a warning saying why.",
     ),
-    catalog: list[str] | None = CATALOG_OPTION,
-    catalog_format: str = CATALOG_FORMAT_OPTION,
+    catalog: CatalogSources = None,
+    catalog_format: CatalogFormat = "auto",
 ) -> None:
     """Write the catalog in another format: yaml (toolsearch), openai, openai-responses, anthropic, mcp."""
     from ..catalog.listing import check_conversion, convert_catalog
@@ -139,9 +139,9 @@ def push(
         "else fail (exit 2) and leave it alone.",
         metavar="N",
     ),
-    output_format: str = FORMAT_OPTION,
-    catalog: list[str] | None = CATALOG_OPTION,
-    catalog_format: str = CATALOG_FORMAT_OPTION,
+    output_format: OutputFormat = "table",
+    catalog: CatalogSources = None,
+    catalog_format: CatalogFormat = "auto",
 ) -> None:
     """Publish the catalog to a shared PostgreSQL registry in one transaction: changed tools updated,
     removed ones deleted, unchanged ones untouched, and a new version recorded."""

@@ -17,12 +17,20 @@ import typer
 
 from ..printable import json_visible
 from .options import (
-    CATALOG_FORMAT_OPTION,
-    CATALOG_OPTION,
-    FORMAT_OPTION,
+    CatalogFormat,
+    CatalogSources,
+    EmbedApiKeyEnv,
+    EmbedBaseUrl,
+    EmbedDocumentPrefix,
+    EmbedModel,
+    EmbedMultilingual,
+    EmbedQueryPrefix,
+    EmbedTimeout,
+    EmbedWeight,
+    OutputFormat,
     check_catalog_format,
     check_format,
-    embed_options,
+    embed_settings,
     output_file,
 )
 
@@ -96,9 +104,9 @@ DIFF_K_OPTION = typer.Option(
 )
 
 
-@embed_options
 def eval_command(
-    catalog: list[str] | None = CATALOG_OPTION,
+    typer_context: typer.Context,
+    catalog: CatalogSources = None,
     queries: Path | None = QUERIES_OPTION,
     from_log: Path | None = FROM_LOG_OPTION,
     ranker: str = RANKER_OPTION,
@@ -110,12 +118,21 @@ def eval_command(
     baseline: Path | None = BASELINE_OPTION,
     diff_k: int | None = DIFF_K_OPTION,
     minimum: list[str] | None = MIN_OPTION,
-    output_format: str = FORMAT_OPTION,
-    catalog_format: str = CATALOG_FORMAT_OPTION,
+    output_format: OutputFormat = "table",
+    catalog_format: CatalogFormat = "auto",
+    embed_model: EmbedModel = None,
+    embed_base_url: EmbedBaseUrl = None,
+    embed_api_key_env: EmbedApiKeyEnv = "OPENAI_API_KEY",
+    embed_multilingual: EmbedMultilingual = False,
+    embed_timeout: EmbedTimeout = None,
+    embed_query_prefix: EmbedQueryPrefix = None,
+    embed_document_prefix: EmbedDocumentPrefix = None,
+    embed_weight: EmbedWeight = None,
 ) -> None:
     """Measure retrieval quality (Recall@k, NDCG@k, MRR) of rankers on labelled queries."""
     from ..evaluate import EvalSettings, run_eval
 
+    embed = embed_settings(typer_context)
     check_format(output_format)
     forced_format = check_catalog_format(catalog_format)
     settings = EvalSettings.from_options(
@@ -132,6 +149,7 @@ def eval_command(
         save=save,
         baseline=baseline,
         diff_k=diff_k,
+        embed=embed,
     )
     report = run_eval(settings, _listener(output_format))
     if output_format == "json":

@@ -11,15 +11,27 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from .. import environment
 from .lock_cmd import LOCKED_OPTION
-from .options import embed_options, output_file
+from .options import (
+    EmbedApiKeyEnv,
+    EmbedBaseUrl,
+    EmbedDocumentPrefix,
+    EmbedModel,
+    EmbedMultilingual,
+    EmbedQueryPrefix,
+    EmbedTimeout,
+    EmbedWeight,
+    embed_settings,
+    output_file,
+)
 
 if TYPE_CHECKING:
     from ..lint.run import LintReport
 
 PATHS_ARGUMENT = typer.Argument(
     None,
-    help="Catalog files, folders or modules. Default: $TOOLSEARCH_CATALOG, else ./catalogs, else the demo.",
+    help=f"Catalog files, folders or modules. Default: ${environment.CATALOG}, else ./catalogs, else the demo.",
     metavar="[PATH]...",
 )
 CONFIG_OPTION = typer.Option(
@@ -70,8 +82,8 @@ RANKER_OPTION = typer.Option(
 )
 
 
-@embed_options
 def lint(
+    typer_context: typer.Context,
     paths: list[str] | None = PATHS_ARGUMENT,
     output_format: str = FORMAT_OPTION,
     config: Path | None = CONFIG_OPTION,
@@ -87,12 +99,21 @@ def lint(
     statistics: bool = STATISTICS_OPTION,
     ranker: str | None = RANKER_OPTION,
     locked: str | None = LOCKED_OPTION,
+    embed_model: EmbedModel = None,
+    embed_base_url: EmbedBaseUrl = None,
+    embed_api_key_env: EmbedApiKeyEnv = "OPENAI_API_KEY",
+    embed_multilingual: EmbedMultilingual = False,
+    embed_timeout: EmbedTimeout = None,
+    embed_query_prefix: EmbedQueryPrefix = None,
+    embed_document_prefix: EmbedDocumentPrefix = None,
+    embed_weight: EmbedWeight = None,
 ) -> None:
     """Lint tool metadata: names, descriptions, parameters, categories, tokens and findability."""
     from ..lint.run import run_lint
     from ..lint.settings import LintSettings
     from .render import warn
 
+    embed = embed_settings(typer_context)
     settings = LintSettings(
         paths=paths,
         output_format=output_format,
@@ -109,6 +130,7 @@ def lint(
         ranker=ranker,
         locked=locked,
         github_actions=os.environ.get("GITHUB_ACTIONS") == "true",
+        embed=embed,
     )
     report = run_lint(settings, warn=warn)
     _show(report, output_file)

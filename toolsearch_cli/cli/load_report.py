@@ -3,33 +3,29 @@ and how load warnings are shown: one line each on stderr, then a count."""
 
 from __future__ import annotations
 
-import os
-
-from ..catalog.lenient import LoadSettings, LoadWarning, configure, summary
+from ..catalog.lenient import LoadSettings, LoadWarning, summary
 
 #: Warnings shown one by one; the rest are only counted (``toolsearch lint`` lists them all).
 SHOWN = 20
 
 
-def configure_loading(*, strict: bool, live_ttl: str | None, refresh: bool, sanitize_names: bool) -> None:
-    """Set every catalog load of this command from the global options (and ``$TOOLSEARCH_LIVE_TTL``)."""
-    from ..catalog.live_cache import TTL_ENV, parse_ttl
+def load_settings(*, strict: bool, live_ttl: str | None, refresh: bool, sanitize_names: bool) -> LoadSettings:
+    """Every catalog load of this command, from the global options (and ``$TOOLSEARCH_LIVE_TTL``)."""
+    from ..catalog.live_cache import parse_ttl
+    from ..environment import live_ttl as ttl_from_env
 
-    raw = live_ttl if live_ttl is not None else os.environ.get(TTL_ENV, "").strip() or "0"
-    configure(
-        LoadSettings(
-            strict=strict,
-            live_ttl=parse_ttl(raw),
-            refresh=refresh,
-            sanitize_names=sanitize_names,
-            report=print_warnings,
-        )
+    raw = live_ttl if live_ttl is not None else ttl_from_env() or "0"
+    return LoadSettings(
+        strict=strict,
+        live_ttl=parse_ttl(raw),
+        refresh=refresh,
+        sanitize_names=sanitize_names,
+        report=print_warnings,
     )
 
 
-def reset_loading() -> None:
-    """Back to the library's defaults (warnings kept in the load result, nothing printed, no live cache)."""
-    configure(LoadSettings())
+def forget_command() -> None:
+    """What one command leaves behind: the folder links it warned of (warned again next command)."""
     from ..catalog import forget_warned_links
 
     forget_warned_links()

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from .. import environment
 from .render import data, plural
 
 if TYPE_CHECKING:
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
 LOCK_PATHS_ARGUMENT = typer.Argument(
     None,
     help="Catalog files, folders, modules, mcp+stdio:/mcp+http:// servers or registries. "
-    "Default: $TOOLSEARCH_CATALOG, else ./catalogs, else the demo.",
+    f"Default: ${environment.CATALOG}, else ./catalogs, else the demo.",
     metavar="[PATH]...",
 )
 LOCK_OUTPUT_OPTION = typer.Option("toolsearch.lock", "--output", "-o", help="The lockfile to write.", metavar="FILE")

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from ..printable import json_visible
-from .options import FORMAT_OPTION, check_format
+from .options import OutputFormat, check_format
 from .render import Col, console, data, error_console, render_table
 
 if TYPE_CHECKING:
@@ -75,7 +75,7 @@ def pull(
     revision: str | None = typer.Option(
         None, "--revision", help="A branch, tag or commit (default: main).", metavar="REV"
     ),
-    output_format: str = FORMAT_OPTION,
+    output_format: OutputFormat = "table",
 ) -> None:
     """Fetch a model's ONNX weights, tokenizer and sentence-transformers config into the Hugging Face
     cache (honours HF_ENDPOINT, HF_HUB_OFFLINE, HF_HUB_CACHE/HF_HOME, HF_TOKEN) and check that it runs."""
@@ -90,7 +90,7 @@ def pull(
 
 
 @app.command("list")
-def list_command(output_format: str = FORMAT_OPTION) -> None:
+def list_command(output_format: OutputFormat = "table") -> None:
     """The pulled models toolsearch can run (an ONNX export and a tokenizer in the Hugging Face cache)."""
     from ..search.hub import list_models
 
@@ -115,7 +115,7 @@ def _render_listing(listing: ModelListing) -> None:
 
 
 @app.command("show")
-def show(name: str = NAME_ARGUMENT, output_format: str = FORMAT_OPTION) -> None:
+def show(name: str = NAME_ARGUMENT, output_format: OutputFormat = "table") -> None:
     """A pulled model: its files, pooling, prompts, and its vector size (loaded and run to check it)."""
     from ..search.hub import ModelSettings, show_model
 
@@ -124,7 +124,7 @@ def show(name: str = NAME_ARGUMENT, output_format: str = FORMAT_OPTION) -> None:
 
 
 @app.command("rm")
-def remove(name: str = NAME_ARGUMENT, output_format: str = FORMAT_OPTION) -> None:
+def remove(name: str = NAME_ARGUMENT, output_format: OutputFormat = "table") -> None:
     """Delete a pulled model from the Hugging Face cache (every revision of it)."""
     from ..search.hub import ModelSettings, remove_model
 

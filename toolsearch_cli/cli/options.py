@@ -2,31 +2,16 @@
 
 from __future__ import annotations
 
-import functools
-import inspect
 import os
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Annotated
 
 import typer
 
+from .. import environment
 from ..catalog import ENV_VAR
 from ..catalog.formats import FORMATS as CATALOG_FORMATS
-from ..search.embed_settings import (
-    BASE_URL_VAR,
-    DOCUMENT_PREFIX_VAR,
-    KEY_ENV_VAR,
-    MODEL_VAR,
-    MULTILINGUAL_VAR,
-    QUERY_PREFIX_VAR,
-    TIMEOUT_VAR,
-    WEIGHT_VAR,
-    EmbedSettings,
-    check_prefix,
-    check_timeout,
-    check_weight,
-    configure,
-)
+from ..search.embed_settings import EmbedSettings, check_prefix, check_timeout, check_weight
 
 CATALOG_HELP = (
     f"Catalog source: a YAML or JSON file (toolsearch, OpenAI, Anthropic, MCP or OpenAPI format), a folder, "
@@ -36,7 +21,9 @@ CATALOG_HELP = (
 )
 
 
-CATALOG_OPTION = typer.Option(None, "--catalog", "-c", help=CATALOG_HELP, metavar="SOURCE")
+# Options that several commands take, declared once as Annotated types (``catalog: CatalogSources = None``).
+
+CatalogSources = Annotated[list[str] | None, typer.Option("--catalog", "-c", help=CATALOG_HELP, metavar="SOURCE")]
 
 
 def output_file(option: str) -> Callable[[str | None], str | None]:
@@ -55,13 +42,15 @@ def output_file(option: str) -> Callable[[str | None], str | None]:
     return check
 
 
-CATALOG_FORMAT_OPTION = typer.Option(
-    "auto",
-    "--catalog-format",
-    help=f"Format of the --catalog files: {', '.join(CATALOG_FORMATS)} (auto: detected from each file's content; "
-    "yaml: toolsearch's own, in YAML or JSON).",
-    metavar="FORMAT",
-)
+CatalogFormat = Annotated[
+    str,
+    typer.Option(
+        "--catalog-format",
+        help=f"Format of the --catalog files: {', '.join(CATALOG_FORMATS)} (auto: detected from each file's "
+        "content; yaml: toolsearch's own, in YAML or JSON).",
+        metavar="FORMAT",
+    ),
+]
 
 
 def check_catalog_format(value: str) -> str | None:
@@ -80,19 +69,22 @@ def check_catalog_format(value: str) -> str | None:
 FORMATS = ("table", "json")
 
 
-FORMAT_OPTION = typer.Option(
-    "table", "--format", "-f", help="Output: table (for people) or json (stable, for scripts).", metavar="FORMAT"
-)
+OutputFormat = Annotated[
+    str,
+    typer.Option("--format", "-f", help="Output: table (for people) or json (stable, for scripts).", metavar="FORMAT"),
+]
 
-CONTEXT_OPTION = typer.Option(
-    None,
-    "--context",
-    help="Request context attribute key=value (e.g. role=admin); repeatable. Tools that require other "
-    "attributes are hidden, as they are from a model.",
-    metavar="KEY=VALUE",
-)
+RequestContext = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--context",
+        help="Request context attribute key=value (e.g. role=admin); repeatable. Tools that require other "
+        "attributes are hidden, as they are from a model.",
+        metavar="KEY=VALUE",
+    ),
+]
 
-WIDE_OPTION = typer.Option(False, "--wide", "-w", help="Show descriptions in full (wrapped), not cut to fit a line.")
+Wide = Annotated[bool, typer.Option("--wide", "-w", help="Show descriptions in full (wrapped), not cut to fit a line.")]
 
 
 def check_format(value: str) -> str:
@@ -104,69 +96,97 @@ def check_format(value: str) -> str:
 
 
 # -- embedding models (the hybrid and embedding rankers) -------------------------------------
+# Declared once, as Annotated types: a command that ranks takes the eight parameters below (after
+# its own) and a typer.Context, and turns them into one EmbedSettings with embed_settings(context).
 
-EMBED_MODEL_OPTION = typer.Option(
-    None,
-    "--embed-model",
-    envvar=MODEL_VAR,
-    help="Embedding model for the hybrid and embedding rankers: a local folder (ONNX or model2vec), "
-    "a Hub id fetched once with `toolsearch model pull NAME`, or a model name at --embed-base-url.",
-    metavar="PATH|NAME",
-)
-EMBED_BASE_URL_OPTION = typer.Option(
-    None,
-    "--embed-base-url",
-    envvar=BASE_URL_VAR,
-    help="An OpenAI-compatible embeddings endpoint (OpenAI, Ollama, vLLM, llama.cpp, TEI), e.g. http://localhost:11434/v1.",
-    metavar="URL",
-)
-EMBED_KEY_ENV_OPTION = typer.Option(
-    "OPENAI_API_KEY",
-    "--embed-api-key-env",
-    envvar=KEY_ENV_VAR,
-    help="Environment variable holding the endpoint's API key (never printed).",
-    metavar="VAR",
-)
-EMBED_MULTILINGUAL_OPTION = typer.Option(
-    False,
-    "--embed-multilingual",
-    envvar=MULTILINGUAL_VAR,
-    help="The model understands Chinese/Japanese/Korean (otherwise hybrid ranks CJK queries lexically).",
-)
+EmbedModel = Annotated[
+    str | None,
+    typer.Option(
+        "--embed-model",
+        envvar=environment.EMBED_MODEL,
+        help="Embedding model for the hybrid and embedding rankers: a local folder (ONNX or model2vec), "
+        "a Hub id fetched once with `toolsearch model pull NAME`, or a model name at --embed-base-url.",
+        metavar="PATH|NAME",
+    ),
+]
+EmbedBaseUrl = Annotated[
+    str | None,
+    typer.Option(
+        "--embed-base-url",
+        envvar=environment.EMBED_BASE_URL,
+        help="An OpenAI-compatible embeddings endpoint (OpenAI, Ollama, vLLM, llama.cpp, TEI), "
+        "e.g. http://localhost:11434/v1.",
+        metavar="URL",
+    ),
+]
+EmbedApiKeyEnv = Annotated[
+    str,
+    typer.Option(
+        "--embed-api-key-env",
+        envvar=environment.EMBED_API_KEY_ENV,
+        help="Environment variable holding the endpoint's API key (never printed).",
+        metavar="VAR",
+    ),
+]
+EmbedMultilingual = Annotated[
+    bool,
+    typer.Option(
+        "--embed-multilingual",
+        envvar=environment.EMBED_MULTILINGUAL,
+        help="The model understands Chinese/Japanese/Korean (otherwise hybrid ranks CJK queries lexically).",
+    ),
+]
+EmbedTimeout = Annotated[
+    str | None,
+    typer.Option(
+        "--embed-timeout",
+        envvar=environment.EMBED_TIMEOUT,
+        help="Seconds an embeddings endpoint has per request (default 60; the request is tried 3 times).",
+        metavar="SECONDS",
+    ),
+]
+EmbedQueryPrefix = Annotated[
+    str | None,
+    typer.Option(
+        "--embed-query-prefix",
+        envvar=environment.EMBED_QUERY_PREFIX,
+        help="Text put before every query for the model (e.g. 'query: ' for E5 at an endpoint). Default: the "
+        "model folder's own prompt (config_sentence_transformers.json), else none; '' for none.",
+        metavar="TEXT",
+    ),
+]
+EmbedDocumentPrefix = Annotated[
+    str | None,
+    typer.Option(
+        "--embed-document-prefix",
+        envvar=environment.EMBED_DOCUMENT_PREFIX,
+        help="Text put before every tool text for the model (e.g. 'passage: ' for E5 at an endpoint). Default: "
+        "the model folder's own document prompt, else none; '' for none.",
+        metavar="TEXT",
+    ),
+]
+EmbedWeight = Annotated[
+    str | None,
+    typer.Option(
+        "--embed-weight",
+        envvar=environment.EMBED_WEIGHT,
+        help="hybrid's base share of the semantic part, 0 to 1, moved per request by the lexical evidence "
+        "(default 0.5; 0.4 for universal-sentence-encoder-"
+        "multilingual, see the README).",
+        metavar="W",
+    ),
+]
 
-EMBED_TIMEOUT_OPTION = typer.Option(
-    None,
-    "--embed-timeout",
-    envvar=TIMEOUT_VAR,
-    help="Seconds an embeddings endpoint has per request (default 60; the request is tried 3 times).",
-    metavar="SECONDS",
-)
-
-
-EMBED_QUERY_PREFIX_OPTION = typer.Option(
-    None,
-    "--embed-query-prefix",
-    envvar=QUERY_PREFIX_VAR,
-    help="Text put before every query for the model (e.g. 'query: ' for E5 at an endpoint). Default: the "
-    "model folder's own prompt (config_sentence_transformers.json), else none; '' for none.",
-    metavar="TEXT",
-)
-EMBED_DOCUMENT_PREFIX_OPTION = typer.Option(
-    None,
-    "--embed-document-prefix",
-    envvar=DOCUMENT_PREFIX_VAR,
-    help="Text put before every tool text for the model (e.g. 'passage: ' for E5 at an endpoint). Default: "
-    "the model folder's own document prompt, else none; '' for none.",
-    metavar="TEXT",
-)
-EMBED_WEIGHT_OPTION = typer.Option(
-    None,
-    "--embed-weight",
-    envvar=WEIGHT_VAR,
-    help="hybrid's base share of the semantic part, 0 to 1, moved per request by the lexical evidence "
-    "(default 0.5; 0.4 for universal-sentence-encoder-"
-    "multilingual, see the README).",
-    metavar="W",
+#: The command parameters of the --embed-* options, in EmbedSettings' field order.
+EMBED_PARAMETERS = (
+    "embed_model",
+    "embed_base_url",
+    "embed_api_key_env",
+    "embed_multilingual",
+    "embed_timeout",
+    "embed_query_prefix",
+    "embed_document_prefix",
+    "embed_weight",
 )
 
 
@@ -200,7 +220,26 @@ def _check_endpoint(model: str | None, url: str, key_env: str, named: Callable[[
             warn(insecure)
 
 
-def apply_embed_options(
+#: option (without its dashes) -> the environment variable that gives its default (same order)
+_EMBED_VARS = dict(
+    zip((name.replace("_", "-") for name in EMBED_PARAMETERS), environment.EMBED_VARIABLES.values(), strict=True)
+)
+
+
+def embed_settings(context: typer.Context) -> EmbedSettings:
+    """The --embed-* options of the running command (its parameters :data:`EMBED_PARAMETERS`) as one
+    :class:`EmbedSettings`, checked: a bad value is a usage error naming the option, or its variable
+    (``$TOOLSEARCH_EMBED_WEIGHT``) when the value came from there, not an option the user never typed."""
+    values = context.params
+    from_env = frozenset(
+        name.replace("_", "-")
+        for name in EMBED_PARAMETERS
+        if getattr(context.get_parameter_source(name), "name", None) == "ENVIRONMENT"
+    )
+    return settings_from_options(*(values[name] for name in EMBED_PARAMETERS), from_env=from_env)
+
+
+def settings_from_options(
     model: str | None,
     base_url: str | None,
     key_env: str,
@@ -211,11 +250,9 @@ def apply_embed_options(
     weight: str | None = None,
     *,
     from_env: frozenset[str] = frozenset(),
-) -> None:
-    """Set the embedding model the dense rankers use (nothing is loaded until one runs).
-
-    ``from_env``: the options (``"embed-weight"``, ...) whose value came from their environment variable;
-    an error names that variable (``$TOOLSEARCH_EMBED_WEIGHT``), not an option the user never typed."""
+) -> EmbedSettings:
+    """The embedding model the dense rankers use, from the options' values (nothing is loaded until
+    one runs). ``from_env``: the options (``"embed-weight"``, ...) whose value came from their variable."""
     from ..errors import UsageError
 
     def named(option: str) -> str:
@@ -236,77 +273,13 @@ def apply_embed_options(
         share = check_weight(weight, named("embed-weight"))
     except ValueError as exc:
         raise UsageError(str(exc), field="embed-weight") from None
-    configure(
-        EmbedSettings(
-            model=(model or "").strip() or None,
-            base_url=url or None,
-            key_env=key_env.strip(),
-            multilingual=multilingual,
-            timeout=seconds,
-            query_prefix=query_prefix,
-            document_prefix=document_prefix,
-            weight=share,
-        )
+    return EmbedSettings(
+        model=(model or "").strip() or None,
+        base_url=url or None,
+        key_env=key_env.strip(),
+        multilingual=multilingual,
+        timeout=seconds,
+        query_prefix=query_prefix,
+        document_prefix=document_prefix,
+        weight=share,
     )
-
-
-#: The --embed-* options as command parameters: (name, type, option), in apply_embed_options' order.
-_EMBED_PARAMETERS: tuple[tuple[str, Any, Any], ...] = (
-    ("embed_model", str | None, EMBED_MODEL_OPTION),
-    ("embed_base_url", str | None, EMBED_BASE_URL_OPTION),
-    ("embed_api_key_env", str, EMBED_KEY_ENV_OPTION),
-    ("embed_multilingual", bool, EMBED_MULTILINGUAL_OPTION),
-    ("embed_timeout", str | None, EMBED_TIMEOUT_OPTION),
-    ("embed_query_prefix", str | None, EMBED_QUERY_PREFIX_OPTION),
-    ("embed_document_prefix", str | None, EMBED_DOCUMENT_PREFIX_OPTION),
-    ("embed_weight", str | None, EMBED_WEIGHT_OPTION),
-)
-
-#: option (without its dashes) -> the environment variable that gives its default
-_EMBED_VARS = {
-    "embed-model": MODEL_VAR,
-    "embed-base-url": BASE_URL_VAR,
-    "embed-api-key-env": KEY_ENV_VAR,
-    "embed-multilingual": MULTILINGUAL_VAR,
-    "embed-timeout": TIMEOUT_VAR,
-    "embed-query-prefix": QUERY_PREFIX_VAR,
-    "embed-document-prefix": DOCUMENT_PREFIX_VAR,
-    "embed-weight": WEIGHT_VAR,
-}
-
-
-def _options_from_env(context: typer.Context) -> frozenset[str]:
-    """The --embed-* options of the running command whose value came from the environment."""
-    return frozenset(
-        name.replace("_", "-")
-        for name, _, _ in _EMBED_PARAMETERS
-        if getattr(context.get_parameter_source(name), "name", None) == "ENVIRONMENT"
-    )
-
-
-_CONTEXT = "embed_context"  # an embed_ name: applied, and taken out, before the command runs
-
-Command = TypeVar("Command", bound=Callable[..., Any])
-
-
-def embed_options(command: Command) -> Command:
-    """Give a command the --embed-* options (after its own) and apply them before it runs."""
-    signature = inspect.signature(command)
-    added = [
-        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=option, annotation=kind)
-        for name, kind, option in _EMBED_PARAMETERS
-    ]
-    # the command's context (typer passes it), to tell an option given from its environment variable
-    added.append(inspect.Parameter(_CONTEXT, inspect.Parameter.KEYWORD_ONLY, annotation=typer.Context))
-
-    @functools.wraps(command)
-    def with_embedding(*args: Any, **kwargs: Any) -> Any:
-        apply_embed_options(
-            *(kwargs.pop(name) for name, _, _ in _EMBED_PARAMETERS), from_env=_options_from_env(kwargs.pop(_CONTEXT))
-        )
-        return command(*args, **kwargs)
-
-    with_embedding.__signature__ = signature.replace(  # type: ignore[attr-defined]
-        parameters=[*signature.parameters.values(), *added]
-    )
-    return with_embedding  # type: ignore[return-value]

@@ -14,22 +14,30 @@ from ..printable import json_visible
 from ..search import MAX_RESULTS_LIMIT, RANKER_BY_NAME
 from ..search_report import SearchReport, SearchSettings, run_search
 from .options import (
-    CATALOG_FORMAT_OPTION,
-    CATALOG_OPTION,
-    CONTEXT_OPTION,
-    FORMAT_OPTION,
-    WIDE_OPTION,
+    CatalogFormat,
+    CatalogSources,
+    EmbedApiKeyEnv,
+    EmbedBaseUrl,
+    EmbedDocumentPrefix,
+    EmbedModel,
+    EmbedMultilingual,
+    EmbedQueryPrefix,
+    EmbedTimeout,
+    EmbedWeight,
+    OutputFormat,
+    RequestContext,
+    Wide,
     check_catalog_format,
     check_format,
-    embed_options,
+    embed_settings,
 )
 from .render import console, data, error_console, plural, render_hits
 
 
-@embed_options
 def search(
+    typer_context: typer.Context,
     query: str = typer.Argument(..., help="What the tool should do, in any language."),
-    catalog: list[str] | None = CATALOG_OPTION,
+    catalog: CatalogSources = None,
     category: str | None = typer.Option(
         None, "--category", help="Only tools of this category (normalised: WeatherApi = weather-api).", metavar="NAME"
     ),
@@ -42,14 +50,23 @@ def search(
     explain: bool = typer.Option(
         False, "--explain", "-e", help="Show which query term hit which field for how many points."
     ),
-    context: list[str] | None = CONTEXT_OPTION,
-    wide: bool = WIDE_OPTION,
-    output_format: str = FORMAT_OPTION,
-    catalog_format: str = CATALOG_FORMAT_OPTION,
+    context: RequestContext = None,
+    wide: Wide = False,
+    output_format: OutputFormat = "table",
+    catalog_format: CatalogFormat = "auto",
+    embed_model: EmbedModel = None,
+    embed_base_url: EmbedBaseUrl = None,
+    embed_api_key_env: EmbedApiKeyEnv = "OPENAI_API_KEY",
+    embed_multilingual: EmbedMultilingual = False,
+    embed_timeout: EmbedTimeout = None,
+    embed_query_prefix: EmbedQueryPrefix = None,
+    embed_document_prefix: EmbedDocumentPrefix = None,
+    embed_weight: EmbedWeight = None,
 ) -> None:
     """Search a catalog and see why each tool ranked where it did."""
     from .embed_progress import embed_progress
 
+    embed = embed_settings(typer_context)
     check_format(output_format)
     limit = SearchSettings.parse_max_results(max_results)
     attributes = None
@@ -57,7 +74,8 @@ def search(
         from ..simulate.script import parse_context
 
         attributes = parse_context(context)
-    settings = SearchSettings(query, catalog, check_catalog_format(catalog_format), category, limit, ranker, attributes)
+    forced = check_catalog_format(catalog_format)
+    settings = SearchSettings(query, catalog, forced, category, limit, ranker, attributes, embed)
     # a first run over a large catalog embeds for minutes: a bar on a terminal
     with embed_progress(output_format):
         report = run_search(settings)

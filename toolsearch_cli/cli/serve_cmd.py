@@ -12,18 +12,27 @@ from ..printable import json_visible
 from ..search.base import MAX_RESULTS_LIMIT
 from .lock_cmd import LOCKED_OPTION
 from .options import (
-    CATALOG_FORMAT_OPTION,
-    CATALOG_OPTION,
-    CONTEXT_OPTION,
-    FORMAT_OPTION,
+    CatalogFormat,
+    CatalogSources,
+    EmbedApiKeyEnv,
+    EmbedBaseUrl,
+    EmbedDocumentPrefix,
+    EmbedModel,
+    EmbedMultilingual,
+    EmbedQueryPrefix,
+    EmbedTimeout,
+    EmbedWeight,
+    OutputFormat,
+    RequestContext,
     check_catalog_format,
     check_format,
-    embed_options,
+    embed_settings,
 )
 from .render import Col, console, data, plural, render_table
 
 if TYPE_CHECKING:
     from ..serve.dry_run import DryRun
+    from ..serve.settings import ServeSettings
 
 RESIDENT_OPTION = typer.Option(
     None, "--resident", help="A tool listed up front, not only through search (repeatable).", metavar="NAME"
@@ -83,30 +92,39 @@ DRY_RUN_OPTION = typer.Option(
 )
 
 
-@embed_options
 def serve(
-    catalog: list[str] | None = CATALOG_OPTION,
+    typer_context: typer.Context,
+    catalog: CatalogSources = None,
     http: str | None = HTTP_OPTION,
     disclose: str = DISCLOSE_OPTION,
     policy: str = POLICY_OPTION,
     max_active: int | None = MAX_ACTIVE_OPTION,
     ranker: str = RANKER_OPTION,
     resident: list[str] | None = RESIDENT_OPTION,
-    context: list[str] | None = CONTEXT_OPTION,
+    context: RequestContext = None,
     context_header: str | None = CONTEXT_HEADER_OPTION,
     max_results: int = MAX_RESULTS_OPTION,
     timeout: float = TIMEOUT_OPTION,
     log: str | None = LOG_OPTION,
     dry_run: bool = DRY_RUN_OPTION,
-    output_format: str = FORMAT_OPTION,
-    catalog_format: str = CATALOG_FORMAT_OPTION,
+    output_format: OutputFormat = "table",
+    catalog_format: CatalogFormat = "auto",
     locked: str | None = LOCKED_OPTION,
+    embed_model: EmbedModel = None,
+    embed_base_url: EmbedBaseUrl = None,
+    embed_api_key_env: EmbedApiKeyEnv = "OPENAI_API_KEY",
+    embed_multilingual: EmbedMultilingual = False,
+    embed_timeout: EmbedTimeout = None,
+    embed_query_prefix: EmbedQueryPrefix = None,
+    embed_document_prefix: EmbedDocumentPrefix = None,
+    embed_weight: EmbedWeight = None,
 ) -> None:
     """Serve the catalogs to any MCP client with progressive disclosure (toolSearch + callTool)."""
     from ..catalog import default_sources
     from ..serve.settings import ServeSettings
     from ..simulate.script import parse_context
 
+    embed = embed_settings(typer_context)
     check_format(output_format)
     settings = ServeSettings(
         sources=default_sources(catalog),
@@ -124,13 +142,14 @@ def serve(
         http=http,
         dry_run=dry_run,
         locked=locked,
+        embed=embed,
     )
-    from ..search import get_ranker
+    _run(settings, output_format)
 
-    if getattr(get_ranker(settings.ranker), "needs_embeddings", False):
-        from ..search.embed import current_embedder
 
-        current_embedder()  # a model that cannot be had stops here in one line, as in search and simulate
+def _run(settings: ServeSettings, output_format: str) -> None:
+    """The model checked, then a dry run's listing, or the gateway until it is stopped."""
+    _check_model(settings)
     if settings.dry_run:
         from ..serve.dry_run import dry_run as list_once
 
@@ -144,6 +163,17 @@ def serve(
     # this process is the gateway alone, and its stderr ends up in the MCP client's log
     warnings.filterwarnings("ignore", message=r".*(deprecated|removed) as of 2026-07-28")
     run_serve(settings, notice=_notice, on_signal=_stopped)
+
+
+def _check_model(settings: ServeSettings) -> None:
+    """A dense ranker's model that cannot be had stops here in one line, as in search and simulate."""
+    from ..search import get_ranker
+
+    if getattr(get_ranker(settings.ranker), "needs_embeddings", False):
+        from ..search.embed import embedder_for
+        from ..search.embed_settings import default_settings
+
+        embedder_for(settings.embed if settings.embed is not None else default_settings())
 
 
 def _stopped(signum: int) -> None:

@@ -9,11 +9,19 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from .options import (
-    CATALOG_OPTION,
-    CONTEXT_OPTION,
-    FORMAT_OPTION,
+    CatalogSources,
+    EmbedApiKeyEnv,
+    EmbedBaseUrl,
+    EmbedDocumentPrefix,
+    EmbedModel,
+    EmbedMultilingual,
+    EmbedQueryPrefix,
+    EmbedTimeout,
+    EmbedWeight,
+    OutputFormat,
+    RequestContext,
     check_format,
-    embed_options,
+    embed_settings,
     output_file,
 )
 from .simulate_live import (
@@ -90,16 +98,16 @@ COUNTER_OPTION = typer.Option(
 )
 
 
-@embed_options
 def simulate(
+    typer_context: typer.Context,
     script: str | None = SCRIPT_ARGUMENT,
-    catalog: list[str] | None = CATALOG_OPTION,
+    catalog: CatalogSources = None,
     mode: str | None = MODE_OPTION,
     policy: str | None = POLICY_OPTION,
     max_active: int | None = MAX_ACTIVE_OPTION,
-    context: list[str] | None = CONTEXT_OPTION,
+    context: RequestContext = None,
     state_file: str | None = STATE_OPTION,
-    output_format: str = FORMAT_OPTION,
+    output_format: OutputFormat = "table",
     check: bool = CHECK_OPTION,
     replay: str | None = REPLAY_OPTION,
     execute: bool = EXECUTE_OPTION,
@@ -122,12 +130,21 @@ def simulate(
     system: str | None = SYSTEM_OPTION,
     api: str | None = API_OPTION,
     max_reply_size: str = MAX_REPLY_SIZE_OPTION,
+    embed_model: EmbedModel = None,
+    embed_base_url: EmbedBaseUrl = None,
+    embed_api_key_env: EmbedApiKeyEnv = "OPENAI_API_KEY",
+    embed_multilingual: EmbedMultilingual = False,
+    embed_timeout: EmbedTimeout = None,
+    embed_query_prefix: EmbedQueryPrefix = None,
+    embed_document_prefix: EmbedDocumentPrefix = None,
+    embed_weight: EmbedWeight = None,
 ) -> None:
     """Show the tools every model request carries, what they cost in tokens, and check the script's expectations.
 
     With --live a real model (OpenAI Chat Completions protocol) answers instead of the script.
     """
-    settings = simulate_settings(locals())  # the options, by the names of the settings' fields
+    # the options, by the names of the settings' fields
+    settings = simulate_settings({**locals(), "embed": embed_settings(typer_context)})
     check_format(output_format)
     from ..simulate.run import run_simulation
     from .render import console

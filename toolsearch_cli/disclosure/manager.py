@@ -85,7 +85,7 @@ class CatalogManager:
         embed: EmbedSettings | None = None,
     ) -> CatalogManager:
         """A manager holding the catalog's searchable tools, minus ``exclude`` (names made resident);
-        ``embed``: the embedding model of a dense ``ranker`` (``None``: the process default)."""
+        ``embed``: the embedding model of a dense ``ranker`` (``None``: the library default)."""
         skip = set(exclude)
         return cls((t for t in catalog.searchable() if t.name not in skip), ranker=ranker, embed=embed)
 

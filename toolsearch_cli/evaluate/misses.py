@@ -10,6 +10,7 @@ from ..errors import SearchError
 from ..model import Catalog
 from ..search import get_ranker
 from ..search.base import Hit, SearchRequest
+from ..search.embed_settings import EmbedSettings
 from .metrics import eval_depth
 from .queries import Query
 from .runs import QueryResult, RankerRun
@@ -74,16 +75,19 @@ def _candidates(run: RankerRun) -> tuple[list[tuple[QueryResult, str]], list[tup
     return beyond, within
 
 
-def worst_misses(catalog: Catalog, run: RankerRun, n: int, *, show: int = 3) -> list[Miss]:
+def worst_misses(
+    catalog: Catalog, run: RankerRun, n: int, *, show: int = 3, embed: EmbedSettings | None = None
+) -> list[Miss]:
     """The ``n`` worst misses of a run, each with what ranked above the expected tool and why.
 
     A relevant tool is missed when a non-relevant tool ranked above it. Worst first: tools the
     ranker did not return at all (score 0), then the lowest ranked. Tools beyond the evaluation
     depth are ranked in full to order them: all of them, or with a slow ranker, as many as fit in
-    ``FULL_RANK_SECONDS`` (at least max(4n, 40)), in query id order.
+    ``FULL_RANK_SECONDS`` (at least max(4n, 40)), in query id order. ``embed``: the model of a
+    dense ranker, as the run had it (``None``: the library default).
     """
     beyond, within = _candidates(run)
-    impl = get_ranker(run.ranker)
+    impl = get_ranker(run.ranker, embed)
     searchable = max(len(catalog.searchable()), 1)
 
     def ranking(q: Query, depth: int, explain: bool) -> list[Hit]:

@@ -25,7 +25,7 @@ from .runs import RankerRun, run_ranker
 
 if TYPE_CHECKING:
     from ..model import Catalog
-    from ..search.embed_settings import EmbedCost
+    from ..search.embed_settings import EmbedCost, EmbedSettings
 
 #: Skipped queries named one by one; the rest are counted.
 SKIPS_SHOWN = 5
@@ -54,6 +54,8 @@ class EvalSettings:
     gates: tuple[Gate, ...] = ()
     #: Rankers ``all`` left out (they need an embedding model and none is configured): said in a note.
     left_out: tuple[str, ...] = ()
+    #: The embedding model of the dense rankers (``None``: the library default, ``TOOLSEARCH_EMBED_*``).
+    embed: EmbedSettings | None = None
 
     @classmethod
     def from_options(
@@ -72,11 +74,12 @@ class EvalSettings:
         save: str | None = None,
         baseline: Path | None = None,
         diff_k: int | None = None,
+        embed: EmbedSettings | None = None,
     ) -> EvalSettings:
         """Settings from the command line's text: ``ranker`` ``"default,classic"`` or ``"all"``,
         ``ks`` ``"1,5,10"``, ``minimum`` the ``--min`` gates; bad values are a UsageError."""
         cutoffs = parse_ks(ks)
-        rankers = parse_rankers(ranker)
+        rankers = parse_rankers(ranker, embed)
         keys = metric_keys(cutoffs)
         gates = tuple(parse_gate(text, keys, rankers) for text in minimum)
         if diff_k is not None and baseline is None:
@@ -98,20 +101,22 @@ class EvalSettings:
             diff_k=diff_k,
             gates=gates,
             left_out=_left_out_of_all(ranker, rankers),
+            embed=embed,
         )
 
 
-def parse_rankers(spec: str) -> list[str]:
+def parse_rankers(spec: str, embed: EmbedSettings | None = None) -> list[str]:
     """``default,classic`` or ``all`` -> ranker names, each checked (unknown: error with did-you-mean).
 
-    ``all`` leaves out the rankers that need an embedding model when none is configured."""
+    ``all`` leaves out the rankers that need an embedding model when ``embed`` (``None``: the
+    default settings) names none."""
     from ..search import RANKER_BY_NAME, get_ranker, load_ranker_plugins
 
     if spec.strip() == "all":
-        from ..search.embed_settings import current_settings
+        from ..search.embed_settings import default_settings
 
         load_ranker_plugins()
-        dense = current_settings().configured
+        dense = (embed if embed is not None else default_settings()).configured
         return [n for n, r in RANKER_BY_NAME.items() if dense or not getattr(r, "needs_embeddings", False)]
     names = list(dict.fromkeys(r.strip() for r in spec.split(",") if r.strip()))
     if not names:
@@ -259,11 +264,11 @@ def run_eval(settings: EvalSettings, listener: EvalListener | None = None) -> Ev
     cost = embed_cost()
     store_in_cache(loaded)  # with the indexes just built
     metrics = {run.ranker: run.metrics() for run in runs}
-    misses = [m for run in runs for m in worst_misses(catalog, run, s.failures)] if s.failures else []
+    misses = [m for run in runs for m in worst_misses(catalog, run, s.failures, embed=s.embed)] if s.failures else []
     doc = run_document(runs, source=source, catalog_sources=catalog.sources)
     if skipped:  # what these figures leave out
         doc["skipped"] = [q.id for q in skipped]
-    embed_label = embed_model_label(list(s.rankers))
+    embed_label = embed_model_label(list(s.rankers), s.embed)
     if embed_label is not None:  # which model the dense rankers' figures are of
         doc["embed_model"] = embed_label
     comparison = None
@@ -374,7 +379,11 @@ def _run_all(catalog: Catalog, queries: list[Query], s: EvalSettings, listen: Ev
     with listen.running():
         for name in s.rankers:
             advance = listen.ranker_started(name, len(queries))
-            runs.append(run_ranker(catalog, queries, name, s.ks, category_field=s.category_field, on_query=advance))
+            runs.append(
+                run_ranker(
+                    catalog, queries, name, s.ks, category_field=s.category_field, on_query=advance, embed=s.embed
+                )
+            )
     return runs
 
 

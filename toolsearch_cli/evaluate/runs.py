@@ -73,7 +73,7 @@ def run_ranker(
     embed: EmbedSettings | str | None = None,
 ) -> RankerRun:
     """Rank every query (to depth max(ks), at least 10) and keep each query's ranking and metrics;
-    ``embed``: the model of a dense ranker (``None``: the process default)."""
+    ``embed``: the model of a dense ranker (``None``: the library default)."""
     impl = get_ranker(ranker, embed)
     depth = eval_depth(ks)
     results: list[QueryResult] = []

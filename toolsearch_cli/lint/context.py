@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..model import RESERVED_NAMES, Catalog, Tool
+from ..search.embed_settings import EmbedSettings
 from .sources import LoadedFile
 
 
@@ -25,6 +26,9 @@ class LintContext:
     used_suppressions: set[tuple[str | None, str, str]] = field(default_factory=set)
     #: Set by the engine: each inline-ignore entry -> the codes it selects (``None``: no rule).
     suppression_codes: dict[str, tuple[str, ...] | None] = field(default_factory=dict)
+    #: The embedding model of the dense rankers and the semantic layer of TS207 (``None``: the
+    #: library default, ``TOOLSEARCH_EMBED_*``).
+    embed: EmbedSettings | None = None
     _cache: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:

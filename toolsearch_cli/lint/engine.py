@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ..search.embed_settings import EmbedSettings
 from .config import LintConfig, ResolvedConfig
 from .context import LintContext
 from .diagnostic import SEVERITY_RANK, Diagnostic, Finding, Severity
@@ -83,9 +84,14 @@ class LintResult:
 
 
 def lint(
-    sources: Sequence[str] | str | None = None, config: LintConfig | None = None, rules: dict[str, Rule] | None = None
+    sources: Sequence[str] | str | None = None,
+    config: LintConfig | None = None,
+    rules: dict[str, Rule] | None = None,
+    *,
+    embed: EmbedSettings | None = None,
 ) -> LintResult:
-    """Lint catalog sources (files, folders, modules; ``None`` = the default catalog)."""
+    """Lint catalog sources (files, folders, modules; ``None`` = the default catalog); ``embed``: the
+    embedding model rules that rank or embed use (``None``: the library default)."""
     from .rules import RULE_BY_CODE, load_rule_plugins
 
     if rules is None:
@@ -94,7 +100,7 @@ def lint(
     resolved = (config or LintConfig()).resolve(rules)
     if isinstance(sources, str):
         sources = [sources]
-    ctx = LintContext(load_files(sources))
+    ctx = LintContext(load_files(sources), embed=embed)
     return run_rules(ctx, resolved, rules)
 
 

@@ -51,5 +51,5 @@ def run_lint(settings: LintSettings, *, warn: Callable[[str], None] | None = Non
     from .rules import RULE_BY_CODE
 
     config = settings.lint_config(RULE_BY_CODE, warn=warn)
-    result = lint(settings.paths, config)  # loads the rule plugins into RULE_BY_CODE
+    result = lint(settings.paths, config, embed=settings.embed)  # loads the rule plugins into RULE_BY_CODE
     return LintReport(result, settings, RULE_BY_CODE)

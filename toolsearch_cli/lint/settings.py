@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Literal
 
 from ..errors import UsageError, did_you_mean
+from ..search.embed_settings import EmbedSettings
 from .config import LintConfig, find_config, load_config
 from .diagnostic import SEVERITIES, Severity
 from .rule import Rule
@@ -57,6 +58,8 @@ class LintSettings:
     #: The lockfile to check every tool against (``--locked``; the ``lock`` rules, TS8xx).
     locked: str | None = None
     github_actions: bool = False
+    #: The embedding model of dense rankers and TS207's semantic layer (``None``: the library default).
+    embed: EmbedSettings | None = None
     #: The format the report is written in (``auto`` resolved).
     format: LintFormat = field(init=False)
     #: ``fail_on`` as a severity (``None``: errors fail, or any finding with ``strict``).

@@ -70,7 +70,7 @@ def get_ranker(name: str, embed: EmbedSettings | str | None = None) -> Ranker:
 
     ``embed`` (an :class:`EmbedSettings`, or a model folder / Hub id as text): a ranker that embeds
     is returned as a new instance carrying these settings, its own model whatever other rankers
-    in the process use; rankers that do not embed ignore it. ``None``: the process default.
+    in the process use; rankers that do not embed ignore it. ``None``: the library default.
     """
     settings = as_settings(embed)
     if name not in RANKER_BY_NAME:
@@ -103,7 +103,7 @@ def search(
     those of the whole catalog.
 
     ``embed``: the embedding model of the ``hybrid`` / ``embedding`` rankers (an
-    :class:`EmbedSettings`, or a model folder / Hub id); ``None``: the process default.
+    :class:`EmbedSettings`, or a model folder / Hub id); ``None``: the library default (``TOOLSEARCH_EMBED_*``).
     """
     if not isinstance(query, str):
         raise SearchError("the query must be text", field="query")

@@ -3,8 +3,9 @@
 Which model embeds is an :class:`EmbedSettings`, carried by each ranker that needs one
 (``ToolSearch(..., embed=EmbedSettings(...))``, ``search(..., embed=...)``,
 ``get_ranker("hybrid", embed=...)``): two instances with different models live side by side in
-one process. A ranker given no settings uses the process default, which the CLI sets from its
-``--embed-*`` options / ``TOOLSEARCH_EMBED_*`` variables through :func:`configure`.
+one process. A ranker given no settings uses the library default, the ``TOOLSEARCH_EMBED_*``
+variables (:func:`~.embed_settings.default_settings`); the CLI builds one :class:`EmbedSettings`
+per run from its ``--embed-*`` options (and those variables) and passes it down.
 
 Two kinds of source:
 
@@ -60,7 +61,7 @@ from .embed_settings import (
     EmbedProgress,
     EmbedSettings,
     add_embedded,
-    current_settings,
+    default_settings,
     progress_reporter,
 )
 from .text import is_cjk, split_identifiers
@@ -146,9 +147,10 @@ def as_documents(embedder: Embedder, texts: Sequence[str]) -> list[str]:
     return [prefix + t for t in texts] if prefix else list(texts)
 
 
-def current_embedder() -> Embedder:
-    """The embedder of the process default settings (loaded once); an :class:`EmbedError` when none is configured."""
-    return embedder_for(current_settings())
+def default_embedder() -> Embedder:
+    """The embedder of the default settings (the ``TOOLSEARCH_EMBED_*`` variables, loaded once per
+    distinct settings); an :class:`EmbedError` when none is configured."""
+    return embedder_for(default_settings())
 
 
 def embedder_for(settings: EmbedSettings) -> Embedder:

@@ -7,20 +7,22 @@ imports nothing of it (``tests/embed/test_embed.py`` checks).
 
 from __future__ import annotations
 
+import contextvars
 import os
 from dataclasses import dataclass, replace
 from typing import Protocol
 
+from .. import environment
 from ..errors import EmbedError
 
-MODEL_VAR = "TOOLSEARCH_EMBED_MODEL"
-BASE_URL_VAR = "TOOLSEARCH_EMBED_BASE_URL"
-KEY_ENV_VAR = "TOOLSEARCH_EMBED_API_KEY_ENV"
-MULTILINGUAL_VAR = "TOOLSEARCH_EMBED_MULTILINGUAL"
-TIMEOUT_VAR = "TOOLSEARCH_EMBED_TIMEOUT"
-QUERY_PREFIX_VAR = "TOOLSEARCH_EMBED_QUERY_PREFIX"
-DOCUMENT_PREFIX_VAR = "TOOLSEARCH_EMBED_DOCUMENT_PREFIX"
-WEIGHT_VAR = "TOOLSEARCH_EMBED_WEIGHT"
+MODEL_VAR = environment.EMBED_MODEL
+BASE_URL_VAR = environment.EMBED_BASE_URL
+KEY_ENV_VAR = environment.EMBED_API_KEY_ENV
+MULTILINGUAL_VAR = environment.EMBED_MULTILINGUAL
+TIMEOUT_VAR = environment.EMBED_TIMEOUT
+QUERY_PREFIX_VAR = environment.EMBED_QUERY_PREFIX
+DOCUMENT_PREFIX_VAR = environment.EMBED_DOCUMENT_PREFIX
+WEIGHT_VAR = environment.EMBED_WEIGHT
 #: Seconds an endpoint has per request (the SDK retries twice more), unless told otherwise.
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
@@ -107,7 +109,7 @@ class EmbedSettings:
 
 def as_settings(value: EmbedSettings | str | os.PathLike[str] | None) -> EmbedSettings | None:
     """What an ``embed=`` argument names: settings as given, a model folder (or Hub id) as text,
-    or ``None`` (the process default). Anything else is an :class:`EmbedError` naming ``embed``."""
+    or ``None`` (the library default). Anything else is an :class:`EmbedError` naming ``embed``."""
     if value is None or isinstance(value, EmbedSettings):
         return value
     if isinstance(value, str | os.PathLike):
@@ -166,46 +168,40 @@ def check_prefix(value: object, where: str) -> str | None:
 
 
 def settings_from_env() -> EmbedSettings:
+    """Settings from the ``TOOLSEARCH_EMBED_*`` variables (read by :mod:`toolsearch_cli.environment`)."""
+    env = environment.embed_values()
     return EmbedSettings(
-        model=os.environ.get(MODEL_VAR, "").strip() or None,
-        base_url=os.environ.get(BASE_URL_VAR, "").strip() or None,
-        key_env=os.environ.get(KEY_ENV_VAR, "").strip() or DEFAULT_KEY_ENV,
-        multilingual=_truthy(os.environ.get(MULTILINGUAL_VAR)),
-        timeout=_env_timeout(),
+        model=(env["model"] or "").strip() or None,
+        base_url=(env["base_url"] or "").strip() or None,
+        key_env=(env["key_env"] or "").strip() or DEFAULT_KEY_ENV,
+        multilingual=_truthy(env["multilingual"]),
+        timeout=_env_timeout(env["timeout"]),
         # set but empty is a choice too: no prompt at all
-        query_prefix=os.environ.get(QUERY_PREFIX_VAR),
-        document_prefix=os.environ.get(DOCUMENT_PREFIX_VAR),
-        weight=_env_weight(),
+        query_prefix=env["query_prefix"],
+        document_prefix=env["document_prefix"],
+        weight=_env_weight(env["weight"]),
     )
 
 
-def _env_weight() -> float | None:
+def _env_weight(value: str | None) -> float | None:
     try:
-        return check_weight(os.environ.get(WEIGHT_VAR), "$" + WEIGHT_VAR)
+        return check_weight(value, "$" + WEIGHT_VAR)
     except ValueError as exc:
         raise EmbedError(str(exc), field=WEIGHT_VAR) from None
 
 
-def _env_timeout() -> float:
+def _env_timeout(value: str | None) -> float:
     try:
-        return check_timeout(os.environ.get(TIMEOUT_VAR), "$" + TIMEOUT_VAR)
+        return check_timeout(value, "$" + TIMEOUT_VAR)
     except ValueError as exc:
         raise EmbedError(str(exc), field=TIMEOUT_VAR) from None
 
 
-_settings: EmbedSettings | None = None
-
-
-def configure(settings: EmbedSettings | None) -> None:
-    """Use these settings from now on (``None``: back to the environment variables)."""
-    global _settings
-    _settings = settings
-
-
-def current_settings() -> EmbedSettings:
-    """The process default (what :func:`configure` set, else the ``TOOLSEARCH_EMBED_*`` variables):
-    used by rankers that carry no settings of their own."""
-    return _settings if _settings is not None else settings_from_env()
+def default_settings() -> EmbedSettings:
+    """The library's default, the ``TOOLSEARCH_EMBED_*`` variables (:func:`settings_from_env`): used by
+    rankers that carry no settings of their own. There is no process-wide setter: the CLI builds one
+    :class:`EmbedSettings` per run from its options and passes it down (``embed=``)."""
+    return settings_from_env()
 
 
 class EmbedProgress(Protocol):
@@ -219,19 +215,23 @@ class EmbedProgress(Protocol):
     def stop(self) -> None: ...
 
 
-_progress: EmbedProgress | None = None
+#: The reporter of the running context (a context variable, as the load settings are: what the CLI
+#: sets for its command is not seen by another thread of the process).
+_PROGRESS: contextvars.ContextVar[EmbedProgress | None] = contextvars.ContextVar(
+    "toolsearch_embed_progress", default=None
+)
 
 
 def set_progress(reporter: EmbedProgress | None) -> EmbedProgress | None:
-    """Report runs of at least :data:`PROGRESS_AT` texts to ``reporter`` from now on (``None``: to
-    nobody); returns the reporter set before, to put back."""
-    global _progress
-    previous, _progress = _progress, reporter
+    """Report this context's runs of at least :data:`PROGRESS_AT` texts to ``reporter`` from now on
+    (``None``: to nobody); returns the reporter set before, to put back."""
+    previous = _PROGRESS.get()
+    _PROGRESS.set(reporter)
     return previous
 
 
 def progress_reporter() -> EmbedProgress | None:
-    return _progress
+    return _PROGRESS.get()
 
 
 @dataclass(slots=True)

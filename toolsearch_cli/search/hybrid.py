@@ -27,6 +27,7 @@ on each semantic row, the share the semantic side got for this request and why.
 
 from __future__ import annotations
 
+import contextvars
 import math
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
@@ -39,7 +40,7 @@ from ..indexes import cached_index, disk_key
 from ..model import Catalog, Tool
 from .base import Contribution, Hit, SearchRequest
 from .bm25f import MAX_CLAUSES, BM25FRanker, build_index, explain, query_plan
-from .embed_settings import EmbedSettings, check_weight, current_settings
+from .embed_settings import EmbedSettings, check_weight, default_settings
 from .name_lookup import put_named_first
 from .text import classic_normalize, request_parts, split_sentences
 
@@ -76,7 +77,8 @@ OWN_FIELDS = frozenset({"name", "description"})
 QUERY_CACHE = 50_000
 
 _query_vectors: OrderedDict[tuple[str, str], Any] = OrderedDict()
-_keep_searches = False
+#: Inside :func:`searches_kept_on_disk` (a context variable: the block's, not the process's).
+_KEEP_SEARCHES: contextvars.ContextVar[bool] = contextvars.ContextVar("toolsearch_keep_searches", default=False)
 
 
 @contextmanager
@@ -86,16 +88,15 @@ def searches_kept_on_disk() -> Iterator[None]:
     request in a new process loads no model. Outside (an app's loop, ``lint``'s example queries)
     they stay in memory: a long-lived process has them there, and one rewrite of the store per
     request would cost more than it saves."""
-    global _keep_searches
-    previous, _keep_searches = _keep_searches, True
+    token = _KEEP_SEARCHES.set(True)
     try:
         yield
     finally:
-        _keep_searches = previous
+        _KEEP_SEARCHES.reset(token)
 
 
 def _search_store() -> bool | str:
-    return "searches" if _keep_searches else False
+    return "searches" if _KEEP_SEARCHES.get() else False
 
 
 def query_vectors(embedder: Embedder, queries: Sequence[str], *, persist: bool | str = False) -> list[Any]:
@@ -185,17 +186,17 @@ def _check_query(request: SearchRequest) -> None:
 
 
 class _Dense:
-    """What the dense rankers share: the embedding settings they carry (``None``: the process default)."""
+    """What the dense rankers share: the embedding settings they carry (``None``: the library default)."""
 
     #: ``eval --ranker all`` leaves them out when no embedding model is configured
     needs_embeddings: ClassVar[bool] = True
     embed: EmbedSettings | None = None
 
     def embedder(self) -> Embedder:
-        """This ranker's model: its own settings' (loaded once per settings), else the process default's."""
-        from .embed import current_embedder, embedder_for
+        """This ranker's model: its own settings' (loaded once per settings), else the library default's."""
+        from .embed import default_embedder, embedder_for
 
-        return embedder_for(self.embed) if self.embed is not None else current_embedder()
+        return embedder_for(self.embed) if self.embed is not None else default_embedder()
 
     def with_embed(self, settings: EmbedSettings) -> Any:
         """This ranker, carrying ``settings`` (a new instance: the registered one is left as it is)."""
@@ -537,7 +538,7 @@ class HybridRanker(_Dense):
         """The base semantic share this ranker fuses with: its own ``weight``, else its settings'."""
         if self.weight is not None:
             return self.weight
-        return (self.embed if self.embed is not None else current_settings()).fusion_weight
+        return (self.embed if self.embed is not None else default_settings()).fusion_weight
 
     @staticmethod
     def _semantic(

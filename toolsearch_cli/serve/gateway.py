@@ -32,6 +32,7 @@ from ..disclosure.search_tool import SEARCH_TOOL_NAME, SearchOutcome
 from ..errors import UsageError, _middle
 from ..model import Catalog, Tool
 from ..search.base import DEFAULT_MAX_RESULTS
+from ..search.embed_settings import EmbedSettings
 
 CALL_TOOL_NAME = "callTool"
 DISCLOSE_MODES = ("call-through", "list-changed")
@@ -130,6 +131,8 @@ class Settings:
     #: The lockfile every tool is checked against (``--locked``): a tool it does not list as it is
     #: now is quarantined (see :class:`Gateway`); ``None``: no check.
     locked: str | None = None
+    #: The embedding model of a dense ``ranker`` (``None``: the library default, ``TOOLSEARCH_EMBED_*``).
+    embed: EmbedSettings | None = None
 
     def __post_init__(self) -> None:
         if self.disclose not in DISCLOSE_MODES:
@@ -285,7 +288,9 @@ class Gateway:
         #: Per live source: why some of its tools were left out (a bad tool never takes the others down).
         self.problems = problems
         self._renamed = renamed
-        self.manager = CatalogManager.from_catalog(self.catalog, exclude=resident_names, ranker=self.settings.ranker)
+        self.manager = CatalogManager.from_catalog(
+            self.catalog, exclude=resident_names, ranker=self.settings.ranker, embed=self.settings.embed
+        )
         self._engines.clear()
         self.version += 1
         for listener in self.on_rebuild:

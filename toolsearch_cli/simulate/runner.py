@@ -36,6 +36,7 @@ def build_engine(settings: Settings, resident: Sequence[str] = (), source: str |
             resident=resident,
             default_max_results=settings.max_results,
             counter=get_counter(settings.counter),
+            embed=settings.embed,
         )
     except ToolsearchError as exc:
         if exc.field == "resident" and exc.file is None:

@@ -19,6 +19,7 @@ from ..bounded import parse_size
 from ..errors import UsageError
 from ..providers.client import MAX_REPLY_BYTES
 from ..search.base import DEFAULT_MAX_RESULTS
+from ..search.embed_settings import EmbedSettings
 
 if TYPE_CHECKING:
     from .script import Script
@@ -65,6 +66,8 @@ class Settings:
     counter: str = "cl100k_base"
     #: The largest tool result sent to the model (``--max-result-size``); a bigger one is an error result.
     max_result_bytes: int = MAX_RESULT_BYTES
+    #: The embedding model of a dense ``ranker`` (``None``: the library default, ``TOOLSEARCH_EMBED_*``).
+    embed: EmbedSettings | None = None
 
 
 def merged_settings(script: Script | None, cli: Mapping[str, Any]) -> Settings:
@@ -100,6 +103,7 @@ def merged_settings(script: Script | None, cli: Mapping[str, Any]) -> Settings:
         execute=bool(cli.get("execute")),
         counter=cli.get("counter") or base.counter,
         max_result_bytes=cli.get("max_result_bytes") or base.max_result_bytes,
+        embed=cli.get("embed"),
     )
 
 
@@ -251,6 +255,8 @@ class SimulateSettings:
     #: A live model answers (with ``live_settings``) instead of the script.
     live: bool = False
     live_settings: LiveSettings = field(default_factory=LiveSettings)
+    #: The embedding model of a dense ranker (``None``: the library default).
+    embed: EmbedSettings | None = None
 
     @property
     def policies(self) -> list[str | None]:
@@ -300,6 +306,7 @@ class SimulateSettings:
             "ranker": self.ranker,
             "counter": self.counter,
             "max_result_bytes": _size(self.max_result_size, "--max-result-size"),
+            "embed": self.embed,
         }
 
 

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 from ...model import Parameter, Tool
 from ...search.bm25f import generated_description
+from ...search.embed_settings import EmbedSettings
 from ..context import LintContext
 from ..diagnostic import Finding
 from ..injection import learned_reason, rule_reasons, split_learned_reason, split_reason
@@ -435,7 +436,7 @@ class LearnedInjectionLikeText(Rule):
             yield from found
             if not found:
                 quiet.append(tool)
-        yield from _semantic_findings(quiet)
+        yield from _semantic_findings(quiet, ctx.embed)
 
 
 def _reported_by_ts206(tool: Tool) -> bool:
@@ -447,18 +448,20 @@ def _reported_by_ts206(tool: Tool) -> bool:
     return any(_learned_findings(tool, sure=True))  # the model is sure
 
 
-def _semantic_findings(tools: list[Tool]) -> Iterator[Finding]:
+def _semantic_findings(tools: list[Tool], embed: EmbedSettings | None) -> Iterator[Finding]:
     """The semantic layer (:mod:`..injection_semantic`) on the tools nothing else reported, when an
-    embedding model is configured (``--embed-model`` / ``--embed-base-url``); nothing otherwise."""
-    from ...search.embed_settings import current_settings
+    embedding model is configured (``embed``, from ``--embed-model`` / ``--embed-base-url``; ``None``:
+    the default settings); nothing otherwise."""
+    from ...search.embed_settings import default_settings
 
-    if not tools or not current_settings().configured:
+    settings = embed if embed is not None else default_settings()
+    if not tools or not settings.configured:
         return
-    from ...search.embed import as_queries, current_embedder, embed_texts
+    from ...search.embed import as_queries, embed_texts, embedder_for
     from ..injection import visible
     from ..injection_semantic import semantic_hits
 
-    embedder = current_embedder()
+    embedder = embedder_for(settings)
     fields = [(tool, path, text) for tool in tools for path, text in _injection_texts(tool)]
     hits = semantic_hits(
         [visible(text) for _, _, text in fields], lambda texts: embed_texts(embedder, as_queries(embedder, texts))

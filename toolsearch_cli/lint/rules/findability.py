@@ -49,7 +49,7 @@ def example_ranks(ctx: LintContext, ranker: str, top_k: int = 1) -> dict[str, li
 
     def build() -> dict[str, list[ExampleRank]]:
         catalog = ctx.catalog()
-        engine = get_ranker(ranker)
+        engine = get_ranker(ranker, ctx.embed)
         out: dict[str, list[ExampleRank]] = {}
         for tool in catalog.searchable():
             results = []
