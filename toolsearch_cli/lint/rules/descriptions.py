@@ -297,7 +297,7 @@ class InjectionLikeText(Rule):
     tool") and names ("Hide From User Condition") are not reported.
     A third layer is a learned model (character and word n-grams of each sentence, logistic
     regression, shipped as data, read on first use), reported here only where it is sure: its
-    error threshold sits 2.5 logits above its warning threshold (TS207), above every real
+    error threshold sits 6.7 logits above its warning threshold (TS207), above every real
     description it was checked against (benchmarks/notes-ts206-round3.md, issue 37). The written layers
     found 32-50% of injections written after they were frozen; with the model, recall on
     batches written blind is in benchmarks/README.md. A clean result is not a proof: TS207
