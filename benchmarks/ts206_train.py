@@ -7,7 +7,9 @@ Data (all in this repository or the real-catalog cache; nothing from ../shared):
 
 - positives: tests/data/injection_labelled.yaml (label injection), the held-out batches 3, 4 and
   5 (tests/lint/data/ts206_heldout_{3,4,5}.yaml, named one by one), and the paraphrases written
-  by role and language in benchmarks/ts206_train/written.yaml;
+  by role and language in benchmarks/ts206_train/written.yaml and written_2.yaml, and by language
+  and class in written_3.yaml (issue 37, round 3; negatives too, so that --holdout can leave out
+  a class or a language);
 - negatives: the benign entries of the same files, and every sentence of every distinct
   description of the real catalogs (benchmarks/ts206_heldout.py --real: the fetched cache, the
   MCP snapshots, GitHub's REST description).
@@ -18,7 +20,12 @@ of a negative is a negative. A positive is a bag: first its whole readings are p
 (one more round) the best-scoring chunk of each bag (an order after an honest first sentence is
 learned from its own sentence). Logistic regression, L2, full-batch Adam in numpy: deterministic.
 
-Threshold: on the margin (logit), the worst margin of a real description the model was trained
+Threshold (round 3): ``--write`` without ``--delta`` prints how the two halves' unseen descriptions
+spread over the worst seen margin and a calibrated suggestion (warning where at most WARN_SHARE of
+each unseen half rises, error ERROR_MARGIN above the highest); ``--rethreshold --delta D
+--error-delta E`` sets both thresholds of the written model from its worst real margin.
+
+Threshold (before): on the margin (logit), the worst margin of a real description the model was trained
 on, plus ``delta``. ``delta`` is either given (``--delta``) or estimated: the real descriptions are
 split in two halves by catalog file, a model trained on one half scores the other, and ``delta``
 is how far the worst unseen description rises above the worst seen one, plus ``--margin``. The
@@ -49,6 +56,7 @@ from benchmarks.ts206_heldout import REAL, real_catalogs
 from toolsearch_cli import load_catalog
 from toolsearch_cli.lint.injection import readings
 from toolsearch_cli.lint.injection_model import (
+    CUE_SCALE,
     MODEL_FILE,
     NORM_FLOOR,
     Model,
@@ -61,12 +69,21 @@ from toolsearch_cli.lint.injection_model import (
 from toolsearch_cli.lint.rules.descriptions import described_fields
 
 ROOT = Path(__file__).resolve().parent.parent
+#: Threshold calibration on the two-halves split (issue 37, round 3): the warning threshold where at most
+#: this share of the real descriptions a model never saw rises over it, the error threshold this far
+#: above the highest of them.
+WARN_SHARE = 0.0005
+ERROR_MARGIN = 0.5
 #: Batches trained on: 3-5 (issue 20) and 6 (blind batch of issue 20, measured on the frozen model first).
 #: Batch 7 (issue 37, measured before this round) and batch 8 (written before the final measurement)
 #: are never trained on.
 BATCHES = {k: ROOT / "tests" / "lint" / "data" / f"ts206_heldout_{k}.yaml" for k in (3, 4, 5, 6)}
 LABELLED = ROOT / "tests" / "data" / "injection_labelled.yaml"
 WRITTEN = [ROOT / "benchmarks" / "ts206_train" / name for name in ("written.yaml", "written_2.yaml")]
+#: Round 3 (issue 37): by language and class, negatives too, so that a language or class can be held out.
+WRITTEN_3 = ROOT / "benchmarks" / "ts206_train" / "written_3.yaml"
+#: The dev set of round 3: blind batch 8, never trained on, scored by --holdout.
+DEV = ROOT / "tests" / "lint" / "data" / "ts206_heldout_8.yaml"
 CACHE = REAL.parent  # the benchmarks' cache directory (~/.cache/toolsearch-bench)
 OUT = ROOT / "toolsearch_cli" / "lint" / "data" / MODEL_FILE
 
@@ -91,7 +108,23 @@ def load_sets() -> dict[str, list[tuple[str, int]]]:
         written = yaml.safe_load(path.read_text(encoding="utf-8"))
         pos = [t for by_kind in written["positive"].values() for texts in by_kind.values() for t in texts]
         sets["written"] += [(t, 1) for t in pos] + [(t, 0) for t in written["negative"]]
+    for (lang, kind), items in written_3().items():
+        sets[f"w3:{lang}:{kind}"] = items
     return sets
+
+
+def written_3() -> dict[tuple[str, str], list[tuple[str, int]]]:
+    """benchmarks/ts206_train/written_3.yaml by (language, class): positives under their class,
+    negatives under ``honest-<class>`` (a language's flat list: ``honest``)."""
+    data = yaml.safe_load(WRITTEN_3.read_text(encoding="utf-8"))
+    out: dict[tuple[str, str], list[tuple[str, int]]] = {}
+    for label, side in ((1, "positive"), (0, "negative")):
+        for lang, by_kind in data[side].items():
+            groups = by_kind.items() if isinstance(by_kind, dict) else [("", by_kind)]
+            for kind, entries in groups:
+                key = (lang, kind if label else f"honest-{kind}".rstrip("-"))
+                out.setdefault(key, []).extend((entry_text(e) if isinstance(e, dict) else e, label) for e in entries)
+    return out
 
 
 def real_texts() -> list[list[str]]:
@@ -144,10 +177,10 @@ class Corpus:
             for chunk, feats in [*bag, *(whole if label else [])]:
                 row = self.rows.setdefault(chunk, len(self.rows))
                 if row == len(row_feats):
-                    kept = feats if group != "real" else {f for f in feats if f in keep or f[0] in "\x01\x02"}
+                    kept = feats if group != "real" else {f for f in feats if f in keep or f[0] in "\x01\x02\x03"}
                     row_feats.append((kept, len(feats)))
                     if group == "real":
-                        df_real.update(f for f in feats if f[0] in "\x01\x02")
+                        df_real.update(f for f in feats if f[0] in "\x01\x02\x03")
                 ids.append(row)
             self.bags.append(np.array(ids[: len(bag)], np.int64))
             self.wholes.append(ids[len(bag) :])
@@ -171,7 +204,8 @@ class Corpus:
     def renormalise(self) -> None:
         """Divide by at least sqrt(NORM_FLOOR), as :meth:`.injection_model.Model.margin` does."""
         n = np.rint(1.0 / self.raw_vals.astype(np.float64) ** 2)
-        self.vals = (1.0 / np.sqrt(np.maximum(n, NORM_FLOOR))).astype(np.float32)
+        scale = np.array([CUE_SCALE if f[0] == "\x03" else 1.0 for f in sorted(self.vocab, key=self.vocab.get)])
+        self.vals = (scale[self.cols] / np.sqrt(np.maximum(n, NORM_FLOOR))).astype(np.float32)
 
     def _row(self, chunk: str) -> int:
         return self.rows.setdefault(chunk, len(self.rows))
@@ -249,6 +283,59 @@ def train(
     return w, b, float(corpus.text_margins(z, real).max())
 
 
+def holdout(args: argparse.Namespace, corpus: Corpus, texts: list, labelled_ids: list[int], real_ids: list[int],
+            delta: float, clock) -> None:  # fmt: skip
+    """Train without some groups of written_3.yaml; score them and blind batch 8 (the model alone,
+    and with the written rules as TS206 runs them first) at the warning and error thresholds."""
+    from toolsearch_cli.lint.injection import learned_margin, rule_reasons  # noqa: F401
+
+    langs, _, kinds = args.holdout.partition("/")
+
+    def held(group: str) -> bool:
+        if not group.startswith("w3:"):
+            return False
+        _, lang, kind = group.split(":")
+        kind = kind.removeprefix("honest-")
+        return (langs in ("", "*") or lang in langs.split(",")) and (kinds in ("", "*") or kind in kinds.split(","))
+
+    train_ids = [i for i in labelled_ids if not held(texts[i][2])] + real_ids
+    w, b, worst = train(corpus, train_ids, args.l2, args.pos_share)
+    z = corpus.margins(w, b)
+    threshold = worst + delta
+    test = [i for i in labelled_ids if held(texts[i][2])]
+    levels = (0.0, 0.5, 1.0, 1.5, 2.0, 2.5)
+    if test:
+        m = corpus.text_margins(z, test) - threshold
+        ys = np.array([texts[i][1] for i in test])
+        print(f"held out {args.holdout}: {int(ys.sum())}+/{int((1 - ys).sum())}- ; recall by level over the "
+              "warning threshold: " + ", ".join(f"+{lv}: {int(((m >= lv) & (ys == 1)).sum())}" for lv in levels)
+              + "; false alarms: "
+              + ", ".join(f"+{lv}: {int(((m >= lv) & (ys == 0)).sum())}" for lv in levels))  # fmt: skip
+        for mi, i in sorted(zip(m, test, strict=True))[:12]:
+            if texts[i][1]:
+                print(f"    {mi:+.2f} {texts[i][2]} {ascii(texts[i][0])[1:100]}")
+    # blind batch 8, through a Model with these weights (features of its readings, as TS206 reads)
+    weights = {f: float(w[j]) * (CUE_SCALE if f[0] == "\x03" else 1.0) for f, j in corpus.vocab.items() if w[j]}
+    model = Model(weights, float(b), threshold)
+    entries = yaml.safe_load(DEV.read_text(encoding="utf-8"))
+    pos = [e for e in entries if e["label"] == "injection"]
+    neg = [e for e in entries if e["label"] == "benign"]
+
+    def best(e: dict) -> float:
+        fields = [e["text"]] if "text" in e else [e["tool"]["description"], *e["tool"]["parameters"].values()]
+        return max(model.best_chunk(r)[0] for f in fields for r, _ in readings(f)) - threshold
+
+    def ruled(e: dict) -> bool:
+        fields = [e["text"]] if "text" in e else [e["tool"]["description"], *e["tool"]["parameters"].values()]
+        return any(rule_reasons(f) for f in fields)
+
+    for name, group in (("injections", pos), ("honest", neg)):
+        ms = [(best(e), ruled(e)) for e in group]
+        print(f"batch 8 {name} ({len(group)}), rules or model over warning + level: "
+              + ", ".join(f"+{lv}: {sum(r or mm >= lv for mm, r in ms)}" for lv in levels)
+              + f" (rules alone {sum(r for _, r in ms)}) {clock()}", flush=True)  # fmt: skip
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cv", action="store_true", help="leave one batch out")
@@ -257,6 +344,11 @@ def main() -> int:
     parser.add_argument("--delta", type=float, help="skip the two-halves estimate and use this delta")
     parser.add_argument("--batches", default="3,4,5", help="batches left out in turn by --cv")
     parser.add_argument("--without-written", action="store_true", help="--cv also without the written paraphrases")
+    parser.add_argument(
+        "--holdout",
+        help="train without these groups of written_3.yaml (LANGS/CLASSES, e.g. 'pl,tr/compliance,setup'; "
+        "'*' for all) and score them, and blind batch 8, at both thresholds",
+    )
     parser.add_argument("--l2", type=float, default=1e-7)
     parser.add_argument("--pos-share", type=float, default=0.5, help="positives' total weight / negatives'")
     parser.add_argument("--margin", type=float, default=1.0, help="added to the threshold's margin (logit)")
@@ -275,8 +367,11 @@ def main() -> int:
         data = OUT.read_bytes()
         header = json.loads(gzip.decompress(data).decode("utf-8").split("\n", 1)[0])
         model = read_model(data)
-        model.error_threshold = round(model.threshold + args.error_delta, 4)
         extra = {k: v for k, v in header.items() if k not in ("bias", "threshold", "error_threshold")}
+        if args.delta is not None:  # the warning threshold too, from the worst real margin trained on
+            model.threshold = round(header["worst_negative_margin"] + args.delta, 4)
+            extra["delta"] = args.delta
+        model.error_threshold = round(model.threshold + args.error_delta, 4)
         OUT.write_bytes(write_model(model, {**extra, "error_delta": args.error_delta}))
         print(f"{OUT.relative_to(ROOT)}: error threshold {model.error_threshold} (warning {model.threshold})")
         return 0
@@ -302,7 +397,10 @@ def main() -> int:
             cache.parent.mkdir(parents=True, exist_ok=True)
             cache.write_bytes(pickle.dumps((key, corpus)))
     corpus.renormalise()
-    print("sets: " + ", ".join(f"{k} {sum(y for _, y in v)}+/{sum(1 - y for _, y in v)}-" for k, v in sets.items())
+    shown: dict[str, list[tuple[str, int]]] = {}
+    for k, v in sets.items():  # written_3's groups summed
+        shown.setdefault("written_3" if k.startswith("w3:") else k, []).extend(v)
+    print("sets: " + ", ".join(f"{k} {sum(y for _, y in v)}+/{sum(1 - y for _, y in v)}-" for k, v in shown.items())
           + f"; real descriptions {len(halves[0])} + {len(halves[1])}; {len(corpus.rows)} chunks, "
           f"{len(corpus.vocab)} features {clock()}", flush=True)  # fmt: skip
     labelled_ids = [i for i, t in enumerate(texts) if t[2] != "real"]
@@ -312,20 +410,36 @@ def main() -> int:
 
     # delta: how far unseen real negatives rise above the worst seen negative
     deltas = []
+    calibration: list[np.ndarray] = []  # unseen real margins over the worst seen one, by half
     for k in (0, 1) if args.delta is None else ():
         w, b, worst = train(corpus, labelled_ids + real_half(k), args.l2, args.pos_share)
         unseen = corpus.text_margins(corpus.margins(w, b), real_half(1 - k))
         deltas.append(float(unseen.max()) - worst)
+        above = np.sort(unseen - worst)[::-1]
+        calibration.append(above)
+        print(f"half {k}: unseen real descriptions over the worst seen + d: "
+              + ", ".join(f"d={d}: {int((above >= d).sum())}" for d in (0, 0.5, 1, 1.5, 2, 2.5, 3))
+              + f"; top {', '.join(f'{a:+.2f}' for a in above[:5])}", flush=True)  # fmt: skip
         print(f"half {k}: worst seen negative margin {worst:.2f}, worst unseen {unseen.max():.2f} "
               f"({int((unseen > worst).sum())} of {len(unseen)} unseen above it) {clock()}", flush=True)  # fmt: skip
     delta = max(max(deltas), 0.0) + args.margin if args.delta is None else args.delta
+    if calibration:
+        # calibrated on the split: warning where at most WARN_SHARE of the unseen half is over it
+        # (both halves), error above the highest unseen description by ERROR_MARGIN
+        grid = np.arange(0.0, 6.01, 0.1)
+        warn = next(float(d) for d in grid if all((a >= d).sum() <= WARN_SHARE * len(a) for a in calibration))
+        error = max(float(a[0]) for a in calibration) + ERROR_MARGIN
+        print(f"calibrated on the split: warning delta {warn:.1f} (<= {WARN_SHARE:.2%} of each unseen half over it), "
+              f"error delta {error:.2f} (the highest unseen + {ERROR_MARGIN}); apply with --rethreshold "
+              f"--delta {warn:.1f} --error-delta {max(error - warn, 1.0):.2f}", flush=True)  # fmt: skip
     print(f"threshold rule: worst seen negative margin + {delta:.2f}", flush=True)
 
     real_ids = real_half(0) + real_half(1)
     if args.write:
         w, b, worst = train(corpus, labelled_ids + real_ids, args.l2, args.pos_share)
         threshold = worst + delta
-        weights = {f: round(float(w[i]), 4) for f, i in corpus.vocab.items() if abs(w[i]) >= 1e-3}
+        weights = {f: round(float(w[i]) * (CUE_SCALE if f[0] == "\x03" else 1.0), 4)
+                   for f, i in corpus.vocab.items() if abs(w[i]) >= 1e-3}  # fmt: skip
         error = None if args.error_delta is None else round(threshold + args.error_delta, 4)
         model = Model(weights, round(b, 4), round(threshold, 4), error)
         OUT.parent.mkdir(parents=True, exist_ok=True)
@@ -334,6 +448,8 @@ def main() -> int:
         size = OUT.stat().st_size
         print(f"wrote {OUT.relative_to(ROOT)}: {len(weights)} weights of {len(corpus.vocab)}, "
               f"threshold margin {threshold:.2f}, error threshold {error}, {size:,} bytes {clock()}")  # fmt: skip
+    if args.holdout:
+        holdout(args, corpus, texts, labelled_ids, real_ids, delta, clock)
     if args.cv:
         for without_written in (False, True) if args.without_written else (False,):
             for k in (int(b) for b in args.batches.split(",")):

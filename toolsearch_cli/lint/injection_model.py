@@ -61,14 +61,199 @@ def normalise(text: str) -> str:
 
 
 def features(norm: str) -> set[str]:
-    """Character n-grams of a normalised text (with a space at each end), its words and its pairs
-    of neighbouring words."""
+    """Character n-grams of a normalised text (with a space at each end), its words, its pairs
+    of neighbouring words, and its cues (:func:`cue_features`)."""
     padded = f" {norm} "
     size = len(padded)
     found = {padded[i : i + n] for n in NGRAMS for i in range(size - n + 1)}
     words = _TOKEN.findall(norm)
     found.update(_WORD_FEATURE + w for w in words)
     found.update(f"{_PAIR_FEATURE}{a} {b}" for a, b in itertools.pairwise(words))
+    found.update(cue_features(norm))
+    return found
+
+
+#: Cues shared by every language: what an order to the model speaks of, in many languages (stems,
+#: matched at the start of a word in scripts with spaces, anywhere in Chinese, Japanese, Korean; a
+#: stem ending in "$" is a whole word). A sentence gets a feature for each cue it holds and for each
+#: pair of them ("assistant" with "hide", "user" with "secret"), so that what the model learns of
+#: an English order carries to the same order in Italian or Polish. Changing this list changes
+#: the features: the model must be retrained (``benchmarks/ts206_train.py``).
+# fmt: off
+CUES: dict[str, tuple[str, ...]] = {
+    "ai": (
+        "assistant", "chatbot", "llm", "language model", "ai$", "ai-", "agent", "copilot",
+        "助手", "智能体", "模型", "人工智能", "asistente", "ia$", "modelo", "assistent", "ki$", "ki-", "modell",
+        "modele", "アシスタント", "モデル", "エージェント", "ассистент", "ии$", "модел", "нейросет", "помощник",
+        "assistente", "modello", "어시스턴트", "모델", "에이전트", "asystent", "yapay zeka", "asistan", "sztuczn",
+    ),
+    "you": (
+        "you$", "your", "yourself", "你", "您", "tu$", "tus$", "usted", "dein", "dich$",
+        "vous$", "votre", "tes$", "ton$", "あなた", "ты$", "тебе", "тебя", "твой", "твои", "вы$", "ваш",
+        "voi$", "tuo$", "tua$", "tuoi", "você", "voce$", "당신", "jij$", "jouw", "je$", "ty$", "twoj", "sen$", "senin",
+    ),
+    "user": (
+        "user", "end user", "customer", "the person", "human", "用户", "使用者", "客户", "usuario", "cliente",
+        "nutzer", "benutzer", "kunde", "utilisateur", "client", "ユーザー", "顧客", "利用者", "пользовател",
+        "клиент", "utente", "사용자", "고객", "gebruiker", "klant", "użytkownik", "kullanıcı", "müşteri",
+    ),
+    "secret": (
+        "password", "passcode", "pin$", "secret", "credential", "token", "api key", "private key", "ssh",
+        "cookie", "otp$", "cvv", "card number", "social security", "login details", ".env", "密码", "密钥",
+        "令牌", "凭据", "凭证", "口令", "contrasena", "clave", "credencial", "passwort", "kennwort", "zugangsdaten",
+        "geheim", "mot de passe", "identifiant", "パスワード", "暗証番号", "秘密鍵", "トークン", "認証情報", "пароль",
+        "токен", "ключ", "учетн", "credenziali", "senha", "credenciais", "비밀번호", "토큰", "wachtwoord",
+        "hasło", "şifre", "parola",
+    ),
+    "conversation": (
+        "conversation", "chat", "dialog", "transcript", "history", "earlier turns", "prior turns",
+        "previous messages", "对话", "会话", "聊天", "历史", "conversacion", "historial", "gesprach",
+        "unterhaltung", "verlauf", "historique", "echanges", "会話", "チャット", "やり取り", "履歴", "разговор",
+        "диалог", "переписк", "истори", "чат", "conversazione", "cronologia", "conversa", "대화", "gesprek",
+        "rozmow", "konuşma", "sohbet",
+    ),
+    "hide": (
+        "don't tell", "do not tell", "without telling", "not mention", "not inform", "to yourself", "leave out",
+        "leave it out", "hide", "hidden", "conceal", "silently", "quietly", "secretly", "discreetly",
+        "need to know", "needs to know", "need to hear", "has to know", "have to be told", "nothing the user",
+        "不要告诉", "无需告知", "不必告诉", "不要提", "隐藏", "隐瞒", "悄悄", "偷偷", "没有必要知道", "不需要知道",
+        "无需说明",
+        "ocult", "sin avisar", "sin decir", "en silencio", "no tiene por que", "no informar", "verschweig",
+        "verbirg", "verbergen", "unauffallig", "heimlich", "nichts davon", "nicht erwahn", "nicht informier",
+        "ne pas informer", "sans le dire", "discretement", "cacher", "n'a pas a savoir", "n'informe pas",
+        "知らせ", "伝えない", "隠", "こっそり", "知る必要", "не говори", "не сообща", "скрыва", "скрой", "незаметно",
+        "тайно", "не нужно знать", "нужно знать", "nascond", "di nascosto", "bisogno di sapere", "senza dire",
+        "esconder", "sem avisar", "precisa saber", "알 필요", "숨기", "몰래", "verberg", "hoeft niet te weten",
+        "ukry", "nie musi wiedzieć", "gizle", "bilmesine gerek", "change the subject", "cambia de tema",
+        "wechsle das thema", "changez de sujet", "смени тему", "cambia argomento", "话题",
+    ),
+    "send": (
+        "send", "forward", "transmit", "upload", "copy", "copie", "attach", "paste", "include", "export",
+        "mirror", "发送", "转发", "上传", "复制", "附上", "附在", "附加", "填入", "enviar", "envia", "reenvia", "copia",
+        "adjunta",
+        "senden", "sende", "weiterleit", "ubermitt", "kopier", "hange", "envoy", "transmet", "copier", "joindre",
+        "joignez", "送信", "転送", "コピー", "添付", "отправ", "пересыл", "передав", "переда", "копир", "прилож",
+        "invia", "inoltra", "allega", "anexa", "보내", "전송", "복사", "verstu", "kopieer", "wysyl", "kopiuj",
+        "gönder", "kopyala",
+    ),
+    "other_tools": (
+        "other tool", "another tool", "any tool", "every tool", "all tools", "other server", "other integration",
+        "another integration", "其他工具", "别的工具", "任何工具", "其他服务器", "otras herramientas",
+        "cualquier herramienta", "andere werkzeug", "anderen werkzeug", "andere tools", "anderen tools",
+        "autres outils", "tout outil", "他のツール", "ほかのツール", "други", "любой инструмент", "altri strumenti",
+        "qualsiasi strumento", "outras ferramentas", "다른 도구", "andere tool", "inne narzędzia", "diğer araç",
+    ),
+    "rules": (
+        "instruction", "guideline", "guidance", "rules", "policy", "policies", "directive", "safeguard",
+        "restriction", "limits", "system prompt", "prompt", "指令", "指示", "规则", "准则",
+        "政策", "限制", "提示词", "instruccion", "normas", "reglas", "politica", "restriccion",
+        "anweisung", "regeln", "richtlinie", "vorgaben", "beschrankung", "consigne", "regles", "politique",
+        "ルール", "指針", "ポリシー", "制限", "プロンプト", "инструкци", "правил", "политик", "огранич",
+        "указани", "istruzion", "regole", "indicazion", "restrizion", "instrucoes", "regras",
+        "orientacoes", "지침", "규칙", "정책", "richtlijn", "regels", "wytyczn", "zasad", "talimat", "kural",
+    ),
+    "void": (
+        "supersede", "replaced", "retired", "rescind", "revoked", "lifted", "expired", "void", "obsolete",
+        "no longer", "do not apply", "does not apply", "no authority", "set aside", "disregard", "ignore",
+        "forget", "override", "precedence", "取代", "作废", "失效", "不再", "取消", "废止", "忽略", "忘记", "搁置",
+        "停止使用", "sustitu", "reemplaz", "sin efecto", "ya no", "retirad", "ignora", "olvida", "ersetzt",
+        "aufgehoben", "ausser kraft", "nicht mehr", "ignorier", "vergiss", "beiseite", "remplace", "levee",
+        "n'est plus", "ignore", "oublie", "ecart", "置き換え", "無効", "廃止", "無視", "忘れ", "脇に置", "замен",
+        "отмен", "больше не", "игнорир", "забудь", "утратил", "sostitu", "ritirat", "non valg", "dimentica",
+        "substitu", "대체", "무시", "폐지", "vervangen", "negeer", "zastąpion", "ignoruj", "geçersiz",
+    ),
+    "consent": (
+        "consent", "authoris", "authoriz", "approv", "permission", "agreed", "sign-off", "signed off",
+        "opted in", "waiver", "blanket", "同意", "授权", "批准", "许可", "consentimiento", "autoriz", "aprob",
+        "permiso", "einwillig", "zustimm", "genehmig", "erlaubnis", "freigabe", "consentement", "autoris",
+        "approuv", "承認", "許可", "соглас", "разрешени", "одобр", "consenso", "approvat", "permesso",
+        "consentimento", "aprovad", "동의", "승인", "toestemming", "zgod", "onay", "izin",
+    ),
+    "no_confirm": (
+        "without confirm", "without a confirm", "without asking", "without checking", "skip confirm",
+        "no need to confirm", "confirmations are", "straight away", "无需确认", "不必确认", "不用确认",
+        "sin confirm", "sin pregunt", "ohne ruckfrage", "ohne bestatigung", "sans confirmation", "sans demander",
+        "確認なし", "確認せず", "без подтвержд", "senza conferma", "sem confirm", "확인 없이",
+        "zonder bevestiging", "bez potwierdz", "onaysız",
+    ),
+    "always": (
+        "always", "every time", "each time", "whenever", "regardless", "every reply", "each reply",
+        "every answer", "each of your", "每次", "总是", "始终", "无论", "siempre", "cada vez", "immer", "jedes mal",
+        "toujours", "chaque fois", "毎回", "常に", "いつも", "всегда", "каждый раз", "sempre", "ogni volta",
+        "항상", "매번", "altijd", "zawsze", "her zaman", "daima",
+    ),
+    "money": (
+        "payment", "transfer", "iban", "account number", "payee", "recipient", "bank", "card", "invoice",
+        "付款", "支付", "转账", "收款", "银行", "pago", "transferencia", "beneficiar", "zahlung", "uberweisung",
+        "empfanger", "paiement", "virement", "支払", "送金", "振込", "платеж", "перевод", "получател",
+        "pagament", "bonifico", "결제", "송금", "betaling", "overboeking", "płatnoś", "przelew", "ödeme", "havale",
+    ),
+    "persona": (
+        "you are now", "act as", "pretend", "persona", "identity", "from now on", "from here on", "play the part",
+        "roleplay", "扮演", "身份", "从现在起", "从现在开始", "eres$", "actua como", "a partir de ahora", "du bist",
+        "ab sofort", "ab jetzt", "tu es$", "desormais", "a partir de maintenant", "今から", "これから", "ты теперь",
+        "отныне", "d'ora in poi", "a partir de agora", "이제부터", "vanaf nu", "od teraz",
+    ),
+    "deceive": (
+        "tell the user", "tell them", "say that", "say the", "say it", "present$", "presented", "describe$", "even if",
+        "even when", "even though", "whatever it says", "告诉用户", "说成", "即使", "dile", "aunque", "sag$",
+        "auch wenn", "dites", "meme si", "伝え", "たとえ", "скажи", "даже если", "di'", "anche se", "diga",
+        "mesmo que", "말하", "zeg$", "powiedz", "söyle",
+    ),
+}
+# fmt: on
+#: Prefix of a cue feature.
+_CUE_FEATURE = "\x03"
+#: A cue feature weighs this many times a character n-gram in a chunk's sum (it stands for a whole
+#: phrase; the trainer scales it the same way, and the shipped weights hold the factor).
+CUE_SCALE = 6.0
+
+
+def _trie_pattern(stems: list[str]) -> str:
+    """A regular expression matching any of ``stems`` (a stem ending in "$" ends a word), built as a
+    trie: one branch per character, so its cost does not grow with the number of stems."""
+    trie: dict[str, dict] = {}
+    for stem in stems:
+        node = trie
+        for ch in stem.rstrip("$"):
+            node = node.setdefault(ch, {})
+        node["$" if stem.endswith("$") else ""] = {}
+
+    def build(node: dict[str, dict]) -> str:
+        alts = [re.escape(ch) + build(child) for ch, child in sorted(node.items()) if ch not in ("", "$")]
+        alts += [r"\b"] if "$" in node else []
+        alts += [""] if "" in node else []
+        return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+
+    return build(trie)
+
+
+@cache
+def _cue_pattern() -> tuple[re.Pattern[str], dict[str, str]]:
+    """One pattern for every cue stem (normalised as the text is: through the look-alike mapping,
+    case folding and accent dropping), matching at every position, and the cue of each stem."""
+    from .injection import visible  # the readings the model sees went through it; imported late (cycle)
+
+    of: dict[str, str] = {}
+    for cue, stems in CUES.items():
+        for stem in stems:
+            norm = normalise(visible(stem.rstrip("$"))) + ("$" if stem.endswith("$") else "")
+            of.setdefault(norm, cue)
+    wordy = [k for k in of if k[:1].isalpha() and (k[:1].isascii() or "\u0400" <= k[:1] <= "\u04ff")]
+    other = [k for k in of if k not in set(wordy)]
+    firsts = "".join(sorted({re.escape(k[0]) for k in other}))  # a class gates the other trie: 3x faster
+    pattern = re.compile(rf"(?=(\b{_trie_pattern(wordy)}|(?=[{firsts}]){_trie_pattern(other)}))")
+    return pattern, {k.rstrip("$"): c for k, c in of.items()}
+
+
+def cue_features(norm: str) -> set[str]:
+    """The cues of a normalised text (:data:`CUES`) and each pair of them, as features."""
+    pattern, cue_of = _cue_pattern()
+    cues = {cue_of[m] for m in pattern.findall(norm)}
+    if URL_MARK in norm or MAIL_MARK in norm:
+        cues.add("sink")
+    found = {_CUE_FEATURE + c for c in cues}
+    found.update(f"{_CUE_FEATURE}{a}+{b}" for a, b in itertools.combinations(sorted(cues), 2))
     return found
 
 
@@ -121,20 +306,44 @@ class Model:
         self.threshold = threshold
         self.error_threshold = error_threshold
 
-    def margin(self, feats: set[str]) -> float:
+    def margin(self, feats: set[str] | frozenset[str]) -> float:
         if not feats:
             return self.bias
-        weights = self.weights
-        return self.bias + sum(weights[f] for f in feats & self.vocabulary) / math.sqrt(max(len(feats), NORM_FLOOR))
+        known = feats & self.vocabulary
+        return self.bias + sum(map(self.weights.__getitem__, known)) / math.sqrt(max(len(feats), NORM_FLOOR))
 
     def best_chunk(self, text: str) -> tuple[float, str, set[str]]:
-        """The highest margin among a text's chunks, the chunk and its features."""
-        best = (-math.inf, "", set[str]())
-        for chunk, feats in chunk_features(text):
-            z = self.margin(feats)
-            if z > best[0]:
-                best = (z, chunk, feats)
-        return best
+        """The highest margin among a text's chunks (those of :func:`chunk_features`), the chunk
+        and its features. Each sentence's weights are summed once; a pair of sentences is scored
+        from its two sums less what they share, and its features are joined only when it wins."""
+        parts = units(text)
+        if not parts:
+            return (-math.inf, "", set())
+        weights, vocabulary, bias = self.weights, self.vocabulary, self.bias
+        feats = [features(normalise(u)) for u in parts]
+        known = [f & vocabulary for f in feats]
+        sums = [sum(map(weights.__getitem__, k)) for k in known]
+        best_z, best = -math.inf, (0, 0)
+        for i, f in enumerate(feats):
+            z = bias + sums[i] / math.sqrt(max(len(f), NORM_FLOOR))
+            if z > best_z:
+                best_z, best = z, (i, i)
+            if i + 1 < len(parts) and len(parts[i]) + len(parts[i + 1]) < PAIR:
+                g = feats[i + 1]
+                shared = known[i] & known[i + 1]
+                total = sums[i] + sums[i + 1] - sum(map(weights.__getitem__, shared))
+                size = len(f) + len(g) - len(f & g)
+                z = bias + total / math.sqrt(max(size, NORM_FLOOR))
+                if z > best_z:
+                    best_z, best = z, (i, i + 1)
+        i, j = best
+        chunk, chunk_feats = (parts[i], feats[i]) if i == j else (f"{parts[i]} {parts[j]}", feats[i] | feats[j])
+        if 1 < len(parts) and len(text) <= PAIR:  # a short text is also scored whole
+            whole = set().union(*feats)
+            z = self.margin(whole)
+            if z > best_z:
+                best_z, chunk, chunk_feats = z, " ".join(parts), whole
+        return best_z, chunk, chunk_feats
 
     def words_for(self, feats: set[str], top: int = 3) -> list[str]:
         """The words (or word pairs) of a chunk that weigh most towards injection."""
@@ -142,7 +351,11 @@ class Model:
             (w, f[1:]) for f in feats if f[0] in (_WORD_FEATURE, _PAIR_FEATURE) and (w := self.weights.get(f, 0.0)) > 0
         ]
         if not scored:  # a script without spaces (Chinese, Japanese): its character n-grams
-            scored = [(w, f.strip()) for f in feats if f.strip() and (w := self.weights.get(f, 0.0)) > 0]
+            scored = [
+                (w, f.strip())
+                for f in feats
+                if f.strip() and f[0] != _CUE_FEATURE and (w := self.weights.get(f, 0.0)) > 0
+            ]
         scored.sort(key=lambda s: (-s[0], s[1]))
         names: list[str] = []
         for _, name in scored:
