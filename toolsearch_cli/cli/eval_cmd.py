@@ -114,6 +114,7 @@ def eval_command(
     catalog_format: str = CATALOG_FORMAT_OPTION,
 ) -> None:
     """Measure retrieval quality (Recall@k, NDCG@k, MRR) of rankers on labelled queries."""
+    from ..catalog.sources import parse_sources
     from ..evaluate import EvalSettings, run_eval
 
     check_format(output_format)
@@ -122,7 +123,7 @@ def eval_command(
         ranker=ranker,
         ks=ks,
         minimum=minimum or [],
-        catalog=catalog,
+        catalog=parse_sources(catalog),  # the one place the --catalog text is read
         catalog_format=forced_format,
         queries=queries,
         from_log=from_log,

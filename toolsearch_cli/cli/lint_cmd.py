@@ -89,12 +89,13 @@ def lint(
     locked: str | None = LOCKED_OPTION,
 ) -> None:
     """Lint tool metadata: names, descriptions, parameters, categories, tokens and findability."""
+    from ..catalog.sources import parse_sources
     from ..lint.run import run_lint
     from ..lint.settings import LintSettings
     from .render import warn
 
     settings = LintSettings(
-        paths=paths,
+        paths=parse_sources(paths),  # the one place the paths' text is read
         output_format=output_format,
         config=config,
         isolated=isolated,

@@ -48,6 +48,7 @@ def search(
     catalog_format: str = CATALOG_FORMAT_OPTION,
 ) -> None:
     """Search a catalog and see why each tool ranked where it did."""
+    from ..catalog.sources import parse_sources
     from .embed_progress import embed_progress
 
     check_format(output_format)
@@ -57,7 +58,8 @@ def search(
         from ..simulate.script import parse_context
 
         attributes = parse_context(context)
-    settings = SearchSettings(query, catalog, check_catalog_format(catalog_format), category, limit, ranker, attributes)
+    sources = parse_sources(catalog)  # the one place the --catalog text is read
+    settings = SearchSettings(query, sources, check_catalog_format(catalog_format), category, limit, ranker, attributes)
     # a first run over a large catalog embeds for minutes: a bar on a terminal
     with embed_progress(output_format):
         report = run_search(settings)

@@ -103,13 +103,13 @@ def serve(
     locked: str | None = LOCKED_OPTION,
 ) -> None:
     """Serve the catalogs to any MCP client with progressive disclosure (toolSearch + callTool)."""
-    from ..catalog import default_sources
+    from ..catalog.sources import parse_sources
     from ..serve.settings import ServeSettings
     from ..simulate.script import parse_context
 
     check_format(output_format)
     settings = ServeSettings(
-        sources=default_sources(catalog),
+        sources=parse_sources(catalog),  # the one place the --catalog text is read
         disclose=disclose,  # type: ignore[arg-type]  # checked by the settings
         policy=policy,
         max_active=max_active,
