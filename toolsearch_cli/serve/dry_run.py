@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..catalog.sources import LiveSource, parse_live_source, shown_source
+from ..catalog.sources import LiveSource, parse_live_source
 from ..errors import CatalogError
 from ..tokens import get_counter, tool_tokens, tools_tokens
 from .gateway import Gateway, Settings
@@ -101,9 +101,10 @@ def dry_run(settings: Settings, counter: str = "cl100k_base") -> DryRun:
     tools = gateway.listed_tools(context, None)
     visible = [t for t in gateway.catalog.tools if t.visible_to(context)]
     sources: dict[str, dict[str, Any]] = {}
+    shown_upstream = {upstream.source: upstream.live.shown for upstream in listed}  # no credentials
     for tool in visible:
         route = gateway.routes[tool.name]
-        shown = shown_source(route.source)
+        shown = shown_upstream.get(route.source, route.source)
         entry = sources.setdefault(
             shown, {"source": shown, "kind": route.kind, "tools": 0, "callable": route.kind != "none"}
         )
