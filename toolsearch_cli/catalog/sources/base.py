@@ -8,8 +8,9 @@ order they were registered; then the file system decides (a folder, a file, a ``
 dotted name that is no path is a Python module.
 
 A package that brings a kind of its own registers it with :func:`register_kind` when it is
-imported (:mod:`toolsearch_cli.registry.source` does for ``postgresql://``; the package's
-``__init__`` imports it), so this package never imports the packages built on it.
+imported (:mod:`toolsearch_cli.registry.kind` does for ``postgresql://``, and ``toolsearch_cli``'s
+``__init__`` imports it, so every entry point knows the kind), so this package never imports the
+packages built on it.
 """
 
 from __future__ import annotations
