@@ -165,3 +165,15 @@ def test_a_path_object_is_a_source_too():
     assert [t.name for t in load_catalog(DEMO / "weather.yaml").tools] == [
         t.name for t in load_catalog(os.fspath(DEMO / "weather.yaml")).tools
     ]
+
+
+@pytest.mark.parametrize("face", ["catalog/__init__.py", "catalog/sources/__init__.py"])
+def test_the_package_faces_only_re_export(face):
+    """``catalog/__init__.py`` was 524 lines of loading logic; now its modules hold it."""
+    import ast
+
+    tree = ast.parse((ROOT / "toolsearch_cli" / face).read_text(encoding="utf-8"))
+    kinds = {type(node).__name__ for node in tree.body}
+    assert kinds <= {"Expr", "ImportFrom", "Assign"}, kinds  # docstring, imports, __all__
+    assigned = [t.id for node in tree.body if isinstance(node, ast.Assign) for t in node.targets]  # type: ignore[attr-defined]
+    assert assigned == ["__all__"]
