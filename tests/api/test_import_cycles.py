@@ -181,9 +181,6 @@ def package_graph(package: Path) -> dict[str, set[str]]:
 #: (each listed edge is left out of the graph before looking for cycles). The lead empties this
 #: set when merging those branches; nothing else may be added to it.
 KNOWN_ELSEWHERE = {
-    # search/embed.py imports simulate.live_client (the embeddings endpoint's client): the
-    # `providers` branch moves the provider clients into providers/.
-    ("toolsearch_cli.search", "toolsearch_cli.simulate"),
     # lint/run.py fetches its reporter from report/: the `detectors` branch passes it in.
     ("toolsearch_cli.lint", "toolsearch_cli.report"),
 }
@@ -216,3 +213,10 @@ def test_the_package_graph_folds_modules_and_counts_function_level_imports(tmp_p
     assert graph["pkg.low"] == {"pkg.top", "pkg.high"} and graph["pkg.high"] == {"pkg.low"}
     assert graph["pkg"] == set()  # the root face is a sink
     assert cycles(graph) == [["pkg.high", "pkg.low"]]
+
+
+def test_search_never_imports_simulate():
+    graph = import_graph(PACKAGE)
+    edges = [(m, t) for m, targets in graph.items() for t in targets
+             if m.startswith("toolsearch_cli.search") and t.startswith("toolsearch_cli.simulate")]  # fmt: skip
+    assert edges == []
