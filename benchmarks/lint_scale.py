@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 from benchmarks import options
+from toolsearch_cli.catalog.each_file import load_files
 from toolsearch_cli.evaluate import load_queries
 from toolsearch_cli.lint import LintConfig
 from toolsearch_cli.lint.context import LintContext
@@ -27,7 +28,6 @@ from toolsearch_cli.lint.engine import run_rules
 from toolsearch_cli.lint.rule import terms
 from toolsearch_cli.lint.rules import RULE_BY_CODE
 from toolsearch_cli.lint.rules.findability import overlapping_pairs
-from toolsearch_cli.lint.sources import load_files
 
 
 def main() -> int:

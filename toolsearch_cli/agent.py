@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .arguments import argument_problems, not_available, refusal
+from .catalog.loading import SourcesLike
 from .disclosure.engine import GROUP, RESIDENT, SEARCH, DisclosureEngine, RequestSnapshot
 from .disclosure.log import MessageLog, message_json
 from .disclosure.state import RunState
@@ -173,7 +174,7 @@ class ToolSearch:
 
     def __init__(
         self,
-        catalog: Catalog | str | Sequence[str] | None = None,
+        catalog: Catalog | SourcesLike = None,
         *,
         context: Mapping[str, str] | None = None,
         policy: PolicyName = "latest",
@@ -203,7 +204,7 @@ class ToolSearch:
         if not isinstance(catalog, Catalog):
             from .catalog import load_catalog
 
-            catalog = load_catalog([catalog] if isinstance(catalog, str) else catalog)
+            catalog = load_catalog(catalog)  # text and paths parsed into sources there, once
         self.engine = DisclosureEngine(
             catalog,
             context=context,
@@ -313,9 +314,7 @@ class ToolSearch:
         self.state.save(path)
 
     @classmethod
-    def resume(
-        cls, path: str | Path, catalog: Catalog | str | Sequence[str] | None = None, **options: Any
-    ) -> ToolSearch:
+    def resume(cls, path: str | Path, catalog: Catalog | SourcesLike = None, **options: Any) -> ToolSearch:
         """Agent mode, restoring the state saved at ``path`` (a new state when there is no file)."""
         return cls(catalog, mode="agent", state=RunState.load_or_new(path), **options)
 

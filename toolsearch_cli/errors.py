@@ -69,6 +69,12 @@ class CatalogError(ToolsearchError):
     message_width = 200
 
 
+class SourceUnavailable(CatalogError):
+    """A source names a service that cannot be reached, or that holds nothing under that name (a
+    registry that is down, a namespace never pushed): there is nothing to read, as with a missing
+    file. ``lint`` stops on it rather than reporting it as a broken file."""
+
+
 class NotACatalog(CatalogError):
     """A file that parsed, but has none of the shapes of a catalog (a ``package.json``, a compose
     file): the error that loading it gave, with ``reason`` saying why it is no catalog at all. A

@@ -55,7 +55,8 @@ from typing import TYPE_CHECKING, Any
 from .errors import UsageError
 
 if TYPE_CHECKING:
-    from .lint.sources import LoadedFile
+    from .catalog.each_file import LoadedFile
+    from .catalog.loading import SourcesLike
     from .model import Tool
 
 LOCKFILE_NAME = "toolsearch.lock"
@@ -351,7 +352,7 @@ def _entry_lines(text: str) -> dict[Key, int]:
 
 
 def pins_of_files(files: Sequence[LoadedFile], *, strict: bool = True, base: str | Path | None = None) -> list[Pin]:
-    """The pins of loaded sources (see :func:`toolsearch_cli.lint.sources.load_files`).
+    """The pins of loaded sources (see :func:`toolsearch_cli.catalog.each_file.load_files`).
 
     ``strict`` (``toolsearch lock``): a source that failed to load, or two tools under one key
     (two servers with one name, one name twice in a file), is a :class:`UsageError`: a lockfile
@@ -398,13 +399,13 @@ class LockOutcome:
     since: Changes | None
 
 
-def lock_sources(sources: Sequence[str] | None, path: str | Path = LOCKFILE_NAME) -> LockOutcome:
+def lock_sources(sources: SourcesLike, path: str | Path = LOCKFILE_NAME) -> LockOutcome:
     """Load every source (as ``toolsearch lint`` does: files, folders, modules, live servers,
     registries; ``None``: the default catalog) and write the lockfile of all their tools.
 
     Nothing is written when a source fails to load, or when ``path`` holds something that is not
     a lockfile (a catalog named by mistake is never overwritten)."""
-    from .lint.sources import load_files
+    from .catalog.each_file import load_files
 
     previous = _previous(path)
     files = load_files(sources)

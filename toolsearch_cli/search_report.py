@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from .errors import UsageError, did_you_mean
 
 if TYPE_CHECKING:
+    from .catalog.loading import SourcesLike
     from .model import Catalog, Tool
     from .search.base import Hit
     from .search.embed_settings import EmbedCost, EmbedSettings
@@ -28,7 +29,7 @@ class SearchSettings:
     """
 
     query: str
-    catalog: Sequence[str] | None = None
+    catalog: SourcesLike = None
     catalog_format: str | None = None
     category: str | None = None
     max_results: int = 5

@@ -125,7 +125,7 @@ def test_toolsearch_has_no_import_cycle():
 def test_the_graph_sees_function_level_and_from_imports():
     graph = import_graph(PACKAGE)
     assert "toolsearch_cli.catalog" in graph["toolsearch_cli.agent"]  # load_catalog, imported in a method
-    assert "toolsearch_cli.catalog.cache" in graph["toolsearch_cli.catalog"]  # from . import cache (a module)
+    assert "toolsearch_cli.catalog.cache" in graph["toolsearch_cli.catalog.loading"]  # from . import cache (a module)
     assert "toolsearch_cli.catalog.result" in graph["toolsearch_cli.catalog.formats"]  # from .result import X
     assert "toolsearch_cli.catalog" in graph["toolsearch_cli"]  # from .catalog import load_catalog (a name)
 
@@ -143,35 +143,76 @@ def test_a_cycle_through_a_function_level_import_is_found(tmp_path):
     assert graph["pkg.alone"] == {"pkg.low"} and graph["pkg.sub"] == {"pkg.low"}
 
 
-def package_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
-    """The module graph seen from the package's first-level parts (``toolsearch_cli.search``,
-    ``toolsearch_cli.simulate``, ``toolsearch_cli.agent``...): an edge where any module of one
-    imports any module of the other, at whatever level of the file."""
-
-    def part(module: str) -> str:
-        return ".".join(module.split(".")[:2])
-
-    out: dict[str, set[str]] = {}
-    for module, targets in graph.items():
-        out.setdefault(part(module), set()).update(part(t) for t in targets)
-    for name, targets in out.items():
-        targets.discard(name)
-    return out
+# --- the package level (issue 33, item 6) -----------------------------------------------------
 
 
-#: Package-level loops still to be broken (issue 33, items 1 and 6): each may shrink or go; none
-#: may grow, and no other may appear (search -> simulate was one: the embeddings endpoint client
-#: now lives in providers).
-KNOWN_PACKAGE_LOOPS = [
-    {"toolsearch_cli.agent", "toolsearch_cli.catalog", "toolsearch_cli.registry"},
-    {"toolsearch_cli.lint", "toolsearch_cli.lock", "toolsearch_cli.report"},
-]
+def package_of(module: str, root: str, modules: dict[str, tuple[Path, bool]]) -> str:
+    """The node a module belongs to in the package graph: its first-level subpackage
+    (``toolsearch_cli.catalog.cache`` -> ``toolsearch_cli.catalog``), or itself for a module at the
+    top (``toolsearch_cli.model``) and for the root package's ``__init__``."""
+    parts = module.split(".")
+    if len(parts) < 2:
+        return module
+    first = f"{root}.{parts[1]}"
+    return first
 
 
-def test_no_package_level_loop_but_the_known_ones():
-    packages = package_graph(import_graph(PACKAGE))
-    new = [c for c in cycles(packages) if not any(set(c) <= known for known in KNOWN_PACKAGE_LOOPS)]
-    assert not new, "\n".join(describe(c, packages) for c in new)
+def package_graph(package: Path) -> dict[str, set[str]]:
+    """The import graph of ``package`` with every module folded into its first-level subpackage;
+    every import counts (function-level and ``TYPE_CHECKING`` ones too), as in :func:`import_graph`.
+
+    The root package's ``__init__`` (the public face: it re-exports from every subpackage, and
+    runs before any of them) is a sink: its own imports are not edges, an import of it is.
+    """
+    modules = modules_of(package)
+    root = package.name
+    graph: dict[str, set[str]] = {}
+    for module, targets in import_graph(package).items():
+        node = package_of(module, root, modules)
+        edges = graph.setdefault(node, set())
+        if module == root:
+            continue
+        edges.update(package_of(t, root, modules) for t in targets)
+        edges.discard(node)
+    return graph
+
+
+#: Package-level edges that close a loop and are being removed on other branches of issue 33
+#: (each listed edge is left out of the graph before looking for cycles). The lead empties this
+#: set when merging those branches; nothing else may be added to it.
+KNOWN_ELSEWHERE = {
+    # lint/run.py fetches its reporter from report/: the `detectors` branch passes it in.
+    ("toolsearch_cli.lint", "toolsearch_cli.report"),
+}
+
+
+def test_toolsearch_has_no_package_level_import_loop():
+    graph = package_graph(PACKAGE)
+    for edge in KNOWN_ELSEWHERE:
+        graph[edge[0]].discard(edge[1])
+    found = cycles(graph)
+    assert not found, "package-level import loops:\n" + "\n".join(describe(c, graph) for c in found)
+
+
+def test_the_known_elsewhere_edges_still_exist():
+    """An edge in KNOWN_ELSEWHERE that is gone already must leave the set (it would hide a new one)."""
+    graph = package_graph(PACKAGE)
+    assert {edge for edge in KNOWN_ELSEWHERE if edge[1] not in graph.get(edge[0], set())} == set()
+
+
+def test_the_package_graph_folds_modules_and_counts_function_level_imports(tmp_path):
+    package = tmp_path / "pkg"
+    for sub in ("low", "high"):
+        (package / sub).mkdir(parents=True)
+        (package / sub / "__init__.py").write_text("")
+    (package / "__init__.py").write_text("from .high import api\nfrom .low import base\n")
+    (package / "top.py").write_text("")
+    (package / "low" / "base.py").write_text("from .. import top\n\ndef later():\n    from ..high import api\n")
+    (package / "high" / "api.py").write_text("from ..low.base import later\n")
+    graph = package_graph(package)
+    assert graph["pkg.low"] == {"pkg.top", "pkg.high"} and graph["pkg.high"] == {"pkg.low"}
+    assert graph["pkg"] == set()  # the root face is a sink
+    assert cycles(graph) == [["pkg.high", "pkg.low"]]
 
 
 def test_search_never_imports_simulate():

@@ -178,7 +178,7 @@ def test_unpacked_reads_a_packed_tool_without_unpacking_it():
 def test_a_large_folder_loads_packed_and_a_small_one_plain(tmp_path, monkeypatch):
     import json
 
-    import toolsearch_cli.catalog as catalog_module
+    import toolsearch_cli.catalog.sources.files as catalog_module
     from toolsearch_cli.catalog import load_catalog
     from toolsearch_cli.search import search
 

@@ -225,8 +225,8 @@ def test_lint_prefixes_live_servers_with_their_alias_like_search(listed_once):
     server = " ".join([shlex.quote(sys.executable), shlex.quote(str(ROOT / "tests" / "servers" / "weather_server.py"))])
     sources = [f"north=mcp+stdio:{server}", f"south=mcp+stdio:{server}"]
     from toolsearch_cli.catalog import load_catalog
+    from toolsearch_cli.catalog.each_file import load_files
     from toolsearch_cli.lint.context import LintContext
-    from toolsearch_cli.lint.sources import load_files
 
     searched = {t.name for t in load_catalog(sources).tools}
     assert len(searched) == 8 and all(n.startswith(("north__", "south__")) for n in searched)

@@ -7,11 +7,11 @@ import datetime
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from toolsearch_cli.catalog.each_file import LoadedFile
 from toolsearch_cli.lint import LintConfig
 from toolsearch_cli.lint.context import LintContext
 from toolsearch_cli.lint.engine import run_rules
 from toolsearch_cli.lint.rules import RULE_BY_CODE
-from toolsearch_cli.lint.sources import LoadedFile
 from toolsearch_cli.model import Location, Tool
 
 text = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=40)

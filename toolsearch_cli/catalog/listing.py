@@ -7,14 +7,16 @@ warnings of the conversion (a tool that cannot be exported as asked)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
 from ..model import Catalog
-from . import LoadedCatalog, load_catalog, load_catalog_result
 from .lenient import LoadWarning
+from .loading import LoadedCatalog, load_catalog, load_catalog_result
+
+if TYPE_CHECKING:
+    from .loading import SourcesLike
 
 
 @dataclass(frozen=True)
@@ -54,7 +56,7 @@ class CatalogListing:
         }
 
 
-def list_catalog(sources: Sequence[str] | str | None = None, catalog_format: str | None = None) -> CatalogListing:
+def list_catalog(sources: SourcesLike = None, catalog_format: str | None = None) -> CatalogListing:
     """Load ``sources`` (through the on-disk cache) for listing; bad input is a ToolsearchError."""
     return CatalogListing(load_catalog_result(sources, catalog_format, cache=True))
 
@@ -87,7 +89,7 @@ def check_conversion(to: str, plain: bool) -> None:
 
 
 def convert_catalog(
-    sources: Sequence[str] | str | None,
+    sources: SourcesLike,
     to: str,
     *,
     catalog_format: str | None = None,

@@ -74,7 +74,7 @@ def store(source: str, server: str | None, tools: list[dict[str, Any]]) -> bool:
     """Write a server's answer; ``False`` when it could not be written (the command goes on without)."""
     if not catalog_cache.enabled():
         return False
-    from .sources import shown_source
+    from .sources.live_syntax import shown_source
 
     key = _key(source)
     entry = {

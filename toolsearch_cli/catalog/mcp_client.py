@@ -29,7 +29,7 @@ from .document import Document
 from .formats import live_mcp_tools
 from .process_group import group_stopped, own_group_command
 from .result import LoadResult
-from .sources import LiveSource, parse_live_source
+from .sources.live_syntax import LiveSource, parse_live_source
 
 TIMEOUT_ENV = environment.MCP_TIMEOUT
 HEADERS_ENV = environment.MCP_HEADERS

@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .sources import LiveSource
+    from .sources.live_syntax import LiveSource
 
 #: Seconds the helpers a server leaves behind get to end on SIGTERM before SIGKILL.
 GROUP_STOP_WAIT = 1.0

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ..bounded import TOOL_DATA_DEPTH, safe_exists, too_deep_node
+from ..bounded import TOOL_DATA_DEPTH, too_deep_node
 from ..errors import CatalogError, kind_of
 from ..model import Location, Tool
 from .result import LoadResult
@@ -277,11 +277,6 @@ def _display(file: str) -> str:
         return str(Path(file).resolve().relative_to(Path.cwd()))
     except ValueError:
         return file
-
-
-def is_module_reference(source: str) -> bool:
-    """A dotted module name (``pkg.tools``) rather than a path."""
-    return bool(re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", source)) and not safe_exists(source)
 
 
 @contextlib.contextmanager

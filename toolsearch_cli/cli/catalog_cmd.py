@@ -48,8 +48,9 @@ def catalog(
         ctx.obj = {"catalog": catalog, "catalog_format": catalog_format}
         return
     from ..catalog.listing import list_catalog
+    from ..catalog.sources import parse_sources
 
-    listing = list_catalog(catalog, check_catalog_format(catalog_format))
+    listing = list_catalog(parse_sources(catalog), check_catalog_format(catalog_format))
     if output_format == "json":
         typer.echo(json_visible(json.dumps(listing.to_dict(), ensure_ascii=False, indent=2)))
         return
@@ -84,6 +85,7 @@ def convert(
 ) -> None:
     """Write the catalog in another format: yaml (toolsearch), openai, openai-responses, anthropic, mcp."""
     from ..catalog.listing import check_conversion, convert_catalog
+    from ..catalog.sources import parse_sources
     from .load_report import print_warnings
 
     parent = ctx.obj or {}
@@ -92,7 +94,9 @@ def convert(
     check_conversion(to, plain)  # before the --out warning below
     if out is not None:
         _check_out_suffix(out, to)
-    result = convert_catalog(sources, to, catalog_format=check_catalog_format(fmt), plain=plain, strict=strict)
+    result = convert_catalog(
+        parse_sources(sources), to, catalog_format=check_catalog_format(fmt), plain=plain, strict=strict
+    )
     if result.warnings:
         print_warnings(list(result.warnings), converting=True)
     text = result.text
@@ -145,6 +149,7 @@ def push(
 ) -> None:
     """Publish the catalog to a shared PostgreSQL registry in one transaction: changed tools updated,
     removed ones deleted, unchanged ones untouched, and a new version recorded."""
+    from ..catalog.sources import parse_sources
     from ..registry.push import PushSettings, push_catalog
 
     check_format(output_format)
@@ -153,7 +158,7 @@ def push(
     settings = PushSettings(
         to=to,
         namespace=namespace,
-        sources=catalog or parent.get("catalog"),
+        sources=parse_sources(catalog or parent.get("catalog")),
         catalog_format=check_catalog_format(fmt),
         dry_run=dry_run,
         expect_version=expect_version,

@@ -130,6 +130,7 @@ def eval_command(
     embed_weight: EmbedWeight = None,
 ) -> None:
     """Measure retrieval quality (Recall@k, NDCG@k, MRR) of rankers on labelled queries."""
+    from ..catalog.sources import parse_sources
     from ..evaluate import EvalSettings, run_eval
 
     embed = embed_settings(typer_context)
@@ -139,7 +140,7 @@ def eval_command(
         ranker=ranker,
         ks=ks,
         minimum=minimum or [],
-        catalog=catalog,
+        catalog=parse_sources(catalog),  # the one place the --catalog text is read
         catalog_format=forced_format,
         queries=queries,
         from_log=from_log,

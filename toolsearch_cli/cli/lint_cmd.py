@@ -109,13 +109,14 @@ def lint(
     embed_weight: EmbedWeight = None,
 ) -> None:
     """Lint tool metadata: names, descriptions, parameters, categories, tokens and findability."""
+    from ..catalog.sources import parse_sources
     from ..lint.run import run_lint
     from ..lint.settings import LintSettings
     from .render import warn
 
     embed = embed_settings(typer_context)
     settings = LintSettings(
-        paths=paths,
+        paths=parse_sources(paths),  # the one place the paths' text is read
         output_format=output_format,
         config=config,
         isolated=isolated,

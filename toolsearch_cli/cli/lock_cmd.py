@@ -34,10 +34,11 @@ LOCKED_OPTION = typer.Option(
 
 def lock(paths: list[str] | None = LOCK_PATHS_ARGUMENT, output: str = LOCK_OUTPUT_OPTION) -> None:
     """Write a lockfile of every tool's definition (name, description, input schema) and its hash."""
+    from ..catalog.sources import parse_sources
     from ..lock import lock_sources
     from .render import console
 
-    outcome = lock_sources(paths, output)
+    outcome = lock_sources(parse_sources(paths), output)
     sources = {p.source for p in outcome.pins}
     said = f"wrote {outcome.path}: {plural(len(outcome.pins), 'tool')} from {plural(len(sources), 'source')}"
     if outcome.since is None:

@@ -64,6 +64,7 @@ def search(
     embed_weight: EmbedWeight = None,
 ) -> None:
     """Search a catalog and see why each tool ranked where it did."""
+    from ..catalog.sources import parse_sources
     from .embed_progress import embed_progress
 
     embed = embed_settings(typer_context)
@@ -74,8 +75,9 @@ def search(
         from ..simulate.script import parse_context
 
         attributes = parse_context(context)
+    sources = parse_sources(catalog)  # the one place the --catalog text is read
     forced = check_catalog_format(catalog_format)
-    settings = SearchSettings(query, catalog, forced, category, limit, ranker, attributes, embed)
+    settings = SearchSettings(query, sources, forced, category, limit, ranker, attributes, embed)
     # a first run over a large catalog embeds for minutes: a bar on a terminal
     with embed_progress(output_format):
         report = run_search(settings)

@@ -120,14 +120,14 @@ def serve(
     embed_weight: EmbedWeight = None,
 ) -> None:
     """Serve the catalogs to any MCP client with progressive disclosure (toolSearch + callTool)."""
-    from ..catalog import default_sources
+    from ..catalog.sources import parse_sources
     from ..serve.settings import ServeSettings
     from ..simulate.script import parse_context
 
     embed = embed_settings(typer_context)
     check_format(output_format)
     settings = ServeSettings(
-        sources=default_sources(catalog),
+        sources=parse_sources(catalog),  # the one place the --catalog text is read
         disclose=disclose,  # type: ignore[arg-type]  # checked by the settings
         policy=policy,
         max_active=max_active,

@@ -162,10 +162,15 @@ def simulate(
 def simulate_settings(options: Mapping[str, Any]) -> SimulateSettings:
     """The command's options as settings: each option is the field of the same name (the
     checks are the settings' own, when the simulation runs)."""
+    from ..catalog.sources import parse_sources
     from ..simulate.settings import LiveSettings, SimulateSettings
 
     def given(kind: type) -> dict[str, Any]:
         return {f.name: options[f.name] for f in fields(kind) if f.name in options}
 
     live = LiveSettings(**given(LiveSettings))
-    return SimulateSettings(**{**given(SimulateSettings), "context": options["context"] or (), "live_settings": live})
+    # the one place the --catalog text is read (none given: the script's or recording's catalog)
+    catalog = parse_sources(options["catalog"]) if options.get("catalog") else None
+    return SimulateSettings(
+        **{**given(SimulateSettings), "catalog": catalog, "context": options["context"] or (), "live_settings": live}
+    )

@@ -24,6 +24,7 @@ from .queries import Query, absent_warning, check_field, check_queries, without_
 from .runs import RankerRun, run_ranker
 
 if TYPE_CHECKING:
+    from ..catalog.loading import SourcesLike
     from ..model import Catalog
     from ..search.embed_settings import EmbedCost, EmbedSettings
 
@@ -39,7 +40,7 @@ class EvalSettings:
     ``queries`` or ``from_log`` (a ``serve --log`` file), or neither for the catalog's examples.
     """
 
-    catalog: Sequence[str] | None = None
+    catalog: SourcesLike = None
     catalog_format: str | None = None
     queries: Path | None = None
     from_log: Path | None = None
@@ -64,7 +65,7 @@ class EvalSettings:
         ranker: str = "default",
         ks: str = "1,5,10",
         minimum: Sequence[str] = (),
-        catalog: Sequence[str] | None = None,
+        catalog: SourcesLike = None,
         catalog_format: str | None = None,
         queries: Path | None = None,
         from_log: Path | None = None,

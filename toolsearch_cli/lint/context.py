@@ -6,9 +6,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..catalog.each_file import LoadedFile
 from ..model import RESERVED_NAMES, Catalog, Tool
 from ..search.embed_settings import EmbedSettings
-from .sources import LoadedFile
 
 
 @dataclass

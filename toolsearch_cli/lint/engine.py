@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ..catalog.each_file import load_files
+from ..catalog.loading import SourcesLike
+from ..catalog.sources import parse_sources
 from ..search.embed_settings import EmbedSettings
 from .config import LintConfig, ResolvedConfig
 from .context import LintContext
 from .diagnostic import SEVERITY_RANK, Diagnostic, Finding, Severity
 from .rule import Rule
-from .sources import load_files
 from .suppression import inline_ignores, selector_codes
 
 #: Docs link stamped on each diagnostic; ``None`` while the rules are documented by ``toolsearch rule``.
@@ -84,13 +85,14 @@ class LintResult:
 
 
 def lint(
-    sources: Sequence[str] | str | None = None,
+    sources: SourcesLike = None,
     config: LintConfig | None = None,
     rules: dict[str, Rule] | None = None,
     *,
     embed: EmbedSettings | None = None,
 ) -> LintResult:
-    """Lint catalog sources (files, folders, modules; ``None`` = the default catalog); ``embed``: the
+    r"""Lint catalog sources (parsed :class:`~toolsearch_cli.catalog.Source`\ s, or files, folders,
+    modules, servers named as text and parsed here; ``None`` = the default catalog); ``embed``: the
     embedding model rules that rank or embed use (``None``: the library default)."""
     from .rules import RULE_BY_CODE, load_rule_plugins
 
@@ -98,9 +100,7 @@ def lint(
         load_rule_plugins()
     rules = rules or RULE_BY_CODE
     resolved = (config or LintConfig()).resolve(rules)
-    if isinstance(sources, str):
-        sources = [sources]
-    ctx = LintContext(load_files(sources), embed=embed)
+    ctx = LintContext(load_files(parse_sources(sources)), embed=embed)
     return run_rules(ctx, resolved, rules)
 
 

@@ -10,13 +10,16 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from ..errors import UsageError, did_you_mean
 from ..search.embed_settings import EmbedSettings
 from .config import LintConfig, find_config, load_config
 from .diagnostic import SEVERITIES, Severity
 from .rule import Rule
+
+if TYPE_CHECKING:
+    from ..catalog.sources import Source
 
 #: The ``--format`` choices: the machine formats of :data:`toolsearch_cli.report.REPORTER_BY_NAME`,
 #: ``text`` (for people, rendered by the CLI) and ``auto``.
@@ -42,7 +45,7 @@ class LintSettings:
     value is :attr:`format`. ``select``, ``extend_select`` and ``ignore`` take comma lists too.
     """
 
-    paths: list[str] | None = None
+    paths: Sequence[str | Source] | None = None
     output_format: str = "auto"
     config: Path | str | None = None
     isolated: bool = False

@@ -5,11 +5,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
 from .source import is_registry_source
 from .store import PushPlan
+
+if TYPE_CHECKING:
+    from ..catalog.loading import SourcesLike
 
 
 @dataclass
@@ -20,7 +23,7 @@ class PushSettings:
 
     to: str
     namespace: str
-    sources: list[str] | None = None
+    sources: SourcesLike = None
     catalog_format: str | None = None
     dry_run: bool = False
     expect_version: int | None = None

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..catalog.result import LoadResult
-from ..errors import CatalogError
+from ..errors import SourceUnavailable
 from ..model import Catalog, Tool
 from ..redaction import redact
 from . import codec
@@ -81,7 +81,7 @@ MIGRATIONS: dict[int, list[str]] = {
 }
 
 
-class RegistryError(CatalogError):
+class RegistryError(SourceUnavailable):
     """The registry cannot be reached, has no such namespace, or refused a push."""
 
 
@@ -625,9 +625,9 @@ def changes_since(
     return Changes(name, since, version, upsert=tools, removed=sorted(set(touched) - present))
 
 
-def load_registry_source(source: str) -> LoadResult:
+def load_registry_source(source: str | RegistrySource) -> LoadResult:
     """What :func:`~toolsearch_cli.catalog.load_source` returns for a ``postgresql://`` source."""
-    parsed = parse_registry_source(source)
+    parsed = parse_registry_source(source) if isinstance(source, str) else source
     parsed.require_namespace()
     snap = read_snapshot(parsed, cache=True)
     if parsed.alias:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..catalog.sources import LiveSource, parse_live_source, shown_source
+from ..catalog.sources import LiveSource, parse_live_source
 from ..errors import CatalogError
 from ..tokens import get_counter, tool_tokens, tools_tokens
 from .gateway import Gateway, Settings
@@ -67,21 +67,19 @@ class DryRun:
 def dry_run(settings: Settings, counter: str = "cl100k_base") -> DryRun:
     """List every source once (live servers concurrently, then stopped) and measure both tool lists."""
     from ..catalog.mcp_client import fetch_live_sources
-    from .server import load_static, split_sources
+    from .registry_feed import RegistryFeed
+    from .server import GatewaySources, load_static
 
     lockfile = None
     if settings.locked is not None:
         from ..lock import Lockfile
 
         lockfile = Lockfile.read(settings.locked)
-    live, others = split_sources(settings.sources)
-    static = load_static(settings, registries=lockfile is None)
-    feeds = []
-    if lockfile is not None:  # registry tools keyed as the running gateway keys them (registry:NAMESPACE)
-        from ..registry.source import is_registry_source
-        from .registry_feed import RegistryFeed
-
-        feeds = [RegistryFeed(s) for s in others if is_registry_source(s)]
+    by_use = GatewaySources.of(settings.sources)
+    static = load_static(by_use.not_live if lockfile is None else by_use.static, settings.catalog_format)
+    # with a lockfile, registry tools are keyed as the running gateway keys them (registry:NAMESPACE)
+    feeds = [RegistryFeed(s) for s in by_use.registries] if lockfile is not None else []
+    live = [s.text for s in by_use.live]
     fetched = fetch_live_sources(live, ttl=0) if live else {}
     listed: list[Listed] = []
     failed: list[str] = []
@@ -103,9 +101,10 @@ def dry_run(settings: Settings, counter: str = "cl100k_base") -> DryRun:
     tools = gateway.listed_tools(context, None)
     visible = [t for t in gateway.catalog.tools if t.visible_to(context)]
     sources: dict[str, dict[str, Any]] = {}
+    shown_upstream = {upstream.source: upstream.live.shown for upstream in listed}  # no credentials
     for tool in visible:
         route = gateway.routes[tool.name]
-        shown = shown_source(route.source)
+        shown = shown_upstream.get(route.source, route.source)
         entry = sources.setdefault(
             shown, {"source": shown, "kind": route.kind, "tools": 0, "callable": route.kind != "none"}
         )

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..arguments import check_arguments
+from ..catalog.sources import Source, parse_source
 from ..disclosure.engine import DisclosureEngine
 from ..disclosure.manager import CatalogManager
 from ..disclosure.search_tool import SEARCH_TOOL_NAME, SearchOutcome
@@ -114,7 +115,9 @@ class Quarantined:
 class Settings:
     """Everything ``toolsearch serve`` is told (the CLI's options, typed)."""
 
-    sources: list[str]
+    #: The catalog sources (text given here is parsed once, when the settings are made; a source
+    #: named twice is kept once). Empty: none (the gateway is given its tools some other way).
+    sources: list[Source]
     disclose: Disclose = "call-through"
     policy: str = "latest"
     max_active: int | None = None
@@ -147,6 +150,11 @@ class Settings:
             raise UsageError(f"--max-active must be at least 1, not {self.max_active}", field="max-active")
         if self.timeout <= 0:
             raise UsageError(f"--timeout must be positive, not {self.timeout:g}", field="timeout")
+        kept: dict[str, Source] = {}
+        for value in self.sources:
+            source = parse_source(value)
+            kept.setdefault(source.text, source)
+        self.sources = list(kept.values())
 
 
 @dataclass

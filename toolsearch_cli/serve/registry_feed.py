@@ -16,16 +16,16 @@ from collections.abc import Callable
 from typing import Any
 
 from ..model import Tool
+from ..registry.kind import RegistryCatalogSource
 
 
 class RegistryFeed:
     """One registry source of the gateway: its current tools, and the watcher that follows it."""
 
-    def __init__(self, source: str, *, poll_interval: float | None = None) -> None:
-        from ..registry.source import parse_registry_source
+    def __init__(self, source: RegistryCatalogSource, *, poll_interval: float | None = None) -> None:
         from ..registry.store import read_snapshot
 
-        self.parsed = parse_registry_source(source)
+        self.parsed = source.parsed
         self.parsed.require_namespace()
         self.display = self.parsed.display
         snap = read_snapshot(self.parsed, cache=True)

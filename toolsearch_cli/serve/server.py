@@ -24,8 +24,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..catalog.sources import LiveSource, Source
 from ..errors import CatalogError, ToolsearchError, UsageError
 from ..model import Catalog, Tool
+from ..registry.kind import RegistryCatalogSource
 from .gateway import CALL_TOOL_NAME, CallResult, Gateway, Refused, SessionState, Settings, python_result
 from .upstream import ResultTooLarge, UpstreamUnavailable, describe_error
 
@@ -35,25 +37,45 @@ NOTIFY_SECONDS = 5.0
 _RESERVED_META = "io.modelcontextprotocol/"
 
 
-def load_static(settings: Settings, *, registries: bool = True) -> Catalog:
-    """The sources that are not live servers, merged (files are searchable; Python modules run).
-    ``registries=False`` leaves out the registry sources (the running gateway follows those live)."""
-    from ..catalog import load_catalog
-    from ..catalog.sources import is_live_source
-    from ..registry.source import is_registry_source
+@dataclass(frozen=True)
+class GatewaySources:
+    """The gateway's sources by what it does with them, each once, in the order given: live MCP
+    servers (started, their tools callable), registry namespaces (followed live) and the rest
+    (loaded once: files searchable, Python modules callable)."""
 
-    static = [s for s in settings.sources if not is_live_source(s) and (registries or not is_registry_source(s))]
-    if not static:
+    live: list[LiveSource]
+    registries: list[RegistryCatalogSource]
+    static: list[Source]
+    all: list[Source]
+
+    @property
+    def not_live(self) -> list[Source]:
+        """The registries and the static sources, in the order given (a dry run without a
+        lockfile loads a registry's namespace once, as a file)."""
+        return [s for s in self.all if not isinstance(s, LiveSource)]
+
+    @classmethod
+    def of(cls, sources: list[Source]) -> GatewaySources:
+        live: list[LiveSource] = []
+        registries: list[RegistryCatalogSource] = []
+        static: list[Source] = []
+        for source in sources:
+            if isinstance(source, LiveSource):
+                live.append(source)
+            elif isinstance(source, RegistryCatalogSource):
+                registries.append(source)
+            else:
+                static.append(source)
+        return cls(live, registries, static, list(sources))
+
+
+def load_static(sources: list[Source], catalog_format: str | None = None) -> Catalog:
+    """``sources`` loaded and merged (none: an empty catalog)."""
+    if not sources:
         return Catalog(tools=[])
-    return load_catalog(static, settings.catalog_format)
+    from ..catalog.loading import load_catalog
 
-
-def split_sources(sources: list[str]) -> tuple[list[str], list[str]]:
-    """(live MCP sources, other sources), each in the order given, duplicates dropped."""
-    from ..catalog.sources import is_live_source
-
-    unique = list(dict.fromkeys(sources))
-    return [s for s in unique if is_live_source(s)], [s for s in unique if not is_live_source(s)]
+    return load_catalog(sources, catalog_format)
 
 
 def wire_tool(tool: Tool) -> Any:
@@ -434,11 +456,9 @@ async def run_gateway(
         from ..lock import Lockfile
 
         lockfile = Lockfile.read(settings.locked)
-    live, others = split_sources(settings.sources)
-    static = load_static(settings, registries=False)
-    from ..registry.source import is_registry_source
-
-    feeds = [RegistryFeed(s) for s in others if is_registry_source(s)]
+    sources = GatewaySources.of(settings.sources)
+    static = load_static(sources.static, settings.catalog_format)
+    feeds = [RegistryFeed(s) for s in sources.registries]
     log = TrafficLog(settings.log) if settings.log else None
     upstreams: dict[str, Upstream] = {}
     gateway_box: list[Gateway] = []
@@ -448,8 +468,8 @@ async def run_gateway(
             with gateway_box[0].lock:
                 gateway_box[0].rebuild()
 
-    for source in live:
-        upstreams[source] = Upstream(source, timeout=settings.timeout, on_tools=reindex)
+    for source in sources.live:
+        upstreams[source.text] = Upstream(source.text, timeout=settings.timeout, on_tools=reindex)
     try:
         gateway = Gateway(
             settings,

@@ -22,6 +22,7 @@ from ..search.base import DEFAULT_MAX_RESULTS
 from ..search.embed_settings import EmbedSettings
 
 if TYPE_CHECKING:
+    from ..catalog.sources import Source
     from .script import Script
 
 #: A tool result bigger than this (1 MB, a quarter of a million tokens: more than any model's
@@ -54,7 +55,9 @@ def _size(value: int | str, option: str, *, check_bytes: bool = True) -> int:
 class Settings:
     """How to run: command-line values win over the script's, which win over these defaults."""
 
-    catalog: list[str] | None = None
+    #: Parsed sources (the command line's), or the text a script or recording names (parsed when
+    #: loaded, after :func:`~toolsearch_cli.catalog.refuse_unnamed_code` has read it).
+    catalog: Sequence[str | Source] | None = None
     mode: str = "chat"
     policy: str = "latest"
     max_active: int | None = None
@@ -240,7 +243,7 @@ class SimulateSettings:
     script: str | None = None
     #: A recorded conversation to replay instead of a script.
     replay: str | None = None
-    catalog: Sequence[str] | None = None
+    catalog: Sequence[str | Source] | None = None
     mode: str | None = None
     policy: str | None = None
     max_active: int | None = None

@@ -1,24 +1,28 @@
-"""What a catalog source names, read from its text alone: a live MCP server (``[alias=]mcp+stdio:CMD``,
-``[alias=]mcp+http(s)://...``) and its parts, how a source may be shown (no credentials), and how
-``$TOOLSEARCH_CATALOG`` splits into sources. Nothing here connects to anything: the client
-(:mod:`.mcp_client`) and the live cache (:mod:`.live_cache`) both build on this module.
+"""What a live MCP server source says, read from its text alone: ``[alias=]mcp+stdio:CMD`` and
+``[alias=]mcp+http(s)://...``, its parts and how it may be shown (no credentials). Nothing here
+connects to anything: the client (:mod:`..mcp_client`), the live cache (:mod:`..live_cache`) and
+the source kind that loads through them (:mod:`.live`) build on this module.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
 
-from ..errors import CatalogError
-from ..redaction import register_url, shown_url
+from ...errors import CatalogError
+from ...redaction import register_url, shown_url
 
 _LIVE = re.compile(r"^(?:(?P<alias>[A-Za-z][A-Za-z0-9_-]*)=)?(?P<target>mcp\+(?:stdio:|https?://).*)$", re.S)
 
 
 @dataclass(frozen=True)
 class LiveSource:
-    """A parsed ``[alias=]mcp+...`` source."""
+    """A parsed ``[alias=]mcp+...`` source: its parts (what :mod:`.live`'s :class:`~.live.LiveServer`,
+    the :class:`~.base.Source`, loads through the client)."""
 
+    kind: ClassVar[str] = "live"
     text: str
     alias: str | None
     transport: str  # "stdio" or "http"
@@ -33,13 +37,24 @@ class LiveSource:
             text = "mcp+" + shown_url(text[len("mcp+") :])
         return text
 
+    @property
+    def shown(self) -> str:
+        """The source as messages show it: its alias, and no credentials from the URL."""
+        return f"{self.alias}={self.display}" if self.alias else self.display
+
+    @property
+    def runs_code(self) -> str | None:
+        return f"starts the program {self.command[0]!r}" if self.transport == "stdio" else None
+
+    def cache_files(self) -> list[Path]:
+        return []  # a server's answer is cached by :mod:`..live_cache`, not with the files
+
 
 def shown_source(source: str) -> str:
     """A source as it may be shown: live HTTP sources lose credentials (userinfo, query string)."""
     if not is_live_source(source):
         return source
-    live = parse_live_source(source)
-    return f"{live.alias}={live.display}" if live.alias else live.display
+    return parse_live_source(source).shown
 
 
 def is_live_source(source: str) -> bool:
@@ -67,29 +82,9 @@ def parse_live_source(source: str) -> LiveSource:
     return LiveSource(source.strip(), match.group("alias"), "http", [], target[len("mcp+") :])
 
 
-def split_env_sources(value: str, separator: str) -> list[str]:
-    """Split ``$TOOLSEARCH_CATALOG`` on ``separator`` (``:``) without cutting MCP sources apart.
-
-    ``mcp+stdio:CMD`` keeps the part after ``mcp+stdio:`` (so the command itself cannot contain
-    the separator) and ``mcp+http://host:port/path`` keeps its scheme and port.
-    """
-    parts = value.split(separator)
-    out: list[str] = []
-    for part in parts:
-        if out and separator == ":" and _continues(out[-1], part):
-            out[-1] += ":" + part
-        else:
-            out.append(part)
-    return out
-
-
-def _continues(previous: str, part: str) -> bool:
+def joins(previous: str, part: str) -> bool:
+    """Whether a piece of ``$TOOLSEARCH_CATALOG`` cut at ``:`` continues a live source."""
     head = previous.rpartition("=")[2] if _LIVE_ALIAS.match(previous) else previous
-    registry = previous.partition("=")[2] if _REGISTRY_ALIAS.match(previous) else previous
-    if registry in ("postgresql", "postgres"):
-        return True  # "postgresql" + "//host"
-    if registry.startswith(("postgresql://", "postgres://")) and "/" not in registry.split("://", 1)[1]:
-        return True  # "postgresql://user" + "password@host" + "5432/db": the authority runs to its "/"
     if head in ("mcp+stdio", "mcp+http", "mcp+https"):
         return True  # "mcp+stdio" + "python x.py", "mcp+http" + "//host"
     if head.startswith(("mcp+http://", "mcp+https://")) and "/" not in head.split("://", 1)[1]:
@@ -98,4 +93,5 @@ def _continues(previous: str, part: str) -> bool:
 
 
 _LIVE_ALIAS = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*=mcp\+")
-_REGISTRY_ALIAS = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*=postgres")
+
+__all__ = ["LiveSource", "is_live_source", "joins", "parse_live_source", "shown_source"]

@@ -1,0 +1,69 @@
+"""The registry source kind: ``[alias=]postgresql://…?namespace=NAME`` named as a catalog source.
+
+Importing this module registers the kind with :mod:`toolsearch_cli.catalog.sources` (the root
+package's ``__init__`` does, so every entry point knows it); the catalog package never imports
+the registry. The URL's syntax is :mod:`.source`'s; reading a namespace is :mod:`.store`'s.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from ..catalog.sources import SourceKind, register_kind
+from .source import RegistrySource, is_registry_source, parse_registry_source
+
+if TYPE_CHECKING:
+    from ..catalog.result import LoadResult
+
+
+@dataclass(frozen=True)
+class RegistryCatalogSource:
+    """A registry namespace named as a catalog source (a :class:`~toolsearch_cli.catalog.sources.Source`).
+    The URL is parsed (and its secrets registered) when the source is: a bad one is a usage error
+    before anything loads; a missing namespace is one when it loads."""
+
+    kind: ClassVar[str] = "registry"
+    text: str
+    parsed: RegistrySource
+
+    @property
+    def shown(self) -> str:
+        return self.parsed.display
+
+    @property
+    def runs_code(self) -> str | None:
+        return None  # a registry holds data only
+
+    def cache_files(self) -> list[Path]:
+        return []  # read through the registry's own cache (:func:`.store.read_snapshot`)
+
+    def load(self, catalog_format: str | None = None, *, prefix: bool = False) -> LoadResult:
+        from .store import load_registry_source
+
+        return load_registry_source(self.parsed)
+
+
+def _parsed_if_registry(text: str) -> RegistryCatalogSource | None:
+    if not is_registry_source(text):
+        return None
+    return RegistryCatalogSource(text.strip(), parse_registry_source(text))
+
+
+def _joins(previous: str, part: str) -> bool:
+    """Whether a piece of ``$TOOLSEARCH_CATALOG`` cut at ``:`` continues a registry URL."""
+    registry = previous.partition("=")[2] if _REGISTRY_ALIAS.match(previous) else previous
+    if registry in ("postgresql", "postgres"):
+        return True  # "postgresql" + "//host"
+    # "postgresql://user" + "password@host" + "5432/db": the authority runs to its "/"
+    return registry.startswith(("postgresql://", "postgres://")) and "/" not in registry.split("://", 1)[1]
+
+
+_REGISTRY_ALIAS = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*=postgres")
+
+register_kind(SourceKind("registry", _parsed_if_registry, _joins))
+
+
+__all__ = ["RegistryCatalogSource"]
