@@ -1,9 +1,9 @@
 """Ablations of the default ranker on every dev set, in one process (the table of benchmarks/README.md).
 
 Usage:
-    python benchmarks/ablate.py                       # every variant below
-    python benchmarks/ablate.py --variants current,no-tags --sets toolbench_g3
-    python benchmarks/ablate.py --diagnose toolbench_g3  # per-query misses of `current` vs `bm25ref`
+    python -m benchmarks ablate                       # every variant below
+    python -m benchmarks ablate --variants current,no-tags --sets toolbench_g3
+    python -m benchmarks ablate --diagnose toolbench_g3  # per-query misses of `current` vs `bm25ref`
 
 Each variant patches the ranker's module constants (field weights and b, k1, ...), rebuilds the
 index of every set and runs every query through the real `default` ranker. `bm25ref` is a
@@ -13,7 +13,6 @@ name + description + parameter names and descriptions, no stemming), to compare 
 
 from __future__ import annotations
 
-import argparse
 import math
 import sys
 import time
@@ -22,8 +21,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from common import SETS, load_set, ranked_names
-
+from benchmarks import options
+from benchmarks.common import load_set, ranked_names
 from toolsearch_cli import indexes
 from toolsearch_cli.evaluate import Query, query_metrics
 from toolsearch_cli.model import Catalog
@@ -214,16 +213,16 @@ def probe_sets(sets: dict[str, tuple[Catalog, list[Any]]]) -> dict[str, tuple[Ca
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--shared", default=str(HERE.parent.parent / "shared"))
-    parser.add_argument("--sets", default=",".join(SETS))
+    parser = options.parser(__doc__)
+    options.add_shared(parser)
+    options.add_sets(parser)
     parser.add_argument("--variants", default=",".join(VARIANTS))
     parser.add_argument("--metatool-every", type=int, default=1, help="use every n-th metatool query (speed)")
     parser.add_argument("--bm25ref", action="store_true", help="also measure the reference re-implementation")
     parser.add_argument("--probes", action="store_true", help="multi-tool and implicit sets made from the dev queries")
     parser.add_argument("--only-probes", action="store_true", help="the probe sets alone")
     parser.add_argument("--diagnose", metavar="SET")
-    parser.add_argument("--limit", type=int, default=20)
+    options.add_limit(parser, 20, help="--diagnose: how many queries to show")
     args = parser.parse_args()
     root = Path(args.shared) / "eval"
     names = [args.diagnose] if args.diagnose else args.sets.split(",")

@@ -1,8 +1,8 @@
 """Ablations of the default ranker on the dev sets and the real-catalog set together (issue 18).
 
 Usage:
-    python benchmarks/ablate_real.py                          # every variant below
-    python benchmarks/ablate_real.py --variants current,"no nested field"
+    python -m benchmarks ablate-real                          # every variant below
+    python -m benchmarks ablate-real --variants current,"no nested field"
 
 Each variant patches module constants of ``toolsearch_cli.search.bm25f`` (as ``ablate.py`` does),
 clears every built index and runs every query of the six dev sets (R@5 and MRR, ../shared/eval),
@@ -13,21 +13,16 @@ catalogs first, each dev set may lose at most 0.01 R@5).
 
 from __future__ import annotations
 
-import argparse
 import statistics
-import sys
 from pathlib import Path
 from typing import Any
 
+from benchmarks import ablate, options, real_quality
+from benchmarks.common import load_set
+from benchmarks.real_catalogs import dataset
+from toolsearch_cli.evaluate import query_metrics
+
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE / "real_catalogs"))
-
-import ablate  # noqa: E402
-import dataset  # noqa: E402
-import real_quality  # noqa: E402
-from common import SETS, load_set  # noqa: E402
-
-from toolsearch_cli.evaluate import query_metrics  # noqa: E402
 
 VARIANTS: dict[str, dict[str, Any]] = {
     "current": {},
@@ -92,11 +87,11 @@ def heldout_scores(entries) -> tuple[float, float]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = options.parser(__doc__)
     parser.add_argument("--variants", default=",".join(VARIANTS))
-    parser.add_argument("--shared", default=str(HERE.parent.parent / "shared"))
-    parser.add_argument("--sets", default=",".join(SETS))
-    parser.add_argument("--cache", default=None)
+    options.add_shared(parser)
+    options.add_sets(parser)
+    options.add_cache(parser)
     parser.add_argument("--metatool-every", type=int, default=1, help="use every n-th metatool query (screening)")
     parser.add_argument("--no-real", action="store_true", help="skip the real-catalog dev set")
     parser.add_argument("--no-heldout", action="store_true", help="skip the held-out catalogs")

@@ -12,18 +12,17 @@ message the model would answer, as an app's loop does. Two ways are timed in thi
 The baseline is each way's smallest size, measured in the same run: linear work makes the time
 ratio about the size ratio, quadratic its square.
 
-    python benchmarks/agent_requests.py                     # 500, 1000, 2000 and 8000 messages
-    python benchmarks/agent_requests.py --sizes 1000,4000 --whole-up-to 1000
+    python -m benchmarks agent-requests                     # 500, 1000, 2000 and 8000 messages
+    python -m benchmarks agent-requests --sizes 1000,4000 --whole-up-to 1000
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 
-from common import ROOT
-from replay import DEMO, conversation
+from benchmarks import options
+from benchmarks.replay import DEMO, conversation
 
 
 def timed(size: int, whole: bool) -> tuple[float, int]:
@@ -47,7 +46,7 @@ def timed(size: int, whole: bool) -> tuple[float, int]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = options.parser(__doc__)
     parser.add_argument("--sizes", default="500,1000,2000,8000", help="message counts, smallest first (the baseline)")
     parser.add_argument("--whole-up-to", type=int, default=2000, help="largest size timed the quadratic way")
     args = parser.parse_args()
@@ -67,5 +66,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(ROOT))
     sys.exit(main())

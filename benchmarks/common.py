@@ -1,7 +1,6 @@
-"""What the benchmark scripts share: the dev sets, running a ranker for names, the test MCP server.
+"""What the benchmark commands share: the dev sets, running a ranker for names, the test MCP server.
 
-Each script runs as ``python benchmarks/NAME.py``, so this folder is on ``sys.path`` and
-``import common`` finds this module.
+(Their shared command-line options are in ``benchmarks.options``.)
 """
 
 from __future__ import annotations
@@ -12,9 +11,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-#: The dev sets of ../shared/eval, in the order the tables list them.
-SETS = ("bfcl_static", "metatool", "seal_tools", "toolbench_g3", "ultratool_en", "ultratool_zh")
+from benchmarks.options import ROOT, SETS
+
+__all__ = ["ROOT", "SETS", "load_set", "ranked_names", "weather_server_command", "WEATHER_SERVER"]
+
 #: The stdio MCP server of the tests (stdlib only): a live server that needs nothing installed.
 WEATHER_SERVER = ROOT / "tests" / "servers" / "weather_server.py"
 

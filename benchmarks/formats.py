@@ -1,14 +1,13 @@
 """Load time of one catalog in every format, as a ratio to toolsearch's own YAML measured in the same run.
 
-    python benchmarks/formats.py                  # the demo catalog in yaml/openai/anthropic/mcp, plus OpenAPI
-    python benchmarks/formats.py --mcp            # also a live stdio MCP server (needs the [mcp] extra)
+    python -m benchmarks formats                  # the demo catalog in yaml/openai/anthropic/mcp, plus OpenAPI
+    python -m benchmarks formats --mcp            # also a live stdio MCP server (needs the [mcp] extra)
 
 Each figure is the median of --repeat loads (default 15) after one warm-up load.
 """
 
 from __future__ import annotations
 
-import argparse
 import shlex
 import statistics
 import sys
@@ -16,12 +15,12 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from benchmarks import options
+from toolsearch_cli.catalog import load_catalog
+from toolsearch_cli.catalog.export import EXPORTER_BY_NAME, export_catalog
+from toolsearch_cli.model import Catalog
 
-from toolsearch_cli.catalog import load_catalog  # noqa: E402
-from toolsearch_cli.catalog.export import EXPORTER_BY_NAME, export_catalog  # noqa: E402
-from toolsearch_cli.model import Catalog  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def median_ms(source: str, repeat: int) -> tuple[float, int]:
@@ -35,7 +34,7 @@ def median_ms(source: str, repeat: int) -> tuple[float, int]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = options.parser(__doc__)
     parser.add_argument("--repeat", type=int, default=15)
     parser.add_argument("--mcp", action="store_true", help="also load a live stdio MCP server (slow: starts Python)")
     args = parser.parse_args()

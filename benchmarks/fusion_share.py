@@ -1,13 +1,13 @@
 """`hybrid` against its two halves (`default`, `embedding`) on real catalogs and the dev sets (issue 32, item 3).
 
 Usage:
-    python benchmarks/fusion_share.py --embed-model FOLDER                  # realworld-dev, per catalog and group
-    python benchmarks/fusion_share.py --embed-model FOLDER --sets real,blind --cache DIR
-    python benchmarks/fusion_share.py --embed-model FOLDER --sets dev --limit 1000
-    python benchmarks/fusion_share.py --embed-model FOLDER --dump /tmp/fusion.pkl   # inputs of the fusion, per request
+    python -m benchmarks fusion --embed-model FOLDER                  # realworld-dev, per catalog and group
+    python -m benchmarks fusion --embed-model FOLDER --sets real,blind --cache DIR
+    python -m benchmarks fusion --embed-model FOLDER --sets dev --limit 1000
+    python -m benchmarks fusion --embed-model FOLDER --dump /tmp/fusion.pkl   # inputs of the fusion, per request
 
 Sets: ``realworld`` (../shared/eval/realworld-dev, 9 catalogs, skipped without ../shared), ``real``
-(benchmarks/real_catalogs, 23 catalogs, 484 requests: needs real_catalogs/fetch.py's cache),
+(benchmarks/real_catalogs, 23 catalogs, 484 requests: needs python -m benchmarks fetch's cache),
 ``blind`` (real_catalogs/blind-fusion.yaml: 29 requests written before any ranking on their three
 MCP servers), ``heldout`` (real_catalogs' held-out OpenAPI documents and requests, about half
 of them Chinese), ``dev`` (the six sets of ../shared/eval; ``--limit N``: N requests of each, evenly spaced).
@@ -23,24 +23,20 @@ in seconds without a model (how the per-request share of benchmarks/README.md wa
 
 from __future__ import annotations
 
-import argparse
 import pickle
 import statistics
 import sys
 import time
 from pathlib import Path
 
+from benchmarks import options
+from benchmarks.common import SETS, load_set, ranked_names
+from toolsearch_cli.evaluate import query_metrics
+from toolsearch_cli.search import get_ranker
+
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE / "real_catalogs"))
-
-from common import SETS, load_set, ranked_names  # noqa: E402
-
-from toolsearch_cli.evaluate import query_metrics  # noqa: E402
-from toolsearch_cli.search import get_ranker  # noqa: E402
 
 DEPTH = 10
-SHARED = HERE.parent.parent / "shared" / "eval"
 
 
 class Entry:
@@ -66,7 +62,7 @@ def realworld_entries(root: Path) -> list[Entry]:
 
 
 def real_entries(cache: str | None, blind: bool, heldout: bool = False) -> list[Entry]:
-    import dataset
+    from benchmarks.real_catalogs import dataset
 
     if heldout:
         entries = dataset.load(cache, heldout=True)
@@ -85,8 +81,7 @@ def dev_entries(root: Path, limit: int) -> list[Entry]:
     out = []
     for name in SETS:
         catalog, queries = load_set(root / name)
-        if limit and len(queries) > limit:  # evenly spaced over the file
-            queries = [queries[i * len(queries) // limit] for i in range(limit)]
+        queries = options.spaced(queries, limit)  # evenly spaced over the file
         out.append(Entry(name, "dev", catalog, [(q.query, set(q.relevant)) for q in queries]))
     return out
 
@@ -182,14 +177,14 @@ def dump(entries: list[Entry], hybrid, path: str) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--embed-model", required=True)
-    parser.add_argument("--sets", default="realworld", help="comma-separated: realworld, real, blind, heldout, dev")
-    parser.add_argument("--shared", default=str(SHARED))
-    parser.add_argument("--cache", default=None, help="real_catalogs/fetch.py's cache folder")
-    parser.add_argument("--limit", type=int, default=0, help="dev sets: N requests of each, evenly spaced")
+    parser = options.parser(__doc__)
+    options.add_embed(parser, extras=False)
+    options.add_sets(parser, "realworld", help="comma-separated: realworld, real, blind, heldout, dev")
+    options.add_shared(parser)
+    options.add_cache(parser)
+    options.add_limit(parser, help="dev sets: N requests of each, evenly spaced (0: all)")
     parser.add_argument("--only", default="", help="comma-separated catalog or dev-set ids (default: all)")
-    parser.add_argument("--rankers", default="default,embedding,hybrid")
+    options.add_rankers(parser, "default,embedding,hybrid")
     parser.add_argument(
         "--hybrid-weight", type=float, action="append", default=[], help="also hybrid at this fixed weight"
     )
@@ -202,7 +197,7 @@ def main() -> int:
     rankers: dict[str, object] = {name: get_ranker(name, embed) for name in args.rankers.split(",") if name}
     for w in args.hybrid_weight:
         rankers[f"hybrid@{w:g}"] = HybridRanker(weight=w, embed=embed, adaptive=False)
-    root = Path(args.shared)
+    root = Path(args.shared) / "eval"  # --shared is the folder holding eval/, as in every command
     for name in args.sets.split(","):
         start = time.perf_counter()
         if name == "realworld":

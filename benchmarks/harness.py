@@ -2,11 +2,11 @@
 
 Usage:
     pip install -e ".[bench]"
-    python benchmarks/harness.py                      # everything (about 10 minutes)
-    python benchmarks/harness.py --part quality       # quality table only
-    python benchmarks/harness.py --part scale --sizes 1000,10000
-    python benchmarks/harness.py --part startup
-    python benchmarks/harness.py --part real          # the real-catalog set (benchmarks/real_catalogs/fetch.py first)
+    python -m benchmarks peers                      # everything (about 10 minutes)
+    python -m benchmarks peers --part quality       # quality table only
+    python -m benchmarks peers --part scale --sizes 1000,10000
+    python -m benchmarks peers --part startup
+    python -m benchmarks peers --part real          # the real-catalog set (python -m benchmarks fetch first)
 
 Every figure is measured in this process (start-up in child processes of it), beside the peers
 measured the same way, and the targets of issue 3 are checked against those in-run figures.
@@ -14,17 +14,16 @@ measured the same way, and the targets of issue 3 are checked against those in-r
 
 from __future__ import annotations
 
-import argparse
 import platform
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+from benchmarks import options
+from benchmarks.common import SETS, load_set, ranked_names
 
-from common import SETS, load_set, ranked_names  # noqa: E402
+HERE = Path(__file__).resolve().parent
 
 DEPTH = 10  # ranking depth for every ranker (MRR counts the first relevant tool within it)
 
@@ -53,8 +52,7 @@ def machine() -> str:
 
 def quality(shared: Path, sets: list[str], peers: list[str], rankers: list[str], embed: Any = None) -> bool:
     """``embed``: the EmbedSettings the dense rankers carry (None: no embedding model)."""
-    from peers import PEERS, tool_text
-
+    from benchmarks.peers import PEERS, tool_text
     from toolsearch_cli.evaluate import query_metrics
     from toolsearch_cli.search import get_ranker
 
@@ -185,9 +183,8 @@ def hybrid_targets(table: dict[str, dict[str, dict[str, float]]], sets: list[str
 def real(rankers: list[str], embed: Any = None) -> bool:
     """Issue 18's real-catalog targets: ``default`` at or above plain BM25 (bm25s over name,
     description and parameters) on the mean MRR of both groups, and every exact name first."""
-    sys.path.insert(0, str(HERE / "real_catalogs"))
-    import dataset
-    import real_quality
+    from benchmarks import real_quality
+    from benchmarks.real_catalogs import dataset
 
     try:
         entries = dataset.load()
@@ -227,11 +224,11 @@ def real(rankers: list[str], embed: Any = None) -> bool:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--shared", default=str(HERE.parent.parent / "shared"))
+    parser = options.parser(__doc__)
+    options.add_shared(parser)
     parser.add_argument("--part", default="quality,real,scale,startup")
-    parser.add_argument("--sets", default=",".join(SETS))
-    parser.add_argument("--rankers", default="default")
+    options.add_sets(parser)
+    options.add_rankers(parser, "default")
     parser.add_argument("--peers", default="bm25s,bm25s+cjk,tantivy+cjk,rank-bm25")
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--queries", type=int, default=500)
@@ -275,11 +272,11 @@ def main() -> int:
     if "real" in parts:
         ok &= real(args.rankers.split(","), embed)
     if "scale" in parts:
-        import scale
+        from benchmarks import scale
 
         ok &= scale.run(shared / "seal_tools", [int(s) for s in args.sizes.split(",")], args.queries)
     if "startup" in parts:
-        import startup
+        from benchmarks import startup
 
         ok &= startup.run()
     print(f"\nAll targets met: {'yes' if ok else 'NO'}")

@@ -18,7 +18,7 @@ the prepared copy, and a later one), what loading a model costs step by step (im
 first vector). ``--before CHECKOUT`` adds a new request run by another checkout's code (e.g. the
 main branch) to the same rounds: a before/after under the same load.
 
-    python benchmarks/hybrid_cost.py --embed-model ~/models/all-MiniLM-L6-v2-onnx \
+    python -m benchmarks hybrid-cost --embed-model ~/models/all-MiniLM-L6-v2-onnx \
         [--embed-model ~/models/all-MiniLM-L6-v2-int8] [--runs 11] [--phases] [--before ../main]
 
 Target (issue 19, item 5): a cached ``hybrid`` search at most 2x the wall time and at most
@@ -27,7 +27,6 @@ Target (issue 19, item 5): a cached ``hybrid`` search at most 2x the wall time a
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import subprocess
@@ -35,6 +34,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from benchmarks import options
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -102,7 +103,7 @@ def run(args: list[str], env: dict[str, str], root: str | None = None) -> tuple[
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = options.parser(__doc__)
     parser.add_argument("--embed-model", action="append", required=True, help="a model folder (repeatable)")
     parser.add_argument("--catalog", default=str(ROOT / "catalogs" / "demo"))
     parser.add_argument("--runs", type=int, default=11, help="rounds (each runs every variant once)")

@@ -1,8 +1,8 @@
 """Lint precision per rule, from findings judged by reading the catalogs (issue 20, item 1).
 
 Usage:
-  python benchmarks/lint_precision.py                      # recompute precision from the judgements
-  python benchmarks/lint_precision.py sample --split tune  # draw a fresh sample to judge (prints context)
+  python -m benchmarks lint-precision                      # recompute precision from the judgements
+  python -m benchmarks lint-precision sample --split tune  # draw a fresh sample to judge (prints context)
 
 ``benchmarks/lint_precision/judged.yaml`` holds the judged findings: one entry per finding with
 ``split`` (tune: the catalogs rules were tuned on; heldout: catalogs judged only after tuning),
@@ -38,6 +38,7 @@ from typing import Any
 
 import yaml
 
+from benchmarks import options
 from toolsearch_cli.lint import LintConfig, lint
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -54,8 +55,7 @@ HELDOUT_TGZ = {
 
 
 def tune_catalogs(cache: Path) -> dict[str, Path]:
-    sys.path.insert(0, str(ROOT / "benchmarks" / "real_catalogs"))
-    import dataset
+    from benchmarks.real_catalogs import dataset
 
     out: dict[str, Path] = {}
     for cid, (group, source) in dataset.CATALOGS.items():
@@ -211,7 +211,7 @@ def check(args: argparse.Namespace) -> int:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = options.parser(__doc__)
     parser.add_argument("--cache", default=str(CACHE))
     sub = parser.add_subparsers(dest="command")
     s = sub.add_parser("sample", help="draw findings to judge (not judged yet), stratified per rule")

@@ -1,6 +1,6 @@
 """Lint findings on real catalogs, and TS206's precision and recall on a labelled set.
 
-Usage: python benchmarks/lint_real.py [--shared PATH] [--skip-servers]
+Usage: python -m benchmarks lint-real [--shared PATH] [--skip-servers]
 
 Prints, per real catalog, the number of findings of TS103, TS206, TS304, TS604 and in total
 (default rules, no configuration file), and the precision and recall of TS206
@@ -18,7 +18,6 @@ and npm's filesystem server twice under two aliases.
 
 from __future__ import annotations
 
-import argparse
 import shlex
 import shutil
 import subprocess
@@ -28,6 +27,7 @@ from pathlib import Path
 
 import yaml
 
+from benchmarks import options
 from toolsearch_cli.lint import LintConfig, lint
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -104,8 +104,8 @@ def catalogs(shared: Path, work: Path, servers: bool) -> dict[str, list[str]]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--shared", default=str(ROOT.parent / "shared"))
+    parser = options.parser(__doc__)
+    options.add_shared(parser)
     parser.add_argument("--skip-servers", action="store_true", help="leave out the live MCP servers")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:

@@ -1,6 +1,6 @@
 """Lint a large catalog (../shared/eval/seal_tools, ~4,000 tools) with findability and confusable pairs.
 
-Usage: python benchmarks/lint_scale.py [--shared PATH] [--set seal_tools] [--tools 5000] [--brute-force]
+Usage: python -m benchmarks lint-scale [--shared PATH] [--set seal_tools] [--tools 5000] [--brute-force]
 
 The catalog is topped up to ``--tools`` tools (default 5,000, the size the lint target names)
 with perturbed copies of its own tools (see scale.py); 0 lints the set as it is.
@@ -15,11 +15,11 @@ find the same pairs.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from pathlib import Path
 
+from benchmarks import options
 from toolsearch_cli.evaluate import load_queries
 from toolsearch_cli.lint import LintConfig
 from toolsearch_cli.lint.context import LintContext
@@ -31,12 +31,15 @@ from toolsearch_cli.lint.sources import load_files
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--shared", default=str(Path(__file__).resolve().parent.parent.parent / "shared"))
+    parser = options.parser(__doc__)
+    options.add_shared(parser)
     parser.add_argument("--set", default="seal_tools")
     parser.add_argument("--brute-force", action="store_true", help="also time the O(n^2) overlap baseline")
     parser.add_argument(
-        "--tools", type=int, default=5000, help="top the catalog up to this many tools with perturbed copies (scale.py)"
+        "--tools",
+        type=int,
+        default=5000,
+        help="this many tools: the set's first ones, topped up with perturbed copies (scale.py) past its size",
     )
     args = parser.parse_args()
     folder = Path(args.shared) / "eval" / args.set
@@ -62,10 +65,11 @@ def main() -> int:
     if args.tools > loaded_tools:
         # Perturbed copies (renamed, 15% of words replaced) as benchmarks/scale.py builds them; they
         # carry no examples, so they add to every search and to the confusable-pair candidates.
-        sys.path.insert(0, str(Path(__file__).resolve().parent))
-        from scale import synthetic_tools
+        from benchmarks.scale import synthetic_tools
 
         files[0].tools.extend(synthetic_tools(folder, args.tools)[loaded_tools:])
+    elif args.tools < loaded_tools:  # a small run: the set's first tools
+        del files[0].tools[args.tools :]
 
     resolved = LintConfig().resolve(RULE_BY_CODE)
     ctx = LintContext(files)
@@ -93,8 +97,8 @@ def main() -> int:
 
     if args.brute_force:
         tools = ctx.catalog().searchable()
-        options = RULE_BY_CODE["TS604"].options
-        threshold, min_terms = options["overlap-threshold"], options["min-terms"]
+        ts604 = RULE_BY_CODE["TS604"].options
+        threshold, min_terms = ts604["overlap-threshold"], ts604["min-terms"]
         t0 = time.perf_counter()
         fast = overlapping_pairs(tools, threshold, min_terms)
         fast_seconds = time.perf_counter() - t0

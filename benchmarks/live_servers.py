@@ -2,8 +2,8 @@
 concurrently, and from the live-catalog cache (warm); plus a whole `toolsearch search` command.
 
 Usage:
-    python benchmarks/live_servers.py                  # 16 servers, 3 rounds each
-    python benchmarks/live_servers.py --servers 10 --rounds 1
+    python -m benchmarks live-servers                  # 16 servers, 3 rounds each
+    python -m benchmarks live-servers --servers 10 --rounds 1
 
 The servers are real: PyPI's `mcp-server-time` (when installed: `pip install mcp-server-time`)
 and this repository's `tests/servers/weather_server.py`, alternating, each under its own alias.
@@ -12,7 +12,6 @@ Every figure is measured in this run; ratios are against the sequential baseline
 
 from __future__ import annotations
 
-import argparse
 import os
 import shlex
 import shutil
@@ -22,12 +21,10 @@ import sys
 import tempfile
 import time
 
-from common import ROOT, weather_server_command
-
-sys.path.insert(0, str(ROOT))
-
-from toolsearch_cli.catalog import load_catalog  # noqa: E402
-from toolsearch_cli.catalog.lenient import LoadSettings, configure  # noqa: E402
+from benchmarks import options
+from benchmarks.common import weather_server_command
+from toolsearch_cli.catalog import load_catalog
+from toolsearch_cli.catalog.lenient import LoadSettings, configure
 
 
 def server_sources(count: int) -> list[str]:
@@ -44,7 +41,7 @@ def timed(load) -> tuple[float, int]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = options.parser(__doc__)
     parser.add_argument("--servers", type=int, default=16)
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()

@@ -1,6 +1,6 @@
 """Peak memory and time of ``toolsearch catalog`` against hostile MCP servers (issue 20 item 5).
 
-python benchmarks/mcp_bounds.py [CASE ...]
+python -m benchmarks mcp-bounds [CASE ...]
 
 Each case runs ``toolsearch catalog -f json --catalog SOURCE`` in a subprocess (its own peak RSS,
 from ``resource.getrusage(RUSAGE_CHILDREN)`` of a fresh wrapper process, so earlier cases do not
@@ -18,6 +18,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+from benchmarks import options
 
 ROOT = Path(__file__).resolve().parents[1]
 SERVER = ROOT / "tests" / "servers" / "hostile_server.py"
@@ -87,7 +89,17 @@ def run(name: str) -> None:
             server.wait()
 
 
-if __name__ == "__main__":
+def main() -> None:
+    parser = options.parser(__doc__)
+    parser.add_argument("cases", nargs="*", metavar="CASE", help=f"of {', '.join(CASES)} (default: all)")
+    cases = parser.parse_args().cases
+    for case in cases:
+        if case not in CASES:
+            parser.error(f"no case {case!r}")
     print("case\texit\tseconds\tpeak MB\tstderr", flush=True)
-    for case in sys.argv[1:] or list(CASES):
+    for case in cases or list(CASES):
         run(case)
+
+
+if __name__ == "__main__":
+    main()

@@ -2,8 +2,8 @@
 
 Usage (an embedding model as for harness.py; the vector cache makes re-runs cheap):
 
-    python benchmarks/multiq.py --embed-model ~/models/all-MiniLM-L6-v2-onnx --sets toolbench_g3,seal_tools
-    python benchmarks/multiq.py --embed-base-url http://127.0.0.1:8767/v1 \\
+    python -m benchmarks multiq --embed-model ~/models/all-MiniLM-L6-v2-onnx --sets toolbench_g3,seal_tools
+    python -m benchmarks multiq --embed-base-url http://127.0.0.1:8767/v1 \\
         --embed-model use-multilingual-v3-onnx --embed-multilingual --real
 
 Each variant is ``hybrid`` (or ``embedding``) with two things changed, nothing else:
@@ -20,7 +20,6 @@ against the first variant the requests whose R@5 went up / down.
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import time
@@ -28,18 +27,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from benchmarks import options
+from benchmarks.common import load_set, ranked_names
+from toolsearch_cli.evaluate import query_metrics
+from toolsearch_cli.search import hybrid as H
+from toolsearch_cli.search.base import SearchRequest
+from toolsearch_cli.search.bm25f import MAX_CLAUSES, BM25FRanker
+from toolsearch_cli.search.embed import EmbedSettings
+from toolsearch_cli.search.text import classic_normalize, split_sentences
+
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE / "real_catalogs"))
-
-from common import SETS, load_set, ranked_names  # noqa: E402
-
-from toolsearch_cli.evaluate import query_metrics  # noqa: E402
-from toolsearch_cli.search import hybrid as H  # noqa: E402
-from toolsearch_cli.search.base import SearchRequest  # noqa: E402
-from toolsearch_cli.search.bm25f import MAX_CLAUSES, BM25FRanker  # noqa: E402
-from toolsearch_cli.search.embed import EmbedSettings  # noqa: E402
-from toolsearch_cli.search.text import classic_normalize, split_sentences  # noqa: E402
 
 DEPTH = 10
 
@@ -300,9 +297,9 @@ def cost(embed: EmbedSettings, sets: list[tuple[str, list[str]]], rounds: int) -
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--shared", default=str(HERE.parent.parent / "shared"))
-    parser.add_argument("--sets", default=",".join(SETS))
+    parser = options.parser(__doc__)
+    options.add_shared(parser)
+    options.add_sets(parser)
     parser.add_argument(
         "--variants",
         default="hybrid:sent:max,hybrid:parts:max",
@@ -316,9 +313,7 @@ def main() -> int:
         metavar="N",
         help="instead: CPU per request of embedding its parts (N requests a set, spread)",
     )
-    parser.add_argument("--embed-model", required=True)
-    parser.add_argument("--embed-base-url")
-    parser.add_argument("--embed-multilingual", action="store_true")
+    options.add_embed(parser)
     args = parser.parse_args()
     embed = EmbedSettings(model=args.embed_model, base_url=args.embed_base_url, multilingual=args.embed_multilingual)
     specs = [tuple(v.split(":")) for v in args.variants.split(",")]
@@ -335,7 +330,7 @@ def main() -> int:
         cost(embed, chosen, rounds=5)
         return 0
     if args.real:
-        import dataset
+        from benchmarks.real_catalogs import dataset
 
         groups: dict[str, str] = {}
         for held in (False, True):

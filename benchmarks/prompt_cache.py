@@ -7,7 +7,7 @@ same requests (Anthropic ``defer_loading`` + ``tool_reference``, :meth:`Request.
 whose array is every tool, deferred, and changes only when a tool group starts or stops matching.
 Also the mean size of the tools array sent (bytes, compact JSON): the price of a stable prefix.
 
-Run: ``python benchmarks/prompt_cache.py`` (from the repository root).
+Run: ``python -m benchmarks prompt-cache`` (from the repository root).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from benchmarks import options
 from toolsearch_cli.agent import Request
 from toolsearch_cli.simulate.runner import build_engine, run_script
 from toolsearch_cli.simulate.script import load_script
@@ -31,6 +32,7 @@ def native_reuse(arrays: list[str]) -> tuple[int, int]:
 
 
 def main() -> None:
+    options.parser(__doc__).parse_args()
     print("| scenario | policy | requests | reused | mean tools bytes | reused (native) | mean native bytes |")
     print("|---|---|---:|---:|---:|---:|---:|")
     for path in sorted((ROOT / "catalogs" / "scenarios").glob("*.sim.yaml")):

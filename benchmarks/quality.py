@@ -1,19 +1,18 @@
 """Retrieval quality of the built-in rankers on the dev sets in ../shared/eval.
 
-Usage: python benchmarks/quality.py [--shared PATH] [--ranker default,classic] [--sets a,b]
+Usage: python -m benchmarks quality [--shared PATH] [--ranker default,classic] [--sets a,b] [--limit N]
 Prints one row per set and ranker (R@1, R@5, R@10, NDCG@5, MRR, ms/query) and the
 reference `bm25` rows of shared/eval/README.md beside ours.
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from pathlib import Path
 
-from common import SETS, load_set
-
+from benchmarks import options
+from benchmarks.common import load_set
 from toolsearch_cli.evaluate import evaluate
 
 # The reference BM25 rows (R@1, R@5, R@10, NDCG@5, MRR) from shared/eval/README.md.
@@ -28,10 +27,11 @@ REFERENCE_BM25 = {
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--shared", default=str(Path(__file__).resolve().parent.parent.parent / "shared"))
-    parser.add_argument("--ranker", default="default,classic")
-    parser.add_argument("--sets", default=",".join(SETS))
+    parser = options.parser(__doc__)
+    options.add_shared(parser)
+    options.add_rankers(parser, "default,classic", flag="--ranker")
+    options.add_sets(parser)
+    options.add_limit(parser, help="N queries of each set, evenly spaced (0: all; the bm25 reference rows are of all)")
     args = parser.parse_args()
     root = Path(args.shared) / "eval"
     if not root.is_dir():
@@ -44,6 +44,7 @@ def main() -> int:
     for name in args.sets.split(","):
         start = time.perf_counter()
         catalog, queries = load_set(root / name)
+        queries = options.spaced(queries, args.limit)
         load_s = time.perf_counter() - start
         ref = REFERENCE_BM25[name]
         print(f"{name:<13} {'bm25ref':<8} {ref[0]:>6.3f} {ref[1]:>6.3f} {ref[2]:>6.3f} {ref[3]:>7.3f} {ref[4]:>6.3f}")

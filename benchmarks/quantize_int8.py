@@ -1,7 +1,7 @@
 """Make an int8 copy of an ONNX embedding model folder, and measure it against the float model.
 
     pip install onnx                       # onnxruntime's quantizer needs it (toolsearch does not)
-    python benchmarks/quantize_int8.py --source ~/models/all-MiniLM-L6-v2-onnx \
+    python -m benchmarks quantize-int8 --source ~/models/all-MiniLM-L6-v2-onnx \
         --out ~/models/all-MiniLM-L6-v2-int8 [--texts catalog.yaml] [--rounds 3]
 
 The weights of every MatMul/Gather are quantised to int8 by onnxruntime's ``quantize_dynamic``,
@@ -19,12 +19,13 @@ CPU-second and per wall second of each, embedding the same texts alternately ``-
 
 from __future__ import annotations
 
-import argparse
 import shutil
 import statistics
 import sys
 import time
 from pathlib import Path
+
+from benchmarks import options
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -80,7 +81,7 @@ def compare(source: Path, out: Path, texts: list[str], rounds: int) -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = options.parser(__doc__)
     parser.add_argument("--source", required=True, help="an ONNX model folder (model.onnx + tokenizer.json)")
     parser.add_argument("--out", required=True)
     parser.add_argument("--per-tensor", action="store_true", help="one scale per weight tensor, not per channel")
@@ -99,7 +100,6 @@ def main() -> int:
     print(f"wrote {out / 'model.onnx'}")
     if args.no_compare:
         return 0
-    sys.path.insert(0, str(ROOT))
     from toolsearch_cli import load_catalog
     from toolsearch_cli.search.embed import tool_text
 

@@ -1,10 +1,10 @@
 """Retrieval quality on real catalogs: our rankers against the peers, per catalog, per group, per request.
 
 Usage:
-    python benchmarks/real_catalogs/fetch.py           # once: downloads and builds the catalogs
-    python benchmarks/real_quality.py                  # default and the peers on every real set
-    python benchmarks/real_quality.py --sets shared --per-query     # each request's first relevant rank
-    python benchmarks/real_quality.py --rankers default,hybrid --embed-model FOLDER --per-query
+    python -m benchmarks fetch           # once: downloads and builds the catalogs
+    python -m benchmarks real                  # default and the peers on every real set
+    python -m benchmarks real --sets shared --per-query     # each request's first relevant rank
+    python -m benchmarks real --rankers default,hybrid --embed-model FOLDER --per-query
 
 The sets (``--sets``, comma-separated; all but ``heldout`` by default):
 
@@ -32,22 +32,19 @@ the query ranks it first (``exact names``), for each ranker.
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
+from benchmarks import options
+from benchmarks.common import ROOT, ranked_names
+from benchmarks.peers import PEERS, Bm25sPeer, tool_text
+from toolsearch_cli.evaluate import query_metrics
+from toolsearch_cli.search import get_ranker
+
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE / "real_catalogs"))
-
-from common import ROOT, ranked_names  # noqa: E402
-from peers import PEERS, Bm25sPeer, tool_text  # noqa: E402
-
-from toolsearch_cli.evaluate import query_metrics  # noqa: E402
-from toolsearch_cli.search import get_ranker  # noqa: E402
 
 DEPTH = 10
 GROUPS = ("openapi", "mcp")
@@ -59,9 +56,9 @@ PARAM_FIELDS = frozenset({"params", "param_text", "param_values"})
 
 def load_shared(root: Path = SHARED) -> list:
     """The catalogs of ../shared/eval/realworld-dev as dataset Entries ([] when the folder is absent)."""
-    import dataset
     import yaml
 
+    from benchmarks.real_catalogs import dataset
     from toolsearch_cli import load_catalog
 
     entries = []
@@ -83,7 +80,7 @@ def load_shared(root: Path = SHARED) -> list:
 
 def load_blind(cache: str | None = None) -> list:
     """The catalogs of blind-rank.yaml with those requests only."""
-    import dataset
+    from benchmarks.real_catalogs import dataset
 
     requests = dataset.read_requests(BLIND)
     entries = dataset.load(cache, {r.catalog for r in requests})
@@ -96,7 +93,7 @@ def load_blind(cache: str | None = None) -> list:
 
 def load_sets(names: list[str], cache: str | None = None, only: set[str] | None = None) -> dict[str, list]:
     """Per set name, its entries (a missing ../shared prints a note and gives none)."""
-    import dataset
+    from benchmarks.real_catalogs import dataset
 
     out: dict[str, list] = {}
     for name in names:
@@ -273,16 +270,16 @@ def markdown(entries, results: dict, names: list[str], exact: dict[str, dict[str
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rankers", default="default")
+    parser = options.parser(__doc__)
+    options.add_rankers(parser, "default")
     parser.add_argument("--peers", default="bm25s,bm25s (name+desc),tantivy+cjk")
     parser.add_argument("--catalogs", default="", help="comma-separated ids (default: all)")
-    parser.add_argument("--cache", default=None, help="fetch.py's cache folder")
-    parser.add_argument("--embed-model", default=None)
+    options.add_cache(parser)
+    options.add_embed(parser, required=False, extras=False)
     parser.add_argument("--per-query", action="store_true", help="print each query's first relevant rank (stderr)")
     parser.add_argument("--no-exact", action="store_true", help="skip the exact-name check")
     parser.add_argument("--heldout", action="store_true", help="the held-out catalogs only (= --sets heldout)")
-    parser.add_argument("--sets", default="project,shared,blind", help=f"comma-separated, of {', '.join(SETS)}")
+    options.add_sets(parser, "project,shared,blind", help=f"comma-separated, of {', '.join(SETS)}")
     args = parser.parse_args()
     embed = None
     if args.embed_model:

@@ -12,7 +12,7 @@ PostgreSQL's server programs (a throwaway cluster on loopback, as the tests star
 * search: p50 / p95 milliseconds per toolSearch call on the registry-backed node and on an
   in-memory one, the same queries.
 
-``python benchmarks/registry.py [--size 100000]``
+``python -m benchmarks registry [--size 100000]``
 """
 
 from __future__ import annotations
@@ -27,12 +27,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks import options
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser()
+    parser = options.parser(__doc__)
     parser.add_argument("--size", type=int, default=100_000)
     parser.add_argument("--changed", type=int, default=100)
     args = parser.parse_args()
@@ -40,8 +41,7 @@ def main() -> int:
     if not seal.is_dir():
         print("../shared/eval/seal_tools is not available")
         return 2
-    from scale import synthetic_tools
-
+    from benchmarks.scale import synthetic_tools
     from tests import pg_cluster as pg
     from toolsearch_cli.evaluate import load_queries
 

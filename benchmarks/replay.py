@@ -7,20 +7,21 @@ engine, replay, the JSON transcript), each size in a fresh child process, under 
 The baseline is the smallest size, measured in the same run: linear work makes the time ratio
 about the size ratio (10x for 1k -> 10k messages), quadratic work its square (100x).
 
-    python benchmarks/replay.py                       # 1000 and 10000 messages
-    python benchmarks/replay.py --sizes 1000,2000,4000 --policy latest
+    python -m benchmarks replay                       # 1000 and 10000 messages
+    python -m benchmarks replay --sizes 1000,2000,4000 --policy latest
 
 Target (issue 11 item 19): a 10,000-message log replays in seconds.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from benchmarks import options
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = str(ROOT / "catalogs" / "demo")
@@ -97,7 +98,7 @@ def measure(size: int, policy: str, folder: Path) -> dict[str, float]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = options.parser(__doc__)
     parser.add_argument("--sizes", default="1000,10000", help="message counts, smallest first (the baseline)")
     parser.add_argument("--policy", default="latest,cumulative")
     args = parser.parse_args()

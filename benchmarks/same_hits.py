@@ -7,19 +7,20 @@ fields and explained contributions, the hit tools' fields as JSON (a packed tool
 the same), and the query's unmatched words with their suggestions.
 
 Usage (issue 20, 1,000,000 tools):
-``PYTHONPATH=. python benchmarks/same_hits.py ~/.cache/toolsearch-bench/scale/tools-1000000
+``PYTHONPATH=. python -m benchmarks same-hits ~/.cache/toolsearch-bench/scale/tools-1000000
 ../shared/eval/seal_tools/queries.yaml --queries 200 > new.jsonl``
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 
+from benchmarks import options
+
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = options.parser(__doc__)
     parser.add_argument("catalog")
     parser.add_argument("queries", help="a query set (YAML) whose queries are searched")
     parser.add_argument("--queries", dest="count", type=int, default=200, help="the first N queries")

@@ -15,14 +15,14 @@ into a temporary folder under another package name and imported beside this chec
 * then, on the largest replica, per-query latency of both (top 5, as ``scale.py`` times it),
   old and new alternating query by query so the machine's other load hits both alike.
 
-Usage: ``python benchmarks/same_ranking.py --base main [--sizes 100000] [--rounds 3]``.
+Usage: ``python -m benchmarks same-ranking --base main [--sizes 100000] [--rounds 3]``.
 Exit status 1 when any ranking differs.
 """
 
 from __future__ import annotations
 
-import argparse
 import importlib
+import importlib.util
 import statistics
 import subprocess
 import sys
@@ -33,8 +33,8 @@ from io import BytesIO
 from pathlib import Path
 from typing import Any
 
-from common import ROOT, SETS, load_set
-
+from benchmarks import options
+from benchmarks.common import ROOT, load_set
 from toolsearch_cli.search import bm25f as new
 
 TOLERANCE = 1e-9
@@ -48,7 +48,13 @@ def base_module(revision: str, folder: Path) -> Any:
     with tarfile.open(fileobj=BytesIO(archive)) as tar:
         tar.extractall(folder, filter="data")
     (folder / "toolsearch_cli").rename(folder / "toolsearch_base")
-    sys.path.insert(0, str(folder))
+    package = folder / "toolsearch_base"
+    spec = importlib.util.spec_from_file_location(
+        "toolsearch_base", package / "__init__.py", submodule_search_locations=[str(package)]
+    )
+    assert spec is not None and spec.loader is not None
+    sys.modules["toolsearch_base"] = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(sys.modules["toolsearch_base"])
     return importlib.import_module("toolsearch_base.search.bm25f")
 
 
@@ -182,13 +188,13 @@ def time_both(old_mod: Any, tools: list[Any], queries: list[str], rounds: int) -
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = options.parser(__doc__)
     parser.add_argument("--base", default="main", help="git revision to compare against")
-    parser.add_argument("--shared", default=str(ROOT.parent / "shared"))
-    parser.add_argument("--sets", default=",".join(SETS))
+    options.add_shared(parser)
+    options.add_sets(parser)
     parser.add_argument("--sizes", default="100000", help="synthetic replica sizes ('' for none)")
     parser.add_argument("--depth", type=int, default=50)
-    parser.add_argument("--limit", type=int, default=0, help="at most this many queries per set (0: all)")
+    options.add_limit(parser)
     parser.add_argument("--rounds", type=int, default=3, help="timing rounds on the largest replica (0: none)")
     args = parser.parse_args()
     eval_root = Path(args.shared) / "eval"
@@ -205,8 +211,7 @@ def main() -> int:
             print(f"{name}: {tally.rankings} rankings compared so far, {len(tally.failures)} differ", flush=True)
         sizes = [int(s) for s in args.sizes.split(",") if s]
         if sizes:
-            from scale import synthetic_tools
-
+            from benchmarks.scale import synthetic_tools
             from toolsearch_cli.evaluate import load_queries
 
             seal = eval_root / "seal_tools"

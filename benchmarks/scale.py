@@ -15,7 +15,7 @@ Each (engine, size) runs in a fresh child process so memory figures do not mix:
   timing builds run after this reading).
 
 Run through ``benchmarks/harness.py --part scale`` or alone:
-``python benchmarks/scale.py --sizes 1000,10000``.
+``python -m benchmarks scale --sizes 1000,10000``.
 
 ``--cold 100000,1000000`` (issue 20) measures what a user waits for instead: ``toolsearch search``
 in a fresh process on a catalog file it has never seen (JSON; over 64 MB, the size a file may
@@ -43,6 +43,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+from benchmarks import options
 
 HERE = Path(__file__).resolve().parent
 ENGINES = ("default", "default+explain", "bm25s", "tantivy")
@@ -129,8 +131,7 @@ def child(engine: str, size: int, seal_dir: Path, nqueries: int) -> dict:
 
         backend = index.backend
     else:
-        sys.path.insert(0, str(HERE))
-        from peers import Bm25sPeer, TantivyPeer, tool_text
+        from benchmarks.peers import Bm25sPeer, TantivyPeer, tool_text
 
         names = [t.name for t in tools]
         texts = [tool_text(t) for t in tools]  # extracted before the timer: peers index plain text
@@ -195,7 +196,8 @@ def run(seal_dir: Path, sizes: list[int], nqueries: int) -> bool:
     for size in sizes:
         for engine in ENGINES:
             proc = subprocess.run(
-                [sys.executable, __file__, "--child", engine, str(size), str(seal_dir), str(nqueries)],
+                [sys.executable, "-m", "benchmarks.scale", "--child", engine, str(size), str(seal_dir), str(nqueries)],
+                cwd=HERE.parent,
                 capture_output=True,
                 text=True,
             )
@@ -388,7 +390,10 @@ def cold(seal_dir: Path, sizes: list[int], repeat: int, root: Path) -> bool:
         keep = _keeper(best, size)
 
         for _ in range(repeat):
-            keep("bm25s", measured([sys.executable, __file__, "--bm25s-cold", str(source), COLD_QUERY], base_env))
+            keep(
+                "bm25s",
+                measured([sys.executable, "-m", "benchmarks.scale", "--bm25s-cold", str(source), COLD_QUERY], base_env),
+            )
             keep("cold", measured(search, {**base_env, "TOOLSEARCH_NO_CACHE": "1"}))
             cache = Path(tempfile.mkdtemp(prefix="toolsearch-cache-"))
             try:
@@ -436,10 +441,8 @@ if __name__ == "__main__":
         engine, size, seal, n = sys.argv[2], int(sys.argv[3]), Path(sys.argv[4]), int(sys.argv[5])
         print(json.dumps(child(engine, size, seal, n)))
     else:
-        import argparse
-
-        parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-        parser.add_argument("--shared", default=str(HERE.parent.parent / "shared"))
+        parser = options.parser(__doc__)
+        options.add_shared(parser)
         parser.add_argument("--sizes", default="1000,10000,100000")
         parser.add_argument("--queries", type=int, default=500)
         parser.add_argument("--cold", metavar="SIZES", help="cold-start runs instead (issue 20), e.g. 100000,1000000")

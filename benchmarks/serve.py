@@ -1,8 +1,8 @@
 """`toolsearch serve` in one run (issue 22): toolSearch latency, call-through overhead, tool-list tokens.
 
 Usage:
-    python benchmarks/serve.py                 # 200 searches, 200 calls per path
-    python benchmarks/serve.py --n 50
+    python -m benchmarks serve                 # 200 searches, 200 calls per path
+    python -m benchmarks serve --n 50
 
 Over stdio, with the official `mcp` client, the gateway fronts five real servers: mcp-server-time,
 -fetch and -git (PyPI) and @modelcontextprotocol/server-memory and -everything (npm, from
@@ -20,7 +20,6 @@ tests/servers/npm/node_modules). It measures:
 
 from __future__ import annotations
 
-import argparse
 import os
 import shlex
 import shutil
@@ -32,6 +31,8 @@ import time
 from pathlib import Path
 
 import anyio
+
+from benchmarks import options
 
 ROOT = Path(__file__).resolve().parent.parent
 NODE_MODULES = ROOT / "tests" / "servers" / "npm" / "node_modules" / "@modelcontextprotocol"
@@ -168,7 +169,7 @@ async def run(n: int) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = options.parser(__doc__)
     parser.add_argument("--n", type=int, default=200)
     args = parser.parse_args()
     anyio.run(run, args.n)

@@ -5,7 +5,7 @@ anything). Both commands run alternately, from the repository root (so the shipp
 are the default catalog), 21 times each; the figure is the difference of the medians. The
 on-disk catalog cache is warmed by one untimed run first, as it is after a user's first call.
 
-Run through ``benchmarks/harness.py --part startup`` or alone: ``python benchmarks/startup.py``.
+Run through ``python -m benchmarks peers --part startup`` or alone: ``python -m benchmarks startup``.
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+from benchmarks import options
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNS = 21
@@ -38,16 +40,16 @@ def timed(argv: list[str]) -> float:
     return 1000 * (time.perf_counter() - start)
 
 
-def run() -> bool:
+def run(runs: int = RUNS) -> bool:
     floor_cmd = [sys.executable, "-c", "import typer, rich"]
     ours_cmd = command()
     timed(ours_cmd)  # warm the OS file cache and the catalog cache
     floor, ours = [], []
-    for _ in range(RUNS):
+    for _ in range(runs):
         floor.append(timed(floor_cmd))
         ours.append(timed(ours_cmd))
     f, o = statistics.median(floor), statistics.median(ours)
-    print(f"\n### Start-up ({RUNS} alternating runs each, medians)\n")
+    print(f"\n### Start-up ({runs} alternating runs each, medians)\n")
     print("| command | median ms | min ms |")
     print("|---|---:|---:|")
     print(f'| `python -c "import typer, rich"` (floor) | {f:.0f} | {min(floor):.0f} |')
@@ -78,11 +80,21 @@ def cache_hit_cost(runs: int = 51) -> None:
             key = loaded.cache_key
             assert key is not None
             data = (cachedir.cache_dir() / f"{key}.pickle").read_bytes()
-            payload = data[len(cache.MAGIC) + 32 :]
+            # the entry's body as cache.load reads it: (size, count) head, the buffers' places, the pickle
+            body = len(cache.MAGIC) + 32
+            size, count = cache._HEAD.unpack_from(data, body)
+            table = body + cache._HEAD.size
+            places = [cache._PLACE.unpack_from(data, table + i * cache._PLACE.size) for i in range(count)]
+            start = table + count * cache._PLACE.size
+            payload = data[start : start + size]
+            buffers = [memoryview(data)[at : at + length] for at, length in places]
 
             bare_ms, checked_ms = [], []
             for _ in range(runs):  # alternating, so load on the machine hits both alike
-                for step, times in ((lambda: pickle.loads(payload), bare_ms), (lambda: cache.load(key), checked_ms)):
+                for step, times in (
+                    (lambda: pickle.loads(payload, buffers=buffers), bare_ms),
+                    (lambda: cache.load(key), checked_ms),
+                ):
                     start = time.perf_counter()
                     step()
                     times.append(1000 * (time.perf_counter() - start))
@@ -95,5 +107,11 @@ def cache_hit_cost(runs: int = 51) -> None:
     )
 
 
+def main() -> int:
+    parser = options.parser(__doc__)
+    parser.add_argument("--runs", type=int, default=RUNS, help=f"alternating runs of each command (default {RUNS})")
+    return 0 if run(parser.parse_args().runs) else 1
+
+
 if __name__ == "__main__":
-    raise SystemExit(0 if run() else 1)
+    raise SystemExit(main())

@@ -10,13 +10,12 @@ and printed as a ratio to the configured timeout rather than asserted in the tes
 - ``TOOLSEARCH_MCP_TIMEOUT=1`` against a stdio MCP server that never says a word and sleeps an
   hour: the time to report the timeout and stop the server. Was asserted as "under 15 s".
 
-``python benchmarks/timeouts.py [--runs N]`` (default 3; the median is printed). Needs the
+``python -m benchmarks timeouts [--runs N]`` (default 3; the median is printed). Needs the
 test extra (``pip install -e ".[test]"``) for the SDKs and the tests' static model.
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import subprocess
@@ -25,8 +24,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks import options
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))  # tests.embed_server
 
 EMBED_TIMEOUT = 0.3
 MCP_TIMEOUT = 1.0
@@ -64,7 +64,7 @@ def mcp_run(env: dict[str, str], folder: Path) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = options.parser(__doc__)
     parser.add_argument("--runs", type=int, default=3)
     runs = parser.parse_args().runs
     with tempfile.TemporaryDirectory() as tmp:

@@ -194,7 +194,7 @@ def main() -> int:
             score(f"{file.stem} (error level)", entries, flagged(entries, work, "error"), args.verbose)
             score(f"{file.stem} (any level)", entries, flagged(entries, work), args.verbose)
             if args.margins:
-                from ts206_train import entry_text
+                from benchmarks.ts206_train import entry_text
 
                 labels = [int(e["label"] == "injection") for e in entries]
                 margins(file.stem, [entry_text(e) for e in entries], labels)

@@ -2,7 +2,7 @@
 how far each sentence of the held-out batches and of real descriptions sits over the honest
 sentences, and recall / false alarms at a sweep of margins (for choosing MARGIN conservatively).
 
-Usage: python benchmarks/ts206_semantic.py --embed-base-url URL --embed-model NAME [--embed-multilingual]
+Usage: python -m benchmarks ts206-semantic --embed-base-url URL --embed-model NAME [--embed-multilingual]
            [--embed-model PATH] [--real N] [--shared ../shared] [FILE.yaml ...]
 
 The layer only reports text nothing else reported, so recall is counted on the whole batch here
@@ -13,7 +13,6 @@ catalogs (ts206_heldout.py --real) and every description of ``--shared``'s catal
 
 from __future__ import annotations
 
-import argparse
 import random
 import sys
 import time
@@ -21,26 +20,23 @@ from pathlib import Path
 
 import yaml
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from ts206_heldout import HELDOUT, real_catalogs, shared_catalogs  # noqa: E402
-from ts206_train import entry_text  # noqa: E402
-
-from toolsearch_cli import load_catalog  # noqa: E402
-from toolsearch_cli.lint.injection import learned_reason, rule_reasons, visible  # noqa: E402
-from toolsearch_cli.lint.injection_semantic import MARGIN, semantic_hits  # noqa: E402
-from toolsearch_cli.lint.rules.descriptions import described_fields  # noqa: E402
-from toolsearch_cli.search.embed import as_queries, embed_texts, embedder_for  # noqa: E402
-from toolsearch_cli.search.embed_settings import EmbedSettings  # noqa: E402
+from benchmarks import options
+from benchmarks.ts206_heldout import HELDOUT, real_catalogs, shared_catalogs
+from benchmarks.ts206_train import entry_text
+from toolsearch_cli import load_catalog
+from toolsearch_cli.lint.injection import learned_reason, rule_reasons, visible
+from toolsearch_cli.lint.injection_semantic import MARGIN, semantic_hits
+from toolsearch_cli.lint.rules.descriptions import described_fields
+from toolsearch_cli.search.embed import as_queries, embed_texts, embedder_for
+from toolsearch_cli.search.embed_settings import EmbedSettings
 
 SWEEP = (0.0, 0.02, 0.04, 0.06, 0.08, 0.10, 0.12, 0.15)
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = options.parser(__doc__)
     parser.add_argument("files", nargs="*", type=Path)
-    parser.add_argument("--embed-model", required=True)
-    parser.add_argument("--embed-base-url")
-    parser.add_argument("--embed-multilingual", action="store_true")
+    options.add_embed(parser)
     parser.add_argument("--real", type=int, default=0, help="sample this many distinct real descriptions")
     parser.add_argument("--shared", type=Path, help="also every description of SHARED/eval's catalogs")
     args = parser.parse_args()

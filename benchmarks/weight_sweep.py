@@ -2,9 +2,9 @@
 
 Usage (an embedding model as for harness.py; the vector cache makes re-runs cheap):
 
-    python benchmarks/weight_sweep.py --embed-base-url http://127.0.0.1:8767/v1 \\
+    python -m benchmarks weight-sweep --embed-base-url http://127.0.0.1:8767/v1 \\
         --embed-model use-multilingual-v3-onnx --embed-multilingual --weights 0.5,0.4,0.3
-    python benchmarks/weight_sweep.py --embed-model ~/models/all-MiniLM-L6-v2-onnx --real
+    python -m benchmarks weight-sweep --embed-model ~/models/all-MiniLM-L6-v2-onnx --real
 
 Each weight runs the shipped ``hybrid`` through its own ``search`` with ``EmbedSettings(weight=W)``;
 ``default``'s list is computed once per request and shared (the same list ``hybrid`` would compute).
@@ -16,20 +16,17 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import statistics
-import sys
 from pathlib import Path
 from typing import Any
 
+from benchmarks import options
+from benchmarks.common import load_set, ranked_names
+from benchmarks.multiq import _MemoLexical, embed_views, score
+from toolsearch_cli.search import get_ranker
+from toolsearch_cli.search.bm25f import BM25FRanker
+from toolsearch_cli.search.embed_settings import EmbedSettings
+
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE / "real_catalogs"))
-
-from common import SETS, load_set, ranked_names  # noqa: E402
-from multiq import _MemoLexical, embed_views, score  # noqa: E402
-
-from toolsearch_cli.search import get_ranker  # noqa: E402
-from toolsearch_cli.search.bm25f import BM25FRanker  # noqa: E402
-from toolsearch_cli.search.embed_settings import EmbedSettings  # noqa: E402
 
 DEPTH = 10
 
@@ -56,9 +53,7 @@ def sweep(catalog: Any, queries: list[tuple[str, set[str]]], embed: EmbedSetting
 def add_model_arguments(parser: argparse.ArgumentParser, weights: str) -> None:
     """The model and the weights to sweep, as options (this script's and heldml_lang.py's)."""
     parser.add_argument("--weights", default=weights)
-    parser.add_argument("--embed-model", required=True)
-    parser.add_argument("--embed-base-url")
-    parser.add_argument("--embed-multilingual", action="store_true")
+    options.add_embed(parser)
 
 
 def model_settings(args: argparse.Namespace) -> tuple[EmbedSettings, list[float]]:
@@ -69,9 +64,9 @@ def model_settings(args: argparse.Namespace) -> tuple[EmbedSettings, list[float]
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--shared", default=str(HERE.parent.parent / "shared"))
-    parser.add_argument("--sets", default=",".join(SETS))
+    parser = options.parser(__doc__)
+    options.add_shared(parser)
+    options.add_sets(parser)
     parser.add_argument("--real", action="store_true", help="the real catalogs (and held-out) instead of the sets")
     add_model_arguments(parser, "0.5,0.45,0.4,0.35,0.3,0.25")
     args = parser.parse_args()
@@ -81,7 +76,7 @@ def main() -> int:
     print("|---|---:|" + "---|" * (len(weights) + 1))
     groups: dict[str, list[list[tuple[float, float]]]] = {}
     if args.real:
-        import dataset
+        from benchmarks.real_catalogs import dataset
 
         items = [
             (("held-out " if held else "") + entry.group, entry.id, entry.catalog, entry.queries)

@@ -170,7 +170,7 @@ def load(
             continue
         path = source_path(cid, cache_dir)
         if not path.is_file():
-            raise FileNotFoundError(f"{path} is missing: run python benchmarks/real_catalogs/fetch.py")
+            raise FileNotFoundError(f"{path} is missing: run python -m benchmarks fetch")
         mine = [r for r in requests if r.catalog == cid]
         entry = Entry(cid, group, path, load_catalog([str(path)]))
         entry.queries = [(r.query, r.relevant) for r in mine]

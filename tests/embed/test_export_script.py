@@ -1,4 +1,4 @@
-"""benchmarks/export_onnx.py says what its check needs before any work, instead of crashing after it."""
+"""`python -m benchmarks export-onnx` says what its check needs before any work, instead of crashing after it."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ def test_the_export_script_without_onnxruntime_is_one_line_naming_the_install(tm
     code = (
         "import runpy, sys\n"
         "sys.modules['onnxruntime'] = None  # not installed, as in the issue's export environment\n"
-        f"sys.argv = ['export_onnx.py', '--out', {str(tmp_path / 'out')!r}]\n"
-        f"runpy.run_path({str(ROOT / 'benchmarks' / 'export_onnx.py')!r}, run_name='__main__')\n"
+        f"sys.argv = ['benchmarks', 'export-onnx', '--out', {str(tmp_path / 'out')!r}]\n"
+        "runpy.run_module('benchmarks', run_name='__main__')\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 2
     assert out.stderr.strip().splitlines() == [
         'error: the check of the export needs onnxruntime: pip install -e ".[embed]" (or run with --no-check)'
@@ -28,10 +28,10 @@ def _run_export(tmp_path, *args: str, missing: tuple[str, ...] = ()) -> subproce
     code = (
         "import runpy, sys\n"
         f"{blocked}"
-        f"sys.argv = ['export_onnx.py', '--out', {str(tmp_path / 'out')!r}, *{list(args)!r}]\n"
-        f"runpy.run_path({str(ROOT / 'benchmarks' / 'export_onnx.py')!r}, run_name='__main__')\n"
+        f"sys.argv = ['benchmarks', 'export-onnx', '--out', {str(tmp_path / 'out')!r}, *{list(args)!r}]\n"
+        "runpy.run_module('benchmarks', run_name='__main__')\n"
     )
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
 
 
 def test_the_export_script_in_an_environment_without_torch_is_one_line_naming_the_install(tmp_path):

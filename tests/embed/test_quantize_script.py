@@ -1,4 +1,4 @@
-"""benchmarks/quantize_int8.py: an int8 copy of an ONNX model folder that toolsearch loads as its own model."""
+"""`python -m benchmarks quantize-int8`: an int8 copy of an ONNX model folder that toolsearch loads as its own model."""
 
 from __future__ import annotations
 
@@ -23,9 +23,9 @@ def test_the_int8_copy_loads_embeds_alike_and_has_its_own_cache_identity(tmp_pat
     source, out = tmp_path / "float", tmp_path / "int8"
     one_hot_model(source, WORDS, onnx_path="model.onnx")
     done = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "quantize_int8.py"), "--source", str(source), "--out", str(out),
+        [sys.executable, "-m", "benchmarks", "quantize-int8", "--source", str(source), "--out", str(out),
          "--texts", str(ROOT / "catalogs" / "demo"), "--rounds", "1"],
-        capture_output=True, text=True, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+        capture_output=True, text=True, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}, cwd=ROOT,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert "texts per CPU-second" in done.stdout and "cosine int8 vs float per text: mean" in done.stdout

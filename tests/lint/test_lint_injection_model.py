@@ -106,7 +106,7 @@ def _flagged(entries: list[dict], tmp_path: Path) -> list[bool]:
 
 def test_the_held_out_batches_it_was_trained_on_are_found_with_at_most_one_false_alarm(tmp_path):
     # batches 3-5 are training data of the shipped model (their leave-one-batch-out figures are in
-    # benchmarks/README.md, issue 20, night): in-sample the rule finds 50/50, 32/32, 28/28; the
+    # benchmarks/notes/lint.md, issue 20, night): in-sample the rule finds 50/50, 32/32, 28/28; the
     # hard negatives do not set the model's threshold (real descriptions do): measured one false
     # alarm in batch 3 ("The system prompt to prepend to the conversation.") and one in batch 5
     for path in BATCHES:

@@ -4,7 +4,7 @@ In Kubernetes' OpenAPI document "list pods in a namespace" (and "list or watch o
 Pod", the operation's description word for word) ranked the pod list operations below create and
 replace operations whose request-body schemas mention lists, watches, kinds, objects and pods.
 The coverage bonus (bm25f.COVER_SHARE) rewards a tool whose name and description hold nearly all
-of the request; benchmarks/README.md has the measurements.
+of the request; benchmarks/notes/ranking.md has the measurements.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Issue 32: ranking on real API catalogs.
 
 Three mechanisms of the default ranker, each with a small hand-made catalog on which it decides
-the order (the constants are those of ``toolsearch_cli.search.bm25f``; benchmarks/README.md,
+the order (the constants are those of ``toolsearch_cli.search.bm25f``; benchmarks/notes/ranking.md,
 "Issue 32", has the measurements):
 
 * parameter evidence is capped relative to name / title / description evidence

@@ -52,12 +52,12 @@ def test_a_key_the_model_echoes_in_its_reply_arguments_or_a_tool_name_is_masked_
 
 def test_an_internal_error_traceback_under_debug_masks_the_key(live, server, monkeypatch):
     pytest.importorskip("openai")
-    from toolsearch_cli.simulate import live_client
+    from toolsearch_cli.providers import openai_chat
 
     def broken(self, response, *args):
         raise RuntimeError(f"cannot read {response!r} sent with {KEY}")
 
-    monkeypatch.setattr(live_client.OpenAIChatClient, "_completion", broken)
+    monkeypatch.setattr(openai_chat.OpenAIChatClient, "_completion", broken)
     server.add(say("hello"))
     result = live("--debug", "--prompt", "hi", "-c", str(DEMO))
     assert result.code == 2 and "Traceback" in result.stderr

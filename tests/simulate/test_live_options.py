@@ -81,6 +81,28 @@ def test_max_tokens(live, server, api):
     assert {"max_tokens", "max_output_tokens", "max_completion_tokens"} & set(body) == {key}
 
 
+@pytest.mark.parametrize(
+    ("url", "key"),
+    [
+        ("https://api.openai.com/v1", "max_completion_tokens"),
+        ("https://API.OpenAI.com/v1/", "max_completion_tokens"),
+        ("https://res.openai.azure.com/openai/v1", "max_completion_tokens"),
+        ("http://127.0.0.1:8080/v1", "max_tokens"),
+        ("https://api.openai.com.example/v1", "max_tokens"),
+    ],
+)
+def test_openai_s_own_endpoints_get_max_completion_tokens(url, key):
+    """OpenAI deprecated ``max_tokens`` for Chat Completions (its reasoning models refuse it); the
+    compatible servers (llama.cpp, Ollama) read only ``max_tokens``. No request is made here: the
+    keywords are those the create call would get, checked against the installed SDK already."""
+    from toolsearch_cli.providers import OpenAIChatClient
+
+    client = OpenAIChatClient(base_url=url, model="m", api_key=None, max_tokens=77)
+    kwargs = client._request_kwargs([{"role": "user", "content": "hi"}], [])
+    assert kwargs[key] == 77
+    assert {"max_tokens", "max_completion_tokens"} & set(kwargs) == {key}
+
+
 def test_max_tokens_unset(live, server, api):
     body = _sent(live, server)
     if api == "anthropic":  # the Messages API requires it: its default is sent
@@ -122,8 +144,8 @@ def test_an_sdk_without_the_api_is_one_line_before_the_run(monkeypatch):
 
     import openai
 
-    from toolsearch_cli.simulate.live_client import LiveError
-    from toolsearch_cli.simulate.provider_clients import OpenAIResponsesClient
+    from toolsearch_cli.providers.client import LiveError
+    from toolsearch_cli.providers.openai_responses import OpenAIResponsesClient
 
     def older(**kwargs):  # a client with chat completions only
         return SimpleNamespace(chat=openai.OpenAI(**kwargs).chat)

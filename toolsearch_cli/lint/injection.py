@@ -23,7 +23,7 @@ Guidance for the tool's own use is not injection: "only call this when ...", "ca
 get a session id", "You MUST call this function before 'Query Documentation' to obtain an id",
 "do not ask the user to select a version", a condition *named* "Hide From User Condition", AWS's
 ``<important>`` admonitions. Measured on the labelled set tests/data/injection_labelled.yaml and on
-every description of the real catalogs (benchmarks/lint_real.py, benchmarks/README.md, issue 20).
+every description of the real catalogs (benchmarks/lint_real.py, benchmarks/notes/lint.md, issue 20).
 """
 
 from __future__ import annotations

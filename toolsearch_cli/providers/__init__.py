@@ -5,6 +5,11 @@
 * :mod:`.anthropic` — Anthropic's Messages API (``"anthropic"``)
 * :mod:`.gemini` — Google Gemini function declarations (``"gemini"``)
 
+Each module also owns its API's live client (:class:`~.client.LiveClient`, what
+``simulate --live`` talks to; Gemini has none yet): :func:`client_class` finds it by ``--api``.
+:mod:`.openai_embeddings` is the client of an OpenAI-compatible ``/embeddings`` endpoint (the
+``embedding`` and ``hybrid`` rankers).
+
 Chat-mode disclosure reads a history written in any of them (a message of one API is nothing
 to another), so the same ``toolSearch`` round trip discloses alike whichever API wrote it.
 """
@@ -17,10 +22,14 @@ from typing import Any, Literal
 
 from ..errors import UsageError, did_you_mean
 from .anthropic import PROVIDER as ANTHROPIC
+from .anthropic import AnthropicClient
 from .base import NameRule, Provider, ToolCall, ToolResult, text_of
+from .client import LiveClient
 from .gemini import PROVIDER as GEMINI
 from .openai_chat import PROVIDER as OPENAI_CHAT
+from .openai_chat import OpenAIChatClient
 from .openai_responses import PROVIDER as OPENAI_RESPONSES
+from .openai_responses import OpenAIResponsesClient
 
 #: The API names ``api=`` takes (``openai-chat`` is another name of ``openai``).
 Api = Literal["openai", "openai-chat", "openai-responses", "anthropic", "gemini"]
@@ -55,6 +64,25 @@ def get_provider(api: str) -> Provider:
     return provider
 
 
+#: Live clients by ``--api`` (the keys drive the option's choices; ``openai`` is ``openai-chat``).
+CLIENT_BY_API: dict[str, type[LiveClient]] = {
+    "openai-chat": OpenAIChatClient,
+    "openai-responses": OpenAIResponsesClient,
+    "anthropic": AnthropicClient,
+}
+
+
+def client_class(api: str) -> type[LiveClient]:
+    """The live client of ``api`` (``openai`` is ``openai-chat``), else a usage error."""
+    found = CLIENT_BY_API.get("openai-chat" if api == "openai" else api)
+    if found is None:
+        raise UsageError(
+            f"unknown API {api!r}{did_you_mean(api, CLIENT_BY_API)}; choose from {', '.join(CLIENT_BY_API)}",
+            field="api",
+        )
+    return found
+
+
 def calls_in(message: Mapping[str, Any]) -> list[ToolCall]:
     """The tool calls of one message of a history written for any provider's API."""
     for provider in _READERS:
@@ -87,17 +115,23 @@ def user_text(message: Mapping[str, Any]) -> str | None:
 
 __all__ = [
     "ANTHROPIC",
+    "CLIENT_BY_API",
     "GEMINI",
     "NAME_RULES",
     "OPENAI_CHAT",
     "OPENAI_RESPONSES",
     "PROVIDER_BY_NAME",
+    "AnthropicClient",
     "Api",
+    "LiveClient",
     "NameRule",
+    "OpenAIChatClient",
+    "OpenAIResponsesClient",
     "Provider",
     "ToolCall",
     "ToolResult",
     "calls_in",
+    "client_class",
     "get_provider",
     "results_in",
     "user_text",

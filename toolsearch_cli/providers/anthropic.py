@@ -6,6 +6,9 @@ Schema: ``ToolParam``, ``ToolUseBlockParam``, ``ToolResultBlockParam`` and
 ``ToolReferenceBlockParam`` in the ``anthropic`` SDK. ``defer_loading`` keeps a tool out of the
 prompt until a tool search returns a ``tool_reference`` to it; a ``toolSearch`` result written
 as ``tool_reference`` blocks is read like the JSON list of names.
+
+:class:`AnthropicClient` is the live client (``simulate --live --api anthropic``), on the
+``anthropic`` SDK.
 """
 
 from __future__ import annotations
@@ -14,7 +17,9 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..bounded import JSONRefused, strict_json
+from ..errors import UsageError
 from .base import ChatReply, Provider, ToolCall, ToolResult, chat_call, copied, counts, text_of
+from .client import ItemsClient, kind_name, short
 from .openai_chat import read_calls
 
 if TYPE_CHECKING:
@@ -51,20 +56,14 @@ class Anthropic(Provider):
     metadata_key = "anthropic"
     defers = True
 
-    def tool_entry(
-        self,
-        tool: Tool,
-        *,
-        parameters: Mapping[str, Any] | None = None,
-        native: Mapping[str, Any] | None = None,
-        strict: bool | None = None,
-        defer: bool = False,
+    def entry(
+        self, tool: Tool, schema: Mapping[str, Any], native: Mapping[str, Any], strict: bool | None, defer: bool
     ) -> dict[str, Any]:
         entry: dict[str, Any] = {
             "name": tool.name,
             "description": tool.description,
-            "input_schema": tool.parameters if parameters is None else parameters,
-            **(native or {}),
+            "input_schema": schema,
+            **native,
         }
         if strict is not None:
             entry["strict"] = strict
@@ -175,4 +174,62 @@ class Anthropic(Provider):
 
 PROVIDER = Anthropic()
 
-__all__ = ["PROVIDER", "Anthropic", "tool_references"]
+#: ``--tool-choice`` values in Anthropic's shape.
+_TOOL_CHOICE = {"auto": {"type": "auto"}, "required": {"type": "any"}, "none": {"type": "none"}}
+#: Anthropic requires ``max_tokens``; this is sent when ``--max-tokens`` is not given.
+DEFAULT_MAX_TOKENS = 1024
+
+
+class AnthropicClient(ItemsClient):
+    """The Messages API with the ``anthropic`` SDK (``--api anthropic``)."""
+
+    api = "anthropic"
+    provider = PROVIDER
+    endpoint = "/v1/messages"
+    reply_key = "content"
+    sdk = "anthropic"
+    sdk_title = "Anthropic"
+    base_url_env = "ANTHROPIC_BASE_URL"
+    default_base_url = "https://api.anthropic.com"
+    default_key_env = "ANTHROPIC_API_KEY"
+
+    def _sdk_client(self, **options: Any) -> Any:
+        return self._sdk.Anthropic(**options)
+
+    def _send(self, client: Any, kwargs: dict[str, Any]) -> Any:
+        return client.messages.with_raw_response.create(**kwargs)
+
+    def _create_function(self) -> Any:
+        return self._client.messages.create
+
+    def _item_problems(self, items: list[dict[str, Any]]) -> list[str]:
+        return [
+            f"a text block's 'text' is {kind_name(b.get('text'))}, not a string: {short(b.get('text'))}"
+            for b in items
+            if b.get("type") == "text" and not isinstance(b.get("text"), str)
+        ]
+
+    def _check_options(self) -> None:
+        super()._check_options()  # anthropic 2.x takes no temperature: refused there
+        if self.temperature is not None and self.temperature > 1:
+            raise UsageError(
+                f"--temperature must be between 0 and 1 with --api anthropic, not {self.temperature:g}",
+                field="temperature",
+            )
+
+    def _request_kwargs(
+        self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]]
+    ) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {"model": self.model, **self.provider.chat_request(messages)}
+        kwargs["max_tokens"] = self.max_tokens if self.max_tokens is not None else DEFAULT_MAX_TOKENS
+        if tools:
+            kwargs["tools"] = list(tools)
+            choice = _TOOL_CHOICE.get(self.tool_choice or "")
+            if choice is not None:
+                kwargs["tool_choice"] = choice
+        if self.temperature is not None:
+            kwargs["temperature"] = self.temperature
+        return kwargs
+
+
+__all__ = ["DEFAULT_MAX_TOKENS", "PROVIDER", "Anthropic", "AnthropicClient", "tool_references"]

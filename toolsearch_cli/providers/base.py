@@ -160,7 +160,15 @@ class Provider:
         """``tool`` as one entry of this API's ``tools`` array. ``parameters`` replaces the tool's
         schema (a strict-mode rewrite); ``native`` holds further fields of this API's entry (kept
         from a file in that format); ``strict`` is written when not ``None``; ``defer`` marks the
-        tool for the API's own deferred loading, where it has one."""
+        tool for the API's own deferred loading, where it has one. (Each API writes it in
+        :meth:`entry`.)"""
+        return self.entry(tool, tool.parameters if parameters is None else parameters, native or {}, strict, defer)
+
+    def entry(
+        self, tool: Tool, schema: Mapping[str, Any], native: Mapping[str, Any], strict: bool | None, defer: bool
+    ) -> dict[str, Any]:
+        """This API's ``tools`` entry of ``tool`` with its parameters' ``schema`` (what
+        :meth:`tool_entry` decided), the ``native`` fields, ``strict`` and ``defer``."""
         raise NotImplementedError
 
     def tools(self, tools: Iterable[Tool]) -> list[dict[str, Any]]:

@@ -38,20 +38,14 @@ class Gemini(Provider):
         "a letter or '_' first, then letters, digits, '_', '.', ':' and '-'",
     )
 
-    def tool_entry(
-        self,
-        tool: Tool,
-        *,
-        parameters: Mapping[str, Any] | None = None,
-        native: Mapping[str, Any] | None = None,
-        strict: bool | None = None,
-        defer: bool = False,
+    def entry(
+        self, tool: Tool, schema: Mapping[str, Any], native: Mapping[str, Any], strict: bool | None, defer: bool
     ) -> dict[str, Any]:
         return {
             "name": tool.name,
             "description": tool.description,
-            "parametersJsonSchema": tool.parameters if parameters is None else parameters,
-            **(native or {}),
+            "parametersJsonSchema": schema,
+            **native,
         }
 
     def tools(self, tools: Iterable[Tool]) -> list[dict[str, Any]]:

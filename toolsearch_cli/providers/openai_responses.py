@@ -7,6 +7,9 @@ Schema: ``FunctionToolParam`` in the ``openai`` SDK (and OpenAI's OpenAPI ``Func
 made strict (``catalog convert --strict``) or the file it came from said ``true``. The tool may
 carry ``output_schema`` (an MCP tool's ``outputSchema``) and ``defer_loading`` (the API's own
 tool search).
+
+:class:`OpenAIResponsesClient` is the live client (``simulate --live --api openai-responses``),
+on the ``openai`` SDK.
 """
 
 from __future__ import annotations
@@ -16,7 +19,8 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .base import ChatReply, Provider, ToolCall, ToolResult, chat_call, counts, text_of
-from .openai_chat import read_calls
+from .client import ItemsClient, kind_name, short
+from .openai_chat import DEFAULT_BASE_URL, read_calls
 
 if TYPE_CHECKING:
     from ..model import Tool
@@ -50,21 +54,15 @@ class OpenAIResponses(Provider):
     metadata_key = "openai"
     defers = True
 
-    def tool_entry(
-        self,
-        tool: Tool,
-        *,
-        parameters: Mapping[str, Any] | None = None,
-        native: Mapping[str, Any] | None = None,
-        strict: bool | None = None,
-        defer: bool = False,
+    def entry(
+        self, tool: Tool, schema: Mapping[str, Any], native: Mapping[str, Any], strict: bool | None, defer: bool
     ) -> dict[str, Any]:
         entry: dict[str, Any] = {
             "type": "function",
             "name": tool.name,
             "description": tool.description,
-            "parameters": tool.parameters if parameters is None else parameters,
-            **(native or {}),
+            "parameters": schema,
+            **native,
         }
         if strict is not None:
             entry["strict"] = strict
@@ -200,4 +198,58 @@ class OpenAIResponses(Provider):
 
 PROVIDER = OpenAIResponses()
 
-__all__ = ["PROVIDER", "OpenAIResponses", "mcp_output_schema"]
+
+class OpenAIResponsesClient(ItemsClient):
+    """The Responses API with the ``openai`` SDK (``--api openai-responses``)."""
+
+    api = "openai-responses"
+    provider = PROVIDER
+    endpoint = "/responses"
+    reply_key = "output"
+    sdk = "openai"
+    sdk_title = "OpenAI"
+    base_url_env = "OPENAI_BASE_URL"
+    default_base_url = DEFAULT_BASE_URL
+    default_key_env = "OPENAI_API_KEY"
+
+    def _sdk_client(self, **options: Any) -> Any:
+        return self._sdk.OpenAI(**options)
+
+    def _send(self, client: Any, kwargs: dict[str, Any]) -> Any:
+        return client.responses.with_raw_response.create(**kwargs)
+
+    def _create_function(self) -> Any:
+        return self._client.responses.create
+
+    def _item_problems(self, items: list[dict[str, Any]]) -> list[str]:
+        out = []
+        for item in items:
+            if item.get("type") != "message":
+                continue
+            content = item.get("content")
+            if not isinstance(content, list):
+                out.append(f"a message's 'content' is {kind_name(content)}, not a list: {short(content)}")
+                continue
+            for part in content:
+                if not isinstance(part, dict):
+                    out.append(f"a message's content part is {kind_name(part)}, not an object: {short(part)}")
+                elif part.get("type") == "output_text" and not isinstance(part.get("text"), str):
+                    out.append(f"an output_text's 'text' is {kind_name(part.get('text'))}, not a string")
+        return out
+
+    def _request_kwargs(
+        self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]]
+    ) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {"model": self.model, **self.provider.chat_request(messages)}
+        if tools:
+            kwargs["tools"] = list(tools)
+            if self.tool_choice:
+                kwargs["tool_choice"] = self.tool_choice
+        if self.temperature is not None:
+            kwargs["temperature"] = self.temperature
+        if self.max_tokens is not None:
+            kwargs["max_output_tokens"] = self.max_tokens
+        return kwargs
+
+
+__all__ = ["PROVIDER", "OpenAIResponses", "OpenAIResponsesClient", "mcp_output_schema"]

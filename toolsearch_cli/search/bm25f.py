@@ -1,6 +1,6 @@
 """The default ranker: BM25F over the tool's fields, with an inverted index built once per catalog.
 
-Why this model (figures in benchmarks/README.md):
+Why this model (figures in benchmarks/notes/ranking.md):
 
 * field weighting: a term in the name or tags says more about what a tool does than the same
   term in a parameter description;
@@ -65,7 +65,7 @@ class FieldSpec:
 FIELD_SPECS: dict[str, FieldSpec] = {
     # Name 1.5 (was 3, b 0.3) and parameters near the description's weight: requests that do not
     # use a tool's own words ("implicit" ones) match its description and parameters, and a heavy
-    # name let other tools whose names share a word of the request crowd it out (benchmarks/README.md).
+    # name let other tools whose names share a word of the request crowd it out (benchmarks/notes/ranking.md).
     "name": FieldSpec(1.5, 0.75, "name"),
     # An OpenAPI summary / MCP title: a few words saying what the tool does, so weighted above
     # the description (which, in OpenAPI, starts with the summary and can run to pages).
@@ -95,7 +95,7 @@ MAX_FIELD_COUNT = 3
 #: repeat what they are about ("... videos on Vimeo ... the video with ID ...").
 QUERY_K3 = 1.0
 #: Share of a query's best-fitting sentence in a tool's score (QueryPlan.clause_share); 0 turns
-#: sentence splitting off. See benchmarks/README.md for the measurements behind both values.
+#: sentence splitting off. See benchmarks/notes/ranking.md for the measurements behind both values.
 CLAUSE_SHARE = 0.5
 #: Queries with more sentences than this are scored as a whole only (bounded work per query).
 MAX_CLAUSES = 16
@@ -104,7 +104,7 @@ MAX_CLAUSES = 16
 #: the best score × ``c ** COVER_POWER``: nearly all of a short request said in a tool's own
 #: words ("list pods in a namespace" for ``listCoreV1NamespacedPod``) is not outscored by the same
 #: words scattered over another tool's request-body schema. 0 turns it off. Measured in
-#: benchmarks/README.md ("Ranking on big OpenAPI documents: Kubernetes").
+#: benchmarks/notes/ranking.md ("Ranking on big OpenAPI documents: Kubernetes").
 COVER_SHARE = 0.2
 COVER_POWER = 8.0
 #: The bonus is weighed for this many of the best tools (or the number asked for, if more).
@@ -120,7 +120,7 @@ COVER_MIN_SHARE = 0.5
 # --- Real API catalogs (issue 32). Every weight of this block was chosen with benchmarks/
 # ablate_real.py: MRR on the real catalogs (benchmarks/real_catalogs, "project"; ../shared/eval/
 # realworld-dev, "shared") first, R@5 on the six dev sets beside it (at most 0.01 lower each);
-# benchmarks/README.md, "Issue 32", has the tables.
+# benchmarks/notes/ranking.md, "Issue 32", has the tables.
 #: The index fields that hold parameter evidence (names, descriptions and ``enum`` values of
 #: parameters, nested ones included).
 PARAM_FIELDS = ("params", "param_text", "param_values")
@@ -137,7 +137,7 @@ PARAM_CAP_BEST = 1.0
 #: OpenAPI MRR 0.216 -> 0.163, 0.35 to 0.178, and ultratool_zh R@5 by 0.007 / 0.034.
 PARAM_ONLY_TERM = 1.0
 #: The cap is weighed on this many of the best tools (or the number asked for, if more); 100 as
-#: COVER_POOL (benchmarks/README.md, "Issue 32": figures and cost of 100 and 200).
+#: COVER_POOL (benchmarks/notes/ranking.md, "Issue 32": figures and cost of 100 and 200).
 PARAM_POOL = 100
 #: The cap is weighed on the best PARAM_WINDOW tools first (or the number asked for, if more), and
 #: on the whole pool only when a tool past them could still reach the best asked for: the term
@@ -271,7 +271,7 @@ def _parameter_strings(
 #: ``get_users``) means, by the shape of its path: a collection (last segment a plural noun), an
 #: item (last segment a ``{parameter}``) or an action (``/payment_intents/{id}/cancel``: the verb
 #: is in the name already). ``None``: the method word is dropped. DELETE stays "delete": adding
-#: "remove" cost the real OpenAPI set 0.003 MRR (benchmarks/README.md).
+#: "remove" cost the real OpenAPI set 0.003 MRR (benchmarks/notes/ranking.md).
 METHOD_VERBS: dict[tuple[str, str], str | None] = {
     ("get", "collection"): "list get",
     ("get", "item"): "get",

@@ -180,7 +180,7 @@ def import_numpy() -> None:
     """Import numpy with OpenBLAS' idle worker threads told to sleep at once (2^4 cycles) rather
     than spin for about 0.1 s at the import and after every multi-threaded product: the same
     results (the work is shared out as before) for about 20-40 ms less CPU per search process
-    (benchmarks/README.md, "Issue 19 — new hybrid request start-up"). Nothing is changed when
+    (benchmarks/notes/fusion.md, "Issue 19 — new hybrid request start-up"). Nothing is changed when
     numpy is already imported or the variable is set; it is set for the import only, so programs
     this process starts do not inherit it.
 
@@ -654,7 +654,7 @@ class OnnxEmbedder:
             if light:
                 options.add_session_config_entry("session.disable_prepacking", "1")
             # idle worker threads sleep instead of spinning: less CPU for the same vectors, on a busy
-            # machine faster too (benchmarks/README.md, issue 19 cost)
+            # machine faster too (benchmarks/notes/fusion.md, issue 19 cost)
             options.add_session_config_entry("session.intra_op.allow_spinning", "0")
             # the cache's copy with memory-mapped weights (made on first use): same graph, same vectors
             ready = prepared.session_file(self.model_file)
@@ -820,23 +820,16 @@ class StaticEmbedder:
 
 
 class EndpointEmbedder:
-    """``POST {base_url}/embeddings`` through the ``openai`` SDK, in batches; bounded retries by the SDK."""
+    """``POST {base_url}/embeddings`` in batches, through the endpoint client of
+    :mod:`toolsearch_cli.providers.openai_embeddings` (bounded replies, bounded retries); the
+    vectors it returns are checked here."""
 
     def __init__(self, settings: EmbedSettings) -> None:
-        from ..redaction import redact, register, register_url, shown_url
-        from ..simulate.live_client import NO_KEY
+        from ..providers.openai_embeddings import EmbeddingsClient
+        from ..redaction import shown_url
 
-        try:
-            import openai
-        except ImportError as exc:
-            raise _missing_extra("an embeddings endpoint (--embed-base-url)", exc) from None
         assert settings.model and settings.base_url
         self.model = settings.model
-        self.key_env = settings.key_env
-        api_key = os.environ.get(settings.key_env) or None
-        register(api_key)  # masked in every output and file from now on
-        register_url(settings.base_url)
-        self.redact = redact
         self.shown_url = shown_url(settings.base_url.rstrip("/"))
         self.label = f"{self.model} @ {self.shown_url}"
         self.multilingual = settings.multilingual
@@ -851,15 +844,14 @@ class EndpointEmbedder:
         self.model_id = _config_identity(
             base, ModelConfig(query_prefix=self.query_prefix, document_prefix=self.document_prefix)
         )
-        self._openai = openai
-        from ..bounded import bounded_http_client
-
-        self.client = openai.OpenAI(
+        self.client = EmbeddingsClient(
             base_url=settings.base_url,
-            api_key=api_key or NO_KEY,
+            model=settings.model,
+            api_key=os.environ.get(settings.key_env) or None,
+            key_env=settings.key_env,
             timeout=settings.timeout,
-            max_retries=2,
-            http_client=bounded_http_client(openai, MAX_ENDPOINT_REPLY_BYTES),
+            max_reply_bytes=MAX_ENDPOINT_REPLY_BYTES,
+            missing_sdk=lambda exc: _missing_extra("an embeddings endpoint (--embed-base-url)", exc),
         )
 
     #: :func:`embed_texts` may pass ``progress``, called with each request's size
@@ -871,34 +863,10 @@ class EndpointEmbedder:
         rows: list[Any] = []
         for start in range(0, len(texts), ENDPOINT_BATCH):
             batch = list(texts[start : start + ENDPOINT_BATCH])
-            try:
-                response = self.client.embeddings.create(model=self.model, input=batch, encoding_format="float")
-            except self._openai.APIStatusError as exc:
-                raise self._error(f"HTTP {exc.status_code}", exc) from None
-            except self._openai.APIError as exc:
-                from ..bounded import ReplyTooLarge, reply_refused, size_text
-
-                refused = reply_refused(exc)
-                if refused is not None:
-                    said = (
-                        f"sent a reply of more than {size_text(MAX_ENDPOINT_REPLY_BYTES)}"
-                        if isinstance(refused, ReplyTooLarge)
-                        else refused.reason
-                    )
-                    raise EmbedError(
-                        f"the embeddings endpoint {self.shown_url} {said}; it was not read further",
-                        field="embed-base-url",
-                    ) from None
-                raise self._error(type(exc).__name__, exc) from None
-            data = sorted(getattr(response, "data", None) or [], key=lambda d: getattr(d, "index", 0))
-            if len(data) != len(batch):
-                raise EmbedError(
-                    f"the embeddings endpoint {self.shown_url} returned {len(data)} vectors for {len(batch)} texts",
-                    field="embed-base-url",
-                )
+            embeddings = self.client.embeddings(batch)
             try:
                 with np.errstate(over="ignore", invalid="ignore"):  # too large for float32: refused below
-                    matrix = np.array([d.embedding for d in data], dtype=np.float32)
+                    matrix = np.array(embeddings, dtype=np.float32)
             except (TypeError, ValueError):
                 matrix = None
             if matrix is None or matrix.ndim != 2 or not matrix.shape[1] or not np.isfinite(matrix).all():
@@ -927,15 +895,3 @@ class EndpointEmbedder:
             if progress is not None:
                 progress(len(batch))
         return _normalise(np.concatenate(rows)) if rows else np.zeros((0, 0), dtype=np.float32)
-
-    def _error(self, what: str, exc: Exception) -> EmbedError:
-        message = getattr(exc, "message", None) or str(exc)
-        from ..printable import shown  # the server's words: its control characters as visible escapes
-
-        detail = shown(re.sub(r"\s+", " ", self.redact(str(message))).strip()[:200])
-        hint = f"; check ${self.key_env} (--embed-api-key-env)" if "401" in what else ""
-        return EmbedError(
-            f"the embeddings endpoint {self.shown_url}/embeddings failed ({what}) for model {self.model!r}{hint}: "
-            f"{detail}",
-            field="embed-base-url",
-        )

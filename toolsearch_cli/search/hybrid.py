@@ -1,7 +1,7 @@
 """The dense rankers: ``embedding`` (cosine similarity alone) and ``hybrid`` (fused with ``default``).
 
 ``hybrid`` asks ``default`` for its best :data:`CANDIDATES` tools and the embedding model for the
-cosine similarity of every tool, then fuses the two (figures in benchmarks/README.md):
+cosine similarity of every tool, then fuses the two (figures in benchmarks/notes/fusion.md):
 
 * the request is embedded whole and, when it has several sentences, sentence by sentence (as
   ``default`` scores each sentence): one vector of a request for three tools averages its three
@@ -11,7 +11,7 @@ cosine similarity of every tool, then fuses the two (figures in benchmarks/READM
   their :data:`CANDIDATES`-th best and their best score (each view of the request on its own),
   then ``(1 - w) * lexical + w * semantic``. ``w`` is decided per request (:func:`fusion_share`):
   the settings' weight (``--embed-weight``; 0.5 unless told: a weaker model earns less,
-  benchmarks/README.md "per-model weight") is the base, moved towards the semantic side when
+  benchmarks/notes/fusion.md "per-model weight") is the base, moved towards the semantic side when
   the best lexical hits' evidence is weak (few of the request's terms in their names and
   descriptions, their points from parameters, the meaning rating them low) and towards the
   lexical side when it is strong; a weight of 0 or 1 stays as it is, and
@@ -62,7 +62,7 @@ RRF_K = 10
 #: little less than the base. EVIDENCE_HITS: how many of the best lexical hits are weighed.
 #: Chosen on realworld-dev and the 23-catalog real set under the rule that no dev set loses
 #: 0.01 R@5 (two grids, 600 and 384 rules, replayed from benchmarks/fusion_share.py --dump);
-#: checked on blind requests: benchmarks/README.md, "Issue 32, item 3".
+#: checked on blind requests: benchmarks/notes/fusion.md, "Issue 32, item 3".
 EVIDENCE_HITS = 3
 SHIFT_START = 2.0
 SHIFT_PARAMETERS = 0.5
@@ -213,7 +213,7 @@ class EmbeddingRanker(_Dense):
     starts) is embedded whole and part by part in one batch; a tool scores the mean of its cosine
     to the whole request and its cosine to the closest view (one view: its cosine), so each intent
     of a multi-tool request can find its own tool while the whole request keeps its say
-    (benchmarks/README.md, "Issue 19 — multi-intent requests (multiq)").
+    (benchmarks/notes/fusion.md, "Issue 19 — multi-intent requests (multiq)").
     """
 
     name: ClassVar[str] = "embedding"

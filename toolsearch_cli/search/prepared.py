@@ -3,12 +3,12 @@
 onnxruntime memory-maps a model's external data instead of parsing the weights out of the
 protobuf and copying them, so a session on the prepared copy is created in about a third of
 the CPU time and peaks lower (all-MiniLM-L6-v2's 90 MB file: 198 MB -> 134 MB in a bare process,
-214 MB -> 138 MB for a ``search`` with a new request; benchmarks/README.md, "Issue 19 — cost").
+214 MB -> 138 MB for a ``search`` with a new request; benchmarks/notes/fusion.md, "Issue 19 — cost").
 The copy is written by onnxruntime itself (a session saved through ``optimized_model_filepath``)
 with its portable graph optimisations already applied (``ORT_ENABLE_EXTENDED``: constant folding,
 fusions such as ``FusedMatMul``/``BiasGelu``; no layout change tied to this CPU), so a session
 made on it has little left to optimise: about half the CPU time to create (44 -> 24 ms for
-all-MiniLM-L6-v2, benchmarks/README.md, "Issue 19 — new hybrid request start-up"). Sessions
+all-MiniLM-L6-v2, benchmarks/notes/fusion.md, "Issue 19 — new hybrid request start-up"). Sessions
 open it with the usual options (every level, so what depends on the CPU is still decided at
 load); the graph that runs is the one a session on the model's own file runs, and the vectors
 are the same bit for bit (``tests/embed/test_embed_prepared.py`` checks it).

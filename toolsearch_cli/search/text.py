@@ -131,7 +131,7 @@ def stem(word: str) -> str:
     """English Snowball (Porter2) stemming of a lowercase ASCII word; other words are left alone.
 
     Porter2 (via PyStemmer) replaced a home-made light stemmer: +0.02 R@5 on ultratool_en,
-    +0.005 on metatool, -0.01 on seal_tools (benchmarks/README.md). Words of three letters or
+    +0.005 on metatool, -0.01 on seal_tools (benchmarks/notes/ranking.md). Words of three letters or
     fewer, and anything with digits or non-ASCII letters, are not stemmed. Results are cached
     by the word analyser.
     """

@@ -232,7 +232,7 @@ class VectorStore:
         first 8 bytes, each wanted key found by binary search, then compared whole (a wanted key
         whose first 8 bytes another stored key shares, one chance in 2^64 a pair, is a miss: the
         texts are made again). A dict of 110,000 stored keys cost ~200 ms of a warm dense search
-        at 100,000 tools; this ~45 ms (benchmarks/README.md, "Issue 19 — vectors beside the
+        at 100,000 tools; this ~45 ms (benchmarks/notes/fusion.md, "Issue 19 — vectors beside the
         catalog entry")."""
         import numpy as np
 

@@ -23,7 +23,7 @@ from ..disclosure.history import tool_calls
 from ..errors import UsageError
 from ..files import write_text_atomic
 from ..model import Tool
-from .live_client import ChatClient, Completion
+from ..providers.client import ChatClient, Completion
 from .loop import Reply, check_state_mode, diagnose, empty_reply, malformed_reply, new_transcript, run_conversation
 from .runner import build_engine, check_mock_names
 from .script import Script, ScriptedCall, Step
@@ -88,7 +88,7 @@ class Recorder:
         size = len(text.encode("utf-8", "surrogatepass"))
         if size > self.limit:
             from ..bounded import size_text
-            from .live_client import LiveError
+            from ..providers.client import LiveError
 
             self.full = True
             kept = (
@@ -245,8 +245,9 @@ def run_live(
     recorder: Recorder | None = None,
     on_request: Callable[[RequestRecord], None] | None = None,
 ) -> Transcript:
-    """Run the conversation against ``client``; raises :class:`~.live_client.LiveError` (the server
-    failed: unreachable, timeout, HTTP error, not a completion) after recording what was done.
+    """Run the conversation against ``client``; raises
+    :class:`~toolsearch_cli.providers.client.LiveError` (the server failed: unreachable, timeout,
+    HTTP error, not a completion) after recording what was done.
     Whatever the model replies, empty or unusable, is a finding of the run, never an error."""
     check_state_mode(settings)
     model = LiveModel(client, options, script=script, prompt=prompt, system=system)

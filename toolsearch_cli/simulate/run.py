@@ -24,8 +24,8 @@ from .settings import (
 from .transcript import RequestRecord, Transcript
 
 if TYPE_CHECKING:
+    from ..providers.client import LiveClient, LiveError
     from .live import LiveOptions
-    from .live_client import LiveError, OpenAIChatClient
 
 #: The format of a comparison of several policies' runs.
 COMPARISON_FORMAT = "toolsearch.comparison"
@@ -73,8 +73,8 @@ class SimulationResult:
 def run_simulation(settings: SimulateSettings, progress: Progress | None = None) -> SimulationResult:
     """Check ``settings`` (one-line :class:`~toolsearch_cli.errors.UsageError`\\ s) and run them.
 
-    A live run the server ends early (:class:`~.live_client.LiveError`) returns what was done with
-    ``failure`` set; one that fails before its first request raises.
+    A live run the server ends early (:class:`~toolsearch_cli.providers.client.LiveError`) returns
+    what was done with ``failure`` set; one that fails before its first request raises.
     """
     settings.check()
     progress = progress or Progress()
@@ -141,7 +141,7 @@ def _replay_runs(settings: SimulateSettings, path: str) -> list[Transcript]:
 class _Endpoint:
     """Where a live run's model is: the client class of its API, the URL, the key and its variable."""
 
-    client_type: type[OpenAIChatClient]
+    client_type: type[LiveClient]
     url: str
     key_env: str
     api_key: str | None = field(repr=False)
@@ -150,14 +150,12 @@ class _Endpoint:
 def _endpoint(live: LiveSettings) -> _Endpoint:
     """The API, URL and key a live run uses; the URL's credentials and the key are registered as
     secrets before anything can print or write them."""
+    from ..providers import client_class
     from ..redaction import register, register_url
-    from .provider_clients import DEFAULTS_BY_API, client_class
 
-    api = live.api or "openai-chat"
-    client_type = client_class(api)
-    url_env, default_url, default_key_env = DEFAULTS_BY_API[api if api in DEFAULTS_BY_API else "openai-chat"]
-    key_env = default_key_env if live.api_key_env == DEFAULT_KEY_ENV else live.api_key_env
-    url = live.base_url or os.environ.get(url_env) or default_url
+    client_type = client_class(live.api or "openai-chat")
+    key_env = client_type.default_key_env if live.api_key_env == DEFAULT_KEY_ENV else live.api_key_env
+    url = live.base_url or os.environ.get(client_type.base_url_env) or client_type.default_base_url
     register_url(url)
     check_key_variable(key_env)
     api_key = live.api_key or os.environ.get(key_env) or None
@@ -167,9 +165,9 @@ def _endpoint(live: LiveSettings) -> _Endpoint:
 
 def _run_live(settings: SimulateSettings, progress: Progress) -> SimulationResult:
     from ..catalog import refuse_unnamed_code
+    from ..providers.client import LiveError
     from ..redaction import clear_text_warning, shown_url
     from .live import Recorder, run_live
-    from .live_client import LiveError
     from .script import load_script
     from .settings import user_messages
 
@@ -232,7 +230,7 @@ class _SentAndRecorded(TypedDict):
 
 def live_parts(
     endpoint: _Endpoint, live: LiveSettings, on_retry: Callable[[int, int, float], None] | None = None
-) -> tuple[LiveOptions, OpenAIChatClient]:
+) -> tuple[LiveOptions, LiveClient]:
     """What a live run records about its endpoint, and the client that talks to it, from one list
     of the values both take (each :class:`LiveSettings` field is read once, here); the client
     checks the transport values (timeout, retries, backoff, reply size)."""

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..bounded import parse_size
 from ..errors import UsageError
+from ..providers.client import MAX_REPLY_BYTES
 from ..search.base import DEFAULT_MAX_RESULTS
-from .live_client import MAX_REPLY_BYTES
 
 if TYPE_CHECKING:
     from .script import Script

@@ -1,19 +1,30 @@
-"""A Chat Completions client for live simulations, on the official ``openai`` SDK (extra ``[live]``).
+"""What every provider's live client shares (``simulate --live``; extra ``[live]``).
 
-The SDK is imported lazily, when a live run starts. Its own retries are switched off: this client
-retries HTTP 429 and 5xx itself (bounded, exponential backoff, ``Retry-After`` honoured up to a
-cap) so that every attempt can be reported. Every failure becomes a :class:`LiveError` with one
-readable line; the API key never appears in it (any echo of it is masked).
+A provider module (:mod:`.openai_chat`, :mod:`.openai_responses`, :mod:`.anthropic`) owns its
+live client: a :class:`LiveClient` that says which official SDK it runs on, which create call it
+makes, what a request of its API carries and how its reply reads back into a :class:`Completion`
+(the OpenAI Chat form the simulation keeps). What is the same for every API is here:
+
+* the SDK is imported lazily, when a live run starts, and every keyword a request will carry is
+  checked against the installed SDK's create call before any request (one-line refusal);
+* the reply body is bounded at the HTTP transport (:func:`~toolsearch_cli.bounded.bounded_http_client`,
+  ``--max-reply-size``) and read as strict JSON here, never by the SDK's lenient reader;
+* a total deadline per request (``--timeout``); the SDK's own retries are off: HTTP 429 and 5xx
+  are retried here (bounded, exponential backoff, ``Retry-After`` honoured up to a cap) so that
+  every attempt can be reported;
+* every failure is a :class:`LiveError` with one readable line; the API key never appears in it
+  (it is registered with :mod:`toolsearch_cli.redaction`, and any echo of it is masked).
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 from ..bounded import (
     JSONRefused,
@@ -26,8 +37,8 @@ from ..bounded import (
 )
 from ..errors import ToolsearchError, UsageError, kind_of
 from ..redaction import redact, redact_data, register, register_url, shown_url
+from .base import Provider
 
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
 #: The longest wait a server's ``Retry-After`` header can ask for.
 MAX_RETRY_AFTER = 60.0
 #: Server errors retried only until the same answer (status and body) comes twice: a 500 that
@@ -78,7 +89,8 @@ class Completion:
 
 
 class ChatClient(Protocol):
-    """Anything that answers a Chat Completions request."""
+    """Anything that answers a request made of a history in the OpenAI Chat form and the tools in
+    the shape of its ``api`` (a :class:`LiveClient`, or a test's stand-in)."""
 
     base_url: str
     model: str
@@ -97,18 +109,25 @@ class Redactor:
         return redact(text)
 
 
-def _import_openai() -> Any:
-    try:
-        import openai
-    except ImportError:
-        raise LiveError(
-            "--live needs the OpenAI SDK, which is not installed: pip install 'toolsearch-cli[live]'"
-        ) from None
-    return openai
+class LiveClient:
+    """One provider API's live client over its official SDK; bounded retries for 429 and 5xx.
 
+    A subclass sets the class attributes and writes :meth:`_sdk_client`, :meth:`_send`,
+    :meth:`_create_function`, :meth:`_request_kwargs` and :meth:`_problems`."""
 
-class OpenAIChatClient:
-    """Chat Completions over HTTP with the ``openai`` SDK; bounded retries for 429 and 5xx."""
+    #: The API this client speaks (a key of ``providers.PROVIDER_BY_NAME``), its provider, and the
+    #: path of its create call (for messages).
+    api: ClassVar[str]
+    provider: ClassVar[Provider]
+    endpoint: ClassVar[str]
+    #: The SDK's module (also its pip name) and how it is named in messages.
+    sdk: ClassVar[str]
+    sdk_title: ClassVar[str]
+    #: The variable naming the base URL, the base URL without one, and the variable holding the
+    #: key when ``--api-key-env`` is left at its default (the SDK's own conventions).
+    base_url_env: ClassVar[str]
+    default_base_url: ClassVar[str]
+    default_key_env: ClassVar[str]
 
     def __init__(
         self,
@@ -116,7 +135,7 @@ class OpenAIChatClient:
         base_url: str,
         model: str,
         api_key: str | None,
-        api_key_env: str = "OPENAI_API_KEY",
+        api_key_env: str | None = None,
         timeout: float = 60.0,
         temperature: float | None = None,
         tool_choice: str | None = "auto",
@@ -136,12 +155,12 @@ class OpenAIChatClient:
             raise LiveError(f"--retries must be 0 or more, not {retries}")
         if backoff < 0:
             raise LiveError(f"--retry-backoff must be 0 or more, not {backoff:g}")
-        self._openai = self._load_sdk()
+        self._sdk = self._load_sdk()
         self.base_url = base_url.rstrip("/")
         register_url(self.base_url)
         self.shown_url = shown_url(self.base_url)  # for messages: no credentials from the URL
         self.model = model
-        self.api_key_env = api_key_env
+        self.api_key_env = api_key_env or self.default_key_env
         self.timeout = timeout
         self.temperature = temperature
         self.tool_choice = tool_choice
@@ -155,20 +174,28 @@ class OpenAIChatClient:
         self._client = self._new_client()
         self._check_options()
 
-    #: The API this client speaks (a key of ``providers.PROVIDER_BY_NAME``) and its path, for messages.
-    api = "openai"
-    endpoint = "/chat/completions"
-
     def _load_sdk(self) -> Any:
-        return _import_openai()
+        try:
+            return importlib.import_module(self.sdk)
+        except ImportError:
+            asked = "--live" if self.api == "openai" else f"--api {self.api}"
+            raise LiveError(
+                f"{asked} needs the {self.sdk_title} SDK, which is not installed: pip install 'toolsearch-cli[live]'"
+            ) from None
+
+    def _sdk_client(self, **options: Any) -> Any:
+        """The SDK's client made with ``options`` (base URL, key, timeout, no retries, the bounded
+        HTTP client)."""
+        raise NotImplementedError
 
     def _send(self, client: Any, kwargs: dict[str, Any]) -> Any:
-        """One raw-response create call of the SDK (its body is read by :meth:`_strict_body`)."""
-        return client.chat.completions.with_raw_response.create(**kwargs)
+        """One raw-response create call of the SDK: its ``http_response`` body is read by
+        :meth:`_strict_body`, never parsed by the SDK."""
+        raise NotImplementedError
 
     def _create_function(self) -> Any:
         """The SDK's create function :meth:`_send` calls (its keywords are what this API takes)."""
-        return self._client.chat.completions.create
+        raise NotImplementedError
 
     def _check_options(self) -> None:
         """Every keyword a request of this run will carry is one the installed SDK's create takes,
@@ -177,8 +204,8 @@ class OpenAIChatClient:
         ``TypeError`` mid-run)."""
         import inspect
 
-        sdk = self._openai.__name__
-        version = getattr(self._openai, "__version__", "?")
+        sdk = self._sdk.__name__
+        version = getattr(self._sdk, "__version__", "?")
         try:
             create = self._create_function()
         except AttributeError:  # e.g. openai before 1.66 has no Responses API
@@ -192,9 +219,10 @@ class OpenAIChatClient:
             return
         if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
             return
+        from ..model import Tool
+
         probe = [{"role": "system", "content": "-"}, {"role": "user", "content": "-"}]
-        tool = {"type": "function", "function": {"name": "t", "parameters": {"type": "object"}}}
-        wanted = self._request_kwargs(probe, self._probe_tools(tool))
+        wanted = self._request_kwargs(probe, self.provider.tools([Tool(name="t", description="-")]))
         for keyword in wanted:
             if keyword in parameters:
                 continue
@@ -210,18 +238,14 @@ class OpenAIChatClient:
                 field=option.lstrip("-").replace("-", "_"),
             )
 
-    def _probe_tools(self, tool: dict[str, Any]) -> list[dict[str, Any]]:
-        """One tool in this API's shape, for :meth:`_check_options`."""
-        return [tool]
-
     def _new_client(self) -> Any:
         try:
-            return self._openai.OpenAI(
+            return self._sdk_client(
                 base_url=self.base_url,
                 api_key=self._api_key,
                 timeout=self.timeout,
-                max_retries=0,
-                http_client=bounded_http_client(self._openai, self.max_reply_bytes),
+                max_retries=0,  # retried here, every attempt reported
+                http_client=bounded_http_client(self._sdk, self.max_reply_bytes),  # --max-reply-size
             )
         except Exception as exc:  # noqa: BLE001 - e.g. an invalid URL: one line, never the key
             raise LiveError(f"cannot set up the client for {self.shown_url}: {self.redact(str(exc))}") from None
@@ -273,19 +297,11 @@ class OpenAIChatClient:
     def _request_kwargs(
         self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]]
     ) -> dict[str, Any]:
-        kwargs: dict[str, Any] = {"model": self.model, "messages": list(messages)}
-        if tools:
-            kwargs["tools"] = list(tools)
-            if self.tool_choice:  # OpenAI's default with tools; some servers (llama.cpp) need it said
-                kwargs["tool_choice"] = self.tool_choice
-        if self.temperature is not None:
-            kwargs["temperature"] = self.temperature
-        if self.max_tokens is not None:
-            kwargs["max_tokens"] = self.max_tokens
-        return kwargs
+        """The create call's keywords for a history in the OpenAI Chat form and this API's tools."""
+        raise NotImplementedError
 
     def complete(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]]) -> Completion:
-        openai = self._openai
+        sdk = self._sdk
         kwargs = self._request_kwargs(messages, tools)
         waited: list[tuple[int, float]] = []
         previous: tuple[int, str] | None = None
@@ -295,14 +311,14 @@ class OpenAIChatClient:
             start = time.perf_counter()
             try:
                 response = self._create(kwargs)
-            except openai.APITimeoutError:
+            except sdk.APITimeoutError:
                 raise LiveError(self._timeout_message()) from None
-            except openai.APIConnectionError as exc:
+            except sdk.APIConnectionError as exc:
                 refused = reply_refused(exc)
                 if refused is not None:
                     raise LiveError(self._refused_message(refused)) from None
                 raise LiveError(f"cannot reach the model server at {self.shown_url}: {_cause(exc)}") from None
-            except openai.APIStatusError as exc:
+            except sdk.APIStatusError as exc:
                 status = exc.status_code
                 answer = (status, _body_text(exc))
                 if status in DETERMINISTIC_STATUSES and answer == previous:
@@ -310,7 +326,7 @@ class OpenAIChatClient:
                     raise LiveError(self._status_message(status, exc, attempt, repeated=True)) from None
                 previous = answer
                 if (status == 429 or status >= 500) and attempt <= self.retries:
-                    delay = _retry_after(exc.response.headers)
+                    delay = retry_after(exc.response.headers)
                     if delay is None:
                         delay = self.backoff * 2 ** (attempt - 1)
                     waited.append((status, delay))
@@ -319,7 +335,7 @@ class OpenAIChatClient:
                     self._sleep(delay)
                     continue
                 raise LiveError(self._status_message(status, exc, attempt)) from None
-            except openai.APIError as exc:  # e.g. a 200 whose body is not a completion
+            except sdk.APIError as exc:  # e.g. a 200 whose body is not a completion
                 raise LiveError(
                     f"the model server at {self.shown_url} sent a reply that is not a chat completion: "
                     f"{_one_line(self.redact(str(exc)))}"
@@ -333,7 +349,7 @@ class OpenAIChatClient:
         output is hostile, so ``NaN``/``Infinity``, numbers that overflow, a key twice or nesting too
         deep end the run in one line instead of travelling on into transcripts and recordings."""
         try:
-            return strict_json(response.content)
+            return strict_json(response.http_response.content)
         except UnicodeDecodeError as exc:
             raise LiveError(
                 f"the model server at {self.shown_url} sent a reply that is not UTF-8 text "
@@ -351,43 +367,28 @@ class OpenAIChatClient:
             ) from None
 
     def _completion(self, response: Any, latency: float, attempts: int, waited: list[tuple[int, float]]) -> Completion:
-        data = redact_data(_as_dict(response))  # a secret the model echoes never goes further
-        if not isinstance(data, dict):
-            raise LiveError(f"the model server at {self.shown_url} sent a reply that is not a JSON object")
-        choices = data.get("choices")
-        if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-            raise LiveError(f"the model server at {self.shown_url} sent a completion without choices")
-        choice = choices[0]
-        problems: list[str] = []
-        raw_message = choice.get("message")
-        if not isinstance(raw_message, dict):
-            problems.append(
-                "the choice has no 'message'"
-                if raw_message is None
-                else f"'message' is {_kind_of(raw_message)}, not an object: {_short(raw_message)}"
-            )
-        message: dict[str, Any] = raw_message if isinstance(raw_message, dict) else {}
-        content = message.get("content")
-        if content is not None and not isinstance(content, str):
-            problems.append(f"'content' is {_kind_of(content)}, not a string: {_short(content)}")
-            content = json.dumps(content, ensure_ascii=False)  # kept, as text, in the history
-        calls = message.get("tool_calls")
-        if calls is not None and not isinstance(calls, list):
-            problems.append(f"'tool_calls' is {_kind_of(calls)}, not a list: {_short(calls)}")
-        usage = data.get("usage") if isinstance(data.get("usage"), dict) else None
-        if usage is not None:
-            usage = {k: v for k, v in usage.items() if isinstance(v, int) and not isinstance(v, bool)}
+        """The reply's body (strict JSON, not yet redacted) read back in the OpenAI Chat form by the
+        provider (:meth:`~toolsearch_cli.providers.base.Provider.chat_reply`), with how it breaks
+        this API's shape as :attr:`Completion.problems` (:meth:`_problems`)."""
+        data = redact_data(as_dict(response))  # a secret the model echoes never goes further
+        problems = self._problems(data)
+        reply = self.provider.chat_reply(data)
         return Completion(
-            content=content,
-            tool_calls=list(calls) if isinstance(calls, list) else [],
-            finish_reason=choice.get("finish_reason") if isinstance(choice.get("finish_reason"), str) else None,
-            usage=usage or None,
+            content=reply.content,
+            tool_calls=list(reply.tool_calls),
+            finish_reason=reply.finish_reason,
+            usage=reply.usage,
             latency=latency,
             attempts=attempts,
-            model=data.get("model") if isinstance(data.get("model"), str) else None,
+            model=reply.model,
             retries=list(waited),
             problems=problems,
         )
+
+    def _problems(self, data: Any) -> list[str]:
+        """How a reply breaks this API's shape, each a ``malformed-reply`` finding; a
+        :class:`LiveError` when it is no reply of this API at all."""
+        raise NotImplementedError
 
     def _status_message(self, status: int, exc: Any, attempts: int, repeated: bool = False) -> str:
         detail = _server_message(exc, self.redact)
@@ -412,7 +413,32 @@ class OpenAIChatClient:
         return f"the model server refused the request (HTTP {status}) at {where}{said}"
 
 
-def _as_dict(response: Any) -> Any:
+class ItemsClient(LiveClient):
+    """A client of an API whose reply is a list of typed items under one key (Anthropic's
+    ``content`` blocks, the Responses API's ``output`` items)."""
+
+    #: The top-level key every reply of this API has (a body without it is not a reply of it).
+    reply_key: ClassVar[str]
+
+    def _problems(self, data: Any) -> list[str]:
+        if not isinstance(data, dict) or not isinstance(data.get(self.reply_key), list):
+            raise LiveError(
+                f"the model server at {self.shown_url} sent a reply that is not a {self.provider.title} response"
+            )
+        items = data[self.reply_key]
+        problems = [
+            f"'{self.reply_key}' item {n} is {kind_name(item)}, not an object: {short(item)}"
+            for n, item in enumerate(items)
+            if not isinstance(item, dict)
+        ][:5]
+        return problems + self._item_problems([item for item in items if isinstance(item, dict)])[:5]
+
+    def _item_problems(self, items: list[dict[str, Any]]) -> list[str]:
+        """How the reply's items break this API's shape (text that is not a string, ...)."""
+        return []
+
+
+def as_dict(response: Any) -> Any:
     if isinstance(response, dict):
         return response
     for method in ("model_dump", "to_dict"):
@@ -446,7 +472,7 @@ def _cause(exc: BaseException) -> str:
     return _one_line(text) or "connection error"
 
 
-def _retry_after(headers: Any) -> float | None:
+def retry_after(headers: Any) -> float | None:
     """Seconds a ``Retry-After`` (or ``retry-after-ms``) header asks for, capped; ``None`` when it
     says nothing usable (missing, a date, ``nan``: the caller's backoff applies)."""
     import math
@@ -500,7 +526,7 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def _kind_of(value: Any) -> str:
+def kind_name(value: Any) -> str:
     """``a string``, ``a list``, ``an object``, ``null``...: a JSON value's type in JSON's own words,
     for a malformed reply's finding (:func:`~toolsearch_cli.errors.kind_of` says mapping/nothing)."""
     if value is None:
@@ -508,7 +534,24 @@ def _kind_of(value: Any) -> str:
     return "an object" if isinstance(value, dict) else kind_of(value)
 
 
-def _short(value: Any) -> str:
+def short(value: Any) -> str:
     """A JSON value in at most 80 characters, for a finding (model output: shown, never interpreted)."""
     text = json.dumps(value, ensure_ascii=False, default=str)
     return text if len(text) <= 80 else text[:79] + "…"
+
+
+__all__ = [
+    "MAX_REPLY_BYTES",
+    "NO_KEY",
+    "OPTION_OF_KEYWORD",
+    "ChatClient",
+    "Completion",
+    "ItemsClient",
+    "LiveClient",
+    "LiveError",
+    "Redactor",
+    "as_dict",
+    "kind_name",
+    "retry_after",
+    "short",
+]
