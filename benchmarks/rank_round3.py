@@ -1,8 +1,9 @@
 """Round 3 of issue 32's ranking work: every group in one process, per variant of the default ranker.
 
 Usage:
-    python benchmarks/rank_round3.py --cache /tmp/fusion-bench/real                 # every variant
-    python benchmarks/rank_round3.py --cache DIR --variants current,"no label bonus" --metatool-every 5
+    python -m benchmarks ablate-groups                                   # every variant below
+    python -m benchmarks ablate-groups --variants current,"no label bonus" --metatool-every 5
+    python -m benchmarks ablate-groups --no-dev --extra "share 0.6={'LABEL_SHARE': 0.6}"
 
 Per variant (module constants of ``toolsearch_cli.search.bm25f`` patched as ``ablate.patched`` does):
 mean MRR@10 per group of the real catalogs as ``real_quality.py`` computes it (per catalog, then
@@ -13,22 +14,14 @@ The figures of benchmarks/notes-rank-round3.md come from this script.
 
 from __future__ import annotations
 
-import argparse
 import ast
 import statistics
-import sys
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE / "real_catalogs"))
-
-import ablate  # noqa: E402
-import real_quality  # noqa: E402
-from common import SETS, load_set  # noqa: E402
-
-from toolsearch_cli.evaluate import query_metrics  # noqa: E402
+from benchmarks import ablate, options, real_quality
+from benchmarks.common import load_set
+from toolsearch_cli.evaluate import query_metrics
 
 VARIANTS: dict[str, dict[str, Any]] = {
     "current": {},
@@ -46,10 +39,10 @@ def group_mrr(entries) -> dict[str, float]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = options.parser(__doc__)
     parser.add_argument("--variants", default=",".join(VARIANTS))
-    parser.add_argument("--cache", default=None)
-    parser.add_argument("--shared", default=str(HERE.parent.parent / "shared"))
+    options.add_cache(parser)
+    options.add_shared(parser)
     parser.add_argument("--metatool-every", type=int, default=1, help="every n-th metatool query (screening)")
     parser.add_argument("--no-dev", action="store_true", help="real catalogs only")
     parser.add_argument("--extra", action="append", default=[], help="label={'LABEL_SHARE': 0.3}")
@@ -59,7 +52,7 @@ def main() -> int:
         VARIANTS[label] = ast.literal_eval(literal)
         args.variants += "," + label
     real = real_quality.load_sets(["shared", "project", "blind", "heldout"], args.cache)
-    dev = {} if args.no_dev else {name: load_set(Path(args.shared) / "eval" / name) for name in SETS}
+    dev = {} if args.no_dev else {name: load_set(Path(args.shared) / "eval" / name) for name in options.SETS}
     if "metatool" in dev and args.metatool_every > 1:
         catalog, queries = dev["metatool"]
         dev["metatool"] = (catalog, queries[:: args.metatool_every])
