@@ -119,3 +119,17 @@ def test_the_label_is_the_title_else_the_name_with_its_method_verb():
 def test_an_exact_tool_name_still_ranks_first():
     assert names(search(CATALOG, "post_legal_hold_policies", top_k=1)) == ["post_legal_hold_policies"]
     assert names(search(CATALOG, "post_folders", top_k=1)) == ["post_folders"]
+
+
+def test_reading_a_packed_tools_label_leaves_it_packed():
+    import copy
+
+    from toolsearch_cli.model import pack_tools
+
+    tools = [copy.deepcopy(t) for t in (FOLDERS, LEGAL_HOLD)]
+    pack_tools(tools)
+    assert all("_packed" in vars(t) for t in tools)
+    assert bm25f.label_terms(tools[0]) == {"creat", "folder"}
+    assert bm25f.label_terms(tools[0]) == {"creat", "folder"}  # read again: from the cache
+    assert bm25f.label_terms(tools[1]) == {"creat", "legal", "hold", "polici"}
+    assert all("_packed" in vars(t) for t in tools)

@@ -649,9 +649,29 @@ def _label_of(name: str, title: str, method: str, path: str) -> frozenset[str]:
     return frozenset(analyze(normalized(name)))
 
 
+#: Labels of packed tools (:func:`~toolsearch_cli.model.pack_tools`) by name and packed bytes:
+#: reading a packed tool's title would unpack it for good (bounded: cleared when full).
+_PACKED_LABELS: dict[tuple[str, bytes], frozenset[str]] = {}
+_PACKED_LABELS_MAX = 65536
+
+
 def label_terms(tool: Tool) -> frozenset[str]:
     """The analysed terms of a tool's label: its title (an OpenAPI summary, an MCP title), else its
-    name (an OpenAPI name with the meaning of its method verb, see METHOD_VERBS)."""
+    name (an OpenAPI name with the meaning of its method verb, see METHOD_VERBS). A packed tool
+    stays packed (its label is read from a transient copy, once)."""
+    packed = tool.__dict__.get("_packed")
+    if packed is None:
+        return _label_from(tool)
+    key = (tool.name, packed)
+    label = _PACKED_LABELS.get(key)
+    if label is None:
+        if len(_PACKED_LABELS) >= _PACKED_LABELS_MAX:
+            _PACKED_LABELS.clear()
+        label = _PACKED_LABELS[key] = _label_from(unpacked(tool))
+    return label
+
+
+def _label_from(tool: Tool) -> frozenset[str]:
     native = _openapi_native(tool)
     method, path = (str(native["method"]), str(native.get("path") or "")) if native is not None else ("", "")
     return _label_of(tool.name, tool.title or "", method, path)
