@@ -9,7 +9,7 @@ Per variant (module constants of ``toolsearch_cli.search.bm25f`` patched as ``ab
 mean MRR@10 per group of the real catalogs as ``real_quality.py`` computes it (per catalog, then
 over the catalogs of a group: realworld-dev OpenAPI and MCP, the project's real set OpenAPI and
 MCP, the blind requests, the held-out catalogs) and R@5 of the six dev sets (../shared/eval).
-The figures of benchmarks/notes-rank-round3.md come from this script.
+The figures of benchmarks/notes/ranking-round3.md come from this script.
 """
 
 from __future__ import annotations

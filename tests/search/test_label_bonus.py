@@ -4,7 +4,7 @@ A tool whose label (its title, else its name with the meaning of an OpenAPI meth
 nearly whole by the request, in the request's own words or in related ones ("make" -> create,
 "directory" -> folder), earns a bonus relative to the best score (``LABEL_SHARE``,
 ``LABEL_POWER``, ``LABEL_RELATED``, ``LABEL_MIN_SHARE`` in ``toolsearch_cli.search.bm25f``;
-benchmarks/notes-rank-round3.md has the measurements). Words of the request that a long request
+benchmarks/notes/ranking-round3.md has the measurements). Words of the request that a long request
 body or a description happens to share no longer outrank the operation the request names.
 """
 

@@ -159,7 +159,7 @@ RELATED_WEIGHT = 0.4
 #: label's IDF mass earns LABEL_SHARE x the best score x ``c ** LABEL_POWER`` (a term counts at its
 #: query weight, at most 1: a value-like word in part). "Create folder" is all said by "make a new
 #: directory called Contracts inside the Legal folder"; "Create legal hold policy" is not. 0 turns
-#: it off. Figures: benchmarks/notes-rank-round3.md (benchmarks/rank_round3.py). Off -> 0.5: shared
+#: it off. Figures: benchmarks/notes/ranking-round3.md (python -m benchmarks ablate-groups). Off -> 0.5: shared
 #: OpenAPI MRR 0.262 -> 0.548, shared MCP 0.715 -> 0.724, project OpenAPI 0.559 -> 0.613, project
 #: MCP 0.686 -> 0.696, blind 0.496 -> 0.666, held-out 0.427 -> 0.455; dev R@5 bfcl -0.003, the rest
 #: up. 0.3: shared OpenAPI 0.480, held-out 0.439; 0.7: shared 0.594 but toolbench_g3 R@5 -0.034.
