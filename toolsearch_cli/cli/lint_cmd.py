@@ -91,6 +91,7 @@ def lint(
     """Lint tool metadata: names, descriptions, parameters, categories, tokens and findability."""
     from ..lint.run import run_lint
     from ..lint.settings import LintSettings
+    from ..report import REPORTER_BY_NAME
     from .render import warn
 
     settings = LintSettings(
@@ -110,7 +111,7 @@ def lint(
         locked=locked,
         github_actions=os.environ.get("GITHUB_ACTIONS") == "true",
     )
-    report = run_lint(settings, warn=warn)
+    report = run_lint(settings, warn=warn, reporters=REPORTER_BY_NAME)
     _show(report, output_file)
     if report.exit_code:
         raise typer.Exit(report.exit_code)
