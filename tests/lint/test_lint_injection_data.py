@@ -30,7 +30,7 @@ def test_the_shipped_data_has_every_language_and_role():
     assert [language.code for language in data.languages] == list(LANGUAGES)
     by_code = {language.code: language for language in data.languages}
     assert by_code["en"].gate is None and all(by_code[c].gate is not None for c in ("es", "zh", "fr", "de", "pt"))
-    assert len(by_code["en"].patterns) == 24 and all(p.needs for p in by_code["en"].patterns)
+    assert len(by_code["en"].patterns) >= 24 and all(p.needs for p in by_code["en"].patterns)  # 24 at the move
     for role in ROLES:  # every role has words in English and in at least four other languages
         assert sum(bool(language.lexicons.get(role)) for language in data.languages) >= 5, role
     assert injection_data() is data  # read once
