@@ -195,15 +195,16 @@ def imperative(clause: str, start: int) -> bool:
 
 
 def _override(clause: str) -> str | None:
-    for verb in _lexicons()["ov_verb"].finditer(clause):
+    rx = _lexicons()
+    for verb in rx["ov_verb"].finditer(clause):
         if _STATE_VERB.match(verb.group(0)) and _NEGATED_STATE.search(clause[: verb.start()]):
             continue  # "the rules that were not revoked" still hold: the opposite of an override
         if not _STATE_VERB.match(verb.group(0)) and not imperative(clause, verb.start()):
             continue  # "parameters will override the preset's prompt" describes, it does not order
-        obj = _lexicons()["ov_object"].search(clause, verb.end(), verb.end() + 60)
+        obj = rx["ov_object"].search(clause, verb.end(), verb.end() + 60)
         if not obj and (_STATE_VERB.match(verb.group(0)) or not verb.group(0).isascii()):
             # "the rules ... no longer apply"; Japanese and Chinese (把 ...) put the object first
-            obj = _lexicons()["ov_object"].search(clause, max(0, verb.start() - 80), verb.start())
+            obj = rx["ov_object"].search(clause, max(0, verb.start() - 80), verb.start())
         if not obj:
             continue
         before = clause[: verb.start()].casefold()
@@ -224,9 +225,10 @@ def _bound_whose(clause: str, verb: re.Match[str], obj: re.Match[str]) -> bool:
     object, a whose-word ("your", "previous", "all prior", "system", "you were given") is attached to
     the object (just before it, or just after it); elsewhere (the object first, other scripts)
     anywhere in the clause, as before."""
+    rx = _lexicons()
     if obj.start() < verb.end() or not clause[verb.start()].isascii():
-        return bool(_lexicons()["ov_whose"].search(clause))
-    for whose in _lexicons()["ov_whose"].finditer(clause, verb.end(), obj.end() + 30):
+        return bool(rx["ov_whose"].search(clause))
+    for whose in rx["ov_whose"].finditer(clause, verb.end(), obj.end() + 30):
         if whose.start() >= obj.end():
             gap = clause[obj.end() : whose.start()]
         else:
@@ -240,17 +242,18 @@ _NOBODY = {"anyone", "nadie", "niemand", "ninguem", "personne", "任何人"}
 
 
 def _secrecy(clause: str) -> tuple[int, str] | None:
-    conceal = _lexicons()["conceal"].search(clause)
+    rx = _lexicons()
+    conceal = rx["conceal"].search(clause)
     if conceal:
-        person = _lexicons()["person"].search(clause)  # "keep it secret ... with anyone": advice about a key
+        person = rx["person"].search(clause)  # "keep it secret ... with anyone": advice about a key
         return (2 if person and person.group(0) not in _NOBODY else 1), conceal.group(0)
-    for tell in _lexicons()["tell"].finditer(clause):
+    for tell in rx["tell"].finditer(clause):
         window = clause[max(0, tell.start() - 25) : tell.end() + 25]
-        if not _lexicons()["negation"].search(window):
+        if not rx["negation"].search(window):
             continue  # the negation is close to the verb: "never disclose", "Sag ... nichts"
         if _OWN_SECRET.search(clause.casefold()):
             return None  # "do not tell anyone your password": advice to a person about their own secret
-        if _lexicons()["person"].search(clause):
+        if rx["person"].search(clause):
             return 2, window.strip()
         return 1, window.strip()
     return None
@@ -276,7 +279,8 @@ _NAMES_NOT_DATA = re.compile(
 
 
 def _exfiltration(clause: str) -> tuple[int, str] | None:
-    transfer = next((t for t in _lexicons()["transfer"].finditer(clause) if imperative(clause, t.start())), None)
+    rx = _lexicons()
+    transfer = next((t for t in rx["transfer"].finditer(clause) if imperative(clause, t.start())), None)
     if not transfer:
         return None
     # what an English verb moves is its object, after it: in "to access a user's password protected
@@ -285,15 +289,15 @@ def _exfiltration(clause: str) -> tuple[int, str] | None:
     private = next(
         (
             p
-            for p in _lexicons()["private"].finditer(clause, after)
+            for p in rx["private"].finditer(clause, after)
             if not _generic_chat(clause, p) and not (p.group(0).isascii() and _NAMES_NOT_DATA.match(clause, p.end()))
         ),
         None,
     )
-    url = _lexicons()["url_sink"].search(clause)
-    if private and (url or _lexicons()["field_sink"].search(clause)):
+    url = rx["url_sink"].search(clause)
+    if private and (url or rx["field_sink"].search(clause)):
         return 2, f"{transfer.group(0)} ... {private.group(0)}"
-    credentials = _lexicons()["credentials"].search(clause)
+    credentials = rx["credentials"].search(clause)
     if credentials and url:
         return 1, f"{transfer.group(0)} ... {credentials.group(0)}"
     if private:
@@ -302,10 +306,11 @@ def _exfiltration(clause: str) -> tuple[int, str] | None:
 
 
 def _priority(clause: str) -> str | None:
-    own = _lexicons()["self"].search(clause)
-    if not own or not _lexicons()["call"].search(clause):
+    rx = _lexicons()
+    own = rx["self"].search(clause)
+    if not own or not rx["call"].search(clause):
         return None
-    quantifier = _lexicons()["quantifier"].search(clause)
+    quantifier = rx["quantifier"].search(clause)
     return f"{own.group(0)} ... {quantifier.group(0)}" if quantifier else None
 
 
