@@ -103,7 +103,7 @@ def test_lint_says_which_data_line_is_malformed_in_one_line(tmp_path, monkeypatc
     from toolsearch_cli.lint import injection, injection_signals
 
     def clear() -> None:
-        for cached in (injection_data, injection_signals._lexicons, injection.rule_reasons):
+        for cached in (injection_data, injection_signals._lexicons, injection._gated, injection.rule_reasons):
             cached.cache_clear()
 
     monkeypatch.setattr(data_module, "shipped_folder", lambda: folder)

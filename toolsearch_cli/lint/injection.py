@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterator
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from .injection_data import Pattern, injection_data
 from .injection_model import describe, model_reason, shipped_model
@@ -75,17 +75,30 @@ def patterns() -> list[Pattern]:
     return [pattern for language in injection_data().languages for pattern in language.patterns]
 
 
+_Needed = tuple[tuple[tuple[str, ...], ...], tuple[re.Pattern[str], str]]
+
+
+@cache
+def _gated() -> list[tuple[re.Pattern[str] | None, list[_Needed]]]:
+    """Each language that has patterns: its gate, and its patterns as (needed words, (expression, why))."""
+    return [
+        (language.gate, [(p.needs, (p.regex, p.why)) for p in language.patterns])
+        for language in injection_data().languages
+        if language.patterns
+    ]
+
+
 def _patterns(text: str) -> Iterator[tuple[re.Pattern[str], str]]:
     """The patterns that may match a text: each language's only when its gate finds the text, each
     pattern only when one word of each of its groups of needed words is in the lower-cased text
     (a word check costs far less than the expression, which is most of TS206's time otherwise)."""
     low = text.casefold()
-    for language in injection_data().languages:
-        if language.gate is not None and not language.gate.search(text):
+    for gate, patterns in _gated():
+        if gate is not None and not gate.search(text):
             continue
-        for pattern in language.patterns:
-            if all(any(word in low for word in group) for group in pattern.needs):
-                yield pattern.regex, pattern.why
+        for needs, pattern in patterns:
+            if all(any(word in low for word in group) for group in needs):
+                yield pattern
 
 
 def _readings(text: str, shown: str) -> Iterator[tuple[str, str]]:
