@@ -15,6 +15,7 @@ import pytest
 
 from tests import pg_cluster as pg
 from toolsearch_cli import load_catalog
+from toolsearch_cli.errors import CatalogError
 from toolsearch_cli.model import Catalog
 from toolsearch_cli.registry import store
 from toolsearch_cli.registry.source import parse_registry_source
@@ -161,12 +162,12 @@ def test_rows_are_validated_like_files(pg_url):
         conn.execute(
             """UPDATE toolsearch_tools SET body = '{"name":"tool0001","parameters":7}' WHERE name = 'tool0001'"""
         )
-    with pytest.raises(store.CatalogError) as info:
+    with pytest.raises(CatalogError) as info:
         store.read_snapshot(ns(pg_url, "h"))
     assert "tool0001" in str(info.value) and "parameters" in str(info.value)
     with psycopg.connect(pg_url, autocommit=True) as conn:
         conn.execute("""UPDATE toolsearch_tools SET body = '{"name": "other"}' WHERE name = 'tool0001'""")
-    with pytest.raises(store.CatalogError, match="does not hold the tool its name says"):
+    with pytest.raises(CatalogError, match="does not hold the tool its name says"):
         store.read_snapshot(ns(pg_url, "h"))
 
 
@@ -512,9 +513,9 @@ def test_stored_resident_names_that_are_not_a_list_are_an_error_not_a_crash(pg_u
     psycopg = pytest.importorskip("psycopg")
     with psycopg.connect(pg_url, autocommit=True) as conn:
         conn.execute("UPDATE toolsearch_namespaces SET resident = '{\"x\": 1' WHERE name = 'bad'")
-    with pytest.raises(store.CatalogError, match="malformed registry row"):
+    with pytest.raises(CatalogError, match="malformed registry row"):
         store.read_snapshot(ns(pg_url, "bad"))
     from toolsearch_cli.registry.provider import PostgresToolProvider
 
-    with PostgresToolProvider(pg_url, "bad") as provider, pytest.raises(store.CatalogError, match="malformed"):
+    with PostgresToolProvider(pg_url, "bad") as provider, pytest.raises(CatalogError, match="malformed"):
         provider.remove("tool0001")
