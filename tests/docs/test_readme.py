@@ -122,3 +122,45 @@ def test_the_eval_example_shows_what_eval_prints():
     table = [line for line in shown if line not in header]
     _same_lines(table, done.stdout, drop_column=-1)  # ms/q is a timing
     assert " ".join(" ".join(header).split()) in " ".join(done.stdout.split())  # the README wraps it
+
+
+def test_the_live_transcript_s_tool_tables_and_today_s_baseline(run_cli, monkeypatch):
+    """docs/how-to/live-runs.md shows a run captured from a real llama.cpp model. What does not
+    depend on the model — each request's tool table — is what the command prints today when the
+    same calls come back (the loopback server answers them), and the page's note names today's
+    all-tools baseline."""
+    pytest.importorskip("openai")
+    from ..chat_server import live_runner
+
+    page = (ROOT / "docs" / "how-to" / "live-runs.md").read_text(encoding="utf-8")
+    block = next(b for b in re.findall(r"```console\n(.*?)\n```", page, re.S) if "--model gemma-3-270m" in b)
+    command, *shown = block.split("\n")
+    arguments = '{ "query": "weather", "maxResults": 100, "category": "Weather" }'  # as the model wrote them
+    assert f"toolSearch({arguments})" in block
+    server = ChatServer()
+    server.add(*[call("toolSearch", arguments) for _ in range(3)])
+    try:
+        words = command.split()
+        rest = words[words.index("--catalog") :]
+        rest = rest[: rest.index("--record")]
+        done = live_runner(run_cli, monkeypatch, server, "sk-test")(*[w.strip('"') for w in _join_quoted(rest)])
+    finally:
+        server.close()
+    assert done.code == 0, done.stderr
+    assert "no final answer after 3 requests (--max-iterations)" in done.stdout  # as captured
+    table_rows = [line for line in shown if re.match(r"^(resident|toolSearch|disclosed|group)\s+│", line)]
+    assert len(table_rows) >= 9
+    _same_lines(table_rows, done.stdout)
+    baseline = re.search(r"all-tools baseline \((\d+) tok\)", done.stdout).group(1)
+    assert f"to {baseline} tok" in " ".join(page.split())
+
+
+def _join_quoted(words: list[str]) -> list[str]:
+    """Split words of a shell line back into arguments where a "quoted argument" had spaces."""
+    out: list[str] = []
+    for word in words:
+        if out and out[-1].startswith('"') and not out[-1].endswith('"'):
+            out[-1] += " " + word
+        else:
+            out.append(word)
+    return out
