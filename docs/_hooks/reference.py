@@ -97,14 +97,13 @@ def cli_markdown(root: Any) -> str:
                 value = f"`{param.make_metavar(parent)}`" if hasattr(param, "make_metavar") else ""
             help_text = _text(getattr(param, "help", None) or "")
             extra = []
+            if not is_option(param):
+                extra.append("(argument)" if param.required else "(argument, optional)")
             envvar = getattr(param, "envvar", None)
             if envvar:
-                extra.append(
-                    "environment: " + ", ".join(f"`{e}`" for e in ([envvar] if isinstance(envvar, str) else envvar))
-                )
-            if not is_option(param):
-                extra.append("argument" + ("" if param.required else ", optional"))
-            cell = "; ".join(x for x in [help_text, *extra] if x).replace("|", "\\|")
+                envvars = [envvar] if isinstance(envvar, str) else list(envvar)
+                extra.append("Environment: " + ", ".join(f"`{name}`" for name in envvars) + ".")
+            cell = " ".join(x for x in [help_text, *extra] if x).replace("|", "\\|")
             lines.append(f"| {names} | {value.replace('|', chr(92) + '|')} | {cell} |")
         lines.append("")
     return "\n".join(lines)
