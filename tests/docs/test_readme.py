@@ -80,7 +80,8 @@ def test_the_agent_loop_snippet_discloses_and_calls_get_weather(tmp_path):
 
 def _same_lines(shown: list[str], printed: str, drop_column: int | None = None) -> None:
     """Each line the README shows is a line of ``printed``, compared without the table's padding;
-    a line the README abridges (ending ``...``) is compared up to there; ``...`` alone and the
+    a line the README abridges (ending ``...``, or a table row whose description is cut with ``…``)
+    is compared up to there; ``...`` alone and the
     tables' rules (``━━╇━━``) are skipped; ``drop_column``: a table column left out."""
 
     def norm(line: str) -> str:
@@ -94,14 +95,23 @@ def _same_lines(shown: list[str], printed: str, drop_column: int | None = None) 
     for line in shown:
         if line.strip() in ("", "...") or not line.strip("━╇ "):
             continue
-        if line.endswith("..."):
-            prefix = norm(line.removesuffix("..."))
+        if line.endswith(("...", "…")):  # abridged by the README, or a description cut to fit
+            prefix = norm(line.removesuffix("...").removesuffix("…"))
             found = any(printed_line.startswith(prefix) for printed_line in lines)
         else:
             found = norm(line) in lines
         if not found:
             missing.append(line)
     assert not missing, "README lines the command does not print today:\n" + "\n".join(missing)
+
+
+def test_the_tour_s_search_shows_what_search_prints():
+    command, shown = console_block('toolsearch search "查询城市天气"')
+    assert command == 'toolsearch search "查询城市天气"'
+    done = run_toolsearch("search", "查询城市天气", COLUMNS="200")
+    assert done.code == 0, done.stderr
+    assert len(shown) >= 4
+    _same_lines(shown, done.stdout)
 
 
 def test_the_simulate_example_shows_what_simulate_prints():
