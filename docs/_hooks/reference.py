@@ -71,7 +71,7 @@ def cli_markdown(root: Any) -> str:
         "# Command line",
         "",
         "Generated from the Typer app at build time: every command and its options, each once.",
-        "`toolsearch COMMAND -h` prints the same help in a terminal.",
+        "`toolsearch COMMAND -h` (or `--help`, on every command) prints the same help in a terminal.",
         "",
     ]
     for path, command in commands(root):
