@@ -1,5 +1,6 @@
-"""Every library name the README gives (a backticked ``toolsearch_cli.x.y`` or a ``from toolsearch_cli...
-import ...`` line) can be had where it says: a user copying it gets no ImportError or AttributeError.
+"""Every library name the README and the pages of docs/ (where sections of it moved, issue 36) give
+(a backticked ``toolsearch_cli.x.y`` or a ``from toolsearch_cli... import ...`` line) can be had where
+it says: a user copying it gets no ImportError or AttributeError.
 
 The audit of issue 19 found ``toolsearch_cli.search.embed.configure``/``embed_cost()`` in the README after
 the names had moved to ``search/embed_settings.py`` (moved names are not re-exported, see
@@ -13,7 +14,10 @@ from pathlib import Path
 
 import pytest
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+ROOT = Path(__file__).resolve().parents[2]
+README = ROOT / "README.md"
+#: the README and the hand-written pages of the documentation site (issue 36 moved sections there)
+DOCUMENTS = [README, *sorted((ROOT / "docs").rglob("*.md"))]
 
 DOTTED = re.compile(r"`(toolsearch_cli(?:\.[A-Za-z_][A-Za-z0-9_]*)+)")
 FROM_IMPORT = re.compile(r"^\s*from (toolsearch_cli(?:\.[a-z_]+)*) import ([A-Za-z_][A-Za-z0-9_, ]*)", re.MULTILINE)
@@ -21,7 +25,7 @@ FROM_IMPORT = re.compile(r"^\s*from (toolsearch_cli(?:\.[a-z_]+)*) import ([A-Za
 
 def readme_names() -> list[tuple[str, str]]:
     """(module path or package, attribute path) pairs; attribute path '' for a bare module."""
-    text = README.read_text(encoding="utf-8")
+    text = "\n".join(document.read_text(encoding="utf-8") for document in DOCUMENTS)
     found: set[tuple[str, str]] = set()
     for dotted in DOTTED.findall(text):
         found.add((dotted, ""))

@@ -1,7 +1,7 @@
 """Opt-in: the demo catalog against a real model endpoint (marker ``live``).
 
-Skipped unless ``TOOLSEARCH_LIVE_BASE_URL`` is set, e.g. to a local llama.cpp server (see the
-README's "Live runs" section). Optional: ``TOOLSEARCH_LIVE_MODEL`` (default ``local``),
+Skipped unless ``TOOLSEARCH_LIVE_BASE_URL`` is set, e.g. to a local llama.cpp server (see
+docs/how-to/live-runs.md). Optional: ``TOOLSEARCH_LIVE_MODEL`` (default ``local``),
 ``TOOLSEARCH_LIVE_API_KEY_ENV`` (default ``OPENAI_API_KEY``), ``TOOLSEARCH_LIVE_TIMEOUT``
 (seconds, default 600).
 
