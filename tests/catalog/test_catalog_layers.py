@@ -41,7 +41,7 @@ def test_tools_is_a_tuple_that_cannot_be_appended_to_behind_get():
 
 def test_a_catalog_carries_no_indexes_cache_keys_or_warnings():
     fields = {f.name for f in dataclasses.fields(Catalog)}
-    assert fields == {"_tools", "resident", "sources", "groups", "revision", "_by_name", "_view"}
+    assert fields == {"_tools", "resident", "sources", "groups", "revision", "_by_name", "_view", "_listeners"}
     for gone in ("cached_index", "index_keys", "cache_key", "cache_stored", "warnings", "_indexes"):
         assert not hasattr(Catalog(), gone)
 

@@ -187,7 +187,8 @@ def test_a_catalog_without_examples_needs_a_queries_file(run_cli, write):
 def test_category_field_passes_each_querys_category_to_search(run_cli, files, write):
     path = write(
         "qc.yaml",
-        "- {id: c1, query: send a refund notice to the customer by email, relevant: [sendEmail], category: messaging}\n"
+        "- {id: c1, query: email the customer a notice about the refund of their payment, relevant: [sendEmail],"
+        " category: messaging}\n"
         "- {id: c2, query: weather forecast, relevant: [getWeather]}\n",
     )
     base = ["eval", "-c", files["catalog"], "-q", str(path), "-f", "json"]

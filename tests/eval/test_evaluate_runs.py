@@ -44,7 +44,8 @@ def test_worst_misses_put_unreturned_tools_first_then_the_lowest_ranked():
     ]
     assert [h.name for h in misses[2].above] == ["full01", "full02"]
     assert len(misses[1].above) == 3  # shown: the best three of the eleven above it
-    assert misses[1].hit is not None and {c.term for c in misses[1].hit.contributions} == {"alpha"}
+    # "alpha" and, its whole label ("onlyAlpha": "only" is a stop word) being said, the label bonus
+    assert misses[1].hit is not None and {c.term for c in misses[1].hit.contributions} == {"alpha", "(the query)"}
     assert [m.query.id for m in worst_misses(catalog, run, 1)] == ["b-none"]
 
 

@@ -207,8 +207,10 @@ def test_the_word_checks_before_each_pattern_change_no_verdict(monkeypatch):
     entries = yaml.safe_load((DATA / "injection_labelled.yaml").read_text(encoding="utf-8"))
     texts = [e["text"] for e in entries]
     gated = [list(injection_reasons(t)) for t in texts]
-    monkeypatch.setattr(injection, "_patterns", lambda text: iter(injection.PATTERNS))
+    monkeypatch.setattr(injection, "_patterns", lambda text: ((p.regex, p.why) for p in injection.patterns()))
+    injection.rule_reasons.cache_clear()  # else the second pass reads the first one's answers
     assert [list(injection_reasons(t)) for t in texts] == gated
+    assert any(gated)
 
 
 # --- issue 20 item 2: the scored signal families (toolsearch_cli/lint/injection_signals.py) ---------

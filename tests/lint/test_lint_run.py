@@ -3,16 +3,19 @@
 
 from __future__ import annotations
 
+import ast
 import json
 from pathlib import Path
 
 import pytest
 
+import toolsearch_cli.lint as lint_package
 from toolsearch_cli.errors import UsageError
 from toolsearch_cli.lint.engine import LintResult, RuleCount
 from toolsearch_cli.lint.rules import RULE_BY_CODE
 from toolsearch_cli.lint.run import LintReport, run_lint
 from toolsearch_cli.lint.settings import LintSettings, split_selectors
+from toolsearch_cli.report import REPORTER_BY_NAME
 
 from ..conftest import ROOT
 
@@ -74,7 +77,7 @@ def test_settings_split_comma_lists_and_type_the_level():
 
 
 def test_run_lint_returns_a_typed_report_whose_json_is_the_same_data():
-    report = run_lint(LintSettings(paths=[BAD], output_format="json", isolated=True))
+    report = run_lint(LintSettings(paths=[BAD], output_format="json", isolated=True), reporters=REPORTER_BY_NAME)
     assert isinstance(report, LintReport) and isinstance(report.result, LintResult)
     assert report.failed and report.exit_code == 1
     assert len(report.result.files) == 8 and report.result.tool_count > 20
@@ -97,14 +100,50 @@ def test_the_rule_counts_add_up_to_the_diagnostics():
 
 
 def test_sarif_and_github_render_from_the_same_diagnostics():
-    sarif = run_lint(LintSettings(paths=[BAD], output_format="sarif", isolated=True))
+    sarif = run_lint(LintSettings(paths=[BAD], output_format="sarif", isolated=True), reporters=REPORTER_BY_NAME)
     results = json.loads(sarif.render())["runs"][0]["results"]
     assert len(results) == len(sarif.result.diagnostics)
-    github = run_lint(LintSettings(paths=[BAD], output_format="github", isolated=True))
+    github = run_lint(LintSettings(paths=[BAD], output_format="github", isolated=True), reporters=REPORTER_BY_NAME)
     assert github.render().count("::") >= len(github.result.diagnostics)
-    text = run_lint(LintSettings(paths=[BAD], output_format="text", isolated=True))
+    text = run_lint(LintSettings(paths=[BAD], output_format="text", isolated=True), reporters=REPORTER_BY_NAME)
     with pytest.raises(ValueError, match="rendered by the CLI"):
         text.render()
+
+
+def test_the_reporters_are_passed_in_and_lint_never_imports_report():
+    """``lint`` is below ``report`` (issue 33: the reporter was fetched from the layer above, a
+    package-level import loop): a run renders with the reporters it is given, and no module of
+    ``toolsearch_cli/lint``, function-level imports included, imports ``toolsearch_cli.report``."""
+    bare = run_lint(LintSettings(paths=[BAD], output_format="json", isolated=True))
+    with pytest.raises(ValueError, match="pass reporters=toolsearch_cli.report.REPORTER_BY_NAME"):
+        bare.render()
+    calls = []
+    given = run_lint(
+        LintSettings(paths=[BAD], output_format="github", isolated=True),
+        reporters={"github": lambda diagnostics, rules: calls.append(len(diagnostics)) or "rendered"},
+    )
+    assert given.render() == "rendered" and calls == [len(given.result.diagnostics)]
+    package = Path(lint_package.__file__).parent
+    for path in sorted(package.rglob("*.py")):
+        dots = len(path.relative_to(package).parts)  # a module of lint/rules/ is two levels down
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                absolute = (node.module or "") if node.level == 0 else _absolute(node, dots)
+                names = [f"{absolute}.{alias.name}" for alias in node.names]
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            else:
+                continue
+            assert not any(n == "toolsearch_cli.report" or n.startswith("toolsearch_cli.report.") for n in names), (
+                f"{path}:{node.lineno} imports {names}"
+            )
+
+
+def _absolute(node: ast.ImportFrom, depth: int) -> str:
+    """``from ..report import X`` in toolsearch_cli/lint/run.py (depth 1) -> ``toolsearch_cli.report``."""
+    here = ["toolsearch_cli", "lint", *["?"] * (depth - 1)]
+    base = here[: len(here) - node.level + 1] if node.level <= len(here) else []
+    return ".".join([*base, *([node.module] if node.module else [])])
 
 
 def test_the_verdict_follows_fail_on_strict_and_exit_zero(tmp_path):

@@ -112,6 +112,7 @@ def lint(
     from ..catalog.sources import parse_sources
     from ..lint.run import run_lint
     from ..lint.settings import LintSettings
+    from ..report import REPORTER_BY_NAME
     from .render import warn
 
     embed = embed_settings(typer_context)
@@ -133,7 +134,7 @@ def lint(
         github_actions=os.environ.get("GITHUB_ACTIONS") == "true",
         embed=embed,
     )
-    report = run_lint(settings, warn=warn)
+    report = run_lint(settings, warn=warn, reporters=REPORTER_BY_NAME)
     _show(report, output_file)
     if report.exit_code:
         raise typer.Exit(report.exit_code)

@@ -21,10 +21,11 @@ import itertools
 import json
 import math
 import re
-import unicodedata
 from collections.abc import Iterator
 from functools import cache
 from importlib import resources
+
+from .injection_text import URL_OR_WWW, strip_marks, visible
 
 #: Character n-gram sizes.
 NGRAMS = (2, 3, 4, 5)
@@ -38,7 +39,6 @@ NORM_FLOOR = 150
 #: Chunks scored per text at most (a text is already cut at ``MAX_TEXT`` characters upstream).
 MAX_CHUNKS = 400
 
-_URL = re.compile(r"(?:https?|ftp|wss?)://\S+|\bwww\.\S+", re.I)
 _MAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _DIGIT = re.compile(r"\d")
 _TOKEN = re.compile(r"[^\W_]+")
@@ -52,11 +52,11 @@ _MARKS = {URL_MARK: "<url>", MAIL_MARK: "<e-mail>"}
 def normalise(text: str) -> str:
     """Case folded, accents dropped, URLs and e-mail addresses replaced by a mark, digits by 0,
     white space collapsed (the input is a reading already free of look-alikes and invisibles)."""
-    text = _URL.sub(f" {URL_MARK} ", text)
+    text = URL_OR_WWW.sub(f" {URL_MARK} ", text)
     text = _MAIL.sub(f" {MAIL_MARK} ", text)
     text = text.casefold()
     if not text.isascii():
-        text = "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
+        text = strip_marks(text)
     return " ".join(_DIGIT.sub("0", text).split())
 
 
@@ -312,7 +312,6 @@ def _trie_pattern(stems: list[str]) -> str:
 def _cue_pattern() -> tuple[re.Pattern[str], dict[str, str]]:
     """One pattern for every cue stem (normalised as the text is: through the look-alike mapping,
     case folding and accent dropping), matching at every position, and the cue of each stem."""
-    from .injection import visible  # the readings the model sees went through it; imported late (cycle)
 
     of: dict[str, str] = {}
     for cue, stems in CUES.items():

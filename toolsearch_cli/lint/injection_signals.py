@@ -3,7 +3,7 @@
 The phrase patterns of :mod:`.injection` catch the wordings they were written for. This module
 reads a (normalised) text as clauses and looks, in each clause, for the *roles* an order to the
 model needs, each filled from a lexicon of English, Spanish, Chinese, French, German, Portuguese
-and Japanese words:
+and Japanese words (``data/injection/<language>.tsv``, :mod:`.injection_data`):
 
 - override: a cancelling verb (ignore, forget, revoke, no longer apply, 忽略, olvida ...) with an
   object that is the model's instructions (rules, guidance, 指令, consignes ...) that are the
@@ -35,21 +35,13 @@ cost a handful of searches.
 from __future__ import annotations
 
 import re
-import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from functools import cache
 
-_ACCENTS = re.compile("[\u0300-\u036f]")
+from .injection_data import ROLES, injection_data
+from .injection_text import URL_IN_TEXT, fold
 
-
-def fold(text: str) -> str:
-    """Accents dropped from Latin letters (``Olvídate`` -> ``Olvidate``), so one lexicon entry
-    covers the spellings with and without them; other scripts are left as they are."""
-    if text.isascii():
-        return text
-    return unicodedata.normalize("NFC", _ACCENTS.sub("", unicodedata.normalize("NFD", text)))
-
-
-# --- lexicons (lower case; a word ending in ``~`` is a stem: any ending) -----------------------
+# --- lexicons (data/injection/*.tsv; lower case; a word ending in ``~`` is a stem: any ending) -
 
 
 def _units(entry: str) -> list[str]:
@@ -88,132 +80,38 @@ def _trie(entries: list[list[str]]) -> str:
     return emit(root)
 
 
-def _alt(words: str) -> str:
-    """A regular expression for ``|``-separated lexicon entries (folded, lower case): Latin words
-    start at a word boundary, CJK entries match anywhere."""
-    entries = [w.strip() for w in words.split("|") if w.strip()]
+def _alt(entries: Iterable[str]) -> str:
+    """A regular expression for lexicon entries (folded, lower case): Latin words start at a word
+    boundary, CJK entries match anywhere."""
+    entries = [w.strip() for w in entries if w.strip()]
     latin = [_units(w) for w in entries if _LATIN.match(fold(w).casefold())]
     other = [_units(w) for w in entries if not _LATIN.match(fold(w).casefold())]
     parts = ([r"\b" + _trie(latin)] if latin else []) + ([_trie(other)] if other else [])
     return "(?:" + "|".join(parts) + ")"
 
 
-# override: verbs, objects, whose
-_OV_VERB = _alt(
-    "ignore|ignores|ignoring|disregard~|forget|forgot|override|overrides|bypass|revoke~|void|cancelled|canceled|"
-    "suspended|waived|drop|discard|scrap|set aside|put aside|throw out|"
-    "no longer apply|"
-    "no longer applies|no longer valid|no longer in effect|disabled|lifted|obsolete|outdated|superseded|supersede~|"
-    "ignora|ignorar|ignore|olvid~|descart~|omite|haz caso omiso|no hagas caso|desobedec~|ya no aplica~|"
-    "ne tenez plus compte|ne tiens plus compte|ne plus tenir compte|ignorez|oublie~|"
-    "ignoriere~|ignorieren|vergiss|vergessen|missachte~|gelten nicht mehr|"
-    "ignore|esqueça~|esqueca~|desconsidere~|desobedeça~|"
-    "忽略|无视|忽视|不要理会|不理会|别理会|抛开|抛弃|忘记|忘掉|跳过|违背|绕过|作废|失效|不再适用|不再有效|"
-    "無視|忘れ|従わない|破棄"
-)
-_OV_OBJECT = _alt(
-    "instruction~|rules|rule|guideline~|guidance|directive~|prompt|prompts|usage polic~|safety polic~|"
-    "content polic~|your polic~|guardrail~|restriction~|"
-    "constraints|safety checks|safety filters|what you were told|what you have been told|orders|"
-    "the user's request|the user's question|"
-    "instrucci~|reglas|indicaciones|directrices|normas|políticas|politicas|órdenes|ordenes|restricciones|"
-    "lo que te dijeron|lo que te han dicho|"
-    "consignes|règles|regles|directives|"
-    "anweisungen|regeln|vorgaben|instruktionen|richtlinien|was man dir|was dir|systemanweisungen|systemregeln|"
-    "systemvorgaben|sicherheitsregeln|"
-    "instruções|instrucoes|orientações|orientacoes|regras|diretrizes|"
-    "指令|指示|规则|提示词|要求|命令|设定|约束|限制|规定|以上内容|上述内容|之前的内容|前面的内容|"
-    "ルール|命令|設定|制約"
-)
-_OV_WHOSE = _alt(
-    "previous|prior|earlier|above|preceding|original|existing|system|all|any|every|your|you were given|"
-    "you've been given|you have been given|you received|operator~|safety|the user's|came before|given before|"
-    "platform|guardrail~|"
-    "anteriores|anterior|previa|previas|del sistema|todas|todos|cualquier|tus|tu|que recibiste|te dieron|"
-    "précédentes|precedentes|antérieures|auparavant|données|toutes|tes|vos|"
-    "vorherigen|vorher|bisherigen|obigen|alle|deine|"
-    "prévias|suas|"
-    "之前|以前|先前|此前|上面|上述|以上|前面|所有|全部|一切|系统|原有|原来|你的|"
-    "これまで|以前|前の|すべて|全て|システム"
-)
+@cache
+def _lexicons() -> dict[str, re.Pattern[str]]:
+    """Each role's lexicon (every language's entries, :func:`.injection_data.injection_data`) as one
+    expression, and the sinks; built on first use (only a run of TS206 or TS207 needs them)."""
+    data = injection_data()
+    alternations = {role: _alt(data.lexicon(role)) for role in ROLES}
+    found = {role: re.compile(pattern) for role, pattern in alternations.items()}  # the text is lower case
+    found["url_sink"] = re.compile(_URL_SINK)
+    # anchors: a family reads the clauses only when one of its words is somewhere in the text
+    found["secrecy_anchor"] = re.compile(f"{alternations['tell']}|{alternations['conceal']}")
+    return found
+
+
 _PASSIVE = re.compile(r"\b(?:is|are|be|been|being|was|were|get|gets)\s+(?:\w+\s+)?$")
 _TO_MODEL = re.compile(r"\b(?:you|your|you're|assistant|the ai|the model)\b")
 
-# secrecy
-_NEGATION = _alt(
-    "do not|don't|dont|never|must not|should not|shouldn't|without|not|no|nunca|sin|ne|n'|jamais|nichts|nicht|"
-    "kein~|não|nao|"
-    "不要|别|不得|不可|切勿|千万别|禁止|无需|不需要|不必|不用|"
-    "ない|ないで|絶対に"
-)
-_TELL = _alt(
-    "tell|inform|mention|reveal|disclose|notify|alert|admit|let the user know|let them know|let anyone know|"
-    "let the user see|let them see|let anyone see|knowing|"
-    "noticing|find out|"
-    "digas|diga|decir~|cuentes|contar~|reveles|revelar|menciones|mencionar|avises|avisar~|informes|informar~|"
-    "notifiques|sepa|entere|se entere|"
-    "dis|dites|révèle~|revele~|mentionne~|informe~|préviens|prevenez|prévenez|"
-    "sag|sage|sagen|erzähl~|verrat~|mitteil~|"
-    "conte|diga|revele|informe|avise|"
-    "告诉|告知|通知|提醒|透露|提及|让_知道|说明|"
-    "知らせ|言わ|伝え|教え"
-)
-_PERSON = _alt(
-    "user|users|user's|person|human|customer|anyone|them|"
-    "usuario|usuaria|nadie|cliente|utilisateur|utilisatrice|personne|benutzer|nutzer|niemand|usuário|ninguém|"
-    "用户|使用者|任何人|ユーザー|利用者"
-)
-_CONCEAL = _alt(
-    "keep quiet|stay quiet|keep silent|stay silent|say nothing|keep this secret|keep it secret|keep this hidden|"
-    "keep it hidden|keep this confidential|to yourself|keep this from|keep it from|"
-    "guarda silencio|guarda el secreto|garde le secret|garde ca pour toi|verschweige~|behalte es fur dich|"
-    "guarde segredo|"
-    "保密|瞒着|隐瞒|守口如瓶|内緒|秘密にし"
-)
 _OWN_SECRET = re.compile(r"\b(?:tell|share|give|reveal|disclose)\w*\s+(?:\w+\s+){0,2}your\s+(?:own\s+)?"
                          r"(?:password|passcode|pin|secret|api key|token|credentials|code)\b")  # fmt: skip
 
-# exfiltration
-_TRANSFER = _alt(
-    "send|post|upload|forward|email|e-mail|mail|submit|copy|append|attach|include|put|pass|report|leak|transmit|"
-    "share|sync|fetch|visit|open|exfiltrate|collect|add|insert|paste|encode|dump|route|relay|mirror|cc|bcc|"
-    "write|save|store|transfer|stash|log|"
-    "envía|envia|enviar|envíe|manda|mande|mandar|sube|subir|reenvía|reenvia|transmite|comparte|copia|adjunta|"
-    "pasa|pásale|pasarle|filtra|incluye|"
-    "envoie~|envoyez|transmets|transmettez|copie~|partage~|"
-    "schick~|sende|senden|übermittl~|kopier~|lade|"
-    "envie|mande|compartilhe|copie|transmita|"
-    "发送|发到|发给|发至|上传|提交|转发|传到|传给|回传|同步|上报|附加|附在|复制|拷贝|抄送|访问|转存|写进|写入|保存到|存到|"
-    "记录到|镜像到|"
-    "送信|送って|転送|アップロード|共有"
-)
-#: What belongs to the user or the model: any of these with a sink is enough.
-_PRIVATE = _alt(
-    "conversation~|chat|chats|dialogue|dialog|transcript|transcripts|chat history|message history|"
-    "previous messages|all messages|every message|last message|user's messages|user's last message|"
-    "what the user typed|whatever the user typed|what the user said|what the user wrote|user input|"
-    "system prompt|your instructions|your prompt|every document you read|each reply you|every reply you|"
-    "your replies|your answers|your responses|hidden instructions|user's clipboard|clipboard|recent files|"
-    "user's_ data|user's_ files|user's_ password~|user's_ email|user's_ phone|user's_ address|"
-    "user's_ location|user's_ token~|user's_ key~|user's_ credential~|user's_ cookie~|user's_ quer~|"
-    "in the conversation|visible in the|"
-    "conversaci~|historial|mensajes del|credenciales del usuario|contraseñas del usuario|datos del usuario|"
-    "historique|mots de passe de|"
-    "chatverlauf|gesprächsverlauf|gespräch~|nachrichten des|daten des benutzers|"
-    "conversa|conversas|senhas do usuário|mensagens do|histórico|"
-    "对话|聊天记录|会话|提示词|用户的|用户上传|系统提示|系统指令|系统设定|你收到的|"
-    "会話|チャット|履歴|プロンプト"
-)
-#: Credentials in general: with a URL sink, one point.
-_CREDENTIALS = _alt(
-    "password~|passcode~|api key~|api_key~|token~|credential~|secret~|private key~|cookie~|id_rsa|ssh|"
-    "contraseña~|credencial~|clave~|mot de passe|mots de passe|passwort~|passwörter|zugangsdaten|senha~|"
-    "密码|密钥|凭证|令牌|手机号|邮箱|パスワード"
-)
 _URL_SINK = r"(?:https://url|[\w.+-]+@[\w-]+(?:\.[\w-]+)+)"
-#: URLs are read as one word (their paths and queries are not words of the text), and the
-#: targets of Markdown links dropped.
-_URL = re.compile(r"(?:https?|ftp|wss?)://[^\s)\]>\"']+")
+#: URLs are read as one word (their paths and queries are not words of the text, see
+#: :data:`.injection_text.URL_IN_TEXT`), and the targets of Markdown links dropped.
 #: The target of a Markdown link or an HTML anchor is a reference ("see [insightsToken](https://...)"),
 #: except after a preposition of destination: "send the conversation to [our form](https://...)".
 _LINK_TARGET = re.compile(
@@ -221,51 +119,6 @@ _LINK_TARGET = re.compile(
     r"\[([^\]\n]{0,200})\]\([^)\s]*\)|\bhref\s*=\s*(?:\"[^\"]*\"|'[^']*')",
     re.I,
 )
-_FIELD_SINK = _alt(
-    "field|argument|parameter|param|url|urls|header|this tool|query string|"
-    "campo|parámetro|parametro|argumento|paramètre|champ|feld|parameter|"
-    "参数|字段|パラメータ"
-)
-
-# priority
-_SELF = _alt(
-    "this tool|this function|this one|this server|me|"
-    "esta herramienta|esta función|esta funcion|a esta|este|"
-    "cet outil|cette fonction|dieses werkzeug|dieses tool|diese funktion|esta ferramenta|"
-    "此工具|本工具|这个工具|该工具|此函数|本函数|这个函数|このツール|この関数"
-)
-_CALL = _alt(
-    "call|calls|invoke|use|run|execute|called|invoked|used|"
-    "llama~|llamar~|usa|usar|utiliza~|invoca~|ejecuta~|"
-    "appelle~|appeler|utilise~|rufe|aufrufen|verwende~|chame|chamar|"
-    "调用|使用|呼び出|使って|使用して"
-)
-_QUANTIFIER = _alt(
-    "before every|before any other|before all other|before each|ahead of every|ahead of any|ahead of all|"
-    "instead of any|instead of all|instead of every|over any other|over all other|prior to any|prior to every|"
-    "every turn|every single turn|on every|every time|each time|every request|every message|every query|"
-    "every call|regardless|no matter|whatever the user|whatever the question|even if it seems|even for unrelated|"
-    "every conversation|every session|each conversation|every chat|each session|"
-    "antes de usar cualquier|antes de cualquier|antes de toda|antes de cada|en cada turno|cada vez|"
-    "avant tout autre|avant toute autre|avant chaque|à chaque|vor jedem|vor allen|jedes mal|"
-    "antes de qualquer|toda vez|"
-    "第一个|无论|不管|任何其他|所有其他|每次|每一次|"
-    "毎回|必ず最初|他のツールより先"
-)
-
-# role
-_ROLE = _alt(
-    "you are now|you're now|you are no longer|you're no longer|no longer bound by|pretend you are|pretend you're|"
-    "pretend to be|act as if you|you have no restrictions|you have no limits|without any restrictions|you act as|"
-    "you now act as|you will act as|no content filters|without content filters|sin filtros|"
-    "unrestricted assistant|unrestricted ai|you are jailbroken|"
-    "eres ahora|ahora eres|finge ser|finge que eres|sin restricciones|sin ninguna restricción|"
-    "tu es maintenant|vous êtes maintenant|tu n'es plus|du bist jetzt|du bist nun|du bist kein~|agora você é|"
-    "finja ser|você não é mais|"
-    "你现在是|你已经是|假装你是|假装成|没有任何限制|不受任何限制|不受限制|"
-    "あなたは今|制限のない"
-)
-
 # weak signals
 _AUTHORITY = re.compile(
     r"(?:\b(?:note|message|notice|important|attention|instructions?|reminder)\s+(?:to|for)\s+(?:the\s+)?"
@@ -300,28 +153,6 @@ _FROM_NOW_ON = re.compile(
     r"a partir de agora",
 )
 
-_FLAGS = 0  # the text is folded to lower case first
-_RX = {
-    name: re.compile(pattern, _FLAGS)
-    for name, pattern in {
-        "ov_verb": _OV_VERB,
-        "ov_object": _OV_OBJECT,
-        "ov_whose": _OV_WHOSE,
-        "negation": _NEGATION,
-        "tell": _TELL,
-        "person": _PERSON,
-        "transfer": _TRANSFER,
-        "private": _PRIVATE,
-        "credentials": _CREDENTIALS,
-        "url_sink": _URL_SINK,
-        "field_sink": _FIELD_SINK,
-        "self": _SELF,
-        "call": _CALL,
-        "quantifier": _QUANTIFIER,
-        "role": _ROLE,
-        "conceal": _CONCEAL,
-    }.items()
-}
 
 #: A clause ends at sentence punctuation followed by a space or the end (a dot inside a URL or a
 #: number does not end one), at CJK sentence punctuation, at a semicolon or a line break.
@@ -364,15 +195,16 @@ def imperative(clause: str, start: int) -> bool:
 
 
 def _override(clause: str) -> str | None:
-    for verb in _RX["ov_verb"].finditer(clause):
+    rx = _lexicons()
+    for verb in rx["ov_verb"].finditer(clause):
         if _STATE_VERB.match(verb.group(0)) and _NEGATED_STATE.search(clause[: verb.start()]):
             continue  # "the rules that were not revoked" still hold: the opposite of an override
         if not _STATE_VERB.match(verb.group(0)) and not imperative(clause, verb.start()):
             continue  # "parameters will override the preset's prompt" describes, it does not order
-        obj = _RX["ov_object"].search(clause, verb.end(), verb.end() + 60)
+        obj = rx["ov_object"].search(clause, verb.end(), verb.end() + 60)
         if not obj and (_STATE_VERB.match(verb.group(0)) or not verb.group(0).isascii()):
             # "the rules ... no longer apply"; Japanese and Chinese (把 ...) put the object first
-            obj = _RX["ov_object"].search(clause, max(0, verb.start() - 80), verb.start())
+            obj = rx["ov_object"].search(clause, max(0, verb.start() - 80), verb.start())
         if not obj:
             continue
         before = clause[: verb.start()].casefold()
@@ -393,9 +225,10 @@ def _bound_whose(clause: str, verb: re.Match[str], obj: re.Match[str]) -> bool:
     object, a whose-word ("your", "previous", "all prior", "system", "you were given") is attached to
     the object (just before it, or just after it); elsewhere (the object first, other scripts)
     anywhere in the clause, as before."""
+    rx = _lexicons()
     if obj.start() < verb.end() or not clause[verb.start()].isascii():
-        return bool(_RX["ov_whose"].search(clause))
-    for whose in _RX["ov_whose"].finditer(clause, verb.end(), obj.end() + 30):
+        return bool(rx["ov_whose"].search(clause))
+    for whose in rx["ov_whose"].finditer(clause, verb.end(), obj.end() + 30):
         if whose.start() >= obj.end():
             gap = clause[obj.end() : whose.start()]
         else:
@@ -409,17 +242,18 @@ _NOBODY = {"anyone", "nadie", "niemand", "ninguem", "personne", "任何人"}
 
 
 def _secrecy(clause: str) -> tuple[int, str] | None:
-    conceal = _RX["conceal"].search(clause)
+    rx = _lexicons()
+    conceal = rx["conceal"].search(clause)
     if conceal:
-        person = _RX["person"].search(clause)  # "keep it secret ... with anyone": advice about a key
+        person = rx["person"].search(clause)  # "keep it secret ... with anyone": advice about a key
         return (2 if person and person.group(0) not in _NOBODY else 1), conceal.group(0)
-    for tell in _RX["tell"].finditer(clause):
+    for tell in rx["tell"].finditer(clause):
         window = clause[max(0, tell.start() - 25) : tell.end() + 25]
-        if not _RX["negation"].search(window):
+        if not rx["negation"].search(window):
             continue  # the negation is close to the verb: "never disclose", "Sag ... nichts"
         if _OWN_SECRET.search(clause.casefold()):
             return None  # "do not tell anyone your password": advice to a person about their own secret
-        if _RX["person"].search(clause):
+        if rx["person"].search(clause):
             return 2, window.strip()
         return 1, window.strip()
     return None
@@ -445,7 +279,8 @@ _NAMES_NOT_DATA = re.compile(
 
 
 def _exfiltration(clause: str) -> tuple[int, str] | None:
-    transfer = next((t for t in _RX["transfer"].finditer(clause) if imperative(clause, t.start())), None)
+    rx = _lexicons()
+    transfer = next((t for t in rx["transfer"].finditer(clause) if imperative(clause, t.start())), None)
     if not transfer:
         return None
     # what an English verb moves is its object, after it: in "to access a user's password protected
@@ -454,15 +289,15 @@ def _exfiltration(clause: str) -> tuple[int, str] | None:
     private = next(
         (
             p
-            for p in _RX["private"].finditer(clause, after)
+            for p in rx["private"].finditer(clause, after)
             if not _generic_chat(clause, p) and not (p.group(0).isascii() and _NAMES_NOT_DATA.match(clause, p.end()))
         ),
         None,
     )
-    url = _RX["url_sink"].search(clause)
-    if private and (url or _RX["field_sink"].search(clause)):
+    url = rx["url_sink"].search(clause)
+    if private and (url or rx["field_sink"].search(clause)):
         return 2, f"{transfer.group(0)} ... {private.group(0)}"
-    credentials = _RX["credentials"].search(clause)
+    credentials = rx["credentials"].search(clause)
     if credentials and url:
         return 1, f"{transfer.group(0)} ... {credentials.group(0)}"
     if private:
@@ -471,10 +306,11 @@ def _exfiltration(clause: str) -> tuple[int, str] | None:
 
 
 def _priority(clause: str) -> str | None:
-    own = _RX["self"].search(clause)
-    if not own or not _RX["call"].search(clause):
+    rx = _lexicons()
+    own = rx["self"].search(clause)
+    if not own or not rx["call"].search(clause):
         return None
-    quantifier = _RX["quantifier"].search(clause)
+    quantifier = rx["quantifier"].search(clause)
     return f"{own.group(0)} ... {quantifier.group(0)}" if quantifier else None
 
 
@@ -499,11 +335,11 @@ _ADDRESSED = re.compile(
 
 #: Anchors: a family reads the clauses only when one of its words is somewhere in the text.
 _ANCHORS = {
-    "override": _RX["ov_verb"],
-    "secrecy": re.compile(f"{_TELL}|{_CONCEAL}"),
-    "exfiltration": _RX["transfer"],
-    "priority": _RX["self"],
-    "role": _RX["role"],
+    "override": "ov_verb",
+    "secrecy": "secrecy_anchor",
+    "exfiltration": "transfer",
+    "priority": "self",
+    "role": "role",
 }
 
 
@@ -514,8 +350,9 @@ def _link_text(match: re.Match[str]) -> str:
 def signals(text: str) -> Iterator[tuple[str, int, str]]:
     """(family, points, evidence) for each signal found in a text."""
     # link targets first: once a URL is " https://url ", its Markdown target no longer reads as one
-    text = _URL.sub(" https://url ", _LINK_TARGET.sub(_link_text, fold(text))).casefold()
-    anchored = [family for family, rx in _ANCHORS.items() if rx.search(text)]
+    text = URL_IN_TEXT.sub(" https://url ", _LINK_TARGET.sub(_link_text, fold(text))).casefold()
+    lexicons = _lexicons()
+    anchored = [family for family, role in _ANCHORS.items() if lexicons[role].search(text)]
     if anchored:
         for clause in clauses(text):
             if "override" in anchored and (hit := _override(clause)):
@@ -526,7 +363,7 @@ def signals(text: str) -> Iterator[tuple[str, int, str]]:
                 yield "exfiltration", *scored
             if "priority" in anchored and (hit := _priority(clause)):
                 yield "priority", 2, hit
-            role = _RX["role"].search(clause) if "role" in anchored else None
+            role = lexicons["role"].search(clause) if "role" in anchored else None
             if role and role.group(0).endswith("no longer") and not _NO_LONGER_ROLE.match(clause, role.end()):
                 role = None  # "if you're no longer interested in being a member ..."
             if role and _UNRESTRICTED.fullmatch(role.group(0)) and not _ADDRESSED.search(clause):

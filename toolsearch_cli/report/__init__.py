@@ -6,17 +6,13 @@ CLI prints it. Text for people is rendered with Rich in :mod:`toolsearch_cli.cli
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-
-from ..lint.diagnostic import Diagnostic
-from ..lint.rule import Rule
+from ..lint.run import Reporter
 from .github import render_github
 from .json_format import render_json
 from .sarif import render_sarif
 
-Reporter = Callable[[Sequence[Diagnostic], Mapping[str, Rule]], str]
-
-#: Machine formats by name; the CLI adds ``text`` (Rich) and ``auto``.
+#: Machine formats by name (what :func:`toolsearch_cli.lint.run_lint` is given to render them);
+#: the CLI adds ``text`` (Rich) and ``auto``.
 REPORTER_BY_NAME: dict[str, Reporter] = {
     "json": lambda diagnostics, rules: render_json(diagnostics),
     "github": lambda diagnostics, rules: render_github(diagnostics),

@@ -154,6 +154,31 @@ VALUE_WEIGHT = 0.6
 #: ultratool_en R@5 +0.021; 0.25: shared MCP 0.715; 0.55-0.6: dev sets and project no better,
 #: toolbench_g3 -0.009 (0.5).
 RELATED_WEIGHT = 0.4
+#: Label bonus (round 3): a tool whose label (its title, else its name with the meaning of an
+#: OpenAPI method verb: :func:`label_terms`) is said by the request for the share ``c`` of the
+#: label's IDF mass earns LABEL_SHARE x the best score x ``c ** LABEL_POWER`` (a term counts at its
+#: query weight, at most 1: a value-like word in part). "Create folder" is all said by "make a new
+#: directory called Contracts inside the Legal folder"; "Create legal hold policy" is not. 0 turns
+#: it off. Figures: benchmarks/notes/ranking-round3.md (python -m benchmarks ablate-groups). Off -> 0.5: shared
+#: OpenAPI MRR 0.262 -> 0.548, shared MCP 0.715 -> 0.724, project OpenAPI 0.559 -> 0.613, project
+#: MCP 0.686 -> 0.696, blind 0.496 -> 0.666, held-out 0.427 -> 0.455; dev R@5 bfcl -0.003, the rest
+#: up. 0.3: shared OpenAPI 0.480, held-out 0.439; 0.7: shared 0.594 but toolbench_g3 R@5 -0.034.
+LABEL_SHARE = 0.5
+#: 1: shared OpenAPI 0.498, held-out 0.442; 3: 0.471 / 0.444 (at LABEL_SHARE 0.3).
+LABEL_POWER = 2.0
+#: What a related term the request does not say (:mod:`.related`: "make" -> create) counts for in
+#: the label's share, relative to the word that brought it. 1.0 against 0.4 (its weight in the
+#: search), at LABEL_SHARE 0.3: shared OpenAPI 0.480 vs 0.347, blind 0.665 vs 0.522; 0.7: 0.375 / 0.605.
+LABEL_RELATED = 1.0
+#: No bonus below this share. 0.4: shared MCP 0.701 (0.707 at 0.5), held-out 0.432 (0.439);
+#: 0.6: shared OpenAPI 0.492 but project OpenAPI 0.603 (0.610).
+LABEL_MIN_SHARE = 0.5
+#: Labels of fewer distinct terms than this earn no bonus (2: shared OpenAPI equal, project -0.003).
+LABEL_MIN_TERMS = 1
+#: The bonus is weighed for this many of the best tools (or the number asked for, if more): the
+#: cap window (PARAM_WINDOW), so that the window's short path stays (100,000 tools: +4% query CPU
+#: time at p50). 20, 30, 50 and 100 give the same figures to the third decimal (+-0.002).
+LABEL_POOL = 20
 
 
 def tool_fields(tool: Tool) -> dict[str, list[str]]:
@@ -569,10 +594,12 @@ def rank_index(
     covering = COVER_SHARE > 0 and COVER_MIN_TERMS <= indexed <= COVER_MAX_TERMS
     bonuses: dict[str, tuple[float, str]] = {}
     capping = PARAM_CAP_OWN is not None
+    labelling = LABEL_SHARE > 0
     capped: dict[str, tuple[dict[str, float], str]] = {}
-    if not (covering or capping):
+    if not (covering or capping or labelling):
         return index.rank(plan, k, allowed, weights=explain), bonuses, capped
-    pool = max(k, COVER_POOL if covering else 0, PARAM_POOL if capping else 0)
+    label_pool = max(k, LABEL_POOL) if labelling else 0
+    pool = max(k, COVER_POOL if covering else 0, PARAM_POOL if capping else 0, label_pool)
     window = max(k, PARAM_WINDOW)  # the same with and without an explanation: the same order
     weighed = None if explain else window
     if not capping:
@@ -582,7 +609,7 @@ def rank_index(
         # the cap only lowers scores, so when the window's k-th capped score is above that tool's
         # score, no tool past the window can be in the best k (a pool of 100 ordered and weighed
         # for nothing cost ~0.3 ms a query at 100,000 tools); on a tie it can (ties go by name).
-        short = not covering and window < pool
+        short = not covering and label_pool <= window < pool
         ranked = index.ranked_slots(plan, window + 1 if short else pool, allowed, weights=True, weighed=weighed)
         head, capped = _with_param_cap(index, ranked[:window])
         past = ranked[window][2] if len(ranked) > window else None
@@ -600,11 +627,101 @@ def rank_index(
             _by_score_then_name(ranked)
         if not explain:
             ranked = [(slot, tool, score, {}) for slot, tool, score, _ in ranked]
+    if labelling:
+        ranked, bonuses = _with_label(index, plan, ranked, label_pool, k)
     if covering:
-        best, bonuses = _with_coverage(index, plan, ranked, k)
+        best, covered = _with_coverage(index, plan, ranked, k)
+        for name, (points, detail) in covered.items():
+            if name in bonuses:
+                points, detail = points + bonuses[name][0], f"{bonuses[name][1]}; {detail}"
+            bonuses[name] = (points, detail)
     else:
         best = [(tool, score, weights) for _, tool, score, weights in ranked[:k]]
     return best, bonuses, capped
+
+
+@lru_cache(maxsize=65536)
+def _label_of(name: str, title: str, method: str, path: str) -> frozenset[str]:
+    if title:
+        return frozenset(analyze(normalized(_plain(title))))
+    if method:
+        return frozenset(_method_name_terms(name, method, path))
+    return frozenset(analyze(normalized(name)))
+
+
+#: Labels of packed tools (:func:`~toolsearch_cli.model.pack_tools`) by name and packed bytes:
+#: reading a packed tool's title would unpack it for good (bounded: cleared when full).
+_PACKED_LABELS: dict[tuple[str, bytes], frozenset[str]] = {}
+_PACKED_LABELS_MAX = 65536
+
+
+def label_terms(tool: Tool) -> frozenset[str]:
+    """The analysed terms of a tool's label: its title (an OpenAPI summary, an MCP title), else its
+    name (an OpenAPI name with the meaning of its method verb, see METHOD_VERBS). A packed tool
+    stays packed (its label is read from a transient copy, once)."""
+    packed = tool.__dict__.get("_packed")
+    if packed is None:
+        return _label_from(tool)
+    key = (tool.name, packed)
+    label = _PACKED_LABELS.get(key)
+    if label is None:
+        if len(_PACKED_LABELS) >= _PACKED_LABELS_MAX:
+            _PACKED_LABELS.clear()
+        label = _PACKED_LABELS[key] = _label_from(unpacked(tool))
+    return label
+
+
+def _label_from(tool: Tool) -> frozenset[str]:
+    native = _openapi_native(tool)
+    method, path = (str(native["method"]), str(native.get("path") or "")) if native is not None else ("", "")
+    return _label_of(tool.name, tool.title or "", method, path)
+
+
+def _with_label(
+    index: BM25FIndex,
+    plan: QueryPlan,
+    ranked: list[tuple[int, Tool, float, dict[str, float]]],
+    pool: int,
+    k: int,
+) -> tuple[list[tuple[int, Tool, float, dict[str, float]]], dict[str, tuple[float, str]]]:
+    """``ranked`` (sorted) with the label bonus (see LABEL_SHARE) added to those of its ``pool``
+    best tools that the largest bonus could lift into the ``k`` best, sorted again (ties by name),
+    and each rewarded tool's bonus with its explanation."""
+    if len(ranked) <= 1 or k <= 0:
+        return ranked, {}
+    said = {t: min(1.0, plan.weights.get(t, 1.0)) for t in plan.terms}
+    if RELATED_WEIGHT:
+        for t in plan.related:
+            said[t] = min(1.0, LABEL_RELATED * said[t] / RELATED_WEIGHT)
+    reach = LABEL_SHARE * ranked[0][2]
+    floor = ranked[min(k, len(ranked)) - 1][2] - reach
+    weighed = 0
+    while weighed < min(pool, len(ranked)) and ranked[weighed][2] >= floor:
+        weighed += 1
+    out = ranked[weighed:]
+    bonuses: dict[str, tuple[float, str]] = {}
+    idfs: dict[str, float] = {}
+    for item in ranked[:weighed]:
+        label = label_terms(item[1])
+        if len(label) < LABEL_MIN_TERMS:
+            out.append(item)
+            continue
+        total = covered = 0.0
+        for term in label:
+            idf = idfs.get(term)
+            if idf is None:
+                idf = idfs[term] = index.idf(term)
+            total += idf
+            covered += idf * said.get(term, 0.0)
+        share = covered / total if total > 0 else 0.0
+        if share < LABEL_MIN_SHARE:
+            out.append(item)
+            continue
+        bonus = reach * share**LABEL_POWER
+        bonuses[item[1].name] = (bonus, f"label: {share:.0%} of the tool's label said by the query")
+        out.append((item[0], item[1], item[2] + bonus, item[3]))
+    _by_score_then_name(out)
+    return out, bonuses
 
 
 def _with_param_cap(
