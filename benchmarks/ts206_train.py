@@ -56,7 +56,9 @@ from benchmarks.ts206_heldout import REAL, real_catalogs
 from toolsearch_cli import load_catalog
 from toolsearch_cli.lint.injection import readings
 from toolsearch_cli.lint.injection_model import (
+    _SENTENCE,
     CUE_SCALE,
+    CUES,
     MODEL_FILE,
     NORM_FLOOR,
     Model,
@@ -82,6 +84,10 @@ LABELLED = ROOT / "tests" / "data" / "injection_labelled.yaml"
 WRITTEN = [ROOT / "benchmarks" / "ts206_train" / name for name in ("written.yaml", "written_2.yaml")]
 #: Round 3 (issue 37): by language and class, negatives too, so that a language or class can be held out.
 WRITTEN_3 = ROOT / "benchmarks" / "ts206_train" / "written_3.yaml"
+#: Round 4 (issue 37): ten more languages (ar, hi, vi, id, sv, uk, cs, ro, fa, el), orders that say whom
+#: they address, and honest AI-API documentation (system prompts, "instructions the assistant uses");
+#: same layout as written_3.yaml, groups named "w4:<language>:<class>".
+WRITTEN_4 = ROOT / "benchmarks" / "ts206_train" / "written_4.yaml"
 #: The dev set of round 3: blind batch 8, never trained on, scored by --holdout.
 DEV = ROOT / "tests" / "lint" / "data" / "ts206_heldout_8.yaml"
 CACHE = REAL.parent  # the benchmarks' cache directory (~/.cache/toolsearch-bench)
@@ -110,16 +116,18 @@ def load_sets() -> dict[str, list[tuple[str, int]]]:
         sets["written"] += [(t, 1) for t in pos] + [(t, 0) for t in written["negative"]]
     for (lang, kind), items in written_3().items():
         sets[f"w3:{lang}:{kind}"] = items
+    for (lang, kind), items in written_3(WRITTEN_4).items():
+        sets[f"w4:{lang}:{kind}"] = items
     return sets
 
 
-def written_3() -> dict[tuple[str, str], list[tuple[str, int]]]:
-    """benchmarks/ts206_train/written_3.yaml by (language, class): positives under their class,
-    negatives under ``honest-<class>`` (a language's flat list: ``honest``)."""
-    data = yaml.safe_load(WRITTEN_3.read_text(encoding="utf-8"))
+def written_3(path: Path = WRITTEN_3) -> dict[tuple[str, str], list[tuple[str, int]]]:
+    """benchmarks/ts206_train/written_3.yaml (or written_4.yaml) by (language, class): positives under
+    their class, negatives under ``honest-<class>`` (a language's flat list: ``honest``)."""
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
     out: dict[tuple[str, str], list[tuple[str, int]]] = {}
-    for label, side in ((1, "positive"), (0, "negative")):
-        for lang, by_kind in data[side].items():
+    for label, side in ((1, "positive"), (0, "negative"), (1, "positive_2"), (0, "negative_2")):
+        for lang, by_kind in (data.get(side) or {}).items():
             groups = by_kind.items() if isinstance(by_kind, dict) else [("", by_kind)]
             for kind, entries in groups:
                 key = (lang, kind if label else f"honest-{kind}".rstrip("-"))
@@ -292,7 +300,7 @@ def holdout(args: argparse.Namespace, corpus: Corpus, texts: list, labelled_ids:
     langs, _, kinds = args.holdout.partition("/")
 
     def held(group: str) -> bool:
-        if not group.startswith("w3:"):
+        if not group.startswith(("w3:", "w4:")):
             return False
         _, lang, kind = group.split(":")
         kind = kind.removeprefix("honest-")
@@ -386,6 +394,7 @@ def main() -> int:
     half_of = {t: k for k, half in enumerate(halves) for t in half}
     cache = CACHE / "ts206_corpus.pickle"  # our own cache directory, never a shared /tmp file
     code = "".join(inspect.getsource(f) for f in (normalise, features, units, chunk_features, readings))
+    code += repr(CUES) + _SENTENCE.pattern  # the cues and the sentence splitter shape the features too
     key = hashlib.sha256(repr(texts).encode() + code.encode()).hexdigest()  # not NORM_FLOOR: applied below
     corpus: Corpus | None = None
     if args.reuse and cache.is_file():
@@ -399,7 +408,7 @@ def main() -> int:
     corpus.renormalise()
     shown: dict[str, list[tuple[str, int]]] = {}
     for k, v in sets.items():  # written_3's groups summed
-        shown.setdefault("written_3" if k.startswith("w3:") else k, []).extend(v)
+        shown.setdefault({"w3": "written_3", "w4": "written_4"}.get(k[:2], k), []).extend(v)
     print("sets: " + ", ".join(f"{k} {sum(y for _, y in v)}+/{sum(1 - y for _, y in v)}-" for k, v in shown.items())
           + f"; real descriptions {len(halves[0])} + {len(halves[1])}; {len(corpus.rows)} chunks, "
           f"{len(corpus.vocab)} features {clock()}", flush=True)  # fmt: skip
@@ -420,6 +429,9 @@ def main() -> int:
         print(f"half {k}: unseen real descriptions over the worst seen + d: "
               + ", ".join(f"d={d}: {int((above >= d).sum())}" for d in (0, 0.5, 1, 1.5, 2, 2.5, 3))
               + f"; top {', '.join(f'{a:+.2f}' for a in above[:5])}", flush=True)  # fmt: skip
+        ids_k = real_half(1 - k)
+        for j in np.argsort(-unseen)[:3]:  # what sets the error threshold
+            print(f"    {unseen[j] - worst:+.2f} {ascii(texts[ids_k[j]][0])[1:140]}")
         print(f"half {k}: worst seen negative margin {worst:.2f}, worst unseen {unseen.max():.2f} "
               f"({int((unseen > worst).sum())} of {len(unseen)} unseen above it) {clock()}", flush=True)  # fmt: skip
     delta = max(max(deltas), 0.0) + args.margin if args.delta is None else args.delta

@@ -42,7 +42,7 @@ MAX_CHUNKS = 400
 _MAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _DIGIT = re.compile(r"\d")
 _TOKEN = re.compile(r"[^\W_]+")
-_SENTENCE = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])|\s*\n\s*")
+_SENTENCE = re.compile(r"(?<=[.!?;।؟؛])\s+|(?<=[。！？；])|\s*\n\s*")
 #: Marks for the sinks an exfiltration needs, kept as words of their own.
 URL_MARK, MAIL_MARK = "urlx", "mailx"
 _WORD_FEATURE, _PAIR_FEATURE = "\x01", "\x02"
@@ -201,7 +201,87 @@ CUES: dict[str, tuple[str, ...]] = {
         "mesmo que", "말하", "zeg$", "powiedz", "söyle",
     ),
 }
+#: Round 4 (issue 37): the same cues in Arabic, Hindi, Vietnamese, Indonesian, Swedish, Ukrainian,
+#: Czech, Romanian, Persian and Greek (stems as above; accents are dropped by :func:`normalise`).
+_CUES_4: dict[str, tuple[str, ...]] = {
+    "ai": (
+        "المساعد", "مساعد", "النموذج", "الذكاء الاصطناعي", "सहायक", "मॉडल", "एआई", "tro ly", "mo hinh",
+        "asisten", "асистент", "помічник", "штучн", "asistent", "دستیار", "هوش مصنوعی", "βοηθ", "μοντελο",
+    ),
+    "you": ("أنت", "तुम", "आप", "kamu", "anda$", "ти$", "тобі", "твій", "tvuj", "εσυ"),
+    "user": (
+        "المستخدم", "مستخدم", "उपयोगकर्ता", "nguoi dung", "pengguna", "anvandar", "користувач", "uzivatel",
+        "utilizator", "کاربر", "χρηστη",
+    ),
+    "secret": (
+        "كلمة المرور", "كلمة السر", "مفاتيح", "مفتاح", "पासवर्ड", "कुंजी", "mat khau", "khoa api", "kata sandi",
+        "kunci api", "losenord", "nyckel", "heslo", "hesl", "parol", "رمز عبور", "گذرواژه", "κωδικ",
+    ),
+    "conversation": (
+        "المحادثة", "محادثة", "बातचीत", "tro chuyen", "hoi thoai", "percakapan", "riwayat", "konversation",
+        "samtal", "historik", "розмов", "історі", "konverzac", "historii", "conversati", "istoric", "گفتگو",
+        "συνομιλι", "ιστορικ",
+    ),
+    "hide": (
+        "لا تخبر", "دون إعلام", "دون علم", "मत बता", "चुपचाप", "đừng nói", "lang le", "am tham",
+        "jangan beri tahu", "diam-diam", "beratta inte", "tyst", "i hemlighet", "не кажи", "непомітно",
+        "приховай", "nerikej", "potichu", "tajne", "nu-i spune", "nu spune", "نگو که", "نگویید", "پنهان",
+        "μην πεις", "κρυφα",
+    ),
+    "send": (
+        "أرسل", "ارسل", "انسخ", "भेज", "कॉपी", "hay gui", "gui cho", "gui toan bo", "sao chep",
+        "kirim", "salin", "skicka", "kopiera",
+        "надішли", "надсила", "скопіюй", "перешли", "posli", "odesl", "zkopiruj", "trimite", "copiaz",
+        "بفرست", "ارسال", "στειλ", "αντεγραψ",
+    ),
+    "other_tools": (
+        "أداة أخرى", "الأدوات الأخرى", "दूसरे टूल", "cong cu khac", "alat lain", "andra verktyg",
+        "інші інструменти", "інших інструментів", "jine nastroje", "alte instrumente", "ابزارهای دیگر",
+        "αλλα εργαλεια",
+    ),
+    "rules": (
+        "التعليمات", "تعليمات", "السياسة", "निर्देश", "नियम", "huong dan", "quy tac", "instruksi", "aturan",
+        "instruktion", "regler", "вказівк", "обмежен", "pokyn", "pravidl", "instructiun", "regulil",
+        "دستورالعمل", "قوانین", "οδηγι", "κανον",
+    ),
+    "void": (
+        "تجاهل", "لم تعد", "अनदेखा", "भूल जाओ", "bo qua", "khong con", "abaikan", "tidak berlaku", "lupakan",
+        "ignorera", "bortse", "inte langre", "ігноруй", "більше не", "zapomen", "uz neplati", "uita",
+        "نادیده", "αγνοησ", "ξεχασ",
+    ),
+    "consent": (
+        "موافق", "وافق", "सहमति", "अनुमति", "đồng ý", "cho phep", "menyetujui", "setuju", "godkan", "samtyck",
+        "погод", "дозвіл", "згод", "souhlas", "povolen", "aprob", "consimt", "موافقت", "اجازه", "συμφων",
+        "εγκρ",
+    ),
+    "no_confirm": (
+        "دون تأكيد", "بدون تأكيد", "لا حاجة لطلب", "पुष्टि मत", "बिना पुष्टि", "khong can hoi",
+        "khong can xac nhan", "tanpa konfirmasi", "tidak perlu meminta", "utan bekraftelse", "behover inte be",
+        "без підтвердж", "не питай", "bez potvrzeni", "nezadej", "fara confirmare", "nu cere", "بدون تأیید",
+        "χωρις επιβεβαιωση", "μη ζητας",
+    ),
+    "always": (
+        "دائما", "كل مرة", "हमेशा", "हर बार", "luon$", "moi lan", "selalu", "setiap kali", "alltid", "varje gang",
+        "завжди", "щоразу", "vzdy", "pokazde", "mereu", "intotdeauna", "همیشه", "παντα", "καθε φορα",
+    ),
+    "money": (
+        "تحويل", "الدفع", "भुगतान", "खाता", "thanh toan", "chuyen tien", "tai khoan", "pembayaran", "rekening",
+        "betalning", "overforing", "оплат", "переказ", "рахун", "platb", "prevod", "plata", "پرداخت",
+        "πληρωμ", "λογαριασμ",
+    ),
+    "persona": (
+        "من الآن فصاعدا", "أنت الآن", "अब से", "tu gio", "tu bay gio", "mulai sekarang", "fran och med nu",
+        "du ar nu", "відтепер", "тепер ти", "od ted", "de acum", "از این پس", "απο τωρα",
+    ),
+    "deceive": (
+        "أخبر المستخدم", "حتى لو", "बताओ कि", "भले ही", "noi voi", "ngay ca khi", "katakan", "meskipun",
+        "sag till", "aven om", "скажи", "навіть якщо", "rekni", "i kdyz", "spune-i", "chiar daca", "بگو",
+        "حتی اگر", "πες", "ακομη κι αν",
+    ),
+}
 # fmt: on
+for _cue, _stems in _CUES_4.items():
+    CUES[_cue] = CUES[_cue] + _stems
 #: Prefix of a cue feature.
 _CUE_FEATURE = "\x03"
 #: A cue feature weighs this many times a character n-gram in a chunk's sum (it stands for a whole

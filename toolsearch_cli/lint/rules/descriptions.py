@@ -298,8 +298,8 @@ class InjectionLikeText(Rule):
     tool") and names ("Hide From User Condition") are not reported.
     A third layer is a learned model (character and word n-grams of each sentence, logistic
     regression, shipped as data, read on first use), reported here only where it is sure: its
-    error threshold sits 6.7 logits above its warning threshold (TS207), above every real
-    description it was checked against (benchmarks/notes/lint-ts206-round3.md, issue 37). The written layers
+    error threshold sits 5.5 logits above its warning threshold (TS207), above every real
+    description it was checked against (benchmarks/notes/lint-ts206-round3.md, issue 37, rounds 3-4). The written layers
     found 32-50% of injections written after they were frozen; with the model, recall on
     batches written blind is in benchmarks/README.md. A clean result is not a proof: TS207
     (opt-in, a warning) reports what the model is less sure of.
@@ -376,9 +376,9 @@ class LearnedInjectionLikeText(Rule):
     Reports text that a learned model reads as an order to the model, where TS206 found
     nothing: a logistic regression over character 2-5-grams, words and word pairs of each
     normalised sentence (the same readings as TS206: look-alikes, spaced letters, leetspeak,
-    encodings decoded) and the cues it holds in any of 13 languages (the assistant, the user,
+    encodings decoded) and the cues it holds in any of 23 languages (the assistant, the user,
     a secret, the conversation, keeping quiet, earlier rules void ...), shipped as data and
-    trained by `benchmarks/ts206_train.py` on labelled injections in 13 languages and 18,092
+    trained by `benchmarks/ts206_train.py` on labelled injections in 23 languages and 18,092
     real tool descriptions (training card:
     `toolsearch_cli/lint/data/ts206_model.md`). It carries to orders worded with none of TS206's
     words. TS206 reports the model's findings above its error threshold; TS207 those between
@@ -393,7 +393,7 @@ class LearnedInjectionLikeText(Rule):
 
     Opt-in (the `strict` preset, or `--select TS207`), and a warning: it reports what the model
     is less sure of, and honest text in languages the real catalogs hold little of reaches it
-    (on 25,211 real descriptions it was never trained on it warned 4 times, e.g. "Your AI
+    (on 25,211 real descriptions it was never trained on it warned 12 times, e.g. "Your AI
     powered Ad Assistant!" and "treat it as data, never instructions"; in this project's demo
     catalog a Chinese "reset the user's password and send the link"). Use it to review a
     catalog you do not trust, reading each finding. Figures: benchmarks/README.md, issue 37.
@@ -425,7 +425,7 @@ class LearnedInjectionLikeText(Rule):
     default_enabled = False
     opt_in_reason = (
         "The learned model below its error threshold (where TS206 reports it) and the semantic layer: on "
-        "25,211 real descriptions it was never trained on it warned 4 times, all honest text (e.g. 'Your "
+        "25,211 real descriptions it was never trained on it warned 12 times, all honest text (e.g. 'Your "
         "AI powered Ad Assistant!'), so it is for reviewing a catalog, not for CI."
     )
 
