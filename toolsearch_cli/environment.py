@@ -34,7 +34,7 @@ their variable through Typer (``envvar=``, so ``--help`` shows it), with the nam
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .errors import CatalogError
 
@@ -201,6 +201,45 @@ def mcp_max_messages() -> int:
 
 def mcp_max_tools() -> int:
     return _count(MCP_MAX_TOOLS, DEFAULT_MCP_MAX_TOOLS)
+
+
+@dataclass(frozen=True, slots=True)
+class McpSettings:
+    """What a run's MCP clients may do: one exchange's time, headers for HTTP servers, servers
+    started at once, and the bounds of what a server sends. Built once from the variables
+    (:func:`mcp_settings`) by the CLI and carried by the run's load settings
+    (:attr:`toolsearch_cli.catalog.lenient.LoadSettings.mcp`); the MCP client and transport read
+    it there, never the environment."""
+
+    #: Seconds one exchange with a server may take.
+    timeout: float = DEFAULT_MCP_TIMEOUT
+    #: HTTP headers as written (``Name: value`` lines or a JSON object); a secret, parsed (and its
+    #: values registered for masking) by :func:`toolsearch_cli.catalog.mcp_client.http_headers`.
+    headers: str = field(default="", repr=False)
+    #: Live servers started at once.
+    concurrency: int = DEFAULT_MCP_CONCURRENCY
+    #: The largest message read from a server.
+    max_message_bytes: int = DEFAULT_MCP_MAX_MESSAGE_BYTES
+    #: The most bytes of one exchange (``None``: what a whole listing may be).
+    max_exchange_bytes: int | None = None
+    #: The most messages of one exchange.
+    max_messages: int = DEFAULT_MCP_MAX_MESSAGES
+    #: The most tools one server may list.
+    max_tools: int = DEFAULT_MCP_MAX_TOOLS
+
+
+def mcp_settings() -> McpSettings:
+    """The ``TOOLSEARCH_MCP_*`` variables as :class:`McpSettings` (a bad value: a
+    :class:`~toolsearch_cli.errors.CatalogError` naming the variable)."""
+    return McpSettings(
+        timeout=mcp_timeout(),
+        headers=mcp_headers(),
+        concurrency=mcp_concurrency(),
+        max_message_bytes=mcp_max_message_bytes(),
+        max_exchange_bytes=mcp_max_exchange_bytes(),
+        max_messages=mcp_max_messages(),
+        max_tools=mcp_max_tools(),
+    )
 
 
 #: EmbedSettings field -> its variable (the settings are made in :mod:`.search.embed_settings`).

@@ -68,3 +68,50 @@ def test_an_undocumented_name_is_refused():
 
     with pytest.raises(KeyError, match="VARIABLES"):
         environment.raw("TOOLSEARCH_NOT_IN_THE_TABLE")
+
+
+#: The readers of the MCP variables; :func:`environment.mcp_settings` builds the one settings object.
+MCP_READERS = frozenset(
+    {
+        "mcp_timeout",
+        "mcp_headers",
+        "mcp_concurrency",
+        "mcp_max_message_bytes",
+        "mcp_max_exchange_bytes",
+        "mcp_max_messages",
+        "mcp_max_tools",
+        "mcp_settings",
+    }
+)
+#: Where the MCP settings are built: the environment module, the CLI at the edge (once per
+#: command), and the library default outside any run (:func:`lenient.mcp_settings`).
+MCP_BUILDERS = ("environment.py", "cli/load_report.py", "catalog/lenient.py")
+
+
+def mcp_readers_used(package: Path) -> dict[str, list[str]]:
+    """file -> the MCP readers of :mod:`environment` it uses (``environment.x`` or imported by name)."""
+    found: dict[str, list[str]] = {}
+    for path in sorted(package.rglob("*.py")):
+        used: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "environment":
+                if node.attr in MCP_READERS:
+                    used.add(node.attr)
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").endswith("environment"):
+                used.update(alias.name for alias in node.names if alias.name in MCP_READERS)
+        if used:
+            found[path.relative_to(package).as_posix()] = sorted(used)
+    return found
+
+
+def test_only_the_settings_builders_read_the_mcp_variables():
+    # issue 33 item 2: the MCP client and transport receive the run's settings object
+    # (LoadSettings.mcp), they never call the environment's readers themselves
+    assert set(mcp_readers_used(PACKAGE)) <= set(MCP_BUILDERS), mcp_readers_used(PACKAGE)
+
+
+def test_the_mcp_reader_check_finds_a_reader_called_elsewhere(tmp_path):
+    (tmp_path / "one.py").write_text("from . import environment\nT = environment.mcp_timeout()\n")
+    (tmp_path / "two.py").write_text("from .environment import mcp_max_tools as limit\n")
+    (tmp_path / "three.py").write_text("from . import environment\nNAME = environment.MCP_TIMEOUT\n")
+    assert mcp_readers_used(tmp_path) == {"one.py": ["mcp_timeout"], "two.py": ["mcp_max_tools"]}

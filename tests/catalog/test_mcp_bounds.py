@@ -13,6 +13,8 @@ import time
 
 import pytest
 
+from toolsearch_cli.errors import CatalogError
+
 from ..conftest import ROOT
 
 pytest.importorskip("mcp", reason="the MCP SDK (extra toolsearch-cli[mcp]) is not installed")
@@ -248,3 +250,35 @@ def test_endless_small_messages_stay_within_memory_at_the_default_bound():
     code, peak_mb = map(int, out[0].split())
     assert code == 2 and "sent more than 10,000 messages ($TOOLSEARCH_MCP_MAX_MESSAGES)" in out[1], out
     assert peak_mb < 400, f"peak {peak_mb} MB"
+
+
+def test_each_run_reads_its_own_mcp_settings_not_the_environment(monkeypatch):
+    # issue 33 item 2: the MCP client reads the run's settings object (the CLI builds it once from
+    # the variables); two runs in one process with different objects each keep their own bound,
+    # and the environment, set to something else, is not read by either
+    from toolsearch_cli.catalog.lenient import LoadSettings, loading
+    from toolsearch_cli.catalog.mcp_client import fetch_live_sources
+    from toolsearch_cli.environment import McpSettings
+
+    monkeypatch.setenv("TOOLSEARCH_MCP_MAX_TOOLS", "not a number")  # read: an error
+    monkeypatch.setenv("TOOLSEARCH_MCP_TIMEOUT", "not a number")
+    source = stdio("many", "30")
+    with loading(LoadSettings(mcp=McpSettings(max_tools=10))):
+        tight = fetch_live_sources([source])[source]
+    with loading(LoadSettings(mcp=McpSettings(max_tools=100))):
+        roomy = fetch_live_sources([source])[source]
+    assert isinstance(tight, CatalogError) and "listed more than 10 tools" in str(tight), tight
+    assert not isinstance(roomy, CatalogError), roomy
+    assert len(roomy[1]) == 30
+
+
+def test_outside_a_run_the_library_reads_the_variables_when_asked(monkeypatch):
+    from toolsearch_cli.catalog.lenient import mcp_settings
+
+    monkeypatch.setenv("TOOLSEARCH_MCP_TIMEOUT", "7.5")
+    monkeypatch.setenv("TOOLSEARCH_MCP_CONCURRENCY", "3")
+    chosen = mcp_settings()
+    assert (chosen.timeout, chosen.concurrency) == (7.5, 3)
+    monkeypatch.setenv("TOOLSEARCH_MCP_TIMEOUT", "-1")
+    with pytest.raises(CatalogError, match=r"^\$TOOLSEARCH_MCP_TIMEOUT must be positive"):
+        mcp_settings()

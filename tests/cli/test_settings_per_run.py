@@ -138,3 +138,32 @@ def test_the_progress_reporter_and_the_search_store_are_the_runs_own():
     # a server's or an app's other thread searches as it would without the CLI's bar and store
     assert seen == {"reporter": None, "store": False}
     assert embed_settings.progress_reporter() is None and hybrid._search_store() is False
+
+
+def test_a_command_reads_the_mcp_variables_once_and_only_when_it_asks_a_server(run_cli, monkeypatch):
+    # the TOOLSEARCH_MCP_* variables become the command's McpSettings (LoadSettings.mcp) the first
+    # time a live server is asked: a command without one is not stopped by a bad value, and a
+    # command with several live servers reads the variables once, not once per server
+    from toolsearch_cli import environment
+
+    calls: list[int] = []
+    real = environment.mcp_settings
+
+    def counted() -> environment.McpSettings:
+        calls.append(1)
+        return real()
+
+    monkeypatch.setattr(environment, "mcp_settings", counted)
+    monkeypatch.setenv("TOOLSEARCH_MCP_TIMEOUT", "abc")
+    assert run_cli("search", "weather", "-c", str(DEMO)).code == 0
+    assert calls == []
+    result = run_cli("catalog", "-c", "mcp+stdio:true", "-c", "mcp+stdio:false")
+    assert (
+        result.code == 2
+        and result.stderr.strip() == "error: $TOOLSEARCH_MCP_TIMEOUT must be a number of seconds, not 'abc'"
+    )
+    monkeypatch.setenv("TOOLSEARCH_MCP_TIMEOUT", "5")
+    calls.clear()
+    result = run_cli("catalog", "-c", "mcp+stdio:true", "-c", "mcp+stdio:false")
+    assert result.code == 2, result.stderr  # neither is an MCP server
+    assert calls == [1]

@@ -23,10 +23,13 @@ import contextvars
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..bounded import MAX_DEPTH
 from ..errors import CatalogError
+
+if TYPE_CHECKING:
+    from ..environment import McpSettings
 
 #: Kinds of warnings, with what the summary line calls them (singular, plural).
 KINDS: dict[str, tuple[str, str]] = {
@@ -93,6 +96,11 @@ class LoadSettings:
     #: Shows the warnings of a load (the CLI prints them on stderr); ``None``: kept in the load
     #: result only (:func:`toolsearch_cli.catalog.load_catalog_result`).
     report: Callable[[list[LoadWarning]], None] | None = None
+    #: What live MCP servers may do (timeout, headers, concurrency, bounds), or what builds it
+    #: when a server is first asked; ``None``: from the ``TOOLSEARCH_MCP_*`` variables then (the
+    #: library default). The CLI gives :func:`toolsearch_cli.environment.mcp_settings`, cached:
+    #: built once per command, and only by a command that asks a live server.
+    mcp: McpSettings | Callable[[], McpSettings] | None = None
 
 
 _DEFAULTS = LoadSettings()
@@ -102,6 +110,19 @@ _LOADING: contextvars.ContextVar[LoadSettings] = contextvars.ContextVar("toolsea
 def settings() -> LoadSettings:
     """The load settings of the enclosing :func:`loading` block (outside any: the defaults)."""
     return _LOADING.get()
+
+
+def mcp_settings() -> McpSettings:
+    """The MCP settings of the enclosing :func:`loading` block; without any (or when it gives
+    none), the ``TOOLSEARCH_MCP_*`` variables read now."""
+    chosen = _LOADING.get().mcp
+    if callable(chosen):
+        return chosen()
+    if chosen is not None:
+        return chosen
+    from ..environment import mcp_settings as from_environment
+
+    return from_environment()
 
 
 @contextlib.contextmanager
@@ -373,6 +394,7 @@ __all__ = [
     "collecting",
     "loading",
     "map_types",
+    "mcp_settings",
     "settings",
     "summary",
     "warn",

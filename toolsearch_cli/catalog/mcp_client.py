@@ -19,7 +19,7 @@ import os
 import re
 import threading
 from collections.abc import Awaitable, Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import environment
 from ..errors import CatalogError
@@ -27,21 +27,27 @@ from ..model import Tool
 from ..redaction import redact, redact_data, register, shown_url
 from .document import Document
 from .formats import live_mcp_tools
+from .lenient import mcp_settings
 from .process_group import group_stopped, own_group_command
 from .result import LoadResult
 from .sources.live_syntax import LiveSource, parse_live_source
+
+if TYPE_CHECKING:
+    from ..environment import McpSettings
 
 TIMEOUT_ENV = environment.MCP_TIMEOUT
 HEADERS_ENV = environment.MCP_HEADERS
 DEFAULT_TIMEOUT = environment.DEFAULT_MCP_TIMEOUT
 
 
-def http_headers() -> dict[str, str]:
-    """Headers for HTTP servers from ``$TOOLSEARCH_MCP_HEADERS``: ``Name: value`` lines, or a JSON object.
+def http_headers(raw: str | None = None) -> dict[str, str]:
+    """Headers for HTTP servers from ``$TOOLSEARCH_MCP_HEADERS`` (``raw``, else the run's MCP
+    settings): ``Name: value`` lines, or a JSON object.
 
     The values (tokens, usually) never appear in messages.
     """
-    raw = environment.mcp_headers()
+    if raw is None:
+        raw = mcp_settings().headers
     if not raw:
         return {}
     if raw.startswith("{"):
@@ -69,7 +75,8 @@ def http_headers() -> dict[str, str]:
 
 
 def timeout_seconds() -> float:
-    return environment.mcp_timeout()
+    """``$TOOLSEARCH_MCP_TIMEOUT``: from the run's MCP settings (:func:`.lenient.mcp_settings`)."""
+    return mcp_settings().timeout
 
 
 _warned_hosts: set[str] = set()
@@ -106,8 +113,13 @@ def _last_line(text: str) -> str:
     return lines[-1] if lines else ""
 
 
-def fetch_tools(live: LiveSource, timeout: float | None = None) -> tuple[str | None, list[dict[str, Any]]]:
-    """The server's name and every tool of its ``tools/list`` (all pages), as wire-format dicts."""
+def fetch_tools(
+    live: LiveSource, timeout: float | None = None, settings: McpSettings | None = None
+) -> tuple[str | None, list[dict[str, Any]]]:
+    """The server's name and every tool of its ``tools/list`` (all pages), as wire-format dicts.
+
+    ``settings``: the bounds, headers and timeout (default: the run's, :func:`.lenient.mcp_settings`;
+    pass them when calling from another thread, which does not see the run's context)."""
     try:
         import anyio
         from mcp import Client, StdioServerParameters
@@ -115,8 +127,9 @@ def fetch_tools(live: LiveSource, timeout: float | None = None) -> tuple[str | N
         raise CatalogError(
             "reading a live MCP server needs the MCP SDK: pip install 'toolsearch-cli[mcp]'", file=live.display
         ) from None
-    limit = timeout if timeout is not None else timeout_seconds()
-    headers = http_headers() if live.transport == "http" else {}
+    chosen = settings if settings is not None else mcp_settings()
+    limit = timeout if timeout is not None else chosen.timeout
+    headers = http_headers(chosen.headers) if live.transport == "http" else {}
     if live.transport == "http":
         _warn_clear_text(live, headers)
     what = "the MCP server"
@@ -126,14 +139,17 @@ def fetch_tools(live: LiveSource, timeout: float | None = None) -> tuple[str | N
         ListingTooLarge,
         Meter,
         bounded_stdio_client,
-        max_message_bytes,
-        max_tools,
+        max_exchange_bytes,
         mcp_http_client,
         streamable_http,
     )
 
-    meter = Meter(max_message_bytes())
-    tools_limit = max_tools()
+    meter = Meter(
+        chosen.max_message_bytes,
+        max_exchange_bytes(chosen.max_message_bytes, chosen),
+        chosen.max_messages,
+    )
+    tools_limit = chosen.max_tools
 
     async def run(errlog: Any, pidfile: str | None) -> tuple[str | None, list[dict[str, Any]]]:
         async with contextlib.AsyncExitStack() as stack:
@@ -452,7 +468,8 @@ Fetched = tuple[str | None, list[dict[str, Any]]]
 
 
 def concurrency() -> int:
-    return environment.mcp_concurrency()
+    """``$TOOLSEARCH_MCP_CONCURRENCY``: from the run's MCP settings."""
+    return mcp_settings().concurrency
 
 
 def fetch_live_sources(
@@ -479,13 +496,15 @@ def fetch_live_sources(
         else:
             todo.append(source)
 
+    mcp = mcp_settings()  # read here: the worker threads below do not see this run's context
+
     def one(source: str) -> Fetched | CatalogError:
         try:
-            return fetch_tools(parse_live_source(source))
+            return fetch_tools(parse_live_source(source), settings=mcp)
         except CatalogError as exc:
             return exc
 
-    limit = workers or concurrency()
+    limit = workers or mcp.concurrency
     if len(todo) <= 1 or limit == 1:
         results = [one(s) for s in todo]
     else:

@@ -36,10 +36,14 @@ import contextlib
 import hashlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import environment
 from ..bounded import MAX_INPUT_BYTES, BodyBound, ReplyTooLarge, size_text
+from .lenient import mcp_settings
+
+if TYPE_CHECKING:
+    from ..environment import McpSettings
 
 MAX_MESSAGE_ENV = environment.MCP_MAX_MESSAGE_SIZE
 MAX_TOOLS_ENV = environment.MCP_MAX_TOOLS
@@ -60,23 +64,25 @@ DEFAULT_MAX_MESSAGES = environment.DEFAULT_MCP_MAX_MESSAGES
 
 
 def max_message_bytes() -> int:
-    """``$TOOLSEARCH_MCP_MAX_MESSAGE_SIZE`` (``16MB``, ``512KB``, bytes), or the default."""
-    return environment.mcp_max_message_bytes()
+    """``$TOOLSEARCH_MCP_MAX_MESSAGE_SIZE`` (``16MB``, ``512KB``, bytes), or the default: from the
+    run's MCP settings (:func:`.lenient.mcp_settings`), as the bounds below."""
+    return mcp_settings().max_message_bytes
 
 
 def max_tools() -> int:
     """``$TOOLSEARCH_MCP_MAX_TOOLS``, or the default."""
-    return environment.mcp_max_tools()
+    return mcp_settings().max_tools
 
 
 def max_exchange_messages() -> int:
     """``$TOOLSEARCH_MCP_MAX_MESSAGES``, or the default."""
-    return environment.mcp_max_messages()
+    return mcp_settings().max_messages
 
 
-def max_exchange_bytes(message_limit: int) -> int:
-    """``$TOOLSEARCH_MCP_MAX_EXCHANGE_SIZE``, or what a whole listing may be (:func:`max_listing_bytes`)."""
-    given = environment.mcp_max_exchange_bytes()
+def max_exchange_bytes(message_limit: int, settings: McpSettings | None = None) -> int:
+    """``$TOOLSEARCH_MCP_MAX_EXCHANGE_SIZE`` (of ``settings``, else of the run's MCP settings), or
+    what a whole listing may be (:func:`max_listing_bytes`)."""
+    given = (settings if settings is not None else mcp_settings()).max_exchange_bytes
     return given if given is not None else max_listing_bytes(message_limit)
 
 

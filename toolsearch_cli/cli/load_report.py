@@ -10,9 +10,13 @@ SHOWN = 20
 
 
 def load_settings(*, strict: bool, live_ttl: str | None, refresh: bool, sanitize_names: bool) -> LoadSettings:
-    """Every catalog load of this command, from the global options (and ``$TOOLSEARCH_LIVE_TTL``)."""
+    """Every catalog load of this command, from the global options (and ``$TOOLSEARCH_LIVE_TTL``,
+    ``$TOOLSEARCH_MCP_*``)."""
+    import functools
+
     from ..catalog.live_cache import parse_ttl
     from ..environment import live_ttl as ttl_from_env
+    from ..environment import mcp_settings
 
     raw = live_ttl if live_ttl is not None else ttl_from_env() or "0"
     return LoadSettings(
@@ -21,6 +25,9 @@ def load_settings(*, strict: bool, live_ttl: str | None, refresh: bool, sanitize
         refresh=refresh,
         sanitize_names=sanitize_names,
         report=print_warnings,
+        # the TOOLSEARCH_MCP_* variables, read once for the command when a live server is first
+        # asked (a bad value fails only a command that asks one, as it always did)
+        mcp=functools.cache(mcp_settings),
     )
 
 

@@ -72,20 +72,19 @@ class Upstream:
     def __post_init__(self) -> None:
         import anyio
 
+        from ..catalog.lenient import mcp_settings
         from ..catalog.mcp_transport import (
             max_exchange_bytes,
-            max_exchange_messages,
-            max_message_bytes,
-            max_tools,
         )
 
         self.live = parse_live_source(self.source)
         #: The bounds of what the server sends ($TOOLSEARCH_MCP_MAX_MESSAGE_SIZE, _MAX_TOOLS,
-        #: _MAX_EXCHANGE_SIZE, _MAX_MESSAGES), read once.
-        self.max_message_bytes = max_message_bytes()
-        self.max_tools = max_tools()
-        self.max_exchange_bytes = max_exchange_bytes(self.max_message_bytes)
-        self.max_exchange_messages = max_exchange_messages()
+        #: _MAX_EXCHANGE_SIZE, _MAX_MESSAGES) and its headers: the run's MCP settings, read once.
+        self._mcp = mcp_settings()
+        self.max_message_bytes = self._mcp.max_message_bytes
+        self.max_tools = self._mcp.max_tools
+        self.max_exchange_bytes = max_exchange_bytes(self.max_message_bytes, self._mcp)
+        self.max_exchange_messages = self._mcp.max_messages
         self._meter = self._new_meter()
         self._client: Any = None
         self._changed = anyio.Event()
@@ -160,7 +159,7 @@ class Upstream:
                 params = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
                 server: Any = bounded_stdio_client(params, errlog, meter)
             else:
-                headers = http_headers()
+                headers = http_headers(self._mcp.headers)
                 http = await stack.enter_async_context(
                     mcp_http_client(meter, headers, self.timeout if headers else None)
                 )
