@@ -23,6 +23,20 @@ def test_duplicate_keys_in_a_json_catalog_are_errors_as_in_yaml(run_cli, write):
     assert run_cli("catalog", "-c", str(fine)).code == 0
 
 
+def test_a_json_tool_whose_name_is_not_a_string_is_one_line_not_an_internal_error(run_cli, write):
+    # found by tests/security/test_hostile_inputs.py (catalog-mcp): a JSON document has no key lines,
+    # and the error for a non-string name looked its line up there: KeyError, "internal error"
+    for fmt, text in (
+        ("mcp", '{"tools": [{"name": -1, "description": "x", "_meta": {"x-toolsearch": {"category": "w"}}}]}'),
+        ("own", '{"tools": [{"name": ["a"], "description": "x"}]}'),
+    ):
+        bad = write(f"{fmt}.json", text)
+        result = run_cli("search", "weather", "-c", str(bad), "-f", "json")
+        assert result.code == 2, (fmt, result.stderr)
+        assert result.stderr.startswith(f"error: {bad}") and result.stderr.count("\n") == 1, result.stderr
+        assert "'name' must be a string" in result.stderr and "internal error" not in result.stderr
+
+
 def test_convert_out_is_written_atomically_with_ordinary_permissions(run_cli, tmp_path):
     out = tmp_path / "demo.openai.json"
     out.write_text("old", encoding="utf-8")

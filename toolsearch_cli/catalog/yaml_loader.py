@@ -447,9 +447,9 @@ def tool_from_mapping(item: Any, file: str, line: int | None, default_category: 
     if "name" not in item or name is None or (isinstance(name, str) and not name.strip()):
         raise CatalogError("a tool needs a non-empty 'name'", file=file, line=line, field="name")
     if not isinstance(name, str):
-        raise CatalogError(
-            f"'name' must be a string, not {_kind(name)}", file=file, line=key_lines["name"][0], field="name"
-        )
+        # a JSON document carries no key lines: the tool's own line then
+        where = key_lines["name"][0] if "name" in key_lines else line
+        raise CatalogError(f"'name' must be a string, not {_kind(name)}", file=file, line=where, field="name")
 
     locations = {str(k): Location(file=file, line=ln, column=col) for k, (ln, col) in key_lines.items()}
 
