@@ -141,3 +141,12 @@ def test_strict_fails_on_a_broken_internal_link(tmp_path):
     done = build(tmp_path / "mkdocs.yml", tmp_path / "site")
     assert done.returncode != 0
     assert "guide.md" in done.stdout + done.stderr
+
+
+def test_the_site_fetches_nothing_from_other_hosts_when_viewed(site):
+    # Material loads Roboto from Google Fonts by default: a page opened offline (or by a reader who
+    # has not agreed to it) would reach fonts.googleapis.com; `font: false` in mkdocs.yml keeps the
+    # system fonts
+    for built in site.rglob("*.html"):
+        text = built.read_text(encoding="utf-8")
+        assert "fonts.googleapis.com" not in text and "fonts.gstatic.com" not in text, built
