@@ -139,7 +139,7 @@ def worst_misses(
 #: The misses table of an HTML report: at most this many rows per ranker (worst first) ...
 MISS_ROWS = 200
 #: ... and the top hits' explanations (their matched fields) built within this many seconds per ranker.
-MISS_EXPLAIN_SECONDS = 5.0
+MISS_EXPLAIN_SECONDS = 2.0
 
 
 @dataclass(slots=True)
