@@ -81,3 +81,23 @@ def test_no_report_without_the_option(run_cli, files, tmp_path):
     result = run_cli("eval", "-c", files["catalog"], "-q", files["queries"])
     assert result.code == 0 and "report" not in result.stderr
     assert list(tmp_path.glob("*.html")) == []
+
+
+def test_misses_are_worst_first_and_explained_within_the_time_given(files):
+    from pathlib import Path
+
+    from toolsearch_cli.evaluate import EvalSettings, run_eval
+    from toolsearch_cli.evaluate.misses import miss_rows
+
+    report = run_eval(EvalSettings(catalog=[files["catalog"]], queries=Path(files["queries"])))
+    [run] = report.runs
+    rows, total = miss_rows(report.catalog, run)
+    assert total == 2 and [(r.query.id, r.rank, r.top) for r in rows] == [
+        ("q5", None, None),
+        ("q4", 2, "getAirQuality"),
+    ]
+    assert rows[1].top_hit is not None and rows[1].top_hit.matched_fields  # explained: the fields it matched
+    rows, total = miss_rows(report.catalog, run, 1, seconds=0.0)
+    assert total == 2 and len(rows) == 1  # the worst only, and no time to explain it
+    rows, _ = miss_rows(report.catalog, run, seconds=0.0)
+    assert rows[1].top == "getAirQuality" and rows[1].top_hit is None

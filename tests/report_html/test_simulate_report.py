@@ -85,3 +85,23 @@ def test_values_over_the_charts_max_are_drawn_at_the_top(run_cli, tmp_path):
     page = parse(out.read_text(encoding="utf-8"))
     assert len(page.charts("line")) == 2 and not page.charts("bar")  # one request: no cache to compare
     assert value_of([t for t in page.tooltips("circle") if t.startswith("all tools")][0]) > 0
+
+
+def test_a_long_conversation_is_drawn_within_bounds(monkeypatch):
+    """A long replay (thousands of requests) keeps a bounded report: the timeline draws the first
+    requests and says how many more there are; the prompt cache becomes a line, not a forest of
+    bars. (Here with the bounds lowered to fit the five requests of the shipped scenario.)"""
+    from toolsearch_cli.htmlreport import simulate_html, simulate_page
+    from toolsearch_cli.simulate import SimulateSettings, run_simulation
+
+    result = run_simulation(SimulateSettings(script=str(EN), policy="latest,cumulative"))
+    monkeypatch.setattr(simulate_page, "MAX_TIMELINE_REQUESTS", 3)
+    monkeypatch.setattr(simulate_page, "MAX_CACHE_BARS", 2)
+    page = parse(simulate_html(result))
+    timelines = page.charts("timeline")
+    cells = [t for t in page.tooltips("rect") if t.startswith("request ") and " tok)" in t]
+    assert len(timelines) == 2 and {c.split(":")[0] for c in cells} == {"request 1", "request 2", "request 3"}
+    assert "The first 3 requests are drawn; 2 more are not." in page.text()
+    assert not page.charts("bar") and len(page.charts("line")) == 3  # tokens, request tokens, the cache
+    kept = [t for t in page.tooltips("circle") if "%" in t]
+    assert len(kept) == 2 * 4  # a point per request after the first, per policy

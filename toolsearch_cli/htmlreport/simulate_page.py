@@ -17,6 +17,10 @@ ROLE_LABEL = {RESIDENT: "resident", SEARCH: "toolSearch", GROUP: "group", DISCLO
 #: Rows of a timeline (tools, by how many requests carried them) and rows of the request table.
 MAX_TIMELINE_TOOLS = 60
 MAX_REQUEST_ROWS = 500
+#: Requests drawn in a timeline (the first ones; a long replay's are said in a note) ...
+MAX_TIMELINE_REQUESTS = 200
+#: ... and up to how many requests the prompt cache is drawn as bars (beyond: a line).
+MAX_CACHE_BARS = 60
 
 
 def _label(t: Transcript, several: bool) -> str:
@@ -62,14 +66,29 @@ def cache_svg(result: SimulationResult, *, width: int = 680) -> str:
     indices = [r.index for r in transcripts[0].requests[1:]] if transcripts else []
     series = []
     for t in transcripts:
-        values: list[float | None] = []
+        values: list[float] = []
         for change in tools_changes([r.snapshot for r in t.requests]):
             values.append(100.0 if change is None else 100.0 * change[0] / max(change[1], 1))
         series.append((_label(t, several), values))
+    title = "Tools prefix kept from the previous request (prompt cache)"
+    if len(indices) > MAX_CACHE_BARS:  # a long replay: a line, one point per request
+        lines = [
+            Series(name, [(float(i), v) for i, v in zip(indices, values, strict=False)], colour=colour(n))
+            for n, (name, values) in enumerate(series)
+        ]
+        return line_chart(
+            lines,
+            title=title,
+            x_label="request",
+            y_label="% of the tools array",
+            y_max=100.0,
+            value_format=lambda v: f"{v:.0f}%",
+            width=width,
+        )
     return bar_chart(
         [str(i) for i in indices],
         series,
-        title="Tools prefix kept from the previous request (prompt cache)",
+        title=title,
         y_label="% of the tools array",
         y_max=100.0,
         value_format=lambda v: f"{v:.0f}%",
@@ -78,12 +97,13 @@ def cache_svg(result: SimulationResult, *, width: int = 680) -> str:
 
 
 def timeline_svg(t: Transcript, *, width: int = 680) -> tuple[str, int]:
-    """The tools each request of ``t`` carried (a row per tool, coloured by why it was there, a
-    dot where the model called it, a red marker above a request with a finding), and how many
-    tools were left out of the rows."""
+    """The tools each of the first :data:`MAX_TIMELINE_REQUESTS` requests of ``t`` carried (a row
+    per tool, coloured by why it was there, a dot where the model called it, a red marker above a
+    request with a finding), and how many tools were left out of the rows."""
     count: dict[str, int] = {}
     first: dict[str, int] = {}
-    for c, r in enumerate(t.requests):
+    requests = t.requests[:MAX_TIMELINE_REQUESTS]
+    for c, r in enumerate(requests):
         for tool in r.snapshot.tools:
             count[tool.name] = count.get(tool.name, 0) + 1
             first.setdefault(tool.name, c)
@@ -93,7 +113,7 @@ def timeline_svg(t: Transcript, *, width: int = 680) -> tuple[str, int]:
     cells: dict[tuple[int, int], tuple[str, str]] = {}
     dots: dict[tuple[int, int], str] = {}
     marks: dict[int, tuple[str, str]] = {}
-    for c, r in enumerate(t.requests):
+    for c, r in enumerate(requests):
         for tool in r.snapshot.tools:
             row = row_of.get(tool.name)
             if row is None:
@@ -117,7 +137,7 @@ def timeline_svg(t: Transcript, *, width: int = 680) -> tuple[str, int]:
     legend = [(ROLE_LABEL[role], ROLE_COLOUR[role]) for role in (RESIDENT, SEARCH, GROUP, DISCLOSED)]
     svg = timeline(
         names,
-        [r.index for r in t.requests],
+        [r.index for r in requests],
         cells,
         title=f"Tools per request · policy {t.policy}",
         legend=[*legend, ("called ●", "#000000"), ("finding ▼", BAD)],
@@ -283,6 +303,10 @@ def simulate_html(result: SimulationResult) -> str:
         body.append(charts(svg))
         if left_out:
             body.append(f'<p class="note">{left_out} tools carried by fewer requests are not drawn.</p>')
+        if len(t.requests) > MAX_TIMELINE_REQUESTS:
+            rest = len(t.requests) - MAX_TIMELINE_REQUESTS
+            note = f"The first {MAX_TIMELINE_REQUESTS} requests are drawn; {rest} more are not."
+            body.append(f'<p class="note">{note}</p>')
     body.append("<h2>Requests</h2>")
     for t in transcripts:
         if several:

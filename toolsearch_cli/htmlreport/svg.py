@@ -326,7 +326,7 @@ def timeline(
     label_w = 170.0
     cols = max(len(columns), 1)
     cell_w = max(3.0, min(30.0, (width - label_w - 20) / cols))
-    width = int(max(width, label_w + 20 + cell_w * cols)) if cell_w > 3 else width
+    width = int(max(width, label_w + 20 + cell_w * cols))
     cell_h = 16
     top = 44.0
     height = int(top + cell_h * max(len(rows), 1) + 46)
