@@ -10,7 +10,7 @@ from html.parser import HTMLParser
 #: (no script, img, iframe, object, a, form, foreignObject, use...).
 ALLOWED = frozenset(
     "html head meta title style body h1 h2 h3 p div table thead tbody tr th td strong span footer "
-    "svg g rect line polyline circle text path".split()
+    "details summary svg g rect line polyline circle text path".split()
 )
 
 

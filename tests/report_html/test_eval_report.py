@@ -37,6 +37,8 @@ def test_the_recall_curve_is_the_runs_recall_at_every_k(run_cli, files, tmp_path
         assert all(mine[k] <= mine[k + 1] for k in range(1, 10))  # recall never falls with k
     # by hand (tests/eval/test_eval_cli.py): default finds q1-q3 first, q4 second, q5 never
     default = {int(t.split(": k ")[1].split(" ")[0]): value_of(t) for t in points if t.startswith("default: ")}
+    # a misses table per ranker, the first unfolded (the browser's own <details>, no script)
+    assert [d.attrs for d in page.all("details")] == [{"open": ""}, {}]
     assert default[1] == pytest.approx(0.6) and default[2] == pytest.approx(0.8) and default[10] == pytest.approx(0.8)
 
 

@@ -137,15 +137,19 @@ def _miss_section(report: EvalReport) -> list[str]:
         out.append('<p class="note">No catalog to explain the misses with.</p>')
         return out
     depth = eval_depth(report.settings.ks)
-    for run in report.runs:
+    for i, run in enumerate(report.runs):
         rows, total = miss_rows(catalog, run, MISS_ROWS, embed=report.settings.embed)
-        out.append(f"<h3>{esc(run.ranker)}: {total} miss{'es' if total != 1 else ''}</h3>")
+        heading = f"{esc(run.ranker)}: {total} miss{'es' if total != 1 else ''}"
         if not rows:
+            out.append(f"<h3>{heading}</h3>")
             out.append('<p class="good">No misses: every expected tool ranked above every other tool.</p>')
             continue
+        # a table per ranker, folded but for the first (no script: the browser's own <details>)
+        out.append(f"<details{' open' if i == 0 else ''}><summary><h3>{heading}</h3></summary>")
         if total > len(rows):
             out.append(f'<p class="note">The worst {len(rows)} of {total} are listed.</p>')
         out.append(_miss_table(rows, depth))
+        out.append("</details>")
     return out
 
 
@@ -216,7 +220,8 @@ def _baseline_section(comparison: dict[str, Any]) -> list[str]:
             (f"moved out of the top {k}", diff["moved_out"], "bad"),
             (f"moved into the top {k}", diff["moved_in"], "good"),
         ):
-            out.append(f'<h3 class="{css}">{esc(ranker)}: {len(entries)} expected tool(s) {label}</h3>')
+            shown_css = f' class="{css}"' if entries else ""
+            out.append(f"<h3{shown_css}>{esc(ranker)}: {len(entries)} expected tool(s) {label}</h3>")
             if entries:
                 moved = [
                     [e["id"], excerpt(e["query"], 120), e["tool"], _rank(e["before"]), _rank(e["after"])]

@@ -38,6 +38,7 @@ code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monosp
 .finding { border-left: 4px solid #cf222e; background: #ffebe9; padding: .4rem .6rem; margin: .3rem 0; }
 .finding.expected { border-color: #8c959f; background: #f6f8fa; }
 .finding.warning { border-color: #bf8700; background: #fff8c5; }
+summary { cursor: pointer; } summary h3 { display: inline; }
 .verdict { font-weight: 600; } footer { margin-top: 2rem; color: #59636e; font-size: .8rem; }
 """
 
