@@ -166,30 +166,29 @@ def eval_command(
         from .render import console
 
         render_report(console(), report)
-    if html_report is not None:
-        from ..htmlreport import eval_html, write_report
-
-        write_report(html_report, eval_html(report))
-    _render_notices(report)
-    if html_report is not None:
-        from .render import error_console
-
-        error_console().print(f"wrote the report to {html_report}", markup=False)
+    _finish(report, html_report)
     if not report.passed:
         raise typer.Exit(1)
 
 
-def _render_notices(report: EvalReport) -> None:
-    """On stderr after the output: a baseline of another model, the file saved, the gates."""
+def _finish(report: EvalReport, html_report: str | None) -> None:
+    """After the output: the HTML report written (``--report``), then on stderr a baseline of
+    another model, the files written, the gates."""
     from .eval_render import render_gates
     from .render import error_console
 
+    if html_report is not None:
+        from ..htmlreport import eval_html, write_report
+
+        write_report(html_report, eval_html(report))
     err = error_console()
     notice = report.baseline_warning()
     if notice is not None:
         err.print(f"warning: {notice}", markup=False)
     if report.settings.save is not None:
         err.print(f"saved the run to {report.settings.save}", markup=False)
+    if html_report is not None:
+        err.print(f"wrote the report to {html_report}", markup=False)
     if report.gates:
         render_gates(err, report.gates)
 

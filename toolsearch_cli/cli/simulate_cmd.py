@@ -158,13 +158,7 @@ def simulate(
 
     out = console() if output_format == "table" else None  # None: JSON
     result = run_simulation(settings, simulation_progress(out))
-    print_simulation(out, result)
-    if html_report is not None:
-        from ..htmlreport import simulate_html, write_report
-        from .render import error_console
-
-        write_report(html_report, simulate_html(result))
-        error_console().print(f"wrote the report to {html_report}", markup=False)
+    print_simulation(out, result, html_report)
     if result.failure is not None:
         raise result.failure
     if check and not result.ok:
