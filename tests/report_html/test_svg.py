@@ -51,3 +51,11 @@ def test_long_labels_are_cut_with_the_whole_in_the_tooltip():
     assert len(cut) == 10 and all(len(t) <= 9 for t in cut), cut
     assert len(labels) >= 10
     assert [r.title for r in svg.all("rect") if r.title] == [f"s · {n}: 0.500" for n in names]
+
+
+def test_narrow_groups_are_labelled_every_few():
+    groups = [str(i) for i in range(1, 61)]  # 60 groups: about 10 px each
+    svg = parse(bar_chart(groups, [("s", [50.0] * 60)], title="t", y_label="y", y_max=100.0))
+    labels = [t for t in svg.texts if t.isdigit() and 1 <= int(t) <= 60 and t not in ("20", "40", "60", "80", "100")]
+    assert 10 <= len(labels) <= 30  # a label every third group or so, not 60 on top of each other
+    assert len([r for r in svg.all("rect") if r.title]) == 60  # every bar still drawn

@@ -237,15 +237,17 @@ def bar_chart(
     out += _y_axis(left, top, plot_w, plot_h, y_top, y_label, _fmt_tick)
     slot = plot_w / max(len(groups), 1)
     bar = min(36.0, slot * 0.8 / max(len(series), 1))
+    every = math.ceil(24 / slot) if slot < 24 else 1  # narrow groups: a label under every n-th one
     for g, group in enumerate(groups):
         start = left + slot * g + (slot - bar * len(series)) / 2
         label = shown(group)
         room = max(int(slot / 7), 3)  # characters that fit under a group (about 7 px each)
         label = label if len(label) <= room else label[: room - 1] + "…"
-        out.append(
-            f'<text x="{_num(left + slot * (g + 0.5))}" y="{_num(top + plot_h + 16)}" text-anchor="middle" '
-            f'fill="{AXIS}">{esc(label)}</text>'
-        )
+        if g % every == 0:
+            out.append(
+                f'<text x="{_num(left + slot * (g + 0.5))}" y="{_num(top + plot_h + 16)}" text-anchor="middle" '
+                f'fill="{AXIS}">{esc(label)}</text>'
+            )
         for i, (name, vs) in enumerate(series):
             value = vs[g] if g < len(vs) else None
             if value is None:
