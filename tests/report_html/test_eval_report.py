@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from ..eval.test_eval_cli import CATALOG, CATALOG_V2, QUERIES
@@ -103,3 +105,23 @@ def test_misses_are_worst_first_and_explained_within_the_time_given(files):
     assert total == 2 and len(rows) == 1  # the worst only, and no time to explain it
     rows, _ = miss_rows(report.catalog, run, seconds=0.0)
     assert rows[1].top == "getAirQuality" and rows[1].top_hit is None
+
+
+def test_a_dense_rankers_misses_are_explained_with_its_own_model(run_cli, tmp_path):
+    """hybrid with a real static model (tests/data/minilm-static): the report's misses come from
+    the same ranker and model the run used, and their top hits are explained."""
+    pytest.importorskip("model2vec")
+    from ..conftest import DATA, DEMO
+
+    out = tmp_path / "dense.html"
+    model = str(DATA / "minilm-static")
+    result = run_cli("eval", "-c", str(DEMO), "-r", "default,hybrid", "--embed-model", model, "--report", str(out))
+    assert result.code == 0, result.stderr
+    metrics = run_cli("eval", "-c", str(DEMO), "-r", "hybrid", "--embed-model", model, "-f", "json").json()
+    page = parse(out.read_text(encoding="utf-8"))
+    points = {t.split(" → ")[0]: value_of(t) for t in page.tooltips("circle") if ": k " in t}
+    assert points["hybrid: k 1"] == pytest.approx(metrics["rankers"]["hybrid"]["recall@1"], abs=5e-4)
+    assert f"embeddings {metrics['embed_model']}" in page.text()
+    hybrid = out.read_text(encoding="utf-8").split("<h3>hybrid: ")[1].split("</table>")[0]
+    matched = re.findall(r'<td class="num">[^<]*</td><td>[^<]*</td><td>([^<]*)</td>', hybrid)
+    assert matched and any(m and not m.startswith("(") for m in matched)  # the top hits' matched fields
