@@ -8,7 +8,7 @@ import pytest
 from toolsearch_cli.htmlreport.svg import esc
 from toolsearch_cli.printable import hidden
 
-from .conftest import HOSTILE
+from .conftest import HOSTILE, q
 from .parse import ALLOWED, parse
 
 #: How the hostile text's pieces must read in the document (escaped, the escapes visible).
@@ -83,3 +83,21 @@ def test_the_page_forbids_every_load(run_cli, hostile, tmp_path, kind):
     page = parse(out.read_text(encoding="utf-8"))
     [csp] = [e for e in page.all("meta") if e.attrs.get("http-equiv") == "Content-Security-Policy"]
     assert "default-src 'none'" in csp.attrs["content"] and "script-src" not in csp.attrs["content"]
+
+
+def test_huge_names_from_data_stay_short_in_the_report(run_cli, write, tmp_path):
+    """A query set's subset, a script's name: 100,000 characters each, shown cut (the tables'
+    cells, the charts' labels and tooltips), so the report stays small."""
+    huge = "<b>" + "x" * 100_000
+    catalog = write("c.yaml", "tools:\n  - {name: getWeather, description: weather forecast for a city}\n"
+                    "  - {name: sendEmail, description: send an email}\n")  # fmt: skip
+    queries = write("q.yaml", f"- {{id: a, query: weather, relevant: [getWeather], subset: {q(huge)}}}\n")
+    script = write(
+        "s.sim.yaml", f"name: {q(huge)}\ncatalog: c.yaml\nturns:\n  - user: hi\n    steps:\n      - say: hi\n"
+    )
+    for argv in (["eval", "-c", str(catalog), "-q", str(queries)], ["simulate", str(script)]):
+        out = tmp_path / f"{argv[0]}.html"
+        assert run_cli(*argv, "--report", str(out)).code == 0
+        document = out.read_text(encoding="utf-8")
+        assert len(document) < 60_000, (argv[0], len(document))
+        assert "&lt;b&gt;xxx" in document and "<b>" not in document

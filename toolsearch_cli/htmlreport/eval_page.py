@@ -119,7 +119,8 @@ def _sets_section(report: EvalReport) -> list[str]:
             for ranker in rankers:
                 found = by_ranker[ranker].get(value)
                 if found is not None:
-                    rows.append((f"{value} · {ranker}" if len(rankers) > 1 else value, found))
+                    label = excerpt(value, 80)  # a query field's value: data, of any length
+                    rows.append((f"{label} · {ranker}" if len(rankers) > 1 else label, found))
                     values.append(value if len(rankers) > 1 else "")
         out.append(_metrics_table(rows, ks, field, values))
     return out

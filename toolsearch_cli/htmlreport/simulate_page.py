@@ -24,7 +24,7 @@ MAX_CACHE_BARS = 60
 
 
 def _label(t: Transcript, several: bool) -> str:
-    return f"policy {t.policy}" if several else (t.name or t.source)
+    return f"policy {t.policy}" if several else excerpt(t.name or t.source, 120)
 
 
 def tokens_svg(result: SimulationResult, *, whole: bool = False, width: int = 680) -> str:
@@ -273,7 +273,7 @@ def simulate_html(result: SimulationResult) -> str:
     several = len(transcripts) > 1
     policies = ", ".join(t.policy for t in transcripts)
     subtitle = (
-        f"{first.name or first.source} · {first.kind} · mode {first.mode} · "
+        f"{excerpt(first.name or first.source, 200)} · {first.kind} · mode {first.mode} · "
         f"{'policies' if several else 'policy'} {policies} · catalog {', '.join(first.catalog)} · "
         f"ranker {first.ranker} · counter {first.counter}"
     )

@@ -36,6 +36,16 @@ def esc(value: object) -> str:
     return html.escape(shown(value), quote=True)
 
 
+#: The longest data text a tooltip or title shows (a hostile catalog's 1 MB name stays one line).
+MAX_TIP = 300
+
+
+def short(value: object, limit: int = MAX_TIP) -> str:
+    """:func:`esc` of at most ``limit`` characters of ``value`` (cut with an ellipsis)."""
+    text = shown(value)
+    return esc(text if len(text) <= limit else text[: limit - 1] + "…")
+
+
 def colour(index: int) -> str:
     return PALETTE[index % len(PALETTE)]
 
@@ -85,9 +95,10 @@ def _open(width: int, height: int, title: str, kind: str) -> list[str]:
     return [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="chart chart-{kind}" role="img" '
         f'width="{width}" height="{height}" viewBox="0 0 {width} {height}" {FONT}>',
-        f"<title>{esc(title)}</title>",
+        f"<title>{short(title)}</title>",
         f'<rect width="{width}" height="{height}" fill="#ffffff"/>',
-        f'<text x="{width / 2:.0f}" y="18" text-anchor="middle" font-weight="600" font-size="13">{esc(title)}</text>',
+        f'<text x="{width / 2:.0f}" y="18" text-anchor="middle" font-weight="600" font-size="13">'
+        f"{short(title, 120)}</text>",
     ]
 
 
@@ -182,13 +193,13 @@ def line_chart(
             continue
         path = " ".join(f"{_num(sx(x))},{_num(sy(y))}" for x, y in s.points)
         dash = ' stroke-dasharray="6 4"' if s.dashed else ""
-        out.append(f'<g class="series"><title>{esc(s.name)}</title>')
+        out.append(f'<g class="series"><title>{short(s.name)}</title>')
         out.append(f'<polyline points="{path}" fill="none" stroke="{paint}" stroke-width="2"{dash}/>')
         if markers and len(s.points) <= 120:
             for x, y in s.points:
                 out.append(
                     f'<circle cx="{_num(sx(x))}" cy="{_num(sy(y))}" r="3" fill="{paint}">'
-                    f"<title>{esc(s.name)}: {esc(x_label)} {_fmt_tick(x)} → {esc(value_format(y))}</title></circle>"
+                    f"<title>{short(s.name)}: {esc(x_label)} {_fmt_tick(x)} → {esc(value_format(y))}</title></circle>"
                 )
         out.append("</g>")
     out += _legend(
@@ -256,7 +267,7 @@ def bar_chart(
             x = start + bar * i
             out.append(
                 f'<rect x="{_num(x)}" y="{_num(top + plot_h - h)}" width="{_num(bar - 2)}" height="{_num(h)}" '
-                f'fill="{colour(i)}"><title>{esc(name)} · {esc(group)}: {esc(value_format(value))}</title></rect>'
+                f'fill="{colour(i)}"><title>{short(name)} · {short(group)}: {esc(value_format(value))}</title></rect>'
             )
             if bar >= 22:
                 out.append(
@@ -299,7 +310,7 @@ def delta_chart(
         x = mid if delta >= 0 else mid - w
         out.append(
             f'<rect x="{_num(x)}" y="{_num(y + 3)}" width="{_num(max(w, 1))}" height="{row_h - 6}" fill="{paint}">'
-            f"<title>{esc(label)}: {esc(value_format(delta))}</title></rect>"
+            f"<title>{short(label)}: {esc(value_format(delta))}</title></rect>"
         )
         tx = mid + w + 4 if delta >= 0 else mid - w - 4
         anchor = "start" if delta >= 0 else "end"
@@ -353,18 +364,19 @@ def timeline(
     for (r, c), (paint, tip) in sorted(cells.items()):
         out.append(
             f'<rect x="{_num(label_w + cell_w * c + 0.5)}" y="{_num(top + cell_h * r + 1)}" '
-            f'width="{_num(max(cell_w - 1, 1))}" height="{cell_h - 2}" fill="{paint}"><title>{esc(tip)}</title></rect>'
+            f'width="{_num(max(cell_w - 1, 1))}" height="{cell_h - 2}" fill="{paint}">'
+            f"<title>{short(tip, 600)}</title></rect>"
         )
     for (r, c), tip in sorted((dots or {}).items()):
         out.append(
             f'<circle cx="{_num(label_w + cell_w * (c + 0.5))}" cy="{_num(top + cell_h * r + cell_h / 2)}" '
-            f'r="{_num(min(4.0, cell_w / 3))}" fill="#000000"><title>{esc(tip)}</title></circle>'
+            f'r="{_num(min(4.0, cell_w / 3))}" fill="#000000"><title>{short(tip, 600)}</title></circle>'
         )
     for c, (paint, tip) in sorted((marks or {}).items()):
         x = label_w + cell_w * (c + 0.5)
         out.append(
             f'<path d="M{_num(x - 5)},{_num(top - 28)} L{_num(x + 5)},{_num(top - 28)} L{_num(x)},{_num(top - 18)} Z" '
-            f'fill="{paint}"><title>{esc(tip)}</title></path>'
+            f'fill="{paint}"><title>{short(tip, 600)}</title></path>'
         )
     legend_y = top + cell_h * max(len(rows), 1) + 20
     cx = label_w
