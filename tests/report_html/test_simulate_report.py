@@ -69,6 +69,9 @@ def test_findings_are_highlighted_on_the_timeline_and_listed(run_cli, tmp_path, 
     findings = [e for e in page.all("div") if e.attrs.get("class") == "finding"]
     assert len(findings) == len(failed)
     assert "protocol error not-visible" in page.text()
+    # three tools: sending them all is cheaper than toolSearch, as the table output says
+    assert transcript["summary"]["all_tools_cheaper"] is True
+    assert "sending all 3 tools is cheaper than disclosure" in page.text()
     assert "failed checks, protocol errors" in page.text()
 
 

@@ -212,6 +212,14 @@ def _findings_section(transcripts: Sequence[Transcript], several: bool) -> list[
             for warning in r.warnings:
                 text = esc(excerpt(warning, 400))
                 items.append(f'<div class="finding warning"><strong>request {r.index} · warning</strong>: {text}</div>')
+        summary = t.summary()
+        if summary.get("all_tools_cheaper"):
+            text = (
+                f"sending all {summary['baseline_tool_count']} tools is cheaper than disclosure for this catalog "
+                f"(toolSearch and the disclosed tools cost more than all of them); disclosure pays off from about "
+                f"{summary['break_even_tools']} tools"
+            )
+            items.append(f'<div class="finding warning"><strong>tokens</strong>: {esc(text)}</div>')
         if t.error:
             items.append(f'<div class="finding"><strong>stopped early</strong>: {esc(excerpt(t.error, 400))}</div>')
         if not items:
