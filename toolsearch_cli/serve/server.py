@@ -96,16 +96,21 @@ def wire_tool(tool: Tool) -> Any:
 
 
 def wire_result(result: CallResult) -> Any:
+    """A call's result as the client gets it: its text cleaned of escape codes and invisible
+    characters (:mod:`.safety`), an upstream's own protocol stamps dropped."""
     import mcp_types as types
 
+    from .safety import clean_content, clean_result
+
     if result.raw is not None:
-        meta = getattr(result.raw, "meta", None)
+        raw = clean_result(result.raw)
+        meta = getattr(raw, "meta", None)
         if isinstance(meta, dict) and any(k.startswith(_RESERVED_META) for k in meta):
             # the upstream's own protocol stamps (its serverInfo...) are not the gateway's to forward
             kept = {k: v for k, v in meta.items() if not k.startswith(_RESERVED_META)}
-            return result.raw.model_copy(update={"meta": kept or None})
-        return result.raw
-    data: dict[str, Any] = {"content": result.content, "isError": result.is_error}
+            return raw.model_copy(update={"meta": kept or None})
+        return raw
+    data: dict[str, Any] = {"content": clean_content(result.content), "isError": result.is_error}
     if result.structured is not None:
         data["structuredContent"] = result.structured
     return types.CallToolResult.model_validate(data)
@@ -392,8 +397,9 @@ class GatewayServer:
         began = time.perf_counter()
         try:
             raw = await upstream.call(route.original, value, gateway.settings.timeout)
-        except UpstreamUnavailable as exc:
-            return CallResult.error("upstream", f"{tool.name} cannot run now: {exc}")
+        except UpstreamUnavailable:  # its last error names commands and paths: the operator's to read
+            said = getattr(upstream.live, "alias", None) or upstream.server_name or "its server"
+            return CallResult.error("upstream", f"{tool.name} cannot run now: server {said!r} is unavailable; retrying")
         except ResultTooLarge as exc:  # $TOOLSEARCH_MCP_MAX_MESSAGE_SIZE: the reason, as is
             return CallResult.error("upstream", f"{tool.name}: {exc}")
         except TimeoutError as exc:  # what the server was doing meanwhile, when the upstream knows
@@ -457,7 +463,14 @@ async def run_gateway(
 
         lockfile = Lockfile.read(settings.locked)
     sources = GatewaySources.of(settings.sources)
+    check_catalog_via(settings, sources)
     static = load_static(sources.static, settings.catalog_format)
+    if not sources.live and not sources.registries and not any(t.function is not None for t in static.tools):
+        raise UsageError(
+            "nothing to serve: the catalog files' tools name no server that runs them; add the MCP servers "
+            "as --catalog ALIAS=mcp+stdio:CMD or mcp+http(s)://URL (and --catalog-via ALIAS to search their "
+            "tools by the files' text) or a Python module of tools"
+        )
     feeds = [RegistryFeed(s) for s in sources.registries]
     log = TrafficLog(settings.log) if settings.log else None
     upstreams: dict[str, Upstream] = {}
@@ -489,6 +502,21 @@ async def run_gateway(
             feed.stop()
         if log is not None:
             log.close()
+
+
+def check_catalog_via(settings: Settings, sources: GatewaySources) -> None:
+    """``--catalog-via`` must name the alias of a live source."""
+    alias = settings.catalog_via
+    if alias is None:
+        return
+    aliases = [s.alias for s in sources.live if s.alias]
+    if alias not in aliases:
+        from ..errors import did_you_mean
+
+        known = f"; the live sources' aliases: {', '.join(aliases)}" if aliases else " (no live source has an alias)"
+        raise UsageError(
+            f"--catalog-via {alias!r} names no live source (ALIAS=mcp+stdio:CMD){did_you_mean(alias, aliases)}{known}"
+        )
 
 
 def follow_registries(gateway: Gateway, binding: GatewayServer, say: Callable[[str], None]) -> None:
@@ -585,7 +613,8 @@ async def _serve_all(
                 for upstream in upstreams.values():
                     await upstream.first_attempt.wait()
             failed = [u for u in upstreams.values() if not u.ready]
-            if upstreams and len(failed) == len(upstreams) and not static.tools:
+            runs_here = any(t.function is not None for t in static.tools) or gateway.registries
+            if upstreams and len(failed) == len(upstreams) and not runs_here:
                 first = failed[0]
                 raise CatalogError(
                     f"the MCP server could not be started or listed: {first.status.last_error or 'no answer'}",
@@ -598,6 +627,9 @@ async def _serve_all(
                 )
             with gateway.lock:
                 gateway.rebuild()
+            left_out = gateway.left_out_line()
+            if left_out is not None:
+                say(left_out)
             for source, skipped in gateway.problems.items():
                 more = f" (and {len(skipped) - 1} more)" if len(skipped) > 1 else ""
                 say(f"warning: {upstreams[source].live.display}: a tool was left out: {skipped[0]}{more}")
