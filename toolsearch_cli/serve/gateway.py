@@ -605,10 +605,12 @@ class Gateway:
             self._engines.move_to_end(key)
         return engine
 
-    def context_for(self, header: str | None) -> dict[str, str]:
-        """The request's context: ``--context``, plus the header's attributes (when the gateway
-        reads one) for keys the command line did not fix."""
+    def context_for(self, header: str | None, token: Mapping[str, str] | None = None) -> dict[str, str]:
+        """The request's context: ``--context``, then the bearer token's attributes (``--tokens``),
+        then the header's (when the gateway reads one), each for keys not fixed before it."""
         context = dict(self.settings.context)
+        for key, value in (token or {}).items():
+            context.setdefault(key, value)
         if header and self.settings.context_header:
             for key, value in parse_context_header(header).items():
                 context.setdefault(key, value)

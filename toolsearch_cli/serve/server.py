@@ -196,14 +196,17 @@ class GatewayServer:
     # -- request helpers --------------------------------------------------------------------------
 
     def _context(self, ctx: Any) -> dict[str, str]:
+        from .edge import token_context
+
         header = None
         name = self.gateway.settings.context_header
         request = getattr(ctx, "request", None)
         if name and request is not None:
             headers = getattr(request, "headers", None)
-            if headers is not None:
+            if headers is not None:  # given twice: refused at the edge (EdgeMiddleware)
                 header = headers.get(name)
-        return self.gateway.context_for(header)
+        token = token_context(request) if request is not None else None
+        return self.gateway.context_for(header, token)
 
     def _session(self, ctx: Any) -> SessionState | None:
         from mcp_types.version import MODERN_PROTOCOL_VERSIONS
@@ -445,14 +448,23 @@ async def run_gateway(
 ) -> None:
     """Serve until the client leaves (stdio) or the process is stopped; upstreams stop with it.
 
-    ``on_signal`` (stdio only): on SIGTERM, SIGINT or SIGHUP the upstreams are stopped first, then it is
-    called with the signal number, and it must end the process. Cancelling is not enough there:
-    the SDK reads stdin in a worker thread blocked in ``read()``, which a client that keeps stdin
-    open never releases, so the loop would never finish unwinding."""
+    ``on_signal`` (stdio and HTTP): on SIGTERM, SIGINT or SIGHUP the upstreams are stopped first,
+    then it is called with the signal number, and it must end the process. Cancelling is not
+    enough over stdio: the SDK reads stdin in a worker thread blocked in ``read()``, which a client
+    that keeps stdin open never releases, so the loop would never finish unwinding. Over HTTP the
+    web server's own signal handling is off (it re-raised the signal after its shutdown, which
+    under an ignored SIGINT, a ``cmd &`` job, ended in a traceback and exit 1). A signal the
+    process ignores (SIGINT in a background job, SIGHUP under nohup) stays ignored."""
 
     from .upstream import Upstream
 
     say = notice or (lambda text: print(text, file=sys.stderr))
+    if settings.tokens is not None:
+        if http is None:
+            raise UsageError("--tokens needs --http: over stdio the client is the process that started the gateway")
+        from .edge import read_tokens
+
+        read_tokens(settings.tokens)  # a bad tokens file stops the gateway before anything starts
     if http is not None:
         check_listen(*http)  # before any upstream starts
     from .registry_feed import RegistryFeed
@@ -494,7 +506,7 @@ async def run_gateway(
             notice=say,
         )
         gateway_box.append(gateway)
-        await _serve_all(gateway, settings, upstreams, http, say, on_ready, on_signal if http is None else None)
+        await _serve_all(gateway, settings, upstreams, http, say, on_ready, on_signal)
     except BaseExceptionGroup as problem:  # the task group wraps a user error: say it as one line
         raise _user_error(problem) or problem from None
     finally:
@@ -591,7 +603,9 @@ async def _serve_all(
         import signal
 
         assert on_signal is not None
-        wanted = [signal.SIGTERM, signal.SIGINT]
+        wanted = [signal.SIGTERM]
+        if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:  # ignored in a `cmd &` job: stays so
+            wanted.append(signal.SIGINT)
         hangup = getattr(signal, "SIGHUP", None)
         if hangup is not None and signal.getsignal(hangup) is not signal.SIG_IGN:  # not under nohup
             wanted.append(hangup)  # the terminal closed
@@ -650,19 +664,56 @@ async def _serve_all(
 
 
 async def _serve_stdio(server: Any, settings: Settings) -> None:
+    import anyio
     from mcp.server.stdio import stdio_server
+    from mcp.shared._context_streams import create_context_streams
+    from mcp.shared.message import SessionMessage
+
+    from .edge import answer_unreadable
 
     async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+        forward, relayed = create_context_streams[SessionMessage | Exception](0)
+        async with anyio.create_task_group() as group:  # a line the SDK cannot parse gets an answer
+            group.start_soon(answer_unreadable, read_stream, write_stream, forward)
+            await server.run(relayed, write_stream, server.create_initialization_options())
+            group.cancel_scope.cancel()
 
 
 async def _serve_http(server: Any, settings: Settings, http: tuple[str, int], say: Callable[[str], None]) -> None:
+    import contextlib
+
     import uvicorn
 
+    from .edge import ENVELOPE_BYTES, EdgeMiddleware, HashedTokens, guarded_protocol, read_tokens
+
     host, port = http
-    app = server.streamable_http_app(host=host)
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
-    web = uvicorn.Server(config)
+    max_body = settings.max_argument_bytes + ENVELOPE_BYTES
+    auth: dict[str, Any] = {}
+    if settings.tokens is not None:  # the SDK's bearer auth: 401 without a listed token
+        from mcp.server.auth.settings import AuthSettings
+
+        auth = {
+            "auth": AuthSettings(issuer_url=f"http://{host}:{port}", resource_server_url=None),  # type: ignore[arg-type]
+            "token_verifier": HashedTokens(read_tokens(settings.tokens)),
+        }
+    app = server.streamable_http_app(host=host, max_request_body_size=max_body, **auth)
+    edge = EdgeMiddleware(
+        app, context_header=settings.context_header, max_body=max_body, body_timeout=settings.body_timeout
+    )
+
+    class Web(uvicorn.Server):
+        def capture_signals(self) -> Any:  # signals are the gateway's (run_gateway's on_signal)
+            return contextlib.nullcontext()
+
+    config = uvicorn.Config(
+        edge,
+        host=host,
+        port=port,
+        log_level="warning",
+        lifespan="on",
+        http=guarded_protocol(settings.header_timeout),
+    )
+    web = Web(config)
     say(f"toolsearch serve: streamable HTTP on http://{host}:{port}/mcp")
     await web.serve()
 
