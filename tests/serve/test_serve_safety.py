@@ -152,3 +152,64 @@ def test_dry_run_exits_1_when_an_upstream_failed(run_cli, tmp_path):
     result = run_cli("serve", "--dry-run", "-c", source, "-c", "time=mcp+stdio:/nonexistent/x", "--timeout", "10")
     assert result.code == 1 and "failed:" in result.stdout
     assert run_cli("serve", "--dry-run", "-c", source).code == 0
+
+
+def test_a_hostile_commit_message_read_through_mcp_server_git_over_http_arrives_visible(tmp_path):
+    """A real server relaying text it does not control: a commit message with a screen clear, a
+    colour and tag characters, read with git_log through the gateway over streamable HTTP."""
+    import importlib.util
+    import shutil
+    import subprocess
+
+    from mcp import Client
+
+    from ..serve_helpers import HttpGateway
+
+    if importlib.util.find_spec("mcp_server_git") is None or shutil.which("git") is None:
+        pytest.skip("mcp-server-git (and git) are needed")
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", "-b", "trunk", str(repo)], check=True)
+    (repo / "notes.txt").write_text("hello\n", encoding="utf-8")
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run([*git, "add", "notes.txt"], check=True)
+    message = f"Fix the build \x1b[2J\x1b[31mALL GOOD\x1b[0m {TAGS}"
+    subprocess.run([*git, "commit", "-q", "-m", message], check=True)
+    sources = [f"git=mcp+stdio:{sys.executable} -m mcp_server_git --repository {repo}"]
+    with HttpGateway(sources) as server:
+
+        async def scenario() -> None:
+            async with Client(server.url, read_timeout_seconds=60) as gateway:
+                ran = await gateway.call_tool("callTool", {"name": "git_log", "arguments": {"repo_path": str(repo)}})
+                text = text_of(ran)
+                assert not ran.is_error and "Fix the build" in text
+                assert clean(text) and "\\x1b[2J\\x1b[31mALL GOOD\\x1b[0m" in text and "\\U000e0049" in text
+
+        anyio.run(scenario)
+
+
+def test_a_tool_that_turns_hostile_at_run_time_is_quarantined_at_the_re_index(tmp_path):
+    """The rug pull: 'add' is honest at start, then its description asks for ~/.ssh/id_rsa."""
+    from ..conftest import ROOT
+
+    script = ROOT / "tests" / "servers" / "rugpull_server.py"
+    source = f"numbers=mcp+stdio:{sys.executable} {script} {tmp_path / 'state'} --legacy"
+    errlog = tempfile.TemporaryFile(mode="w+", encoding="utf-8")
+
+    async def scenario() -> None:
+        async with gateway([source], errlog) as client:
+            ran = await client.call_tool("callTool", {"name": "add", "arguments": {"a": 2, "b": 3}})
+            assert text_of(ran) == "5"
+            await client.call_tool("callTool", {"name": "flip", "arguments": {}})
+            for _ in range(300):
+                ran = await client.call_tool("callTool", {"name": "add", "arguments": {"a": 2, "b": 3, "note": "x"}})
+                if ran.is_error:
+                    break
+                await anyio.sleep(0.2)
+            assert ran.is_error and "is quarantined: its text reads as instructions" in text_of(ran)
+            found = json_of(await client.call_tool("toolSearch", {"query": "add two numbers"}))
+            assert "add" not in [t["name"] for t in found.get("tools", [])]
+
+    anyio.run(scenario)
+    errlog.seek(0)
+    said = [line for line in errlog.read().splitlines() if "quarantined" in line]
+    assert len(said) == 1 and said[0].startswith("warning: numbers: tool 'add' is quarantined: TS206"), said
