@@ -350,3 +350,31 @@ def test_a_bad_tokens_file_is_one_line_and_exit_2(run_cli, tmp_path):
     assert f"{tokens}:1" in result.stderr and "malformed sha256 hash" in result.stderr
     stdio = run_cli("serve", "-c", time_source, "--tokens", str(tokens))
     assert stdio.code == 2 and "--tokens needs --http" in stdio.stderr
+
+
+def test_nesting_depth_skips_strings_and_stays_fast():
+    from toolsearch_cli.serve.edge import nesting_depth
+
+    assert nesting_depth(b'{"a": [1, {"b": "[[[[{{{"}]}', 10) == 3  # brackets inside strings do not count
+    assert nesting_depth(b'["\\"[[[", [["x"]]]', 10) == 3  # an escaped quote does not end the string
+    assert nesting_depth(b"[" * 1_000_000, 128) == 129  # counted up to the limit, then it stops
+    started = time.perf_counter()
+    body = json.dumps({"a": "x" * 1_000_000, "b": 'q\\"' * 200_000}).encode()
+    assert nesting_depth(body, 128) == 1
+    assert time.perf_counter() - started < 5  # linear (~30 ms); a backtracking pattern took seconds
+
+
+def test_tokens_are_checked_by_hash_and_remembered_by_hash():
+    from toolsearch_cli.serve.edge import HashedTokens, TokenEntry, hash_token
+
+    entries = []
+    for i, (token, scheme) in enumerate([("t-one", "sha256"), ("t-two", "scrypt")]):
+        spec = hash_token(token, scheme).split(":")
+        digest, salt = bytes.fromhex(spec[-1]), bytes.fromhex(spec[1]) if scheme == "scrypt" else b""
+        entries.append(TokenEntry(scheme, digest, salt, {"role": f"r{i}"}, f"line {i}"))
+    tokens = HashedTokens(entries)
+    assert tokens.check("t-one").context == {"role": "r0"}
+    assert tokens.check("t-two").context == {"role": "r1"}
+    assert tokens.check("t-three") is None
+    assert all(b"t-" not in key for key in tokens._known)  # remembered by SHA-256, never as sent
+    assert hash_token("x", "scrypt") != hash_token("x", "scrypt")  # salted
