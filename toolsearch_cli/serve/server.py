@@ -687,13 +687,15 @@ async def _serve_http(server: Any, settings: Settings, http: tuple[str, int], sa
     from .edge import ENVELOPE_BYTES, EdgeMiddleware, HashedTokens, guarded_protocol, read_tokens
 
     host, port = http
+    shown_host = f"[{host}]" if ":" in host else host
     max_body = settings.max_argument_bytes + ENVELOPE_BYTES
     auth: dict[str, Any] = {}
     if settings.tokens is not None:  # the SDK's bearer auth: 401 without a listed token
         from mcp.server.auth.settings import AuthSettings
 
         auth = {
-            "auth": AuthSettings(issuer_url=f"http://{host}:{port}", resource_server_url=None),  # type: ignore[arg-type]
+            # no authorization server here: the issuer is only the SDK's required field
+            "auth": AuthSettings(issuer_url=f"http://{shown_host}:{port}", resource_server_url=None),  # type: ignore[arg-type]
             "token_verifier": HashedTokens(read_tokens(settings.tokens)),
         }
     app = server.streamable_http_app(host=host, max_request_body_size=max_body, **auth)
@@ -714,7 +716,12 @@ async def _serve_http(server: Any, settings: Settings, http: tuple[str, int], sa
         http=guarded_protocol(settings.header_timeout),
     )
     web = Web(config)
-    say(f"toolsearch serve: streamable HTTP on http://{host}:{port}/mcp")
+    say(f"toolsearch serve: streamable HTTP on http://{shown_host}:{port}/mcp")
+    if settings.tokens is not None and host not in ("127.0.0.1", "localhost", "::1"):
+        say(
+            f"warning: bearer tokens travel in plain HTTP on {shown_host}: serve on loopback behind a reverse "
+            "proxy that terminates TLS"
+        )
     await web.serve()
 
 
