@@ -213,3 +213,15 @@ def test_a_tool_that_turns_hostile_at_run_time_is_quarantined_at_the_re_index(tm
     errlog.seek(0)
     said = [line for line in errlog.read().splitlines() if "quarantined" in line]
     assert len(said) == 1 and said[0].startswith("warning: numbers: tool 'add' is quarantined: TS206"), said
+
+
+def test_the_dry_run_lists_what_the_injection_rule_holds_back(run_cli, tmp_path):
+    source = scripted_source("weather", TOOLS, tmp_path)
+    report = run_cli("serve", "--dry-run", "-c", source, "-f", "json")
+    assert report.code == 0, report.stderr
+    data = report.json()
+    assert data["searchable"] == ["list_files"]
+    held = [line.split(" is quarantined: ")[0] for line in data["quarantined"]]
+    assert held == ["weather: tool 'get_forecast'", "weather: tool 'translate_text'"]
+    allowed = run_cli("serve", "--dry-run", "-c", source, "-f", "json", "--allow-flagged", "weather__get_forecast")
+    assert sorted(allowed.json()["searchable"]) == ["get_forecast", "list_files"]
