@@ -12,7 +12,8 @@ site and on GitHub), separated by ``;``::
 - ``tested-by=tests/docs/FILE.py::TEST``: run by that test (which must exist), e.g. against a
   loopback model server.
 - ``file=PATH``: a data block (YAML, JSON, ...) written to PATH in the workspace before the
-  following blocks run; ``edit=PATH``: a ``diff`` block whose ``-`` lines are replaced by its
+  following blocks run (with ``check=COMMAND``, a command that must then accept it, exit 0 or
+  ``exit=N``); ``edit=PATH``: a ``diff`` block whose ``-`` lines are replaced by its
   ``+`` lines in PATH (the lines around them locate the change).
 - ``columns=N`` (default 200): the terminal width the commands print for; ``exit=N`` (default 0):
   each command's exit code; ``drop-column=N``: a table column (a timing) left out of the comparison.
@@ -235,6 +236,11 @@ def run_page(page: Path, workspace: Workspace) -> tuple[int, list[str]]:
             target = workspace.dir / d["file"]
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(block.body, encoding="utf-8")
+            if "check" in d:  # a command that must accept the file (a catalog loads, a config is valid)
+                ran += 1
+                done = workspace.shell(d["check"], block.columns)
+                if done.returncode != int(d.get("exit", "0")):
+                    problems.append(f"{block.where}: `{d['check']}` exited {done.returncode}:\n{done.stderr[-2000:]}")
             continue
         if "edit" in d:
             apply_edit(workspace.dir / d["edit"], block.body)

@@ -33,7 +33,18 @@ def test_every_example_runs_or_says_which_test_runs_it_or_why_not():
             )
             if not defined:
                 unexplained.append(f"{block.where}: tested-by {d['tested-by']}, which does not exist")
-        unknown = set(d) - {"skip", "tested-by", "file", "edit", "columns", "exit", "drop-column", "registry", "output"}
+        unknown = set(d) - {
+            "skip",
+            "tested-by",
+            "file",
+            "edit",
+            "columns",
+            "exit",
+            "drop-column",
+            "registry",
+            "output",
+            "check",
+        }
         if unknown:
             unexplained.append(f"{block.where}: unknown directive {sorted(unknown)}")
     assert not unexplained
@@ -54,12 +65,31 @@ def test_the_client_registrations_are_json_that_start_the_gateway():
             assert ("url" in entry) or (entry["command"] == "toolsearch" and entry["args"][0] == "serve"), entry
 
 
+def test_every_data_example_parses():
+    """The YAML, JSON and TOML blocks (catalogs, scripts, configurations, client registrations)
+    parse; a block with elisions (``…``) says why it is not checked."""
+    import json
+    import tomllib
+
+    import yaml
+
+    loaders = {"yaml": yaml.safe_load, "json": json.loads, "toml": tomllib.loads}
+    broken = []
+    for block in examples.all_blocks():
+        if block.kind in loaders and "skip" not in block.directives:
+            try:
+                loaders[block.kind](block.body)
+            except Exception as exc:  # noqa: BLE001 - any parse error is the finding
+                broken.append(f"{block.where}: {' '.join(str(exc).split())[:200]}")
+    assert not broken
+
+
 def _pages_with_examples():
     return [
         page
         for page in examples.PAGES
         if any(
-            b.kind in examples.RUN_KINDS and not {"skip", "tested-by"} & set(b.directives)
+            (b.kind in examples.RUN_KINDS and not {"skip", "tested-by"} & set(b.directives)) or "check" in b.directives
             for b in examples.blocks(page)
         )
     ]
