@@ -87,3 +87,10 @@ def _join_quoted(words: list[str]) -> list[str]:
         else:
             out.append(word)
     return out
+
+
+def test_the_readme_s_count_of_demo_tools_is_the_catalog_s():
+    from toolsearch_cli import load_catalog
+
+    count = len(load_catalog(str(ROOT / "catalogs" / "demo")).tools)
+    assert f"shipped demo catalog ({count} tools in English and Chinese)" in " ".join(README.split())
