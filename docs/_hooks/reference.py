@@ -9,8 +9,11 @@ Written nowhere on disk: each page is added to the build's files in ``on_files``
 - ``reference/environment.md``: ``toolsearch_cli.environment.VARIABLES``;
 - ``reference/api.md``: ``::: toolsearch_cli.NAME`` (mkdocstrings) for each name of the package's
   ``__all__``;
-- and ``benchmarks.md``'s ``<!-- headline-table -->`` is replaced by the *Latest results* table
-  of ``benchmarks/README.md`` (:func:`benchmarks_headline`).
+- ``benchmarks.md``'s ``<!-- headline-table -->`` is replaced by the *Latest results* table
+  of ``benchmarks/README.md`` (:func:`benchmarks_headline`);
+- and ``reference/output.md``'s ``<!-- json-keys -->`` by the keys each command's
+  ``--format json`` prints, read from the commands' real output when the site is built
+  (:func:`json_keys_markdown`), so the page cannot drift from them.
 
 The package never imports mkdocs; this hook imports the package.
 """
@@ -27,6 +30,17 @@ from mkdocs.structure.files import File, Files
 ROOT = Path(__file__).resolve().parents[2]
 BENCHMARKS_README = ROOT / "benchmarks" / "README.md"
 HEADLINE_MARK = "<!-- headline-table -->"
+JSON_KEYS_MARK = "<!-- json-keys -->"
+#: The commands whose ``--format json`` output the Output formats page describes: (what they do,
+#: the arguments after ``toolsearch``), run in the checkout on its shipped catalogs.
+JSON_COMMANDS = [
+    ("search", ["search", "weather", "--explain", "-n", "2", "--format", "json"]),
+    ("catalog", ["catalog", "--format", "json"]),
+    ("eval", ["eval", "--ranker", "default,classic", "--failures", "1", "--by", "subset", "--format", "json"]),
+    ("lint", ["lint", "catalogs/bad", "--format", "json"]),
+    ("simulate", ["simulate", "catalogs/scenarios/weather-email.en.sim.yaml", "--format", "json"]),
+    ("serve --dry-run", ["serve", "--dry-run", "--catalog", "catalogs/demo", "--format", "json"]),
+]
 
 
 def _text(value: str) -> str:
@@ -193,6 +207,93 @@ def benchmarks_headline() -> str:
     return "\n".join(_LINK.sub(plain, row) for row in rows)
 
 
+def _type_name(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if value is None:
+        return "null"
+    return {dict: "object", list: "array", str: "string", int: "integer", float: "number"}.get(type(value), "value")
+
+
+def key_tree(samples: list[Any], depth: int = 0, limit: int = 4) -> list[str]:
+    """Markdown bullets of the keys of JSON values (``samples``: values found at one place of the
+    document) with every type seen there; an array's items merged, an object whose keys are data
+    (ranker names, subsets: values all objects of the same keys, or all arrays) shown once."""
+    objects: list[dict[str, Any]] = []
+    for value in samples:
+        if isinstance(value, dict):
+            objects.append(value)
+        elif isinstance(value, list):
+            objects.extend(v for v in value if isinstance(v, dict))
+    lines: list[str] = []
+    if not objects or depth >= limit:
+        return lines
+    indent = "    " * depth
+    keys = list(dict.fromkeys(k for o in objects for k in o))
+    values = [v for o in objects for v in o.values()]
+    by_data = len(keys) > 1 and (
+        all(isinstance(v, dict) and v.keys() == values[0].keys() for v in values)
+        or all(isinstance(v, list) for v in values)
+    )
+    if by_data:
+        names = ", ".join(f"`{html.escape(str(k), quote=False)}`" for k in keys[:4]) + (", …" if len(keys) > 4 else "")
+        lines.append(f"{indent}- *one key per value* ({names}): {_types(values)}")
+        return lines + key_tree(values, depth + 1, limit)
+    for key in keys:
+        found = [o[key] for o in objects if key in o]
+        lines.append(f"{indent}- `{html.escape(str(key), quote=False)}`: {_types(found)}")
+        lines.extend(key_tree(found, depth + 1, limit))
+    return lines
+
+
+def _types(values: list[Any]) -> str:
+    names = []
+    for value in values:
+        name = _type_name(value)
+        if isinstance(value, list):
+            inner = sorted({_type_name(v) for v in value})
+            name = f"array of {' or '.join(inner)}" if inner else "array"
+        names.append(name)
+    kinds = list(dict.fromkeys(names))
+    if len(kinds) > 1 and any(k.startswith("array of") for k in kinds) and "array" in kinds:
+        kinds.remove("array")  # an empty array is one of the others
+    return " or ".join(kinds)
+
+
+def json_keys_markdown() -> str:
+    """For each command of :data:`JSON_COMMANDS`: the command line, its exit code and the keys of
+    what it printed, from running it now (``python -m toolsearch_cli``, in the checkout)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLSEARCH_")}
+    env.update(COLUMNS="200", TOOLSEARCH_NO_CACHE="1")
+    out: list[str] = []
+    for title, args in JSON_COMMANDS:
+        done = subprocess.run(
+            [sys.executable, "-m", "toolsearch_cli", *args],
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            cwd=ROOT,
+            env=env,
+            timeout=300,
+        )
+        if done.returncode not in (0, 1):
+            raise RuntimeError(f"toolsearch {' '.join(args)} exited {done.returncode}: {done.stderr.strip()}")
+        document = json.loads(done.stdout)
+        out += [f"### `{title}`", "", "```text", "toolsearch " + " ".join(args), "```", ""]
+        out += [
+            f"Exit code {done.returncode}; the document is {'an array' if isinstance(document, list) else 'an object'}"
+            + (" of objects with these keys:" if isinstance(document, list) else " with these keys:"),
+            "",
+        ]
+        out += key_tree([document]) + [""]
+    return "\n".join(out)
+
+
 def api_markdown() -> str:
     import toolsearch_cli
 
@@ -227,4 +328,6 @@ def on_files(files: Files, config: Any) -> Files:
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     if HEADLINE_MARK in markdown:
         markdown = markdown.replace(HEADLINE_MARK, benchmarks_headline())
+    if JSON_KEYS_MARK in markdown:
+        markdown = markdown.replace(JSON_KEYS_MARK, json_keys_markdown())
     return markdown

@@ -494,11 +494,13 @@ def test_progress_bar_on_a_terminal_and_none_when_piped(run_cli, files, monkeypa
     assert piped.stderr == ""
     monkeypatch.setenv("FORCE_COLOR", "1")
     monkeypatch.setenv("TERM", "xterm-256color")
-    shown = run_eval(run_cli, files, "-r", "default,classic", "-f", "json")
+    shown = run_eval(run_cli, files, "-r", "default,classic")
     assert shown.code == 0
     assert "eval default" in shown.stderr and "eval classic" in shown.stderr
     assert "5/5" in shown.stderr
-    assert list(shown.json()["rankers"]) == ["default", "classic"]  # stdout is still only JSON
+    quiet = run_eval(run_cli, files, "-r", "default,classic", "-f", "json")  # JSON: never a bar (issue 36)
+    assert quiet.stderr == ""
+    assert list(quiet.json()["rankers"]) == ["default", "classic"]
 
 
 def test_eval_is_listed_in_help(run_cli):

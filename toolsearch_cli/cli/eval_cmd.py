@@ -200,8 +200,8 @@ def _listener(output_format: str) -> EvalListener:
 
     class CliListener(EvalListener):
         """Prints what the run says; draws each ranker's queries as a bar on an interactive stderr
-        (or with FORCE_COLOR), never on a dumb one (``TERM=dumb`` cannot redraw a line). A model
-        embedding many texts (a first run) adds its own line to the bar (not with JSON output)."""
+        (or with FORCE_COLOR), never on a dumb one (``TERM=dumb`` cannot redraw a line) nor with
+        ``--format json``. A model embedding many texts (a first run) adds its own line to the bar."""
 
         def __init__(self) -> None:
             self.err = error_console()
@@ -215,10 +215,11 @@ def _listener(output_format: str) -> EvalListener:
 
         @contextmanager
         def running(self) -> Iterator[None]:
-            if not self.err.is_terminal or self.err.is_dumb_terminal:
+            from .embed_progress import embed_progress, shows_progress
+
+            if not shows_progress(self.err, output_format):  # a terminal that redraws; never with JSON
                 yield
                 return
-            from .embed_progress import embed_progress
 
             with _query_bar(self.err) as progress, embed_progress(output_format, progress):
                 self.progress = progress

@@ -113,6 +113,7 @@ def lint(
     from ..lint.run import run_lint
     from ..lint.settings import LintSettings
     from ..report import REPORTER_BY_NAME
+    from .lint_progress import lint_progress
     from .render import warn
 
     embed = embed_settings(typer_context)
@@ -134,7 +135,8 @@ def lint(
         github_actions=os.environ.get("GITHUB_ACTIONS") == "true",
         embed=embed,
     )
-    report = run_lint(settings, warn=warn, reporters=REPORTER_BY_NAME)
+    with lint_progress(settings.format) as progress:  # a bar on a terminal, for a large catalog
+        report = run_lint(settings, warn=warn, reporters=REPORTER_BY_NAME, progress=progress)
     _show(report, output_file)
     if report.exit_code:
         raise typer.Exit(report.exit_code)

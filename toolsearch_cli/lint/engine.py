@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -37,6 +38,22 @@ class RuleCount:
             "findings": self.findings,
             "tools": self.tools,
         }
+
+
+@dataclass(frozen=True)
+class LintStep:
+    """Where a lint run is, told to a ``progress`` callback: ``done`` of ``total`` rules have run
+    over ``tools`` tools; ``rule`` is the code of the rule about to run (``None`` once all are done).
+    The engine draws nothing: the CLI turns these into a progress bar on a terminal."""
+
+    done: int
+    total: int
+    tools: int
+    rule: str | None
+
+
+#: A lint run's progress callback: called before the first rule, after each rule, and at the end.
+LintProgress = Callable[[LintStep], None]
 
 
 @dataclass
@@ -90,10 +107,12 @@ def lint(
     rules: dict[str, Rule] | None = None,
     *,
     embed: EmbedSettings | None = None,
+    progress: LintProgress | None = None,
 ) -> LintResult:
     r"""Lint catalog sources (parsed :class:`~toolsearch_cli.catalog.Source`\ s, or files, folders,
     modules, servers named as text and parsed here; ``None`` = the default catalog); ``embed``: the
-    embedding model rules that rank or embed use (``None``: the library default)."""
+    embedding model rules that rank or embed use (``None``: the library default); ``progress``:
+    told each rule's start and end (:class:`LintStep`)."""
     from .rules import RULE_BY_CODE, load_rule_plugins
 
     if rules is None:
@@ -101,18 +120,23 @@ def lint(
     rules = rules or RULE_BY_CODE
     resolved = (config or LintConfig()).resolve(rules)
     ctx = LintContext(load_files(parse_sources(sources)), embed=embed)
-    return run_rules(ctx, resolved, rules)
+    return run_rules(ctx, resolved, rules, progress=progress)
 
 
-def run_rules(ctx: LintContext, resolved: ResolvedConfig, rules: dict[str, Rule]) -> LintResult:
-    """Run the enabled rules over a loaded context (rules marked ``runs_last`` after the others)."""
+def run_rules(
+    ctx: LintContext, resolved: ResolvedConfig, rules: dict[str, Rule], *, progress: LintProgress | None = None
+) -> LintResult:
+    """Run the enabled rules over a loaded context (rules marked ``runs_last`` after the others),
+    telling ``progress`` before the first rule, after each and at the end."""
     ctx.suppression_codes = selector_codes(ctx.tools, rules)
     suppressed = _inline_suppressions(ctx)
     ctx.enabled = list(resolved.enabled)
     ctx.used_suppressions = set()
     diagnostics: list[Diagnostic] = []
     order = sorted(resolved.enabled, key=lambda c: rules[c].runs_last)
-    for code in order:
+    for done, code in enumerate(order):
+        if progress is not None:
+            progress(LintStep(done, len(order), len(ctx.tools), code))
         rule = rules[code]
         for finding in rule.check(ctx, resolved.options[code]):
             if code in resolved.ignored_in(finding.file):
@@ -122,6 +146,8 @@ def run_rules(ctx: LintContext, resolved: ResolvedConfig, rules: dict[str, Rule]
                 ctx.used_suppressions.add((*used, code))
                 continue
             diagnostics.append(_stamp(rule, resolved.severities[code], finding))
+    if progress is not None:
+        progress(LintStep(len(order), len(order), len(ctx.tools), None))
     diagnostics.sort(key=Diagnostic.sort_key)
     return LintResult(
         diagnostics=collapse(diagnostics),

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .diagnostic import Diagnostic
-from .engine import LintResult, lint
+from .engine import LintProgress, LintResult, lint
 from .rule import Rule
 from .settings import LintSettings
 
@@ -61,12 +61,15 @@ def run_lint(
     *,
     warn: Callable[[str], None] | None = None,
     reporters: Mapping[str, Reporter] | None = None,
+    progress: LintProgress | None = None,
 ) -> LintReport:
     """Lint ``settings.paths`` with the configuration the settings name (see
     :meth:`LintSettings.lint_config`); ``warn`` hears about a configuration file passed over;
-    ``reporters`` render the machine formats (:data:`toolsearch_cli.report.REPORTER_BY_NAME`)."""
+    ``reporters`` render the machine formats (:data:`toolsearch_cli.report.REPORTER_BY_NAME`);
+    ``progress`` is told each rule's start and end (:class:`~toolsearch_cli.lint.engine.LintStep`)."""
     from .rules import RULE_BY_CODE
 
     config = settings.lint_config(RULE_BY_CODE, warn=warn)
-    result = lint(settings.paths, config, embed=settings.embed)  # loads the rule plugins into RULE_BY_CODE
+    # lint() loads the rule plugins into RULE_BY_CODE
+    result = lint(settings.paths, config, embed=settings.embed, progress=progress)
     return LintReport(result, settings, RULE_BY_CODE, dict(reporters or {}))
