@@ -7,6 +7,8 @@ both built on the SDK (tests/servers/features_server.py), and npm's server-every
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import tempfile
 import warnings
 from pathlib import Path
@@ -326,3 +328,83 @@ def test_tool_list_change_reaches_a_2026_07_28_listener():
             assert after != before and after.count("Mark a note resource as changed (retitled).") == 2
 
     anyio.run(main)
+
+
+def test_a_failing_prompt_list_costs_only_the_prompts_and_is_said_once():
+    """An upstream whose prompts/list fails: its tools and resources are served, no prompts
+    capability, and one warning line at start naming what was left out."""
+    from mcp.client.stdio import stdio_client
+
+    pytest.importorskip("mcp", reason="the MCP SDK (extra toolsearch-cli[mcp]) is not installed")
+    sources = [f"a=mcp+stdio:{PYTHON} {FEATURES} --broken-prompts"]
+    stderr = tempfile.TemporaryFile()
+
+    async def main() -> None:
+        async with _client(stdio_client(stdio_params(sources), errlog=stderr), "modern") as gateway:
+            assert gateway.server_capabilities.prompts is None
+            assert [r.uri for r in (await gateway.list_resources()).resources] == ["note://readme", "note://notes"]
+            found = json_of(await gateway.call_tool("toolSearch", {"query": "mark a note resource changed"}))
+            assert found["tools"][0]["name"] == "touch"
+
+    anyio.run(main)
+    stderr.seek(0)
+    said = [line for line in stderr.read().decode().splitlines() if "not served" in line]
+    assert len(said) == 1 and "prompts: " in said[0] and "the prompt store is down" in said[0], said
+
+
+def test_a_2026_07_28_only_upstream_over_streamable_http():
+    """The gateway as a client of an upstream that speaks only 2026-07-28 over streamable HTTP:
+    its tools run, its resources are read, and its resource updates reach a listener."""
+    import socket
+    import time
+
+    from ..serve_helpers import free_port
+
+    pytest.importorskip("mcp", reason="the MCP SDK (extra toolsearch-cli[mcp]) is not installed")
+    port = free_port()
+    upstream = subprocess.Popen(
+        [sys.executable, str(FEATURES), "--era", "modern", "--name", "h", "--http", str(port)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                assert upstream.poll() is None and time.monotonic() < deadline, "the upstream did not start"
+                time.sleep(0.2)
+        events = anyio.run(_http_upstream, stdio_params([f"h=mcp+http://127.0.0.1:{port}/mcp"]))
+        from mcp.client.subscriptions import ResourceUpdated
+
+        assert ResourceUpdated("note://readme") in events
+    finally:
+        upstream.terminate()
+        upstream.wait(timeout=20)
+
+
+async def _http_upstream(params: Any) -> list[Any]:
+    events: list[Any] = []
+    async with _client(params, "legacy") as gateway:  # a handshake-era client of a 2026-07-28-only upstream
+        assert (await gateway.read_resource("note://readme")).contents[0].text == "readme of h"
+        ran = await gateway.call_tool("callTool", {"name": "touch", "arguments": {"uri": "note://x"}})
+        assert ran.content[0].text == "touched note://x"
+    async with _client(params, "modern") as gateway:
+        async with gateway.listen(resource_subscriptions=["note://readme"]) as subscription:
+
+            async def read() -> None:
+                async for event in subscription:
+                    events.append(event)
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(read)
+                await anyio.sleep(0.5)
+                await gateway.call_tool("callTool", {"name": "touch", "arguments": {"uri": "note://readme"}})
+                with anyio.move_on_after(20):
+                    while not events:
+                        await anyio.sleep(0.2)
+                group.cancel_scope.cancel()
+    return events

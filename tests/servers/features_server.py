@@ -8,10 +8,12 @@ on a server written before 2026-07-28); ``--era modern`` refuses ``initialize`` 
 speaks only 2026-07-28). ``--name`` changes the server's name and the text of what it serves,
 so two copies behind one gateway collide on every prompt name and resource URI.
 
-The tool ``retitle`` changes the description of ``touch`` (a tools list_changed); ``touch(uri)``
-marks a resource changed: subscribers get ``notifications/resources/updated`` (handshake clients that called ``resources/subscribe``; 2026-07-28 clients through
+The tool ``retitle`` changes the description of ``touch`` (a tools list_changed);
+``touch(uri)`` marks a resource changed: subscribers get ``notifications/resources/updated``
+(handshake clients that called ``resources/subscribe``; 2026-07-28 clients through
 ``subscriptions/listen``), and ``add_prompt(name)`` adds a prompt (a prompts list_changed).
 One resource's description holds an ANSI escape and a zero-width space (hostile text).
+``--broken-prompts`` makes ``prompts/list`` fail.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ parser = argparse.ArgumentParser()
 parser.add_argument("--era", choices=("both", "legacy", "modern"), default="both")
 parser.add_argument("--name", default="features")
 parser.add_argument("--http", type=int, default=None)
+parser.add_argument("--broken-prompts", action="store_true", help="prompts/list fails (-32603)")
 options = parser.parse_args()
 NAME = options.name
 
@@ -96,6 +99,8 @@ async def unsubscribe(ctx: Any, params: types.UnsubscribeRequestParams) -> types
 
 
 async def list_prompts(ctx: Any, params: Any) -> types.ListPromptsResult:
+    if options.broken_prompts:
+        raise MCPError(types.INTERNAL_ERROR, "the prompt store is down")
     return types.ListPromptsResult(
         prompts=[
             types.Prompt(

@@ -37,7 +37,6 @@ from .features import INCLUDE_KINDS, FeatureRoute, Features
 
 if TYPE_CHECKING:
     from .gateway import CallResult
-    from .server import GatewayServer
 
 #: How long (ms) a client may keep the gateway's ``tools/list``, resource and prompt lists: the
 #: upstreams are looked at again every few seconds (``PING_INTERVAL``); a listener is told at once.
@@ -76,7 +75,9 @@ def list_cache_hint(*, per_request: bool, per_session: bool) -> tuple[int, Liter
 class ProtocolHub:
     """Resources, prompts, subscriptions and the 2026-07-28 rules of one gateway server."""
 
-    def __init__(self, binding: GatewayServer, notice: Callable[[str], None] | None = None) -> None:
+    def __init__(self, binding: Any, notice: Callable[[str], None] | None = None) -> None:
+        """``binding``: the :class:`~.server.GatewayServer` (its gateway, upstreams, serving loop,
+        and ``public_digest()``, the digest of ``tools/list`` as 2026-07-28 requests get it)."""
         from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
 
         self.binding = binding
@@ -103,6 +104,10 @@ class ProtocolHub:
             upstream.on_features = self._features_changed
             upstream.on_updated = self._updated
         self.features.rebuild(self._upstream_features())
+        for upstream in self.upstreams.values():
+            problem = upstream.status.features_error
+            if problem is not None and self.notice is not None:
+                self.notice(f"warning: {upstream.live.display}: not served: its {problem} (its tools are)")
         self._tools_digest = self._public_tools_digest()
         self.gateway.on_rebuild.append(self._after_rebuild)
 
@@ -166,6 +171,8 @@ class ProtocolHub:
         if "prompts" in changed:
             self._spawn(self.bus.publish, PromptsListChanged())
             self._tell_connections("send_prompt_list_changed")
+        if changed:
+            self._check_tools()  # toolSearch's ``include`` may have come or gone
 
     def _updated(self, upstream: Any, uri: str) -> None:
         """A subscribed resource changed upstream: its subscribers are told, by the URI they know."""
@@ -214,10 +221,7 @@ class ProtocolHub:
             self._spawn(self.bus.publish, ToolsListChanged())
 
     def _public_tools_digest(self) -> str:
-        from .server import listing_digest, wire_tool
-
-        context = self.gateway.context_for(None)
-        return listing_digest([wire_tool(t) for t in self.gateway.listed_tools(context, None, "call-through")])
+        return str(self.binding.public_digest())
 
     async def _note_connection(self, ctx: Any, call_next: Any) -> Any:
         """Middleware: remember each handshake-era connection (to tell it of list changes) until it closes."""
@@ -512,7 +516,7 @@ async def _forwarded(upstream: Any, what: str, request: Any) -> Any:
 
     from .upstream import ResultTooLarge, UpstreamUnavailable, describe_error
 
-    alias = upstream.live.display
+    alias = shown(str(upstream.live.alias or upstream.server_name or "mcp"))  # never its command or URL
     try:
         return await request
     except MCPError as exc:  # the upstream's own answer (an unknown URI, bad arguments): passed on, printable

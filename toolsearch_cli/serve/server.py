@@ -239,6 +239,10 @@ class GatewayServer:
     def _digest_now(self, context: dict[str, str], session: SessionState) -> str:
         return listing_digest(self._wired(context, session, None))
 
+    def public_digest(self) -> str:
+        """The digest of ``tools/list`` as every 2026-07-28 request (no context header) gets it."""
+        return listing_digest(self._wired(self.gateway.context_for(None), None, "call-through"))
+
     def _wired(self, context: dict[str, str], session: SessionState | None, disclose: Any) -> list[Any]:
         """``tools/list`` as the client gets it (``toolSearch`` taking ``include`` when it can)."""
         return self.protocol.with_include([wire_tool(t) for t in self.gateway.listed_tools(context, session, disclose)])
