@@ -369,6 +369,8 @@ class Upstream:
                             else:
                                 self._changed.set()
                     stream.cancel_scope.cancel()
+                if not self._resubscribe.is_set():  # the server ended the stream: not in a tight loop
+                    await anyio.sleep(1.0)
             except anyio.get_cancelled_exc_class():
                 raise
             except Exception:  # noqa: BLE001 - no stream: listing every ping interval still sees changes
