@@ -408,3 +408,26 @@ async def _http_upstream(params: Any) -> list[Any]:
                         await anyio.sleep(0.2)
                 group.cancel_scope.cancel()
     return events
+
+
+def test_reads_and_prompts_in_the_traffic_log_without_values(tmp_path):
+    """``--log``: one record per read and prompt, naming listed URIs and prompt names, never a
+    templated URI or a prompt argument (they may carry the user's data)."""
+    sources = features_sources()
+    log = tmp_path / "traffic.jsonl"
+
+    async def main() -> None:
+        async with _client(stdio_params(sources, "--log", str(log)), "legacy") as gateway:
+            await gateway.read_resource("a+note://readme")
+            await gateway.read_resource("b+note://pages/4242")
+            await gateway.get_prompt("b__greet", {"who": "Secret Person"})
+
+    anyio.run(main)
+    text = log.read_text()
+    assert "4242" not in text and "Secret Person" not in text
+    records = [json.loads(line) for line in text.splitlines() if '"feature"' in line]
+    assert [(r["method"], r["server"], r.get("uri"), r.get("prompt"), r["ok"]) for r in records] == [
+        ("resources/read", "a", "a+note://readme", None, True),
+        ("resources/read", "b", None, None, True),
+        ("prompts/get", "b", None, "b__greet", True),
+    ]

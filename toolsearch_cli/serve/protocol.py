@@ -28,8 +28,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Callable
+import time
+from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..printable import shown
@@ -380,7 +382,10 @@ class ProtocolHub:
         self._need(self.features.has_resources, "resources/read")
         uri = str(params.uri)
         route, upstream = self._resource(uri)
-        raw = await _forwarded(upstream, f"resource {_short(uri)}", upstream.read_resource(route.original))
+        listed = any(r.data["uri"] == uri for r in self.features.resources)
+        # a templated URI may carry the user's data: the log names only listed ones
+        async with self._logged(ctx, "resources/read", upstream, uri=uri if listed else None):
+            raw = await _forwarded(upstream, f"resource {_short(uri)}", upstream.read_resource(route.original))
         data = self.features.map_result(route.source, _dump(raw), asked=uri)
         return types.ReadResourceResult.model_validate(data)
 
@@ -394,11 +399,34 @@ class ProtocolHub:
         if route is None or upstream is None:
             raise MCPError(types.INVALID_PARAMS, f"no prompt named {_short(str(params.name))!r} is available")
         arguments = {str(k): str(v) for k, v in (params.arguments or {}).items()}
-        raw = await _forwarded(
-            upstream, f"prompt {_short(params.name)!r}", upstream.get_prompt(route.original, arguments)
-        )
+        what = f"prompt {_short(params.name)!r}"
+        async with self._logged(ctx, "prompts/get", upstream, prompt=params.name):  # its arguments never
+            raw = await _forwarded(upstream, what, upstream.get_prompt(route.original, arguments))
         data = self.features.map_result(route.source, _dump(raw))
         return types.GetPromptResult.model_validate(data)
+
+    @contextlib.asynccontextmanager
+    async def _logged(self, ctx: Any, method: str, upstream: Any, **names: Any) -> AsyncIterator[None]:
+        """One ``--log`` record per forwarded read or prompt: its method, server, the names given,
+        whether it worked and how long it took (never an argument value)."""
+        started = time.perf_counter()
+        ok = False
+        try:
+            yield
+            ok = True
+        finally:
+            session = self.binding._session(ctx)
+            self.gateway._record(
+                {
+                    "event": "feature",
+                    "method": method,
+                    "session": session.id if session is not None else None,
+                    "server": str(upstream.live.alias or upstream.server_name or "mcp"),
+                    **names,
+                    "ok": ok,
+                    "ms": round((time.perf_counter() - started) * 1000, 3),
+                }
+            )
 
     async def subscribe(self, ctx: Any, params: Any) -> Any:
         import mcp_types as types
