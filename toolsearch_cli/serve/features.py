@@ -254,7 +254,7 @@ class Features:
         out: dict[str, list[dict[str, Any]]] = {kind: [] for kind in kinds if kind in INCLUDE_KINDS}
         if not out or len(manager) == 0:
             return out
-        for name in manager.search(query, max_results=max(limit * 3, limit)):
+        for name in manager.search(query, max_results=limit * 3):  # both kinds share one index
             served = self._search_entries.get(name)
             if served is None:
                 continue

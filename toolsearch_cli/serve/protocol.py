@@ -67,9 +67,7 @@ def list_cache_hint(*, per_request: bool, per_session: bool) -> tuple[int, Liter
     """``(ttlMs, cacheScope)`` of a ``tools/list`` answer: never cached when it depends on the
     session (list-changed, handshake era) or on the request (a context header); else kept for
     :data:`LIST_TTL_MS` and shareable (it is the same for every client: ``public``)."""
-    if per_session:
-        return 0, "private"
-    if per_request:
+    if per_session or per_request:
         return 0, "private"
     return LIST_TTL_MS, "public"
 
@@ -134,8 +132,9 @@ class ProtocolHub:
     def capabilities(self, caps: Any, protocol_version: str | None) -> Any:
         """The SDK's capabilities (derived from the handlers) cut to what the upstreams have now."""
         import mcp_types as types
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-        modern = protocol_version is not None and is_modern(_Version(protocol_version))
+        modern = protocol_version in MODERN_PROTOCOL_VERSIONS
         features = self.features
         update: dict[str, Any] = {}
         update["resources"] = (
@@ -502,11 +501,6 @@ class ProtocolHub:
             with anyio.CancelScope(shield=True):
                 for uri in held:
                     await self._release(uri)
-
-
-class _Version:
-    def __init__(self, version: str) -> None:
-        self.protocol_version = version
 
 
 def _valid(model: Any, served: list[Any]) -> list[Any]:
