@@ -141,3 +141,32 @@ def test_cache_hints():
     assert list_cache_hint(per_request=False, per_session=False) == (LIST_TTL_MS, "public")
     assert list_cache_hint(per_request=True, per_session=False) == (0, "private")
     assert list_cache_hint(per_request=False, per_session=True) == (0, "private")
+
+
+def test_pages_of_a_long_list_and_a_bad_cursor_refused():
+    import pytest
+    from mcp.shared.exceptions import MCPError
+
+    from toolsearch_cli.serve.protocol import page
+
+    items = list(range(1203))
+    seen: list[int] = []
+    cursor = None
+    pages = 0
+    while True:
+        got, cursor = page(items, SimpleNamespace(cursor=cursor), size=500)
+        seen += got
+        pages += 1
+        if cursor is None:
+            break
+    assert seen == items and pages == 3
+    assert page(items, None, size=500)[1] == "500"
+    for bad in ("-1", "abc", "9" * 40, ""):
+        with pytest.raises(MCPError, match="invalid cursor"):
+            page(items, SimpleNamespace(cursor=bad))
+
+
+def test_completion_values_made_printable():
+    raw = {"completion": {"values": ["Eng\x1b[2Jineering", "Sales\u202e"], "total": 2}}
+    shown_values = ["Eng\\x1b[2Jineering", "Sales\\u202e"]
+    assert clean(raw, keys=("values",)) == {"completion": {"values": shown_values, "total": 2}}

@@ -140,8 +140,17 @@ def test_server_everything_resources_and_prompts_unprefixed_and_absent_without_t
             assert "simple-prompt" in prompts and "args-prompt" in prompts
             got = await gateway.get_prompt("args-prompt", {"city": "Paris"})
             assert "Paris" in json.dumps(got.model_dump(mode="json"))
+            # completion/complete of a prompt argument, asked of the upstream that has the prompt
+            import mcp_types as types
+
+            assert gateway.server_capabilities.completions is not None
+            done = await gateway.complete(
+                types.PromptReference(name="completable-prompt"), {"name": "department", "value": "E"}
+            )
+            assert done.completion.values == ["Engineering"]
         async with _client(stdio_params(real_sources("time")), "modern") as gateway:
             assert gateway.server_capabilities.resources is None and gateway.server_capabilities.prompts is None
+            assert gateway.server_capabilities.completions is None
             with pytest.raises(MCPError, match="Method not found"):
                 await gateway.list_resources()
             with pytest.raises(MCPError, match="Method not found"):

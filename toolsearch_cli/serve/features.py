@@ -48,6 +48,8 @@ class UpstreamFeatures:
     has_prompts: bool = False
     #: It takes ``resources/subscribe`` (handshake era) or resource URIs in ``subscriptions/listen``.
     can_subscribe: bool = False
+    #: It answers ``completion/complete`` (argument values of its prompts and templates).
+    has_completions: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,21 +70,24 @@ class Served:
     alias: str
 
 
-def clean(value: Any, depth: int = 0) -> Any:
+def clean(value: Any, depth: int = 0, *, keys: tuple[str, ...] = _TEXT_KEYS) -> Any:
     """A wire value with its text fields made printable (recursively, bounded): every string under
-    a key of :data:`_TEXT_KEYS` goes through :func:`shown`; ``uri``/``blob`` and other fields as they are."""
+    one of ``keys`` (or in a list under one) goes through :func:`shown`; ``uri``/``blob`` and
+    other fields as they are."""
     if depth > MAX_DEPTH:
         return None
     if isinstance(value, dict):
         out: dict[str, Any] = {}
         for key, item in value.items():
-            if key in _TEXT_KEYS and isinstance(item, str):
+            if key in keys and isinstance(item, str):
                 out[key] = shown(item)
+            elif key in keys and isinstance(item, list):
+                out[key] = [shown(v) if isinstance(v, str) else clean(v, depth + 1, keys=keys) for v in item]
             else:
-                out[key] = clean(item, depth + 1)
+                out[key] = clean(item, depth + 1, keys=keys)
         return out
     if isinstance(value, list):
-        return [clean(item, depth + 1) for item in value]
+        return [clean(item, depth + 1, keys=keys) for item in value]
     return value
 
 
@@ -110,6 +115,9 @@ class Features:
         #: Upstream aliases (and sources) that serve resources, in the order given.
         self._resource_sources: dict[str, str] = {}
         self.can_subscribe: set[str] = set()
+        #: Upstreams (sources) that answer ``completion/complete``.
+        self.can_complete: set[str] = set()
+        self._template_routes: dict[str, FeatureRoute] = {}
         self._has_prompts = False
         self._search: Any = None
         self._search_entries: dict[str, Served] = {}
@@ -131,6 +139,7 @@ class Features:
         prompts: list[tuple[str, str, dict[str, Any]]] = []
         self._resource_sources = {}
         self.can_subscribe = set()
+        self.can_complete = {source for source, _, features in upstreams if features.has_completions}
         self._has_prompts = False
         for source, alias, features in upstreams:
             # a server that advertises resources or prompts but lists none (the SDK's MCPServer
@@ -146,7 +155,7 @@ class Features:
                 prompts += [(source, alias, p) for p in features.prompts if isinstance(p.get("name"), str)]
         self._outward = {}
         self.resources, self._resource_routes = self._merge("resource", resources, "uri")
-        self.templates, _ = self._merge("template", templates, "uriTemplate")
+        self.templates, self._template_routes = self._merge("template", templates, "uriTemplate")
         self.prompts, self._prompt_routes = self._merge("prompt", prompts, "name")
         for served in self.resources:
             self._outward.setdefault(served.route.source, {})[served.route.original] = served.data["uri"]
@@ -190,6 +199,10 @@ class Features:
 
     def prompt_route(self, name: Any) -> FeatureRoute | None:
         return self._prompt_routes.get(name) if isinstance(name, str) else None
+
+    def template_route(self, template: str) -> FeatureRoute | None:
+        """Where a served URI template (of a ``completion/complete`` reference) goes."""
+        return self._template_routes.get(template)
 
     def resource_route(self, uri: str) -> FeatureRoute | None:
         """Where a read (or subscription) of ``uri`` goes: a listed resource; a URI under an

@@ -35,7 +35,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..printable import shown
-from .features import INCLUDE_KINDS, FeatureRoute, Features
+from .features import INCLUDE_KINDS, FeatureRoute, Features, clean
 
 if TYPE_CHECKING:
     from .gateway import CallResult
@@ -47,6 +47,8 @@ LIST_TTL_MS = 5_000
 #: URIs per listen stream, concurrent listen streams.
 MAX_SUBSCRIPTIONS = 256
 MAX_LISTEN_STREAMS = 256
+#: Items per page of the gateway's resources, templates and prompts lists.
+PAGE_SIZE = 500
 #: Seconds one notification may take to reach a client before it is given up.
 NOTIFY_SECONDS = 5.0
 
@@ -124,6 +126,7 @@ class ProtocolHub:
             ("prompts/list", types.PaginatedRequestParams, self.list_prompts),
             ("prompts/get", types.GetPromptRequestParams, self.get_prompt),
             ("subscriptions/listen", types.SubscriptionsListenRequestParams, self.listen),
+            ("completion/complete", types.CompleteRequestParams, self.complete),
         ]
         for method, params, handler in handlers:
             server.add_request_handler(method, params, handler)
@@ -143,6 +146,8 @@ class ProtocolHub:
             else None
         )
         update["prompts"] = types.PromptsCapability(list_changed=True) if features.has_prompts else None
+        completes = features.can_complete and (features.has_prompts or features.has_resources)
+        update["completions"] = types.CompletionsCapability() if completes else None
         if modern and caps.tools is not None:
             update["tools"] = types.ToolsCapability(list_changed=True)  # told through subscriptions/listen
         return caps.model_copy(update=update)
@@ -348,22 +353,29 @@ class ProtocolHub:
         import mcp_types as types
 
         self._need(self.features.has_resources, "resources/list")
-        items = _valid(types.Resource, self.features.resources)
-        return types.ListResourcesResult(resources=items, ttl_ms=LIST_TTL_MS, cache_scope="public")
+        items, cursor = page(self.features.resources, params)
+        return types.ListResourcesResult(
+            resources=_valid(types.Resource, items), next_cursor=cursor, ttl_ms=LIST_TTL_MS, cache_scope="public"
+        )
 
     async def list_templates(self, ctx: Any, params: Any) -> Any:
         import mcp_types as types
 
         self._need(self.features.has_resources, "resources/templates/list")
-        items = _valid(types.ResourceTemplate, self.features.templates)
-        return types.ListResourceTemplatesResult(resource_templates=items, ttl_ms=LIST_TTL_MS, cache_scope="public")
+        items, cursor = page(self.features.templates, params)
+        templates = _valid(types.ResourceTemplate, items)
+        return types.ListResourceTemplatesResult(
+            resource_templates=templates, next_cursor=cursor, ttl_ms=LIST_TTL_MS, cache_scope="public"
+        )
 
     async def list_prompts(self, ctx: Any, params: Any) -> Any:
         import mcp_types as types
 
         self._need(self.features.has_prompts, "prompts/list")
-        items = _valid(types.Prompt, self.features.prompts)
-        return types.ListPromptsResult(prompts=items, ttl_ms=LIST_TTL_MS, cache_scope="public")
+        items, cursor = page(self.features.prompts, params)
+        return types.ListPromptsResult(
+            prompts=_valid(types.Prompt, items), next_cursor=cursor, ttl_ms=LIST_TTL_MS, cache_scope="public"
+        )
 
     def _resource(self, uri: str) -> tuple[FeatureRoute, Any]:
         import mcp_types as types
@@ -426,6 +438,34 @@ class ProtocolHub:
                     "ms": round((time.perf_counter() - started) * 1000, 3),
                 }
             )
+
+    async def complete(self, ctx: Any, params: Any) -> Any:
+        """``completion/complete`` of a prompt's or a template's argument, asked of its upstream
+        in its own names; the values made printable (none from an upstream that does not complete)."""
+        import mcp_types as types
+        from mcp.shared.exceptions import MCPError
+
+        features = self.features
+        self._need(bool(features.can_complete), "completion/complete")
+        ref = params.ref
+        if isinstance(ref, types.PromptReference):
+            route = features.prompt_route(ref.name)
+            original: Any = types.PromptReference(name=route.original) if route is not None else None
+            what = f"prompt {_short(ref.name)!r}"
+        else:
+            route = features.template_route(ref.uri) or features.resource_route(ref.uri)
+            original = types.ResourceTemplateReference(uri=route.original) if route is not None else None
+            what = f"resource {_short(ref.uri)}"
+        upstream = self.upstreams.get(route.source) if route is not None else None
+        if route is None or upstream is None:
+            raise MCPError(types.INVALID_PARAMS, f"no server has the {what}")
+        if route.source not in features.can_complete:
+            return types.CompleteResult(completion=types.Completion(values=[]))
+        argument = {"name": params.argument.name, "value": params.argument.value}
+        context = dict(params.context.arguments or {}) if params.context is not None else None
+        raw = await _forwarded(upstream, what, upstream.complete(original, argument, context))
+        data = clean(_dump(raw), keys=("values",))
+        return types.CompleteResult.model_validate(data)
 
     async def subscribe(self, ctx: Any, params: Any) -> Any:
         import mcp_types as types
@@ -501,6 +541,22 @@ class ProtocolHub:
             with anyio.CancelScope(shield=True):
                 for uri in held:
                     await self._release(uri)
+
+
+def page(items: list[Any], params: Any, size: int = PAGE_SIZE) -> tuple[list[Any], str | None]:
+    """One page of a list and the cursor of the next (``None``: the last). A cursor is the
+    offset the gateway gave; any other is refused (-32602)."""
+    import mcp_types as types
+    from mcp.shared.exceptions import MCPError
+
+    cursor = getattr(params, "cursor", None)
+    start = 0
+    if cursor is not None:
+        if not (isinstance(cursor, str) and cursor.isdigit() and len(cursor) <= 12):
+            raise MCPError(types.INVALID_PARAMS, "invalid cursor")
+        start = int(cursor)
+    end = start + size
+    return items[start:end], (str(end) if end < len(items) else None)
 
 
 def _valid(model: Any, served: list[Any]) -> list[Any]:

@@ -101,6 +101,11 @@ class Upstream:
         self._broken = anyio.Event()
         #: Set when the set of subscribed URIs changed (a 2026-07-28 server's listen stream reopens).
         self._resubscribe = anyio.Event()
+        #: A 2026-07-28 server's listen stream: whether one is kept, the URIs of the one the server
+        #: acknowledged, and an event set (and replaced) at each acknowledgment.
+        self._listen_kept = False
+        self._listening: frozenset[str] = frozenset()
+        self._listen_ready = anyio.Event()
         #: Set once the first attempt finished (listed its tools, or failed).
         self.first_attempt = anyio.Event()
 
@@ -280,6 +285,7 @@ class Upstream:
             has_resources=resources_cap is not None,
             has_prompts=prompts_cap is not None,
             can_subscribe=bool(getattr(resources_cap, "subscribe", False)),
+            has_completions=getattr(caps, "completions", None) is not None,
         )
         wanted: list[tuple[str, str, str]] = []
         if found.has_resources:
@@ -334,15 +340,28 @@ class Upstream:
         """A 2026-07-28 server's change notices and resource updates, through one
         ``subscriptions/listen`` stream (opened again when the subscribed URIs change, or after a
         drop). A server that does not serve it is listed again every ping interval instead."""
-        import anyio
-        from mcp.client.subscriptions import ResourceUpdated
-
         caps = client.server_capabilities
         tools_cap = getattr(caps, "tools", None)
         if not (
             getattr(tools_cap, "list_changed", False) or getattr(getattr(caps, "resources", None), "subscribe", False)
         ):
             return  # the server does not serve subscriptions/listen
+        import anyio
+
+        if self._listen_ready.is_set():  # set when a former connection's stream ended
+            self._listen_ready = anyio.Event()
+        self._listen_kept = True
+        try:
+            await self._listen_loop(client)
+        finally:
+            self._listen_kept = False
+            self._listening = frozenset()
+            self._listen_ready.set()  # nobody waits for a stream that will not come
+
+    async def _listen_loop(self, client: Any) -> None:
+        import anyio
+        from mcp.client.subscriptions import ResourceUpdated
+
         failures = 0
         while failures < 3:
             self._resubscribe = anyio.Event()
@@ -362,6 +381,9 @@ class Upstream:
                         resource_subscriptions=uris,
                     ) as subscription:
                         failures = 0
+                        self._listening = frozenset(uris)  # acknowledged: a subscriber may rely on it
+                        ready, self._listen_ready = self._listen_ready, anyio.Event()
+                        ready.set()
                         async for event in subscription:
                             if isinstance(event, ResourceUpdated):
                                 if self.on_updated is not None:
@@ -402,7 +424,14 @@ class Upstream:
         if client is None:
             return  # made again when it is back (_subscribe_again)
         if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            import anyio
+
             self._resubscribe.set()  # the listen stream reopens with the new set of URIs
+            # a subscription holds once the server acknowledged a stream with the URI (an update
+            # published before that would be lost)
+            with anyio.move_on_after(self.timeout):
+                while on and self._listen_kept and uri not in self._listening:
+                    await self._listen_ready.wait()
             return
         session = client.session
         await self._forward(lambda: session.subscribe_resource(uri) if on else session.unsubscribe_resource(uri))
@@ -411,6 +440,11 @@ class Upstream:
         """Forward ``resources/read`` (the server's own URI); its ``ReadResourceResult``."""
         client = self._client
         return await self._forward(lambda: client.read_resource(uri, cache_mode="bypass"))
+
+    async def complete(self, ref: Any, argument: dict[str, str], context: dict[str, str] | None) -> Any:
+        """Forward ``completion/complete`` (``ref`` in the server's own names); its ``CompleteResult``."""
+        client = self._client
+        return await self._forward(lambda: client.complete(ref, argument, context))
 
     async def get_prompt(self, name: str, arguments: dict[str, str] | None) -> Any:
         """Forward ``prompts/get``; its ``GetPromptResult``."""
