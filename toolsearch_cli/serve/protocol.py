@@ -23,7 +23,9 @@
 - **Searching resources and prompts beside tools**: when some upstream has them, ``toolSearch``
   takes ``include: ["resources", "prompts"]``; its result then has ``resources`` and ``prompts``
   arrays (the best matches, at most ``maxResults`` each) beside ``tools``. Without ``include``
-  a search is what it always was.
+  a search is what it always was. ``include`` is for the client application (a model cannot
+  read a resource or get a prompt itself), so it is not in the ``toolSearch`` schema a model
+  is shown: the tool list costs no more tokens for it.
 """
 
 from __future__ import annotations
@@ -177,8 +179,6 @@ class ProtocolHub:
         if "prompts" in changed:
             self._spawn(self.bus.publish, PromptsListChanged())
             self._tell_connections("send_prompt_list_changed")
-        if changed:
-            self._check_tools()  # toolSearch's ``include`` may have come or gone
 
     def _updated(self, upstream: Any, uri: str) -> None:
         """A subscribed resource changed upstream: its subscribers are told, by the URI they know."""
@@ -276,30 +276,6 @@ class ProtocolHub:
     def searchable(self) -> list[str]:
         has = (self.features.has_resources, self.features.has_prompts)
         return [kind for kind, there in zip(INCLUDE_KINDS, has, strict=True) if there]
-
-    def with_include(self, wired: list[Any]) -> list[Any]:
-        """``tools/list`` with ``toolSearch`` taking ``include`` (when some upstream has resources or prompts)."""
-        kinds = self.searchable
-        if not kinds:
-            return wired
-        out = []
-        for tool in wired:
-            if tool.name == self.gateway.search_tool_name:
-                schema = dict(tool.input_schema)
-                properties = dict(schema.get("properties") or {})
-                properties["include"] = {
-                    "type": "array",
-                    "items": {"type": "string", "enum": kinds},
-                    "description": (
-                        "Also search the servers' "
-                        + " and ".join(kinds)
-                        + " (by name and description); they come back beside the tools."
-                    ),
-                }
-                schema["properties"] = properties
-                tool = tool.model_copy(update={"input_schema": schema})
-            out.append(tool)
-        return out
 
     def split_include(self, arguments: Any) -> tuple[Any, list[str], str | None]:
         """``toolSearch`` arguments without ``include``, the kinds it asked for, and what is wrong

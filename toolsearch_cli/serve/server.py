@@ -244,8 +244,8 @@ class GatewayServer:
         return listing_digest(self._wired(self.gateway.context_for(None), None, "call-through"))
 
     def _wired(self, context: dict[str, str], session: SessionState | None, disclose: Any) -> list[Any]:
-        """``tools/list`` as the client gets it (``toolSearch`` taking ``include`` when it can)."""
-        return self.protocol.with_include([wire_tool(t) for t in self.gateway.listed_tools(context, session, disclose)])
+        """``tools/list`` as the client gets it (``disclose``: this request's disclosure)."""
+        return [wire_tool(t) for t in self.gateway.listed_tools(context, session, disclose)]
 
     def _watch(self, ctx: Any, session: SessionState | None, context: dict[str, str]) -> _Watch | None:
         """The session's watch (made on its first request), or ``None`` when it cannot be told:
