@@ -440,3 +440,24 @@ def test_reads_and_prompts_in_the_traffic_log_without_values(tmp_path):
         ("resources/read", "b", None, None, True),
         ("prompts/get", "b", None, "b__greet", True),
     ]
+
+
+def test_list_changed_over_streamable_http_per_protocol():
+    """Over streamable HTTP: a 2026-07-28 client of a list-changed gateway gets one cacheable
+    tool list and the note; a handshake-era session of the same gateway gets its disclosed list."""
+    sources = real_sources("time")
+    with HttpGateway(sources, "--disclose", "list-changed") as server:
+
+        async def main() -> None:
+            async with _client(server.url, "modern") as gateway:
+                first = await gateway.list_tools()
+                assert (first.ttl_ms, first.cache_scope) == (5000, "public")
+                found = json_of(await gateway.call_tool("toolSearch", {"query": "convert a time between timezones"}))
+                assert "2026-07-28" in found["note"]
+                assert _names(await gateway.list_tools()) == _names(first) == ["toolSearch", "callTool"]
+            async with _client(server.url, "legacy") as gateway:
+                found = json_of(await gateway.call_tool("toolSearch", {"query": "convert a time between timezones"}))
+                assert "note" not in found and "now in your tool list" in found["how"]
+                assert "convert_time" in _names(await gateway.list_tools())
+
+        anyio.run(main)
