@@ -170,3 +170,14 @@ def test_completion_values_made_printable():
     raw = {"completion": {"values": ["Eng\x1b[2Jineering", "Sales\u202e"], "total": 2}}
     shown_values = ["Eng\\x1b[2Jineering", "Sales\\u202e"]
     assert clean(raw, keys=("values",)) == {"completion": {"values": shown_values, "total": 2}}
+
+
+def test_a_prefixed_prompt_name_another_upstream_has_stays_distinct():
+    a = UpstreamFeatures(prompts=[{"name": "x"}, {"name": "b__x"}, {"name": "b__x"}], has_prompts=True)
+    b = UpstreamFeatures(prompts=[{"name": "x"}], has_prompts=True)
+    features = Features()
+    features.rebuild([("src-a", "a", a), ("src-b", "b", b)])
+    names = [p.data["name"] for p in features.prompts]
+    assert names == ["a__x", "b__x", "b__x_2"]  # a's own b__x (once), then b's x
+    assert features.prompt_route("b__x") == FeatureRoute("src-a", "b__x")
+    assert features.prompt_route("b__x_2") == FeatureRoute("src-b", "x")

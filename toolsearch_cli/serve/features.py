@@ -166,9 +166,10 @@ class Features:
     def _merge(
         self, kind: Kind, items: list[tuple[str, str, dict[str, Any]]], key: str
     ) -> tuple[list[Served], dict[str, FeatureRoute]]:
-        counts: dict[str, int] = {}
-        for _, _, item in items:
-            counts[item[key]] = counts.get(item[key], 0) + 1
+        holders: dict[str, set[str]] = {}  # which upstreams have each name (twice in one is no collision)
+        for source, _, item in items:
+            holders.setdefault(item[key], set()).add(source)
+        counts = {name: len(sources) for name, sources in holders.items()}
         served: list[Served] = []
         routes: dict[str, FeatureRoute] = {}
         for source, alias, item in items:
@@ -176,8 +177,12 @@ class Features:
             outward = shown(original)
             if counts[original] > 1:
                 outward = f"{alias}__{outward}" if kind == "prompt" else prefixed_uri(alias, outward)
-            if outward in routes:  # the same name twice from one upstream: the first is kept
-                continue
+            if outward in routes:
+                if routes[outward] == FeatureRoute(source, original) or kind != "prompt":
+                    continue  # the same name twice from one upstream (or a URI): the first is kept
+                base, n = outward, 2
+                while outward in routes:  # a prefixed name another upstream has as its own
+                    outward, n = f"{base}_{n}", n + 1
             data = clean(item)
             data[key] = outward
             route = FeatureRoute(source, original)
