@@ -10,6 +10,13 @@ session (its own process group); when the connection closes, on every exit path 
 that unwinds (end of input, Ctrl-C, SIGTERM, errors) and on each restart, the whole group is
 stopped (:mod:`..catalog.process_group`): the SDK alone stops the server but not the helpers of
 a server that exits promptly.
+
+It also lists the server's resources, resource templates and prompts (when it advertises them;
+a failure there costs only those lists), forwards reads, prompts, completions and resource
+subscriptions, and reports resource updates (:mod:`.features`, :mod:`.protocol`). The client
+probes ``server/discover`` and falls back to ``initialize``: a server of either protocol era
+works. A 2026-07-28 server has no standing notifications, so its changes and updates come
+through one ``subscriptions/listen`` stream, reopened when the subscribed URIs change.
 """
 
 from __future__ import annotations
