@@ -77,3 +77,23 @@ def test_inspector_cli_lists_searches_and_calls_over_streamable_http():
         assert ran["structuredContent"]["target"]["datetime"].startswith(
             ran["structuredContent"]["source"]["datetime"][:10]
         )
+
+
+def test_inspector_cli_reads_resources_and_gets_prompts_through_the_gateway():
+    """Resources, templates and prompts of server-everything, through the gateway over streamable
+    HTTP, as the MCP Inspector (a TypeScript client) lists, reads and gets them."""
+    sources = real_sources("everything", "time")
+    with HttpGateway(sources) as server:
+        listed = inspector("--method", "resources/list", server.url)
+        uris = [r["uri"] for r in listed["resources"]]
+        assert "demo://resource/static/document/architecture.md" in uris
+        templates = inspector("--method", "resources/templates/list", server.url)
+        assert "demo://resource/dynamic/text/{resourceId}" in [t["uriTemplate"] for t in templates["resourceTemplates"]]
+        read = inspector("--method", "resources/read", "--uri", "demo://resource/dynamic/text/5", server.url)
+        assert read["contents"][0]["uri"] == "demo://resource/dynamic/text/5" and read["contents"][0]["text"]
+        prompts = inspector("--method", "prompts/list", server.url)
+        assert "args-prompt" in [p["name"] for p in prompts["prompts"]]
+        got = inspector(  # the URL first: --prompt-args takes every word after it
+            server.url, "--method", "prompts/get", "--prompt-name", "args-prompt", "--prompt-args", "city=Lyon"
+        )  # fmt: skip
+        assert "Lyon" in json.dumps(got["messages"])

@@ -618,9 +618,12 @@ class Gateway:
 
     # -- what the client sees -------------------------------------------------------------------
 
-    def listed_tools(self, context: Mapping[str, str], session: SessionState | None) -> list[Tool]:
+    def listed_tools(
+        self, context: Mapping[str, str], session: SessionState | None, disclose: Disclose | None = None
+    ) -> list[Tool]:
         """``tools/list``: resident tools, ``toolSearch``, ``callTool``, then (list-changed) the
-        session's disclosed tools, each only when the context may see it."""
+        session's disclosed tools, each only when the context may see it. ``disclose``: the
+        disclosure of this request when it is not the gateway's (2026-07-28: call-through)."""
         engine = self.engine(context)
         out: list[Tool] = []
         for name in self.catalog.resident:
@@ -628,7 +631,7 @@ class Gateway:
             if tool is not None and tool.visible_to(context):
                 out.append(tool)
         out += [self.search_tool(engine), self.call_tool]
-        if self.settings.disclose == "list-changed" and session is not None:
+        if (disclose or self.settings.disclose) == "list-changed" and session is not None:
             shown = {t.name for t in out}
             for name in engine.usable(session.active):
                 if name not in shown:
@@ -653,7 +656,7 @@ class Gateway:
     # -- toolSearch -----------------------------------------------------------------------------
 
     def search(
-        self, arguments: Any, context: Mapping[str, str], session: SessionState | None
+        self, arguments: Any, context: Mapping[str, str], session: SessionState | None, disclose: Disclose | None = None
     ) -> tuple[CallResult, bool]:
         """Run ``toolSearch``: the hits with their full input schemas; ``True`` when the session's
         disclosed list changed (list-changed disclosure sends ``list_changed`` then)."""
@@ -661,15 +664,16 @@ class Gateway:
         engine = self.engine(context)
         outcome = engine.execute_search(arguments)
         changed = False
+        disclose = disclose or self.settings.disclose
         if session is not None:
             session.search_count += 1
             session.last_hits = list(outcome.names) if outcome.ok else []
-            if self.settings.disclose == "list-changed":
+            if disclose == "list-changed":
                 before = list(session.active)
                 session.active = engine.next_active(session.active, outcome, session.used)
                 session.used = []
                 changed = session.active != before
-        result = self._search_result(outcome, context)
+        result = self._search_result(outcome, context, disclose)
         self._record(
             {
                 "event": "search",
@@ -697,7 +701,9 @@ class Gateway:
             out.append(f"server {_middle(str(name), 80)!r} is unavailable; retrying")
         return out
 
-    def _search_result(self, outcome: SearchOutcome, context: Mapping[str, str]) -> CallResult:
+    def _search_result(
+        self, outcome: SearchOutcome, context: Mapping[str, str], disclose: Disclose | None = None
+    ) -> CallResult:
         if not outcome.ok:
             return CallResult.text(outcome.content(), is_error=True, refused="invalid-arguments")
         down = self.unavailable()
@@ -725,7 +731,7 @@ class Gateway:
             if route is not None and route.kind == "none":
                 entry["callable"] = False
             hits.append(entry)
-        if self.settings.disclose == "list-changed":
+        if (disclose or self.settings.disclose) == "list-changed":
             how = (
                 "These tools are now in your tool list: call them directly, or with callTool "
                 "{name, arguments} if they have not appeared yet."
@@ -746,14 +752,16 @@ class Gateway:
 
     # -- calls ----------------------------------------------------------------------------------
 
-    def check_direct(self, name: str, context: Mapping[str, str], session: SessionState | None) -> str | None:
+    def check_direct(
+        self, name: str, context: Mapping[str, str], session: SessionState | None, disclose: Disclose | None = None
+    ) -> str | None:
         """May ``tools/call`` name this tool directly? ``None`` when it may, else the refusal."""
         tool = self.visible_tool(name, context)
         if tool is None:
             return self.quarantine_refusal(name, context) or unknown_tool(name)
         if name in self.catalog.resident:
             return None
-        if self.settings.disclose == "list-changed" and session is not None:
+        if (disclose or self.settings.disclose) == "list-changed" and session is not None:
             if name in self.engine(context).usable(session.active):
                 return None
         return f"tool {name!r} is not in your tool list: run it with {CALL_TOOL_NAME} {{name, arguments}}"

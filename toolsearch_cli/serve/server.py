@@ -140,9 +140,20 @@ class _Watch:
 class GatewayServer:
     """Binds a :class:`Gateway` to the SDK: ``tools/list`` and ``tools/call`` handlers."""
 
-    def __init__(self, gateway: Gateway, upstreams: dict[str, Any], *, stdio: bool = True) -> None:
+    def __init__(
+        self,
+        gateway: Gateway,
+        upstreams: dict[str, Any],
+        *,
+        stdio: bool = True,
+        notice: Callable[[str], None] | None = None,
+    ) -> None:
+        from .protocol import ProtocolHub
+
         self.gateway = gateway
         self.upstreams = upstreams
+        #: Resources, prompts, subscriptions and the 2026-07-28 rules (:mod:`.protocol`).
+        self.protocol = ProtocolHub(self, notice)
         #: Over stdio the process serves one client: one session, whatever the protocol era.
         self.stdio_session = SessionState(id=uuid.uuid4().hex[:12]) if stdio else None
         #: list-changed: the sessions to tell when a re-index changes their list (by session id).
@@ -173,16 +184,21 @@ class GatewayServer:
         from .._version import __version__
 
         list_changed = self.gateway.settings.disclose == "list-changed"
+        hub = self.protocol
 
         class GatewayMCPServer(Server):  # type: ignore[type-arg]
             """Advertises ``tools.listChanged`` exactly when list-changed disclosure is on (stdio
-            and every streamable HTTP session build their options here)."""
+            and every streamable HTTP session build their options here), and resources and
+            prompts only while some upstream has them."""
 
             def create_initialization_options(self, notification_options: Any = None, *args: Any, **kw: Any) -> Any:
                 options = notification_options or NotificationOptions(tools_changed=list_changed)
                 return super().create_initialization_options(options, *args, **kw)
 
-        return GatewayMCPServer(
+            def get_capabilities(self, *args: Any, **kw: Any) -> Any:
+                return hub.capabilities(super().get_capabilities(*args, **kw), kw.get("protocol_version"))
+
+        server = GatewayMCPServer(
             "toolsearch",
             version=__version__,
             instructions=(
@@ -192,6 +208,8 @@ class GatewayServer:
             on_list_tools=self.list_tools,
             on_call_tool=self.call_tool,
         )
+        hub.register(server)
+        return server
 
     # -- request helpers --------------------------------------------------------------------------
 
@@ -227,7 +245,15 @@ class GatewayServer:
     # -- list_changed after a re-index -----------------------------------------------------------
 
     def _digest_now(self, context: dict[str, str], session: SessionState) -> str:
-        return listing_digest([wire_tool(t) for t in self.gateway.listed_tools(context, session)])
+        return listing_digest(self._wired(context, session, None))
+
+    def public_digest(self) -> str:
+        """The digest of ``tools/list`` as every 2026-07-28 request (no context header) gets it."""
+        return listing_digest(self._wired(self.gateway.context_for(None), None, "call-through"))
+
+    def _wired(self, context: dict[str, str], session: SessionState | None, disclose: Any) -> list[Any]:
+        """``tools/list`` as the client gets it (``disclose``: this request's disclosure)."""
+        return [wire_tool(t) for t in self.gateway.listed_tools(context, session, disclose)]
 
     def _watch(self, ctx: Any, session: SessionState | None, context: dict[str, str]) -> _Watch | None:
         """The session's watch (made on its first request), or ``None`` when it cannot be told:
@@ -315,15 +341,18 @@ class GatewayServer:
         import mcp_types as types
 
         self._recheck_lockfile()
+        from .protocol import list_cache_hint
+
         context, session = self._context(ctx), self._session(ctx)
-        wired = [wire_tool(t) for t in self.gateway.listed_tools(context, session)]
+        disclose = self.protocol.disclose_for(ctx)  # call-through on 2026-07-28: one list for all
+        wired = self._wired(context, session, disclose)
         watch = self._watch(ctx, session, context)
         if watch is not None:
             watch.digest = listing_digest(wired)
-        result = types.ListToolsResult(tools=wired)
-        if self.gateway.settings.disclose == "list-changed" or self.gateway.settings.context_header:
-            result.ttl_ms = 0  # the list depends on the session or the request: never cached
-        return result
+        ttl, scope = list_cache_hint(
+            per_request=bool(self.gateway.settings.context_header), per_session=disclose == "list-changed"
+        )
+        return types.ListToolsResult(tools=wired, ttl_ms=ttl, cache_scope=scope)
 
     async def call_tool(self, ctx: Any, params: Any) -> Any:
         started = time.perf_counter()
@@ -334,9 +363,14 @@ class GatewayServer:
         name = params.name
         arguments = params.arguments
         watch = self._watch(ctx, session, context)
+        disclose = self.protocol.disclose_for(ctx)
         if name == gateway.search_tool_name:
+            arguments, kinds, problem = self.protocol.split_include(arguments or {})
+            if problem is not None:
+                return wire_result(CallResult.error("invalid-arguments", problem))
             with gateway.lock:
-                result, changed = gateway.search(arguments or {}, context, session)
+                result, changed = gateway.search(arguments, context, session, disclose)
+            result = self.protocol.modern_note(ctx, self.protocol.add_features(result, kinds, arguments))
             if changed:
                 if watch is not None and session is not None:
                     watch.digest = self._digest_now(context, session)
@@ -358,7 +392,7 @@ class GatewayServer:
             target, target_args, via = args.get("name"), args.get("arguments"), "callTool"
         else:
             with gateway.lock:
-                refusal = gateway.check_direct(name, context, session)
+                refusal = gateway.check_direct(name, context, session, disclose)
             if refusal is not None:
                 kind = "unknown-tool" if "no tool named" in refusal else "not-listed"
                 result = CallResult.error("quarantined" if " is quarantined: " in refusal else kind, refusal)
@@ -648,9 +682,10 @@ async def _serve_all(
                 more = f" (and {len(skipped) - 1} more)" if len(skipped) > 1 else ""
                 say(f"warning: {upstreams[source].live.display}: a tool was left out: {skipped[0]}{more}")
             gateway.check_resident()
-            binding = GatewayServer(gateway, upstreams, stdio=http is None)
+            binding = GatewayServer(gateway, upstreams, stdio=http is None, notice=say)
             server = binding.build()
             binding.bind(group.start_soon)
+            binding.protocol.attach()
             follow_registries(gateway, binding, say)
             if on_ready is not None:
                 on_ready(gateway)

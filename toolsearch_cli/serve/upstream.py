@@ -10,6 +10,13 @@ session (its own process group); when the connection closes, on every exit path 
 that unwinds (end of input, Ctrl-C, SIGTERM, errors) and on each restart, the whole group is
 stopped (:mod:`..catalog.process_group`): the SDK alone stops the server but not the helpers of
 a server that exits promptly.
+
+It also lists the server's resources, resource templates and prompts (when it advertises them;
+a failure there costs only those lists), forwards reads, prompts, completions and resource
+subscriptions, and reports resource updates (:mod:`.features`, :mod:`.protocol`). The client
+probes ``server/discover`` and falls back to ``initialize``: a server of either protocol era
+works. A 2026-07-28 server has no standing notifications, so its changes and updates come
+through one ``subscriptions/listen`` stream, reopened when the subscribed URIs change.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from typing import Any
 
 from ..catalog.mcp_client import http_headers
 from ..catalog.sources import LiveSource, parse_live_source
+from .features import UpstreamFeatures
 
 #: Seconds between pings of an idle upstream (a dead stdio server is noticed within this).
 PING_INTERVAL = 5.0
@@ -49,6 +57,8 @@ class UpstreamStatus:
     starts: int = 0
     last_error: str | None = None
     listed_at: float | None = None
+    #: Why its resources, templates or prompts could not be listed (its tools are served anyway).
+    features_error: str | None = None
 
 
 @dataclass
@@ -59,6 +69,10 @@ class Upstream:
     timeout: float = 30.0
     #: Called (in the event loop) whenever the tool list is (re)read: the gateway re-indexes.
     on_tools: Callable[[Upstream], None] | None = None
+    #: Called (in the event loop) when its resources, templates or prompts changed (:mod:`.features`).
+    on_features: Callable[[Upstream], None] | None = None
+    #: Called (in the event loop) with the server's own URI of a subscribed resource that changed.
+    on_updated: Callable[[Upstream, str], None] | None = None
     ping_interval: float = PING_INTERVAL
     backoff_first: float = BACKOFF_FIRST
     backoff_max: float = BACKOFF_MAX
@@ -68,6 +82,9 @@ class Upstream:
     server_name: str | None = field(init=False, default=None)
     raw_tools: list[dict[str, Any]] = field(init=False, default_factory=list)
     status: UpstreamStatus = field(init=False, default_factory=UpstreamStatus)
+    features: UpstreamFeatures = field(init=False, default_factory=UpstreamFeatures)
+    #: Resource URIs (the server's own) the gateway's clients are subscribed to, with how many.
+    subscriptions: dict[str, int] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         import anyio
@@ -89,6 +106,13 @@ class Upstream:
         self._client: Any = None
         self._changed = anyio.Event()
         self._broken = anyio.Event()
+        #: Set when the set of subscribed URIs changed (a 2026-07-28 server's listen stream reopens).
+        self._resubscribe = anyio.Event()
+        #: A 2026-07-28 server's listen stream: whether one is kept, the URIs of the one the server
+        #: acknowledged, and an event set (and replaced) at each acknowledgment.
+        self._listen_kept = False
+        self._listening: frozenset[str] = frozenset()
+        self._listen_ready = anyio.Event()
         #: Set once the first attempt finished (listed its tools, or failed).
         self.first_attempt = anyio.Event()
 
@@ -144,8 +168,15 @@ class Upstream:
         meter = self._meter = self._new_meter()  # one per connection
 
         async def on_message(message: Any) -> None:
-            if isinstance(message, types.ToolListChangedNotification):
+            if isinstance(
+                message,
+                types.ToolListChangedNotification
+                | types.PromptListChangedNotification
+                | types.ResourceListChangedNotification,
+            ):
                 self._changed.set()
+            elif isinstance(message, types.ResourceUpdatedNotification) and self.on_updated is not None:
+                self.on_updated(self, str(message.params.uri))
             await anyio.lowlevel.checkpoint()
 
         async with contextlib.AsyncExitStack() as stack:
@@ -171,6 +202,8 @@ class Upstream:
             )
             with anyio.fail_after(self.timeout):
                 await self._list(client)
+                await self._list_features(client)
+                await self._subscribe_again(client)
             self._client = client
             self._broken = anyio.Event()
             self.status.state = "ready"
@@ -180,28 +213,40 @@ class Upstream:
             # a handshake-era server pushes list_changed and answers ping; a 2026-07-28 server has
             # neither on this connection, so listing again is both its health check and its re-index
             modern = client.protocol_version in MODERN_PROTOCOL_VERSIONS
-            while True:
-                with anyio.move_on_after(self.ping_interval):
-                    async with anyio.create_task_group() as wait:
+            if not modern:
+                await self._keep_alive(client, modern)
+                return
+            async with anyio.create_task_group() as listening:
+                # its change notices (and resource updates) come only through a listen stream
+                listening.start_soon(self._listen, client)
+                await self._keep_alive(client, modern)
 
-                        async def changed() -> None:
-                            await self._changed.wait()
-                            wait.cancel_scope.cancel()
+    async def _keep_alive(self, client: Any, modern: bool) -> None:
+        import anyio
 
-                        async def broken() -> None:
-                            await self._broken.wait()
-                            wait.cancel_scope.cancel()
+        while True:
+            with anyio.move_on_after(self.ping_interval):
+                async with anyio.create_task_group() as wait:
 
-                        wait.start_soon(changed)
-                        wait.start_soon(broken)
-                if self._broken.is_set():
-                    raise ConnectionError("a call found the connection broken")
-                with anyio.fail_after(self.timeout):
-                    if self._changed.is_set() or modern:
-                        self._changed = anyio.Event()
-                        await self._list(client)
-                    else:
-                        await client.send_ping()
+                    async def changed() -> None:
+                        await self._changed.wait()
+                        wait.cancel_scope.cancel()
+
+                    async def broken() -> None:
+                        await self._broken.wait()
+                        wait.cancel_scope.cancel()
+
+                    wait.start_soon(changed)
+                    wait.start_soon(broken)
+            if self._broken.is_set():
+                raise ConnectionError("a call found the connection broken")
+            with anyio.fail_after(self.timeout):
+                if self._changed.is_set() or modern:
+                    self._changed = anyio.Event()
+                    await self._list(client)
+                    await self._list_features(client)
+                else:
+                    await client.send_ping()
 
     async def _list(self, client: Any) -> None:
         from ..catalog.mcp_transport import ListingGuard, ListingTooLarge
@@ -234,10 +279,195 @@ class Upstream:
         if changed and self.on_tools is not None:
             self.on_tools(self)
 
+    async def _list_features(self, client: Any) -> None:
+        """Read its resources, resource templates and prompts (each only when the server
+        advertises it). A list the server fails to give is left empty and said in
+        :attr:`UpstreamStatus.last_error` style on the status: its tools stay served."""
+        from ..catalog.mcp_transport import ListingGuard, ListingTooLarge
+
+        caps = client.server_capabilities
+        resources_cap = getattr(caps, "resources", None)
+        prompts_cap = getattr(caps, "prompts", None)
+        found = UpstreamFeatures(
+            has_resources=resources_cap is not None,
+            has_prompts=prompts_cap is not None,
+            can_subscribe=bool(getattr(resources_cap, "subscribe", False)),
+            has_completions=getattr(caps, "completions", None) is not None,
+        )
+        wanted: list[tuple[str, str, str]] = []
+        if found.has_resources:
+            wanted += [
+                ("resources", "list_resources", "resources"),
+                ("templates", "list_resource_templates", "resource_templates"),
+            ]
+        if found.has_prompts:
+            wanted.append(("prompts", "list_prompts", "prompts"))
+        for target, method, attribute in wanted:
+            items: list[dict[str, Any]] = []
+            cursor: str | None = None
+            guard = ListingGuard(self._meter, self.max_tools)
+            try:
+                while True:
+                    page = await getattr(client, method)(cursor=cursor, cache_mode="bypass")
+                    items.extend(
+                        i.model_dump(by_alias=True, exclude_none=True, mode="json") for i in getattr(page, attribute)
+                    )
+                    cursor = guard.next_page(len(items), page.next_cursor)
+                    if cursor is None:
+                        break
+            except ListingTooLarge as exc:
+                self.status.features_error = f"{target}: {str(exc).replace('tools/list', method)}"
+                items = []
+            except Exception as exc:  # noqa: BLE001 - a broken list of resources never takes the tools down
+                from mcp.shared.exceptions import MCPError
+
+                if not isinstance(exc, MCPError):
+                    raise  # the connection itself failed: restart as for tools
+                self.status.features_error = f"{target}: {_describe(exc)}"
+                items = []
+            setattr(found, target, items)
+        changed = found != self.features
+        self.features = found
+        if changed and self.on_features is not None:
+            self.on_features(self)
+
+    async def _subscribe_again(self, client: Any) -> None:
+        """After a (re)connection of a handshake-era server: its subscriptions made again."""
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+        if client.protocol_version in MODERN_PROTOCOL_VERSIONS or not self.features.can_subscribe:
+            return
+        for uri in list(self.subscriptions):
+            try:
+                await client.session.subscribe_resource(uri)
+            except Exception:  # noqa: BLE001 - a resource gone since: its subscribers hear nothing more
+                continue
+
+    async def _listen(self, client: Any) -> None:
+        """A 2026-07-28 server's change notices and resource updates, through one
+        ``subscriptions/listen`` stream (opened again when the subscribed URIs change, or after a
+        drop). A server that does not serve it is listed again every ping interval instead."""
+        caps = client.server_capabilities
+        tools_cap = getattr(caps, "tools", None)
+        if not (
+            getattr(tools_cap, "list_changed", False) or getattr(getattr(caps, "resources", None), "subscribe", False)
+        ):
+            return  # the server does not serve subscriptions/listen
+        import anyio
+
+        if self._listen_ready.is_set():  # set when a former connection's stream ended
+            self._listen_ready = anyio.Event()
+        self._listen_kept = True
+        try:
+            await self._listen_loop(client)
+        finally:
+            self._listen_kept = False
+            self._listening = frozenset()
+            self._listen_ready.set()  # nobody waits for a stream that will not come
+
+    async def _listen_loop(self, client: Any) -> None:
+        import anyio
+        from mcp.client.subscriptions import ResourceUpdated
+
+        failures = 0
+        while failures < 3:
+            self._resubscribe = anyio.Event()
+            uris = sorted(self.subscriptions) if self.features.can_subscribe else []
+            try:
+                async with anyio.create_task_group() as stream:
+
+                    async def reopen() -> None:
+                        await self._resubscribe.wait()
+                        stream.cancel_scope.cancel()
+
+                    stream.start_soon(reopen)
+                    async with client.listen(
+                        tools_list_changed=True,
+                        prompts_list_changed=self.features.has_prompts,
+                        resources_list_changed=self.features.has_resources,
+                        resource_subscriptions=uris,
+                    ) as subscription:
+                        failures = 0
+                        self._listening = frozenset(uris)  # acknowledged: a subscriber may rely on it
+                        ready, self._listen_ready = self._listen_ready, anyio.Event()
+                        ready.set()
+                        async for event in subscription:
+                            if isinstance(event, ResourceUpdated):
+                                if self.on_updated is not None:
+                                    self.on_updated(self, event.uri)
+                            else:
+                                self._changed.set()
+                    stream.cancel_scope.cancel()
+                if not self._resubscribe.is_set():  # the server ended the stream: not in a tight loop
+                    await anyio.sleep(1.0)
+            except anyio.get_cancelled_exc_class():
+                raise
+            except Exception:  # noqa: BLE001 - no stream: listing every ping interval still sees changes
+                failures += 1
+                await anyio.sleep(self.ping_interval)
+
+    async def subscribe(self, uri: str) -> None:
+        """Count one more client subscription of the server's ``uri`` (the first subscribes upstream)."""
+        count = self.subscriptions.get(uri, 0)
+        self.subscriptions[uri] = count + 1
+        if count:
+            return
+        await self._resubscribe_upstream(uri, True)
+
+    async def unsubscribe(self, uri: str) -> None:
+        """Count one client subscription of ``uri`` less (the last unsubscribes upstream)."""
+        count = self.subscriptions.get(uri, 0)
+        if count <= 1:
+            self.subscriptions.pop(uri, None)
+            if count == 1:
+                await self._resubscribe_upstream(uri, False)
+        else:
+            self.subscriptions[uri] = count - 1
+
+    async def _resubscribe_upstream(self, uri: str, on: bool) -> None:
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+        client = self._client
+        if client is None:
+            return  # made again when it is back (_subscribe_again)
+        if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            import anyio
+
+            self._resubscribe.set()  # the listen stream reopens with the new set of URIs
+            # a subscription holds once the server acknowledged a stream with the URI (an update
+            # published before that would be lost)
+            with anyio.move_on_after(self.timeout):
+                while on and self._listen_kept and uri not in self._listening:
+                    await self._listen_ready.wait()
+            return
+        session = client.session
+        await self._forward(lambda: session.subscribe_resource(uri) if on else session.unsubscribe_resource(uri))
+
+    async def read_resource(self, uri: str) -> Any:
+        """Forward ``resources/read`` (the server's own URI); its ``ReadResourceResult``."""
+        client = self._client
+        return await self._forward(lambda: client.read_resource(uri, cache_mode="bypass"))
+
+    async def complete(self, ref: Any, argument: dict[str, str], context: dict[str, str] | None) -> Any:
+        """Forward ``completion/complete`` (``ref`` in the server's own names); its ``CompleteResult``."""
+        client = self._client
+        return await self._forward(lambda: client.complete(ref, argument, context))
+
+    async def get_prompt(self, name: str, arguments: dict[str, str] | None) -> Any:
+        """Forward ``prompts/get``; its ``GetPromptResult``."""
+        client = self._client
+        return await self._forward(lambda: client.get_prompt(name, arguments))
+
     async def call(self, name: str, arguments: dict[str, Any], timeout: float | None = None) -> Any:
         """Forward a call; the server's ``CallToolResult``. Raises :class:`UpstreamUnavailable`
         when the server is down, and whatever the connection raised when it broke mid-call (the
         upstream is then restarted)."""
+        client = self._client
+        return await self._forward(lambda: client.call_tool(name, arguments), timeout)
+
+    async def _forward(self, request: Callable[[], Any], timeout: float | None = None) -> Any:
+        """Send one request on the live connection, bounded by the timeout; the errors as
+        :meth:`call` documents them."""
         import anyio
 
         client = self._client
@@ -249,7 +479,7 @@ class Upstream:
         mark = meter.refusals
         try:
             with anyio.fail_after(timeout or self.timeout):
-                return await client.call_tool(name, arguments)
+                return await request()
         except anyio.get_cancelled_exc_class():
             raise
         except TimeoutError:
