@@ -94,6 +94,18 @@ def parse_registry_source(source: str, namespace: str | None = None) -> Registry
     return RegistrySource(conninfo=conninfo, namespace=chosen, alias=match.group("alias"))
 
 
+def parse_registry_target(url: str, namespace: str | None = None, *, option: str = "URL") -> RegistrySource:
+    """A registry a command writes to or manages (``catalog push --to``, ``registry …``): a plain
+    ``postgresql://`` URL, no alias (an alias names a catalog source); else a one-line usage error
+    that shows the argument with its secrets masked."""
+    if not is_registry_source(url) or "=" in url.split("://", 1)[0]:
+        raise UsageError(
+            f"{option} {shown_url(url)} is not a registry URL (expected postgresql://[user@]host[:port]/database)",
+            field=option.lstrip("-").lower(),
+        )
+    return parse_registry_source(url, namespace)
+
+
 def shown_registry_source(source: str) -> str:
     """A registry source as messages show it (credentials masked), even when it does not parse."""
     try:

@@ -38,7 +38,8 @@ from ..catalog.result import LoadResult
 from ..errors import SourceUnavailable
 from ..model import Catalog, Tool
 from ..redaction import redact
-from . import codec, history
+from . import codec
+from .retention import DEFAULT_RETENTION, keep_replaced, prune
 from .source import RegistrySource, parse_registry_source
 
 if TYPE_CHECKING:
@@ -47,9 +48,6 @@ if TYPE_CHECKING:
 SCHEMA_VERSION = 2
 #: The oldest schema a reader can read (reads use only what schema 1 has).
 MIN_READABLE_SCHEMA = 1
-#: Versions of a namespace whose tool bodies are kept when ``toolsearch registry migrate`` is not
-#: told otherwise (``--retention N``, kept in ``toolsearch_meta``).
-DEFAULT_RETENTION = 50
 CHANNEL = "toolsearch_registry"
 #: Seconds a connection attempt may take unless the URL says (``connect_timeout=``).
 CONNECT_TIMEOUT = 5
@@ -178,8 +176,7 @@ def _check_readable(conn: psycopg.Connection[Any], source: RegistrySource, *, wr
     version = schema_version(conn)
     if version == 0:
         raise RegistryError(
-            f"no toolsearch registry at {source.display}: its owner creates it with "
-            f"`toolsearch registry migrate {source.display.split('?')[0]}`"
+            f"no toolsearch registry at {source.display}: its owner creates it (toolsearch registry migrate URL)"
         )
     if version > SCHEMA_VERSION:
         raise RegistryError(
@@ -187,10 +184,9 @@ def _check_readable(conn: psycopg.Connection[Any], source: RegistrySource, *, wr
             f"knows ({SCHEMA_VERSION}): upgrade toolsearch"
         )
     if version < (SCHEMA_VERSION if writing else MIN_READABLE_SCHEMA):
-        where = source.display.split("?")[0]
         raise RegistryError(
             f"the registry {source.display} has schema version {version}, older than this toolsearch writes "
-            f"({SCHEMA_VERSION}): its owner upgrades it with `toolsearch registry migrate {where}`"
+            f"({SCHEMA_VERSION}): its owner upgrades it (toolsearch registry migrate URL)"
         )
     return version
 
@@ -320,7 +316,7 @@ def push(
             if dry_run or (plan.empty and base > 0):
                 return plan
             version = base + 1
-            history.keep_replaced(conn, name, version, [*plan.changed, *plan.removed])
+            keep_replaced(conn, name, version, [*plan.changed, *plan.removed])
             _write(conn, name, version, plan, current, encoded)
             order = [n for n, _, _ in encoded]
             _record_version(conn, name, version, plan, new_digest, resident_json, groups_json, order)
@@ -455,7 +451,7 @@ def edit(
             positions.setdefault(n, last + 1 + i)
         version = base + 1
         by_name = {n: (body, h) for n, body, h in order}
-        history.keep_replaced(conn, name, version, [*plan.changed, *plan.removed])
+        keep_replaced(conn, name, version, [*plan.changed, *plan.removed])
         with conn.cursor() as cur:
             if plan.removed:
                 cur.execute(
@@ -741,7 +737,7 @@ def _record_version(
             groups_json,
         ),
     )
-    history.prune(conn, name, version)
+    prune(conn, name, version)
     conn.execute(
         "UPDATE toolsearch_namespaces SET version = %s, digest = %s, resident = %s, groups = %s, "
         "updated_at = now() WHERE name = %s",
