@@ -227,3 +227,24 @@ def test_the_outage_warning_is_said_once_whatever_its_reasons(caplog):
     watcher._set_status("disconnected: timeout expired; serving version 3")
     warned = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert len(warned) == 2, warned
+
+
+def test_what_a_file_load_only_warns_about_is_pushed_and_followed(pg_url, thread_errors):
+    """A tool with a ``$ref`` outside its schema loads from a file with a warning; it is pushed, and
+    a follower (outside any command's load block, in its own thread) reads it too, rather than
+    refusing the namespace it was allowed into."""
+    from toolsearch_cli.registry.sync import LiveToolSearch
+
+    ref = Tool(
+        name="withRef",
+        description="a tool whose parameter points outside its schema",
+        parameters={"type": "object", "properties": {"v": {"$ref": "http://example.invalid/x.json"}}},
+    )
+    store.push(pg_url, numbered(3), "warned")
+    with LiveToolSearch(ns(pg_url, "warned"), poll_interval=0.1) as node:
+        plan = store.push(pg_url, Catalog(tools=[*numbered(3).tools, ref]), "warned")
+        assert node.wait_for(plan.version, 60) and node.status == "live", node.status
+        assert "withRef" in node.engine.catalog
+    with LiveToolSearch(ns(pg_url, "warned"), start=False) as fresh:
+        assert "withRef" in fresh.engine.catalog
+    assert thread_errors == []

@@ -80,7 +80,20 @@ def parse_row(text: str, where: str, tool: str | None = None) -> Any:
 def decode(rows: Sequence[tuple[str, str]], resident_json: str, groups_json: str, where: str) -> LoadResult:
     """Tools, resident names and groups from ``(name, body)`` rows, validated as a catalog file is.
 
-    ``where`` names the source in errors and in each tool's location (``<source>#<tool>``)."""
+    ``where`` names the source in errors and in each tool's location (``<source>#<tool>``). What a
+    file load only warns about (a ``$ref`` outside its schema, a non-standard type) is a warning
+    here too: collected by the enclosing :func:`~toolsearch_cli.catalog.lenient.collecting` block
+    (a command's load report; ``--strict`` makes them errors), and outside any block (a follower's
+    thread, the library) accepted, as the push that wrote the row accepted it."""
+    from ..catalog.lenient import collecting, in_block
+
+    if in_block():
+        return _decode(rows, resident_json, groups_json, where)
+    with collecting(strict=False):
+        return _decode(rows, resident_json, groups_json, where)
+
+
+def _decode(rows: Sequence[tuple[str, str]], resident_json: str, groups_json: str, where: str) -> LoadResult:
     from ..catalog.yaml_loader import groups_from_document, tools_from_document
 
     items = []
@@ -104,8 +117,11 @@ def check_push(
     written and the namespace's resident names and groups go through :func:`decode`, the readers'
     own check (one definition of what a registry holds). The error is one line naming the tool
     (and, when it came from a file, where it was defined)."""
+    from ..catalog.lenient import collecting
+
     try:
-        decode(rows, resident_json, groups_json, where)
+        with collecting(strict=False):  # what readers only warn about is pushed, as the file loaded
+            decode(rows, resident_json, groups_json, where)
     except CatalogError as exc:
         tool = next((t for t in catalog_tools if t.name == exc.tool), None) if exc.tool else None
         source = tool.source if tool is not None else None

@@ -75,7 +75,7 @@ def parse_registry_source(source: str, namespace: str | None = None) -> Registry
             field="catalog",
         )
     url = match.group("url")
-    register_url(url)
+    register_url(url, long_values=False)  # the namespace is no secret: long values are registered below
     base, mark, query = url.partition("?")
     if any(ch in url for ch in "\r\n\0"):
         raise UsageError(f"the registry URL {shown_url(url)} holds a line break or NUL character", field="catalog")
@@ -91,6 +91,7 @@ def parse_registry_source(source: str, namespace: str | None = None) -> Registry
     if chosen is not None:
         check_namespace(chosen, "namespace" if namespace is not None else "catalog")
     conninfo = f"{base}?{urlencode(rest)}" if rest else base
+    register_url(conninfo)  # libpq's parameters, without the namespace
     return RegistrySource(conninfo=conninfo, namespace=chosen, alias=match.group("alias"))
 
 
