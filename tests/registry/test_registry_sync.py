@@ -207,7 +207,9 @@ def test_a_dropped_namespace_leaves_the_node_stale_serving_its_catalog(pg_url, t
         assert _wait(lambda: node.status.startswith("stale")), node.status
         assert "no namespace 'gone'" in node.status and len(node.engine.catalog) == 4
         plan = store.push(pg_url, numbered(2, "gamma"), "gone")  # pushed again: version 1 of a new namespace
-        assert plan.version == 1
+        assert plan.version == 1 == node.version  # the same number as the node serves: read whole all the same
+        assert _wait(lambda: node.status == "live"), node.status
+        assert same_tools(list(node.engine.catalog.tools), numbered(2, "gamma"))
     assert thread_errors == []
 
 

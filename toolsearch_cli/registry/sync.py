@@ -92,6 +92,8 @@ class RegistryWatcher:
         #: A registry version that could not be read: not read again (the next one is).
         self.bad_version: int | None = None
         self._seen: int | None = None  # the registry's version as the last catch-up found it
+        #: The namespace was found missing (dropped): its next version is read whole, whatever its number.
+        self._gone = False
         #: Whether NOTIFY reaches this node (a streaming replica gets none: the poll follows it).
         self.listening = False
         self._stop = threading.Event()
@@ -190,6 +192,8 @@ class RegistryWatcher:
             raise
         except Exception as exc:  # noqa: BLE001 - a row it cannot read, the namespace gone, an apply that failed
             seen = self._seen
+            if seen is None and isinstance(exc, RegistryError):
+                self._gone = True  # dropped: a namespace pushed again under that name starts over at version 1
             self.bad_version = seen
             self.last_error = one_line(exc)
             what = f"version {seen} cannot be read" if seen is not None else "the namespace cannot be read"
@@ -206,9 +210,15 @@ class RegistryWatcher:
         self._seen = None
         seen = current_version(conn, self.source)
         self._seen = seen
-        if seen == self.version or seen == self.bad_version:
+        if seen == self.bad_version or (seen == self.version and not self._gone):
             return False
-        changes = changes_since(conn, self.source, self.version, self._resident, self._groups)
+        if self._gone:
+            from .store import read_snapshot_on
+
+            snap = read_snapshot_on(conn, self.source)
+            changes = Changes(snap.namespace, self.version, snap.version, full=snap)
+        else:
+            changes = changes_since(conn, self.source, self.version, self._resident, self._groups)
         self._seen = changes.version
         if changes.empty:
             self.bad_version = None
@@ -216,6 +226,7 @@ class RegistryWatcher:
         self.on_change(changes)
         self.version = changes.version
         self.bad_version = None
+        self._gone = False
         if changes.full is not None:
             self._resident, self._groups = changes.full.resident_json, changes.full.groups_json
         return True
