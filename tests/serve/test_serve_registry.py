@@ -238,7 +238,7 @@ def test_over_http_two_sessions_follow_a_push(run_cli, pg_url, write):
         anyio.run(scenario, server.url)
 
 
-@pytest.mark.parametrize("kind", ["not-a-tool", "bad-group"])
+@pytest.mark.parametrize("kind", ["oversize", "not-a-tool", "bad-group"])
 def test_a_gateway_that_meets_a_hostile_row_keeps_answering_says_so_once_and_follows_again(
     run_cli, pg_url, write, kind
 ):
@@ -247,7 +247,7 @@ def test_a_gateway_that_meets_a_hostile_row_keeps_answering_says_so_once_and_fol
     good push is followed again."""
     import psycopg
 
-    from ..registry.test_registry_sync import _bump
+    from ..registry.test_registry_sync import BIG, _bump
 
     push(run_cli, pg_url, write("first.yaml", FIRST))
     errlog = tempfile.TemporaryFile(mode="w+", encoding="utf-8")
@@ -259,8 +259,9 @@ def test_a_gateway_that_meets_a_hostile_row_keeps_answering_says_so_once_and_fol
 
     def hostile() -> None:
         with psycopg.connect(pg_url, autocommit=True) as conn, conn.transaction():
-            if kind == "not-a-tool":
-                conn.execute("UPDATE toolsearch_tools SET body = '[1,2,3]', hash = 'h' WHERE name = 'stock_quote'")
+            if kind in ("oversize", "not-a-tool"):
+                body = json.dumps({"name": "stock_quote", "description": BIG}) if kind == "oversize" else "[1,2,3]"
+                conn.execute("UPDATE toolsearch_tools SET body = %s, hash = 'h' WHERE name = 'stock_quote'", (body,))
                 _bump(conn, "live", tool="stock_quote")
             else:
                 conn.execute("UPDATE toolsearch_namespaces SET groups = '[{\"name\": 5}]' WHERE name = 'live'")
