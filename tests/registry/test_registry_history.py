@@ -296,3 +296,28 @@ def test_history_reads_are_timed_not_asserted(pg_url):
     snap = history.read_version(ns(pg_url, "big"), 1)
     print(f"read version 1 of 2,000 tools back in {time.perf_counter() - started:.3f} s")
     assert same_tools(snap.tools, numbered(2000))
+
+
+def test_a_hostile_stored_version_is_a_one_line_error(run_cli, pg_url):
+    """History rows are input like any row: a version's names, resident names or an old body
+    written by hand (too deep, not JSON, not a list) is refused in one line, never a crash."""
+    import psycopg
+
+    store.push(pg_url, numbered(3), "bad")
+    store.push(pg_url, numbered(3, "beta"), "bad")
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("UPDATE toolsearch_versions SET resident = %s WHERE version = 1", ("[" * 5000 + "]" * 5000,))
+    with pytest.raises(CatalogError, match="deep"):
+        history.diff(ns(pg_url, "bad"), 1)
+    done = run_cli("registry", "diff", pg_url, "1", "-n", "bad")
+    assert done.code == 2 and len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("UPDATE toolsearch_versions SET names = '{\"a\": 1}' WHERE version = 2")
+        conn.execute("UPDATE toolsearch_history SET body = 'not json' WHERE valid_from = 1 AND name = 'tool0000'")
+    with pytest.raises(RegistryError, match="not a list of names"):
+        history.read_version(ns(pg_url, "bad"), 2)
+    with pytest.raises(CatalogError, match="malformed registry row"):
+        history.read_version(ns(pg_url, "bad"), 1)
+    done = run_cli("registry", "rollback", pg_url, "1", "-n", "bad")
+    assert done.code == 2 and "malformed registry row" in done.stderr
+    assert store.read_snapshot(ns(pg_url, "bad")).version == 2  # nothing written

@@ -15,7 +15,6 @@ one, recorded and announced as any push is, so every follower applies it in plac
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -214,6 +213,7 @@ def read_version_on(conn: psycopg.Connection[Any], source: RegistrySource, versi
 
 def diff_on(conn: psycopg.Connection[Any], source: RegistrySource, old: int, new: int | None = None) -> VersionDiff:
     """What changed from version ``old`` to ``new`` (default: the current one), by content hash."""
+    from . import codec
     from .store import _namespace_row, _read_only
 
     name = source.require_namespace()
@@ -231,8 +231,13 @@ def diff_on(conn: psycopg.Connection[Any], source: RegistrySource, old: int, new
     diff.removed = [n for n in names_a if n not in in_b]
     diff.changed = [n for n in names_b if n in in_a and hashes_a.get(n, ("",))[0] != hashes_b.get(n, ("",))[0]]
     diff.moved = [n for n in names_a if n in in_b] != [n for n in names_b if n in in_a]
-    diff.resident_changed = json.loads(resident_a) != json.loads(resident_b)
-    diff.groups_changed = json.loads(groups_a) != json.loads(groups_b)
+    where = source.display
+    diff.resident_changed = codec.parse_row(resident_a, f"{where}@{old}#resident") != codec.parse_row(
+        resident_b, f"{where}@{new}#resident"
+    )
+    diff.groups_changed = codec.parse_row(groups_a, f"{where}@{old}#groups") != codec.parse_row(
+        groups_b, f"{where}@{new}#groups"
+    )
     return diff
 
 

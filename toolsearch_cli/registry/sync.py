@@ -289,7 +289,10 @@ class LiveToolSearch(ToolSearch):
 
     ``source``: ``postgresql://…/db?namespace=NAME``; other keyword options are
     :class:`ToolSearch`'s. The watcher starts at once unless ``start=False``; :meth:`close` (or a
-    ``with`` block) stops it. :attr:`status` says whether the node is following the registry."""
+    ``with`` block) stops it. :attr:`status` says whether the node is following the registry
+    (``live``), has lost it (``disconnected: …``) or met a version it cannot read (``stale: …``):
+    in both outages it answers from the last version it read, and a ``toolsearch.registry``
+    warning is logged once per outage."""
 
     def __init__(
         self,
