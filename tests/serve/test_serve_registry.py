@@ -284,9 +284,11 @@ def test_a_gateway_that_meets_a_hostile_row_keeps_answering_says_so_once_and_fol
             assert hits(after) == hits(before)  # the last good catalog still answers, and says it is stale
             assert "version 2 cannot be read" in json_of(after)["registry"]
             await anyio.to_thread.run_sync(lambda: push(run_cli, pg_url, write("second.yaml", SECOND)))
-            deadline = time.monotonic() + 60
+            pushed = time.monotonic()  # committed (the push command has returned)
+            deadline = pushed + 60
             while "following again" not in said() and time.monotonic() < deadline:
-                await anyio.sleep(0.05)
+                await anyio.sleep(0.01)
+            print(f"{kind}: the gateway followed the next good push {time.monotonic() - pushed:.3f} s after it")
             assert "following again at version 3" in said(), said()
             found = await gateway.call_tool("toolSearch", {"query": "translate text into another language"})
             assert "translate_text" in hits(found) and "registry" not in json_of(found)
