@@ -99,6 +99,8 @@ MIGRATIONS: dict[int, list[str]] = {
             hash text NOT NULL,
             body text NOT NULL,
             PRIMARY KEY (namespace, name, valid_to))""",
+        # what a read of an old version and the retention's pruning look up
+        "CREATE INDEX toolsearch_history_validity ON toolsearch_history (namespace, valid_to, valid_from)",
         "ALTER TABLE toolsearch_versions ADD COLUMN names text, ADD COLUMN resident text, ADD COLUMN groups text",
         # the current version of each namespace is readable back at once (older ones kept no bodies)
         """UPDATE toolsearch_versions v SET
