@@ -177,7 +177,10 @@ def register_arguments(arguments: Sequence[str]) -> None:
         if not isinstance(argument, str) or "@" not in argument:
             continue
         for start, end in _userinfo_spans(argument):
-            _register_userinfo(argument[start:end])
+            userinfo = argument[start:end]
+            if argument[start - 1] == ":" and ":" not in userinfo:
+                continue  # "mailto:alice@example.com": a name, no password (a "//" URL's user may be a token)
+            _register_userinfo(userinfo)
             tail = argument[end:]
             if "?" in tail:
                 register_url("x://h" + tail[tail.find("?") :], long_values=False)

@@ -111,6 +111,9 @@ def test_register_arguments_registers_userinfo_and_named_secrets_only():
         assert redact(f"x {PASSWORD} y") == "x *** y"
         assert redact("Qz9-longer") == "***"
         assert redact("a-very-long-namespace-name") == "a-very-long-namespace-name"
+        register_arguments(["write to mailto:alice.smith@example.com", "https://ghp_token1234@github.com/x"])
+        assert redact("alice.smith wrote") == "alice.smith wrote"  # an address, no password: not a secret
+        assert redact("ghp_token1234") == "***"  # a token as a URL's user is one
     finally:
         forget_all()
 
