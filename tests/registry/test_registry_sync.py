@@ -250,3 +250,22 @@ def test_what_a_file_load_only_warns_about_is_pushed_and_followed(pg_url, thread
     with LiveToolSearch(ns(pg_url, "warned"), start=False) as fresh:
         assert "withRef" in fresh.engine.catalog
     assert thread_errors == []
+
+
+def test_a_stale_node_that_reconnects_is_stale_again_not_live(pg_url, pg_cluster, thread_errors):
+    """Stale at an unreadable version, then the connection drops: once back, the registry is still
+    at that version, so the node says stale again (not 'disconnected' for ever, not 'live')."""
+    from toolsearch_cli.registry.sync import LiveToolSearch
+
+    store.push(pg_url, numbered(5), "again")
+    with LiveToolSearch(ns(pg_url, "again"), poll_interval=0.1) as node:
+        assert _wait(lambda: node.status == "live")
+        bad = write_hostile(pg_url, "again", "not-a-tool")
+        assert _wait(lambda: node.status.startswith("stale"))
+        pg_cluster.sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'toolsearch'")
+        assert _wait(lambda: node.status.startswith("disconnected")), node.status
+        assert _wait(lambda: node.status.startswith("stale")), node.status
+        assert f"version {bad} cannot be read" in node.status and node.version == 1
+        plan = store.push(pg_url, numbered(5, "beta"), "again")
+        assert node.wait_for(plan.version, 60) and _wait(lambda: node.status == "live")
+    assert thread_errors == []

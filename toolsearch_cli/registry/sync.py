@@ -94,6 +94,7 @@ class RegistryWatcher:
         self._seen: int | None = None  # the registry's version as the last catch-up found it
         #: The namespace was found missing (dropped): its next version is read whole, whatever its number.
         self._gone = False
+        self._stale_status = "stale"
         #: Whether NOTIFY reaches this node (a streaming replica gets none: the poll follows it).
         self.listening = False
         self._stop = threading.Event()
@@ -197,10 +198,11 @@ class RegistryWatcher:
             self.bad_version = seen
             self.last_error = one_line(exc)
             what = f"version {seen} cannot be read" if seen is not None else "the namespace cannot be read"
-            self._set_status(f"stale: {what} ({self.last_error}); serving version {self.version}")
+            self._stale_status = f"stale: {what} ({self.last_error}); serving version {self.version}"
+            self._set_status(self._stale_status)
             return
-        if self.bad_version is None:
-            self._set_status("live")
+        # after a reconnection the registry may still be at the version found unreadable: stale again
+        self._set_status("live" if self.bad_version is None else self._stale_status)
 
     def catch_up(self, conn: Any) -> bool:
         """Read and hand on what changed since :attr:`version`; ``True`` when anything did. A version
