@@ -247,7 +247,17 @@ def pg_url(pg_cluster, request):
 
     name = "t_" + re.sub(r"[^a-z0-9]+", "_", request.node.name.lower())[:50]
     pg_cluster.sql(f'DROP DATABASE IF EXISTS "{name}"')
-    return pg_cluster.create_database(name)
+    url = pg_cluster.create_database(name)
+    if "pg_empty" not in request.fixturenames:  # a registry, created as its owner would (registry migrate)
+        from toolsearch_cli.registry.history import migrate
+
+        migrate(url)
+    return url
+
+
+@pytest.fixture
+def pg_empty():
+    """Asked for beside ``pg_url``: its database is left empty (no registry schema)."""
 
 
 def file_mode(path: Path | str) -> int:

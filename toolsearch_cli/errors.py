@@ -45,7 +45,9 @@ class ToolsearchError(Exception):
             subject.append(f"field {_middle(self.field)!r}")
         prefix = f"{', '.join(subject)}: " if subject else ""
         message = self.message if self.message_width is None else _middle(self.message, self.message_width)
-        return f"{where}{prefix}{message}"
+        from .redaction import mask_userinfo  # a URL's password echoed in a message, however it was typed
+
+        return mask_userinfo(f"{where}{prefix}{message}")
 
 
 #: The longest field path an error shows (a 200-level schema has a 2 KB path): its ends are kept.

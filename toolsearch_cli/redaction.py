@@ -12,6 +12,15 @@ applied
 
 :func:`shown_url` is a URL as it may be printed: everything up to the last ``@`` of the
 authority (the userinfo) and the query string are masked.
+
+:func:`register_arguments` is the one place where whatever *looks like* a URL with a userinfo part
+is found in the command line (and ``$TOOLSEARCH_CATALOG``), however it is mistyped: a scheme in any
+case, with ``+driver``, one slash or none after the colon, the colon forgotten (``postgresql//``),
+behind an alias with a space (``'my alias=postgresql://…'``) or a ``name=`` prefix. Its userinfo
+is registered, so every path that echoes the argument (a "no such file" error, a usage error, a
+traceback under ``--debug``) shows ``***`` instead; :func:`mask_userinfo` masks the same parts in
+one string (:func:`shown_url` applies it). Query values are not registered there unless their
+name says credential: a namespace or a database name is never masked.
 """
 
 from __future__ import annotations
@@ -21,7 +30,7 @@ import contextlib
 import json
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 from urllib.parse import parse_qsl, quote, unquote
 
@@ -34,6 +43,28 @@ _SECRET_PARAM = re.compile(r"key|token|secret|pass|auth|sig|cred|session|code", 
 _LONG_QUERY_VALUE = 16
 #: Values never worth masking: what toolsearch sends when no key is set.
 _NOT_SECRET = frozenset({"no-key"})
+
+#: The scheme of a URL-looking part of a string: two or more characters in any case (``+ . -``
+#: allowed), not inside a word, then its separator: ``:`` with up to three slashes, or ``//`` with
+#: the colon forgotten.
+_SCHEME = re.compile(r"(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]+(?::/{0,3}|//)")
+#: Where a userinfo may be: a run of text without a space, ``?`` or ``#``.
+_RUN = re.compile(r"[^\s?#]+")
+
+
+def _userinfo_spans(text: str) -> Iterator[tuple[int, int]]:
+    """``(start, end)`` of each URL-looking userinfo in ``text``: in a run holding an ``@``, from the
+    first scheme separator to the run's LAST ``@`` (a password may hold ``@`` or ``/``). Linear in
+    the text's length (no pattern scans ahead from every position)."""
+    for run in _RUN.finditer(text):
+        chunk = run.group()
+        at = chunk.rfind("@")
+        if at < 0:
+            continue
+        scheme = _SCHEME.search(chunk, 0, at)
+        if scheme is not None and scheme.end() < at:
+            yield run.start() + scheme.end(), run.start() + at
+
 
 _secrets: set[str] = set()
 _pattern: re.Pattern[str] | None = None
@@ -112,24 +143,60 @@ def clear_text_warning(url: str, secret: str) -> str | None:
     )
 
 
-def register_url(url: str | None) -> None:
+def _register_userinfo(userinfo: str) -> None:
+    """A URL's ``user:password``: both, the password alone, decoded forms, and HTTP Basic's base64."""
+    user, colon, password = userinfo.partition(":")
+    for raw in (userinfo, password):
+        register(raw)
+        register(unquote(raw))
+    basic = f"{unquote(user)}:{unquote(password)}" if colon else unquote(user)
+    register(base64.b64encode(basic.encode("utf-8")).decode("ascii"))
+
+
+def register_url(url: str | None, *, long_values: bool = True) -> None:
     """Register the credentials a URL carries: its userinfo (and password, and the HTTP Basic
-    header made from them) and the values of its query string that look like credentials."""
+    header made from them) and the values of its query string that look like credentials (named
+    so, or, with ``long_values``, of 16 characters or more)."""
     if not url:
         return
     _, userinfo, _, query = _split_url(url)
     if userinfo:
-        user, colon, password = userinfo.partition(":")
-        for raw in (userinfo, password):
-            register(raw)
-            register(unquote(raw))
-        basic = f"{unquote(user)}:{unquote(password)}" if colon else unquote(user)
-        register(base64.b64encode(basic.encode("utf-8")).decode("ascii"))
+        _register_userinfo(userinfo)
     if query:
         for name, value in parse_qsl(query.split("#", 1)[0], keep_blank_values=False):
-            if _SECRET_PARAM.search(name) or len(value) >= _LONG_QUERY_VALUE:
+            if _SECRET_PARAM.search(name) or (long_values and len(value) >= _LONG_QUERY_VALUE):
                 register(value)
                 register(quote(value, safe=""))
+
+
+def register_arguments(arguments: Sequence[str]) -> None:
+    """Register the userinfo of every URL-looking part of these arguments, however mistyped (see
+    the module docstring), and query values named as credentials; nothing else (a namespace is
+    not a secret)."""
+    for argument in arguments:
+        if not isinstance(argument, str) or "@" not in argument:
+            continue
+        for start, end in _userinfo_spans(argument):
+            userinfo = argument[start:end]
+            if argument[start - 1] == ":" and ":" not in userinfo:
+                continue  # "mailto:alice@example.com": a name, no password (a "//" URL's user may be a token)
+            _register_userinfo(userinfo)
+            tail = argument[end:]
+            if "?" in tail:
+                register_url("x://h" + tail[tail.find("?") :], long_values=False)
+
+
+def mask_userinfo(text: str) -> str:
+    """``text`` with the ``user:password`` of every URL-looking part (see the module docstring) masked."""
+    if "@" not in text:
+        return text
+    parts, done = [], 0
+    for start, end in _userinfo_spans(text):
+        if ":" not in text[start:end]:
+            continue  # a user name alone (or a template's "[user@]"): no password to hide
+        parts += [text[done:start], MASK]
+        done = end
+    return "".join(parts) + text[done:] if parts else text
 
 
 def shown_url(url: str) -> str:
@@ -137,7 +204,7 @@ def shown_url(url: str) -> str:
     and the query string, where credentials ride, are masked."""
     scheme, userinfo, rest, query = _split_url(url)
     shown = f"{scheme}{MASK}@{rest}" if userinfo else f"{scheme}{rest}"
-    return f"{shown}?…" if query and "?" in url else shown
+    return mask_userinfo(f"{shown}?…" if query and "?" in url else shown)
 
 
 def redact(text: str) -> str:
@@ -234,8 +301,10 @@ __all__ = [
     "forget_all",
     "redact",
     "redact_data",
+    "mask_userinfo",
     "redacting_streams",
     "register",
+    "register_arguments",
     "register_url",
     "shown_url",
 ]

@@ -486,6 +486,7 @@ def test_a_node_reads_an_unchanged_namespace_from_its_cache(pg_url, monkeypatch)
     again = load_catalog(ns(pg_url, "cached"))
     assert calls == [] and same_tools(first, again)
     store.push(pg_url, numbered(30, "omega"), "cached")
+    calls.clear()  # the push checks its rows with the readers' own decode (issue 35): reads counted from here
     changed = load_catalog(ns(pg_url, "cached"))
     assert calls == [1] and same_tools(changed, numbered(30, "omega"))
     monkeypatch.setenv("TOOLSEARCH_NO_CACHE", "1")

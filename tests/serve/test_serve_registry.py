@@ -237,3 +237,61 @@ def test_over_http_two_sessions_follow_a_push(run_cli, pg_url, write):
 
     with HttpGateway([source], "--disclose", "list-changed") as server:
         anyio.run(scenario, server.url)
+
+
+@pytest.mark.parametrize("kind", ["oversize", "not-a-tool", "bad-group"])
+def test_a_gateway_that_meets_a_hostile_row_keeps_answering_says_so_once_and_follows_again(
+    run_cli, pg_url, write, kind
+):
+    """Issue 35: a version the gateway cannot read (a row written with SQL plus a version bump) leaves
+    it serving the last good catalog, says so once (``stale``, the version and why), and the next
+    good push is followed again."""
+    import psycopg
+
+    from ..registry.test_registry_sync import BIG, _bump
+
+    push(run_cli, pg_url, write("first.yaml", FIRST))
+    errlog = tempfile.TemporaryFile(mode="w+", encoding="utf-8")
+    source = f"{pg_url}?namespace=live"
+
+    def said() -> str:
+        errlog.seek(0)
+        return errlog.read()
+
+    def hostile() -> None:
+        with psycopg.connect(pg_url, autocommit=True) as conn, conn.transaction():
+            if kind in ("oversize", "not-a-tool"):
+                body = json.dumps({"name": "stock_quote", "description": BIG}) if kind == "oversize" else "[1,2,3]"
+                conn.execute("UPDATE toolsearch_tools SET body = %s, hash = 'h' WHERE name = 'stock_quote'", (body,))
+                _bump(conn, "live", tool="stock_quote")
+            else:
+                conn.execute("UPDATE toolsearch_namespaces SET groups = '[{\"name\": 5}]' WHERE name = 'live'")
+                _bump(conn, "live")
+
+    async def scenario() -> None:
+        async with client(stdio_params([source]), errlog) as gateway:
+            before = await gateway.call_tool("toolSearch", {"query": "stock price for a ticker"})
+            assert hits(before)[0] == "stock_quote"
+            await anyio.to_thread.run_sync(hostile)
+            deadline = time.monotonic() + 60
+            while "stale" not in said() and time.monotonic() < deadline:
+                await anyio.sleep(0.05)
+            await anyio.sleep(0.5)  # several polls: said once
+            notice = said()
+            assert "warning: registry" in notice and "version 2 cannot be read" in notice, notice
+            assert "serving version 1" in notice and len(notice.strip().splitlines()) == 1, notice
+            assert "Traceback" not in notice and "Exception in thread" not in notice
+            after = await gateway.call_tool("toolSearch", {"query": "stock price for a ticker"})
+            assert hits(after) == hits(before)  # the last good catalog still answers, and says it is stale
+            assert "version 2 cannot be read" in json_of(after)["registry"]
+            await anyio.to_thread.run_sync(lambda: push(run_cli, pg_url, write("second.yaml", SECOND)))
+            pushed = time.monotonic()  # committed (the push command has returned)
+            deadline = pushed + 60
+            while "following again" not in said() and time.monotonic() < deadline:
+                await anyio.sleep(0.01)
+            print(f"{kind}: the gateway followed the next good push {time.monotonic() - pushed:.3f} s after it")
+            assert "following again at version 3" in said(), said()
+            found = await gateway.call_tool("toolSearch", {"query": "translate text into another language"})
+            assert "translate_text" in hits(found) and "registry" not in json_of(found)
+
+    anyio.run(scenario)

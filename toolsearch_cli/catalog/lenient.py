@@ -161,6 +161,11 @@ def collecting(strict: bool | None = False) -> Iterator[list[LoadWarning]]:
         _CURRENT.reset(token)
 
 
+def in_block() -> bool:
+    """Whether a :func:`collecting` block encloses this code (in this thread or task)."""
+    return _CURRENT.get() is not None
+
+
 def strict_now() -> bool:
     """Whether :func:`warn` would raise here (inside a strict block, or outside any)."""
     collector = _CURRENT.get()

@@ -11,7 +11,17 @@ import typer
 
 from .. import __version__, environment
 from ..errors import ToolsearchError
-from . import catalog_cmd, eval_cmd, lint_cmd, lock_cmd, model_cmd, search_cmd, serve_cmd, simulate_cmd
+from . import (
+    catalog_cmd,
+    eval_cmd,
+    lint_cmd,
+    lock_cmd,
+    model_cmd,
+    registry_cmd,
+    search_cmd,
+    serve_cmd,
+    simulate_cmd,
+)
 from .error_line import print_error as _error
 
 app = typer.Typer(
@@ -77,6 +87,7 @@ app.command("rule")(lint_cmd.rule)
 app.add_typer(model_cmd.app, name="model")
 app.command("serve")(serve_cmd.serve)
 app.command("lock")(lock_cmd.lock)
+app.add_typer(registry_cmd.app, name="registry")
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -85,12 +96,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     Everything written to stdout and stderr (tracebacks under --debug included) has registered
     secrets masked; SIGTERM stops the run as Ctrl-C does, so live MCP servers are shut down.
     """
-    from ..redaction import forget_all, redacting_streams
+    from ..redaction import forget_all, redacting_streams, register_arguments
 
     args = list(sys.argv[1:] if argv is None else argv)
     if not args:  # `toolsearch` alone: help, and success
         args = ["--help"]
     forget_all()  # the secrets of this command only
+    # a URL's password in any argument, however mistyped, is masked on every path that echoes it
+    register_arguments([*args, environment.catalog_sources()])
     with redacting_streams(), _sigterm_as_interrupt() as terminated:
         code = _run(args, terminated)
     if argv is None:

@@ -143,6 +143,7 @@ def push(
         "else fail (exit 2) and leave it alone.",
         metavar="N",
     ),
+    yes: bool = typer.Option(False, "--yes", help="Push even a catalog without tools (it empties the namespace)."),
     output_format: OutputFormat = "table",
     catalog: CatalogSources = None,
     catalog_format: CatalogFormat = "auto",
@@ -162,6 +163,7 @@ def push(
         catalog_format=check_catalog_format(fmt),
         dry_run=dry_run,
         expect_version=expect_version,
+        allow_empty=yes,
     )
     result = push_catalog(settings)
     if output_format == "json":

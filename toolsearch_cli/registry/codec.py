@@ -61,21 +61,44 @@ def digest(hashes: Iterable[tuple[str, str]], resident: Sequence[str], groups_js
     return h.hexdigest()
 
 
-def parse_row(text: str, where: str) -> Any:
+def parse_row(text: str, where: str, tool: str | None = None) -> Any:
+    """One row's JSON, within the bounds every reader applies (:data:`MAX_ROW_BYTES` characters,
+    strict JSON, :data:`~toolsearch_cli.bounded.MAX_DEPTH` levels)."""
+    if not isinstance(text, str):
+        raise CatalogError(f"a registry row holds {type(text).__name__}, not JSON text", file=where, tool=tool)
     if len(text) > MAX_ROW_BYTES:
-        raise CatalogError(f"a registry row of {len(text)} characters is over the limit ({MAX_ROW_BYTES})", file=where)
-    return loads_json(text, where, what="malformed registry row")
+        raise CatalogError(
+            f"a registry row of {len(text)} characters is over the limit ({MAX_ROW_BYTES})", file=where, tool=tool
+        )
+    try:
+        return loads_json(text, where, what="malformed registry row")
+    except CatalogError as exc:
+        exc.tool = exc.tool or tool
+        raise
 
 
 def decode(rows: Sequence[tuple[str, str]], resident_json: str, groups_json: str, where: str) -> LoadResult:
     """Tools, resident names and groups from ``(name, body)`` rows, validated as a catalog file is.
 
-    ``where`` names the source in errors and in each tool's location (``<source>#<tool>``)."""
+    ``where`` names the source in errors and in each tool's location (``<source>#<tool>``). What a
+    file load only warns about (a ``$ref`` outside its schema, a non-standard type) is a warning
+    here too: collected by the enclosing :func:`~toolsearch_cli.catalog.lenient.collecting` block
+    (a command's load report; ``--strict`` makes them errors), and outside any block (a follower's
+    thread, the library) accepted, as the push that wrote the row accepted it."""
+    from ..catalog.lenient import collecting, in_block
+
+    if in_block():
+        return _decode(rows, resident_json, groups_json, where)
+    with collecting(strict=False):
+        return _decode(rows, resident_json, groups_json, where)
+
+
+def _decode(rows: Sequence[tuple[str, str]], resident_json: str, groups_json: str, where: str) -> LoadResult:
     from ..catalog.yaml_loader import groups_from_document, tools_from_document
 
     items = []
     for name, body in rows:
-        item = parse_row(body, f"{where}#{name}")
+        item = parse_row(body, f"{where}#{name}", name)
         if not isinstance(item, dict) or item.get("name") != name:
             raise CatalogError("a registry row does not hold the tool its name says", file=where, tool=name)
         items.append(item)
@@ -85,3 +108,27 @@ def decode(rows: Sequence[tuple[str, str]], resident_json: str, groups_json: str
     if groups:
         doc["groups"] = groups
     return replace(tools_from_document(doc, where), groups=groups_from_document(doc, where))
+
+
+def check_push(
+    catalog_tools: Sequence[Tool], rows: Sequence[tuple[str, str]], resident_json: str, groups_json: str, where: str
+) -> None:
+    """Refuse, before anything is written, a push a reader could not read back: the rows to be
+    written and the namespace's resident names and groups go through :func:`decode`, the readers'
+    own check (one definition of what a registry holds). The error is one line naming the tool
+    (and, when it came from a file, where it was defined)."""
+    from ..catalog.lenient import collecting
+
+    try:
+        with collecting(strict=False):  # what readers only warn about is pushed, as the file loaded
+            decode(rows, resident_json, groups_json, where)
+    except CatalogError as exc:
+        tool = next((t for t in catalog_tools if t.name == exc.tool), None) if exc.tool else None
+        source = tool.source if tool is not None else None
+        raise CatalogError(
+            f"readers of the registry would refuse it, so it is not pushed: {exc.message}",
+            file=source.file if source is not None else where,
+            line=source.line if source is not None else None,
+            tool=exc.tool,
+            field=exc.field,
+        ) from None

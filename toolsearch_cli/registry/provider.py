@@ -41,19 +41,50 @@ if TYPE_CHECKING:
 
 @runtime_checkable
 class ToolProvider(Protocol):
-    """Keeps tool metadata and searches it (thread-safe); see the module docstring."""
+    """Keeps tool metadata and searches it: the contract every provider keeps, and
+    :class:`~toolsearch_cli.registry.testing.ProviderContract` checks.
 
-    def save(self, tool: Tool) -> None: ...
+    Thread-safety: every method may be called from several threads at once; a call sees the tools
+    before another call's change or after it, never half of it.
 
-    def get(self, name: str) -> Tool | None: ...
+    Errors: every method may raise the store's own :class:`~toolsearch_cli.errors.ToolsearchError`
+    (a PostgreSQL provider: :class:`~toolsearch_cli.registry.store.RegistryError` when the registry
+    cannot be reached, refuses the role, or has no usable schema); reads (``all``, ``search``,
+    ``get``) may raise :class:`~toolsearch_cli.errors.CatalogError` for a stored tool no reader
+    accepts. Nothing else is raised for bad data.
 
-    def all(self) -> list[Tool]: ...
+    The name ``toolSearch`` is reserved (the search tool's own, :data:`toolsearch_cli.model.RESERVED_NAMES`):
+    ``save`` refuses it, as it refuses what is not a :class:`~toolsearch_cli.model.Tool` and an empty
+    name, with :class:`~toolsearch_cli.errors.CatalogError`.
+    """
 
-    def search(self, query: str, category: str | None = None, limit: int = 10) -> list[str]: ...
+    def save(self, tool: Tool) -> None:
+        """Add ``tool``, or replace the tool of the same name. Raises ``CatalogError`` for a reserved
+        name, an empty name or a value that is not a ``Tool`` (and, for a registry, a tool its
+        readers would refuse: over the row limit, too deeply nested)."""
+        ...
 
-    def remove(self, name: str) -> bool: ...
+    def get(self, name: str) -> Tool | None:
+        """The tool of that name (the design document's ``findByName``), or ``None``."""
+        ...
 
-    def clear(self) -> None: ...
+    def all(self) -> list[Tool]:
+        """Every tool (``findAll``); no order is promised."""
+        ...
+
+    def search(self, query: str, category: str | None = None, limit: int = 10) -> list[str]:
+        """Names of the tools that best match ``query`` (in ``category`` when given), best first, at
+        most ``limit``; ``[]`` when ``limit <= 0``. The signature of a
+        :class:`~toolsearch_cli.disclosure.manager.SearchProvider`."""
+        ...
+
+    def remove(self, name: str) -> bool:
+        """Remove the tool of that name; ``False`` when there was none."""
+        ...
+
+    def clear(self) -> None:
+        """Remove every tool."""
+        ...
 
 
 def _check_tool(tool: Any) -> Tool:

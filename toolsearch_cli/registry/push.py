@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
-from .source import is_registry_source
+from .source import parse_registry_target
 from .store import PushPlan
 
 if TYPE_CHECKING:
@@ -27,16 +27,12 @@ class PushSettings:
     catalog_format: str | None = None
     dry_run: bool = False
     expect_version: int | None = None
+    #: Whether a catalog without tools may be pushed (it empties the namespace): ``--yes``.
+    allow_empty: bool = False
 
     def __post_init__(self) -> None:
         # an alias (``name=postgresql://…``) is a catalog source's, not a push target's
-        if not is_registry_source(self.to) or "=" in self.to.split("://", 1)[0]:
-            from ..redaction import shown_url
-
-            raise UsageError(
-                f"--to {shown_url(self.to)} is not a registry URL (expected postgresql://[user@]host[:port]/database)",
-                field="to",
-            )
+        parse_registry_target(self.to, self.namespace, option="--to")
 
 
 @dataclass
@@ -70,6 +66,12 @@ def push_catalog(settings: PushSettings) -> PushResult:
     from .store import push
 
     loaded = load_catalog(settings.sources, settings.catalog_format)
+    if not loaded.tools and not settings.allow_empty and not settings.dry_run:
+        where = parse_registry_source(settings.to, settings.namespace).display
+        raise UsageError(
+            f"the catalog has no tools: pushing it would empty {where}; add --yes if that is what you want",
+            field="yes",
+        )
     plan = push(
         settings.to, loaded, settings.namespace, dry_run=settings.dry_run, expect_version=settings.expect_version
     )

@@ -75,7 +75,7 @@ def parse_registry_source(source: str, namespace: str | None = None) -> Registry
             field="catalog",
         )
     url = match.group("url")
-    register_url(url)
+    register_url(url, long_values=False)  # the namespace is no secret: long values are registered below
     base, mark, query = url.partition("?")
     if any(ch in url for ch in "\r\n\0"):
         raise UsageError(f"the registry URL {shown_url(url)} holds a line break or NUL character", field="catalog")
@@ -91,7 +91,20 @@ def parse_registry_source(source: str, namespace: str | None = None) -> Registry
     if chosen is not None:
         check_namespace(chosen, "namespace" if namespace is not None else "catalog")
     conninfo = f"{base}?{urlencode(rest)}" if rest else base
+    register_url(conninfo)  # libpq's parameters, without the namespace
     return RegistrySource(conninfo=conninfo, namespace=chosen, alias=match.group("alias"))
+
+
+def parse_registry_target(url: str, namespace: str | None = None, *, option: str = "URL") -> RegistrySource:
+    """A registry a command writes to or manages (``catalog push --to``, ``registry …``): a plain
+    ``postgresql://`` URL, no alias (an alias names a catalog source); else a one-line usage error
+    that shows the argument with its secrets masked."""
+    if not is_registry_source(url) or "=" in url.split("://", 1)[0]:
+        raise UsageError(
+            f"{option} {shown_url(url)} is not a registry URL (expected postgresql://[user@]host[:port]/database)",
+            field=option.lstrip("-").lower(),
+        )
+    return parse_registry_source(url, namespace)
 
 
 def shown_registry_source(source: str) -> str:

@@ -1,13 +1,22 @@
 """The PostgreSQL registry: schema and migrations, push (one transaction), snapshot reads, changes.
 
-Schema (version :data:`SCHEMA_VERSION`; toolsearch creates and migrates it itself, under an
-advisory lock, on the first push; readers never change it)::
+Schema (version :data:`SCHEMA_VERSION`; created and upgraded by :func:`migrate` alone, under an
+advisory lock: ``toolsearch registry migrate URL``, run by the schema's owner. Pushes and reads
+never run DDL, so they work as roles that may only read or write rows)::
 
-    toolsearch_meta        (key, value)                       -- 'schema_version'
+    toolsearch_meta        (key, value)                       -- 'schema_version', 'retention'
     toolsearch_namespaces  (name, version, digest, resident, groups, updated_at)
     toolsearch_tools       (namespace, name, position, hash, body, version)
-    toolsearch_versions    (namespace, version, pushed_at, added, changed, removed, digest)
+    toolsearch_versions    (namespace, version, pushed_at, added, changed, removed, digest,
+                            names, resident, groups)          -- names: the version's tools in order
     toolsearch_changes     (namespace, version, name, kind)   -- 'added' | 'changed' | 'removed'
+    toolsearch_history     (namespace, name, valid_from, valid_to, hash, body)  -- replaced bodies
+
+History (schema 2, :mod:`.history`): a push moves the rows it replaces or removes into
+``toolsearch_history`` (valid from the version that wrote them to the one that replaced them)
+and records the new version's tool names, resident names and groups, so any version within the
+retention (``retention`` in ``toolsearch_meta``: the last N versions of a namespace) can be read
+back exactly, diffed and rolled back to.
 
 ``body`` is a tool's JSON (:mod:`.codec`), ``hash`` its SHA-256: a push compares hashes, so an
 unchanged tool's row is never written. Each push that changes anything takes the namespace row
@@ -30,12 +39,15 @@ from ..errors import SourceUnavailable
 from ..model import Catalog, Tool
 from ..redaction import redact
 from . import codec
+from .retention import DEFAULT_RETENTION, keep_replaced, prune
 from .source import RegistrySource, parse_registry_source
 
 if TYPE_CHECKING:
     import psycopg
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+#: The oldest schema a reader can read (reads use only what schema 1 has).
+MIN_READABLE_SCHEMA = 1
 CHANNEL = "toolsearch_registry"
 #: Seconds a connection attempt may take unless the URL says (``connect_timeout=``).
 CONNECT_TIMEOUT = 5
@@ -77,6 +89,25 @@ MIGRATIONS: dict[int, list[str]] = {
             name text NOT NULL,
             kind text NOT NULL CHECK (kind IN ('added', 'changed', 'removed')),
             PRIMARY KEY (namespace, version, name))""",
+    ],
+    2: [
+        """CREATE TABLE toolsearch_history (
+            namespace text NOT NULL REFERENCES toolsearch_namespaces(name) ON DELETE CASCADE,
+            name text NOT NULL,
+            valid_from bigint NOT NULL,
+            valid_to bigint NOT NULL,
+            hash text NOT NULL,
+            body text NOT NULL,
+            PRIMARY KEY (namespace, name, valid_to))""",
+        # what a read of an old version and the retention's pruning look up
+        "CREATE INDEX toolsearch_history_validity ON toolsearch_history (namespace, valid_to, valid_from)",
+        "ALTER TABLE toolsearch_versions ADD COLUMN names text, ADD COLUMN resident text, ADD COLUMN groups text",
+        # the current version of each namespace is readable back at once (older ones kept no bodies)
+        """UPDATE toolsearch_versions v SET
+            names = (SELECT coalesce(json_agg(t.name ORDER BY t.position, t.name), '[]')::text
+                     FROM toolsearch_tools t WHERE t.namespace = v.namespace),
+            resident = n.resident, groups = n.groups
+            FROM toolsearch_namespaces n WHERE n.name = v.namespace AND n.version = v.version""",
     ],
 }
 
@@ -141,24 +172,35 @@ def schema_version(conn: psycopg.Connection[Any]) -> int:
     return int(found[0]) if found else 0
 
 
-def _check_readable(conn: psycopg.Connection[Any], source: RegistrySource) -> None:
+def _check_readable(conn: psycopg.Connection[Any], source: RegistrySource, *, writing: bool = False) -> int:
+    """The schema version, when this toolsearch can read (``writing``: write) the registry; else
+    the one-line :class:`RegistryError` saying what to run. Never changes the schema."""
     version = schema_version(conn)
     if version == 0:
-        raise RegistryError(f"no toolsearch registry at {source.display}: nothing was pushed there yet")
+        raise RegistryError(
+            f"no toolsearch registry at {source.display}: its owner creates it (toolsearch registry migrate URL)"
+        )
     if version > SCHEMA_VERSION:
         raise RegistryError(
             f"the registry {source.display} has schema version {version}, newer than this toolsearch "
             f"knows ({SCHEMA_VERSION}): upgrade toolsearch"
         )
-    if version < SCHEMA_VERSION:
+    if version < (SCHEMA_VERSION if writing else MIN_READABLE_SCHEMA):
         raise RegistryError(
-            f"the registry {source.display} has schema version {version}: push once with this toolsearch to migrate it"
+            f"the registry {source.display} has schema version {version}, older than this toolsearch writes "
+            f"({SCHEMA_VERSION}): its owner upgrades it (toolsearch registry migrate URL)"
         )
+    return version
 
 
-def migrate(conn: psycopg.Connection[Any]) -> int:
-    """Create or migrate the schema to :data:`SCHEMA_VERSION` (one transaction, under an advisory
-    lock, so two first pushes do not both create it). Returns the version found before."""
+def migrate(conn: psycopg.Connection[Any], *, retention: int | None = None) -> int:
+    """Create or upgrade the schema to :data:`SCHEMA_VERSION`, each numbered migration in
+    :data:`MIGRATIONS` recorded in ``toolsearch_meta`` (one transaction, under an advisory lock,
+    so two runs do not both apply one). ``retention``: how many versions of each namespace keep
+    their tool bodies (default :data:`DEFAULT_RETENTION`, set on creation; ``None`` leaves it).
+    The only function that runs DDL (``toolsearch registry migrate``). Returns the version found before."""
+    if retention is not None and retention < 1:
+        raise RegistryError(f"a retention of {retention} versions keeps nothing: give 1 or more")
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
         conn.execute("CREATE TABLE IF NOT EXISTS toolsearch_meta (key text PRIMARY KEY, value text NOT NULL)")
@@ -175,6 +217,11 @@ def migrate(conn: psycopg.Connection[Any]) -> int:
                 "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
                 (str(version),),
             )
+        conn.execute(
+            "INSERT INTO toolsearch_meta (key, value) VALUES ('retention', %s) ON CONFLICT (key) DO "
+            + ("UPDATE SET value = EXCLUDED.value" if retention is not None else "NOTHING"),
+            (str(retention if retention is not None else DEFAULT_RETENTION),),
+        )
     return before
 
 
@@ -239,12 +286,7 @@ def push(
     groups_json = codec.encode_groups(catalog.groups)
     new_digest = codec.digest(((n, h) for n, _, h in encoded), catalog.resident, groups_json)
     with connect(source) as conn:
-        if dry_run:
-            if schema_version(conn) == 0:
-                return _plan(name, 0, None, {}, encoded, resident_json, groups_json)
-            _check_readable(conn, source)
-        else:
-            migrate(conn)
+        _check_readable(conn, source, writing=not dry_run)
         with conn.transaction():
             if not dry_run:
                 conn.execute(f"SET LOCAL lock_timeout = '{LOCK_TIMEOUT}'")
@@ -270,11 +312,16 @@ def push(
                 )
             }
             plan = _plan(name, base, row, current, encoded, resident_json, groups_json)
+            written = {*plan.added, *plan.changed}
+            rows = [(n, body) for n, body, _ in encoded if n in written]
+            codec.check_push(catalog.tools, rows, resident_json, groups_json, source.display)
             if dry_run or (plan.empty and base > 0):
                 return plan
             version = base + 1
+            keep_replaced(conn, name, version, [*plan.changed, *plan.removed])
             _write(conn, name, version, plan, current, encoded)
-            _record_version(conn, name, version, plan, new_digest, resident_json, groups_json)
+            order = [n for n, _, _ in encoded]
+            _record_version(conn, name, version, plan, new_digest, resident_json, groups_json, order)
             if before_commit is not None:
                 before_commit(conn)
             plan.version = version
@@ -363,8 +410,7 @@ def edit(
     """Save, remove or clear tools of a namespace in one transaction on an open connection (what the
     :class:`~.provider.PostgresToolProvider` does); a change records a new version as a push does."""
     name = source.require_namespace()
-    if schema_version(conn) != SCHEMA_VERSION:
-        migrate(conn)
+    _check_readable(conn, source, writing=True)
     encoded = [(t.name, *codec.encode_tool(t)) for t in upsert]
     with conn.transaction():
         conn.execute(
@@ -393,6 +439,8 @@ def edit(
         gone = set(current) if clear else {n for n in remove if n in current}
         gone -= {n for n, _, _ in encoded}
         plan.removed = sorted(gone)
+        written = {*plan.added, *plan.changed}
+        codec.check_push(upsert, [(n, b) for n, b, _ in encoded if n in written], "[]", "[]", source.display)
         if plan.empty and base > 0:
             return plan
         resident = [n for n in _stored_list(row[1], f"{source.display}#resident") if n not in gone]
@@ -405,6 +453,7 @@ def edit(
             positions.setdefault(n, last + 1 + i)
         version = base + 1
         by_name = {n: (body, h) for n, body, h in order}
+        keep_replaced(conn, name, version, [*plan.changed, *plan.removed])
         with conn.cursor() as cur:
             if plan.removed:
                 cur.execute(
@@ -437,7 +486,13 @@ def edit(
                 group["tools"] = [t for t in group["tools"] if t not in gone]
         groups_json = json.dumps(groups, ensure_ascii=False, separators=(",", ":"))
         new_digest = codec.digest(hashes, resident, groups_json)
-        _record_version(conn, name, version, plan, new_digest, resident_json, groups_json)
+        in_order = [
+            r[0]
+            for r in conn.execute(
+                "SELECT name FROM toolsearch_tools WHERE namespace = %s ORDER BY position, name", (name,)
+            )
+        ]
+        _record_version(conn, name, version, plan, new_digest, resident_json, groups_json, in_order)
         plan.version = version
     return plan
 
@@ -657,15 +712,34 @@ __all__ = [
 
 
 def _record_version(
-    conn: Any, name: str, version: int, plan: Any, digest: str, resident_json: str, groups_json: str
+    conn: Any,
+    name: str,
+    version: int,
+    plan: Any,
+    digest: str,
+    resident_json: str,
+    groups_json: str,
+    order: Sequence[str],
 ) -> None:
-    """Inside a push's transaction: the new version's row, the namespace moved to it, and the
-    notification every listening node receives at commit."""
+    """Inside a push's transaction: the new version's row (with its tool names in order, resident
+    names and groups: what :mod:`.history` reads it back from), the namespace moved to it, the
+    versions past the retention pruned, and the notification every listening node receives at commit."""
     conn.execute(
-        "INSERT INTO toolsearch_versions (namespace, version, added, changed, removed, digest) "
-        "VALUES (%s, %s, %s, %s, %s, %s)",
-        (name, version, len(plan.added), len(plan.changed), len(plan.removed), digest),
+        "INSERT INTO toolsearch_versions (namespace, version, added, changed, removed, digest, names, resident, "
+        "groups) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+        (
+            name,
+            version,
+            len(plan.added),
+            len(plan.changed),
+            len(plan.removed),
+            digest,
+            json.dumps(list(order), ensure_ascii=False, separators=(",", ":")),
+            resident_json,
+            groups_json,
+        ),
     )
+    prune(conn, name, version)
     conn.execute(
         "UPDATE toolsearch_namespaces SET version = %s, digest = %s, resident = %s, groups = %s, "
         "updated_at = now() WHERE name = %s",

@@ -6,7 +6,13 @@ that ``LISTEN``\\ s on :data:`~.store.CHANNEL` and also polls the namespace's ve
 each new version it reads what changed since the version it holds (one snapshot) and hands the
 :class:`~.store.Changes` to ``on_change``. When the connection is lost it says so (``status``,
 ``on_status`` and a ``toolsearch.registry`` log warning), keeps the last good version, and
-reconnects with a growing pause (up to :data:`MAX_BACKOFF` seconds).
+reconnects with a growing pause (up to :data:`MAX_BACKOFF` seconds). A version it cannot read
+(a row over the readers' bounds, not a tool, invalid JSON, too deep, bad resident names or
+groups; the namespace dropped; an error while applying it) makes it ``stale``: it keeps the last
+good version, says so once (status ``stale: version V cannot be read (<why>); serving version
+N``), does not read that version again, and follows again at the next version it can read.
+Nothing escapes its thread: whatever goes wrong is a one-line status and log line. The log
+warning is said once per outage (an outage whose reason changes is still one outage).
 
 :func:`apply_changes` applies a change set to a :class:`~toolsearch_cli.disclosure.engine.DisclosureEngine`
 in place: its catalog, its catalog manager (whose ranker's index is updated tool by tool by
@@ -35,6 +41,26 @@ log = logging.getLogger("toolsearch.registry")
 
 POLL_INTERVAL = 0.5
 MAX_BACKOFF = 5.0
+#: The longest reason a status line carries (a hostile row's error could be long).
+MAX_REASON = 300
+
+
+def in_outage(status: str) -> bool:
+    """Whether a watcher's status says it serves an older version than the registry's: its
+    connection is lost (``disconnected``) or a newer version could not be read (``stale``)."""
+    return status.startswith(("disconnected", "stale"))
+
+
+def one_line(exc: BaseException) -> str:
+    """An exception as one bounded line, secrets masked (a status or log line)."""
+    from ..errors import ToolsearchError
+    from ..redaction import redact
+
+    text = str(exc) if isinstance(exc, ToolsearchError) else f"{type(exc).__name__}: {exc}"
+    first = next((line.strip() for line in text.splitlines() if line.strip()), type(exc).__name__)
+    if len(first) > MAX_REASON:
+        first = first[: MAX_REASON - 3] + "..."
+    return redact(first)
 
 
 class RegistryWatcher:
@@ -59,9 +85,16 @@ class RegistryWatcher:
         #: The registry version applied last.
         self.version = version
         self._resident, self._groups = resident_json, groups_json
-        #: ``starting``, ``live`` (connected, following), or ``disconnected: <why>; serving version N``.
+        #: ``starting``, ``live`` (connected, following), ``disconnected: <why>; serving version N``,
+        #: or ``stale: version V cannot be read (<why>); serving version N``.
         self.status = "starting"
         self.last_error: str | None = None
+        #: A registry version that could not be read: not read again (the next one is).
+        self.bad_version: int | None = None
+        self._seen: int | None = None  # the registry's version as the last catch-up found it
+        #: The namespace was found missing (dropped): its next version is read whole, whatever its number.
+        self._gone = False
+        self._stale_status = "stale"
         #: Whether NOTIFY reaches this node (a streaming replica gets none: the poll follows it).
         self.listening = False
         self._stop = threading.Event()
@@ -92,16 +125,30 @@ class RegistryWatcher:
     def _set_status(self, status: str) -> None:
         if status == self.status:
             return
+        was_out = in_outage(self.status)
         self.status = status
-        if status.startswith("disconnected"):
-            log.warning("registry %s: %s", self.source.display, status)
+        if in_outage(status):
+            if not was_out:  # once per outage, whatever its reasons while it lasts
+                log.warning("registry %s: %s", self.source.display, status)
+            else:
+                log.debug("registry %s: %s", self.source.display, status)
         elif status == "live":
             log.info("registry %s: following at version %d", self.source.display, self.version)
         if self.on_status is not None:
-            self.on_status(status)
+            try:
+                self.on_status(status)
+            except Exception as exc:  # noqa: BLE001 - a caller's callback must not end the watcher
+                log.warning("registry %s: the status callback failed: %s", self.source.display, one_line(exc))
 
     def _run(self) -> None:
-        from .store import CHANNEL, connect, driver
+        try:
+            self._follow()
+        except BaseException as exc:  # noqa: BLE001 - nothing escapes the thread: one line, then it ends
+            log.error("registry %s: the watcher stopped: %s", self.source.display, one_line(exc))
+            self.status = f"disconnected: the watcher stopped ({one_line(exc)}); serving version {self.version}"
+
+    def _follow(self) -> None:
+        from .store import CHANNEL, _reason, connect, driver
 
         psycopg = driver()
         backoff = self.poll_interval
@@ -114,36 +161,74 @@ class RegistryWatcher:
                         self.listening = True
                     except psycopg.Error:  # a hot standby cannot LISTEN: the version poll alone follows it
                         self.listening = False
-                    self.catch_up(conn)
-                    self._set_status("live")
+                    self._step(conn, psycopg)
                     backoff = self.poll_interval
                     while not self._stop.is_set():
                         mine = False
                         for note in conn.notifies(timeout=self.poll_interval, stop_after=1):
                             mine = mine or note.payload == self.source.namespace
                         # a notification for this namespace, or the poll: either way compare versions
-                        self.catch_up(conn)
-            except (RegistryError, psycopg.Error, OSError) as exc:
+                        self._step(conn, psycopg)
+            except Exception as exc:  # noqa: BLE001 - the connection, or anything else: kept serving, retried
                 if self._stop.is_set():
                     break
-                from .store import _reason
-
-                self.last_error = exc.message if isinstance(exc, RegistryError) else _reason(exc)
+                if isinstance(exc, RegistryError):
+                    self.last_error = exc.message
+                elif isinstance(exc, psycopg.Error):
+                    self.last_error = _reason(exc)
+                else:
+                    self.last_error = one_line(exc)
                 self._set_status(f"disconnected: {self.last_error}; serving version {self.version}")
             finally:
                 self._conn = None
             self._stop.wait(backoff)
             backoff = min(backoff * 2, MAX_BACKOFF)
 
-    def catch_up(self, conn: Any) -> bool:
-        """Read and hand on what changed since :attr:`version`; ``True`` when anything did."""
-        from .store import changes_since
+    def _step(self, conn: Any, psycopg: Any) -> None:
+        """One catch-up: ``live`` after it, or ``stale`` when the registry's version cannot be read
+        or applied (the connection's own errors go up: the caller reconnects)."""
+        try:
+            self.catch_up(conn)
+        except psycopg.Error:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a row it cannot read, the namespace gone, an apply that failed
+            seen = self._seen
+            if seen is None and isinstance(exc, RegistryError):
+                self._gone = True  # dropped: a namespace pushed again under that name starts over at version 1
+            self.bad_version = seen
+            self.last_error = one_line(exc)
+            what = f"version {seen} cannot be read" if seen is not None else "the namespace cannot be read"
+            self._stale_status = f"stale: {what} ({self.last_error}); serving version {self.version}"
+            self._set_status(self._stale_status)
+            return
+        # after a reconnection the registry may still be at the version found unreadable: stale again
+        self._set_status("live" if self.bad_version is None else self._stale_status)
 
-        changes = changes_since(conn, self.source, self.version, self._resident, self._groups)
+    def catch_up(self, conn: Any) -> bool:
+        """Read and hand on what changed since :attr:`version`; ``True`` when anything did. A version
+        found unreadable before (:attr:`bad_version`) is not read again; the next one is."""
+        from .store import changes_since, current_version
+
+        self._seen = None
+        seen = current_version(conn, self.source)
+        self._seen = seen
+        if seen == self.bad_version or (seen == self.version and not self._gone):
+            return False
+        if self._gone:
+            from .store import read_snapshot_on
+
+            snap = read_snapshot_on(conn, self.source)
+            changes = Changes(snap.namespace, self.version, snap.version, full=snap)
+        else:
+            changes = changes_since(conn, self.source, self.version, self._resident, self._groups)
+        self._seen = changes.version
         if changes.empty:
+            self.bad_version = None
             return False
         self.on_change(changes)
         self.version = changes.version
+        self.bad_version = None
+        self._gone = False
         if changes.full is not None:
             self._resident, self._groups = changes.full.resident_json, changes.full.groups_json
         return True
@@ -206,7 +291,10 @@ class LiveToolSearch(ToolSearch):
 
     ``source``: ``postgresql://…/db?namespace=NAME``; other keyword options are
     :class:`ToolSearch`'s. The watcher starts at once unless ``start=False``; :meth:`close` (or a
-    ``with`` block) stops it. :attr:`status` says whether the node is following the registry."""
+    ``with`` block) stops it. :attr:`status` says whether the node is following the registry
+    (``live``), has lost it (``disconnected: …``) or met a version it cannot read (``stale: …``):
+    in both outages it answers from the last version it read, and a ``toolsearch.registry``
+    warning is logged once per outage."""
 
     def __init__(
         self,

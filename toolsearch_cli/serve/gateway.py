@@ -567,7 +567,9 @@ class Gateway:
 
     def registry_status(self) -> str | None:
         """``None`` while every registry source is followed; else what is wrong, in one line."""
-        down = [f"{f.display}: {f.status}" for f in self.registries if f.status.startswith("disconnected")]
+        from ..registry.sync import in_outage
+
+        down = [f"{f.display}: {f.status}" for f in self.registries if in_outage(f.status)]
         return "; ".join(down) or None
 
     def check_resident(self) -> None:

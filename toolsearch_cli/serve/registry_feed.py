@@ -36,7 +36,8 @@ class RegistryFeed:
         self._snap_json = (snap.resident_json, snap.groups_json)
         self._poll = poll_interval
         self.watcher: Any = None
-        #: ``live``, ``starting`` or ``disconnected: <why>; serving version N``.
+        #: ``live``, ``starting``, ``disconnected: <why>; serving version N`` or
+        #: ``stale: version V cannot be read (<why>); serving version N`` (see :mod:`..registry.sync`).
         self.status = "starting"
         #: Whether a lost connection was announced (so its return is announced too).
         self.said_down = False

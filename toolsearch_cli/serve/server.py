@@ -576,7 +576,9 @@ def follow_registries(gateway: Gateway, binding: GatewayServer, say: Callable[[s
 
     def on_status(feed: Any, status: str) -> None:
         # said once per outage (the retries' own reasons change while it lasts), and its end
-        if status.startswith("disconnected") and not feed.said_down:
+        from ..registry.sync import in_outage
+
+        if in_outage(status) and not feed.said_down:
             feed.said_down = True
             say(f"warning: registry {feed.display}: {status} (the last good catalog)")
         elif status == "live" and feed.said_down:
