@@ -5,6 +5,7 @@ blocks are run and the directives a block may carry."""
 from __future__ import annotations
 
 import ast
+import hashlib
 
 import pytest
 
@@ -100,7 +101,8 @@ def test_the_examples_of_the_page_print_what_it_shows(page, tmp_path, request):
     registry_url = None
     if any("registry" in b.directives for b in examples.blocks(page)):
         cluster = request.getfixturevalue("pg_cluster")
-        registry_url = cluster.create_database(f"docs_{abs(hash(page.name)) % 10**8}")
+        # one database per page, named by its path (two pages may share a file name)
+        registry_url = cluster.create_database("docs_" + hashlib.sha256(str(page.relative_to(ROOT)).encode()).hexdigest()[:12])
     workspace = Workspace(tmp_path, registry_url)
     ran, problems = examples.run_page(page, workspace)
     assert not problems, "\n\n".join(problems)
