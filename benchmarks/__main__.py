@@ -38,6 +38,7 @@ GROUPS: dict[str, dict[str, tuple[str, str]]] = {
     },
     "Scale and speed": {
         "scale": ("scale", "synthetic 1k / 10k / 100k catalogs against bm25s and tantivy; --cold for 1M"),
+        "warm": ("warm", "a catalog read back from the cache against one just built: per query, and runs 2 and 3"),
         "startup": ("startup", "`toolsearch search weather` against the interpreter floor"),
         "formats": ("formats", "load time of one catalog in every format"),
         "same-ranking": ("same_ranking", "this checkout's rankings against a git revision's, query by query"),

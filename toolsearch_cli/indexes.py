@@ -37,6 +37,9 @@ class _Indexes:
 
 
 _BY_CATALOG: dict[int, _Indexes] = {}
+#: How many times each index key was built in this process (:func:`cached_index` calling its
+#: ``build``): what tests and benchmarks read to see that a cached catalog rebuilt nothing.
+BUILDS: dict[str, int] = {}
 
 
 def _entry(catalog: Catalog, create: bool) -> _Indexes | None:
@@ -67,6 +70,7 @@ def cached_index(catalog: Catalog, key: str, build: Callable[[], Any], *, own_fi
     index = entry.by_key.get(key)
     if index is None:
         index = entry.by_key[key] = build()
+        BUILDS[key] = BUILDS.get(key, 0) + 1
     return index
 
 
@@ -135,4 +139,4 @@ def _catalog_changed(catalog: Catalog, added: Sequence[Tool], removed: Sequence[
             del entry.by_key[key]  # an index that cannot change in place is rebuilt on next use
 
 
-__all__ = ["adopt", "built", "cached_index", "disk_key", "forget", "index_keys", "remember_disk_key"]
+__all__ = ["BUILDS", "adopt", "built", "cached_index", "disk_key", "forget", "index_keys", "remember_disk_key"]

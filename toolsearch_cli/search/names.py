@@ -25,6 +25,7 @@ __all__ = [
     "Vocabulary",
     "unmatched_phrase",
     "unmatched_words",
+    "vocabulary_of",
 ]
 
 
@@ -139,6 +140,12 @@ def unmatched_words(catalog: Catalog, query: str) -> list[UnmatchedWord]:
         if shown.casefold() in seen:
             continue
         seen.add(shown.casefold())
-        vocabulary: Vocabulary = cached_index(catalog, "vocabulary", lambda: Vocabulary(catalog.searchable()))
-        out.append(UnmatchedWord(shown, vocabulary.close(shown)))
+        out.append(UnmatchedWord(shown, vocabulary_of(catalog).close(shown)))
     return out
+
+
+def vocabulary_of(catalog: Catalog) -> Vocabulary:
+    """The catalog's :class:`Vocabulary` (built on first use, kept with its indexes and in the
+    on-disk cache with them)."""
+    vocabulary: Vocabulary = cached_index(catalog, "vocabulary", lambda: Vocabulary(catalog.searchable()))
+    return vocabulary
