@@ -625,11 +625,25 @@ def changes_since(
     return Changes(name, since, version, upsert=tools, removed=sorted(set(touched) - present))
 
 
-def load_registry_source(source: str | RegistrySource) -> LoadResult:
-    """What :func:`~toolsearch_cli.catalog.load_source` returns for a ``postgresql://`` source."""
+def namespace_digest(url: str | RegistrySource) -> str:
+    """The namespace's content digest now (one small query): what caches key its content by."""
+    source = url if isinstance(url, RegistrySource) else parse_registry_source(url)
+    name = source.require_namespace()
+    with connect(source) as conn, _read_only(conn):
+        _check_readable(conn, source)
+        return str(_namespace_row(conn, source, name)[1])
+
+
+def load_registry_source(source: str | RegistrySource, *, cache: bool = True, on_snapshot: Any = None) -> LoadResult:
+    """What :func:`~toolsearch_cli.catalog.load_source` returns for a ``postgresql://`` source.
+
+    ``cache``: through the registry's own snapshot cache (see :func:`read_snapshot_on`);
+    ``on_snapshot``: called with the :class:`Snapshot` read (its version and digest)."""
     parsed = parse_registry_source(source) if isinstance(source, str) else source
     parsed.require_namespace()
-    snap = read_snapshot(parsed, cache=True)
+    snap = read_snapshot(parsed, cache=cache)
+    if on_snapshot is not None:
+        on_snapshot(snap)
     if parsed.alias:
         for tool in snap.tools:
             if tool.category is None:
@@ -650,6 +664,7 @@ __all__ = [
     "current_version",
     "load_registry_source",
     "migrate",
+    "namespace_digest",
     "push",
     "read_snapshot",
     "read_snapshot_on",
