@@ -194,3 +194,63 @@ def test_an_authentic_entry_with_impossible_buffer_places_is_a_miss(write, monke
         entry.write_bytes(bytes(forged))
         assert cache.load(key) is None
     assert _hits(load_catalog_result([str(path)], cache=True).catalog) == expected
+
+
+# ------------------------------------------------------------------ engines over a cached catalog
+
+
+def test_a_tool_search_over_a_cached_catalog_builds_nothing_the_second_time(write, monkeypatch, tmp_path):
+    """A tool search ranks over a catalog of its manager's tools, not the loaded catalog: it built
+    the index of a cached catalog again (5 s at 100,000 tools), and every engine's start read and
+    counted every tool for its all-tools baseline (12 s). The index is taken over from the loaded
+    catalog (the very same tools), the baseline is kept with the catalog's indexes, and written to
+    the cache entry with them: the next start builds and counts nothing, with the same figures."""
+    from toolsearch_cli.agent import ToolSearch
+    from toolsearch_cli.catalog import load_catalog
+
+    monkeypatch.setenv(cachedir.CACHE_DIR_VAR, str(tmp_path / "c"))
+    path = _big_catalog(write)
+    messages = [{"role": "user", "content": "hi"}]
+
+    def answer(ts):
+        request = ts.request(messages)
+        return ts.handle("toolSearch", {"query": "send mail kind 3 number 1200", "maxResults": 5}, request).content
+
+    uncached = ToolSearch(load_catalog([str(path)]))
+    expected = answer(uncached), uncached.engine.baseline_tool_tokens
+    loaded = load_catalog_result([str(path)], cache=True)
+    first = ToolSearch(loaded.catalog)
+    builds = dict(indexes.BUILDS)
+    assert (answer(first), first.engine.baseline_tool_tokens) == expected
+    assert indexes.BUILDS["default"] == builds["default"] + 1  # the loaded catalog had none yet
+    store_in_cache(loaded)
+    warm = load_catalog_result([str(path)], cache=True)
+    assert {"default", "names"} <= (warm.cache_stored or frozenset())
+    assert any(key.startswith("baseline-tokens:") for key in warm.cache_stored)
+    builds = dict(indexes.BUILDS)
+    second = ToolSearch(warm.catalog)
+    assert (answer(second), second.engine.baseline_tool_tokens) == expected
+    assert indexes.BUILDS == builds
+    store_in_cache(warm)  # the index moved to the manager's catalog: the entry keeps it
+    assert {"default", "names"} <= (load_catalog_result([str(path)], cache=True).cache_stored or frozenset())
+
+
+def test_an_index_is_taken_over_only_by_a_catalog_of_the_very_same_tools(write):
+    from toolsearch_cli.catalog import load_catalog
+    from toolsearch_cli.model import Catalog
+
+    a = load_catalog([str(_big_catalog(write))])
+    query = "send mail kind 3 number 1200"
+    expected = [(h.name, h.score) for h in search(a, query)]
+    builds = indexes.BUILDS.get("default", 0)
+    b = Catalog(tools=list(a.tools))
+    assert [(h.name, h.score) for h in search(b, query)] == expected
+    assert indexes.BUILDS["default"] == builds  # taken over from a
+    copies = Catalog(tools=[t.copy_with() for t in a.tools])  # equal tools, other objects
+    assert [(h.name, h.score) for h in search(copies, query)] == expected
+    assert indexes.BUILDS["default"] == builds + 1
+    top = expected[0][0]
+    b.remove_tool(top)  # b's index follows b; a still holds the tool
+    assert top not in [h.name for h in search(b, query)]
+    assert [(h.name, h.score) for h in search(a, query)] == expected  # a's own index again, not b's
+    assert indexes.BUILDS["default"] == builds + 2

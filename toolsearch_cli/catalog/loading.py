@@ -174,7 +174,9 @@ def store_in_cache(loaded: LoadedCatalog) -> None:
     from . import cache as catalog_cache
 
     built = indexes.built(loaded.catalog)
-    if loaded.cache_stored is not None and frozenset(built) <= loaded.cache_stored:
+    if loaded.cache_stored is not None and not loaded.cache_stored < frozenset(built):
+        # nothing new, or an index the entry holds has moved to another catalog of the same tools
+        # since (see indexes.cached_index): written now, the entry would lose it
         return
     if catalog_cache.store(loaded.cache_key, loaded.catalog, built, loaded.warnings):
         loaded.cache_stored = frozenset(built)

@@ -556,7 +556,9 @@ class BM25FRanker:
                 "use words that describe the task",
                 field="query",
             )
-        index: BM25FIndex = cached_index(catalog, "default", lambda: build_index(catalog.searchable()))
+        index: BM25FIndex = cached_index(
+            catalog, "default", lambda: build_index(catalog.searchable()), of_searchable=True
+        )
         allowed: set[int] | None = None
         if request.category is not None:
             if not classic_normalize(request.category):

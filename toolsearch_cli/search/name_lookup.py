@@ -149,7 +149,7 @@ def named_tool(catalog: Catalog, query: str) -> str | None:
     """The name of the searchable tool that ``query`` names (see :class:`NameLookup`), else None."""
     if len(query) > 200:
         return None
-    lookup: NameLookup = cached_index(catalog, "names", lambda: NameLookup(catalog.searchable()))
+    lookup: NameLookup = cached_index(catalog, "names", lambda: NameLookup(catalog.searchable()), of_searchable=True)
     return lookup.find(query)
 
 
