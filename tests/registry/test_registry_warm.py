@@ -98,3 +98,37 @@ def test_the_cache_key_does_not_depend_on_the_password(pg_url, monkeypatch):
     bare = load_catalog_result([ns(pg_url.replace(f":{pg.PASSWORD}@", "@"), "k")], cache=True)
     assert bare.cache_key == with_password.cache_key is not None
     assert bare.cache_stored is not None  # read back from the entry the first load wrote
+
+
+def _names(ts, query: str) -> list[str]:
+    import json
+
+    request = ts.request([{"role": "user", "content": "hi"}])
+    content = json.loads(ts.handle("toolSearch", {"query": query, "maxResults": 5}, request).content or "[]")
+    return content if isinstance(content, list) else content.get("names", [])
+
+
+def test_a_node_started_again_on_the_same_version_builds_nothing(pg_url):
+    """A node keeps the built index of a namespace version (and the name look-up, the vocabulary
+    and its engine's baseline) in the cache entry keyed by the version's digest: a second node on
+    the same version builds and counts nothing, answers as the first, and still follows pushes."""
+    from toolsearch_cli.registry.sync import LiveToolSearch
+
+    store.push(pg_url, numbered(2500), "node")
+    source = ns(pg_url, "node")
+    first = LiveToolSearch(source, start=False)
+    expected = _names(first, "alpha task number 1200"), first.engine.baseline_tool_tokens
+    builds = dict(indexes.BUILDS)
+    second = LiveToolSearch(source, poll_interval=0.1)
+    try:
+        assert (_names(second, "alpha task number 1200"), second.engine.baseline_tool_tokens) == expected
+        assert _names(second, "alpha task for my boss")  # the vocabulary's suggestions: from the entry too
+        assert indexes.BUILDS == builds
+        tools = list(numbered(2500).tools)
+        tools[7] = tools[7].copy_with(description="recalibrated harbour tide gauge")
+        plan = store.push(pg_url, Catalog(tools=tools), "node")
+        assert second.wait_for(plan.version or 0, 30)
+        assert _names(second, "recalibrated harbour tide gauge")[0] == "tool0007"
+        assert second.applied == 1 and second.rebuilt == 0
+    finally:
+        second.close()

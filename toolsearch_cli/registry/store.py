@@ -458,6 +458,11 @@ class Snapshot:
     groups: list[Any]
     resident_json: str = "[]"
     groups_json: str = "[]"
+    #: Read through the catalog cache: the cached catalog (its indexes adopted), the entry's key
+    #: and the index keys it holds (``None``: not read through the cache).
+    catalog: Catalog | None = None
+    cache_key: str | None = None
+    cache_stored: frozenset[str] = frozenset()
 
 
 @dataclass(slots=True)
@@ -553,8 +558,24 @@ def read_snapshot_on(conn: psycopg.Connection[Any], source: RegistrySource, *, c
 
             cached = catalog_cache.load(key)
             if cached is not None:
-                tools, resident, groups = list(cached.catalog.tools), cached.catalog.resident, cached.catalog.groups
-                return Snapshot(name, int(row[0]), row[1], tools, resident, groups, row[2], row[3])
+                from .. import indexes
+
+                catalog = cached.catalog
+                indexes.adopt(catalog, cached.indexes)
+                tools, resident, groups = list(catalog.tools), catalog.resident, catalog.groups
+                return Snapshot(
+                    name,
+                    int(row[0]),
+                    row[1],
+                    tools,
+                    resident,
+                    groups,
+                    row[2],
+                    row[3],
+                    catalog,
+                    key,
+                    frozenset(cached.indexes),
+                )
         _check_size(conn, source, name)
         rows = conn.execute(
             "SELECT name, body FROM toolsearch_tools WHERE namespace = %s ORDER BY position, name", (name,)
@@ -565,7 +586,9 @@ def read_snapshot_on(conn: psycopg.Connection[Any], source: RegistrySource, *, c
     if key is not None:
         from ..catalog import cache as catalog_cache
 
-        catalog_cache.store(key, Catalog(tools=tools, resident=resident, groups=groups))
+        catalog = Catalog(tools=tools, resident=resident, groups=groups, sources=[source.display])
+        catalog_cache.store(key, catalog)
+        return Snapshot(name, int(row[0]), row[1], tools, resident, groups, row[2], row[3], catalog, key)
     return Snapshot(name, int(row[0]), row[1], tools, resident, groups, row[2], row[3])
 
 
