@@ -158,15 +158,14 @@ def main() -> int:
         return 0 if ok else 1
     sequences = cli_runs(source, args.repeat)
     print("\n### Three `toolsearch search` runs on an empty cache (fresh processes)\n")
-    print("| sequence | run | query | wall s | CPU s | peak MiB | entry rewritten | load |")
-    print("|---:|---:|---|---:|---:|---:|---|---:|")
+    print("| sequence | run | query | wall s | CPU s | entry rewritten | load |")
+    print("|---:|---:|---|---:|---:|---|---:|")
     run_ratios = []
     for n, seq in enumerate(sequences, 1):
         for i, (row, query) in enumerate(zip(seq["runs"], (FIRST_QUERY, NEXT_QUERY, NEXT_QUERY), strict=True), 1):
             rewritten = "" if i == 1 else ("yes" if seq["rewritten" if i == 2 else "rewritten_third"] else "no")
             print(
-                f"| {n} | {i} | {query} | {row['wall_s']:.2f} | {row['cpu_s']:.2f} | {row['peak_mib']:.0f} "
-                f"| {rewritten} | {row['load']:.1f} |"
+                f"| {n} | {i} | {query} | {row['wall_s']:.2f} | {row['cpu_s']:.2f} | {rewritten} | {row['load']:.1f} |"
             )
         run_ratios.append(seq["runs"][1]["cpu_s"] / seq["runs"][2]["cpu_s"])
         same_output = json.loads(seq["runs"][1]["stdout"]) == json.loads(seq["runs"][2]["stdout"])

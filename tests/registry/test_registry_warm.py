@@ -132,3 +132,24 @@ def test_a_node_started_again_on_the_same_version_builds_nothing(pg_url):
         assert second.applied == 1 and second.rebuilt == 0
     finally:
         second.close()
+
+
+def test_an_alias_read_through_a_node_s_entry_is_indexed_with_its_category(pg_url, monkeypatch):
+    """A source with an alias gives its tools without a category the alias as category, after they
+    are read: where they come from a node's cache entry (with its indexes, built without those
+    categories), the loaded catalog must not search with them (a guard: the snapshot's catalog is
+    gone by then, so the loaded one builds its own index; this passes before and after)."""
+    from toolsearch_cli.registry.sync import LiveToolSearch
+
+    store.push(pg_url, numbered(2500), "aliased")
+    LiveToolSearch(f"team={ns(pg_url, 'aliased')}", start=False)  # writes the entry with its indexes
+
+    def unreachable(_source):
+        raise store.RegistryError("the digest query failed this time")
+
+    monkeypatch.setattr(store, "namespace_digest", unreachable)  # the loader cannot key it: the snapshot cache reads it
+    loaded = load_catalog_result([f"team={ns(pg_url, 'aliased')}"], cache=True)
+    assert loaded.cache_key is None
+    assert loaded.catalog.tools[0].category == "team"
+    found = search(loaded.catalog, "alpha task number 1200", category="team", max_results=3)
+    assert [h.name for h in found][:1] == ["tool1200"]
