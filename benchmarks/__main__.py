@@ -38,6 +38,7 @@ GROUPS: dict[str, dict[str, tuple[str, str]]] = {
     },
     "Scale and speed": {
         "scale": ("scale", "synthetic 1k / 10k / 100k catalogs against bm25s and tantivy; --cold for 1M"),
+        "warm": ("warm", "a catalog read back from the cache against one just built: per query, and runs 2 and 3"),
         "startup": ("startup", "`toolsearch search weather` against the interpreter floor"),
         "formats": ("formats", "load time of one catalog in every format"),
         "same-ranking": ("same_ranking", "this checkout's rankings against a git revision's, query by query"),
@@ -54,6 +55,7 @@ GROUPS: dict[str, dict[str, tuple[str, str]]] = {
     "Live servers, serve, registry, simulate": {
         "serve": ("serve", "`toolsearch serve`: toolSearch latency, call-through overhead, tool-list tokens"),
         "registry": ("registry", "a node on the PostgreSQL registry beside one on the file, 100k tools"),
+        "registry-warm": ("registry_warm", "warm registry search vs the file, a 100-tool push, a node's warm start"),
         "live-servers": ("live_servers", "a catalog of many live MCP stdio servers, cold and warm"),
         "mcp-bounds": ("mcp_bounds", "peak memory and time against hostile MCP servers"),
         "timeouts": ("timeouts", "how long giving up takes, against the timeout given"),

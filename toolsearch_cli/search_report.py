@@ -113,6 +113,13 @@ def run_search(settings: SearchSettings) -> SearchReport:
     if s.context is not None:
         searchable = [t for t in searchable if t.visible_to(s.context)]
     unmatched = _unmatched(loaded, s.query, s.ranker, None if s.context is None else searchable)
+    if result.cache_key is not None and s.ranker != "classic" and "vocabulary" not in (result.cache_stored or ()):
+        # the entry is complete after this run: a later query with a word no tool holds finds the
+        # suggestions' vocabulary in it (built then, it cost the next run 1.5 s at 100,000 tools
+        # and a rewrite of the whole entry)
+        from .search.names import vocabulary_of
+
+        vocabulary_of(loaded)
     store_in_cache(result)  # with its index, so the next call skips parsing and indexing
     model = embed_model_label([s.ranker], s.embed)
     return SearchReport(

@@ -83,16 +83,26 @@ def _stemmer_version() -> str:
     return str(Stemmer.version())
 
 
-def key_for(sources: Sequence[str], files_of: dict[str, list[Path]]) -> str | None:
+def key_for(
+    sources: Sequence[str], files_of: dict[str, list[Path]], tokens_of: dict[str, str] | None = None
+) -> str | None:
     """The cache key of these sources, or ``None`` when they cannot be cached.
 
     ``files_of`` maps each source to the catalog files it resolves to (empty: not a file catalog).
+    ``tokens_of`` maps a source that is no file to a text naming its content exactly (a registry
+    namespace: where it is, credentials masked, and its content digest; see
+    :meth:`toolsearch_cli.registry.kind.RegistryCatalogSource.cache_token`): such a source is keyed
+    by its token alone (its text, which may hold a password, is not hashed into the key).
     """
     digest = hashlib.sha256()
     digest.update(MAGIC)
     digest.update(f"{__version__}\n{sys.version}\n{os.getcwd()}\n{_stemmer_version()}\n".encode())
     digest.update(_package_fingerprint())
     for source in sources:
+        token = (tokens_of or {}).get(source)
+        if token is not None:
+            digest.update(f"token {len(token)}\n{token}\n".encode())
+            continue
         files = files_of.get(source)
         if not files:
             return None

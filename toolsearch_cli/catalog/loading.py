@@ -105,7 +105,9 @@ def load_catalog_result(
 
         if cachedir.enabled():
             tagged = {f"{s.text}\0format={catalog_format}" if catalog_format else s.text: s for s in resolved}
-            key = catalog_cache.key_for(list(tagged), {t: s.cache_files() for t, s in tagged.items()})
+            tokens = _cache_tokens(tagged)
+            files = {t: s.cache_files() for t, s in tagged.items()}
+            key = catalog_cache.key_for(list(tagged), files, tokens)
             if key is not None:
                 cached = catalog_cache.load(key)
                 if cached is not None:
@@ -118,6 +120,13 @@ def load_catalog_result(
                     return _report(hit, strict)
     with collecting(strict) as found, gc_paused():  # parsing builds millions of objects, no cycles
         loaded = _load_uncached(resolved, catalog_format)
+    if key is not None and tokens:
+        # what was read is keyed by what it was (a push between the token's query and the read
+        # moved the namespace on: the content read is stored under its own token, never the older one)
+        read = {text: tagged[text].loaded_token() for text in tokens}  # type: ignore[attr-defined]
+        if read != tokens:
+            known = {text: token for text, token in read.items() if token is not None}
+            key = None if len(known) < len(read) else catalog_cache.key_for(list(tagged), files, known)
     catalog = loaded.to_catalog([s.shown for s in resolved])
     if key is not None:
         from .. import indexes
@@ -126,6 +135,21 @@ def load_catalog_result(
     result = LoadedCatalog(catalog, (*loaded.warnings, *found), key, cache_revision=catalog.revision)
     store_in_cache(result)
     return _report(result, strict)
+
+
+def _cache_tokens(tagged: dict[str, Source]) -> dict[str, str]:
+    """The content tokens of the sources that are no files but name their content exactly (a
+    registry namespace's digest: one small query), by tagged source text; see
+    :func:`~.cache.key_for`. A source that offers one has ``cache_token()`` (``None``: not now)
+    and ``loaded_token()`` (the token of what its last load read)."""
+    tokens: dict[str, str] = {}
+    for text, source in tagged.items():
+        ask = getattr(source, "cache_token", None)
+        if ask is not None and not source.cache_files():
+            token = ask()
+            if token is not None:
+                tokens[text] = token
+    return tokens
 
 
 def _report(loaded: LoadedCatalog, strict: bool) -> LoadedCatalog:
@@ -150,7 +174,9 @@ def store_in_cache(loaded: LoadedCatalog) -> None:
     from . import cache as catalog_cache
 
     built = indexes.built(loaded.catalog)
-    if loaded.cache_stored is not None and frozenset(built) <= loaded.cache_stored:
+    if loaded.cache_stored is not None and not loaded.cache_stored < frozenset(built):
+        # nothing new, or an index the entry holds has moved to another catalog of the same tools
+        # since (see indexes.cached_index): written now, the entry would lose it
         return
     if catalog_cache.store(loaded.cache_key, loaded.catalog, built, loaded.warnings):
         loaded.cache_stored = frozenset(built)

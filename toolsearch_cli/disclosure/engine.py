@@ -212,10 +212,11 @@ class DisclosureEngine:
         self.counter = counter or get_counter()
         self._tokens: dict[int, int] = {}
         self._arrays: dict[tuple[int, ...], tuple[tuple[Tool, ...], int]] = {}
-        baseline = [t for t in prompt if t.name != search_tool_name and t.name not in catalog]
-        baseline += [t for t in catalog.tools if t.visible_to(self.context)]
-        self.baseline_tools = [t for t in baseline if t.visible_to(self.context)]
-        self.baseline_tool_tokens = tools_tokens(self.baseline_tools, self.counter)
+        extra = [t for t in prompt if t.name != search_tool_name and t.name not in catalog]
+        extra = [t for t in extra if t.visible_to(self.context)]
+        visible, tokens = _visible_catalog_tools(catalog, self.context, self.counter, counted=not extra)
+        self.baseline_tools = [*extra, *visible]
+        self.baseline_tool_tokens = tools_tokens(self.baseline_tools, self.counter) if extra else tokens
 
     @property
     def search_tool_name(self) -> str:
@@ -468,6 +469,43 @@ class DisclosureEngine:
         if key not in self._tokens:
             self._tokens[key] = tool_tokens(tool, self.counter)
         return self._tokens[key]
+
+
+def _visible_catalog_tools(
+    catalog: Catalog, context: Mapping[str, str], counter: TokenCounter, *, counted: bool
+) -> tuple[list[Tool], int]:
+    """The catalog's tools a request with ``context`` may see and (``counted``) the tokens of their
+    ``tools`` array: kept with the catalog's indexes (and so in the on-disk cache with them), as
+    both read every tool (a packed one unpacked) and count 100,000 tools' JSON: 12 s of every
+    engine's start on a catalog read from the cache, for the same figures each time."""
+    from ..indexes import cached_index
+
+    shown = json.dumps(sorted(context.items()), ensure_ascii=False)
+    visible: list[Tool] = cached_index(
+        catalog, f"visible:{shown}", lambda: [t for t in catalog.tools if t.visible_to(context)]
+    )
+    if not counted:
+        return list(visible), 0
+    tokens: int = cached_index(
+        catalog, f"baseline-tokens:{counter.name}:{shown}", lambda: _Count(tools_tokens(visible, counter))
+    ).value
+    return list(visible), tokens
+
+
+class _Count:
+    """A number kept as a catalog's index (an object, so the catalog's changes drop it: see
+    :func:`toolsearch_cli.indexes.cached_index`)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: int) -> None:
+        self.value = value
+
+    def __getstate__(self) -> int:
+        return self.value
+
+    def __setstate__(self, state: int) -> None:
+        self.value = int(state)
 
 
 def _status_of(outcome: SearchOutcome) -> str:

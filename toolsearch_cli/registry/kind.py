@@ -8,9 +8,9 @@ the registry. The URL's syntax is :mod:`.source`'s; reading a namespace is :mod:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..catalog.sources import SourceKind, register_kind
 from .source import RegistrySource, is_registry_source, parse_registry_source
@@ -28,6 +28,8 @@ class RegistryCatalogSource:
     kind: ClassVar[str] = "registry"
     text: str
     parsed: RegistrySource
+    #: What this source told the catalog cache: the token it was keyed by, the token of what it read.
+    _seen: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def shown(self) -> str:
@@ -38,12 +40,41 @@ class RegistryCatalogSource:
         return None  # a registry holds data only
 
     def cache_files(self) -> list[Path]:
-        return []  # read through the registry's own cache (:func:`.store.read_snapshot`)
+        return []  # keyed by its content token instead (see cache_token)
+
+    def cache_token(self) -> str | None:
+        """What the catalog cache keys this namespace by: where it is (credentials masked) and its
+        content digest (one small query; a push that changes anything changes it). ``None`` when
+        the registry cannot say now (then the load says why). Asked, the load that follows reads
+        the namespace without the registry's own snapshot cache: the catalog cache stores it, with
+        its indexes."""
+        from .store import RegistryError, namespace_digest
+
+        try:
+            digest = namespace_digest(self.parsed)
+        except RegistryError:
+            return None
+        if not digest:
+            return None
+        token = self._seen["asked"] = _token(self.parsed, digest)
+        return token
+
+    def loaded_token(self) -> str | None:
+        """The token of what the last :meth:`load` read (``None``: nothing read yet)."""
+        token: str | None = self._seen.get("read")
+        return token
 
     def load(self, catalog_format: str | None = None, *, prefix: bool = False) -> LoadResult:
         from .store import load_registry_source
 
-        return load_registry_source(self.parsed)
+        def seen(snap: Any) -> None:
+            self._seen["read"] = _token(self.parsed, snap.digest) if snap.digest else None
+
+        return load_registry_source(self.parsed, cache="asked" not in self._seen, on_snapshot=seen)
+
+
+def _token(source: RegistrySource, digest: str) -> str:
+    return f"registry\n{source.display}\n{digest}"
 
 
 def _parsed_if_registry(text: str) -> RegistryCatalogSource | None:

@@ -513,6 +513,11 @@ class Snapshot:
     groups: list[Any]
     resident_json: str = "[]"
     groups_json: str = "[]"
+    #: Read through the catalog cache: the cached catalog (its indexes adopted), the entry's key
+    #: and the index keys it holds (``None``: not read through the cache).
+    catalog: Catalog | None = None
+    cache_key: str | None = None
+    cache_stored: frozenset[str] = frozenset()
 
 
 @dataclass(slots=True)
@@ -608,8 +613,24 @@ def read_snapshot_on(conn: psycopg.Connection[Any], source: RegistrySource, *, c
 
             cached = catalog_cache.load(key)
             if cached is not None:
-                tools, resident, groups = list(cached.catalog.tools), cached.catalog.resident, cached.catalog.groups
-                return Snapshot(name, int(row[0]), row[1], tools, resident, groups, row[2], row[3])
+                from .. import indexes
+
+                catalog = cached.catalog
+                indexes.adopt(catalog, cached.indexes)
+                tools, resident, groups = list(catalog.tools), catalog.resident, catalog.groups
+                return Snapshot(
+                    name,
+                    int(row[0]),
+                    row[1],
+                    tools,
+                    resident,
+                    groups,
+                    row[2],
+                    row[3],
+                    catalog,
+                    key,
+                    frozenset(cached.indexes),
+                )
         _check_size(conn, source, name)
         rows = conn.execute(
             "SELECT name, body FROM toolsearch_tools WHERE namespace = %s ORDER BY position, name", (name,)
@@ -620,7 +641,9 @@ def read_snapshot_on(conn: psycopg.Connection[Any], source: RegistrySource, *, c
     if key is not None:
         from ..catalog import cache as catalog_cache
 
-        catalog_cache.store(key, Catalog(tools=tools, resident=resident, groups=groups))
+        catalog = Catalog(tools=tools, resident=resident, groups=groups, sources=[source.display])
+        catalog_cache.store(key, catalog)
+        return Snapshot(name, int(row[0]), row[1], tools, resident, groups, row[2], row[3], catalog, key)
     return Snapshot(name, int(row[0]), row[1], tools, resident, groups, row[2], row[3])
 
 
@@ -680,11 +703,25 @@ def changes_since(
     return Changes(name, since, version, upsert=tools, removed=sorted(set(touched) - present))
 
 
-def load_registry_source(source: str | RegistrySource) -> LoadResult:
-    """What :func:`~toolsearch_cli.catalog.load_source` returns for a ``postgresql://`` source."""
+def namespace_digest(url: str | RegistrySource) -> str:
+    """The namespace's content digest now (one small query): what caches key its content by."""
+    source = url if isinstance(url, RegistrySource) else parse_registry_source(url)
+    name = source.require_namespace()
+    with connect(source) as conn, _read_only(conn):
+        _check_readable(conn, source)
+        return str(_namespace_row(conn, source, name)[1])
+
+
+def load_registry_source(source: str | RegistrySource, *, cache: bool = True, on_snapshot: Any = None) -> LoadResult:
+    """What :func:`~toolsearch_cli.catalog.load_source` returns for a ``postgresql://`` source.
+
+    ``cache``: through the registry's own snapshot cache (see :func:`read_snapshot_on`);
+    ``on_snapshot``: called with the :class:`Snapshot` read (its version and digest)."""
     parsed = parse_registry_source(source) if isinstance(source, str) else source
     parsed.require_namespace()
-    snap = read_snapshot(parsed, cache=True)
+    snap = read_snapshot(parsed, cache=cache)
+    if on_snapshot is not None:
+        on_snapshot(snap)
     if parsed.alias:
         for tool in snap.tools:
             if tool.category is None:
@@ -705,6 +742,7 @@ __all__ = [
     "current_version",
     "load_registry_source",
     "migrate",
+    "namespace_digest",
     "push",
     "read_snapshot",
     "read_snapshot_on",

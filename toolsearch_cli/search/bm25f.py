@@ -556,7 +556,7 @@ class BM25FRanker:
                 "use words that describe the task",
                 field="query",
             )
-        index: BM25FIndex = cached_index(catalog, "default", lambda: build_index(catalog.searchable()))
+        index = default_index(catalog)
         allowed: set[int] | None = None
         if request.category is not None:
             if not classic_normalize(request.category):
@@ -579,6 +579,12 @@ class BM25FRanker:
                 fields = sorted({*fields, "description"}, key=FIELDS.index)
             hits.append(Hit(tool=tool, score=score, matched_fields=fields, contributions=parts))
         return put_named_first(catalog, request, hits)
+
+
+def default_index(catalog: Catalog) -> BM25FIndex:
+    """The default ranker's index of ``catalog``, built on first use (see :func:`cached_index`)."""
+    index: BM25FIndex = cached_index(catalog, "default", lambda: build_index(catalog.searchable()), of_searchable=True)
+    return index
 
 
 def rank_index(

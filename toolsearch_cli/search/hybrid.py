@@ -428,7 +428,7 @@ def explained_hits(catalog: Catalog, query: str, hits: Sequence[Hit]) -> list[li
     whether the request asked for explanations or not (so ``--explain`` ranks as a plain search does)."""
     if not hits:
         return []
-    index = cached_index(catalog, "default", lambda: build_index(catalog.searchable()))
+    index = cached_index(catalog, "default", lambda: build_index(catalog.searchable()), of_searchable=True)
     plan = query_plan(query)
     return [explain(index, hit.tool, plan.terms, {}, plan.weights)[1] for hit in hits[:EVIDENCE_HITS]]
 

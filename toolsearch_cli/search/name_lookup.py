@@ -149,8 +149,13 @@ def named_tool(catalog: Catalog, query: str) -> str | None:
     """The name of the searchable tool that ``query`` names (see :class:`NameLookup`), else None."""
     if len(query) > 200:
         return None
-    lookup: NameLookup = cached_index(catalog, "names", lambda: NameLookup(catalog.searchable()))
-    return lookup.find(query)
+    return lookup_of(catalog).find(query)
+
+
+def lookup_of(catalog: Catalog) -> NameLookup:
+    """The catalog's :class:`NameLookup`, built on first use (see :func:`cached_index`)."""
+    lookup: NameLookup = cached_index(catalog, "names", lambda: NameLookup(catalog.searchable()), of_searchable=True)
+    return lookup
 
 
 #: How far above the best other hit a named tool is put (its score shows it was promoted).

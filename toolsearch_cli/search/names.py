@@ -25,6 +25,7 @@ __all__ = [
     "Vocabulary",
     "unmatched_phrase",
     "unmatched_words",
+    "vocabulary_of",
 ]
 
 
@@ -125,7 +126,7 @@ def unmatched_words(catalog: Catalog, query: str) -> list[UnmatchedWord]:
 
     Stop words and one-letter words are not reported (they are never searched for).
     """
-    index = cached_index(catalog, "default", lambda: build_index(catalog.searchable()))
+    index = cached_index(catalog, "default", lambda: build_index(catalog.searchable()), of_searchable=True)
     out: list[UnmatchedWord] = []
     seen: set[str] = set()
     for word in query.split()[:64]:
@@ -139,6 +140,14 @@ def unmatched_words(catalog: Catalog, query: str) -> list[UnmatchedWord]:
         if shown.casefold() in seen:
             continue
         seen.add(shown.casefold())
-        vocabulary: Vocabulary = cached_index(catalog, "vocabulary", lambda: Vocabulary(catalog.searchable()))
-        out.append(UnmatchedWord(shown, vocabulary.close(shown)))
+        out.append(UnmatchedWord(shown, vocabulary_of(catalog).close(shown)))
     return out
+
+
+def vocabulary_of(catalog: Catalog) -> Vocabulary:
+    """The catalog's :class:`Vocabulary` (built on first use, kept with its indexes and in the
+    on-disk cache with them)."""
+    vocabulary: Vocabulary = cached_index(
+        catalog, "vocabulary", lambda: Vocabulary(catalog.searchable()), of_searchable=True
+    )
+    return vocabulary

@@ -83,6 +83,9 @@ class NumpyStore:
         self.__dict__.setdefault("weighings", 0)
         self.__dict__.update(state)
         self.np = numpy
+        for name, value in state.items():
+            if isinstance(value, numpy.ndarray):
+                self.__dict__[name] = builtin_dtype(value)
 
     def _grow(self, size: int) -> None:
         np = self.np
@@ -683,3 +686,23 @@ def release_free_memory() -> None:
         libc.malloc_trim(0)
     except (OSError, AttributeError):  # not glibc (musl, ...): nothing to do
         return
+
+
+def builtin_dtype(array: Any) -> Any:
+    """``array`` viewed with NumPy's own instance of its dtype (no copy).
+
+    An unpickled array's dtype is a new ``dtype`` object equal to the built-in one, not the
+    built-in one itself, and some of NumPy's fast paths test the dtype by identity: ``np.add.at``
+    on a cached index's postings took the generic path, 15 to 60 times slower (a 100,000-tool
+    catalog read back from the cache answered each query in 7.8 ms against 1.2 ms for the same
+    index just built)."""
+    import numpy
+
+    dtype = array.dtype
+    try:
+        canonical = numpy.dtype(dtype.type)
+    except TypeError:  # pragma: no cover - a structured or parametric dtype: left as it is
+        return array
+    if canonical is dtype or canonical != dtype:
+        return array
+    return array.view(canonical)

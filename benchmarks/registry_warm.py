@@ -1,0 +1,158 @@
+"""Warm registry paths (issue 35 item 4), against a real PostgreSQL on loopback.
+
+Needs ../shared/eval/seal_tools (the synthetic catalog of ``scale.py``, ``--size`` tools, JSON)
+and PostgreSQL's server programs (a throwaway cluster, as the tests start it: tests/pg_cluster.py,
+``initdb`` / ``pg_ctl`` as an unprivileged user on 127.0.0.1). Every figure is a fresh process's
+(wall and CPU seconds, ``wait4``), taken in the same run as its baseline:
+
+* **search**: ``toolsearch search`` of the namespace against the same catalog as a file, both
+  warm (each run once before, so its cache entry exists), alternated ``--rounds`` times; the
+  ratio registry / file of the medians (target ≤ 1.2);
+* **push**: ``toolsearch catalog push`` of the file with ``--changed`` tools' descriptions
+  changed (target ≤ 3 s wall at 100,000 tools);
+* **node**: a process that starts a :class:`~toolsearch_cli.registry.sync.LiveToolSearch` on the
+  namespace and answers its first ``toolSearch`` call, with the node's cache warm (a first node
+  ran before): ready in ≤ 3 s.
+
+``python -m benchmarks registry-warm [--size 100000] [--rounds 3] [--changed 100]``
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+from benchmarks import options
+
+ROOT = Path(__file__).resolve().parent.parent
+QUERY = "send an email to my boss"
+
+NODE = """
+import json, sys, time
+t0 = time.perf_counter()
+from toolsearch_cli.registry.sync import LiveToolSearch
+node = LiveToolSearch(sys.argv[1], start=False)
+request = node.request([{"role": "user", "content": "hi"}])
+answer = node.handle("toolSearch", {"query": sys.argv[2], "maxResults": 5}, request)
+print(json.dumps({"ready_s": time.perf_counter() - t0, "answer": answer.content}))
+"""
+
+
+def main() -> int:
+    parser = options.parser(__doc__)
+    options.add_shared(parser)
+    parser.add_argument("--size", type=int, default=100_000)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--changed", type=int, default=100)
+    parser.add_argument(
+        "--data",
+        default=str(Path.home() / ".cache" / "toolsearch-bench" / "scale"),
+        help="where the synthetic catalog is written (once)",
+    )
+    args = parser.parse_args()
+    seal = Path(args.shared) / "eval" / "seal_tools"
+    if not seal.is_dir():
+        print(f"{seal} is not available")
+        return 2
+    from benchmarks.scale import write_catalog
+    from tests import pg_cluster as pg
+
+    reason = pg.unavailable()
+    if reason:
+        print(reason)
+        return 2
+    source = write_catalog(seal, args.size, Path(args.data))
+    work = Path(tempfile.mkdtemp(prefix="toolsearch-registry-warm-"))
+    try:
+        with pg.running_cluster() as cluster:
+            return run(args, source, cluster.create_database("bench"), work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _changed_copy(source: Path, target: Path, changed: int) -> None:
+    data = json.loads(source.read_text(encoding="utf-8"))
+    tools = data["tools"]
+    step = max(1, len(tools) // changed)
+    for i in range(0, step * changed, step):
+        tools[i]["description"] += f" recalibrated harbour tide gauge {i}"
+    target.write_text(json.dumps(data), encoding="utf-8")
+
+
+def run(args: object, source: Path, url: str, work: Path) -> int:
+    import toolsearch_cli
+    from benchmarks.scale import measured
+
+    env = {**os.environ, "COLUMNS": "200", "TOOLSEARCH_CACHE_DIR": str(work / "cache")}
+    env.pop("TOOLSEARCH_NO_CACHE", None)
+    cli = [sys.executable, "-m", "toolsearch_cli"]
+    namespace = f"{url}?namespace=big"
+    print(f"toolsearch from {Path(toolsearch_cli.__file__).parent}; load {os.getloadavg()[0]:.1f}", flush=True)
+    first_push = measured([*cli, "catalog", "push", "--to", url, "-n", "big", "-c", str(source)], env)
+    search_file = [*cli, "search", QUERY, "-c", str(source), "-n", "3", "-f", "json"]
+    search_registry = [*cli, "search", QUERY, "-c", namespace, "-n", "3", "-f", "json"]
+    first = {"file": measured(search_file, env), "registry": measured(search_registry, env)}
+    runs: dict[str, list[dict]] = {"file": [], "registry": []}
+    for i in range(args.rounds):  # type: ignore[attr-defined]
+        order = ["file", "registry"] if i % 2 == 0 else ["registry", "file"]
+        for label in order:
+            runs[label].append(measured(search_file if label == "file" else search_registry, env))
+    hits = {label: [h["name"] for h in json.loads(rows[-1]["stdout"])["hits"]] for label, rows in runs.items()}
+
+    node_cmd = [sys.executable, "-c", NODE, namespace, QUERY]
+    node_first = measured(node_cmd, env)
+    node_warm = [measured(node_cmd, env) for _ in range(2)]
+
+    changed = work / "changed.json"
+    _changed_copy(source, changed, args.changed)  # type: ignore[attr-defined]
+    push = measured([*cli, "catalog", "push", "--to", url, "-n", "big", "-c", str(changed), "-f", "json"], env)
+    plan = json.loads(push["stdout"])
+
+    def med(label: str, key: str) -> float:
+        return statistics.median(r[key] for r in runs[label])
+
+    print(f"\n### Registry warm paths, {args.size:,} tools (fresh processes; medians of {args.rounds})\n")  # type: ignore[attr-defined]
+
+    def line(label: str, r: dict) -> None:
+        print(f"| {label} | {r['wall_s']:.2f} | {r['cpu_s']:.2f} | {r['load']:.1f} |")
+
+    print("| measure | wall s | CPU s | load |")
+    print("|---|---:|---:|---:|")
+    line("first push (every tool)", first_push)
+    for label in ("file", "registry"):
+        line(f"search, {label}, first run", first[label])
+        for r in runs[label]:
+            line(f"search, {label}, warm", r)
+    line("node, first start (cache filled)", node_first)
+    for r in node_warm:
+        line(f"node, warm start (ready: {json.loads(r['stdout'])['ready_s']:.2f} s in-process)", r)
+    counts = f"{len(plan['added'])} added, {len(plan['changed'])} changed, {len(plan['removed'])} removed"
+    line(f"push of {args.changed} changed tools ({counts})", push)  # type: ignore[attr-defined]
+
+    ok = True
+    wall_ratio = med("registry", "wall_s") / med("file", "wall_s")
+    cpu_ratio = med("registry", "cpu_s") / med("file", "cpu_s")
+    node_ready = min(json.loads(r["stdout"])["ready_s"] for r in node_warm)
+    checks = [
+        ("warm search, registry / file, CPU", cpu_ratio, 1.2, "x"),
+        ("warm search, registry / file, wall", wall_ratio, 1.2, "x"),
+        (f"push of {args.changed} changed tools, wall", push["wall_s"], 3.0, "s"),  # type: ignore[attr-defined]
+        ("node ready from a warm cache (in-process, best)", node_ready, 3.0, "s"),
+    ]
+    print("\nTargets:")
+    for label, value, limit, unit in checks:
+        good = value <= limit
+        ok &= good
+        print(f"- {label}: {value:.2f} {unit} (limit {limit:g}) — {'met' if good else 'NOT met'}")
+    print(f"- the same top 3 from both: {hits['file'] == hits['registry']} ({', '.join(hits['registry'])})")
+    ok &= hits["file"] == hits["registry"]
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
