@@ -11,7 +11,17 @@ import typer
 
 from .. import __version__, environment
 from ..errors import ToolsearchError
-from . import catalog_cmd, eval_cmd, lint_cmd, lock_cmd, model_cmd, search_cmd, serve_cmd, simulate_cmd
+from . import (
+    catalog_cmd,
+    eval_cmd,
+    lint_cmd,
+    lock_cmd,
+    model_cmd,
+    registry_serve_cmd,
+    search_cmd,
+    serve_cmd,
+    simulate_cmd,
+)
 from .error_line import print_error as _error
 
 app = typer.Typer(
@@ -77,6 +87,7 @@ app.command("rule")(lint_cmd.rule)
 app.add_typer(model_cmd.app, name="model")
 app.command("serve")(serve_cmd.serve)
 app.command("lock")(lock_cmd.lock)
+app.add_typer(registry_serve_cmd.app, name="registry")
 
 
 def main(argv: Sequence[str] | None = None) -> None:
