@@ -129,11 +129,11 @@ class HttpRegistrySource:
         action: str = "",
         params: dict[str, Any] | None = None,
         *,
-        timeout: float = REQUEST_TIMEOUT,
+        timeout: float | None = None,
         holder: Callable[[Any], None] | None = None,
     ) -> Reply:
         """One ``GET`` of the namespace (``action``: ``""``, ``search``, ``changes``); the reply's
-        status, headers and body, bounded in size and time. ``holder`` is given the connection
+        status, headers and body, bounded in size and time (``timeout``: :data:`REQUEST_TIMEOUT`). ``holder`` is given the connection
         (so another thread can close it); a network failure is a :class:`RegistryError`."""
         import http.client
         import ssl
@@ -153,7 +153,7 @@ class HttpRegistrySource:
             )
         else:
             conn = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=CONNECT_TIMEOUT)
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + (REQUEST_TIMEOUT if timeout is None else timeout)
         try:
             if holder is not None:
                 holder(conn)
