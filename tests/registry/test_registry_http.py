@@ -562,3 +562,44 @@ def test_registry_serve_refuses_a_database_without_tokens_in_one_line(run_cli, p
         and pg.PASSWORD not in result.stderr
     )
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_toolsearch_serve_follows_an_https_source(api, pg_url, monkeypatch):
+    """``toolsearch serve -c http://…/namespaces/other`` (a real gateway process, the official MCP
+    client over stdio): a push reaches it without a restart, and it says nothing while following."""
+    import tempfile
+
+    import anyio
+    from mcp import Client
+    from mcp.client.stdio import stdio_client
+
+    from ..serve_helpers import json_of, stdio_params
+
+    monkeypatch.setenv("TOOLSEARCH_REGISTRY_TOKEN", api.keys["other_read"])
+    errlog = tempfile.TemporaryFile(mode="w+", encoding="utf-8")
+
+    def names(result) -> list[str]:
+        return [t["name"] for t in json_of(result).get("tools", [])]
+
+    async def scenario() -> None:
+        params = stdio_params([api.url("other")])
+        async with Client(stdio_client(params, errlog=errlog), read_timeout_seconds=60, mode="legacy") as gateway:
+            first = await gateway.call_tool("toolSearch", {"query": "alpha task family", "maxResults": 3})
+            assert len(names(first)) == 3 and all(n.startswith("tool00") for n in names(first))
+            before = await gateway.call_tool("toolSearch", {"query": "translate text into a language"})
+            assert "translate_text" not in names(before)
+            catalog = Catalog(tools=[*numbered(20).tools, sample("translate_text", "Translate text into a language")])
+            await anyio.to_thread.run_sync(lambda: store.push(pg_url, catalog, "other"))
+            pushed = time.monotonic()
+            while time.monotonic() - pushed < 60:
+                found = await gateway.call_tool("toolSearch", {"query": "translate text into a language"})
+                if "translate_text" in names(found):
+                    print(f"pushed tool found {(time.monotonic() - pushed) * 1000:.0f} ms after the push")
+                    return
+                await anyio.sleep(0.05)
+            raise AssertionError("the pushed tool did not reach the gateway in 60 s")
+
+    anyio.run(scenario)
+    errlog.seek(0)
+    said = errlog.read()
+    assert said == "" and api.keys["other_read"] not in said

@@ -166,3 +166,15 @@ def test_the_watcher_survives_bad_replies_and_follows_the_next_good_one(hostile)
     assert len(down) >= 2 and all("serving version 1" in s for s in down)
     assert all("\n" not in s for s in statuses) and statuses[-1] == "live"
     assert watcher._thread is not None and not watcher._thread.is_alive()
+
+
+def test_the_https_kind_is_known_and_its_url_survives_the_catalog_variable():
+    from toolsearch_cli.catalog.sources import source_kinds, split_env_sources
+
+    value = "catalogs/demo:https://reg.example:8443/v1/namespaces/t:w=http://127.0.0.1:9/api/namespaces/x"
+    assert split_env_sources(value, ":") == [
+        "catalogs/demo",
+        "https://reg.example:8443/v1/namespaces/t",
+        "w=http://127.0.0.1:9/api/namespaces/x",
+    ]
+    assert [k.name for k in source_kinds()][:3] == ["live", "registry", "registry-http"]

@@ -133,8 +133,9 @@ class HttpRegistrySource:
         holder: Callable[[Any], None] | None = None,
     ) -> Reply:
         """One ``GET`` of the namespace (``action``: ``""``, ``search``, ``changes``); the reply's
-        status, headers and body, bounded in size and time (``timeout``: :data:`REQUEST_TIMEOUT`). ``holder`` is given the connection
-        (so another thread can close it); a network failure is a :class:`RegistryError`."""
+        status, headers and body, bounded in size and time (``timeout``: :data:`REQUEST_TIMEOUT`).
+        ``holder`` is given the connection (so another thread can close it); a network failure is a
+        :class:`RegistryError`."""
         import http.client
         import ssl
 
