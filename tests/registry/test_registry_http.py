@@ -603,3 +603,19 @@ def test_toolsearch_serve_follows_an_https_source(api, pg_url, monkeypatch):
     errlog.seek(0)
     said = errlog.read()
     assert said == "" and api.keys["other_read"] not in said
+
+
+def test_the_memory_kept_per_namespace_is_bounded(pg_url):
+    for name in ("a", "b", "c"):
+        store.push(pg_url, numbered(30, name), name)
+    keys = {name: mint(pg_url, name, "read") for name in ("a", "b", "c")}
+    server = Server(pg_url, cache_bytes=6000)
+    try:
+        for name in ("a", "b", "c"):
+            reply = httpx.get(server.url(name), headers=bearer(keys[name]))
+            assert reply.status_code == 200 and len(reply.content) > 3000
+        assert list(server.api._cache) == ["c"]  # each body is over half the budget: only the last is kept
+        again = httpx.get(server.url("a"), headers=bearer(keys["a"]))
+        assert again.status_code == 200 and len(again.json()["tools"]) == 30
+    finally:
+        server.stop()

@@ -178,3 +178,13 @@ def test_the_https_kind_is_known_and_its_url_survives_the_catalog_variable():
         "w=http://127.0.0.1:9/api/namespaces/x",
     ]
     assert [k.name for k in source_kinds()][:3] == ["live", "registry", "registry-http"]
+
+
+def test_a_lockfile_keys_https_tools_by_namespace_as_the_gateway_does(run_cli, hostile, tmp_path):
+    """``toolsearch lock`` over an https source keys its tools ``registry:NAMESPACE`` (the key the
+    running gateway checks a registry feed's tools by), not by the URL as if it were a file."""
+    out = tmp_path / "toolsearch.lock"
+    result = run_cli("lock", f"{hostile}/good/v1/namespaces/team/ns", "-o", str(out))
+    assert result.code == 0, result.stderr
+    text = out.read_text(encoding="utf-8")
+    assert "registry:team/ns" in text and "127.0.0.1" not in text

@@ -73,8 +73,10 @@ class ApiSettings:
     poll_interval: float = 1.0
     max_waiters: int = 1000
     statement_timeout_ms: int = 30_000
-    #: Catalogs (per namespace version) kept in memory, for reads and for searches.
-    cached_namespaces: int = 32
+    #: Catalogs (per namespace version) kept in memory, for reads and for searches: at most this
+    #: many, and past the byte budget (their bodies, summed) only the one used last.
+    cached_namespaces: int = 16
+    cache_bytes: int = 512 * 1024 * 1024
 
 
 class ApiError(Exception):
@@ -360,7 +362,10 @@ class RegistryApi:
                 return old  # another request read the same version first: share its entry
             self._cache[namespace] = entry
             self._cache.move_to_end(namespace)
-            while len(self._cache) > self.settings.cached_namespaces:
+            while len(self._cache) > 1 and (
+                len(self._cache) > self.settings.cached_namespaces
+                or sum(len(e.body) for e in self._cache.values()) > self.settings.cache_bytes
+            ):
                 self._cache.popitem(last=False)
         return entry
 
