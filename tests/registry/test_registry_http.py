@@ -46,6 +46,7 @@ class Server:
             self.api.app(), host="127.0.0.1", port=port, log_level="warning", lifespan="on", timeout_graceful_shutdown=5
         )
         self.server = uvicorn.Server(config)
+        self.api.stopping = lambda: self.server.should_exit
         self.thread = threading.Thread(target=self.server.run, daemon=True)
         self.thread.start()
         deadline = time.monotonic() + 20
@@ -619,3 +620,28 @@ def test_the_memory_kept_per_namespace_is_bounded(pg_url):
         assert again.status_code == 200 and len(again.json()["tools"]) == 30
     finally:
         server.stop()
+
+
+def test_waiting_requests_answer_when_the_server_stops(pg_url, capfd):
+    """A long poll pending at shutdown is answered ('changed': false) at its next check, so the
+    server stops in about a poll interval, not after the grace period with a cancelled task."""
+    store.push(pg_url, numbered(3), "w")
+    key = mint(pg_url, "w", "read")
+    server = Server(pg_url)
+    replies: list = []
+
+    def poll() -> None:
+        replies.append(
+            httpx.get(server.url("w", "changes"), params={"since": 1, "wait": 30}, headers=bearer(key), timeout=40)
+        )
+
+    waiter = threading.Thread(target=poll)
+    waiter.start()
+    time.sleep(1.0)
+    began = time.monotonic()
+    server.stop()
+    stopped = time.monotonic() - began
+    waiter.join(10)
+    assert replies and replies[0].status_code == 200 and replies[0].json()["changed"] is False
+    assert stopped < 4, stopped
+    assert "CancelledError" not in capfd.readouterr().err

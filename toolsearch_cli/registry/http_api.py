@@ -301,6 +301,9 @@ class RegistryApi:
         self._cache: OrderedDict[str, _Cached] = OrderedDict()
         self._cache_lock = threading.Lock()
         self._waiters = 0
+        #: Whether the web server is shutting down (set by :func:`run`): waiting requests answer
+        #: at their next check instead of holding the shutdown until their wait ends.
+        self.stopping: Callable[[], bool] = lambda: False
 
     # -- checks done once at start
 
@@ -585,7 +588,7 @@ class RegistryApi:
                 event = self.notifier.event(namespace)  # before the read: a change after it still wakes us
                 head, found = await run_in_threadpool(self.changes, namespace, since)
                 remaining = deadline - loop.time()
-                if found is not None or remaining <= 0 or await request.is_disconnected():
+                if found is not None or remaining <= 0 or self.stopping() or await request.is_disconnected():
                     break
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(event.wait(), min(remaining, self.settings.poll_interval))
@@ -616,7 +619,7 @@ class RegistryApi:
             beat = loop.time() + HEARTBEAT
             with self._waiting():
                 yield b"retry: 2000\n\n"
-                while loop.time() < ends:
+                while loop.time() < ends and not self.stopping():
                     event = self.notifier.event(namespace)
                     try:
                         head = await run_in_threadpool(current)
@@ -812,6 +815,7 @@ def run(settings: ApiSettings, host: str, port: int, on_ready: Callable[[str], N
         timeout_graceful_shutdown=5,
     )
     server = uvicorn.Server(config)
+    api.stopping = lambda: server.should_exit
     if on_ready is not None:
         shown = f"[{host}]" if ":" in host else host
         on_ready(f"toolsearch registry serve: http://{shown}:{port}/v1/namespaces/ (database {api.source.display})")
