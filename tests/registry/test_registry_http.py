@@ -645,3 +645,28 @@ def test_waiting_requests_answer_when_the_server_stops(pg_url, capfd):
     assert replies and replies[0].status_code == 200 and replies[0].json()["changed"] is False
     assert stopped < 4, stopped
     assert "CancelledError" not in capfd.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        '{"name":"tool0001","description":"x"}],"resident":["evil"],"groups":[{"a":[{"name":"tool0001"}',
+        "not json",
+        "[1,2,3]",
+        '{"name":"someone_else","description":"x"}',
+        "[" * 200 + "]" * 200,
+    ],
+)
+def test_a_row_edited_by_hand_is_refused_not_spliced_into_the_document(pg_url, pg_cluster, body):
+    store.push(pg_url, numbered(3), "edited")
+    key = mint(pg_url, "edited", "read")
+    db = pg_url.rsplit("/", 1)[1]
+    literal = body.replace("'", "''")
+    pg_cluster.sql(f"UPDATE toolsearch_tools SET body = '{literal}' WHERE name = 'tool0001'", db=db)
+    server = Server(pg_url)
+    try:
+        reply = httpx.get(server.url("edited"), headers=bearer(key))
+        assert reply.status_code == 500 and "tool0001" in reply.json()["error"], reply.text
+        assert "\n" not in reply.json()["error"]
+    finally:
+        server.stop()
