@@ -319,6 +319,7 @@ class RegistryApi:
         self._cache: OrderedDict[str, _Cached] = OrderedDict()
         self._cache_lock = threading.Lock()
         self._waiters = 0
+        self._slots: asyncio.Semaphore | None = None
         #: Whether the web server is shutting down (set by :func:`run`): waiting requests answer
         #: at their next check instead of holding the shutdown until their wait ends.
         self.stopping: Callable[[], bool] = lambda: False
@@ -546,13 +547,11 @@ class RegistryApi:
             self.pool.close()
 
     async def _health(self, request: Request) -> Response:
-        from starlette.concurrency import run_in_threadpool
-
         def ping() -> None:
             with self.pool.connection() as conn:
                 conn.execute("SELECT 1")
 
-        return await _answer(lambda: run_in_threadpool(ping), lambda _: _json(200, {"status": "ok"}))
+        return await _answer(lambda: self._work(ping), lambda _: _json(200, {"status": "ok"}))
 
     async def _openapi(self, request: Request) -> Response:
         from starlette.responses import Response
@@ -560,24 +559,22 @@ class RegistryApi:
         return Response(openapi_text(), media_type="application/json")
 
     async def _namespace_route(self, request: Request) -> Response:
-        from starlette.concurrency import run_in_threadpool
-
         async def run() -> Response:
             namespace, action = self._namespace(request.path_params["rest"])
             method = request.method
             if action == "" and method in ("GET", "HEAD"):
-                head, body = await run_in_threadpool(self.read, request, namespace)
+                head, body = await self._work(self.read, request, namespace)
                 return _catalog_response(head, body, head_only=method == "HEAD")
             if action == "" and method == "PUT":
                 body = await _body(request, self.settings.max_body_bytes)
-                version, document, etag = await run_in_threadpool(self.push, request, namespace, body)
+                version, document, etag = await self._work(self.push, request, namespace, body)
                 headers = {VERSION_HEADER: str(version)} | ({"ETag": etag} if etag else {})
                 self.notifier.wake(namespace)
                 return _json(200, document, headers)
             if method not in ("GET", "HEAD"):
                 raise ApiError(405, f"{method} is not allowed here", {"Allow": "GET, HEAD"})
             if action == "search":
-                head, document = await run_in_threadpool(self.search, request, namespace)
+                head, document = await self._work(self.search, request, namespace)
                 return _json(200, document, {VERSION_HEADER: str(head.version), "ETag": head.etag})
             if action == "changes":
                 return await self._long_poll(request, namespace)
@@ -586,6 +583,17 @@ class RegistryApi:
             raise ApiError(404, "no such resource")
 
         return await _answer(run, lambda response: response)
+
+    async def _work(self, function: Callable[..., Any], *args: Any) -> Any:
+        """Run database work (and what follows it) on a worker thread, at most as many at once as
+        the pool has connections: the others wait on the event loop, not as threads blocked on the
+        pool."""
+        from starlette.concurrency import run_in_threadpool
+
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(self.settings.pool_size)
+        async with self._slots:
+            return await run_in_threadpool(function, *args)
 
     def _authorise(self, request: Request, namespace: str) -> None:
         with self.pool.connection() as conn:
@@ -602,17 +610,15 @@ class RegistryApi:
             self._waiters -= 1
 
     async def _long_poll(self, request: Request, namespace: str) -> Response:
-        from starlette.concurrency import run_in_threadpool
-
         since = _whole(request, "since", 0)
         wait = _seconds(request, "wait", DEFAULT_WAIT)
-        await run_in_threadpool(self._authorise, request, namespace)
+        await self._work(self._authorise, request, namespace)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + wait
         with self._waiting():
             while True:
                 event = self.notifier.event(namespace)  # before the read: a change after it still wakes us
-                head, found = await run_in_threadpool(self.changes, namespace, since)
+                head, found = await self._work(self.changes, namespace, since)
                 remaining = deadline - loop.time()
                 if found is not None or remaining <= 0 or self.stopping() or await request.is_disconnected():
                     break
@@ -629,10 +635,9 @@ class RegistryApi:
         return Response(prefix.encode("utf-8") + b',"catalog":' + catalog + b"}", 200, headers, "application/json")
 
     async def _events(self, request: Request, namespace: str) -> Response:
-        from starlette.concurrency import run_in_threadpool
         from starlette.responses import StreamingResponse
 
-        await run_in_threadpool(self._authorise, request, namespace)
+        await self._work(self._authorise, request, namespace)
 
         def current() -> Head:
             with self.pool.connection() as conn, _read_only(conn):
@@ -648,7 +653,7 @@ class RegistryApi:
                 while loop.time() < ends and not self.stopping():
                     event = self.notifier.event(namespace)
                     try:
-                        head = await run_in_threadpool(current)
+                        head = await self._work(current)
                     except (ApiError, ToolsearchError) as exc:
                         message = exc.message if isinstance(exc, ApiError | ToolsearchError) else ""
                         yield f"event: error\ndata: {json.dumps({'error': message})}\n\n".encode()
