@@ -670,3 +670,43 @@ def test_a_row_edited_by_hand_is_refused_not_spliced_into_the_document(pg_url, p
         assert "\n" not in reply.json()["error"]
     finally:
         server.stop()
+
+
+def test_replies_match_the_schemas_the_openapi_document_gives(api):
+    """The document is not only valid: each reply's status is one it lists for the operation, and
+    each JSON body validates against the schema it gives (JSON Schema 2020-12, as OAS 3.1 says)."""
+    from jsonschema import Draft202012Validator
+    from referencing import Registry
+    from referencing.jsonschema import DRAFT202012
+
+    from toolsearch_cli.registry.http_api import openapi_document
+
+    document = openapi_document()
+    registry = Registry().with_resource("urn:api", DRAFT202012.create_resource(document))
+
+    def check(path: str, method: str, reply: httpx.Response) -> None:
+        responses = document["paths"][path][method]["responses"]
+        assert str(reply.status_code) in responses, (path, method, reply.status_code)
+        content = responses[str(reply.status_code)].get("content", {})
+        if "application/json" in content:
+            pointer = json.dumps(content["application/json"]["schema"])
+            schema = json.loads(pointer.replace('"#/components', '"urn:api#/components'))
+            Draft202012Validator(schema, registry=registry).validate(reply.json())
+
+    read, push = bearer(api.keys["demo_read"]), api.keys["demo_push"]
+    ns, search, changes = (
+        "/v1/namespaces/{namespace}",
+        "/v1/namespaces/{namespace}/-/search",
+        "/v1/namespaces/{namespace}/-/changes",
+    )
+    check(ns, "get", httpx.get(api.url("demo"), headers=read))
+    check(ns, "get", httpx.get(api.url("demo")))
+    check(ns, "get", httpx.get(api.url("other"), headers=read))
+    check(ns, "put", put(api, "demo", doc_of(numbered(4)), push))
+    check(ns, "put", put(api, "demo", doc_of(numbered(4)), push, params={"expect_version": 1}))
+    check(ns, "put", put(api, "demo", {"tools": []}, push))
+    check(search, "get", httpx.get(api.url("demo", "search"), params={"q": "alpha task"}, headers=read))
+    check(search, "get", httpx.get(api.url("demo", "search"), headers=read))
+    check(changes, "get", httpx.get(api.url("demo", "changes"), params={"since": 1, "wait": 0}, headers=read))
+    check(changes, "get", httpx.get(api.url("demo", "changes"), params={"since": 2, "wait": 0}, headers=read))
+    check("/healthz", "get", httpx.get(f"{api.root}/healthz"))
