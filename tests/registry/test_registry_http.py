@@ -530,7 +530,7 @@ def test_registry_serve_runs_from_the_command_line(pg_url):
     token = mint(pg_url, "cli", "read")
     port = pg.free_port()
     process = subprocess.Popen(
-        [*TOOLSEARCH, "registry", "serve", "--db", pg_url, "--http", f"127.0.0.1:{port}"],
+        [*TOOLSEARCH, "registry", "serve", "--db", pg_url, "--http", f"127.0.0.1:{port}", "--access-log"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -550,7 +550,8 @@ def test_registry_serve_runs_from_the_command_line(pg_url):
         process.terminate()
         out, err = process.communicate(timeout=20)
     assert pg.PASSWORD not in out + err and f"127.0.0.1:{port}" in err
-    assert "Traceback" not in err
+    assert "Traceback" not in err and token not in err
+    assert '"GET /v1/namespaces/cli HTTP/1.1" 200' in out and token not in out  # --access-log, on stdout
     del sys
 
 

@@ -63,6 +63,9 @@ def serve(
         max=60.0,
         metavar="SECONDS",
     ),
+    access_log: bool = typer.Option(
+        False, "--access-log", help="Log each request (client, method, path, status) on stdout; tokens are never in it."
+    ),
 ) -> None:
     """Serve the registry over HTTP: read, search, push and follow namespaces, each request with a
     bearer token of its namespace (`toolsearch registry token create`). The API is described at
@@ -77,7 +80,7 @@ def serve(
         db=db, pool_size=pool, max_body_bytes=parse_size(max_body, "--max-body", error=UsageError), poll_interval=poll
     )
     check_listen(host, port)
-    run(settings, host, port, on_ready=lambda line: error_console().print(data(line)))
+    run(settings, host, port, on_ready=lambda line: error_console().print(data(line)), access_log=access_log)
 
 
 def _connected(db: str) -> Any:

@@ -830,8 +830,16 @@ def openapi_document() -> dict[str, Any]:
     return loaded
 
 
-def run(settings: ApiSettings, host: str, port: int, on_ready: Callable[[str], None] | None = None) -> None:
-    """Check the database, then serve on ``host:port`` until stopped (uvicorn)."""
+def run(
+    settings: ApiSettings,
+    host: str,
+    port: int,
+    on_ready: Callable[[str], None] | None = None,
+    *,
+    access_log: bool = False,
+) -> None:
+    """Check the database, then serve on ``host:port`` until stopped (uvicorn); ``access_log``:
+    one line per request on stdout, uvicorn's (tokens travel in a header, never in the logged path)."""
     import uvicorn
 
     api = RegistryApi(settings)
@@ -840,9 +848,9 @@ def run(settings: ApiSettings, host: str, port: int, on_ready: Callable[[str], N
         api.app(),
         host=host,
         port=port,
-        log_level="warning",
+        log_level="info" if access_log else "warning",
         lifespan="on",
-        access_log=False,
+        access_log=access_log,
         timeout_graceful_shutdown=5,
     )
     server = uvicorn.Server(config)
