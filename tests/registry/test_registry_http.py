@@ -711,3 +711,34 @@ def test_replies_match_the_schemas_the_openapi_document_gives(api):
     check(changes, "get", httpx.get(api.url("demo", "changes"), params={"since": 1, "wait": 0}, headers=read))
     check(changes, "get", httpx.get(api.url("demo", "changes"), params={"since": 2, "wait": 0}, headers=read))
     check("/healthz", "get", httpx.get(f"{api.root}/healthz"))
+
+
+def test_a_namespace_dropped_and_pushed_again_reaches_a_follower_at_the_same_version(
+    api, pg_url, pg_cluster, monkeypatch
+):
+    """Pushed again after a drop, a namespace starts over at version 1, the very version a follower
+    holds: the follower's poll names its ETag, so the server sees other content and sends it whole."""
+    from toolsearch_cli.catalog.sources import parse_source
+
+    token = api.keys["other_read"]
+    source = parse_source(api.url("other"))
+    got: list = []
+    monkeypatch.setenv("TOOLSEARCH_REGISTRY_TOKEN", token)
+    snap = source.snapshot()
+    watcher = source.follow(got.append, version=snap.version, etag=snap.digest)
+    try:
+        deadline = time.monotonic() + 10
+        while watcher.status != "live":
+            assert time.monotonic() < deadline, watcher.status
+            time.sleep(0.02)
+        pg_cluster.sql("DELETE FROM toolsearch_namespaces WHERE name = 'other'", db=pg_url.rsplit("/", 1)[1])
+        store.push(pg_url, numbered(5, "beta"), "other")
+        assert store.read_snapshot(f"{pg_url}?namespace=other").version == snap.version == 1
+        deadline = time.monotonic() + 15
+        while not got:
+            assert time.monotonic() < deadline, ("the follower never saw the new content", watcher.status)
+            time.sleep(0.02)
+    finally:
+        watcher.stop()
+    assert got[0].full is not None and [t.name for t in got[0].full.tools] == [f"tool{i:04d}" for i in range(5)]
+    assert "beta" in got[0].full.tools[0].description and watcher.etag == got[0].full.digest != snap.digest

@@ -102,6 +102,16 @@ def etag_version(tag: str) -> int | None:
     return int(number) if number.isdigit() and len(number) < 19 else None
 
 
+def _etag_digest(tag: str | None) -> str | None:
+    """The digest prefix an entity tag (as :func:`etag_of` writes it) holds; ``None``: none given
+    or not one of ours (then only the version is compared)."""
+    if not tag:
+        return None
+    text = tag.strip().removeprefix("W/").strip('"')
+    _, sep, digest = text.partition("-")
+    return digest if sep and len(digest) == 16 and all(c in "0123456789abcdef" for c in digest) else None
+
+
 def _matches(header: str | None, etag: str) -> bool:
     """Whether an ``If-None-Match`` / ``If-Match`` list names ``etag`` (or is ``*``)."""
     if header is None:
@@ -443,17 +453,25 @@ class RegistryApi:
 
     # -- changes
 
-    def changes(self, namespace: str, since: int) -> tuple[Head, dict[str, Any] | None]:
+    def changes(self, namespace: str, since: int, etag: str | None = None) -> tuple[Head, dict[str, Any] | None]:
         """What changed after version ``since`` (``None``: nothing yet), read in one snapshot. The
-        whole catalog (``full``) when ``since`` is 0, ahead of the registry, or older than its log."""
+        whole catalog (``full``) when ``since`` is 0, ahead of the registry, older than its log, or
+        not the version the client holds (``etag``, its ETag: a namespace dropped and pushed again
+        reaches the same numbers with other content)."""
         with self.pool.connection() as conn, _read_only(conn):
             head = _head(conn, namespace)
-            if head.version == since:
+            held = _etag_digest(etag)
+            if head.version == since and (held is None or head.digest.startswith(held)):
                 return head, None
             oldest = conn.execute(
                 "SELECT min(version) FROM toolsearch_versions WHERE namespace = %s", (namespace,)
             ).fetchone()
-            full = since <= 0 or since > head.version or oldest is None or oldest[0] is None or since < oldest[0] - 1
+            full = since <= 0 or since >= head.version or oldest is None or oldest[0] is None or since < oldest[0] - 1
+            if not full and held is not None:
+                row = conn.execute(
+                    "SELECT digest FROM toolsearch_versions WHERE namespace = %s AND version = %s", (namespace, since)
+                ).fetchone()
+                full = row is None or not str(row[0]).startswith(held)
             removed: list[str] = []
             entry = self._cached(namespace, head) if full else None
             if entry is not None:
@@ -611,6 +629,7 @@ class RegistryApi:
 
     async def _long_poll(self, request: Request, namespace: str) -> Response:
         since = _whole(request, "since", 0)
+        etag = request.query_params.get("etag")
         wait = _seconds(request, "wait", DEFAULT_WAIT)
         await self._work(self._authorise, request, namespace)
         loop = asyncio.get_running_loop()
@@ -618,7 +637,7 @@ class RegistryApi:
         with self._waiting():
             while True:
                 event = self.notifier.event(namespace)  # before the read: a change after it still wakes us
-                head, found = await self._work(self.changes, namespace, since)
+                head, found = await self._work(self.changes, namespace, since, etag)
                 remaining = deadline - loop.time()
                 if found is not None or remaining <= 0 or self.stopping() or await request.is_disconnected():
                     break

@@ -214,9 +214,13 @@ class HttpRegistrySource:
         groups_json: str = "[]",
         poll_interval: float | None = None,
         on_status: Callable[[str], None] | None = None,
+        etag: str = "",
     ) -> HttpWatcher:
-        """A started :class:`HttpWatcher` from ``version`` on."""
-        watcher = HttpWatcher(self, on_change, version=version, resident_json=resident_json, groups_json=groups_json)
+        """A started :class:`HttpWatcher` from ``version`` on (``etag``: the ETag of the snapshot
+        that version was read as, so the server can tell the namespace was pushed again)."""
+        watcher = HttpWatcher(
+            self, on_change, version=version, resident_json=resident_json, groups_json=groups_json, etag=etag
+        )
         watcher.on_status = on_status
         return watcher.start()
 
@@ -328,8 +332,11 @@ class HttpWatcher:
         resident_json: str = "[]",
         groups_json: str = "[]",
         wait: float = LONG_POLL,
+        etag: str = "",
     ) -> None:
         self.source = source
+        #: The ETag of the version applied last (sent with each poll; ``""``: unknown).
+        self.etag = etag
         self.on_change = on_change
         self.on_status: Callable[[str], None] | None = None
         self.version = version
@@ -395,7 +402,10 @@ class HttpWatcher:
         """One long poll (``wait`` seconds at most); hands on what changed. ``True`` when anything did."""
         reply = self.source.checked(
             self.source.request(
-                "changes", {"since": self.version, "wait": f"{wait:g}"}, timeout=wait + 60, holder=self._hold
+                "changes",
+                {"since": self.version, "wait": f"{wait:g}", **({"etag": self.etag} if self.etag else {})},
+                timeout=wait + 60,
+                holder=self._hold,
             )
         )
         where = self.source.display
@@ -425,10 +435,12 @@ class HttpWatcher:
             changes = Changes(name, self.version, snap.version, full=snap)
             self._resident, self._groups = snap.resident_json, snap.groups_json
         else:
-            snap = self.source._snapshot(catalog, version, "")
+            snap = self.source._snapshot(catalog, version, str(doc.get("etag", "")))
             changes = Changes(name, self.version, version, upsert=snap.tools, removed=removed)
         self.on_change(changes)
         self.version = changes.version
+        etag = changes.full.digest if changes.full is not None else doc.get("etag")
+        self.etag = etag if isinstance(etag, str) and len(etag) < 100 else ""
         return True
 
 

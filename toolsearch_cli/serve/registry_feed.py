@@ -40,6 +40,7 @@ class RegistryFeed:
         self.resident: list[str] = list(snap.resident)
         self.groups: list[Any] = list(snap.groups)
         self._snap_json = (snap.resident_json, snap.groups_json)
+        self._etag = snap.digest if isinstance(source, HttpRegistrySource) else ""  # its ETag
         self._poll = poll_interval
         self.watcher: Any = None
         #: ``live``, ``starting`` or ``disconnected: <why>; serving version N``.
@@ -68,6 +69,7 @@ class RegistryFeed:
                 resident_json=self._snap_json[0],
                 groups_json=self._snap_json[1],
                 on_status=status,
+                etag=self._etag,
             )
             return
         self.watcher = RegistryWatcher(
