@@ -742,3 +742,14 @@ def test_a_namespace_dropped_and_pushed_again_reaches_a_follower_at_the_same_ver
         watcher.stop()
     assert got[0].full is not None and [t.name for t in got[0].full.tools] == [f"tool{i:04d}" for i in range(5)]
     assert "beta" in got[0].full.tools[0].description and watcher.etag == got[0].full.digest != snap.digest
+
+
+def test_registry_serve_refuses_a_schema_it_does_not_know(run_cli, pg_url, pg_cluster):
+    store.push(pg_url, numbered(2), "x")
+    mint(pg_url, "x", "read")
+    pg_cluster.sql("UPDATE toolsearch_meta SET value = '99' WHERE key = 'schema_version'", db=pg_url.rsplit("/", 1)[1])
+    result = run_cli("registry", "serve", "--db", pg_url, "--http", f"127.0.0.1:{pg.free_port()}")
+    assert result.code == 2 and "schema version 99, newer than this toolsearch knows" in result.stderr
+    empty = pg_cluster.create_database("t_serve_empty_schema")
+    nothing = run_cli("registry", "serve", "--db", empty, "--http", f"127.0.0.1:{pg.free_port()}")
+    assert nothing.code == 2 and "no toolsearch registry" in nothing.stderr and pg.PASSWORD not in nothing.stderr

@@ -348,6 +348,11 @@ class RegistryApi:
                 raise RegistryError(
                     f"the registry {self.source.display} has schema version {found}, newer than this toolsearch knows"
                 )
+            if found < SCHEMA_VERSION:
+                raise RegistryError(
+                    f"the registry {self.source.display} has schema version {found}, older than this toolsearch "
+                    f"reads ({SCHEMA_VERSION}): migrate it first"
+                )
             if not tokens.table_exists(conn):
                 raise RegistryError(
                     f"no tokens in the registry {self.source.display}: make one with `toolsearch registry token create`"
