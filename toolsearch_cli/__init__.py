@@ -8,7 +8,7 @@ from ._version import __version__
 from .catalog import load_catalog, tool, tool_from_function
 from .errors import CatalogError, EmbedError, SearchError, ToolArgumentsError, ToolsearchError, UsageError
 from .model import Catalog, Location, Parameter, Tool
-from .registry import kind as _registry_kind  # noqa: F401 - registers the postgresql:// source kind
+from .registry import kind as _registry_kind  # noqa: F401 - registers the postgresql:// and https://…/namespaces/ kinds
 from .search import RANKER_BY_NAME, EmbedSettings, Hit, SearchRequest, search
 
 if TYPE_CHECKING:  # what type checkers see; at run time these load on first use (below)

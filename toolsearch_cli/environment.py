@@ -26,6 +26,7 @@ TOOLSEARCH_EMBED_TIMEOUT              seconds       60                    --embe
 TOOLSEARCH_EMBED_QUERY_PREFIX         text          the model's prompt    --embed-query-prefix ('': none)
 TOOLSEARCH_EMBED_DOCUMENT_PREFIX      text          the model's prompt    --embed-document-prefix ('': none)
 TOOLSEARCH_EMBED_WEIGHT               0..1          0.5                   --embed-weight
+TOOLSEARCH_REGISTRY_TOKEN             secret text   none                  bearer token(s) of registry HTTP sources
 
 The same table is :data:`VARIABLES` (name -> :class:`Variable`). The ``--embed-*`` options read
 their variable through Typer (``envvar=``, so ``--help`` shows it), with the names from here.
@@ -66,6 +67,7 @@ EMBED_TIMEOUT = "TOOLSEARCH_EMBED_TIMEOUT"
 EMBED_QUERY_PREFIX = "TOOLSEARCH_EMBED_QUERY_PREFIX"
 EMBED_DOCUMENT_PREFIX = "TOOLSEARCH_EMBED_DOCUMENT_PREFIX"
 EMBED_WEIGHT = "TOOLSEARCH_EMBED_WEIGHT"
+REGISTRY_TOKEN = "TOOLSEARCH_REGISTRY_TOKEN"
 
 #: Defaults of the MCP bounds (what an unset variable means).
 DEFAULT_MCP_TIMEOUT = 30.0
@@ -101,6 +103,12 @@ VARIABLES: dict[str, Variable] = {
         Variable(EMBED_QUERY_PREFIX, "--embed-query-prefix (set but empty: none)", "text", "the model's prompt"),
         Variable(EMBED_DOCUMENT_PREFIX, "--embed-document-prefix (set but empty: none)", "text", "the model's prompt"),
         Variable(EMBED_WEIGHT, "--embed-weight", "number 0..1", "0.5"),
+        Variable(
+            REGISTRY_TOKEN,
+            "bearer token of https://.../namespaces/NAME sources: one token, or NAMESPACE=TOKEN pairs",
+            "secret text",
+            "",
+        ),
     )
 }
 
@@ -160,6 +168,12 @@ def cache_dir() -> str:
 def live_ttl() -> str:
     """``$TOOLSEARCH_LIVE_TTL`` as written (``""``: unset); :func:`~.catalog.live_cache.parse_ttl` reads it."""
     return text(LIVE_TTL)
+
+
+def registry_token() -> str:
+    """``$TOOLSEARCH_REGISTRY_TOKEN`` as set (``""``: unset): a secret, parsed and registered for
+    masking by :mod:`toolsearch_cli.registry.http_source`."""
+    return text(REGISTRY_TOKEN)
 
 
 def mcp_timeout() -> float:

@@ -145,8 +145,13 @@ def tool_key(kind: str, tool: Tool, where: str = "", base: str | Path | None = N
 
 
 def registry_namespace(source: str) -> str:
-    """The namespace a registry source names (its display form when it names none)."""
+    """The namespace a registry source names (its display form when it names none); a namespace
+    read over the registry's HTTP API is keyed as the same namespace read from PostgreSQL."""
+    from .registry.http_kind import is_http_registry_source, parse_http_registry_source
     from .registry.source import parse_registry_source
+
+    if is_http_registry_source(source):
+        return parse_http_registry_source(source).namespace
 
     parsed = parse_registry_source(source)
     return parsed.namespace or parsed.display
@@ -374,8 +379,9 @@ def pins_of_files(files: Sequence[LoadedFile], *, strict: bool = True, base: str
 
 def keyed_tools(loaded: LoadedFile, base: str | Path | None = None) -> list[tuple[Tool, Key]]:
     """Each tool of one loaded source with its lockfile key (files keyed from ``base``)."""
-    where = registry_namespace(loaded.source) if loaded.kind == "registry" else loaded.file
-    return [(tool, tool_key(loaded.kind, tool, where, base)) for tool in loaded.tools]
+    kind = "registry" if loaded.kind in ("registry", "registry-http") else loaded.kind
+    where = registry_namespace(loaded.source) if kind == "registry" else loaded.file
+    return [(tool, tool_key(kind, tool, where, base)) for tool in loaded.tools]
 
 
 def _twice(key: Key) -> str:

@@ -88,13 +88,33 @@ class SearchReport:
 def run_search(settings: SearchSettings) -> SearchReport:
     """Load the catalog, check the category, search it; bad input is a ToolsearchError."""
     from .catalog import load_catalog_result, store_in_cache
+
+    result = load_catalog_result(settings.catalog, settings.catalog_format, cache=True)
+    report = search_catalog(result.catalog, settings)
+    if (
+        result.cache_key is not None
+        and settings.ranker != "classic"
+        and "vocabulary" not in (result.cache_stored or ())
+    ):
+        # the entry is complete after this run: a later query with a word no tool holds finds the
+        # suggestions' vocabulary in it (built then, it cost the next run 1.5 s at 100,000 tools
+        # and a rewrite of the whole entry)
+        from .search.names import vocabulary_of
+
+        vocabulary_of(result.catalog)
+    store_in_cache(result)  # with its index, so the next call skips parsing and indexing
+    return report
+
+
+def search_catalog(loaded: Catalog, settings: SearchSettings) -> SearchReport:
+    """What :func:`run_search` does once the catalog is loaded (``settings.catalog`` is not read):
+    check the category, search, say which words no tool contains. The registry's HTTP API answers
+    its searches with this, so they rank as ``toolsearch search`` does."""
     from .search import search
     from .search.embed_settings import embed_cost, reset_embed_cost
     from .search.hybrid import searches_kept_on_disk
 
     s = settings
-    result = load_catalog_result(s.catalog, s.catalog_format, cache=True)
-    loaded = result.catalog
     _check_category(loaded, s.category)
     reset_embed_cost()
     # a repeated request's vector comes from the disk, so a cached search loads no model
@@ -113,14 +133,6 @@ def run_search(settings: SearchSettings) -> SearchReport:
     if s.context is not None:
         searchable = [t for t in searchable if t.visible_to(s.context)]
     unmatched = _unmatched(loaded, s.query, s.ranker, None if s.context is None else searchable)
-    if result.cache_key is not None and s.ranker != "classic" and "vocabulary" not in (result.cache_stored or ()):
-        # the entry is complete after this run: a later query with a word no tool holds finds the
-        # suggestions' vocabulary in it (built then, it cost the next run 1.5 s at 100,000 tools
-        # and a rewrite of the whole entry)
-        from .search.names import vocabulary_of
-
-        vocabulary_of(loaded)
-    store_in_cache(result)  # with its index, so the next call skips parsing and indexing
     model = embed_model_label([s.ranker], s.embed)
     return SearchReport(
         settings=s,

@@ -102,7 +102,9 @@ def test_the_examples_of_the_page_print_what_it_shows(page, tmp_path, request):
     if any("registry" in b.directives for b in examples.blocks(page)):
         cluster = request.getfixturevalue("pg_cluster")
         # one database per page, named by its path (two pages may share a file name)
-        registry_url = cluster.create_database("docs_" + hashlib.sha256(str(page.relative_to(ROOT)).encode()).hexdigest()[:12])
+        registry_url = cluster.create_database(
+            "docs_" + hashlib.sha256(str(page.relative_to(ROOT)).encode()).hexdigest()[:12]
+        )
     workspace = Workspace(tmp_path, registry_url)
     ran, problems = examples.run_page(page, workspace)
     assert not problems, "\n\n".join(problems)

@@ -18,6 +18,7 @@ from . import (
     lock_cmd,
     model_cmd,
     registry_cmd,
+    registry_serve_cmd,
     search_cmd,
     serve_cmd,
     simulate_cmd,
@@ -87,6 +88,8 @@ app.command("rule")(lint_cmd.rule)
 app.add_typer(model_cmd.app, name="model")
 app.command("serve")(serve_cmd.serve)
 app.command("lock")(lock_cmd.lock)
+registry_cmd.app.command("serve")(registry_serve_cmd.serve)
+registry_cmd.app.add_typer(registry_serve_cmd.token_app, name="token")
 app.add_typer(registry_cmd.app, name="registry")
 
 

@@ -96,5 +96,7 @@ _REGISTRY_ALIAS = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*=postgres")
 
 register_kind(SourceKind("registry", _parsed_if_registry, _joins))
 
+# the registry's HTTP API as a source (https://…/namespaces/NAME), registered after postgresql://
+from . import http_kind as _http_kind  # noqa: E402, F401
 
 __all__ = ["RegistryCatalogSource"]

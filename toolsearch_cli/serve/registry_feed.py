@@ -8,6 +8,8 @@ tools under their own names; by a rebuild otherwise (resident tools or groups ch
 that collides with another source's). When the connection drops the gateway keeps serving the
 last good catalog; the feed says so (a stderr notice, and ``registry`` in ``toolSearch`` results).
 Registry tools are searchable, not callable: the registry holds definitions, not servers.
+A namespace of the registry's HTTP API (``https://…/namespaces/N``) is a feed the same way: read
+once, then followed by long poll (:class:`~toolsearch_cli.registry.http_source.HttpWatcher`).
 """
 
 from __future__ import annotations
@@ -16,24 +18,29 @@ from collections.abc import Callable
 from typing import Any
 
 from ..model import Tool
+from ..registry.http_source import HttpRegistrySource
 from ..registry.kind import RegistryCatalogSource
 
 
 class RegistryFeed:
     """One registry source of the gateway: its current tools, and the watcher that follows it."""
 
-    def __init__(self, source: RegistryCatalogSource, *, poll_interval: float | None = None) -> None:
+    def __init__(
+        self, source: RegistryCatalogSource | HttpRegistrySource, *, poll_interval: float | None = None
+    ) -> None:
         from ..registry.store import read_snapshot
 
+        self.source = source
         self.parsed = source.parsed
         self.parsed.require_namespace()
         self.display = self.parsed.display
-        snap = read_snapshot(self.parsed, cache=True)
+        snap = source.snapshot() if isinstance(source, HttpRegistrySource) else read_snapshot(source.parsed, cache=True)
         self.version = snap.version
         self.tools: list[Tool] = [self._own(t) for t in snap.tools]
         self.resident: list[str] = list(snap.resident)
         self.groups: list[Any] = list(snap.groups)
         self._snap_json = (snap.resident_json, snap.groups_json)
+        self._etag = snap.digest if isinstance(source, HttpRegistrySource) else ""  # its ETag
         self._poll = poll_interval
         self.watcher: Any = None
         #: ``live``, ``starting``, ``disconnected: <why>; serving version N`` or
@@ -56,8 +63,18 @@ class RegistryFeed:
             self.status = text
             on_status(self, text)
 
+        if isinstance(self.source, HttpRegistrySource):
+            self.watcher = self.source.follow(
+                lambda changes: on_change(self, changes),
+                version=self.version,
+                resident_json=self._snap_json[0],
+                groups_json=self._snap_json[1],
+                on_status=status,
+                etag=self._etag,
+            )
+            return
         self.watcher = RegistryWatcher(
-            self.parsed,
+            self.source.parsed,
             lambda changes: on_change(self, changes),
             version=self.version,
             resident_json=self._snap_json[0],

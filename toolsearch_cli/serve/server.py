@@ -27,6 +27,7 @@ from typing import Any
 from ..catalog.sources import LiveSource, Source
 from ..errors import CatalogError, ToolsearchError, UsageError
 from ..model import Catalog, Tool
+from ..registry.http_source import HttpRegistrySource
 from ..registry.kind import RegistryCatalogSource
 from .gateway import CALL_TOOL_NAME, CallResult, Gateway, Refused, SessionState, Settings, python_result
 from .upstream import ResultTooLarge, UpstreamUnavailable, describe_error
@@ -44,7 +45,7 @@ class GatewaySources:
     (loaded once: files searchable, Python modules callable)."""
 
     live: list[LiveSource]
-    registries: list[RegistryCatalogSource]
+    registries: list[RegistryCatalogSource | HttpRegistrySource]
     static: list[Source]
     all: list[Source]
 
@@ -57,12 +58,12 @@ class GatewaySources:
     @classmethod
     def of(cls, sources: list[Source]) -> GatewaySources:
         live: list[LiveSource] = []
-        registries: list[RegistryCatalogSource] = []
+        registries: list[RegistryCatalogSource | HttpRegistrySource] = []
         static: list[Source] = []
         for source in sources:
             if isinstance(source, LiveSource):
                 live.append(source)
-            elif isinstance(source, RegistryCatalogSource):
+            elif isinstance(source, RegistryCatalogSource | HttpRegistrySource):
                 registries.append(source)
             else:
                 static.append(source)
