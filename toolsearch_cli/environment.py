@@ -26,6 +26,7 @@ TOOLSEARCH_EMBED_TIMEOUT              seconds       60                    --embe
 TOOLSEARCH_EMBED_QUERY_PREFIX         text          the model's prompt    --embed-query-prefix ('': none)
 TOOLSEARCH_EMBED_DOCUMENT_PREFIX      text          the model's prompt    --embed-document-prefix ('': none)
 TOOLSEARCH_EMBED_WEIGHT               0..1          0.5                   --embed-weight
+TOOLSEARCH_INPUT_<ID>                 secret text   none                  serve --config: ${input:ID}
 
 The same table is :data:`VARIABLES` (name -> :class:`Variable`). The ``--embed-*`` options read
 their variable through Typer (``envvar=``, so ``--help`` shows it), with the names from here.
@@ -66,6 +67,8 @@ EMBED_TIMEOUT = "TOOLSEARCH_EMBED_TIMEOUT"
 EMBED_QUERY_PREFIX = "TOOLSEARCH_EMBED_QUERY_PREFIX"
 EMBED_DOCUMENT_PREFIX = "TOOLSEARCH_EMBED_DOCUMENT_PREFIX"
 EMBED_WEIGHT = "TOOLSEARCH_EMBED_WEIGHT"
+#: A family: ``TOOLSEARCH_INPUT_`` + a VS Code input's id in capitals (:func:`input_variable`).
+INPUT_PREFIX = "TOOLSEARCH_INPUT_"
 
 #: Defaults of the MCP bounds (what an unset variable means).
 DEFAULT_MCP_TIMEOUT = 30.0
@@ -101,8 +104,21 @@ VARIABLES: dict[str, Variable] = {
         Variable(EMBED_QUERY_PREFIX, "--embed-query-prefix (set but empty: none)", "text", "the model's prompt"),
         Variable(EMBED_DOCUMENT_PREFIX, "--embed-document-prefix (set but empty: none)", "text", "the model's prompt"),
         Variable(EMBED_WEIGHT, "--embed-weight", "number 0..1", "0.5"),
+        Variable(
+            INPUT_PREFIX,
+            "serve --config: the value of ${input:ID} (+ the id in capitals, _ for other characters)",
+            "secret text",
+            "",
+        ),
     )
 }
+
+
+def input_variable(ident: str) -> str:
+    """The variable a config's ``${input:ID}`` is read from: :data:`INPUT_PREFIX` + the id in capitals."""
+    import re
+
+    return INPUT_PREFIX + re.sub(r"[^A-Za-z0-9]+", "_", ident).strip("_").upper()
 
 
 def raw(name: str) -> str | None:

@@ -90,6 +90,37 @@ LOG_OPTION = typer.Option(
 DRY_RUN_OPTION = typer.Option(
     False, "--dry-run", help="Print the tools the client would see and their token cost, then exit."
 )
+CONFIG_OPTION = typer.Option(
+    None,
+    "--config",
+    help="Serve the servers of this MCP client config (Claude Desktop/Cursor 'mcpServers', VS Code 'servers', "
+    "as they are) with the policy of its 'toolsearch' section (docs: how-to/gateway-config). Naming the file "
+    "here is your consent to start every command in it. With --import-client: where the new config is written.",
+    metavar="FILE",
+)
+IMPORT_CLIENT_OPTION = typer.Option(
+    None,
+    "--import-client",
+    help="claude-desktop, cursor or vscode: move that client's servers into a new toolsearch config (mode "
+    "0600, never over an existing file), print the client config that runs them through the gateway, and exit.",
+    metavar="CLIENT",
+)
+CLIENT_CONFIG_OPTION = typer.Option(
+    None,
+    "--client-config",
+    help="--import-client: the client's config file (default: where the client keeps it).",
+    metavar="PATH",
+)
+APPLY_OPTION = typer.Option(
+    False, "--apply", help="--import-client: also rewrite the client's config in place (a backup is kept beside it)."
+)
+LOG_FORMAT_OPTION = typer.Option(
+    "text",
+    "--log-format",
+    help="text, or json: the gateway's notices and every search and call as JSON lines on stderr (names, "
+    "outcomes, timings; never queries, argument values or secrets).",
+    metavar="FORMAT",
+)
 
 
 def serve(
@@ -118,17 +149,36 @@ def serve(
     embed_query_prefix: EmbedQueryPrefix = None,
     embed_document_prefix: EmbedDocumentPrefix = None,
     embed_weight: EmbedWeight = None,
+    config: str | None = CONFIG_OPTION,
+    import_client: str | None = IMPORT_CLIENT_OPTION,
+    client_config: str | None = CLIENT_CONFIG_OPTION,
+    apply: bool = APPLY_OPTION,
+    log_format: str = LOG_FORMAT_OPTION,
 ) -> None:
-    """Serve the catalogs to any MCP client with progressive disclosure (toolSearch + callTool)."""
+    """Serve the catalogs to any MCP client with progressive disclosure (toolSearch + callTool).
+
+    HTTP mode also answers GET /healthz, /readyz (503 until every required upstream has listed) and
+    /metrics (Prometheus)."""
     from ..catalog.sources import parse_sources
     from ..serve.settings import ServeSettings
     from ..simulate.script import parse_context
 
+    if import_client is not None:
+        _import_client(import_client, client_config, config, apply)
+        return
+    if client_config is not None or apply:
+        from ..errors import UsageError
+
+        raise UsageError("--client-config and --apply go with --import-client", field="import-client")
+    if log_format not in ("text", "json"):
+        from ..errors import UsageError
+
+        raise UsageError(f"--log-format takes text or json, not {log_format!r}", field="log-format")
     embed = embed_settings(typer_context)
     check_format(output_format)
-    settings = ServeSettings(
-        sources=parse_sources(catalog),  # the one place the --catalog text is read
-        disclose=disclose,  # type: ignore[arg-type]  # checked by the settings
+    options = dict(
+        sources=parse_sources(catalog) if catalog or config is None else [],  # the one place --catalog is read
+        disclose=disclose,
         policy=policy,
         max_active=max_active,
         ranker=ranker,
@@ -143,8 +193,40 @@ def serve(
         dry_run=dry_run,
         locked=locked,
         embed=embed,
+        log_format=log_format,
     )
+    if config is not None:
+        from ..serve.config import merge_options, read_config
+
+        given = ("COMMANDLINE", "ENVIRONMENT")  # the command line wins over the file
+        explicit = {
+            n for n in typer_context.params if getattr(typer_context.get_parameter_source(n), "name", "") in given
+        }
+        options = merge_options(read_config(config), options, explicit)
+    settings = ServeSettings(**options)  # type: ignore[arg-type]  # checked by the settings
     _run(settings, output_format)
+
+
+def _json_notice(text: str) -> None:
+    from ..serve.ops import json_line, notice_record
+
+    json_line(notice_record(text))
+
+
+def _import_client(client: str, client_config: str | None, config: str | None, apply: bool) -> None:
+    """--import-client: the new client config on stdout, what was done on stderr."""
+    from ..serve.clients import import_client
+
+    done = import_client(client, client_config, config, apply=apply)
+    typer.echo(done.client_text(), nl=False)
+    say = _notice
+    say(f"wrote {done.gateway_config} (mode 0600): {plural(len(done.servers), 'server')} from {done.client_config}")
+    for line in done.summary:
+        say(f"  {line}")
+    if done.backup is not None:
+        say(f"rewrote {done.client_config} (the old one is {done.backup}); restart {client} to use the gateway")
+    else:
+        say(f"{done.client_config} is unchanged: put the config above in its place (or run again with --apply)")
 
 
 def _run(settings: ServeSettings, output_format: str) -> None:
@@ -162,7 +244,7 @@ def _run(settings: ServeSettings, output_format: str) -> None:
     # the SDK warns on every ping of a handshake-era upstream (ping is gone from 2026-07-28 on);
     # this process is the gateway alone, and its stderr ends up in the MCP client's log
     warnings.filterwarnings("ignore", message=r".*(deprecated|removed) as of 2026-07-28")
-    run_serve(settings, notice=_notice, on_signal=_stopped)
+    run_serve(settings, notice=_json_notice if settings.log_format == "json" else _notice, on_signal=_stopped)
 
 
 def _check_model(settings: ServeSettings) -> None:

@@ -460,7 +460,11 @@ async def run_gateway(
     static = load_static(sources.static, settings.catalog_format)
     feeds = [RegistryFeed(s) for s in sources.registries]
     log = TrafficLog(settings.log) if settings.log else None
+    from .ops import Ops
+
+    ops = Ops(settings.log_format, settings.required)  # metrics, JSON log, traces
     upstreams: dict[str, Upstream] = {}
+    ops.watch(upstreams)
     gateway_box: list[Gateway] = []
 
     def reindex(_: Upstream) -> None:
@@ -469,19 +473,20 @@ async def run_gateway(
                 gateway_box[0].rebuild()
 
     for source in sources.live:
-        upstreams[source.text] = Upstream(source.text, timeout=settings.timeout, on_tools=reindex)
+        launch = settings.launch.get(source.text, {})  # env, headers, cwd from --config
+        upstreams[source.text] = Upstream(source.text, timeout=settings.timeout, on_tools=reindex, **launch)
     try:
         gateway = Gateway(
             settings,
             static=static,
             upstreams=list(upstreams.values()),
             registries=feeds,
-            log=log,
+            log=ops.observer(log),
             lockfile=lockfile,
             notice=say,
         )
         gateway_box.append(gateway)
-        await _serve_all(gateway, settings, upstreams, http, say, on_ready, on_signal if http is None else None)
+        await _serve_all(gateway, settings, upstreams, http, say, on_ready, on_signal if http is None else None, ops)
     except BaseExceptionGroup as problem:  # the task group wraps a user error: say it as one line
         raise _user_error(problem) or problem from None
     finally:
@@ -539,6 +544,7 @@ async def _serve_all(
     say: Callable[[str], None],
     on_ready: Callable[[Gateway], None] | None,
     on_signal: Callable[[int], None] | None = None,
+    ops: Any = None,
 ) -> None:
     import anyio
 
@@ -603,6 +609,8 @@ async def _serve_all(
                 say(f"warning: {upstreams[source].live.display}: a tool was left out: {skipped[0]}{more}")
             gateway.check_resident()
             binding = GatewayServer(gateway, upstreams, stdio=http is None)
+            if ops is not None:
+                ops.instrument(binding)  # a span per call, when the OpenTelemetry SDK is there
             server = binding.build()
             binding.bind(group.start_soon)
             follow_registries(gateway, binding, say)
@@ -613,7 +621,7 @@ async def _serve_all(
         if http is None:
             await _serve_stdio(server, settings)
         else:
-            await _serve_http(server, settings, http, say)
+            await _serve_http(server, settings, http, say, ops)
         group.cancel_scope.cancel()
 
 
@@ -624,11 +632,15 @@ async def _serve_stdio(server: Any, settings: Settings) -> None:
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
-async def _serve_http(server: Any, settings: Settings, http: tuple[str, int], say: Callable[[str], None]) -> None:
+async def _serve_http(
+    server: Any, settings: Settings, http: tuple[str, int], say: Callable[[str], None], ops: Any = None
+) -> None:
     import uvicorn
 
     host, port = http
     app = server.streamable_http_app(host=host)
+    if ops is not None:
+        app = ops.mount(app)  # /healthz, /readyz, /metrics
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
     web = uvicorn.Server(config)
     say(f"toolsearch serve: streamable HTTP on http://{host}:{port}/mcp")
