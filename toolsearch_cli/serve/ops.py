@@ -32,6 +32,9 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from ..disclosure.search_tool import SEARCH_TOOL_NAME
+from .gateway import CALL_TOOL_NAME
+
 #: Seconds: the buckets of every latency histogram (a local tool call takes milliseconds, a
 #: remote one up to the timeout).
 BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
@@ -303,7 +306,12 @@ class Ops:
         async def call_tool(ctx: Any, params: Any) -> Any:
             name = getattr(params, "name", None)
             target = name if isinstance(name, str) else "?"
-            with span_of.start_as_current_span(f"toolsearch {target}", attributes={"gen_ai.tool.name": target}):
+            if target == CALL_TOOL_NAME:  # the tool callTool runs names the span
+                inner = (getattr(params, "arguments", None) or {}).get("name")
+                target = inner if isinstance(inner, str) else "?"
+            target = target if len(target) <= 64 else target[:61] + "..."
+            verb = "search" if target == SEARCH_TOOL_NAME else "call"
+            with span_of.start_as_current_span(f"toolsearch {verb} {target}", attributes={"gen_ai.tool.name": target}):
                 return await handler(ctx, params)
 
         binding.call_tool = call_tool
