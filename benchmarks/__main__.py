@@ -53,6 +53,7 @@ GROUPS: dict[str, dict[str, tuple[str, str]]] = {
     },
     "Live servers, serve, registry, simulate": {
         "serve": ("serve", "`toolsearch serve`: toolSearch latency, call-through overhead, tool-list tokens"),
+        "gateway-config": ("gateway_config", "a Claude Desktop config fronted by serve --config: same tools, tokens"),
         "registry": ("registry", "a node on the PostgreSQL registry beside one on the file, 100k tools"),
         "live-servers": ("live_servers", "a catalog of many live MCP stdio servers, cold and warm"),
         "mcp-bounds": ("mcp_bounds", "peak memory and time against hostile MCP servers"),
