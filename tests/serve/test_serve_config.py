@@ -210,6 +210,11 @@ def test_merge_options_the_command_line_wins(tmp_path):
     assert merged["default_max_results"] == 7 and merged["timeout"] == 12
     assert merged["context"] == {"role": "admin", "team": "a"}  # --context wins key by key
     assert merged["sources"] == ["s=mcp+stdio:x"]
+    assert "embed" not in merged  # no model in the file: the command's own embedding settings
+    with_model = json.dumps({"mcpServers": {"s": {"command": "x"}}, "toolsearch": {"model": "models/minilm"}})
+    config = read_config(write(tmp_path, with_model, "model.json"), environ={})
+    assert merge_options(config, {}, explicit=set())["embed"].model == "models/minilm"
+    assert "embed" not in merge_options(config, {}, explicit={"embed_model"})  # --embed-model given: it wins
 
 
 def test_merged_requires_is_every_part_at_once():
