@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import sys
 import tempfile
 import time
@@ -333,3 +334,39 @@ def test_trace_context_passes_through_without_the_sdk(tmp_path):
             return json.loads(text_of(shown))
 
     assert anyio.run(scenario)["traceparent"] == TRACEPARENT
+
+
+def test_a_client_config_fronted_serves_every_tool_the_servers_list(tmp_path):
+    """Issue 34's target, functionally: every tool the config's servers list directly (to the same
+    official client) is found through the gateway under its own name, with the same input schema,
+    and is callable; the client's list is two tools. (Tokens: python -m benchmarks gateway-config.)"""
+    need_time()
+    node, everything = npm_mcp_server("everything")
+    servers = {
+        "time": {"command": sys.executable, "args": ["-m", "mcp_server_time"]},
+        "everything": {"command": node, "args": [str(everything)]},
+    }
+    config = write_config(tmp_path, {"mcpServers": servers})
+    from mcp import Client, StdioServerParameters
+    from mcp.client.stdio import stdio_client as open_stdio
+
+    async def scenario() -> None:
+        direct: dict[str, Any] = {}
+        for entry in servers.values():
+            params = StdioServerParameters(command=entry["command"], args=entry["args"], env=dict(os.environ))
+            with open(os.devnull, "w") as errlog:
+                async with Client(open_stdio(params, errlog=errlog), read_timeout_seconds=60) as server:
+                    direct.update({t.name: t.input_schema for t in (await server.list_tools()).tools})
+        assert len(direct) >= 10
+        client, _ = stdio_client("--config", config)
+        async with client as gateway:
+            assert [t.name for t in (await gateway.list_tools()).tools] == ["toolSearch", "callTool"]
+            for name, schema in direct.items():
+                found = json_of(await gateway.call_tool("toolSearch", {"query": name, "maxResults": 10}))
+                hit = next((h for h in found["tools"] if h["name"] == name), None)
+                assert hit is not None, (name, [h["name"] for h in found["tools"]])
+                assert hit["inputSchema"] == schema and hit.get("callable", True) is True
+            ran = await gateway.call_tool("callTool", {"name": "echo", "arguments": {"message": "through"}})
+            assert text_of(ran) == "Echo: through"
+
+    anyio.run(scenario)
