@@ -360,3 +360,17 @@ def test_cli_config_errors_exit_2_in_one_line(tmp_path, run_cli):
     assert run_cli("serve", "--apply").code == 2
     assert run_cli("serve", "--import-client", "zed").code == 2
     assert run_cli("serve", "--log-format", "xml", "--config", path).code == 2
+
+
+def test_a_file_holding_secrets_readable_by_others_is_said(tmp_path, run_cli):
+    path = write(tmp_path, CLAUDE)
+    os.chmod(path, 0o644)
+    config = read_config(path, environ={})
+    assert config.warnings == [
+        f"warning: {path} holds env or header values and other users can read it (mode 0644); chmod 600 {path}"
+    ]
+    os.chmod(path, 0o600)
+    assert read_config(path, environ={}).warnings == []
+    only_references = write(tmp_path, json.dumps({"mcpServers": {"s": {"command": "x", "env": {"K": "${env:K}"}}}}))
+    os.chmod(only_references, 0o644)
+    assert read_config(only_references, environ={"K": "v"}).warnings == []

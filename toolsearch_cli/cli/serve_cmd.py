@@ -202,7 +202,10 @@ def serve(
         explicit = {
             n for n in typer_context.params if getattr(typer_context.get_parameter_source(n), "name", "") in given
         }
-        options = merge_options(read_config(config), options, explicit)
+        read = read_config(config)
+        for warning in read.warnings:
+            (_json_notice if log_format == "json" else _notice)(warning)
+        options = merge_options(read, options, explicit)
     settings = ServeSettings(**options)  # type: ignore[arg-type]  # checked by the settings
     _run(settings, output_format)
 

@@ -131,6 +131,8 @@ class GatewayConfig:
     section: Section
     #: Servers the file marks ``disabled`` (not started).
     disabled: list[str] = field(default_factory=list)
+    #: What the gateway should say at start (a file holding secrets that others can read).
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def sources(self) -> list[str]:
@@ -175,7 +177,36 @@ def read_config(path: str, environ: dict[str, str] | None = None) -> GatewayConf
         parsed = ConfigFile.model_validate(document.data)
     except ValidationError as exc:
         raise _validation_error(exc, document) from None
-    return _resolve(parsed, document, Path(path), environ)
+    config = _resolve(parsed, document, Path(path), environ)
+    if _holds_secrets(parsed):
+        config.warnings += _readable_by_others(path)
+    return config
+
+
+def _holds_secrets(parsed: ConfigFile) -> bool:
+    """Whether an ``env`` or ``headers`` value is written in the file (not only ``${...}`` references)."""
+    entries = {**(parsed.mcp_servers or {}), **(parsed.servers or {})}
+    for entry in entries.values():
+        for value in [*entry.env.values(), *entry.headers.values()]:
+            if value and _SUBSTITUTION.sub("", value).strip():
+                return True
+    return False
+
+
+def _readable_by_others(path: str) -> list[str]:
+    import stat
+
+    if os.name == "nt":
+        return []
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        return []
+    if not mode & 0o077:
+        return []
+    return [
+        f"warning: {path} holds env or header values and other users can read it (mode {mode:04o}); chmod 600 {path}"
+    ]
 
 
 def _validation_error(exc: ValidationError, document: Any) -> UsageError:
