@@ -24,6 +24,7 @@ Nothing here is imported until the gateway runs; OpenTelemetry only when the SDK
 
 from __future__ import annotations
 
+import bisect
 import json
 import math
 import sys
@@ -58,21 +59,27 @@ def _number(value: float) -> str:
 
 
 class Histogram:
-    """Cumulative buckets, sum and count of one label set."""
+    """Buckets, sum and count of one label set (each observation counted in its own bucket; the
+    exposition's cumulative counts are summed when rendered)."""
 
     __slots__ = ("counts", "sum", "count")
 
     def __init__(self) -> None:
-        self.counts = [0] * len(BUCKETS)
+        self.counts = [0] * (len(BUCKETS) + 1)  # the last: above every bound
         self.sum = 0.0
         self.count = 0
 
     def observe(self, seconds: float) -> None:
         self.sum += seconds
         self.count += 1
-        for i, bound in enumerate(BUCKETS):
-            if seconds <= bound:
-                self.counts[i] += 1
+        self.counts[bisect.bisect_left(BUCKETS, seconds)] += 1
+
+    def cumulative(self) -> list[int]:
+        out, total = [], 0
+        for count in self.counts[: len(BUCKETS)]:
+            total += count
+            out.append(total)
+        return out
 
 
 class Metrics:
@@ -127,7 +134,7 @@ class Metrics:
         def histogram(name: str, help_text: str, values: dict[tuple[tuple[str, str], ...], Histogram]) -> None:
             lines.extend([f"# HELP {name} {help_text}", f"# TYPE {name} histogram"])
             for key, hist in sorted(values.items(), key=lambda kv: kv[0]):
-                for bound, count in zip(BUCKETS, hist.counts, strict=True):
+                for bound, count in zip(BUCKETS, hist.cumulative(), strict=True):
                     lines.append(f"{name}_bucket{_labels([*key, ('le', _number(bound))])} {count}")
                 lines.append(f"{name}_bucket{_labels([*key, ('le', '+Inf')])} {hist.count}")
                 lines.append(f"{name}_sum{_labels(key)} {_number(hist.sum)}")
