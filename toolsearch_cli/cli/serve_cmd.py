@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -38,7 +38,11 @@ RESIDENT_OPTION = typer.Option(
     None, "--resident", help="A tool listed up front, not only through search (repeatable).", metavar="NAME"
 )
 HTTP_OPTION = typer.Option(
-    None, "--http", help="Serve streamable HTTP on HOST:PORT (path /mcp) instead of stdio.", metavar="HOST:PORT"
+    None,
+    "--http",
+    help="Serve streamable HTTP on HOST:PORT (path /mcp) instead of stdio; also GET /healthz, /readyz (503, "
+    "naming them, until every required upstream has listed) and /metrics (Prometheus).",
+    metavar="HOST:PORT",
 )
 DISCLOSE_OPTION = typer.Option(
     "call-through",
@@ -155,59 +159,73 @@ def serve(
     apply: bool = APPLY_OPTION,
     log_format: str = LOG_FORMAT_OPTION,
 ) -> None:
-    """Serve the catalogs to any MCP client with progressive disclosure (toolSearch + callTool).
-
-    HTTP mode also answers GET /healthz, /readyz (503 until every required upstream has listed) and
-    /metrics (Prometheus)."""
-    from ..catalog.sources import parse_sources
+    """Serve the catalogs to any MCP client with progressive disclosure (toolSearch + callTool)."""
     from ..serve.settings import ServeSettings
-    from ..simulate.script import parse_context
+
+    if _import_mode(import_client, client_config, config, apply, log_format):
+        return
+    embed = embed_settings(typer_context)
+    check_format(output_format)
+    options = _options(typer_context.params, embed)
+    if config is not None:
+        options = _with_config(typer_context, config, options, log_format)
+    settings = ServeSettings(**options)  # type: ignore[arg-type]  # checked by the settings
+    _run(settings, output_format)
+
+
+def _import_mode(
+    import_client: str | None, client_config: str | None, config: str | None, apply: bool, log_format: str
+) -> bool:
+    """--import-client done (``True``), or the serving options that only it takes refused."""
+    from ..errors import UsageError
 
     if import_client is not None:
         _import_client(import_client, client_config, config, apply)
-        return
+        return True
     if client_config is not None or apply:
-        from ..errors import UsageError
-
         raise UsageError("--client-config and --apply go with --import-client", field="import-client")
     if log_format not in ("text", "json"):
-        from ..errors import UsageError
-
         raise UsageError(f"--log-format takes text or json, not {log_format!r}", field="log-format")
-    embed = embed_settings(typer_context)
-    check_format(output_format)
-    options = dict(
-        sources=parse_sources(catalog) if catalog or config is None else [],  # the one place --catalog is read
-        disclose=disclose,
-        policy=policy,
-        max_active=max_active,
-        ranker=ranker,
-        resident=list(resident or []),
-        context=parse_context(context),
-        context_header=(context_header or "").strip() or None,
-        default_max_results=max_results,
-        timeout=timeout,
-        catalog_format=check_catalog_format(catalog_format),
-        log=log,
-        http=http,
-        dry_run=dry_run,
-        locked=locked,
-        embed=embed,
-        log_format=log_format,
-    )
-    if config is not None:
-        from ..serve.config import merge_options, read_config
+    return False
 
-        given = ("COMMANDLINE", "ENVIRONMENT")  # the command line wins over the file
-        explicit = {
-            n for n in typer_context.params if getattr(typer_context.get_parameter_source(n), "name", "") in given
-        }
-        read = read_config(config)
-        for warning in read.warnings:
-            (_json_notice if log_format == "json" else _notice)(warning)
-        options = merge_options(read, options, explicit)
-    settings = ServeSettings(**options)  # type: ignore[arg-type]  # checked by the settings
-    _run(settings, output_format)
+
+def _options(params: dict[str, Any], embed: Any) -> dict[str, Any]:
+    """The gateway's settings from the command's options (``ServeSettings`` keywords)."""
+    from ..catalog.sources import parse_sources
+    from ..simulate.script import parse_context
+
+    catalog, config = params["catalog"], params["config"]
+    return dict(
+        sources=parse_sources(catalog) if catalog or config is None else [],  # the one place --catalog is read
+        disclose=params["disclose"],
+        policy=params["policy"],
+        max_active=params["max_active"],
+        ranker=params["ranker"],
+        resident=list(params["resident"] or []),
+        context=parse_context(params["context"]),
+        context_header=(params["context_header"] or "").strip() or None,
+        default_max_results=params["max_results"],
+        timeout=params["timeout"],
+        catalog_format=check_catalog_format(params["catalog_format"]),
+        log=params["log"],
+        http=params["http"],
+        dry_run=params["dry_run"],
+        locked=params["locked"],
+        embed=embed,
+        log_format=params["log_format"],
+    )
+
+
+def _with_config(typer_context: typer.Context, config: str, options: dict[str, Any], log_format: str) -> dict[str, Any]:
+    """--config: its servers and settings added, where the command line (or a variable) gave none."""
+    from ..serve.config import merge_options, read_config
+
+    given = ("COMMANDLINE", "ENVIRONMENT")
+    explicit = {n for n in typer_context.params if getattr(typer_context.get_parameter_source(n), "name", "") in given}
+    read = read_config(config)
+    for warning in read.warnings:
+        (_json_notice if log_format == "json" else _notice)(warning)
+    return merge_options(read, options, explicit)
 
 
 def _json_notice(text: str) -> None:
