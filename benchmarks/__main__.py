@@ -61,6 +61,7 @@ GROUPS: dict[str, dict[str, tuple[str, str]]] = {
         "replay": ("replay", "simulate --replay is linear in the log's length"),
         "agent-requests": ("agent_requests", "ToolSearch.request in an app's loop is linear"),
         "prompt-cache": ("prompt_cache", "prompt-cache effect of each disclosure policy"),
+        "report-size": ("report_size", "eval --report of a 500-query eval: bytes, load and paint in headless Chromium"),
     },
     "Models (tools, not measures)": {
         "export-onnx": ("export_onnx", "export a sentence-transformers model to toolsearch's ONNX layout"),

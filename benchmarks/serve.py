@@ -3,6 +3,7 @@
 Usage:
     python -m benchmarks serve                 # 200 searches, 200 calls per path
     python -m benchmarks serve --n 50
+    python -m benchmarks serve --only time,fetch,git   # the PyPI servers only (no node/npm)
 
 Over stdio, with the official `mcp` client, the gateway fronts five real servers: mcp-server-time,
 -fetch and -git (PyPI) and @modelcontextprotocol/server-memory and -everything (npm, from
@@ -20,6 +21,7 @@ tests/servers/npm/node_modules). It measures:
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 import shutil
@@ -55,18 +57,19 @@ QUERIES = [
 ]
 
 
-def servers(repo: str) -> dict[str, list[str]]:
-    node = shutil.which("node")
-    if node is None:
-        sys.exit("node is needed for the npm servers")
+def servers(repo: str, only: list[str] | None = None) -> dict[str, list[str]]:
+    node = shutil.which("node") or "node"
+    if only is None and shutil.which("node") is None:
+        sys.exit("node is needed for the npm servers (or --only time,fetch,git)")
     py = sys.executable
-    return {
+    every = {
         "time": [py, "-m", "mcp_server_time"],
         "fetch": [py, "-m", "mcp_server_fetch"],
         "git": [py, "-m", "mcp_server_git", "--repository", repo],
         "memory": [node, str(NODE_MODULES / "server-memory" / "dist" / "index.js")],
         "everything": [node, str(NODE_MODULES / "server-everything" / "dist" / "index.js")],
     }
+    return {name: command for name, command in every.items() if only is None or name in only}
 
 
 def pct(values: list[float], p: float) -> float:
@@ -81,24 +84,27 @@ def params(command: list[str]):
     return StdioServerParameters(command=command[0], args=command[1:], env=env)
 
 
-async def run(n: int) -> None:
+async def run(n: int, only: list[str] | None = None) -> None:
     from mcp import Client
 
     from toolsearch_cli.tokens import get_counter, tools_tokens
 
     repo = tempfile.mkdtemp(prefix="serve-bench-")
     subprocess.run(["git", "init", "-q", repo], check=True)
-    commands = servers(repo)
+    commands = servers(repo, only)
     log = Path(repo) / "traffic.jsonl"
     gateway_cmd = [sys.executable, "-m", "toolsearch_cli", "serve", "--log", str(log)]
     for alias, command in commands.items():
         gateway_cmd += ["--catalog", f"{alias}=mcp+stdio:{shlex.join(command)}"]
     counter = get_counter("cl100k_base")
-    async with (
-        Client(params(gateway_cmd), read_timeout_seconds=120) as gateway,
-        Client(params(commands["time"]), read_timeout_seconds=60) as time_direct,
-        Client(params(commands["everything"]), read_timeout_seconds=60) as everything_direct,
-    ):
+    async with contextlib.AsyncExitStack() as stack:
+        gateway = await stack.enter_async_context(Client(params(gateway_cmd), read_timeout_seconds=120))
+        time_direct = await stack.enter_async_context(Client(params(commands["time"]), read_timeout_seconds=60))
+        everything_direct = None
+        if "everything" in commands:
+            everything_direct = await stack.enter_async_context(
+                Client(params(commands["everything"]), read_timeout_seconds=60)
+            )
         # 3. tokens: the gateway's list against the union of the servers' own lists
         listed = (await gateway.list_tools()).tools
         union = []
@@ -127,10 +133,10 @@ async def run(n: int) -> None:
             assert not result.is_error
         # 2. call-through overhead, alternated call by call
         rows = []
-        for name, direct, tool, arguments in (
-            ("time", time_direct, "get_current_time", {"timezone": "UTC"}),
-            ("everything", everything_direct, "echo", {"message": "hello"}),
-        ):
+        paths = [("time", time_direct, "get_current_time", {"timezone": "UTC"})]
+        if everything_direct is not None:
+            paths.append(("everything", everything_direct, "echo", {"message": "hello"}))
+        for name, direct, tool, arguments in paths:
             for _ in range(10):
                 await direct.call_tool(tool, arguments)
                 await gateway.call_tool("callTool", {"name": tool, "arguments": arguments})
@@ -163,7 +169,7 @@ async def run(n: int) -> None:
     )
     g_tokens, u_tokens = tools_tokens(gateway_defs, counter), tools_tokens(union, counter)
     print(
-        f"tool list: gateway {len(gateway_defs)} tools, {g_tokens:,} tokens; the 5 servers' union "
+        f"tool list: gateway {len(gateway_defs)} tools, {g_tokens:,} tokens; the {len(commands)} servers' union "
         f"{len(union)} tools, {u_tokens:,} tokens ({100 * (u_tokens - g_tokens) / u_tokens:.1f}% less)"
     )
 
@@ -171,8 +177,9 @@ async def run(n: int) -> None:
 def main() -> None:
     parser = options.parser(__doc__)
     parser.add_argument("--n", type=int, default=200)
+    parser.add_argument("--only", default=None, help="comma-separated servers (e.g. time,fetch,git: no node needed)")
     args = parser.parse_args()
-    anyio.run(run, args.n)
+    anyio.run(run, args.n, args.only.split(",") if args.only else None)
 
 
 if __name__ == "__main__":

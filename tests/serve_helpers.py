@@ -126,3 +126,34 @@ def pids_with(marker: str) -> list[int]:
         if f"TS_SERVE_MARK={marker}".encode() in environ.split(b"\0"):
             out.append(int(entry.name))
     return out
+
+
+SCRIPTED = Path(__file__).resolve().parent / "servers" / "scripted_server.py"
+
+
+def scripted_source(alias: str, tools: list[dict[str, Any]], folder: Path) -> str:
+    """A live source (``ALIAS=mcp+stdio:...``) of ``tests/servers/scripted_server.py`` serving
+    these raw MCP tool definitions (a tool's ``_result``: what its call answers)."""
+    pytest.importorskip("mcp", reason="the MCP SDK (extra toolsearch-cli[mcp]) is not installed")
+    path = folder / f"{alias}-tools.json"
+    path.write_text(json.dumps(tools), encoding="utf-8")
+    return f"{alias}=mcp+stdio:{PYTHON} {shlex.quote(str(SCRIPTED))} {shlex.quote(str(path))} --name {alias}"
+
+
+def raw_tools_of(catalog: Any) -> list[dict[str, Any]]:
+    """A catalog's tools as an MCP server lists them (name, description, input schema)."""
+    return [{"name": t.name, "description": t.description, "inputSchema": t.parameters} for t in catalog.tools]
+
+
+def runner_of(catalog: Any, alias: str) -> Any:
+    """An upstream (as the gateway core reads one, nothing started) that lists every tool of
+    ``catalog``: the server ``--catalog-via ALIAS`` says runs a catalog file's tools."""
+    from types import SimpleNamespace
+
+    return SimpleNamespace(
+        source=f"{alias}=mcp+stdio:true",
+        server_name=alias,
+        raw_tools=raw_tools_of(catalog),
+        live=SimpleNamespace(alias=alias),
+        ready=True,
+    )

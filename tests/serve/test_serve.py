@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sys
@@ -14,7 +15,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from ..serve_helpers import json_of, pids_with, real_sources, stdio_params, text_of
+from ..serve_helpers import json_of, pids_with, real_sources, scripted_source, stdio_params, text_of
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -141,17 +142,22 @@ def explode(reason: str) -> str:
 
 
 def _catalog_files(tmp_path: Path) -> list[str]:
+    """Two catalog files and a Python module; the upstream ``admin`` runs the first file's tool
+    (``--catalog-via admin``), no server runs the second's."""
     (tmp_path / "admin.yaml").write_text(HIDDEN, encoding="utf-8")
     (tmp_path / "rooms.yaml").write_text(FILE_ONLY, encoding="utf-8")
     (tmp_path / "mathtools.py").write_text(textwrap.dedent(MODULE), encoding="utf-8")
-    return [str(tmp_path / "admin.yaml"), str(tmp_path / "rooms.yaml"), str(tmp_path / "mathtools.py")]
+    runner = scripted_source("admin", [{"name": "delete_user_account", "inputSchema": {"type": "object"}}], tmp_path)
+    files = [str(tmp_path / "admin.yaml"), str(tmp_path / "rooms.yaml"), str(tmp_path / "mathtools.py")]
+    return [*files, runner]
 
 
 def test_contexts_hide_tools_from_search_and_calls_and_python_tools_run_in_process(tmp_path):
     sources = _catalog_files(tmp_path)
+    gone = "no tool named '{}' is available; find tools with toolSearch"
 
     async def as_member() -> None:
-        async with client(stdio_params(sources, "--context", "role=member")) as gateway:
+        async with client(stdio_params(sources, "--context", "role=member", "--catalog-via", "admin")) as gateway:
             found = json_of(await gateway.call_tool("toolSearch", {"query": "delete a user account"}))
             names = [t["name"] for t in found.get("tools", [])]
             assert "delete_user_account" not in names
@@ -161,28 +167,29 @@ def test_contexts_hide_tools_from_search_and_calls_and_python_tools_run_in_proce
             ):
                 refused = await call
                 assert refused.is_error
-                assert json_of(refused)["error"] == (
-                    "no tool named 'delete_user_account' is available; find tools with toolSearch"
-                )  # the same words as a name that does not exist: nothing is given away
+                # the same words as a name that does not exist: nothing is given away
+                assert json_of(refused)["error"] == gone.format("delete_user_account")
 
             summed = await gateway.call_tool("callTool", {"name": "add_numbers", "arguments": {"a": 2, "b": 40}})
             assert not summed.is_error and text_of(summed) == "42"
             failed = await gateway.call_tool("callTool", {"name": "explode", "arguments": {"reason": "on purpose"}})
             assert failed.is_error and "RuntimeError: on purpose" in json_of(failed)["error"]
 
+            # a file's tool no server runs is neither found nor run, and no answer names the file
             rooms = json_of(await gateway.call_tool("toolSearch", {"query": "book a meeting room"}))
-            hit = next(t for t in rooms["tools"] if t["name"] == "book_meeting_room")
-            assert hit["callable"] is False and "callable:false" in rooms["how"]
+            assert "book_meeting_room" not in [t["name"] for t in rooms.get("tools", [])]
             not_run = await gateway.call_tool("callTool", {"name": "book_meeting_room", "arguments": {"room": "A"}})
-            assert not_run.is_error and "cannot be run by this gateway" in json_of(not_run)["error"]
+            assert not_run.is_error and json_of(not_run)["error"] == gone.format("book_meeting_room")
+            assert str(tmp_path) not in text_of(not_run) + json.dumps(rooms)
 
     async def as_admin() -> None:
-        async with client(stdio_params(sources, "--context", "role=admin")) as gateway:
+        async with client(stdio_params(sources, "--context", "role=admin", "--catalog-via", "admin")) as gateway:
             found = json_of(await gateway.call_tool("toolSearch", {"query": "delete a user account"}))
             assert found["tools"][0]["name"] == "delete_user_account"
+            assert found["tools"][0]["description"] == "Delete a user account from the directory for good."
             call = {"name": "delete_user_account", "arguments": {"user_id": "u1"}}
-            refused = await gateway.call_tool("callTool", call)
-            assert "cannot be run by this gateway" in json_of(refused)["error"]  # visible now, but a file tool
+            ran = await gateway.call_tool("callTool", call)  # run by the upstream the file's tools go through
+            assert not ran.is_error and json_of(ran) == {"tool": "delete_user_account", "arguments": {"user_id": "u1"}}
 
     anyio.run(as_member)
     anyio.run(as_admin)

@@ -23,7 +23,7 @@ from toolsearch_cli.serve.gateway import (
 )
 
 from ..conftest import ROOT
-from ..serve_helpers import real_sources
+from ..serve_helpers import raw_tools_of, real_sources, runner_of, scripted_source
 
 DEMO = str(ROOT / "catalogs" / "demo")
 
@@ -87,7 +87,11 @@ def test_upstream_tools_that_load_with_a_warning_are_served_as_catalog_lists_the
 
 def test_gateway_search_ranks_as_search_does_and_hides_by_context():
     catalog = load_catalog([DEMO])
-    gateway = Gateway(Settings(sources=[DEMO], context={"role": "member"}), static=catalog)
+    gateway = Gateway(
+        Settings(sources=[DEMO], context={"role": "member"}, catalog_via="demo"),
+        static=catalog,
+        upstreams=[runner_of(catalog, "demo")],
+    )
     context = gateway.context_for(None)
     for query in ("refund an order", "weather forecast for tomorrow", "send an email to a colleague"):
         result, _ = gateway.search({"query": query, "maxResults": 3}, context, None)
@@ -100,14 +104,43 @@ def test_gateway_search_ranks_as_search_does_and_hides_by_context():
         gateway.prepare_call("createUser", {"email": "a@b.c"}, context)
     assert refused.value.kind == "unknown-tool"
     admin = gateway.context_for(None) | {"role": "admin"}
+    wanted = {"email": "a@b.c", "fullName": "A B"}
+    tool, route, value = gateway.prepare_call("createUser", wanted, admin)  # the upstream runs it
+    assert (route.kind, route.original, value) == ("mcp", "createUser", wanted)
+    assert tool.description == catalog.get("createUser").description  # searched and shown by the file's text
+
+
+def test_catalog_file_tools_no_server_runs_are_never_shown_searched_or_called(tmp_path):
+    """A catalog file's tools were searchable, resident and listed, and every call failed naming the
+    file's path; now a tool no upstream runs is left out (said once), and a file tool the named
+    upstream does not list is left out too."""
+    catalog = load_catalog([DEMO])
+    assert catalog.resident
+    alone = Gateway(Settings(sources=[DEMO]), static=catalog)
+    assert [t.name for t in alone.listed_tools({}, None)] == ["toolSearch", "callTool"]
+    assert list(alone.catalog.tools) == [] and alone.left_out == len(catalog.tools)
+    assert "--catalog-via" in (alone.left_out_line() or "")
+    found, _ = alone.search({"query": "send an email to a colleague"}, {}, None)
+    assert "sendEmail" not in found.content[0]["text"]
     with pytest.raises(Refused) as refused:
-        gateway.prepare_call("createUser", {"email": "a@b.c"}, admin)
-    assert refused.value.kind == "not-callable"  # visible to an admin, but a file's tool
+        alone.prepare_call("sendEmail", {"to": "a@b.c"}, {})
+    assert refused.value.kind == "unknown-tool" and "/" not in refused.value.message
+    # the upstream lists only two of the file's tools: only they are served, by the file's text
+    two = runner_of(catalog, "demo")
+    two.raw_tools = [t for t in two.raw_tools if t["name"] in ("sendEmail", "getWeather")]
+    via = Gateway(Settings(sources=[DEMO], catalog_via="demo"), static=catalog, upstreams=[two])
+    assert sorted(t.name for t in via.catalog.tools) == ["getWeather", "sendEmail"]
+    assert via.left_out == len(catalog.tools) - 2
+    assert via.catalog.get("sendEmail").description == catalog.get("sendEmail").description
 
 
 def test_list_changed_state_is_per_session():
     catalog = load_catalog([DEMO])
-    gateway = Gateway(Settings(sources=[DEMO], disclose="list-changed", max_active=2), static=catalog)
+    gateway = Gateway(
+        Settings(sources=[DEMO], disclose="list-changed", max_active=2, catalog_via="demo"),
+        static=catalog,
+        upstreams=[runner_of(catalog, "demo")],
+    )
     one, two = SessionState(id="one"), SessionState(id="two")
     _, changed = gateway.search({"query": "refund an order", "maxResults": 2}, {}, one)
     assert changed
@@ -117,19 +150,38 @@ def test_list_changed_state_is_per_session():
     assert "callTool" in (gateway.check_direct(one.active[0], {}, two) or "")
 
 
-def test_dry_run_prints_the_client_list_and_both_costs(run_cli):
-    result = run_cli("serve", "--dry-run", "-c", DEMO, "-f", "json")
+def test_dry_run_prints_the_client_list_and_both_costs(run_cli, tmp_path):
+    runner = scripted_source("demo", raw_tools_of(load_catalog([DEMO])), tmp_path)
+    result = run_cli("serve", "--dry-run", "-c", DEMO, "-c", runner, "--catalog-via", "demo", "-f", "json")
     assert result.code == 0 and result.stderr == ""
     report = result.json()
     resident = load_catalog([DEMO]).resident
     assert resident and [t["name"] for t in report["tools"]] == [*resident, "toolSearch", "callTool"]
     tokens = report["tokens"]
     assert 0 < tokens["listed"] < tokens["all_upstream_tools"]
-    assert report["sources"][0]["callable"] is False  # YAML files: searchable only
-    table = run_cli("serve", "--dry-run", "-c", DEMO)
+    assert [(s["source"].split("=")[0], s["callable"]) for s in report["sources"]] == [("demo", True)]
+    assert report["left_out"] is None
+    table = run_cli("serve", "--dry-run", "-c", DEMO, "-c", runner, "--catalog-via", "demo")
     assert table.code == 0 and table.stderr == ""
     assert f"{tokens['listed']:,} tokens" in table.stdout and f"{tokens['all_upstream_tools']:,} tokens" in table.stdout
-    assert "searchable only (not callable)" in table.stdout
+    # the files alone: nothing runs them, so the client would see no tool of theirs, and the report says why
+    alone = run_cli("serve", "--dry-run", "-c", DEMO, "-f", "json")
+    assert alone.code == 0 and [t["name"] for t in alone.json()["tools"]] == ["toolSearch", "callTool"]
+    assert alone.json()["searchable"] == [] and "--catalog-via ALIAS" in alone.json()["left_out"]
+
+
+def test_serve_without_a_catalog_refuses_the_demo_in_one_line(run_cli, tmp_path, monkeypatch):
+    """`serve` with no --catalog fell back to the bundled demo, whose tools no server runs."""
+    monkeypatch.chdir(tmp_path)  # no ./catalogs here
+    monkeypatch.delenv("TOOLSEARCH_CATALOG", raising=False)
+    for args in ([], ["--dry-run"]):
+        result = run_cli("serve", *args)
+        assert result.code == 2 and result.stdout == ""
+        assert result.stderr.startswith("error: serve needs --catalog") and result.stderr.count("\n") == 1
+    files_only = run_cli("serve", "-c", DEMO)  # nothing callable: refused before anything starts
+    assert files_only.code == 2 and files_only.stderr.startswith("error: nothing to serve")
+    bad_via = run_cli("serve", "-c", DEMO, "--catalog-via", "nope", "--dry-run")
+    assert bad_via.code == 2 and "--catalog-via 'nope' names no live source" in bad_via.stderr
 
 
 def test_dry_run_of_two_servers_with_the_same_tools_prefixes_them(run_cli):
@@ -180,7 +232,9 @@ def test_eval_from_log_labels_searches_by_the_call_that_followed(run_cli, tmp_pa
     path = tmp_path / "traffic.jsonl"
     log = TrafficLog(str(path))
     catalog = load_catalog([DEMO])
-    gateway = Gateway(Settings(sources=[DEMO]), static=catalog, log=log)
+    gateway = Gateway(
+        Settings(sources=[DEMO], catalog_via="demo"), static=catalog, upstreams=[runner_of(catalog, "demo")], log=log
+    )
     from toolsearch_cli.serve.gateway import CallResult
 
     session = SessionState(id="s1")

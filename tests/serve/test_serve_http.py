@@ -12,7 +12,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from ..serve_helpers import HttpGateway, json_of, pids_with, real_sources, text_of
+from ..serve_helpers import HttpGateway, json_of, pids_with, real_sources, scripted_source, text_of
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -131,13 +131,17 @@ def test_context_header_adds_attributes_per_request_and_the_command_line_wins(tm
                 found = json_of(await gateway.call_tool("toolSearch", {"query": "restart a production service"}))
                 return [t["name"] for t in found.get("tools", [])]
 
-    with HttpGateway([str(catalog)], "--context-header", "X-Toolsearch-Context") as server:
+    restart = {"name": "restart_production_service", "inputSchema": {"type": "object"}}
+    runner = scripted_source("ops", [restart], tmp_path)  # the server that runs the file's tool
+    sources = [str(catalog), runner]
+    via = ("--catalog-via", "ops")
+    with HttpGateway(sources, *via, "--context-header", "X-Toolsearch-Context") as server:
         assert anyio.run(names, server.url, None) == []
         assert anyio.run(names, server.url, "team=ops") == ["restart_production_service"]
         assert anyio.run(names, server.url, "team=dev; role=admin") == []
-    with HttpGateway([str(catalog)], "--context", "team=dev", "--context-header", "X-Toolsearch-Context") as server:
+    with HttpGateway(sources, *via, "--context", "team=dev", "--context-header", "X-Toolsearch-Context") as server:
         assert anyio.run(names, server.url, "team=ops") == []  # --context fixed team: the header cannot change it
-    with HttpGateway([str(catalog)]) as server:
+    with HttpGateway(sources, *via) as server:
         assert anyio.run(names, server.url, "team=ops") == []  # without --context-header it is not read
 
 

@@ -178,7 +178,8 @@ def test_changes_apply_in_place_unless_a_name_collides():
     from toolsearch_cli.registry.testing import sample
     from toolsearch_cli.serve.gateway import Gateway, Settings
 
-    static = Catalog(tools=[sample("get_weather", "Current weather for a city")])
+    # a tool that runs in process (a catalog file's tool no server runs would not be served at all)
+    static = Catalog(tools=[sample("get_weather", "Current weather for a city").copy_with(function=lambda: "sunny")])
     feed = _Feed([sample("stock_quote", "Latest stock quote for a ticker")])
     gateway = Gateway(Settings(sources=[]), static=static, registries=[feed])
     engine = gateway.engine({})

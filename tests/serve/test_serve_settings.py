@@ -16,6 +16,7 @@ from toolsearch_cli.serve.gateway import Gateway, Settings
 from toolsearch_cli.serve.run import serve
 
 from ..conftest import ROOT
+from ..serve_helpers import raw_tools_of, runner_of, scripted_source
 
 DEMO = str(ROOT / "catalogs" / "demo")
 
@@ -54,17 +55,20 @@ def test_a_dry_run_does_not_read_the_address():
 
 
 def test_the_settings_are_the_gateways_settings():
-    settings = ServeSettings(sources=[DEMO], disclose="list-changed", max_active=2, resident=["getWeather"])
+    settings = ServeSettings(
+        sources=[DEMO], disclose="list-changed", max_active=2, resident=["getWeather"], catalog_via="demo"
+    )
     assert isinstance(settings, Settings)
-    gateway = Gateway(settings, static=load_catalog([DEMO]))
+    gateway = Gateway(settings, static=load_catalog([DEMO]), upstreams=[runner_of(load_catalog([DEMO]), "demo")])
     gateway.check_resident()  # a resident name the catalog does not have would raise here
     assert "getWeather" in gateway.routes
     with pytest.raises(UsageError, match="nope"):
         Gateway(ServeSettings(sources=[DEMO], resident=["nope"]), static=load_catalog([DEMO])).check_resident()
 
 
-def test_dry_run_returns_a_typed_report():
-    report = dry_run(ServeSettings(sources=[DEMO], dry_run=True))
+def test_dry_run_returns_a_typed_report(tmp_path):
+    runner = scripted_source("demo", raw_tools_of(load_catalog([DEMO])), tmp_path)
+    report = dry_run(ServeSettings(sources=[DEMO, runner], catalog_via="demo", dry_run=True))
     assert isinstance(report, DryRun)
     resident = load_catalog([DEMO]).resident
     assert [t["name"] for t in report.listed] == [*resident, "toolSearch", "callTool"]
@@ -75,14 +79,14 @@ def test_dry_run_returns_a_typed_report():
     assert document["tokens"]["saving_percent"] == round(report.saving_percent, 2)
     assert document["disclose"] == "call-through" and document["failed"] == []
     assert len(document["searchable"]) == 58
-    sources = document["sources"]  # one entry per file: searchable only, not callable
-    assert sum(s["tools"] for s in sources) == 58 and all(s["callable"] is False for s in sources)
-    assert any(s["source"].endswith("calendar.yaml") for s in sources)
+    sources = document["sources"]  # the files' tools, run by the upstream named
+    assert [(s["tools"], s["callable"]) for s in sources] == [(58, True)]
 
 
-def test_a_dry_run_sees_what_the_context_may_see():
-    member = dry_run(ServeSettings(sources=[DEMO], context={"role": "member"}, dry_run=True))
-    admin = dry_run(ServeSettings(sources=[DEMO], context={"role": "admin"}, dry_run=True))
+def test_a_dry_run_sees_what_the_context_may_see(tmp_path):
+    runner = scripted_source("demo", raw_tools_of(load_catalog([DEMO])), tmp_path)
+    member = dry_run(ServeSettings(sources=[DEMO, runner], catalog_via="demo", context={"role": "member"}))
+    admin = dry_run(ServeSettings(sources=[DEMO, runner], catalog_via="demo", context={"role": "admin"}))
     assert member.all_tools < admin.all_tools
     assert set(member.names) < set(admin.names)
 

@@ -32,6 +32,7 @@ from .options import (
     check_format,
     embed_settings,
     output_file,
+    report_option,
 )
 
 if TYPE_CHECKING:
@@ -95,6 +96,10 @@ BY_OPTION = typer.Option(
 FAILURES_OPTION = typer.Option(
     0, "--failures", help="List the N worst misses and what ranked above the expected tool.", metavar="N", min=0
 )
+REPORT_OPTION = report_option(
+    "recall@k curves per ranker, MRR and NDCG per query set (--by, else subset), the misses with the rank "
+    "where the expected tool landed and the fields the top hit matched, and the deltas against --baseline"
+)
 DIFF_K_OPTION = typer.Option(
     None,
     "--diff-k",
@@ -117,6 +122,7 @@ def eval_command(
     save: str | None = SAVE_OPTION,
     baseline: Path | None = BASELINE_OPTION,
     diff_k: int | None = DIFF_K_OPTION,
+    html_report: str | None = REPORT_OPTION,
     minimum: list[str] | None = MIN_OPTION,
     output_format: OutputFormat = "table",
     catalog_format: CatalogFormat = "auto",
@@ -160,22 +166,29 @@ def eval_command(
         from .render import console
 
         render_report(console(), report)
-    _render_notices(report)
+    _finish(report, html_report)
     if not report.passed:
         raise typer.Exit(1)
 
 
-def _render_notices(report: EvalReport) -> None:
-    """On stderr after the output: a baseline of another model, the file saved, the gates."""
+def _finish(report: EvalReport, html_report: str | None) -> None:
+    """After the output: the HTML report written (``--report``), then on stderr a baseline of
+    another model, the files written, the gates."""
     from .eval_render import render_gates
     from .render import error_console
 
+    if html_report is not None:
+        from ..htmlreport import eval_html, write_report
+
+        write_report(html_report, eval_html(report))
     err = error_console()
     notice = report.baseline_warning()
     if notice is not None:
         err.print(f"warning: {notice}", markup=False)
     if report.settings.save is not None:
         err.print(f"saved the run to {report.settings.save}", markup=False)
+    if html_report is not None:
+        err.print(f"wrote the report to {html_report}", markup=False)
     if report.gates:
         render_gates(err, report.gates)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -40,6 +40,18 @@ def output_file(option: str) -> Callable[[str | None], str | None]:
         return value
 
     return check
+
+
+def report_option(what: str) -> Any:
+    """``--report FILE``: the HTML report of ``eval`` or ``simulate`` (``what`` it draws)."""
+    return typer.Option(
+        None,
+        "--report",
+        help=f"Also write an HTML report to FILE: {what}. One self-contained file (charts as inline SVG, "
+        "no script): it loads nothing when opened, offline or not.",
+        metavar="FILE",
+        callback=output_file("--report"),
+    )
 
 
 CatalogFormat = Annotated[

@@ -91,6 +91,40 @@ LOG_OPTION = typer.Option(
     "argument values) for `toolsearch eval --from-log`.",
     metavar="FILE",
 )
+CATALOG_VIA_OPTION = typer.Option(
+    None,
+    "--catalog-via",
+    help="The alias of the live source (ALIAS=mcp+stdio:CMD) that runs the catalog files' tools: each "
+    "file tool that server lists is searched by the file's text and called there. Without it, file "
+    "tools cannot run and are left out (a client sees only tools it can call).",
+    metavar="ALIAS",
+)
+ALLOW_FLAGGED_OPTION = typer.Option(
+    None,
+    "--allow-flagged",
+    help="Serve this upstream tool although the injection rule (TS206) flags its text; NAME or "
+    "ALIAS__NAME (repeatable). Flagged tools are otherwise quarantined: not listed, found or run.",
+    metavar="NAME",
+)
+MAX_ARGUMENT_BYTES_OPTION = typer.Option(
+    1_000_000,
+    "--max-argument-bytes",
+    help="Largest call arguments (bytes of JSON) passed on to a tool; larger are refused first.",
+    metavar="BYTES",
+)
+HEADER_TIMEOUT_OPTION = typer.Option(
+    10.0, "--header-timeout", help="HTTP: seconds a client has to send a request's headers.", metavar="SECONDS"
+)
+BODY_TIMEOUT_OPTION = typer.Option(
+    30.0, "--body-timeout", help="HTTP: seconds a client has to send a request's body.", metavar="SECONDS"
+)
+TOKENS_OPTION = typer.Option(
+    None,
+    "--tokens",
+    help="HTTP: require a bearer token listed (as its hash, with its context) in this file; see "
+    "docs/how-to/gateway-security.md. TLS is the reverse proxy's job: the gateway speaks plain HTTP.",
+    metavar="FILE",
+)
 DRY_RUN_OPTION = typer.Option(
     False, "--dry-run", help="Print the tools the client would see and their token cost, then exit."
 )
@@ -141,6 +175,12 @@ def serve(
     max_results: int = MAX_RESULTS_OPTION,
     timeout: float = TIMEOUT_OPTION,
     log: str | None = LOG_OPTION,
+    catalog_via: str | None = CATALOG_VIA_OPTION,
+    allow_flagged: list[str] | None = ALLOW_FLAGGED_OPTION,
+    max_argument_bytes: int = MAX_ARGUMENT_BYTES_OPTION,
+    header_timeout: float = HEADER_TIMEOUT_OPTION,
+    body_timeout: float = BODY_TIMEOUT_OPTION,
+    tokens: str | None = TOKENS_OPTION,
     dry_run: bool = DRY_RUN_OPTION,
     output_format: OutputFormat = "table",
     catalog_format: CatalogFormat = "auto",
@@ -167,7 +207,9 @@ def serve(
     embed = embed_settings(typer_context)
     check_format(output_format)
     options = _options(typer_context.params, embed)
-    if config is not None:
+    if config is None:
+        _check_served(catalog)
+    else:
         options = _with_config(typer_context, config, options, log_format)
     settings = ServeSettings(**options)  # type: ignore[arg-type]  # checked by the settings
     _run(settings, output_format)
@@ -212,6 +254,12 @@ def _options(params: dict[str, Any], embed: Any) -> dict[str, Any]:
         dry_run=params["dry_run"],
         locked=params["locked"],
         embed=embed,
+        catalog_via=params["catalog_via"],
+        allow_flagged=list(params["allow_flagged"] or []),
+        max_argument_bytes=params["max_argument_bytes"],
+        header_timeout=params["header_timeout"],
+        body_timeout=params["body_timeout"],
+        tokens=params["tokens"],
         log_format=params["log_format"],
     )
 
@@ -250,13 +298,29 @@ def _import_client(client: str, client_config: str | None, config: str | None, a
         say(f"{done.client_config} is unchanged: put the config above in its place (or run again with --apply)")
 
 
+def _check_served(catalog: list[str] | None) -> None:
+    """Without ``--catalog`` (nor ``$TOOLSEARCH_CATALOG``, nor ./catalogs) the catalog would be the
+    bundled demo, whose tools no server runs: a gateway an operator starts that way is a mistake."""
+    from ..catalog.sources import bundled_catalog_path, default_sources
+    from ..errors import UsageError
+
+    if not catalog and default_sources() == [str(bundled_catalog_path())]:
+        raise UsageError(
+            "serve needs --catalog: the MCP servers to front (ALIAS=mcp+stdio:CMD, mcp+http(s)://URL) or a "
+            "Python module of tools; the bundled demo catalog's tools are run by no server"
+        )
+
+
 def _run(settings: ServeSettings, output_format: str) -> None:
     """The model checked, then a dry run's listing, or the gateway until it is stopped."""
     _check_model(settings)
     if settings.dry_run:
         from ..serve.dry_run import dry_run as list_once
 
-        _render_dry_run(list_once(settings), output_format)
+        report = list_once(settings)
+        _render_dry_run(report, output_format)
+        if report.failed:  # a server the gateway fronts did not list: not ready to serve
+            raise typer.Exit(1)
         return
     import warnings
 
@@ -326,3 +390,5 @@ def _render_dry_run(report: DryRun, output_format: str) -> None:
         out.print(data(f"  failed: {problem}", "yellow"))
     for held in report.quarantined:
         out.print(data(f"  {held}", "yellow"), soft_wrap=True)
+    if report.left_out:
+        out.print(data(f"  {report.left_out}", "yellow"), soft_wrap=True)

@@ -23,6 +23,7 @@ from .options import (
     check_format,
     embed_settings,
     output_file,
+    report_option,
 )
 from .simulate_live import (
     API_KEY_ENV_OPTION,
@@ -93,6 +94,10 @@ MAX_RESULT_SIZE_OPTION = typer.Option(
 RANKER_OPTION = typer.Option(
     None, "--ranker", "-r", help="Ranker used by toolSearch (default: default).", metavar="NAME"
 )
+REPORT_OPTION = report_option(
+    "tokens per request per policy against sending all tools, the tools of each request as a timeline, "
+    "the prompt cache's prefix stability and the findings"
+)
 COUNTER_OPTION = typer.Option(
     "cl100k_base", "--counter", help="Token counter: cl100k_base (exact) or chars4.", metavar="NAME"
 )
@@ -114,6 +119,7 @@ def simulate(
     max_result_size: str = MAX_RESULT_SIZE_OPTION,
     ranker: str | None = RANKER_OPTION,
     counter: str = COUNTER_OPTION,
+    html_report: str | None = REPORT_OPTION,
     live: bool = LIVE_OPTION,
     prompt: str | None = PROMPT_OPTION,
     base_url: str | None = BASE_URL_OPTION,
@@ -152,7 +158,7 @@ def simulate(
 
     out = console() if output_format == "table" else None  # None: JSON
     result = run_simulation(settings, simulation_progress(out))
-    print_simulation(out, result)
+    print_simulation(out, result, html_report)
     if result.failure is not None:
         raise result.failure
     if check and not result.ok:

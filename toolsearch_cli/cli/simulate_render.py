@@ -265,9 +265,19 @@ def _heading(
     out.print(Text.assemble(data(title, "bold"), data("  ·  " + " · ".join(parts))))
 
 
-def print_simulation(out: Console | None, result: SimulationResult) -> None:
+def print_simulation(out: Console | None, result: SimulationResult, html_report: str | None = None) -> None:
     """The result as tables on ``out`` (a live run's requests were printed as they came), or as
-    JSON when ``out`` is ``None``."""
+    JSON when ``out`` is ``None``; then the HTML report written to ``html_report`` (``--report``)."""
+    _print_result(out, result)
+    if html_report is not None:
+        from ..htmlreport import simulate_html, write_report
+        from .render import error_console
+
+        write_report(html_report, simulate_html(result))
+        error_console().print(f"wrote the report to {html_report}", markup=False)
+
+
+def _print_result(out: Console | None, result: SimulationResult) -> None:
     if out is None:
         import typer
 

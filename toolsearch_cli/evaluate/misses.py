@@ -134,3 +134,63 @@ def worst_misses(
             )
         )
     return out
+
+
+#: The misses table of an HTML report: at most this many rows per ranker (worst first) ...
+MISS_ROWS = 200
+#: ... and the top hits' explanations (their matched fields) built within this many seconds per ranker.
+MISS_EXPLAIN_SECONDS = 2.0
+
+
+@dataclass(slots=True)
+class MissRow:
+    """One row of a misses table: a relevant tool outranked by another, where it landed and what
+    came first (with the fields the top hit matched, when explained)."""
+
+    ranker: str
+    query: Query
+    tool: str
+    #: Rank among the returned tools; ``None`` when not returned within the run's depth.
+    rank: int | None
+    #: The tool ranked first (``None``: the ranker returned nothing for the query).
+    top: str | None
+    #: The top hit's own hit with its matched fields, when explained in time.
+    top_hit: Hit | None
+
+
+def miss_rows(
+    catalog: Catalog,
+    run: RankerRun,
+    limit: int = MISS_ROWS,
+    *,
+    seconds: float = MISS_EXPLAIN_SECONDS,
+    embed: EmbedSettings | None = None,
+) -> tuple[list[MissRow], int]:
+    """The run's misses, worst first (not returned within the depth, then the lowest rank), at
+    most ``limit``, and how many there are in all. Only the rows kept are explained: one search
+    each for the top hit's matched fields, for as long as ``seconds`` allow (later rows keep the
+    top hit's name, without its fields)."""
+    rows: list[tuple[tuple[int, int, str, str], QueryResult, str, int | None]] = []
+    for r in run.results:
+        relevant = set(r.query.relevant)
+        for name in r.query.relevant:
+            rank = r.rank_of(name)
+            if rank is None or any(other not in relevant for other in r.ranked[: rank - 1]):
+                order = (0 if rank is None else 1, -(rank or 0), r.query.id, name)
+                rows.append((order, r, name, rank))
+    rows.sort(key=lambda row: row[0])
+    impl = get_ranker(run.ranker, embed)
+    started = time.perf_counter()
+    out: list[MissRow] = []
+    for _, r, name, rank in rows[:limit]:
+        top = r.ranked[0] if r.ranked else None
+        top_hit = None
+        if top is not None and time.perf_counter() - started < seconds:
+            category = r.query.value(run.category_field) if run.category_field else None
+            try:
+                hits = impl.search(catalog, SearchRequest(r.query.query, 1, category, explain=True))
+            except SearchError:
+                hits = []
+            top_hit = hits[0] if hits and hits[0].tool.name == top else None
+        out.append(MissRow(run.ranker, r.query, name, rank, top, top_hit))
+    return out, len(rows)

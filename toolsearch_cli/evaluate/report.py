@@ -181,6 +181,8 @@ class EvalReport:
     #: The embedding model the baseline was measured with, when it names one.
     baseline_embed_model: str | None = None
     gates: list[GateResult] = field(default_factory=list)
+    #: The catalog the queries ran on (what an HTML report explains its misses with).
+    catalog: Catalog | None = field(default=None, repr=False)
 
     @property
     def passed(self) -> bool:
@@ -295,6 +297,7 @@ def run_eval(settings: EvalSettings, listener: EvalListener | None = None) -> Ev
         comparison=comparison,
         baseline_embed_model=old.get("embed_model") if old is not None else None,
         gates=gate_results,
+        catalog=catalog,
     )
 
 

@@ -39,8 +39,11 @@ class DryRun:
     failed: list[str]
     #: The gateway names of every tool the context may see (what toolSearch can return).
     names: list[str] = field(default_factory=list)
-    #: ``--locked``: the tools the lockfile keeps out, each as one line saying why.
+    #: ``--locked``: the tools the lockfile keeps out, each as one line saying why (and the tools
+    #: the injection rule holds back).
     quarantined: list[str] = field(default_factory=list)
+    #: The one line about catalog-file tools no upstream runs (``None``: none left out).
+    left_out: str | None = None
 
     @property
     def saving_percent(self) -> float:
@@ -61,6 +64,7 @@ class DryRun:
             "failed": self.failed,
             "searchable": self.names,
             "quarantined": self.quarantined,
+            "left_out": self.left_out,
         }
 
 
@@ -68,7 +72,7 @@ def dry_run(settings: Settings, counter: str = "cl100k_base") -> DryRun:
     """List every source once (live servers concurrently, then stopped) and measure both tool lists."""
     from ..catalog.mcp_client import fetch_live_sources
     from .registry_feed import RegistryFeed
-    from .server import GatewaySources, load_static
+    from .server import GatewaySources, check_catalog_via, load_static
 
     lockfile = None
     if settings.locked is not None:
@@ -76,6 +80,7 @@ def dry_run(settings: Settings, counter: str = "cl100k_base") -> DryRun:
 
         lockfile = Lockfile.read(settings.locked)
     by_use = GatewaySources.of(settings.sources)
+    check_catalog_via(settings, by_use)
     static = load_static(by_use.not_live if lockfile is None else by_use.static, settings.catalog_format)
     # with a lockfile, registry tools are keyed as the running gateway keys them (registry:NAMESPACE)
     feeds = [RegistryFeed(s) for s in by_use.registries] if lockfile is not None else []
@@ -86,7 +91,7 @@ def dry_run(settings: Settings, counter: str = "cl100k_base") -> DryRun:
     for source in live:
         answer = fetched[source]
         if isinstance(answer, CatalogError):
-            if len(live) == 1 and not static.tools:
+            if len(live) == 1 and not any(t.function is not None for t in static.tools):
                 raise answer
             failed.append(str(answer))
             continue
@@ -120,4 +125,5 @@ def dry_run(settings: Settings, counter: str = "cl100k_base") -> DryRun:
         failed=failed,
         names=[t.name for t in visible],
         quarantined=[line.removeprefix("warning: ") for line in quarantined],
+        left_out=(gateway.left_out_line() or "").removeprefix("warning: ") or None,
     )

@@ -22,7 +22,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from ..arguments import check_arguments
@@ -136,6 +136,20 @@ class Settings:
     locked: str | None = None
     #: The embedding model of a dense ``ranker`` (``None``: the library default, ``TOOLSEARCH_EMBED_*``).
     embed: EmbedSettings | None = None
+    #: The alias of the live upstream that runs the catalog files' tools (``--catalog-via``): a
+    #: file's tool is served (with the file's text) while that upstream lists a tool of its name,
+    #: and replaces the upstream's own entry. ``None``: file tools cannot run and are left out.
+    catalog_via: str | None = None
+    #: Upstream tools served although the injection rule (TS206) flags them (``--allow-flagged``):
+    #: a tool's own name, or ``ALIAS__name`` for one upstream's.
+    allow_flagged: list[str] = field(default_factory=list)
+    #: The largest call arguments passed on (bytes of JSON); larger are refused before the upstream.
+    max_argument_bytes: int = 1_000_000
+    #: HTTP: seconds a client has to send a request's headers, and then its body.
+    header_timeout: float = 10.0
+    body_timeout: float = 30.0
+    #: HTTP: the bearer tokens file (hashes, each with its context); ``None``: no authentication.
+    tokens: str | None = None
     #: From ``--config`` (:mod:`.config`): per live source text, how to start it beyond its text
     #: (``env``, ``headers``, ``cwd``); the operator's :class:`.policy.ToolPolicy` (``None``: none);
     #: the aliases of the upstreams ``/readyz`` waits for (``None``: every upstream).
@@ -158,6 +172,13 @@ class Settings:
             raise UsageError(f"--max-active must be at least 1, not {self.max_active}", field="max-active")
         if self.timeout <= 0:
             raise UsageError(f"--timeout must be positive, not {self.timeout:g}", field="timeout")
+        if self.max_argument_bytes < 1:
+            raise UsageError(
+                f"--max-argument-bytes must be at least 1, not {self.max_argument_bytes}", field="max-argument-bytes"
+            )
+        for option, seconds in (("header-timeout", self.header_timeout), ("body-timeout", self.body_timeout)):
+            if seconds <= 0:
+                raise UsageError(f"--{option} must be positive, not {seconds:g}", field=option)
         kept: dict[str, Source] = {}
         for value in self.sources:
             source = parse_source(value)
@@ -223,6 +244,12 @@ class Gateway:
         #: Lockfile keys already announced as quarantined, with the digest announced.
         self._said: dict[tuple[str, str], str] = {}
         self._notice = notice
+        #: Upstream tools the injection rule holds back, by every name a client could call them by.
+        self.flagged: dict[str, tuple[Tool, str]] = {}
+        self._said_flagged: dict[tuple[str, str], str] = {}
+        self._injection: Any = None
+        self._cleaned: dict[int, tuple[Tool, Tool]] = {}
+        self.left_out = 0
         self.static = static or Catalog(tools=[])
         self.upstreams = list(upstreams)
         #: Registry sources followed live (:class:`.registry_feed.RegistryFeed`).
@@ -255,10 +282,19 @@ class Gateway:
         keys: list[tuple[str, str]] = []
         keyed = self.lockfile is not None
         base = self.lockfile.base if self.lockfile is not None else None
+        via = self._via_upstream()
+        #: Catalog files' tools that no upstream runs: left out (only callable tools are shown).
+        by_file: list[Tool] = []
+        left_out = 0
         for tool in self.static.tools:
-            kind: Literal["python", "none"] = "python" if tool.function is not None else "none"
+            if tool.function is None:
+                if via is None:
+                    left_out += 1
+                else:
+                    by_file.append(tool)
+                continue
             source = str(tool.source.file) if tool.source is not None else "catalog"
-            entries.append((tool, Route(kind, source), tool.category or "catalog"))
+            entries.append((tool, Route("python", source), tool.category or "catalog"))
             if keyed:
                 keys.append(tool_key("file", tool, base=base))
         resident = list(self.static.resident)
@@ -272,21 +308,43 @@ class Gateway:
             resident.extend(n for n in feed.resident if n not in resident)
             groups.extend(feed.groups)
         problems: dict[str, list[str]] = {}
+        #: The entries an upstream sent (read by the injection rule): their indexes in ``entries``.
+        from_upstream: set[int] = set()
         for upstream in self.upstreams:
             if not upstream.raw_tools:
                 continue
             listed, more_resident, skipped = upstream_tools(upstream)
             if skipped:
                 problems[upstream.source] = skipped
+            described = set()
+            if upstream is via:  # the files' tools this upstream runs, with the files' text
+                runs = {str((t.metadata.get("mcp_server") or {}).get("tool") or t.name) for t in listed}
+                for tool in by_file:
+                    if tool.name in runs and tool.name not in described:
+                        described.add(tool.name)
+                        entries.append((tool, Route("mcp", upstream.source, tool.name), via_alias(upstream)))
+                        if keyed:
+                            keys.append(tool_key("file", tool, base=base))
+                left_out += len(by_file) - len(described)
             for tool in listed:
                 server = tool.metadata.get("mcp_server") or {}
+                original = str(server.get("tool") or tool.name)
+                if original in described:
+                    continue
                 alias = str(server.get("name") or upstream.live.alias or "mcp")
-                entries.append((tool, Route("mcp", upstream.source, str(server.get("tool") or tool.name)), alias))
+                from_upstream.add(len(entries))
+                entries.append((tool, Route("mcp", upstream.source, original), alias))
                 if keyed:
                     keys.append(tool_key("live", tool))
             resident.extend(n for n in more_resident if n not in resident)
+        if via is not None and not via.raw_tools:
+            left_out += len(by_file)
+        #: How many catalog-file tools no upstream runs (said once at start: see :meth:`left_out_line`).
+        self.left_out = left_out
+        entries, keys = self._unflagged(entries, keys, from_upstream)
         if self.lockfile is not None:
             entries = self._locked_only(entries, keys)
+        entries = [(self._clean(tool), route, alias) for tool, route, alias in entries]
         if self.settings.tool_policy is not None:  # the operator's rules (serve --config)
             entries, pinned = self.settings.tool_policy.apply(entries, self._say)
             resident.extend(n for n in pinned if n not in resident)
@@ -302,6 +360,12 @@ class Gateway:
             routes[name] = route
         wanted_resident = [renamed.get(n, n) for n in [*resident, *self.settings.resident]]
         resident_names = [n for n in dict.fromkeys(wanted_resident) if n in routes]
+        # a group keeps the tools that are served (a file's tools left out, a tool held back)
+        groups = [
+            g if all(n in routes for n in g.tools) else replace(g, tools=[n for n in g.tools if n in routes])
+            for g in ((replace(g, tools=[renamed.get(n, n) for n in g.tools]) if renamed else g) for g in groups)
+        ]
+        groups = [g for g in groups if g.tools]
         self.catalog = Catalog(tools=tools, resident=resident_names, groups=groups)
         self.routes = routes
         #: Per live source: why some of its tools were left out (a bad tool never takes the others down).
@@ -314,6 +378,79 @@ class Gateway:
         self.version += 1
         for listener in self.on_rebuild:
             listener()
+
+    # -- what may reach the client: callable tools, cleaned text, no flagged upstream tool ----------
+
+    def _via_upstream(self) -> Any:
+        """The upstream ``--catalog-via`` names (``None``: none named, or no upstream has the alias)."""
+        alias = self.settings.catalog_via
+        if alias is None:
+            return None
+        return next((u for u in self.upstreams if getattr(u.live, "alias", None) == alias), None)
+
+    def left_out_line(self) -> str | None:
+        """The one start-up line about catalog-file tools that no upstream runs (``None``: none)."""
+        if not self.left_out:
+            return None
+        count = f"{self.left_out} tool{'s' if self.left_out != 1 else ''} of catalog files"
+        if self.settings.catalog_via is None:
+            return (
+                f"warning: {count} left out: they name no server that runs them (a client sees only "
+                "tools it can call; --catalog-via ALIAS names the upstream that runs them)"
+            )
+        return f"warning: {count} left out: upstream {self.settings.catalog_via!r} does not list them (yet)"
+
+    def _unflagged(
+        self, entries: list[tuple[Tool, Route, str]], keys: list[tuple[str, str]], from_upstream: set[int]
+    ) -> tuple[list[tuple[Tool, Route, str]], list[tuple[str, str]]]:
+        """The entries without the upstream tools the injection rule (TS206) flags, unless the
+        operator allows them (``allow_flagged``); each held tool said once per definition."""
+        from .safety import InjectionCheck
+
+        if not from_upstream:
+            self.flagged = {}
+            return entries, keys
+        if self._injection is None:
+            self._injection = InjectionCheck()
+        allowed = set(self.settings.allow_flagged)
+        kept: list[tuple[Tool, Route, str]] = []
+        kept_keys: list[tuple[str, str]] = []
+        flagged: dict[str, tuple[Tool, str]] = {}
+        said: dict[tuple[str, str], str] = {}
+        for i, (tool, route, alias) in enumerate(entries):
+            found = self._injection.findings(tool) if i in from_upstream else []
+            if found and tool.name not in allowed and f"{alias}__{tool.name}" not in allowed:
+                for name in (tool.name, f"{alias}__{tool.name}"):
+                    flagged.setdefault(name, (tool, found[0]))
+                key = (alias, tool.name)
+                said[key] = found[0]
+                if self._said_flagged.get(key) != found[0]:
+                    self._say(
+                        f"warning: {_middle(alias, 80)}: tool {_middle(tool.name, 80)!r} is quarantined: TS206 "
+                        f"{_middle(found[0], 200)}; it is not listed, found or run (allow it with "
+                        f"--allow-flagged {_middle(tool.name, 80)})"
+                    )
+                continue
+            kept.append((tool, route, alias))
+            if keys:
+                kept_keys.append(keys[i])
+        served = {t.name for t, _, _ in kept}
+        self.flagged = {name: held for name, held in flagged.items() if name not in served}
+        self._said_flagged = said
+        return kept, kept_keys
+
+    def _clean(self, tool: Tool) -> Tool:
+        """The tool with its text made safe (:func:`.safety.clean_tool`), remembered per tool object."""
+        from .safety import clean_tool
+
+        held = self._cleaned.get(id(tool))
+        if held is not None and held[0] is tool:
+            return held[1]
+        cleaned = clean_tool(tool)
+        if len(self._cleaned) > 200_000:
+            self._cleaned.clear()
+        self._cleaned[id(tool)] = (tool, cleaned)
+        return cleaned
 
     # -- the lockfile (serve --locked) -----------------------------------------------------------
 
@@ -390,6 +527,12 @@ class Gateway:
     def quarantine_refusal(self, name: Any, context: Mapping[str, str]) -> str | None:
         """The refusal of a call of a quarantined tool (``None``: the name is not one, or the
         context may not see it, and gets the unknown-tool answer)."""
+        held = self.flagged.get(name) if isinstance(name, str) else None
+        if held is not None and held[0].visible_to(context):
+            return (
+                f"tool {_middle(name, 80)!r} is quarantined: its text reads as instructions to the model "
+                "(rule TS206); it runs once the gateway's operator allows it"
+            )
         entry = self.quarantined.get(name) if isinstance(name, str) else None
         if entry is None or self.lockfile is None or not entry.tool.visible_to(context):
             return None
@@ -443,7 +586,7 @@ class Gateway:
         from ..errors import did_you_mean
 
         for name in self.settings.resident:
-            if name in self.quarantined:  # held back by the lockfile (said once): served once it matches
+            if name in self.quarantined or name in self.flagged:  # held back (said once)
                 continue
             if self._renamed.get(name, name) not in self.catalog.resident:
                 raise UsageError(
@@ -473,10 +616,12 @@ class Gateway:
             self._engines.move_to_end(key)
         return engine
 
-    def context_for(self, header: str | None) -> dict[str, str]:
-        """The request's context: ``--context``, plus the header's attributes (when the gateway
-        reads one) for keys the command line did not fix."""
+    def context_for(self, header: str | None, token: Mapping[str, str] | None = None) -> dict[str, str]:
+        """The request's context: ``--context``, then the bearer token's attributes (``--tokens``),
+        then the header's (when the gateway reads one), each for keys not fixed before it."""
         context = dict(self.settings.context)
+        for key, value in (token or {}).items():
+            context.setdefault(key, value)
         if header and self.settings.context_header:
             for key, value in parse_context_header(header).items():
                 context.setdefault(key, value)
@@ -551,9 +696,30 @@ class Gateway:
         )
         return result, changed
 
+    def unavailable(self) -> list[str]:
+        """One line per upstream that cannot take calls now (failed to start, or restarting),
+        named by its alias or server name (never its command or address)."""
+        out = []
+        for i, upstream in enumerate(self.upstreams, 1):
+            if getattr(upstream, "ready", True):
+                continue
+            live = getattr(upstream, "live", None)
+            name = getattr(live, "alias", None) or upstream.server_name or f"upstream {i}"
+            out.append(f"server {_middle(str(name), 80)!r} is unavailable; retrying")
+        return out
+
     def _search_result(self, outcome: SearchOutcome, context: Mapping[str, str]) -> CallResult:
         if not outcome.ok:
             return CallResult.text(outcome.content(), is_error=True, refused="invalid-arguments")
+        down = self.unavailable()
+        if not outcome.names and down:  # not "rephrase": the tools may be on the server that is down
+            answer = {
+                "tools": [],
+                "unavailable": down,
+                "how": "No tool matched among the servers that are up. The tools of a server that is "
+                "unavailable cannot be found or run until it is back: try this search again shortly.",
+            }
+            return CallResult.text(json.dumps(answer, ensure_ascii=False, separators=(",", ":")))
         if not outcome.names:
             return CallResult.text(outcome.content())
         hits = []
@@ -582,6 +748,8 @@ class Gateway:
                 " Tools marked callable:false come from a catalog file or registry and can be found but not run here."
             )
         body: dict[str, Any] = {"tools": hits, "how": how}
+        if down:
+            body["unavailable"] = down
         status = self.registry_status()
         if status is not None:
             body["registry"] = f"not following the registry ({status}); these results are from the last good catalog"
@@ -615,10 +783,10 @@ class Gateway:
                 raise Refused("quarantined", held)
             raise Refused("unknown-tool", unknown_tool(name))
         route = self.routes[name]
-        if route.kind == "none":
+        if route.kind == "none":  # never a server's path or address: the client is not the operator
             raise Refused(
                 "not-callable",
-                f"tool {name!r} comes from {route.origin} {route.source} and cannot be run by this gateway "
+                f"tool {name!r} comes from {route.origin} and cannot be run by this gateway "
                 "(only tools of live MCP servers and Python modules run here)",
             )
         if arguments is None:
@@ -632,6 +800,12 @@ class Gateway:
                 raise Refused("invalid-arguments", "'arguments' are nested too deeply") from None
         else:
             raise Refused("invalid-arguments", f"'arguments' must be a JSON object, not {type(arguments).__name__}")
+        limit = self.settings.max_argument_bytes
+        if len(text) > limit or len(text) * 4 > limit and len(text.encode("utf-8", "replace")) > limit:
+            raise Refused(
+                "invalid-arguments",
+                f"the arguments of {name} are larger than this gateway passes on ({limit:,} bytes of JSON)",
+            )
         value, problem = check_arguments(tool, text)  # the whole JSON Schema, patterns time-limited
         if problem is not None or value is None:
             raise Refused("invalid-arguments", f"invalid arguments for {name}: {problem}")
@@ -667,6 +841,11 @@ class Gateway:
     def _record(self, record: dict[str, Any]) -> None:
         if self._log is not None:
             self._log(record)
+
+
+def via_alias(upstream: Any) -> str:
+    """The alias a catalog file's tool run by ``upstream`` is prefixed with on a name collision."""
+    return str(upstream.live.alias or upstream.server_name or "mcp")
 
 
 def upstream_tools(upstream: Any) -> tuple[list[Tool], list[str], list[str]]:

@@ -96,16 +96,21 @@ def wire_tool(tool: Tool) -> Any:
 
 
 def wire_result(result: CallResult) -> Any:
+    """A call's result as the client gets it: its text cleaned of escape codes and invisible
+    characters (:mod:`.safety`), an upstream's own protocol stamps dropped."""
     import mcp_types as types
 
+    from .safety import clean_content, clean_result
+
     if result.raw is not None:
-        meta = getattr(result.raw, "meta", None)
+        raw = clean_result(result.raw)
+        meta = getattr(raw, "meta", None)
         if isinstance(meta, dict) and any(k.startswith(_RESERVED_META) for k in meta):
             # the upstream's own protocol stamps (its serverInfo...) are not the gateway's to forward
             kept = {k: v for k, v in meta.items() if not k.startswith(_RESERVED_META)}
-            return result.raw.model_copy(update={"meta": kept or None})
-        return result.raw
-    data: dict[str, Any] = {"content": result.content, "isError": result.is_error}
+            return raw.model_copy(update={"meta": kept or None})
+        return raw
+    data: dict[str, Any] = {"content": clean_content(result.content), "isError": result.is_error}
     if result.structured is not None:
         data["structuredContent"] = result.structured
     return types.CallToolResult.model_validate(data)
@@ -191,14 +196,17 @@ class GatewayServer:
     # -- request helpers --------------------------------------------------------------------------
 
     def _context(self, ctx: Any) -> dict[str, str]:
+        from .edge import token_context
+
         header = None
         name = self.gateway.settings.context_header
         request = getattr(ctx, "request", None)
         if name and request is not None:
             headers = getattr(request, "headers", None)
-            if headers is not None:
+            if headers is not None:  # given twice: refused at the edge (EdgeMiddleware)
                 header = headers.get(name)
-        return self.gateway.context_for(header)
+        token = token_context(request) if request is not None else None
+        return self.gateway.context_for(header, token)
 
     def _session(self, ctx: Any) -> SessionState | None:
         from mcp_types.version import MODERN_PROTOCOL_VERSIONS
@@ -392,8 +400,9 @@ class GatewayServer:
         began = time.perf_counter()
         try:
             raw = await upstream.call(route.original, value, gateway.settings.timeout)
-        except UpstreamUnavailable as exc:
-            return CallResult.error("upstream", f"{tool.name} cannot run now: {exc}")
+        except UpstreamUnavailable:  # its last error names commands and paths: the operator's to read
+            said = getattr(upstream.live, "alias", None) or upstream.server_name or "its server"
+            return CallResult.error("upstream", f"{tool.name} cannot run now: server {said!r} is unavailable; retrying")
         except ResultTooLarge as exc:  # $TOOLSEARCH_MCP_MAX_MESSAGE_SIZE: the reason, as is
             return CallResult.error("upstream", f"{tool.name}: {exc}")
         except TimeoutError as exc:  # what the server was doing meanwhile, when the upstream knows
@@ -439,14 +448,23 @@ async def run_gateway(
 ) -> None:
     """Serve until the client leaves (stdio) or the process is stopped; upstreams stop with it.
 
-    ``on_signal`` (stdio only): on SIGTERM, SIGINT or SIGHUP the upstreams are stopped first, then it is
-    called with the signal number, and it must end the process. Cancelling is not enough there:
-    the SDK reads stdin in a worker thread blocked in ``read()``, which a client that keeps stdin
-    open never releases, so the loop would never finish unwinding."""
+    ``on_signal`` (stdio and HTTP): on SIGTERM, SIGINT or SIGHUP the upstreams are stopped first,
+    then it is called with the signal number, and it must end the process. Cancelling is not
+    enough over stdio: the SDK reads stdin in a worker thread blocked in ``read()``, which a client
+    that keeps stdin open never releases, so the loop would never finish unwinding. Over HTTP the
+    web server's own signal handling is off (it re-raised the signal after its shutdown, which
+    under an ignored SIGINT, a ``cmd &`` job, ended in a traceback and exit 1). A signal the
+    process ignores (SIGINT in a background job, SIGHUP under nohup) stays ignored."""
 
     from .upstream import Upstream
 
     say = notice or (lambda text: print(text, file=sys.stderr))
+    if settings.tokens is not None:
+        if http is None:
+            raise UsageError("--tokens needs --http: over stdio the client is the process that started the gateway")
+        from .edge import read_tokens
+
+        read_tokens(settings.tokens)  # a bad tokens file stops the gateway before anything starts
     if http is not None:
         check_listen(*http)  # before any upstream starts
     from .registry_feed import RegistryFeed
@@ -457,7 +475,14 @@ async def run_gateway(
 
         lockfile = Lockfile.read(settings.locked)
     sources = GatewaySources.of(settings.sources)
+    check_catalog_via(settings, sources)
     static = load_static(sources.static, settings.catalog_format)
+    if not sources.live and not sources.registries and not any(t.function is not None for t in static.tools):
+        raise UsageError(
+            "nothing to serve: the catalog files' tools name no server that runs them; add the MCP servers "
+            "as --catalog ALIAS=mcp+stdio:CMD or mcp+http(s)://URL (and --catalog-via ALIAS to search their "
+            "tools by the files' text) or a Python module of tools"
+        )
     feeds = [RegistryFeed(s) for s in sources.registries]
     log = TrafficLog(settings.log) if settings.log else None
     from .ops import Ops
@@ -486,7 +511,7 @@ async def run_gateway(
             notice=say,
         )
         gateway_box.append(gateway)
-        await _serve_all(gateway, settings, upstreams, http, say, on_ready, on_signal if http is None else None, ops)
+        await _serve_all(gateway, settings, upstreams, http, say, on_ready, on_signal, ops)
     except BaseExceptionGroup as problem:  # the task group wraps a user error: say it as one line
         raise _user_error(problem) or problem from None
     finally:
@@ -494,6 +519,21 @@ async def run_gateway(
             feed.stop()
         if log is not None:
             log.close()
+
+
+def check_catalog_via(settings: Settings, sources: GatewaySources) -> None:
+    """``--catalog-via`` must name the alias of a live source."""
+    alias = settings.catalog_via
+    if alias is None:
+        return
+    aliases = [s.alias for s in sources.live if s.alias]
+    if alias not in aliases:
+        from ..errors import did_you_mean
+
+        known = f"; the live sources' aliases: {', '.join(aliases)}" if aliases else " (no live source has an alias)"
+        raise UsageError(
+            f"--catalog-via {alias!r} names no live source (ALIAS=mcp+stdio:CMD){did_you_mean(alias, aliases)}{known}"
+        )
 
 
 def follow_registries(gateway: Gateway, binding: GatewayServer, say: Callable[[str], None]) -> None:
@@ -569,7 +609,9 @@ async def _serve_all(
         import signal
 
         assert on_signal is not None
-        wanted = [signal.SIGTERM, signal.SIGINT]
+        wanted = [signal.SIGTERM]
+        if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:  # ignored in a `cmd &` job: stays so
+            wanted.append(signal.SIGINT)
         hangup = getattr(signal, "SIGHUP", None)
         if hangup is not None and signal.getsignal(hangup) is not signal.SIG_IGN:  # not under nohup
             wanted.append(hangup)  # the terminal closed
@@ -591,7 +633,8 @@ async def _serve_all(
                 for upstream in upstreams.values():
                     await upstream.first_attempt.wait()
             failed = [u for u in upstreams.values() if not u.ready]
-            if upstreams and len(failed) == len(upstreams) and not static.tools:
+            runs_here = any(t.function is not None for t in static.tools) or gateway.registries
+            if upstreams and len(failed) == len(upstreams) and not runs_here:
                 first = failed[0]
                 raise CatalogError(
                     f"the MCP server could not be started or listed: {first.status.last_error or 'no answer'}",
@@ -604,6 +647,9 @@ async def _serve_all(
                 )
             with gateway.lock:
                 gateway.rebuild()
+            left_out = gateway.left_out_line()
+            if left_out is not None:
+                say(left_out)
             for source, skipped in gateway.problems.items():
                 more = f" (and {len(skipped) - 1} more)" if len(skipped) > 1 else ""
                 say(f"warning: {upstreams[source].live.display}: a tool was left out: {skipped[0]}{more}")
@@ -626,24 +672,68 @@ async def _serve_all(
 
 
 async def _serve_stdio(server: Any, settings: Settings) -> None:
+    import anyio
     from mcp.server.stdio import stdio_server
+    from mcp.shared._context_streams import create_context_streams
+    from mcp.shared.message import SessionMessage
+
+    from .edge import answer_unreadable
 
     async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+        forward, relayed = create_context_streams[SessionMessage | Exception](0)
+        async with anyio.create_task_group() as group:  # a line the SDK cannot parse gets an answer
+            group.start_soon(answer_unreadable, read_stream, write_stream, forward)
+            await server.run(relayed, write_stream, server.create_initialization_options())
+            group.cancel_scope.cancel()
 
 
 async def _serve_http(
     server: Any, settings: Settings, http: tuple[str, int], say: Callable[[str], None], ops: Any = None
 ) -> None:
+    import contextlib
+
     import uvicorn
 
+    from .edge import ENVELOPE_BYTES, EdgeMiddleware, HashedTokens, guarded_protocol, read_tokens
+
     host, port = http
-    app = server.streamable_http_app(host=host)
+    shown_host = f"[{host}]" if ":" in host else host
+    max_body = settings.max_argument_bytes + ENVELOPE_BYTES
+    auth: dict[str, Any] = {}
+    if settings.tokens is not None:  # the SDK's bearer auth: 401 without a listed token
+        from mcp.server.auth.settings import AuthSettings
+
+        auth = {
+            # no authorization server here: the issuer is only the SDK's required field
+            "auth": AuthSettings(issuer_url=f"http://{shown_host}:{port}", resource_server_url=None),  # type: ignore[arg-type]
+            "token_verifier": HashedTokens(read_tokens(settings.tokens)),
+        }
+    app = server.streamable_http_app(host=host, max_request_body_size=max_body, **auth)
     if ops is not None:
         app = ops.mount(app)  # /healthz, /readyz, /metrics
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
-    web = uvicorn.Server(config)
-    say(f"toolsearch serve: streamable HTTP on http://{host}:{port}/mcp")
+    edge = EdgeMiddleware(
+        app, context_header=settings.context_header, max_body=max_body, body_timeout=settings.body_timeout
+    )
+
+    class Web(uvicorn.Server):
+        def capture_signals(self) -> Any:  # signals are the gateway's (run_gateway's on_signal)
+            return contextlib.nullcontext()
+
+    config = uvicorn.Config(
+        edge,
+        host=host,
+        port=port,
+        log_level="warning",
+        lifespan="on",
+        http=guarded_protocol(settings.header_timeout),
+    )
+    web = Web(config)
+    say(f"toolsearch serve: streamable HTTP on http://{shown_host}:{port}/mcp")
+    if settings.tokens is not None and host not in ("127.0.0.1", "localhost", "::1"):
+        say(
+            f"warning: bearer tokens travel in plain HTTP on {shown_host}: serve on loopback behind a reverse "
+            "proxy that terminates TLS"
+        )
     await web.serve()
 
 

@@ -126,6 +126,30 @@ def break_even(snaps: list[RequestSnapshot]) -> dict[str, Any]:
 MAX_CACHE_BREAKS = 20
 
 
+def tools_changes(snaps: list[RequestSnapshot]) -> list[tuple[int, int] | None]:
+    """For each request after the first, whether its tools array (OpenAI Chat form, compact JSON:
+    the first part of every request) is the previous request's byte for byte (``None``), or else
+    (how many leading bytes it still shares with the previous one, its length in bytes)."""
+    from ..providers import OPENAI_CHAT
+    from ..tokens import tools_json
+
+    def array(snap: RequestSnapshot) -> str:
+        return tools_json(OPENAI_CHAT.tools([t.tool for t in snap.tools]))
+
+    out: list[tuple[int, int] | None] = []
+    for previous, snap in zip(snaps, snaps[1:], strict=False):
+        if [id(t.tool) for t in snap.tools] == [id(t.tool) for t in previous.tools]:
+            out.append(None)  # the very tools in the same order: the same bytes, without writing them
+            continue
+        before, after = array(previous), array(snap)
+        if before == after:
+            out.append(None)
+            continue
+        kept = next((i for i, (a, b) in enumerate(zip(before, after, strict=False)) if a != b), None)
+        out.append((min(len(before), len(after)) if kept is None else kept, len(after)))
+    return out
+
+
 def prompt_cache(snaps: list[RequestSnapshot], indices: list[int] | None = None) -> dict[str, Any]:
     """The prompt-cache effect of the run's tools arrays (the first part of every request, before
     the system prompt and messages): how many requests sent the previous request's ``tools``
@@ -134,35 +158,15 @@ def prompt_cache(snaps: list[RequestSnapshot], indices: list[int] | None = None)
     bytes it still shared with the one before."""
     if not snaps:
         return {}
-    from ..providers import OPENAI_CHAT
-    from ..tokens import tools_json
-
-    def array(snap: RequestSnapshot) -> str:
-        return tools_json(OPENAI_CHAT.tools([t.tool for t in snap.tools]))
-
     reused, run, longest, breaks = 0, 1, 1, []
-    previous = snaps[0]
-    for index, snap in enumerate(snaps[1:], start=1):
-        same = [id(t.tool) for t in snap.tools] == [id(t.tool) for t in previous.tools]
-        if same:  # the very tools in the same order: the same bytes, without writing them
+    for index, change in enumerate(tools_changes(snaps), start=1):
+        if change is None:
             reused, run = reused + 1, run + 1
             longest = max(longest, run)
         else:
-            before, after = array(previous), array(snap)
-            if before == after:
-                reused, run = reused + 1, run + 1
-                longest = max(longest, run)
-            else:
-                kept = next((i for i, (a, b) in enumerate(zip(before, after, strict=False)) if a != b), None)
-                run = 1
-                breaks.append(
-                    {
-                        "request": indices[index] if indices else index,
-                        "kept_bytes": min(len(before), len(after)) if kept is None else kept,
-                        "bytes": len(after),
-                    }
-                )
-        previous = snap
+            run = 1
+            kept, size = change
+            breaks.append({"request": indices[index] if indices else index, "kept_bytes": kept, "bytes": size})
     return {
         "requests_reusing_tools": reused,
         "longest_identical_run": longest,
