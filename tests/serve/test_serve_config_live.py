@@ -370,3 +370,27 @@ def test_a_client_config_fronted_serves_every_tool_the_servers_list(tmp_path):
             assert text_of(ran) == "Echo: through"
 
     anyio.run(scenario)
+
+
+def test_ops_paths_answer_without_a_bearer_token_while_mcp_needs_one(tmp_path):
+    """With --tokens the SDK's bearer auth guards /mcp; the probes and the scrape stay open (what a
+    load balancer and Prometheus reach), and carry no tool argument."""
+    import hashlib
+
+    need_time()
+    config = write_config(
+        tmp_path, {"mcpServers": {"time": {"command": sys.executable, "args": ["-m", "mcp_server_time"]}}}
+    )
+    tokens = tmp_path / "tokens.txt"
+    tokens.write_text(f"sha256:{hashlib.sha256(b'team-token-123').hexdigest()} role=member\n")
+    with HttpGateway([], "--config", config, "--tokens", str(tokens)) as server:
+        base = server.url.removesuffix("/mcp")
+        assert get(base + "/healthz")[0] == 200
+        assert get(base + "/readyz") == (200, '{"ready":true}')
+        assert get(base + "/metrics")[0] == 200
+        request = urllib.request.Request(
+            server.url, data=b"{}", headers={"Content-Type": "application/json", "Accept": "application/json"}
+        )
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=10)
+        assert refused.value.code == 401
