@@ -374,3 +374,15 @@ def test_a_file_holding_secrets_readable_by_others_is_said(tmp_path, run_cli):
     only_references = write(tmp_path, json.dumps({"mcpServers": {"s": {"command": "x", "env": {"K": "${env:K}"}}}}))
     os.chmod(only_references, 0o644)
     assert read_config(only_references, environ={"K": "v"}).warnings == []
+
+
+def test_import_client_prints_invisible_characters_escaped(tmp_path, run_cli):
+    """Found by the hostile-input target: a soft hyphen in a key the client config keeps (printed
+    back with the gateway's entry) came out raw."""
+    text = json.dumps({"globalShortcut": "soft\u00adhyphen \u202eevil", "mcpServers": {"s": {"command": "run"}}})
+    client = write(tmp_path, text, "claude.json")
+    out = str(tmp_path / "o.json")
+    result = run_cli("serve", "--import-client", "cursor", "--client-config", client, "--config", out)
+    assert result.code == 0, result.stderr
+    assert "\u00ad" not in result.stdout and "\u202e" not in result.stdout
+    assert json.loads(result.stdout)["globalShortcut"] == "soft\u00adhyphen \u202eevil"  # the same JSON

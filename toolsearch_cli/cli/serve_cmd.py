@@ -287,7 +287,7 @@ def _import_client(client: str, client_config: str | None, config: str | None, a
     from ..serve.clients import import_client
 
     done = import_client(client, client_config, config, apply=apply)
-    typer.echo(done.client_text(), nl=False)
+    typer.echo(json_visible(done.client_text()), nl=False)  # invisible characters escaped: the same JSON
     say = _notice
     say(f"wrote {done.gateway_config} (mode 0600): {plural(len(done.servers), 'server')} from {done.client_config}")
     for line in done.summary:
