@@ -54,6 +54,7 @@ GROUPS: dict[str, dict[str, tuple[str, str]]] = {
     },
     "Live servers, serve, registry, simulate": {
         "serve": ("serve", "`toolsearch serve`: toolSearch latency, call-through overhead, tool-list tokens"),
+        "gateway-config": ("gateway_config", "a Claude Desktop config fronted by serve --config: same tools, tokens"),
         "registry": ("registry", "a node on the PostgreSQL registry beside one on the file, 100k tools"),
         "registry-warm": ("registry_warm", "warm registry search vs the file, a 100-tool push, a node's warm start"),
         "live-servers": ("live_servers", "a catalog of many live MCP stdio servers, cold and warm"),

@@ -403,8 +403,44 @@ def _state_case(rng: random.Random) -> dict[str, Any]:
     }
 
 
+GATEWAY_CONFIG_SEED = {
+    "globalShortcut": "",
+    "mcpServers": {
+        # never a program that exists: a dry run's start fails at once, whatever the mutations made of it
+        "time": {"command": "./no-such-server", "args": ["--local-timezone=UTC"], "env": {"KEY": "${env:HOME}"}},
+        "docs": {"url": "https://docs.example.invalid/mcp", "headers": {"Authorization": "Bearer x"}},
+    },
+    "inputs": [{"type": "promptString", "id": "api-key", "password": True}],
+    "toolsearch": {
+        "ranker": "default",
+        "context": {"role": "member"},
+        "limits": {"maxResults": 5, "timeout": 2},
+        "servers": {
+            "time": {
+                "hide": ["x"],
+                "requires": {"role": ["admin", "member"]},
+                "tools": {"get_current_time": {"rename": "now", "aliases": ["clock"], "pinned": True}},
+            }
+        },
+    },
+}
+
+
+def _gateway_config_case(rng: random.Random) -> dict[str, Any]:
+    """``serve --config`` (a dry run: nothing it names can start) or ``--import-client`` (never starts
+    anything) on a mutated client config."""
+    text = damage(serialise(mutate(GATEWAY_CONFIG_SEED, rng, False), False), rng)
+    if rng.random() < 0.5:
+        args = ["serve", "--config", "gw.json", "--dry-run", "--format", rng.choice(["json", "table"])]
+    else:
+        out = f"out-{rng.randrange(10**9)}.json"  # a new file each time (an existing one is never written over)
+        args = ["serve", "--import-client", "claude-desktop", "--client-config", "gw.json", "--config", out]
+    return {"args": args, "files": {"gw.json": text}}
+
+
 #: Target name -> case generator.
 TARGETS: dict[str, Any] = {
+    "gateway-config": _gateway_config_case,
     **{f"catalog-{fmt}": (lambda rng, fmt=fmt: _catalog_case(rng, fmt)) for fmt in CATALOG_FORMATS},
     "script": _script_case,
     "replay": _replay_case,

@@ -27,6 +27,7 @@ TOOLSEARCH_EMBED_QUERY_PREFIX         text          the model's prompt    --embe
 TOOLSEARCH_EMBED_DOCUMENT_PREFIX      text          the model's prompt    --embed-document-prefix ('': none)
 TOOLSEARCH_EMBED_WEIGHT               0..1          0.5                   --embed-weight
 TOOLSEARCH_REGISTRY_TOKEN             secret text   none                  bearer token(s) of registry HTTP sources
+TOOLSEARCH_INPUT_<ID>                 secret text   none                  serve --config: ${input:ID}
 
 The same table is :data:`VARIABLES` (name -> :class:`Variable`). The ``--embed-*`` options read
 their variable through Typer (``envvar=``, so ``--help`` shows it), with the names from here.
@@ -68,6 +69,8 @@ EMBED_QUERY_PREFIX = "TOOLSEARCH_EMBED_QUERY_PREFIX"
 EMBED_DOCUMENT_PREFIX = "TOOLSEARCH_EMBED_DOCUMENT_PREFIX"
 EMBED_WEIGHT = "TOOLSEARCH_EMBED_WEIGHT"
 REGISTRY_TOKEN = "TOOLSEARCH_REGISTRY_TOKEN"
+#: A family: ``TOOLSEARCH_INPUT_`` + a VS Code input's id in capitals (:func:`input_variable`).
+INPUT_PREFIX = "TOOLSEARCH_INPUT_"
 
 #: Defaults of the MCP bounds (what an unset variable means).
 DEFAULT_MCP_TIMEOUT = 30.0
@@ -109,8 +112,21 @@ VARIABLES: dict[str, Variable] = {
             "secret text",
             "",
         ),
+        Variable(
+            INPUT_PREFIX,
+            "serve --config: the value of ${input:ID} (+ the id in capitals, _ for other characters)",
+            "secret text",
+            "",
+        ),
     )
 }
+
+
+def input_variable(ident: str) -> str:
+    """The variable a config's ``${input:ID}`` is read from: :data:`INPUT_PREFIX` + the id in capitals."""
+    import re
+
+    return INPUT_PREFIX + re.sub(r"[^A-Za-z0-9]+", "_", ident).strip("_").upper()
 
 
 def raw(name: str) -> str | None:

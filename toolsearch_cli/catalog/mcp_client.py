@@ -114,12 +114,17 @@ def _last_line(text: str) -> str:
 
 
 def fetch_tools(
-    live: LiveSource, timeout: float | None = None, settings: McpSettings | None = None
+    live: LiveSource,
+    timeout: float | None = None,
+    settings: McpSettings | None = None,
+    launch: dict[str, Any] | None = None,
 ) -> tuple[str | None, list[dict[str, Any]]]:
     """The server's name and every tool of its ``tools/list`` (all pages), as wire-format dicts.
 
     ``settings``: the bounds, headers and timeout (default: the run's, :func:`.lenient.mcp_settings`;
-    pass them when calling from another thread, which does not see the run's context)."""
+    pass them when calling from another thread, which does not see the run's context). ``launch``:
+    a ``serve --config`` server's ``env`` and ``cwd`` (stdio) or ``headers`` (HTTP)."""
+    launch = launch or {}
     try:
         import anyio
         from mcp import Client, StdioServerParameters
@@ -129,7 +134,7 @@ def fetch_tools(
         ) from None
     chosen = settings if settings is not None else mcp_settings()
     limit = timeout if timeout is not None else chosen.timeout
-    headers = http_headers(chosen.headers) if live.transport == "http" else {}
+    headers = {**http_headers(chosen.headers), **launch.get("headers", {})} if live.transport == "http" else {}
     if live.transport == "http":
         _warn_clear_text(live, headers)
     what = "the MCP server"
@@ -155,7 +160,12 @@ def fetch_tools(
         async with contextlib.AsyncExitStack() as stack:
             if live.transport == "stdio":
                 command = own_group_command(live.command, pidfile)
-                params = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
+                params = StdioServerParameters(
+                    command=command[0],
+                    args=command[1:],
+                    env={**os.environ, **launch.get("env", {})},
+                    cwd=launch.get("cwd"),
+                )
                 server: Any = bounded_stdio_client(params, errlog, meter)
             else:
                 http = await stack.enter_async_context(mcp_http_client(meter, headers, limit))
@@ -473,7 +483,12 @@ def concurrency() -> int:
 
 
 def fetch_live_sources(
-    sources: list[str], *, ttl: float | None = None, refresh: bool | None = None, workers: int | None = None
+    sources: list[str],
+    *,
+    ttl: float | None = None,
+    refresh: bool | None = None,
+    workers: int | None = None,
+    launch: dict[str, dict[str, Any]] | None = None,
 ) -> dict[str, Fetched | CatalogError]:
     """Each live source's (server name, raw tools), or the error it failed with.
 
@@ -500,7 +515,7 @@ def fetch_live_sources(
 
     def one(source: str) -> Fetched | CatalogError:
         try:
-            return fetch_tools(parse_live_source(source), settings=mcp)
+            return fetch_tools(parse_live_source(source), settings=mcp, launch=(launch or {}).get(source))
         except CatalogError as exc:
             return exc
 

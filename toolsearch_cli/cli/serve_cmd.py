@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -38,7 +38,11 @@ RESIDENT_OPTION = typer.Option(
     None, "--resident", help="A tool listed up front, not only through search (repeatable).", metavar="NAME"
 )
 HTTP_OPTION = typer.Option(
-    None, "--http", help="Serve streamable HTTP on HOST:PORT (path /mcp) instead of stdio.", metavar="HOST:PORT"
+    None,
+    "--http",
+    help="Serve streamable HTTP on HOST:PORT (path /mcp) instead of stdio; also GET /healthz, /readyz (503, "
+    "naming them, until every required upstream has listed) and /metrics (Prometheus).",
+    metavar="HOST:PORT",
 )
 DISCLOSE_OPTION = typer.Option(
     "call-through",
@@ -124,6 +128,37 @@ TOKENS_OPTION = typer.Option(
 DRY_RUN_OPTION = typer.Option(
     False, "--dry-run", help="Print the tools the client would see and their token cost, then exit."
 )
+CONFIG_OPTION = typer.Option(
+    None,
+    "--config",
+    help="Serve the servers of this MCP client config (Claude Desktop/Cursor 'mcpServers', VS Code 'servers', "
+    "as they are) with the policy of its 'toolsearch' section (docs: how-to/gateway-config). Naming the file "
+    "here is your consent to start every command in it. With --import-client: where the new config is written.",
+    metavar="FILE",
+)
+IMPORT_CLIENT_OPTION = typer.Option(
+    None,
+    "--import-client",
+    help="claude-desktop, cursor or vscode: move that client's servers into a new toolsearch config (mode "
+    "0600, never over an existing file), print the client config that runs them through the gateway, and exit.",
+    metavar="CLIENT",
+)
+CLIENT_CONFIG_OPTION = typer.Option(
+    None,
+    "--client-config",
+    help="--import-client: the client's config file (default: where the client keeps it).",
+    metavar="PATH",
+)
+APPLY_OPTION = typer.Option(
+    False, "--apply", help="--import-client: also rewrite the client's config in place (a backup is kept beside it)."
+)
+LOG_FORMAT_OPTION = typer.Option(
+    "text",
+    "--log-format",
+    help="text, or json: the gateway's notices and every search and call as JSON lines on stderr (names, "
+    "outcomes, timings; never queries, argument values or secrets).",
+    metavar="FORMAT",
+)
 
 
 def serve(
@@ -158,40 +193,109 @@ def serve(
     embed_query_prefix: EmbedQueryPrefix = None,
     embed_document_prefix: EmbedDocumentPrefix = None,
     embed_weight: EmbedWeight = None,
+    config: str | None = CONFIG_OPTION,
+    import_client: str | None = IMPORT_CLIENT_OPTION,
+    client_config: str | None = CLIENT_CONFIG_OPTION,
+    apply: bool = APPLY_OPTION,
+    log_format: str = LOG_FORMAT_OPTION,
 ) -> None:
     """Serve the catalogs to any MCP client with progressive disclosure (toolSearch + callTool)."""
-    from ..catalog.sources import parse_sources
     from ..serve.settings import ServeSettings
-    from ..simulate.script import parse_context
 
+    if _import_mode(import_client, client_config, config, apply, log_format):
+        return
     embed = embed_settings(typer_context)
     check_format(output_format)
-    _check_served(catalog)
-    settings = ServeSettings(
-        sources=parse_sources(catalog),  # the one place the --catalog text is read
-        disclose=disclose,  # type: ignore[arg-type]  # checked by the settings
-        policy=policy,
-        max_active=max_active,
-        ranker=ranker,
-        resident=list(resident or []),
-        context=parse_context(context),
-        context_header=(context_header or "").strip() or None,
-        default_max_results=max_results,
-        timeout=timeout,
-        catalog_format=check_catalog_format(catalog_format),
-        log=log,
-        http=http,
-        dry_run=dry_run,
-        locked=locked,
-        embed=embed,
-        catalog_via=catalog_via,
-        allow_flagged=list(allow_flagged or []),
-        max_argument_bytes=max_argument_bytes,
-        header_timeout=header_timeout,
-        body_timeout=body_timeout,
-        tokens=tokens,
-    )
+    options = _options(typer_context.params, embed)
+    if config is None:
+        _check_served(catalog)
+    else:
+        options = _with_config(typer_context, config, options, log_format)
+    settings = ServeSettings(**options)  # type: ignore[arg-type]  # checked by the settings
     _run(settings, output_format)
+
+
+def _import_mode(
+    import_client: str | None, client_config: str | None, config: str | None, apply: bool, log_format: str
+) -> bool:
+    """--import-client done (``True``), or the serving options that only it takes refused."""
+    from ..errors import UsageError
+
+    if import_client is not None:
+        _import_client(import_client, client_config, config, apply)
+        return True
+    if client_config is not None or apply:
+        raise UsageError("--client-config and --apply go with --import-client", field="import-client")
+    if log_format not in ("text", "json"):
+        raise UsageError(f"--log-format takes text or json, not {log_format!r}", field="log-format")
+    return False
+
+
+def _options(params: dict[str, Any], embed: Any) -> dict[str, Any]:
+    """The gateway's settings from the command's options (``ServeSettings`` keywords)."""
+    from ..catalog.sources import parse_sources
+    from ..simulate.script import parse_context
+
+    catalog, config = params["catalog"], params["config"]
+    return dict(
+        sources=parse_sources(catalog) if catalog or config is None else [],  # the one place --catalog is read
+        disclose=params["disclose"],
+        policy=params["policy"],
+        max_active=params["max_active"],
+        ranker=params["ranker"],
+        resident=list(params["resident"] or []),
+        context=parse_context(params["context"]),
+        context_header=(params["context_header"] or "").strip() or None,
+        default_max_results=params["max_results"],
+        timeout=params["timeout"],
+        catalog_format=check_catalog_format(params["catalog_format"]),
+        log=params["log"],
+        http=params["http"],
+        dry_run=params["dry_run"],
+        locked=params["locked"],
+        embed=embed,
+        catalog_via=params["catalog_via"],
+        allow_flagged=list(params["allow_flagged"] or []),
+        max_argument_bytes=params["max_argument_bytes"],
+        header_timeout=params["header_timeout"],
+        body_timeout=params["body_timeout"],
+        tokens=params["tokens"],
+        log_format=params["log_format"],
+    )
+
+
+def _with_config(typer_context: typer.Context, config: str, options: dict[str, Any], log_format: str) -> dict[str, Any]:
+    """--config: its servers and settings added, where the command line (or a variable) gave none."""
+    from ..serve.config import merge_options, read_config
+
+    given = ("COMMANDLINE", "ENVIRONMENT")
+    explicit = {n for n in typer_context.params if getattr(typer_context.get_parameter_source(n), "name", "") in given}
+    read = read_config(config)
+    for warning in read.warnings:
+        (_json_notice if log_format == "json" else _notice)(warning)
+    return merge_options(read, options, explicit)
+
+
+def _json_notice(text: str) -> None:
+    from ..serve.ops import json_line, notice_record
+
+    json_line(notice_record(text))
+
+
+def _import_client(client: str, client_config: str | None, config: str | None, apply: bool) -> None:
+    """--import-client: the new client config on stdout, what was done on stderr."""
+    from ..serve.clients import import_client
+
+    done = import_client(client, client_config, config, apply=apply)
+    typer.echo(json_visible(done.client_text()), nl=False)  # invisible characters escaped: the same JSON
+    say = _notice
+    say(f"wrote {done.gateway_config} (mode 0600): {plural(len(done.servers), 'server')} from {done.client_config}")
+    for line in done.summary:
+        say(f"  {line}")
+    if done.backup is not None:
+        say(f"rewrote {done.client_config} (the old one is {done.backup}); restart {client} to use the gateway")
+    else:
+        say(f"{done.client_config} is unchanged: put the config above in its place (or run again with --apply)")
 
 
 def _check_served(catalog: list[str] | None) -> None:
@@ -225,7 +329,7 @@ def _run(settings: ServeSettings, output_format: str) -> None:
     # the SDK warns on every ping of a handshake-era upstream (ping is gone from 2026-07-28 on);
     # this process is the gateway alone, and its stderr ends up in the MCP client's log
     warnings.filterwarnings("ignore", message=r".*(deprecated|removed) as of 2026-07-28")
-    run_serve(settings, notice=_notice, on_signal=_stopped)
+    run_serve(settings, notice=_json_notice if settings.log_format == "json" else _notice, on_signal=_stopped)
 
 
 def _check_model(settings: ServeSettings) -> None:

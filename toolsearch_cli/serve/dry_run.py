@@ -85,7 +85,7 @@ def dry_run(settings: Settings, counter: str = "cl100k_base") -> DryRun:
     # with a lockfile, registry tools are keyed as the running gateway keys them (registry:NAMESPACE)
     feeds = [RegistryFeed(s) for s in by_use.registries] if lockfile is not None else []
     live = [s.text for s in by_use.live]
-    fetched = fetch_live_sources(live, ttl=0) if live else {}
+    fetched = fetch_live_sources(live, ttl=0, launch=settings.launch) if live else {}
     listed: list[Listed] = []
     failed: list[str] = []
     for source in live:

@@ -150,6 +150,14 @@ class Settings:
     body_timeout: float = 30.0
     #: HTTP: the bearer tokens file (hashes, each with its context); ``None``: no authentication.
     tokens: str | None = None
+    #: From ``--config`` (:mod:`.config`): per live source text, how to start it beyond its text
+    #: (``env``, ``headers``, ``cwd``); the operator's :class:`.policy.ToolPolicy` (``None``: none);
+    #: the aliases of the upstreams ``/readyz`` waits for (``None``: every upstream).
+    launch: dict[str, dict[str, Any]] = field(default_factory=dict)
+    tool_policy: Any = None
+    required: list[str] | None = None
+    #: ``json``: the gateway's notices and each search and call as JSON lines on stderr (:mod:`.ops`).
+    log_format: str = "text"
 
     def __post_init__(self) -> None:
         if self.disclose not in DISCLOSE_MODES:
@@ -337,6 +345,9 @@ class Gateway:
         if self.lockfile is not None:
             entries = self._locked_only(entries, keys)
         entries = [(self._clean(tool), route, alias) for tool, route, alias in entries]
+        if self.settings.tool_policy is not None:  # the operator's rules (serve --config)
+            entries, pinned = self.settings.tool_policy.apply(entries, self._say)
+            resident.extend(n for n in pinned if n not in resident)
         named = assign_names([(t.name, alias) for t, _, alias in entries], reserved={SEARCH_TOOL_NAME, CALL_TOOL_NAME})
         tools: list[Tool] = []
         routes: dict[str, Route] = {}

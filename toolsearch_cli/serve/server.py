@@ -520,7 +520,11 @@ async def run_gateway(
         )
     feeds = [RegistryFeed(s) for s in sources.registries]
     log = TrafficLog(settings.log) if settings.log else None
+    from .ops import Ops
+
+    ops = Ops(settings.log_format, settings.required)  # metrics, JSON log, traces
     upstreams: dict[str, Upstream] = {}
+    ops.watch(upstreams)
     gateway_box: list[Gateway] = []
 
     def reindex(_: Upstream) -> None:
@@ -529,19 +533,20 @@ async def run_gateway(
                 gateway_box[0].rebuild()
 
     for source in sources.live:
-        upstreams[source.text] = Upstream(source.text, timeout=settings.timeout, on_tools=reindex)
+        launch = settings.launch.get(source.text, {})  # env, headers, cwd from --config
+        upstreams[source.text] = Upstream(source.text, timeout=settings.timeout, on_tools=reindex, **launch)
     try:
         gateway = Gateway(
             settings,
             static=static,
             upstreams=list(upstreams.values()),
             registries=feeds,
-            log=log,
+            log=ops.observer(log),
             lockfile=lockfile,
             notice=say,
         )
         gateway_box.append(gateway)
-        await _serve_all(gateway, settings, upstreams, http, say, on_ready, on_signal)
+        await _serve_all(gateway, settings, upstreams, http, say, on_ready, on_signal, ops)
     except BaseExceptionGroup as problem:  # the task group wraps a user error: say it as one line
         raise _user_error(problem) or problem from None
     finally:
@@ -616,6 +621,7 @@ async def _serve_all(
     say: Callable[[str], None],
     on_ready: Callable[[Gateway], None] | None,
     on_signal: Callable[[int], None] | None = None,
+    ops: Any = None,
 ) -> None:
     import anyio
 
@@ -686,6 +692,8 @@ async def _serve_all(
                 say(f"warning: {upstreams[source].live.display}: a tool was left out: {skipped[0]}{more}")
             gateway.check_resident()
             binding = GatewayServer(gateway, upstreams, stdio=http is None, notice=say)
+            if ops is not None:
+                ops.instrument(binding)  # a span per call, when the OpenTelemetry SDK is there
             server = binding.build()
             binding.bind(group.start_soon)
             binding.protocol.attach()
@@ -697,7 +705,7 @@ async def _serve_all(
         if http is None:
             await _serve_stdio(server, settings)
         else:
-            await _serve_http(server, settings, http, say)
+            await _serve_http(server, settings, http, say, ops)
         group.cancel_scope.cancel()
 
 
@@ -717,7 +725,9 @@ async def _serve_stdio(server: Any, settings: Settings) -> None:
             group.cancel_scope.cancel()
 
 
-async def _serve_http(server: Any, settings: Settings, http: tuple[str, int], say: Callable[[str], None]) -> None:
+async def _serve_http(
+    server: Any, settings: Settings, http: tuple[str, int], say: Callable[[str], None], ops: Any = None
+) -> None:
     import contextlib
 
     import uvicorn
@@ -737,6 +747,8 @@ async def _serve_http(server: Any, settings: Settings, http: tuple[str, int], sa
             "token_verifier": HashedTokens(read_tokens(settings.tokens)),
         }
     app = server.streamable_http_app(host=host, max_request_body_size=max_body, **auth)
+    if ops is not None:
+        app = ops.mount(app)  # /healthz, /readyz, /metrics
     edge = EdgeMiddleware(
         app, context_header=settings.context_header, max_body=max_body, body_timeout=settings.body_timeout
     )

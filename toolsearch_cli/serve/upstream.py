@@ -78,6 +78,11 @@ class Upstream:
     backoff_max: float = BACKOFF_MAX
     #: Where the server's stderr goes (``None``: discarded).
     errlog: Any = None
+    #: From ``serve --config``: variables added to a stdio server's environment, its working
+    #: folder, and headers sent to an HTTP server (beside ``$TOOLSEARCH_MCP_HEADERS``'s).
+    env: dict[str, str] = field(default_factory=dict, repr=False)
+    cwd: str | None = None
+    headers: dict[str, str] = field(default_factory=dict, repr=False)
     live: LiveSource = field(init=False)
     server_name: str | None = field(init=False, default=None)
     raw_tools: list[dict[str, Any]] = field(init=False, default_factory=list)
@@ -187,10 +192,12 @@ class Upstream:
                 # the server and every process it starts are stopped when the connection ends
                 pidfile = await stack.enter_async_context(group_stopped_async(self.live))
                 command = own_group_command(self.live.command, pidfile)
-                params = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
+                params = StdioServerParameters(
+                    command=command[0], args=command[1:], env={**os.environ, **self.env}, cwd=self.cwd
+                )
                 server: Any = bounded_stdio_client(params, errlog, meter)
             else:
-                headers = http_headers(self._mcp.headers)
+                headers = {**http_headers(self._mcp.headers), **self.headers}
                 http = await stack.enter_async_context(
                     mcp_http_client(meter, headers, self.timeout if headers else None)
                 )
