@@ -811,11 +811,21 @@ def test_json_output_keeps_invisible_characters_as_json_escapes(run_cli, write):
 def test_serve_dry_run_escapes_invisible_characters_too(run_cli, write):
     """`serve --dry-run` (a command written beside the escaping work) prints tool names as well."""
     pytest.importorskip("mcp", reason="the MCP SDK (extra toolsearch-cli[mcp]) is not installed")
+    from tests.serve_helpers import raw_tools_of, scripted_source
+    from toolsearch_cli.catalog import load_catalog
+
     catalog = write("in\u200bv.yaml", INVISIBLE)  # the source's own name is printed
+    # a catalog file's tools are served only through a server that runs them (issue 34 item 1)
+    runner = scripted_source("run", raw_tools_of(load_catalog(str(catalog))), catalog.parent)
     for extra in ((), ("--format", "json")):
-        result = run_cli("serve", "--dry-run", "--catalog", str(catalog), "--resident", "getWe\u200bather", *extra)
+        result = run_cli(
+            "serve", "--dry-run", "--catalog", str(catalog), "--catalog", runner, "--catalog-via", "run",
+            "--resident", "getWe\u200bather", *extra,
+        )  # fmt: skip
         assert result.code == 0, result.stderr
-        assert "in\\u200bv.yaml" in result.stdout and "getWe_ather" in result.stdout  # an MCP name: sanitised
+        assert "getWe_ather" in result.stdout  # an MCP name: sanitised
+        out = result.stdout + result.stderr
+        assert "v.yaml" not in out or "in\\u200bv.yaml" in out  # where the file's name is printed: escaped
         _no_hidden(result.stdout + result.stderr)
 
 
