@@ -375,3 +375,27 @@ def test_a_re_index_from_another_thread_notifies_watched_sessions_without_a_loop
     anyio.run(scenario)
     assert loop_errors == []
     assert sent == ["list_changed"]
+
+
+def test_dry_run_says_when_the_gateway_costs_more_than_listing_the_tools(run_cli, tmp_path):
+    """Issue 36: one small upstream tool printed "listing all 1 upstream tool instead: 35 tokens
+    (-722.9% saved)". A negative saving reads as a cost, with the count of tools from which the
+    gateway pays for itself."""
+    one = [t for t in raw_tools_of(load_catalog([DEMO])) if t["name"] == "getWeather"]
+    runner = scripted_source("one", one, tmp_path)
+    report = run_cli("serve", "--dry-run", "-c", runner, "-f", "json").json()["tokens"]
+    listed, direct = report["listed"], report["all_upstream_tools"]
+    assert report["all_upstream_tool_count"] == 1 and listed > direct
+    worth_it_from = listed // direct + 1  # the smallest count of such tools that costs more than the gateway
+    assert report["break_even_tools"] == worth_it_from
+    table = run_cli("serve", "--dry-run", "-c", runner)
+    assert table.code == 0, table.stderr
+    text = " ".join(table.stdout.split())
+    assert "saved" not in text and "-" not in text.split("instead:")[1].split("·")[0]
+    assert (
+        f"listing all 1 upstream tool instead: {direct:,} tokens; the gateway's {listed:,} tokens cost more "
+        f"than listing them directly (worth it from about {worth_it_from} tools)" in text
+    )
+    # many tools: the saving is printed as before
+    many = run_cli("serve", "--dry-run", "-c", scripted_source("demo", raw_tools_of(load_catalog([DEMO])), tmp_path))
+    assert "% saved" in many.stdout

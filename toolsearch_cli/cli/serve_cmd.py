@@ -376,11 +376,18 @@ def _render_dry_run(report: DryRun, output_format: str) -> None:
         [Col("tool", "name"), Col("tokens", "number", justify="right")],
         [[t["name"], str(t["tokens"])] for t in report.listed],
     )
+    if report.break_even_tools is None:
+        cost = f"{report.all_tokens:,} tokens ({report.saving_percent:.1f}% saved)"
+    else:  # a negative saving, said as what it is
+        cost = (
+            f"{report.all_tokens:,} tokens; the gateway's {report.listed_tokens:,} tokens cost more than listing "
+            f"them directly (worth it from about {report.break_even_tools} tools)"
+        )
     out.print(
         data(
             f"\nthe client sees {plural(len(report.listed), 'tool')}: {report.listed_tokens:,} tokens "
             f"({report.counter}); listing all {plural(report.all_tools, 'upstream tool')} instead: "
-            f"{report.all_tokens:,} tokens ({report.saving_percent:.1f}% saved) · disclose {report.disclose}"
+            f"{cost} · disclose {report.disclose}"
         )
     )
     for source in report.sources:

@@ -49,6 +49,14 @@ class DryRun:
     def saving_percent(self) -> float:
         return 100.0 * (self.all_tokens - self.listed_tokens) / self.all_tokens if self.all_tokens else 0.0
 
+    @property
+    def break_even_tools(self) -> int | None:
+        """When the gateway's list costs more than listing every upstream tool: the count of tools
+        of today's average size from which listing them would cost more (``None`` when it already does)."""
+        if self.listed_tokens <= self.all_tokens or not self.all_tools or not self.all_tokens:
+            return None
+        return self.listed_tokens * self.all_tools // self.all_tokens + 1
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "disclose": self.disclose,
@@ -59,6 +67,7 @@ class DryRun:
                 "all_upstream_tools": self.all_tokens,
                 "all_upstream_tool_count": self.all_tools,
                 "saving_percent": round(self.saving_percent, 2),
+                "break_even_tools": self.break_even_tools,
             },
             "sources": self.sources,
             "failed": self.failed,
