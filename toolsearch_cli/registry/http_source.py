@@ -159,6 +159,10 @@ class HttpRegistrySource:
             if holder is not None:
                 holder(conn)
             conn.request("GET", path, headers=headers)
+            if holder is not None:
+                # again, now that the socket exists: a stop() that came while connecting saw no
+                # socket to shut down, and would otherwise wait out a whole long poll
+                holder(conn)
             sock = conn.sock
             if sock is not None:
                 sock.settimeout(max(0.1, deadline - time.monotonic()))
