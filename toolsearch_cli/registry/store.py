@@ -11,6 +11,7 @@ never run DDL, so they work as roles that may only read or write rows)::
                             names, resident, groups)          -- names: the version's tools in order
     toolsearch_changes     (namespace, version, name, kind)   -- 'added' | 'changed' | 'removed'
     toolsearch_history     (namespace, name, valid_from, valid_to, hash, body)  -- replaced bodies
+    toolsearch_http_tokens (id, namespace, scope, hash, note, created_at, revoked_at)  -- schema 3
 
 History (schema 2, :mod:`.history`): a push moves the rows it replaces or removes into
 ``toolsearch_history`` (valid from the version that wrote them to the one that replaced them)
@@ -45,9 +46,14 @@ from .source import RegistrySource, parse_registry_source
 if TYPE_CHECKING:
     import psycopg
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 #: The oldest schema a reader can read (reads use only what schema 1 has).
 MIN_READABLE_SCHEMA = 1
+#: The oldest schema a push (or any other write of tools) can write: it keeps history (schema 2);
+#: the HTTP API's token table (schema 3) is no push's business.
+MIN_WRITABLE_SCHEMA = 2
+#: The schema that holds the HTTP API's tokens (``toolsearch_http_tokens``, :mod:`.tokens`).
+TOKENS_SCHEMA = 3
 CHANNEL = "toolsearch_registry"
 #: Seconds a connection attempt may take unless the URL says (``connect_timeout=``).
 CONNECT_TIMEOUT = 5
@@ -108,6 +114,18 @@ MIGRATIONS: dict[int, list[str]] = {
                      FROM toolsearch_tools t WHERE t.namespace = v.namespace),
             resident = n.resident, groups = n.groups
             FROM toolsearch_namespaces n WHERE n.name = v.namespace AND n.version = v.version""",
+    ],
+    3: [
+        # the HTTP API's bearer tokens (:mod:`.tokens`; hashes only). IF NOT EXISTS: a toolsearch
+        # before schema 3 made this very table on the first `registry token create`; it is kept.
+        """CREATE TABLE IF NOT EXISTS toolsearch_http_tokens (
+            id text PRIMARY KEY,
+            namespace text NOT NULL,
+            scope text NOT NULL CHECK (scope IN ('read', 'push')),
+            hash text NOT NULL UNIQUE,
+            note text NOT NULL DEFAULT '',
+            created_at timestamptz NOT NULL DEFAULT now(),
+            revoked_at timestamptz)""",
     ],
 }
 
@@ -185,10 +203,10 @@ def _check_readable(conn: psycopg.Connection[Any], source: RegistrySource, *, wr
             f"the registry {source.display} has schema version {version}, newer than this toolsearch "
             f"knows ({SCHEMA_VERSION}): upgrade toolsearch"
         )
-    if version < (SCHEMA_VERSION if writing else MIN_READABLE_SCHEMA):
+    if version < (MIN_WRITABLE_SCHEMA if writing else MIN_READABLE_SCHEMA):
         raise RegistryError(
             f"the registry {source.display} has schema version {version}, older than this toolsearch writes "
-            f"({SCHEMA_VERSION}): its owner upgrades it (toolsearch registry migrate URL)"
+            f"({MIN_WRITABLE_SCHEMA}): its owner upgrades it (toolsearch registry migrate URL)"
         )
     return version
 
