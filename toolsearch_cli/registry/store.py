@@ -46,6 +46,8 @@ from .source import RegistrySource, parse_registry_source
 if TYPE_CHECKING:
     import psycopg
 
+    from .push_memo import Rows as PushRows
+
 SCHEMA_VERSION = 3
 #: The oldest schema a reader can read (reads use only what schema 1 has).
 MIN_READABLE_SCHEMA = 1
@@ -297,12 +299,32 @@ def push(
     ``expect_version``: fail with :class:`PushConflict` unless the namespace is at that version
     (0: it must not exist yet). ``dry_run``: compute the plan, write nothing. ``before_commit``
     (tests): called with the connection just before the commit."""
+    from .push_memo import Rows
+
+    rows = Rows.of(catalog)
+    return push_rows(url, rows, namespace, dry_run=dry_run, expect_version=expect_version, before_commit=before_commit)
+
+
+def push_rows(
+    url: str | RegistrySource,
+    rows: PushRows,
+    namespace: str | None = None,
+    *,
+    dry_run: bool = False,
+    expect_version: int | None = None,
+    before_commit: Any = None,
+) -> PushPlan:
+    """:func:`push` of rows already encoded (:class:`~.push_memo.Rows`): a row without its body
+    (a tool a push's memo stood in for) must be one the namespace holds with that hash, else
+    :class:`~.push_memo.NeedsBodies` is raised before anything is written."""
+    from .push_memo import NeedsBodies
+
     source = url if isinstance(url, RegistrySource) else parse_registry_source(url, namespace)
     name = source.require_namespace()
-    encoded = [(t.name, *codec.encode_tool(t)) for t in catalog.tools]
-    resident_json = json.dumps(list(catalog.resident), ensure_ascii=False)
-    groups_json = codec.encode_groups(catalog.groups)
-    new_digest = codec.digest(((n, h) for n, _, h in encoded), catalog.resident, groups_json)
+    encoded = rows.encoded
+    resident_json = json.dumps(list(rows.resident), ensure_ascii=False)
+    groups_json = codec.encode_groups(rows.groups)
+    new_digest = codec.digest(((n, h) for n, _, h in encoded), rows.resident, groups_json)
     with connect(source) as conn:
         _check_readable(conn, source, writing=not dry_run)
         with conn.transaction():
@@ -331,13 +353,16 @@ def push(
             }
             plan = _plan(name, base, row, current, encoded, resident_json, groups_json)
             written = {*plan.added, *plan.changed}
-            rows = [(n, body) for n, body, _ in encoded if n in written]
-            codec.check_push(catalog.tools, rows, resident_json, groups_json, source.display)
+            bodies = [(n, body) for n, body, _ in encoded if n in written]
+            unread = [n for n, body in bodies if body is None]
+            if unread:
+                raise NeedsBodies(unread)
+            codec.check_push(rows.tools, bodies, resident_json, groups_json, source.display)  # type: ignore[arg-type]
             if dry_run or (plan.empty and base > 0):
                 return plan
             version = base + 1
             keep_replaced(conn, name, version, [*plan.changed, *plan.removed])
-            _write(conn, name, version, plan, current, encoded)
+            _write(conn, name, version, plan, current, encoded)  # type: ignore[arg-type]
             order = [n for n, _, _ in encoded]
             _record_version(conn, name, version, plan, new_digest, resident_json, groups_json, order)
             if before_commit is not None:
@@ -351,7 +376,7 @@ def _plan(
     base: int,
     row: Any,
     current: dict[str, tuple[str, int]],
-    encoded: list[tuple[str, str, str]],
+    encoded: list[tuple[str, str | None, str]],
     resident_json: str,
     groups_json: str,
 ) -> PushPlan:
@@ -762,6 +787,7 @@ __all__ = [
     "migrate",
     "namespace_digest",
     "push",
+    "push_rows",
     "read_snapshot",
     "read_snapshot_on",
 ]
