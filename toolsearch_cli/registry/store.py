@@ -345,12 +345,10 @@ def push_rows(
                     f"namespace {name!r} is at version {base}, not {expect_version}: someone pushed first; "
                     "read it again and retry"
                 )
-            current = {
-                n: (h, p)
-                for n, h, p in conn.execute(
-                    "SELECT name, hash, position FROM toolsearch_tools WHERE namespace = %s", (name,)
-                )
-            }
+            found = conn.execute(  # fetchall: 0.07-0.08 s CPU for 100,000 rows, iterating the cursor 0.12-0.13 s
+                "SELECT name, hash, position FROM toolsearch_tools WHERE namespace = %s", (name,)
+            ).fetchall()
+            current = {n: (h, p) for n, h, p in found}
             plan = _plan(name, base, row, current, encoded, resident_json, groups_json)
             written = {*plan.added, *plan.changed}
             bodies = [(n, body) for n, body, _ in encoded if n in written]
