@@ -141,7 +141,7 @@ def test_push_and_read_never_create_the_schema_migrate_does(pg_url, run_cli):
     with psycopg.connect(pg_url) as conn:
         assert conn.execute("SELECT to_regclass('toolsearch_meta')").fetchone()[0] is None  # no DDL ran
     done = run_cli("registry", "migrate", pg_url)
-    assert done.code == 0 and "created the registry (schema version 2)" in done.stdout, done.stderr
+    assert done.code == 0 and "created the registry (schema version 3)" in done.stdout, done.stderr
     assert pg.PASSWORD not in done.stdout + done.stderr
     done = run_cli("registry", "migrate", pg_url)
     assert done.code == 0 and "up to date" in done.stdout
@@ -166,22 +166,80 @@ def test_a_schema_1_registry_is_read_as_it_is_and_upgraded_by_migrate(pg_url):
     assert [t.name for t in store.read_snapshot(ns(pg_url, "old")).tools] == ["legacy"]
     with pytest.raises(RegistryError, match="older than this toolsearch writes .* registry migrate"):
         store.push(pg_url, numbered(2), "old")
-    assert history.migrate(pg_url) == (1, 2)
+    assert history.migrate(pg_url) == (1, 3)
     with psycopg.connect(pg_url) as conn:
-        assert conn.execute("SELECT value FROM toolsearch_meta WHERE key = 'schema_version'").fetchone()[0] == "2"
+        assert conn.execute("SELECT value FROM toolsearch_meta WHERE key = 'schema_version'").fetchone()[0] == "3"
     assert [t.name for t in history.read_version(ns(pg_url, "old"), 1).tools] == ["legacy"]
     store.push(pg_url, numbered(2), "old")
     assert [t.name for t in history.read_version(ns(pg_url, "old"), 1).tools] == ["legacy"]
     assert history.diff(ns(pg_url, "old"), 1).removed == ["legacy"]
 
 
+def _schema_2_registry(url: str) -> None:
+    """A registry as the toolsearch before schema 3 created it (migrations 1 and 2, recorded)."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn, conn.transaction():
+        conn.execute("CREATE TABLE toolsearch_meta (key text PRIMARY KEY, value text NOT NULL)")
+        for version in (1, 2):
+            for statement in store.MIGRATIONS[version]:
+                conn.execute(statement)
+        conn.execute("INSERT INTO toolsearch_meta VALUES ('schema_version', '2'), ('retention', '50')")
+
+
+@pytest.mark.usefixtures("pg_empty")
+def test_token_create_on_schema_2_says_to_migrate(pg_url, run_cli):
+    """The HTTP API's token table is migration 3: ``registry token create`` never makes it (no DDL
+    outside ``migrate``); on a schema-2 registry it says, in one line, to run ``migrate``, while
+    pushes and reads go on; ``migrate`` then adds the table and tokens can be made."""
+    import psycopg
+
+    _schema_2_registry(pg_url)
+    store.push(pg_url, numbered(2), "two")  # a schema-2 registry takes pushes (it has history)
+    assert [t.name for t in store.read_snapshot(ns(pg_url, "two")).tools] == ["tool0000", "tool0001"]
+    done = run_cli("registry", "token", "create", "--db", pg_url, "-n", "two")
+    assert done.code == 2 and "schema version 2" in done.stderr and "registry migrate" in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+    assert pg.PASSWORD not in done.stderr + done.stdout and not done.stdout.strip()
+    with psycopg.connect(pg_url) as conn:
+        assert conn.execute("SELECT to_regclass('toolsearch_http_tokens')").fetchone()[0] is None  # no DDL ran
+    served = run_cli("registry", "serve", "--db", pg_url, "--http", f"127.0.0.1:{pg.free_port()}")
+    assert served.code == 2 and "schema version 2" in served.stderr and "registry migrate" in served.stderr
+    done = run_cli("registry", "migrate", pg_url)
+    assert done.code == 0 and "upgraded the schema from version 2 to 3" in done.stdout, done.stdout + done.stderr
+    made = run_cli("registry", "token", "create", "--db", pg_url, "-n", "two", "-f", "json")
+    assert made.code == 0 and made.stdout.count("tsr_") == 1, made.stderr
+
+
+@pytest.mark.usefixtures("pg_empty")
+def test_migration_3_keeps_an_older_token_table(pg_url):
+    """A toolsearch before schema 3 made the token table on the first ``token create`` (schema 2):
+    migration 3 adopts it with its tokens, which still open the API."""
+    import psycopg
+
+    from toolsearch_cli.registry import tokens
+
+    _schema_2_registry(pg_url)
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute(store.MIGRATIONS[3][0])  # the very table (and statement) the old token create ran
+        token = "tsr_0123456789ab_" + "A" * 43
+        conn.execute(
+            "INSERT INTO toolsearch_http_tokens (id, namespace, scope, hash) VALUES ('0123456789ab', 'n', 'read', %s)",
+            (tokens.token_hash(token),),
+        )
+    assert history.migrate(pg_url) == (2, 3)
+    with psycopg.connect(pg_url) as conn:
+        assert tokens.lookup(conn, token) == tokens.Grant("0123456789ab", "n", "read")
+        assert conn.execute("SELECT value FROM toolsearch_meta WHERE key = 'schema_version'").fetchone()[0] == "3"
+
+
 # -- least-privilege roles -------------------------------------------------------------------
 
 
-def grants_sql(database: str) -> list[str]:
-    """The statements of docs/how-to/registry.md's grants block, for ``database``."""
+def grants_sql(database: str, marker: str = "registry-grants") -> list[str]:
+    """The statements of docs/how-to/registry.md's grants block (``marker``), for ``database``."""
     text = GRANTS_DOC.read_text(encoding="utf-8")
-    block = text.split("<!-- registry-grants -->", 1)[1].split("```sql", 1)[1].split("```", 1)[0]
+    block = text.split(f"<!-- {marker} -->", 1)[1].split("```sql", 1)[1].split("```", 1)[0]
     block = re.sub(r"--[^\n]*", "", block).replace("DATABASE tools", f'DATABASE "{database}"')
     return [s.strip() for s in block.split(";") if s.strip()]
 
@@ -195,7 +253,7 @@ def test_push_and_read_as_least_privilege_roles_with_the_documented_grants(pg_ur
     from toolsearch_cli.registry.sync import LiveToolSearch
 
     database = pg_url.rsplit("/", 1)[1]
-    for role in ("toolsearch_reader", "toolsearch_pusher", "toolsearch_owner"):
+    for role in ("toolsearch_http", "toolsearch_reader", "toolsearch_pusher", "toolsearch_owner"):
         pg_cluster.sql(f"DROP OWNED BY {role}", db=database) if pg_cluster.sql(
             f"SELECT 1 FROM pg_roles WHERE rolname = '{role}'"
         ) else None
@@ -210,6 +268,11 @@ def test_push_and_read_as_least_privilege_roles_with_the_documented_grants(pg_ur
     done = run_cli("registry", "migrate", pusher)  # only the owner may create the schema
     assert done.code == 2 and "permission denied" in done.stderr and len(done.stderr.strip().splitlines()) == 1
     assert run_cli("registry", "migrate", owner).code == 0
+    import psycopg
+
+    with psycopg.connect(owner, autocommit=True) as conn:  # the token table's grants, as its owner
+        for statement in grants_sql(database, "registry-token-grants"):
+            conn.execute(statement)
 
     done = run_cli("catalog", "push", "--to", pusher, "--namespace", "prod", "-c", catalogs)
     assert done.code == 0 and "version 1" in done.stdout, done.stderr
@@ -230,8 +293,34 @@ def test_push_and_read_as_least_privilege_roles_with_the_documented_grants(pg_ur
         assert node.wait_for(2, 60) and node.status == "live"
         assert run_cli("registry", "rollback", pusher, "1", "-n", "prod").code == 0
         assert node.wait_for(3, 60)
+    _http_server_role(run_cli, pg_cluster, database, owner, pusher, reader)
     assert run_cli("registry", "drop", reader, "-n", "prod", "--yes").code == 2
     assert run_cli("registry", "drop", pusher, "-n", "prod", "--yes").code == 0
+
+
+def _http_server_role(run_cli, cluster, database: str, owner: str, pusher: str, reader: str) -> None:
+    """The HTTP API's token table under the documented grants: the owner mints, the server role
+    reads it (and starts), no reader or pusher can read or write it, a reader cannot serve."""
+    import psycopg
+
+    from toolsearch_cli.registry.http_api import ApiSettings, RegistryApi
+
+    server = role_url(cluster, "toolsearch_http", database, "http-password")
+    made = run_cli("registry", "token", "create", "--db", owner, "-n", "prod", "--scope", "push")
+    assert made.code == 0 and made.stdout.startswith("tsr_"), made.stderr
+    refused = run_cli("registry", "token", "create", "--db", pusher, "-n", "prod")
+    assert refused.code == 2 and "permission denied" in refused.stderr and "pusher-password" not in refused.stderr
+    for url in (reader, pusher):
+        with psycopg.connect(url) as conn, pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute("SELECT hash FROM toolsearch_http_tokens")
+    api = RegistryApi(ApiSettings(db=server))
+    try:
+        api.check()  # reads the token table: the server role may
+    finally:
+        api.pool.close()
+    served = run_cli("registry", "serve", "--db", reader, "--http", f"127.0.0.1:{pg.free_port()}")
+    assert served.code == 2 and "permission denied for table toolsearch_http_tokens" in served.stderr, served.stderr
+    assert len(served.stderr.strip().splitlines()) == 1 and "reader-password" not in served.stderr
 
 
 def _hits(stdout: str) -> list[dict]:

@@ -106,7 +106,7 @@ def create(
     check_format(output_format)
     source, connection = _connected(db)
     with connection as conn:
-        token, info = tokens.create(conn, namespace, scope, note)
+        token, info = tokens.create(conn, namespace, scope, note, source=source)
     if output_format == "json":
         typer.echo(json.dumps({"token": token, **info.to_dict()}, ensure_ascii=False, indent=2))
         return

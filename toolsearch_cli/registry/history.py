@@ -173,12 +173,12 @@ def _bodies_at(
 
 
 def _require_history(conn: psycopg.Connection[Any], source: RegistrySource) -> None:
-    from .store import SCHEMA_VERSION, RegistryError, _check_readable
+    from .store import MIN_WRITABLE_SCHEMA, RegistryError, _check_readable
 
-    if _check_readable(conn, source) < SCHEMA_VERSION:
+    if _check_readable(conn, source) < MIN_WRITABLE_SCHEMA:  # history came with schema 2
         raise RegistryError(
-            f"the registry {source.display} keeps no history before schema {SCHEMA_VERSION}: its owner upgrades it "
-            f"with `toolsearch registry migrate`"
+            f"the registry {source.display} keeps no history before schema {MIN_WRITABLE_SCHEMA}: "
+            "its owner upgrades it with `toolsearch registry migrate`"
         )
 
 

@@ -338,22 +338,10 @@ class RegistryApi:
 
     def check(self) -> None:
         """Refuse to start (one line) when the database is unreachable or holds no registry or tokens."""
-        from .store import SCHEMA_VERSION, schema_version
-
         with self.pool.connection() as conn:
-            found = schema_version(conn)
-            if found == 0:
-                raise RegistryError(f"no toolsearch registry at {self.source.display}: push a catalog there first")
-            if found > SCHEMA_VERSION:
-                raise RegistryError(
-                    f"the registry {self.source.display} has schema version {found}, newer than this toolsearch knows"
-                )
-            if found < SCHEMA_VERSION:
-                raise RegistryError(
-                    f"the registry {self.source.display} has schema version {found}, older than this toolsearch "
-                    f"reads ({SCHEMA_VERSION}): migrate it first"
-                )
-            if not tokens.table_exists(conn):
+            tokens.require_tokens_schema(conn, self.source)  # a registry, of schema 3 or later
+            # a SELECT on the token table, as every request makes: a role without it fails here, at start
+            if not conn.execute(f"SELECT EXISTS (SELECT 1 FROM {tokens.TABLE})").fetchone()[0]:  # type: ignore[index]
                 raise RegistryError(
                     f"no tokens in the registry {self.source.display}: make one with `toolsearch registry token create`"
                 )

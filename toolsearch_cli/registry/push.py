@@ -13,6 +13,7 @@ from .store import PushPlan
 
 if TYPE_CHECKING:
     from ..catalog.loading import SourcesLike
+    from .push_memo import FileMemo, Rows
 
 
 @dataclass
@@ -60,19 +61,66 @@ class PushResult:
 def push_catalog(settings: PushSettings) -> PushResult:
     """Load the catalog the settings name and push it (one transaction; nothing written on a dry
     run or when nothing changed). A stale ``expect_version`` is a
-    :class:`~toolsearch_cli.registry.store.PushConflict`."""
-    from ..catalog import load_catalog
-    from .source import parse_registry_source
-    from .store import push
+    :class:`~toolsearch_cli.registry.store.PushConflict`.
 
-    loaded = load_catalog(settings.sources, settings.catalog_format)
-    if not loaded.tools and not settings.allow_empty and not settings.dry_run:
+    A push of one JSON catalog file reads only the tools whose bytes changed since the last push of
+    that file from this user's account (:mod:`.push_memo`); any other catalog is loaded whole."""
+    from .push_memo import NeedsBodies, Rows
+    from .source import parse_registry_source
+
+    memo = _file_memo(settings)
+    rows = memo.rows() if memo is not None else None
+    if rows is not None:
+        try:
+            plan = _push(settings, rows)
+        except NeedsBodies as needed:  # the registry holds these otherwise than the memo says: read them
+            rows = memo.rows(frozenset(needed.args[0])) if memo is not None else None
+            if rows is not None:
+                try:
+                    plan = _push(settings, rows)
+                except NeedsBodies:  # another push moved the namespace meanwhile: load them all
+                    rows = None
+    warned = False
+    if rows is None:
+        from ..catalog import load_catalog_result
+
+        loaded = load_catalog_result(settings.sources, settings.catalog_format)
+        warned = bool(loaded.warnings)
+        rows = Rows.of(loaded.catalog)
+        plan = _push(settings, rows)
+    if memo is not None and not warned:  # a tool that warned is read again, and warns again
+        memo.remember(rows)
+    return PushResult(plan, settings.dry_run, parse_registry_source(settings.to, settings.namespace).display)
+
+
+def _push(settings: PushSettings, rows: Rows) -> PushPlan:
+    from .source import parse_registry_source
+    from .store import push_rows
+
+    if not rows.encoded and not settings.allow_empty and not settings.dry_run:
         where = parse_registry_source(settings.to, settings.namespace).display
         raise UsageError(
             f"the catalog has no tools: pushing it would empty {where}; add --yes if that is what you want",
             field="yes",
         )
-    plan = push(
-        settings.to, loaded, settings.namespace, dry_run=settings.dry_run, expect_version=settings.expect_version
+    return push_rows(
+        settings.to, rows, settings.namespace, dry_run=settings.dry_run, expect_version=settings.expect_version
     )
-    return PushResult(plan, settings.dry_run, parse_registry_source(settings.to, settings.namespace).display)
+
+
+def _file_memo(settings: PushSettings) -> FileMemo | None:
+    """The memo of the one JSON catalog file the push names (``None``: not such a push)."""
+    from .. import cachedir
+    from ..catalog.sources import FileSource, parse_sources
+
+    if not cachedir.enabled() or settings.sources is None:
+        return None
+    from .push_memo import FileMemo
+
+    try:
+        sources = parse_sources(settings.sources)
+    except Exception:  # noqa: BLE001 - the ordinary load reports a bad source
+        return None
+    if len(sources) != 1 or type(sources[0]) is not FileSource:
+        return None
+    return FileMemo.open(sources[0].path, sources[0].display, settings.catalog_format)

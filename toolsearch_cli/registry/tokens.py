@@ -8,8 +8,9 @@ hash: nothing guessable is stored) in::
     toolsearch_http_tokens (id, namespace, scope, hash, note, created_at, revoked_at)
 
 ``scope`` is ``read`` (read, search, follow) or ``push`` (those and push). A token opens one
-namespace, never another. The table is made by the first ``registry token create`` (an owner's
-act: the server and the pushers never run DDL); the server only reads it.
+namespace, never another. The table is made by ``toolsearch registry migrate`` (schema 3, a
+numbered migration like the rest of the schema: no command but ``migrate`` runs DDL);
+``registry token create`` on an older schema says to run it. The server only reads the table.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
 from .source import RegistrySource, check_namespace
+from .store import TOKENS_SCHEMA, RegistryError, _check_readable
 
 if TYPE_CHECKING:
     import psycopg
@@ -31,17 +33,6 @@ SCOPES = ("read", "push")
 PREFIX = "tsr_"
 _TOKEN = re.compile(r"^tsr_([0-9a-f]{12})_[A-Za-z0-9_-]{43}$")
 _ID = re.compile(r"^[0-9a-f]{12}$")
-#: The advisory lock held while the table is made (two first mints do not both make it).
-_LOCK_KEY = 0x7443_5245_4732
-
-DDL = f"""CREATE TABLE IF NOT EXISTS {TABLE} (
-    id text PRIMARY KEY,
-    namespace text NOT NULL,
-    scope text NOT NULL CHECK (scope IN ('read', 'push')),
-    hash text NOT NULL UNIQUE,
-    note text NOT NULL DEFAULT '',
-    created_at timestamptz NOT NULL DEFAULT now(),
-    revoked_at timestamptz)"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,17 +90,31 @@ def table_exists(conn: psycopg.Connection[Any]) -> bool:
     return bool(row and row[0])
 
 
-def create(conn: psycopg.Connection[Any], namespace: str, scope: str, note: str = "") -> tuple[str, TokenInfo]:
-    """Mint a token (the table made if missing); returns the token, shown once, and its listing."""
+def require_tokens_schema(conn: psycopg.Connection[Any], source: RegistrySource | None = None) -> None:
+    """Refuse, in one line saying to run ``registry migrate``, a registry whose schema has no token
+    table yet (before schema 3; ``source`` names it). Never changes the schema."""
+    found = _check_readable(conn, source or RegistrySource("", None))
+    if found < TOKENS_SCHEMA:
+        where = f"the registry {source.display}" if source is not None else "the registry"
+        raise RegistryError(
+            f"{where} has schema version {found}, without HTTP tokens: "
+            f"its owner upgrades it (toolsearch registry migrate URL)"
+        )
+
+
+def create(
+    conn: psycopg.Connection[Any], namespace: str, scope: str, note: str = "", *, source: RegistrySource | None = None
+) -> tuple[str, TokenInfo]:
+    """Mint a token in a registry of schema 3 or later (see :func:`require_tokens_schema`; ``source``
+    names the registry in that error); returns the token, shown once, and its listing."""
     check_namespace(namespace)
     check_scope(scope)
     if len(note) > 200 or any(ord(c) < 32 for c in note):
         raise UsageError("--note takes at most 200 characters on one line", field="note")
+    require_tokens_schema(conn, source)
     token_id = secrets.token_hex(6)
     token = f"{PREFIX}{token_id}_{secrets.token_urlsafe(32)}"
     with conn.transaction():
-        conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_KEY,))
-        conn.execute(DDL)  # type: ignore[arg-type]
         row = conn.execute(
             f"INSERT INTO {TABLE} (id, namespace, scope, hash, note) VALUES (%s, %s, %s, %s, %s) "
             "RETURNING created_at::text",
@@ -159,4 +164,15 @@ def lookup(conn: psycopg.Connection[Any], token: str) -> Grant | None:
     return Grant(*row) if row else None
 
 
-__all__ = ["SCOPES", "TABLE", "Grant", "TokenInfo", "create", "listing", "lookup", "revoke", "token_hash"]
+__all__ = [
+    "SCOPES",
+    "TABLE",
+    "Grant",
+    "TokenInfo",
+    "create",
+    "listing",
+    "lookup",
+    "require_tokens_schema",
+    "revoke",
+    "token_hash",
+]
