@@ -20,7 +20,6 @@ import contextlib
 import json
 import re
 import socket
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -31,6 +30,7 @@ from urllib.parse import quote, urlencode, urlsplit
 from .. import environment
 from ..errors import ToolsearchError
 from ..redaction import redact, register
+from .watch_thread import FollowerThread
 
 if TYPE_CHECKING:
     import http.client
@@ -321,7 +321,7 @@ def _canonical(doc: dict[str, Any], key: str) -> str:
     return json.dumps(doc.get(key, []), ensure_ascii=False, sort_keys=True)
 
 
-class HttpWatcher:
+class HttpWatcher(FollowerThread):
     """Follows a namespace over the HTTP API by long poll, as :class:`~.sync.RegistryWatcher` follows
     one in PostgreSQL: ``on_change`` gets each :class:`~.store.Changes`; ``status`` is ``live`` or
     ``disconnected: <why>; serving version N`` (the last good catalog kept). No exception leaves
@@ -347,21 +347,13 @@ class HttpWatcher:
         self.wait = wait
         self._resident = json.dumps(json.loads(resident_json), ensure_ascii=False, sort_keys=True)
         self._groups = json.dumps(json.loads(groups_json), ensure_ascii=False, sort_keys=True)
-        self.status = "starting"
-        self.last_error: str | None = None
+        self._init_thread()
         self.listening = True
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-        self._conn: Any = None
 
-    @property
-    def connected(self) -> bool:
-        return self.status == "live"
+    thread_name = "toolsearch-registry-http-watch"
 
     def start(self) -> HttpWatcher:
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name="toolsearch-registry-http-watch", daemon=True)
-            self._thread.start()
+        super().start()
         return self
 
     def stop(self, timeout: float = 5.0) -> None:

@@ -36,6 +36,7 @@ from ..agent import Handled, Request, ToolSearch
 from ..model import Catalog
 from .source import RegistrySource, parse_registry_source
 from .store import Changes, RegistryError, Snapshot
+from .watch_thread import FollowerThread
 
 log = logging.getLogger("toolsearch.registry")
 
@@ -63,7 +64,7 @@ def one_line(exc: BaseException) -> str:
     return redact(first)
 
 
-class RegistryWatcher:
+class RegistryWatcher(FollowerThread):
     """Follows one namespace from ``version`` on; see the module docstring."""
 
     def __init__(
@@ -87,8 +88,7 @@ class RegistryWatcher:
         self._resident, self._groups = resident_json, groups_json
         #: ``starting``, ``live`` (connected, following), ``disconnected: <why>; serving version N``,
         #: or ``stale: version V cannot be read (<why>); serving version N``.
-        self.status = "starting"
-        self.last_error: str | None = None
+        self._init_thread()
         #: A registry version that could not be read: not read again (the next one is).
         self.bad_version: int | None = None
         self._seen: int | None = None  # the registry's version as the last catch-up found it
@@ -97,18 +97,11 @@ class RegistryWatcher:
         self._stale_status = "stale"
         #: Whether NOTIFY reaches this node (a streaming replica gets none: the poll follows it).
         self.listening = False
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-        self._conn: Any = None
 
-    @property
-    def connected(self) -> bool:
-        return self.status == "live"
+    thread_name = "toolsearch-registry-watch"
 
     def start(self) -> RegistryWatcher:
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name="toolsearch-registry-watch", daemon=True)
-            self._thread.start()
+        super().start()
         return self
 
     def stop(self, timeout: float = 5.0) -> None:

@@ -199,23 +199,7 @@ class ProtocolHub:
     def _after_rebuild(self) -> None:
         """After a re-index (from any thread): a 2026-07-28 listener is told when ``tools/list``
         (as every 2026-07-28 request gets it) changed."""
-        import asyncio
-
-        loop = self.binding.loop
-        if loop is None:
-            return
-        try:
-            running = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        if running is loop:
-            self._check_tools()
-            return
-        context = self.binding.loop_context.copy() if self.binding.loop_context is not None else None
-        try:
-            loop.call_soon_threadsafe(self._check_tools, context=context)
-        except RuntimeError:  # the loop is closing
-            pass
+        self.binding.on_loop(self._check_tools)
 
     def _check_tools(self) -> None:
         from mcp.server.subscriptions import ToolsListChanged

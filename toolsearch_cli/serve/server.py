@@ -286,6 +286,11 @@ class GatewayServer:
         """After a re-index or a registry change (from any thread): notify each watched session
         whose list differs from the one it was last shown or told of (a disclosed tool removed or
         changed, a resident tool changed). The check runs on the serving loop."""
+        self.on_loop(self._check_watches)
+
+    def on_loop(self, check: Callable[[], None]) -> None:
+        """Run ``check`` on the serving loop, from any thread: now when called on it, else soon
+        (with the loop's context variables); nothing before the loop runs or once it is closing."""
         import asyncio
 
         loop = self.loop
@@ -296,11 +301,11 @@ class GatewayServer:
         except RuntimeError:
             running = None
         if running is loop:
-            self._check_watches()
+            check()
             return
         context = self.loop_context.copy() if self.loop_context is not None else None
         try:
-            loop.call_soon_threadsafe(self._check_watches, context=context)
+            loop.call_soon_threadsafe(check, context=context)
         except RuntimeError:  # the loop is closing: nobody to tell
             pass
 
