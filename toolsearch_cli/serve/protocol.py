@@ -108,10 +108,12 @@ class ProtocolHub:
             upstream.on_features = self._features_changed
             upstream.on_updated = self._updated
         self.features.rebuild(self._upstream_features())
+        from .ops import upstream_name
+
         for upstream in self.upstreams.values():
             problem = upstream.status.features_error
             if problem is not None and self.notice is not None:
-                self.notice(f"warning: {upstream.live.display}: not served: its {problem} (its tools are)")
+                self.notice(f"warning: {upstream_name(upstream)}: not served: its {problem} (its tools are)")
         self._tools_digest = self._public_tools_digest()
         self.gateway.on_rebuild.append(self._after_rebuild)
 

@@ -625,6 +625,8 @@ async def _serve_all(
 ) -> None:
     import anyio
 
+    from .ops import upstream_name
+
     static = gateway.static
     upstream_scope = anyio.CancelScope()
     upstreams_done = anyio.Event()
@@ -675,11 +677,11 @@ async def _serve_all(
                 first = failed[0]
                 raise CatalogError(
                     f"the MCP server could not be started or listed: {first.status.last_error or 'no answer'}",
-                    file=first.live.display,
+                    file=upstream_name(first),
                 )
             for upstream in failed:
                 say(
-                    f"warning: {upstream.live.display}: not ready ({upstream.status.last_error or 'no answer yet'}); "
+                    f"warning: {upstream_name(upstream)}: not ready ({upstream.status.last_error or 'no answer yet'}); "
                     "retrying in the background"
                 )
             with gateway.lock:
@@ -689,7 +691,7 @@ async def _serve_all(
                 say(left_out)
             for source, skipped in gateway.problems.items():
                 more = f" (and {len(skipped) - 1} more)" if len(skipped) > 1 else ""
-                say(f"warning: {upstreams[source].live.display}: a tool was left out: {skipped[0]}{more}")
+                say(f"warning: {upstream_name(upstreams[source])}: a tool was left out: {skipped[0]}{more}")
             gateway.check_resident()
             binding = GatewayServer(gateway, upstreams, stdio=http is None, notice=say)
             if ops is not None:
