@@ -14,7 +14,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from ..serve_helpers import PYTHON, gateway_env, json_of
+from ..serve_helpers import PYTHON, gateway_env, json_of, text_of
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -76,3 +76,38 @@ def test_start_up_warnings_name_an_upstream_by_its_alias_never_its_command(tmp_p
     said = errlog.read()
     assert "warning: flaky: not ready" in said, said
     assert SECRET not in said and "sys.exit" not in said and PYTHON not in said, said
+
+
+def test_a_registry_namespace_no_upstream_runs_is_left_out_with_one_line(run_cli, pg_url, write, tmp_path):
+    """A PostgreSQL namespace beside a live upstream, without ``--catalog-via``: its tools were
+    searchable with ``callable: false`` and every call failed; now none is found or run, and one
+    start-up line says why. The official client over stdio."""
+    from mcp import Client
+    from mcp.client.stdio import stdio_client
+
+    from ..serve_helpers import scripted_source, stdio_params
+
+    catalog = write("ns.yaml", "tools:\n  - name: stock_quote\n    description: Latest stock quote for a ticker.\n")
+    pushed = run_cli("catalog", "push", "--to", pg_url, "--namespace", "live", "-c", str(catalog))
+    assert pushed.code == 0, pushed.stderr
+    alone = run_cli("serve", "-c", f"{pg_url}?namespace=live")  # nothing any server runs: refused in one line
+    assert alone.code == 2 and alone.stderr.startswith("error: nothing to serve") and "Traceback" not in alone.stderr
+    ping = [{"name": "ping", "description": "Ping a host.", "inputSchema": {"type": "object"}}]
+    sources = [f"{pg_url}?namespace=live", scripted_source("net", ping, tmp_path)]
+    errlog = tempfile.TemporaryFile(mode="w+", encoding="utf-8")
+
+    async def scenario() -> None:
+        async with Client(stdio_client(stdio_params(sources), errlog=errlog), read_timeout_seconds=60) as gateway:
+            found = await gateway.call_tool("toolSearch", {"query": "stock quote for a ticker"})
+            assert "stock_quote" not in text_of(found) and "callable" not in text_of(found)
+            ran = await gateway.call_tool("callTool", {"name": "stock_quote", "arguments": {}})
+            assert ran.is_error and "no tool named 'stock_quote'" in text_of(ran)
+            assert not (await gateway.call_tool("callTool", {"name": "ping", "arguments": {}})).is_error
+
+    anyio.run(scenario)
+    errlog.seek(0)
+    lines = [line for line in errlog.read().splitlines() if line.strip()]
+    assert lines == [
+        "warning: 1 tool of registry sources left out: they name no server that runs them (a client sees "
+        "only tools it can call; --catalog-via ALIAS names the upstream that runs them)"
+    ], lines

@@ -512,10 +512,10 @@ async def run_gateway(
     sources = GatewaySources.of(settings.sources)
     check_catalog_via(settings, sources)
     static = load_static(sources.static, settings.catalog_format)
-    if not sources.live and not sources.registries and not any(t.function is not None for t in static.tools):
+    if not sources.live and not any(t.function is not None for t in static.tools):
         raise UsageError(
-            "nothing to serve: the catalog files' tools name no server that runs them; add the MCP servers "
-            "as --catalog ALIAS=mcp+stdio:CMD or mcp+http(s)://URL (and --catalog-via ALIAS to search their "
+            "nothing to serve: the catalog files' and registries' tools name no server that runs them; add the MCP "
+            "servers as --catalog ALIAS=mcp+stdio:CMD or mcp+http(s)://URL (and --catalog-via ALIAS to search their "
             "tools by the files' text) or a Python module of tools"
         )
     feeds = [RegistryFeed(s) for s in sources.registries]
@@ -672,7 +672,7 @@ async def _serve_all(
                 for upstream in upstreams.values():
                     await upstream.first_attempt.wait()
             failed = [u for u in upstreams.values() if not u.ready]
-            runs_here = any(t.function is not None for t in static.tools) or gateway.registries
+            runs_here = any(t.function is not None for t in static.tools)
             if upstreams and len(failed) == len(upstreams) and not runs_here:
                 first = failed[0]
                 raise CatalogError(
