@@ -10,6 +10,7 @@ import json
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -17,6 +18,12 @@ import pytest
 from ..serve_helpers import PYTHON, gateway_env, json_of, text_of
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+try:  # imported now: the SDK binds sys.stderr as stdio_client's default errlog at import, and an
+    # in-process run_cli (capsys) importing it first would leave later tests a stream without fileno
+    import mcp.client.stdio  # noqa: F401
+except ImportError:
+    pass
 
 SECRET = "s3cr3t-token-in-an-argument"
 SERVERS = Path(__file__).resolve().parents[1] / "servers"
@@ -111,3 +118,87 @@ def test_a_registry_namespace_no_upstream_runs_is_left_out_with_one_line(run_cli
         "warning: 1 tool of registry sources left out: they name no server that runs them (a client sees "
         "only tools it can call; --catalog-via ALIAS names the upstream that runs them)"
     ], lines
+
+
+def test_resources_and_prompts_obey_the_context_permissions_of_their_server(tmp_path):
+    """A config whose policy says server ``admin`` needs ``role=admin`` (two copies of
+    tests/servers/features_server.py, so every name collides and is prefixed): a request without
+    the attribute neither lists, searches, reads, completes nor gets anything of ``admin`` (the
+    answers of names that do not exist), one with it (the context header, over streamable HTTP)
+    does; such lists are never cached as public. The official client, both protocol versions."""
+    pytest.importorskip("mcp", reason="the MCP SDK (extra toolsearch-cli[mcp]) is not installed")
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared.exceptions import MCPError
+
+    from ..serve_helpers import HttpGateway
+
+    features = str(SERVERS / "features_server.py")
+    document = {
+        "mcpServers": {
+            name: {"command": sys.executable, "args": [features, "--name", name]} for name in ("docs", "admin")
+        },
+        "toolsearch": {"servers": {"admin": {"requires": {"role": "admin"}}}},
+    }
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps(document), encoding="utf-8")
+
+    async def seen(url: str, header: str | None, mode: str) -> dict[str, Any]:
+        headers = {"X-Toolsearch-Context": header} if header is not None else {}
+        options = {"mode": "legacy"} if mode == "legacy" else {}
+        async with httpx2.AsyncClient(headers=headers, timeout=60) as http:
+            async with Client(streamable_http_client(url, http_client=http), read_timeout_seconds=60, **options) as gw:
+                listed = await gw.list_resources()
+                out: dict[str, Any] = {
+                    "resources": [r.uri for r in listed.resources],
+                    "templates": [t.uri_template for t in (await gw.list_resource_templates()).resource_templates],
+                    "prompts": [p.name for p in (await gw.list_prompts()).prompts],
+                    "scope": (listed.cache_scope, listed.ttl_ms) if mode == "modern" else None,
+                }
+                found = json_of(
+                    await gw.call_tool(
+                        "toolSearch", {"query": "readme notes greet", "include": ["resources", "prompts"]}
+                    )
+                )
+                out["found"] = sorted(
+                    [r.get("uri") or r.get("uriTemplate") for r in found.get("resources", [])]
+                    + [p["name"] for p in found.get("prompts", [])]
+                )
+                try:
+                    out["read"] = (await gw.read_resource("admin+note://readme")).contents[0].text
+                except MCPError as exc:
+                    out["read"] = str(exc)
+                try:
+                    out["page"] = (await gw.read_resource("admin+note://pages/3")).contents[0].text
+                except MCPError as exc:
+                    out["page"] = str(exc)
+                try:
+                    got = await gw.get_prompt("admin__greet", {"who": "Ann"})
+                    out["prompt"] = got.messages[0].content.text
+                except MCPError as exc:
+                    out["prompt"] = str(exc)
+                return out
+
+    with HttpGateway([], "--config", str(config), "--context-header", "X-Toolsearch-Context") as server:
+        for mode in ("legacy", "modern"):
+            member = anyio.run(seen, server.url, "role=member", mode)
+            assert member["resources"] == ["docs+note://readme", "docs+note://notes"], member
+            assert member["templates"] == ["docs+note://pages/{number}"], member
+            assert member["prompts"] and all(str(p).startswith("docs__") for p in member["prompts"]), member
+            assert member["found"] and not any("admin" in str(f) for f in member["found"]), member
+            assert "no server has the resource" in str(member["read"]) and "readme of admin" not in str(member["read"])
+            assert "no server has the resource" in str(member["page"]), member
+            assert "no prompt named 'admin__greet'" in str(member["prompt"]), member
+            admin = anyio.run(seen, server.url, "role=admin", mode)
+            assert admin["resources"] == [
+                "docs+note://readme",
+                "docs+note://notes",
+                "admin+note://readme",
+                "admin+note://notes",
+            ], admin
+            assert "admin+note://pages/{number}" in admin["templates"]
+            assert "admin__greet" in admin["prompts"] and any("admin" in str(f) for f in admin["found"])
+            assert admin["read"] == "readme of admin" and "Ann" in str(admin["prompt"]), admin
+            if mode == "modern":  # the list depends on the request's header: never shared
+                assert member["scope"] == ("private", 0) and admin["scope"] == ("private", 0)

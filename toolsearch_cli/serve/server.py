@@ -371,7 +371,7 @@ class GatewayServer:
                 return wire_result(CallResult.error("invalid-arguments", problem))
             with gateway.lock:
                 result, changed = gateway.search(arguments, context, session, disclose)
-            result = self.protocol.modern_note(ctx, self.protocol.add_features(result, kinds, arguments))
+            result = self.protocol.modern_note(ctx, self.protocol.add_features(result, kinds, arguments, ctx))
             if changed:
                 if watch is not None and session is not None:
                     watch.digest = self._digest_now(context, session)
