@@ -202,3 +202,28 @@ def test_resources_and_prompts_obey_the_context_permissions_of_their_server(tmp_
             assert admin["read"] == "readme of admin" and "Ann" in str(admin["prompt"]), admin
             if mode == "modern":  # the list depends on the request's header: never shared
                 assert member["scope"] == ("private", 0) and admin["scope"] == ("private", 0)
+
+
+def test_a_gateway_that_searches_and_calls_never_loads_the_token_counter():
+    """The engine counted every visible tool's tokens when made (one engine per request context),
+    which loaded the counter's encoding: some 50 MB of the gateway's 132 MB idle RSS with five
+    upstreams (python -m benchmarks serve-load). It counts on first read now, the same figure."""
+    from toolsearch_cli.catalog import load_catalog
+    from toolsearch_cli.catalog.sources import bundled_catalog_path
+    from toolsearch_cli.serve.gateway import Gateway, Settings
+    from toolsearch_cli.tokens import get_counter, tools_tokens
+
+    from ..serve_helpers import runner_of
+
+    demo = str(bundled_catalog_path())
+    catalog = load_catalog([demo])
+    gateway = Gateway(
+        Settings(sources=[demo], catalog_via="demo"), static=catalog, upstreams=[runner_of(catalog, "demo")]
+    )
+    found, _ = gateway.search({"query": "send an email"}, {"role": "admin"}, None)
+    assert "sendEmail" in found.content[0]["text"]
+    gateway.prepare_call("sendEmail", {"address": "a@b.c", "content": "hello"}, {"role": "admin"})
+    engine = gateway.engine({"role": "admin"})
+    assert engine.baseline_counted is False and engine._counter is None
+    counted = tools_tokens(engine.baseline_tools, get_counter())
+    assert engine.baseline_tool_tokens == counted and engine.baseline_counted
