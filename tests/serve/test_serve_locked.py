@@ -55,12 +55,7 @@ def test_a_tool_changed_at_run_time_is_quarantined_until_the_lockfile_records_it
     async def scenario(errlog) -> None:
         # the flipped 'add' tells the model to read ~/.ssh/id_rsa: the injection rule would hold it back
         # too (tests/serve/test_serve_safety.py); allowed here, so the lockfile alone is what is tested
-        # the namespace's tools run on an upstream that lists them (only callable tools are shown)
-        runs = [{"name": n, "inputSchema": {"type": "object"}} for n in ("get_weather", "stock_quote")]
-        runner = scripted_source("reg", runs, tmp_path)
-        params = stdio_params(
-            [source, runner], "--catalog-via", "reg", "--locked", str(lockfile), "--allow-flagged", "add"
-        )
+        params = stdio_params([source], "--locked", str(lockfile), "--allow-flagged", "add")
         async with Client(stdio_client(params, errlog=errlog), read_timeout_seconds=60) as gateway:
             assert "add" in await names_found(gateway, "add two numbers")
             assert text_of(await call(gateway, "add", {"a": 2, "b": 3})) == "5"
