@@ -54,6 +54,7 @@ GROUPS: dict[str, dict[str, tuple[str, str]]] = {
     },
     "Live servers, serve, registry, simulate": {
         "serve": ("serve", "`toolsearch serve`: toolSearch latency, call-through overhead, tool-list tokens"),
+        "serve-load": ("serve_load", "`toolsearch serve --http`: gateway RSS with 5 upstreams and 100 sessions"),
         "gateway-config": ("gateway_config", "a Claude Desktop config fronted by serve --config: same tools, tokens"),
         "registry": ("registry", "a node on the PostgreSQL registry beside one on the file, 100k tools"),
         "registry-warm": ("registry_warm", "warm registry search vs the file, a 100-tool push, a node's warm start"),

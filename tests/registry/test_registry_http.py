@@ -566,16 +566,21 @@ def test_registry_serve_refuses_a_database_without_tokens_in_one_line(run_cli, p
     assert len(result.stderr.strip().splitlines()) == 1
 
 
-def test_toolsearch_serve_follows_an_https_source(api, pg_url, monkeypatch):
+def test_toolsearch_serve_follows_an_https_source(api, pg_url, monkeypatch, tmp_path):
     """``toolsearch serve -c http://…/namespaces/other`` (a real gateway process, the official MCP
-    client over stdio): a push reaches it without a restart, and it says nothing while following."""
+    client over stdio): a push reaches it without a restart, and it says nothing while following.
+    Only callable tools are shown (issue 34): the namespace's tools run on an upstream that lists
+    them (``--catalog-via run``, tests/servers/scripted_server.py)."""
     import tempfile
 
     import anyio
     from mcp import Client
     from mcp.client.stdio import stdio_client
 
-    from ..serve_helpers import json_of, stdio_params
+    from ..serve_helpers import json_of, scripted_source, stdio_params
+
+    runs = [*(f"tool{i:04d}" for i in range(20)), "translate_text"]
+    runner = scripted_source("run", [{"name": n, "inputSchema": {"type": "object"}} for n in runs], tmp_path)
 
     monkeypatch.setenv("TOOLSEARCH_REGISTRY_TOKEN", api.keys["other_read"])
     errlog = tempfile.TemporaryFile(mode="w+", encoding="utf-8")
@@ -584,18 +589,20 @@ def test_toolsearch_serve_follows_an_https_source(api, pg_url, monkeypatch):
         return [t["name"] for t in json_of(result).get("tools", [])]
 
     async def scenario() -> None:
-        params = stdio_params([api.url("other")])
+        params = stdio_params([api.url("other"), runner], "--catalog-via", "run")
         async with Client(stdio_client(params, errlog=errlog), read_timeout_seconds=60, mode="legacy") as gateway:
             first = await gateway.call_tool("toolSearch", {"query": "alpha task family", "maxResults": 3})
             assert len(names(first)) == 3 and all(n.startswith("tool00") for n in names(first))
+            ran = await gateway.call_tool("callTool", {"name": names(first)[0], "arguments": {}})
+            assert not ran.is_error and json_of(ran)["tool"] == names(first)[0]  # run by the upstream
             before = await gateway.call_tool("toolSearch", {"query": "translate text into a language"})
-            assert "translate_text" not in names(before)
+            assert "Translate text into a language" not in str(json_of(before))  # the runner's own entry only
             catalog = Catalog(tools=[*numbered(20).tools, sample("translate_text", "Translate text into a language")])
             await anyio.to_thread.run_sync(lambda: store.push(pg_url, catalog, "other"))
             pushed = time.monotonic()
             while time.monotonic() - pushed < 60:
                 found = await gateway.call_tool("toolSearch", {"query": "translate text into a language"})
-                if "translate_text" in names(found):
+                if "Translate text into a language" in str(json_of(found)):  # the namespace's text
                     print(f"pushed tool found {(time.monotonic() - pushed) * 1000:.0f} ms after the push")
                     return
                 await anyio.sleep(0.05)

@@ -192,7 +192,9 @@ tools:
 
 
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
-def test_a_registry_push_that_changes_a_locked_tool_is_quarantined_in_the_running_gateway(run_cli, pg_url, write):
+def test_a_registry_push_that_changes_a_locked_tool_is_quarantined_in_the_running_gateway(
+    run_cli, pg_url, write, tmp_path
+):
     pytest.importorskip("mcp", reason="the MCP SDK (extra toolsearch-cli[mcp]) is not installed")
     from mcp import Client
     from mcp.client.stdio import stdio_client
@@ -214,7 +216,12 @@ def test_a_registry_push_that_changes_a_locked_tool_is_quarantined_in_the_runnin
     async def scenario(errlog) -> None:
         # the flipped 'add' tells the model to read ~/.ssh/id_rsa: the injection rule would hold it back
         # too (tests/serve/test_serve_safety.py); allowed here, so the lockfile alone is what is tested
-        params = stdio_params([source], "--locked", str(lockfile), "--allow-flagged", "add")
+        # the namespace's tools run on an upstream that lists them (only callable tools are shown)
+        runs = [{"name": n, "inputSchema": {"type": "object"}} for n in ("get_weather", "stock_quote")]
+        runner = scripted_source("reg", runs, tmp_path)
+        params = stdio_params(
+            [source, runner], "--catalog-via", "reg", "--locked", str(lockfile), "--allow-flagged", "add"
+        )
         async with Client(stdio_client(params, errlog=errlog), read_timeout_seconds=60) as gateway:
             assert "stock_quote" in await names_found(gateway, "stock price for a ticker")
             push(

@@ -126,7 +126,10 @@ TOKENS_OPTION = typer.Option(
     metavar="FILE",
 )
 DRY_RUN_OPTION = typer.Option(
-    False, "--dry-run", help="Print the tools the client would see and their token cost, then exit."
+    False,
+    "--dry-run",
+    help="Print the tools the client would see and their token cost, then exit: 1 when a required "
+    "upstream failed (one marked 'required: false' in the --config is a warning line).",
 )
 CONFIG_OPTION = typer.Option(
     None,
@@ -319,7 +322,7 @@ def _run(settings: ServeSettings, output_format: str) -> None:
 
         report = list_once(settings)
         _render_dry_run(report, output_format)
-        if report.failed:  # a server the gateway fronts did not list: not ready to serve
+        if report.required_failed:  # a required server did not list: not ready to serve
             raise typer.Exit(1)
         return
     import warnings
@@ -394,7 +397,10 @@ def _render_dry_run(report: DryRun, output_format: str) -> None:
         runs = "callable" if source["callable"] else "searchable only (not callable)"
         out.print(data(f"  {source['source']}: {plural(source['tools'], 'tool')}, {runs}", "dim"))
     for problem in report.failed:
-        out.print(data(f"  failed: {problem}", "yellow"))
+        if problem in report.required_failed:
+            out.print(data(f"  failed: {problem}", "yellow"))
+        else:  # required: false in the --config: /readyz does not wait for it, nor does the dry run
+            out.print(data(f"  warning: {problem} (not required)", "yellow"))
     for held in report.quarantined:
         out.print(data(f"  {held}", "yellow"), soft_wrap=True)
     if report.left_out:

@@ -209,14 +209,44 @@ class DisclosureEngine:
         if not any(t.name == search_tool_name for t in prompt):
             prompt.append(self.search_tool)
         self.prompt_tools = prompt
-        self.counter = counter or get_counter()
+        #: The token counter, made on first use (its encoding is some 50 MB: a gateway that only
+        #: searches and calls never loads it).
+        self._counter = counter
         self._tokens: dict[int, int] = {}
         self._arrays: dict[tuple[int, ...], tuple[tuple[Tool, ...], int]] = {}
         extra = [t for t in prompt if t.name != search_tool_name and t.name not in catalog]
         extra = [t for t in extra if t.visible_to(self.context)]
-        visible, tokens = _visible_catalog_tools(catalog, self.context, self.counter, counted=not extra)
+        self._extra = bool(extra)
+        visible, _ = _visible_catalog_tools(catalog, self.context, None, counted=False)
         self.baseline_tools = [*extra, *visible]
-        self.baseline_tool_tokens = tools_tokens(self.baseline_tools, self.counter) if extra else tokens
+        #: The tokens of :attr:`baseline_tools`, counted on first read (``None``: not yet).
+        self._baseline_tokens: int | None = None
+
+    @property
+    def counter(self) -> TokenCounter:
+        if self._counter is None:
+            self._counter = get_counter()
+        return self._counter
+
+    @property
+    def baseline_counted(self) -> bool:
+        """Whether :attr:`baseline_tool_tokens` has been counted (an adjustment before is not needed)."""
+        return self._baseline_tokens is not None
+
+    @property
+    def baseline_tool_tokens(self) -> int:
+        """The tokens of every tool the context may see, as one ``tools`` array (counted on first read)."""
+        if self._baseline_tokens is None:
+            if self._extra:
+                self._baseline_tokens = tools_tokens(self.baseline_tools, self.counter)
+            else:
+                _, tokens = _visible_catalog_tools(self.catalog, self.context, self.counter, counted=True)
+                self._baseline_tokens = tokens
+        return self._baseline_tokens
+
+    @baseline_tool_tokens.setter
+    def baseline_tool_tokens(self, value: int) -> None:
+        self._baseline_tokens = value
 
     @property
     def search_tool_name(self) -> str:
@@ -472,7 +502,7 @@ class DisclosureEngine:
 
 
 def _visible_catalog_tools(
-    catalog: Catalog, context: Mapping[str, str], counter: TokenCounter, *, counted: bool
+    catalog: Catalog, context: Mapping[str, str], counter: TokenCounter | None, *, counted: bool
 ) -> tuple[list[Tool], int]:
     """The catalog's tools a request with ``context`` may see and (``counted``) the tokens of their
     ``tools`` array: kept with the catalog's indexes (and so in the on-disk cache with them), as
@@ -484,7 +514,7 @@ def _visible_catalog_tools(
     visible: list[Tool] = cached_index(
         catalog, f"visible:{shown}", lambda: [t for t in catalog.tools if t.visible_to(context)]
     )
-    if not counted:
+    if not counted or counter is None:
         return list(visible), 0
     tokens: int = cached_index(
         catalog, f"baseline-tokens:{counter.name}:{shown}", lambda: _Count(tools_tokens(visible, counter))

@@ -251,10 +251,12 @@ def adjust_baseline(engine: Any, old: Sequence[Any], new: Sequence[Any]) -> None
 
     baseline = engine.baseline_tools
     in_baseline = {id(t) for t in baseline}
+    # not counted yet (an engine counts on first read): the list changes, the count comes later
+    counted = getattr(engine, "baseline_counted", True)
     delta = 0
     for tool in old:
         cached = engine._tokens.pop(id(tool), None)
-        if id(tool) in in_baseline:
+        if id(tool) in in_baseline and counted:
             delta -= cached if cached is not None else tool_tokens(tool, engine.counter)
     if old:
         gone = {id(t) for t in old}
@@ -262,8 +264,10 @@ def adjust_baseline(engine: Any, old: Sequence[Any], new: Sequence[Any]) -> None
     for tool in new:
         if tool.visible_to(engine.context):
             baseline.append(tool)
-            delta += tool_tokens(tool, engine.counter)
-    engine.baseline_tool_tokens += delta
+            if counted:
+                delta += tool_tokens(tool, engine.counter)
+    if counted:
+        engine.baseline_tool_tokens += delta
 
 
 def apply_changes(engine: Any, changes: Changes) -> bool:
@@ -308,6 +312,7 @@ class LiveToolSearch(ToolSearch):
         self._display = parsed.display
         catalog = snap.catalog if snap.catalog is not None else self._catalog_of(snap)
         super().__init__(catalog, **options)
+        self.engine.baseline_tool_tokens  # noqa: B018 - counted now, so the cache entry written next keeps it
         _keep_warm(snap, catalog, options.get("ranker", "default"))
         #: How many changes were applied in place, and how many needed a rebuild.
         self.applied = 0

@@ -44,6 +44,9 @@ class DryRun:
     quarantined: list[str] = field(default_factory=list)
     #: The one line about catalog-file tools no upstream runs (``None``: none left out).
     left_out: str | None = None
+    #: The lines of ``failed`` that are of required upstreams (a ``--config``'s ``required: false``
+    #: ones are not): only these make the dry run fail.
+    required_failed: list[str] = field(default_factory=list)
 
     @property
     def saving_percent(self) -> float:
@@ -71,6 +74,7 @@ class DryRun:
             },
             "sources": self.sources,
             "failed": self.failed,
+            "required_failed": self.required_failed,
             "searchable": self.names,
             "quarantined": self.quarantined,
             "left_out": self.left_out,
@@ -97,12 +101,18 @@ def dry_run(settings: Settings, counter: str = "cl100k_base") -> DryRun:
     fetched = fetch_live_sources(live, ttl=0, launch=settings.launch) if live else {}
     listed: list[Listed] = []
     failed: list[str] = []
+    required_failed: list[str] = []
     for source in live:
         answer = fetched[source]
         if isinstance(answer, CatalogError):
+            alias = parse_live_source(source).alias
+            if alias:  # named by its alias, never its command line (an argument may be a token)
+                answer.file = alias
             if len(live) == 1 and not any(t.function is not None for t in static.tools):
                 raise answer
             failed.append(str(answer))
+            if settings.required is None or alias in settings.required:
+                required_failed.append(failed[-1])
             continue
         listed.append(Listed(source, *answer))
     quarantined: list[str] = []
@@ -135,4 +145,5 @@ def dry_run(settings: Settings, counter: str = "cl100k_base") -> DryRun:
         names=[t.name for t in visible],
         quarantined=[line.removeprefix("warning: ") for line in quarantined],
         left_out=(gateway.left_out_line() or "").removeprefix("warning: ") or None,
+        required_failed=required_failed,
     )

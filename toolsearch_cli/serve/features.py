@@ -21,7 +21,7 @@ Each upstream's lists (read by :mod:`.upstream` when the server advertises ``res
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -263,9 +263,12 @@ class Features:
 
     # -- search ---------------------------------------------------------------------------------
 
-    def search(self, query: str, kinds: Sequence[str], limit: int) -> dict[str, list[dict[str, Any]]]:
+    def search(
+        self, query: str, kinds: Sequence[str], limit: int, visible: Callable[[str], bool] | None = None
+    ) -> dict[str, list[dict[str, Any]]]:
         """The resources (and templates) and prompts best matching ``query``, by kind asked; each
-        entry as it is served (a prompt with its arguments, a resource with its URI)."""
+        entry as it is served (a prompt with its arguments, a resource with its URI). ``visible``:
+        whether the request may see an upstream's (by its alias); the others are never returned."""
         if self._search is None:
             self._search = self._index()
         manager = self._search
@@ -274,7 +277,7 @@ class Features:
             return out
         for name in manager.search(query, max_results=limit * 3):  # both kinds share one index
             served = self._search_entries.get(name)
-            if served is None:
+            if served is None or (visible is not None and not visible(served.alias)):
                 continue
             bucket = "prompts" if served.kind == "prompt" else "resources"
             if bucket in out and len(out[bucket]) < limit:

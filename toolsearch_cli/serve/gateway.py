@@ -250,6 +250,8 @@ class Gateway:
         self._injection: Any = None
         self._cleaned: dict[int, tuple[Tool, Tool]] = {}
         self.left_out = 0
+        self.left_out_registry = 0
+        self._by_feed: dict[str, str] = {}
         self.static = static or Catalog(tools=[])
         self.upstreams = list(upstreams)
         #: Registry sources followed live (:class:`.registry_feed.RegistryFeed`).
@@ -283,15 +285,17 @@ class Gateway:
         keyed = self.lockfile is not None
         base = self.lockfile.base if self.lockfile is not None else None
         via = self._via_upstream()
-        #: Catalog files' tools that no upstream runs: left out (only callable tools are shown).
-        by_file: list[Tool] = []
-        left_out = 0
+        #: Catalog files' and registry namespaces' tools, served only where the ``--catalog-via``
+        #: upstream runs them (only callable tools are shown): each with its lockfile key and the
+        #: registry feed's display (``None``: a file's).
+        by_file: list[tuple[Tool, tuple[str, str] | None, str | None]] = []
+        left_out = left_out_registry = 0
         for tool in self.static.tools:
             if tool.function is None:
                 if via is None:
                     left_out += 1
                 else:
-                    by_file.append(tool)
+                    by_file.append((tool, tool_key("file", tool, base=base) if keyed else None, None))
                 continue
             source = str(tool.source.file) if tool.source is not None else "catalog"
             entries.append((tool, Route("python", source), tool.category or "catalog"))
@@ -300,13 +304,16 @@ class Gateway:
         resident = list(self.static.resident)
         groups = list(self.static.groups)
         for feed in self.registries:
+            namespace = getattr(getattr(feed, "parsed", None), "namespace", None) or feed.display
             for tool in feed.tools:
-                entries.append((tool, Route("none", feed.display, origin="the registry"), tool.category or "registry"))
-                if keyed:
-                    parsed = getattr(feed, "parsed", None)
-                    keys.append(tool_key("registry", tool, getattr(parsed, "namespace", None) or feed.display))
+                if via is None:
+                    left_out_registry += 1
+                else:
+                    by_file.append((tool, tool_key("registry", tool, namespace) if keyed else None, feed.display))
             resident.extend(n for n in feed.resident if n not in resident)
             groups.extend(feed.groups)
+        #: Gateway-facing names of the registry tools served, with their feed's display (in-place updates).
+        by_feed: dict[str, str] = {}
         problems: dict[str, list[str]] = {}
         #: The entries an upstream sent (read by the injection rule): their indexes in ``entries``.
         from_upstream: set[int] = set()
@@ -317,15 +324,20 @@ class Gateway:
             if skipped:
                 problems[upstream.source] = skipped
             described = set()
-            if upstream is via:  # the files' tools this upstream runs, with the files' text
+            if upstream is via:  # the files' (and registries') tools it runs, with their text
                 runs = {str((t.metadata.get("mcp_server") or {}).get("tool") or t.name) for t in listed}
-                for tool in by_file:
+                for tool, key, feed_display in by_file:
                     if tool.name in runs and tool.name not in described:
                         described.add(tool.name)
                         entries.append((tool, Route("mcp", upstream.source, tool.name), via_alias(upstream)))
-                        if keyed:
-                            keys.append(tool_key("file", tool, base=base))
-                left_out += len(by_file) - len(described)
+                        if key is not None:
+                            keys.append(key)
+                        if feed_display is not None:
+                            by_feed[tool.name] = feed_display
+                    elif feed_display is None:
+                        left_out += 1
+                    else:
+                        left_out_registry += 1
             for tool in listed:
                 server = tool.metadata.get("mcp_server") or {}
                 original = str(server.get("tool") or tool.name)
@@ -338,9 +350,12 @@ class Gateway:
                     keys.append(tool_key("live", tool))
             resident.extend(n for n in more_resident if n not in resident)
         if via is not None and not via.raw_tools:
-            left_out += len(by_file)
-        #: How many catalog-file tools no upstream runs (said once at start: see :meth:`left_out_line`).
-        self.left_out = left_out
+            left_out += sum(1 for _, _, feed_display in by_file if feed_display is None)
+            left_out_registry += sum(1 for _, _, feed_display in by_file if feed_display is not None)
+        #: How many catalog-file and registry tools no upstream runs (said once at start: see
+        #: :meth:`left_out_line`); the registry's part of them.
+        self.left_out = left_out + left_out_registry
+        self.left_out_registry = left_out_registry
         entries, keys = self._unflagged(entries, keys, from_upstream)
         if self.lockfile is not None:
             entries = self._locked_only(entries, keys)
@@ -371,6 +386,7 @@ class Gateway:
         #: Per live source: why some of its tools were left out (a bad tool never takes the others down).
         self.problems = problems
         self._renamed = renamed
+        self._by_feed = {renamed.get(n, n): d for n, d in by_feed.items() if routes.get(renamed.get(n, n))}
         self.manager = CatalogManager.from_catalog(
             self.catalog, exclude=resident_names, ranker=self.settings.ranker, embed=self.settings.embed
         )
@@ -392,7 +408,12 @@ class Gateway:
         """The one start-up line about catalog-file tools that no upstream runs (``None``: none)."""
         if not self.left_out:
             return None
-        count = f"{self.left_out} tool{'s' if self.left_out != 1 else ''} of catalog files"
+        files = self.left_out - self.left_out_registry
+        parts = [f"{files} tool{'s' if files != 1 else ''} of catalog files"] if files else []
+        if self.left_out_registry:
+            n = self.left_out_registry
+            parts.append(f"{n}{' tool' if not files else ''}{'s' if n != 1 and not files else ''} of registry sources")
+        count = " and ".join(parts)
         if self.settings.catalog_via is None:
             return (
                 f"warning: {count} left out: they name no server that runs them (a client sees only "
@@ -549,15 +570,19 @@ class Gateway:
         from ..registry.sync import adjust_baseline, apply_to_catalog
 
         feed.absorb(changes)
+        if self._via_upstream() is None:  # no upstream runs a registry's tools: none is served
+            self.left_out_registry = sum(len(f.tools) for f in self.registries)
+            self.left_out = self.left_out_registry + sum(1 for t in self.static.tools if t.function is None)
+            return True
         # under a lockfile every change is checked by a rebuild (in place, a changed tool would slip in)
         if changes.full is not None or self.lockfile is not None or not self._in_place(feed, changes):
             self.rebuild()
             return False
+        from .safety import clean_tool
+
+        # in place: new text of tools the feed already serves (each keeps its route to the upstream)
+        changes = replace(changes, upsert=[clean_tool(t) for t in changes.upsert])
         old = apply_to_catalog(self.catalog, self.manager, changes)
-        for name in changes.removed:
-            self.routes.pop(name, None)
-        for tool in changes.upsert:
-            self.routes[tool.name] = Route("none", feed.display, origin="the registry")
         for engine in self._engines.values():
             adjust_baseline(engine, old, changes.upsert)
         self.version += 1
@@ -567,12 +592,13 @@ class Gateway:
         from ..catalog.names import provider_name
 
         reserved = {SEARCH_TOOL_NAME, CALL_TOOL_NAME}
-        for name in [*changes.removed, *(t.name for t in changes.upsert)]:
+        if changes.removed or self.settings.tool_policy is not None:
+            return False  # a removed tool gives its name back to the upstream's own entry; policy rewrites text
+        for name in (t.name for t in changes.upsert):
             if name in reserved or name in self._renamed or name in self.catalog.resident:
                 return False
-            route = self.routes.get(name)
-            if route is not None and route.source != feed.display:
-                return False  # another source has the name: names move, which a rebuild decides
+            if self._by_feed.get(name) != feed.display:
+                return False  # not served from this feed yet (new, or the upstream's own entry): a rebuild decides
         # a name the gateway would have to rewrite (too long, odd characters) goes through a rebuild
         return all(provider_name(t.name, "tool", squeeze=False) == t.name for t in changes.upsert)
 

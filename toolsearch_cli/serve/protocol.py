@@ -108,10 +108,12 @@ class ProtocolHub:
             upstream.on_features = self._features_changed
             upstream.on_updated = self._updated
         self.features.rebuild(self._upstream_features())
+        from .ops import upstream_name
+
         for upstream in self.upstreams.values():
             problem = upstream.status.features_error
             if problem is not None and self.notice is not None:
-                self.notice(f"warning: {upstream.live.display}: not served: its {problem} (its tools are)")
+                self.notice(f"warning: {upstream_name(upstream)}: not served: its {problem} (its tools are)")
         self._tools_digest = self._public_tools_digest()
         self.gateway.on_rebuild.append(self._after_rebuild)
 
@@ -160,6 +162,40 @@ class ProtocolHub:
             alias = str(upstream.live.alias or upstream.server_name or "mcp")
             out.append((source, alias, upstream.features))
         return out
+
+    # -- permissions: a server's resources and prompts obey its tools' per-server ``requires`` --------
+
+    def _server_requires(self) -> dict[str, dict[str, list[str]]]:
+        """Per upstream alias, the context attributes the config's policy requires to see anything of it."""
+        from .policy import requires_lists
+
+        policy = self.gateway.settings.tool_policy
+        rules = getattr(policy, "rules", None) or {}
+        return {alias: requires_lists(rule.requires) for alias, rule in rules.items() if rule.requires}
+
+    def _may_see(self, ctx: Any) -> Callable[[str], bool]:
+        """Whether the request may see the resources and prompts of the upstream with this alias
+        (what it may not see is neither listed, searched, read, completed, subscribed nor got)."""
+        required = self._server_requires()
+        if not required:
+            return lambda alias: True
+        from ..model import attributes_allow
+
+        context = self.binding._context(ctx)
+        return lambda alias: attributes_allow(required.get(alias, {}), context)
+
+    def _upstream_alias(self, source: str) -> str:
+        upstream = self.upstreams.get(source)
+        if upstream is None:
+            return ""
+        return str(upstream.live.alias or upstream.server_name or "mcp")
+
+    def _list_hint(self) -> tuple[int, Literal["public", "private"]]:
+        """Lists that differ by the request's context (a per-server ``requires``, read from a header
+        or a token) are never cached nor shared."""
+        settings = self.gateway.settings
+        per_request = bool(self._server_requires()) and bool(settings.context_header or settings.tokens)
+        return list_cache_hint(per_request=per_request, per_session=False)
 
     # -- change notices ---------------------------------------------------------------------------
 
@@ -277,7 +313,7 @@ class ProtocolHub:
             return rest, [], f"'include' takes {', '.join(map(repr, self.searchable))}, not {shown(unknown[0])[:80]!r}"
         return rest, list(dict.fromkeys(value)), None
 
-    def add_features(self, result: CallResult, kinds: list[str], arguments: Any) -> CallResult:
+    def add_features(self, result: CallResult, kinds: list[str], arguments: Any, ctx: Any = None) -> CallResult:
         """A search result with the resources and prompts that match its query (``kinds`` asked)."""
         if not kinds or result.is_error or not isinstance(arguments, dict):
             return result
@@ -288,7 +324,7 @@ class ProtocolHub:
             return result
         limit = arguments.get("maxResults", self.gateway.settings.default_max_results or DEFAULT_MAX_RESULTS)
         limit = limit if isinstance(limit, int) and 0 < limit <= MAX_RESULTS_LIMIT else DEFAULT_MAX_RESULTS
-        found = self.features.search(query, kinds, limit)
+        found = self.features.search(query, kinds, limit, visible=self._may_see(ctx))
 
         def add(body: dict[str, Any]) -> None:
             body.update(found)
@@ -313,37 +349,44 @@ class ProtocolHub:
         import mcp_types as types
 
         self._need(self.features.has_resources, "resources/list")
-        items, cursor = page(self.features.resources, params)
+        see = self._may_see(ctx)
+        items, cursor = page([r for r in self.features.resources if see(r.alias)], params)
+        ttl, scope = self._list_hint()
         return types.ListResourcesResult(
-            resources=_valid(types.Resource, items), next_cursor=cursor, ttl_ms=LIST_TTL_MS, cache_scope="public"
+            resources=_valid(types.Resource, items), next_cursor=cursor, ttl_ms=ttl, cache_scope=scope
         )
 
     async def list_templates(self, ctx: Any, params: Any) -> Any:
         import mcp_types as types
 
         self._need(self.features.has_resources, "resources/templates/list")
-        items, cursor = page(self.features.templates, params)
+        see = self._may_see(ctx)
+        items, cursor = page([t for t in self.features.templates if see(t.alias)], params)
         templates = _valid(types.ResourceTemplate, items)
+        ttl, scope = self._list_hint()
         return types.ListResourceTemplatesResult(
-            resource_templates=templates, next_cursor=cursor, ttl_ms=LIST_TTL_MS, cache_scope="public"
+            resource_templates=templates, next_cursor=cursor, ttl_ms=ttl, cache_scope=scope
         )
 
     async def list_prompts(self, ctx: Any, params: Any) -> Any:
         import mcp_types as types
 
         self._need(self.features.has_prompts, "prompts/list")
-        items, cursor = page(self.features.prompts, params)
+        see = self._may_see(ctx)
+        items, cursor = page([p for p in self.features.prompts if see(p.alias)], params)
+        ttl, scope = self._list_hint()
         return types.ListPromptsResult(
-            prompts=_valid(types.Prompt, items), next_cursor=cursor, ttl_ms=LIST_TTL_MS, cache_scope="public"
+            prompts=_valid(types.Prompt, items), next_cursor=cursor, ttl_ms=ttl, cache_scope=scope
         )
 
-    def _resource(self, uri: str) -> tuple[FeatureRoute, Any]:
+    def _resource(self, uri: str, ctx: Any = None) -> tuple[FeatureRoute, Any]:
         import mcp_types as types
         from mcp.shared.exceptions import MCPError
 
         route = self.features.resource_route(uri)
         upstream = self.upstreams.get(route.source) if route is not None else None
-        if route is None or upstream is None:
+        # a server the request may not see: the answer a URI no server has gets
+        if route is None or upstream is None or not self._may_see(ctx)(self._upstream_alias(route.source)):
             raise MCPError(types.INVALID_PARAMS, f"no server has the resource {_short(uri)}")
         return route, upstream
 
@@ -352,7 +395,7 @@ class ProtocolHub:
 
         self._need(self.features.has_resources, "resources/read")
         uri = str(params.uri)
-        route, upstream = self._resource(uri)
+        route, upstream = self._resource(uri, ctx)
         listed = any(r.data["uri"] == uri for r in self.features.resources)
         # a templated URI may carry the user's data: the log names only listed ones
         async with self._logged(ctx, "resources/read", upstream, uri=uri if listed else None):
@@ -367,7 +410,7 @@ class ProtocolHub:
         self._need(self.features.has_prompts, "prompts/get")
         route = self.features.prompt_route(params.name)
         upstream = self.upstreams.get(route.source) if route is not None else None
-        if route is None or upstream is None:
+        if route is None or upstream is None or not self._may_see(ctx)(self._upstream_alias(route.source)):
             raise MCPError(types.INVALID_PARAMS, f"no prompt named {_short(str(params.name))!r} is available")
         arguments = {str(k): str(v) for k, v in (params.arguments or {}).items()}
         what = f"prompt {_short(params.name)!r}"
@@ -417,7 +460,7 @@ class ProtocolHub:
             original = types.ResourceTemplateReference(uri=route.original) if route is not None else None
             what = f"resource {_short(ref.uri)}"
         upstream = self.upstreams.get(route.source) if route is not None else None
-        if route is None or upstream is None:
+        if route is None or upstream is None or not self._may_see(ctx)(self._upstream_alias(route.source)):
             raise MCPError(types.INVALID_PARAMS, f"no server has the {what}")
         if route.source not in features.can_complete:
             return types.CompleteResult(completion=types.Completion(values=[]))
@@ -439,7 +482,7 @@ class ProtocolHub:
         if uri not in mine:
             if len(mine) >= MAX_SUBSCRIPTIONS:
                 raise MCPError(types.INVALID_PARAMS, f"at most {MAX_SUBSCRIPTIONS} subscriptions per session")
-            await self._hold(uri)
+            await self._hold(uri, ctx)
             mine.add(uri)
         return types.EmptyResult()
 
@@ -454,11 +497,11 @@ class ProtocolHub:
             await self._release(uri)
         return types.EmptyResult()
 
-    async def _hold(self, uri: str) -> None:
+    async def _hold(self, uri: str, ctx: Any = None) -> None:
         import mcp_types as types
         from mcp.shared.exceptions import MCPError
 
-        route, upstream = self._resource(uri)
+        route, upstream = self._resource(uri, ctx)
         if route.source not in self.features.can_subscribe:
             raise MCPError(types.INVALID_PARAMS, f"the server of {_short(uri)} does not take subscriptions")
         self.targets.setdefault((route.source, route.original), set()).add(uri)
@@ -490,7 +533,7 @@ class ProtocolHub:
         try:
             for uri in wanted:
                 try:
-                    await self._hold(uri)
+                    await self._hold(uri, ctx)
                     held.append(uri)
                 except MCPError:
                     if self.features.has_resources:

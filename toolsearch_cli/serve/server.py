@@ -376,7 +376,7 @@ class GatewayServer:
                 return wire_result(CallResult.error("invalid-arguments", problem))
             with gateway.lock:
                 result, changed = gateway.search(arguments, context, session, disclose)
-            result = self.protocol.modern_note(ctx, self.protocol.add_features(result, kinds, arguments))
+            result = self.protocol.modern_note(ctx, self.protocol.add_features(result, kinds, arguments, ctx))
             if changed:
                 if watch is not None and session is not None:
                     watch.digest = self._digest_now(context, session)
@@ -517,10 +517,10 @@ async def run_gateway(
     sources = GatewaySources.of(settings.sources)
     check_catalog_via(settings, sources)
     static = load_static(sources.static, settings.catalog_format)
-    if not sources.live and not sources.registries and not any(t.function is not None for t in static.tools):
+    if not sources.live and not any(t.function is not None for t in static.tools):
         raise UsageError(
-            "nothing to serve: the catalog files' tools name no server that runs them; add the MCP servers "
-            "as --catalog ALIAS=mcp+stdio:CMD or mcp+http(s)://URL (and --catalog-via ALIAS to search their "
+            "nothing to serve: the catalog files' and registries' tools name no server that runs them; add the MCP "
+            "servers as --catalog ALIAS=mcp+stdio:CMD or mcp+http(s)://URL (and --catalog-via ALIAS to search their "
             "tools by the files' text) or a Python module of tools"
         )
     feeds = [RegistryFeed(s) for s in sources.registries]
@@ -630,6 +630,8 @@ async def _serve_all(
 ) -> None:
     import anyio
 
+    from .ops import upstream_name
+
     static = gateway.static
     upstream_scope = anyio.CancelScope()
     upstreams_done = anyio.Event()
@@ -675,16 +677,16 @@ async def _serve_all(
                 for upstream in upstreams.values():
                     await upstream.first_attempt.wait()
             failed = [u for u in upstreams.values() if not u.ready]
-            runs_here = any(t.function is not None for t in static.tools) or gateway.registries
+            runs_here = any(t.function is not None for t in static.tools)
             if upstreams and len(failed) == len(upstreams) and not runs_here:
                 first = failed[0]
                 raise CatalogError(
                     f"the MCP server could not be started or listed: {first.status.last_error or 'no answer'}",
-                    file=first.live.display,
+                    file=upstream_name(first),
                 )
             for upstream in failed:
                 say(
-                    f"warning: {upstream.live.display}: not ready ({upstream.status.last_error or 'no answer yet'}); "
+                    f"warning: {upstream_name(upstream)}: not ready ({upstream.status.last_error or 'no answer yet'}); "
                     "retrying in the background"
                 )
             with gateway.lock:
@@ -694,7 +696,7 @@ async def _serve_all(
                 say(left_out)
             for source, skipped in gateway.problems.items():
                 more = f" (and {len(skipped) - 1} more)" if len(skipped) > 1 else ""
-                say(f"warning: {upstreams[source].live.display}: a tool was left out: {skipped[0]}{more}")
+                say(f"warning: {upstream_name(upstreams[source])}: a tool was left out: {skipped[0]}{more}")
             gateway.check_resident()
             binding = GatewayServer(gateway, upstreams, stdio=http is None, notice=say)
             if ops is not None:
