@@ -70,8 +70,11 @@ def test_a_push_between_the_digest_and_the_read_is_stored_under_the_content_read
     store.push(pg_url, numbered(30, "omega"), "race")
     new = store.namespace_digest(source)
     assert old != new
-    monkeypatch.setattr(store, "namespace_digest", lambda _source: old)  # as if asked just before the push
-    loaded = load_catalog_result([source], cache=True)
+    # (a context of its own: monkeypatch.undo() would also undo conftest's HOME and cache folder,
+    # and the second load below would use the real user's cache, or none for a user without a home)
+    with monkeypatch.context() as patch:
+        patch.setattr(store, "namespace_digest", lambda _source: old)  # as if asked just before the push
+        loaded = load_catalog_result([source], cache=True)
     assert loaded.catalog.tools[0].description.startswith("omega")
     display = store.parse_registry_source(source).display
     key_of = {
@@ -80,7 +83,6 @@ def test_a_push_between_the_digest_and_the_read_is_stored_under_the_content_read
     }
     assert loaded.cache_key == key_of[new]
     assert cache.load(key_of[old]) is None
-    monkeypatch.undo()
     again = load_catalog_result([source], cache=True)
     assert again.cache_key == key_of[new] and again.cache_stored is not None  # a hit
     assert again.catalog.tools[0].description.startswith("omega")
