@@ -32,17 +32,10 @@ def client_config_path(
     client: str, platform: str | None = None, environ: dict[str, str] | None = None, home: Path | None = None
 ) -> Path:
     """Where the client keeps its (user-wide) MCP servers on this OS."""
-    platform = platform or sys.platform
-    environ = dict(os.environ) if environ is None else environ
     home = home or Path.home()
     if client == "cursor":
         return home / ".cursor" / "mcp.json"
-    if platform == "darwin":
-        base = home / "Library" / "Application Support"
-    elif platform.startswith("win"):
-        base = Path(environ.get("APPDATA") or home / "AppData" / "Roaming")
-    else:
-        base = Path(environ.get("XDG_CONFIG_HOME") or home / ".config")
+    base = _config_base(platform, environ, home)
     if client == "claude-desktop":
         return base / "Claude" / "claude_desktop_config.json"
     if client == "vscode":
@@ -57,16 +50,20 @@ def gateway_config_path(
     client: str, platform: str | None = None, environ: dict[str, str] | None = None, home: Path | None = None
 ) -> Path:
     """Where the toolsearch config of an imported client goes when ``--config`` does not say."""
+    return _config_base(platform, environ, home) / "toolsearch" / f"gateway-{client}.json"
+
+
+def _config_base(platform: str | None, environ: dict[str, str] | None, home: Path | None) -> Path:
+    """The folder applications keep their user-wide settings in on this OS (macOS: Application
+    Support; Windows: %APPDATA%; elsewhere: $XDG_CONFIG_HOME or ~/.config)."""
     platform = platform or sys.platform
     environ = dict(os.environ) if environ is None else environ
     home = home or Path.home()
     if platform == "darwin":
-        base = home / "Library" / "Application Support"
-    elif platform.startswith("win"):
-        base = Path(environ.get("APPDATA") or home / "AppData" / "Roaming")
-    else:
-        base = Path(environ.get("XDG_CONFIG_HOME") or home / ".config")
-    return base / "toolsearch" / f"gateway-{client}.json"
+        return home / "Library" / "Application Support"
+    if platform.startswith("win"):
+        return Path(environ.get("APPDATA") or home / "AppData" / "Roaming")
+    return Path(environ.get("XDG_CONFIG_HOME") or home / ".config")
 
 
 def gateway_command() -> list[str]:
