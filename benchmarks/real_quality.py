@@ -13,7 +13,9 @@ The sets (``--sets``, comma-separated; all but ``heldout`` by default):
   prefix: ``oa-`` OpenAPI, the rest MCP servers and toolkits); skipped with a note when absent;
 * ``blind``   — real_catalogs/blind-rank.yaml (28 requests on netlify and square, written before
   any ranking was seen, issue 32);
-* ``heldout`` — the held-out catalogs (Kubernetes, Docker Engine, Mastodon, Hetzner).
+* ``heldout`` — the held-out catalogs (Kubernetes, Docker Engine, Mastodon, Hetzner);
+* ``blind4``  — real_catalogs/blind4.yaml (90 requests on nine catalogs used nowhere else: five OpenAPI
+  documents, four MCP catalogs; written before any ranking was seen on them, issue 32; not by default).
 
 Two diagnostics per ranker and set (``diagnose``), computed from the analysed words each hit shares
 with the request (``bm25f.tool_fields``, the same for every ranker): *param-only above own* — the
@@ -48,7 +50,7 @@ HERE = Path(__file__).resolve().parent
 
 DEPTH = 10
 GROUPS = ("openapi", "mcp")
-SETS = ("project", "shared", "blind", "heldout")
+SETS = ("project", "shared", "blind", "heldout", "blind4")
 SHARED = ROOT.parent / "shared" / "eval" / "realworld-dev"
 BLIND = HERE / "real_catalogs" / "blind-rank.yaml"
 PARAM_FIELDS = frozenset({"params", "param_text", "param_values"})
@@ -101,6 +103,8 @@ def load_sets(names: list[str], cache: str | None = None, only: set[str] | None 
             out[name] = dataset.load(cache, only)
         elif name == "heldout":
             out[name] = dataset.load(cache, only, True)
+        elif name == "blind4":
+            out[name] = dataset.load(cache, only, blind4=True)
         elif name == "shared":
             out[name] = [e for e in load_shared() if not only or e.id in only]
             if not SHARED.is_dir():

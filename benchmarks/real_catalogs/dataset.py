@@ -33,6 +33,9 @@ HELDOUT_QUERY_FILES = (
     HERE / "heldout-mastodon.yaml",
     HERE / "heldout-hetzner.yaml",
 )
+# blind set 4 (issue 32): further real catalogs, requests written and committed before any ranker ran on
+# them; the lead's before/after measure of the ranking work (``load(blind4=True)``), never tuned on
+BLIND4_QUERY_FILES = (HERE / "blind4.yaml",)
 STYLES = ("direct", "task", "verbose")
 
 # id -> (group, source): a file name in the cache's catalogs/ folder (openapi) or in snapshots/ (mcp)
@@ -68,7 +71,20 @@ HELDOUT_CATALOGS: dict[str, tuple[str, str]] = {
     "mastodon": ("openapi", "catalogs/mastodon.json"),
     "hetzner": ("openapi", "catalogs/hetzner.json"),
 }
-KNOWN_CATALOGS = {**CATALOGS, **HELDOUT_CATALOGS}
+# the catalogs of blind set 4 (only BLIND4_QUERY_FILES ask about them); their MCP snapshots live in
+# snapshots-blind4/, out of the snapshots/ folder that the lint and TS206 benchmarks read whole
+BLIND4_CATALOGS: dict[str, tuple[str, str]] = {
+    "linode": ("openapi", "catalogs/linode.json"),
+    "keycloak": ("openapi", "catalogs/keycloak.json"),
+    "xero-accounting": ("openapi", "catalogs/xero-accounting.json"),
+    "files-com": ("openapi", "catalogs/files-com.json"),
+    "peertube": ("openapi", "catalogs/peertube.json"),
+    "mcp-todoist": ("mcp", "snapshots-blind4/mcp-todoist.json"),
+    "mcp-plane": ("mcp", "snapshots-blind4/mcp-plane.json"),
+    "mcp-mapbox": ("mcp", "snapshots-blind4/mcp-mapbox.json"),
+    "mcp-airtable-line-pinecone": ("mcp", "snapshots-blind4/mcp-airtable-line-pinecone.json"),
+}
+KNOWN_CATALOGS = {**CATALOGS, **HELDOUT_CATALOGS, **BLIND4_CATALOGS}
 
 
 @dataclass
@@ -155,17 +171,26 @@ def read_queries(
 
 
 def load(
-    cache_dir: str | os.PathLike[str] | None = None, only: set[str] | None = None, heldout: bool = False
+    cache_dir: str | os.PathLike[str] | None = None,
+    only: set[str] | None = None,
+    heldout: bool = False,
+    blind4: bool = False,
 ) -> list[Entry]:
     """Every catalog (or those in ``only``) with its requests; a missing file says to run fetch.py.
 
-    ``heldout``: the held-out catalogs and the requests of HELDOUT_QUERY_FILES instead.
+    ``heldout``: the held-out catalogs and the requests of HELDOUT_QUERY_FILES instead;
+    ``blind4``: the catalogs of blind set 4 and the requests of BLIND4_QUERY_FILES.
     """
     from toolsearch_cli import load_catalog
 
-    requests = read_requests(HELDOUT_QUERY_FILES if heldout else QUERY_FILES)
+    if blind4:
+        requests, catalogs = read_requests(BLIND4_QUERY_FILES), BLIND4_CATALOGS
+    elif heldout:
+        requests, catalogs = read_requests(HELDOUT_QUERY_FILES), HELDOUT_CATALOGS
+    else:
+        requests, catalogs = read_requests(QUERY_FILES), CATALOGS
     entries = []
-    for cid, (group, _) in (HELDOUT_CATALOGS if heldout else CATALOGS).items():
+    for cid, (group, _) in catalogs.items():
         if only and cid not in only:
             continue
         path = source_path(cid, cache_dir)
@@ -187,20 +212,21 @@ def check_labels(cache_dir: str | os.PathLike[str] | None = None, only: set[str]
     """Load every catalog and check each label names one of its tools; print a summary table.
 
     ``requests`` counts all files; ``first``, ``second`` and ``third`` are the requests of
-    queries.yaml, queries-2.yaml and queries-3.yaml, ``held out`` those of HELDOUT_QUERY_FILES (the
-    held-out catalogs come last); the style columns count the styled ones.
+    queries.yaml, queries-2.yaml and queries-3.yaml, ``held out`` those of HELDOUT_QUERY_FILES and
+    ``blind4`` those of BLIND4_QUERY_FILES (those catalogs come last); the style columns count the styled ones.
     """
     problems = 0
     labels = 0
-    columns = ("requests", "first", "second", "third", "held out", *STYLES)
-    sources = {
-        (request.catalog, request.query): request.source for request in read_requests(QUERY_FILES + HELDOUT_QUERY_FILES)
-    }
+    columns = ("requests", "first", "second", "third", "held out", "blind4", *STYLES)
+    every_file = QUERY_FILES + HELDOUT_QUERY_FILES + BLIND4_QUERY_FILES
+    sources = {(request.catalog, request.query): request.source for request in read_requests(every_file)}
     heldout_names = {path.name for path in HELDOUT_QUERY_FILES}
+    blind4_names = {path.name for path in BLIND4_QUERY_FILES}
     totals = dict.fromkeys(columns, 0)
     print("| catalog | group | tools | " + " | ".join(columns) + " |")
     print("|---|---|---:|" + "---:|" * len(columns))
-    for entry in load(cache_dir, only) + load(cache_dir, only, heldout=True):
+    everything = load(cache_dir, only) + load(cache_dir, only, heldout=True) + load(cache_dir, only, blind4=True)
+    for entry in everything:
         names = set(tool_names(entry.catalog))
         for query, relevant in entry.queries:
             labels += len(relevant)
@@ -214,6 +240,7 @@ def check_labels(cache_dir: str | os.PathLike[str] | None = None, only: set[str]
             "second": files.count(QUERIES_2.name),
             "third": files.count(QUERIES_3.name),
             "held out": sum(1 for f in files if f in heldout_names),
+            "blind4": sum(1 for f in files if f in blind4_names),
             **{style: entry.styles.count(style) for style in STYLES},
         }
         for key, value in counts.items():

