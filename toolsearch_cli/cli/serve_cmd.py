@@ -394,8 +394,7 @@ def _render_dry_run(report: DryRun, output_format: str) -> None:
         )
     )
     for source in report.sources:
-        runs = "callable" if source["callable"] else "searchable only (not callable)"
-        out.print(data(f"  {source['source']}: {plural(source['tools'], 'tool')}, {runs}", "dim"))
+        out.print(data(f"  {source['source']}: {plural(source['tools'], 'tool')}, callable", "dim"))
     for problem in report.failed:
         if problem in report.required_failed:
             out.print(data(f"  failed: {problem}", "yellow"))
