@@ -356,7 +356,7 @@ class GatewayServer:
         if watch is not None:
             watch.digest = listing_digest(wired)
         ttl, scope = list_cache_hint(
-            per_request=bool(self.gateway.settings.context_header), per_session=disclose == "list-changed"
+            per_request=self.gateway.settings.context_per_caller, per_session=disclose == "list-changed"
         )
         return types.ListToolsResult(tools=wired, ttl_ms=ttl, cache_scope=scope)
 
