@@ -150,6 +150,8 @@ class Settings:
     body_timeout: float = 30.0
     #: HTTP: the bearer tokens file (hashes, each with its context); ``None``: no authentication.
     tokens: str | None = None
+    #: HTTP: the reverse proxies whose forwarded headers are believed (``None``: none).
+    forwarded_allow_ips: list[str] | None = None
     #: From ``--config`` (:mod:`.config`): per live source text, how to start it beyond its text
     #: (``env``, ``headers``, ``cwd``); the operator's :class:`.policy.ToolPolicy` (``None``: none);
     #: the aliases of the upstreams ``/readyz`` waits for (``None``: every upstream).
