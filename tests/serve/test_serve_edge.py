@@ -18,6 +18,7 @@ import pytest
 
 from ..serve_helpers import (
     HttpGateway,
+    admin_only_ops,
     gateway_args,
     gateway_env,
     json_of,
@@ -59,13 +60,7 @@ def rpc(url: str, headers, body: str | bytes, timeout: float = 30):
 def test_a_duplicated_context_header_is_refused_and_one_header_still_counts(tmp_path):
     """With two X-Toolsearch-Context headers the first won: where a proxy appends its header, a
     client-sent role=admin beat the proxy's role=member."""
-    catalog = tmp_path / "ops.yaml"
-    catalog.write_text(
-        "requires: {role: admin}\ntools:\n  - name: drop_database\n    description: Drop a production database.\n",
-        encoding="utf-8",
-    )
-    runner = scripted_source("ops", [{"name": "drop_database", "inputSchema": {"type": "object"}}], tmp_path)
-    sources = [str(catalog), runner]
+    sources = admin_only_ops(tmp_path)
     with HttpGateway(sources, "--catalog-via", "ops", "--context-header", "X-Toolsearch-Context") as server:
         ready = session(server.url)
         call = json.dumps(
@@ -298,12 +293,7 @@ def test_signals_end_every_mode_with_the_usual_code_also_with_sigint_ignored(tmp
 def test_bearer_tokens_hashed_at_rest_each_with_its_context(tmp_path):
     from toolsearch_cli.serve.edge import hash_token
 
-    catalog = tmp_path / "ops.yaml"
-    catalog.write_text(
-        "requires: {role: admin}\ntools:\n  - name: drop_database\n    description: Drop a production database.\n",
-        encoding="utf-8",
-    )
-    runner = scripted_source("ops", [{"name": "drop_database", "inputSchema": {"type": "object"}}], tmp_path)
+    sources = admin_only_ops(tmp_path)
     tokens = tmp_path / "tokens.txt"
     tokens.write_text(
         "# the gateway's clients\n"
@@ -312,7 +302,6 @@ def test_bearer_tokens_hashed_at_rest_each_with_its_context(tmp_path):
         encoding="utf-8",
     )
     assert "secret" not in tokens.read_text(encoding="utf-8")
-    sources = [str(catalog), runner]
     extra = ("--catalog-via", "ops", "--tokens", str(tokens), "--context-header", "X-Toolsearch-Context")
 
     async def found(url: str, token: str | None, header: str | None = None) -> list[str]:

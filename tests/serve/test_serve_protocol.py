@@ -228,14 +228,8 @@ def test_bearer_tokens_alone_make_the_tool_list_private_and_uncached(tmp_path):
     from a shared cache to another caller (it was, with ttlMs 5000)."""
     from toolsearch_cli.serve.edge import hash_token
 
-    from ..serve_helpers import scripted_source
+    from ..serve_helpers import admin_only_ops
 
-    catalog = tmp_path / "ops.yaml"
-    catalog.write_text(
-        "requires: {role: admin}\ntools:\n  - name: drop_database\n    description: Drop a production database.\n",
-        encoding="utf-8",
-    )
-    runner = scripted_source("ops", [{"name": "drop_database", "inputSchema": {"type": "object"}}], tmp_path)
     tokens = tmp_path / "tokens.txt"
     tokens.write_text(
         f"{hash_token('member-secret-1')} role=member\n{hash_token('admin-secret-2')} role=admin\n", encoding="utf-8"
@@ -251,7 +245,7 @@ def test_bearer_tokens_alone_make_the_tool_list_private_and_uncached(tmp_path):
                 answer = await gateway.list_tools()
                 return _names(answer), answer.ttl_ms, answer.cache_scope
 
-    with HttpGateway([str(catalog), runner], *extra) as server:
+    with HttpGateway(admin_only_ops(tmp_path), *extra) as server:
         assert anyio.run(listed, server.url, "admin-secret-2") == (
             ["drop_database", "toolSearch", "callTool"],
             0,
