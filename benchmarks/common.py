@@ -13,7 +13,7 @@ from typing import Any
 
 from benchmarks.options import ROOT, SETS
 
-__all__ = ["ROOT", "SETS", "load_set", "ranked_names", "weather_server_command", "WEATHER_SERVER"]
+__all__ = ["ROOT", "SETS", "alternated", "load_set", "ranked_names", "weather_server_command", "WEATHER_SERVER"]
 
 #: The stdio MCP server of the tests (stdlib only): a live server that needs nothing installed.
 WEATHER_SERVER = ROOT / "tests" / "servers" / "weather_server.py"
@@ -46,3 +46,13 @@ def ranked_names(ranker: Any, catalog: Any, depth: int) -> Callable[[str], list[
 def weather_server_command() -> str:
     """The command line (after ``mcp+stdio:``) that starts the tests' weather server."""
     return f"{shlex.quote(sys.executable)} {shlex.quote(str(WEATHER_SERVER))}"
+
+
+def alternated(rounds: int, labels: list[str], one: Callable[[str, int], Any]) -> dict[str, list[Any]]:
+    """``one(label, round)`` for every label, ``rounds`` times, the labels taking turns at going
+    first: a shared machine's load moves within seconds, and this way each sees the same."""
+    out: dict[str, list[Any]] = {label: [] for label in labels}
+    for i in range(rounds):
+        for label in labels if i % 2 == 0 else labels[::-1]:
+            out[label].append(one(label, i))
+    return out

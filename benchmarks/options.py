@@ -25,6 +25,9 @@ CACHE_HELP = (
     "~/.cache/toolsearch-bench/real)"
 )
 
+#: Where ``scale.py``'s synthetic catalogs are written (once, then reused by every command).
+SCALE_DATA = Path.home() / ".cache" / "toolsearch-bench" / "scale"
+
 #: The command being run (set by ``python -m benchmarks``), shown as the parser's program name.
 command = ""
 
@@ -53,6 +56,12 @@ def add_shared(p: argparse.ArgumentParser, **kw: object) -> None:
     kw.setdefault("default", str(SHARED))
     kw.setdefault("help", "the folder holding eval/ (default: ../shared beside the checkout)")
     p.add_argument("--shared", **kw)  # type: ignore[arg-type]
+
+
+def add_scale(p: argparse.ArgumentParser, help: str = "where the synthetic catalog is written (once)") -> None:
+    """``--size`` (tools of the synthetic catalog) and ``--data`` (where it is written)."""
+    p.add_argument("--size", type=int, default=100_000)
+    p.add_argument("--data", default=str(SCALE_DATA), help=help)
 
 
 def add_sets(p: argparse.ArgumentParser, default: str = ",".join(SETS), help: str | None = None) -> None:

@@ -49,27 +49,21 @@ print(json.dumps({"ready_s": time.perf_counter() - t0, "answer": answer.content}
 def main() -> int:
     parser = options.parser(__doc__)
     options.add_shared(parser)
-    parser.add_argument("--size", type=int, default=100_000)
+    options.add_scale(parser)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--changed", type=int, default=100)
-    parser.add_argument(
-        "--data",
-        default=str(Path.home() / ".cache" / "toolsearch-bench" / "scale"),
-        help="where the synthetic catalog is written (once)",
-    )
     args = parser.parse_args()
-    seal = Path(args.shared) / "eval" / "seal_tools"
-    if not seal.is_dir():
-        print(f"{seal} is not available")
-        return 2
-    from benchmarks.scale import write_catalog
+    from benchmarks.scale import synthetic_source
     from tests import pg_cluster as pg
 
     reason = pg.unavailable()
     if reason:
         print(reason)
         return 2
-    source = write_catalog(seal, args.size, Path(args.data))
+    found = synthetic_source(args)
+    if found is None:
+        return 2
+    source = found[1]
     work = Path(tempfile.mkdtemp(prefix="toolsearch-registry-warm-"))
     try:
         with pg.running_cluster() as cluster:
@@ -89,6 +83,7 @@ def _changed_copy(source: Path, target: Path, changed: int, mark: str = "") -> N
 
 def run(args: object, source: Path, url: str, work: Path) -> int:
     import toolsearch_cli
+    from benchmarks.common import alternated
     from benchmarks.scale import measured
 
     env = {**os.environ, "COLUMNS": "200", "TOOLSEARCH_CACHE_DIR": str(work / "cache")}
@@ -103,27 +98,25 @@ def run(args: object, source: Path, url: str, work: Path) -> int:
     search_file = [*cli, "search", QUERY, "-c", str(source), "-n", "3", "-f", "json"]
     search_registry = [*cli, "search", QUERY, "-c", namespace, "-n", "3", "-f", "json"]
     first = {"file": measured(search_file, env), "registry": measured(search_registry, env)}
-    runs: dict[str, list[dict]] = {"file": [], "registry": []}
-    for i in range(args.rounds):  # type: ignore[attr-defined]
-        order = ["file", "registry"] if i % 2 == 0 else ["registry", "file"]
-        for label in order:
-            runs[label].append(measured(search_file if label == "file" else search_registry, env))
+    searches = {"file": search_file, "registry": search_registry}
+    runs = alternated(args.rounds, ["file", "registry"], lambda label, _: measured(searches[label], env))  # type: ignore[attr-defined]
     hits = {label: [h["name"] for h in json.loads(rows[-1]["stdout"])["hits"]] for label, rows in runs.items()}
 
     node_cmd = [sys.executable, "-c", NODE, namespace, QUERY]
     node_first = measured(node_cmd, env)
     node_warm = [measured(node_cmd, env) for _ in range(2)]
 
-    pushes: dict[str, list[dict]] = {"memo": [], "no memo": []}
     push_cmd = [*cli, "catalog", "push", "--to", url, "-n", "big", "-c", str(edited), "-f", "json"]
-    for i in range(args.rounds):  # type: ignore[attr-defined]
-        order = ["memo", "no memo"] if i % 2 == 0 else ["no memo", "memo"]
-        for label in order:
-            _changed_copy(source, edited, args.changed, f" round {i} {label}")  # type: ignore[attr-defined]
-            run_env = env if label == "memo" else {**env, "TOOLSEARCH_NO_CACHE": "1"}
-            pushes[label].append(measured(push_cmd, run_env))
-            plan = json.loads(pushes[label][-1]["stdout"])
-            assert len(plan["changed"]) == args.changed and not plan["added"] and not plan["removed"]  # type: ignore[attr-defined]
+
+    def pushed(label: str, i: int) -> dict:
+        _changed_copy(source, edited, args.changed, f" round {i} {label}")  # type: ignore[attr-defined]
+        row = measured(push_cmd, env if label == "memo" else {**env, "TOOLSEARCH_NO_CACHE": "1"})
+        plan = json.loads(row["stdout"])
+        assert len(plan["changed"]) == args.changed and not plan["added"] and not plan["removed"]  # type: ignore[attr-defined]
+        return row
+
+    pushes = alternated(args.rounds, ["memo", "no memo"], pushed)  # type: ignore[attr-defined]
+    plan = json.loads(pushes["memo"][-1]["stdout"])
     push = min(pushes["memo"], key=lambda r: r["wall_s"])
 
     def med(label: str, key: str) -> float:

@@ -34,6 +34,7 @@ package's sources at every start cost 0.5 s of each run).
 
 from __future__ import annotations
 
+import argparse
 import gc
 import json
 import os
@@ -257,6 +258,16 @@ FILE_TOOLS = 100_000
 COLD_QUERY = "send an email to my boss"
 
 
+def synthetic_source(args: argparse.Namespace) -> tuple[Path, Path] | None:
+    """seal_tools' folder and the synthetic catalog of ``args.size`` tools under ``args.data``
+    (:func:`benchmarks.options.add_scale`); ``None``, said, when ``args.shared`` has no seal_tools."""
+    seal = Path(args.shared) / "eval" / "seal_tools"
+    if not seal.is_dir():
+        print(f"{seal} is not available")
+        return None
+    return seal, write_catalog(seal, args.size, Path(args.data))
+
+
 def write_catalog(seal_dir: Path, size: int, root: Path) -> Path:
     """The synthetic catalog of ``size`` tools as toolsearch JSON (written once, then reused): one
     file up to :data:`FILE_TOOLS` tools, else a folder of such files."""
@@ -447,11 +458,8 @@ if __name__ == "__main__":
         parser.add_argument("--queries", type=int, default=500)
         parser.add_argument("--cold", metavar="SIZES", help="cold-start runs instead (issue 20), e.g. 100000,1000000")
         parser.add_argument("--repeat", type=int, default=2, help="runs of each cold-start figure (the best is kept)")
-        parser.add_argument(
-            "--data",
-            default=str(Path.home() / ".cache" / "toolsearch-bench" / "scale"),
-            help="where the cold-start catalogs are written (once)",
-        )
+        data_help = "where the cold-start catalogs are written (once)"
+        parser.add_argument("--data", default=str(options.SCALE_DATA), help=data_help)
         args = parser.parse_args()
         if args.cold:
             seal = Path(args.shared) / "eval" / "seal_tools"

@@ -106,25 +106,19 @@ def cli_runs(source: Path, repeat: int) -> list[dict]:
 def main() -> int:
     parser = options.parser(__doc__)
     options.add_shared(parser)
-    parser.add_argument("--size", type=int, default=100_000)
+    options.add_scale(parser)
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--repeat", type=int, default=2, help="sequences of three CLI runs")
     parser.add_argument("--skip-runs", action="store_true", help="the per-query measure only")
-    parser.add_argument(
-        "--data",
-        default=str(Path.home() / ".cache" / "toolsearch-bench" / "scale"),
-        help="where the synthetic catalog is written (once)",
-    )
     args = parser.parse_args()
-    seal = Path(args.shared) / "eval" / "seal_tools"
-    if not seal.is_dir():
-        print(f"{seal} is not available")
-        return 2
-    from benchmarks.scale import write_catalog
+    from benchmarks.scale import synthetic_source
     from toolsearch_cli.evaluate import load_queries
 
-    source = write_catalog(seal, args.size, Path(args.data))
+    found = synthetic_source(args)
+    if found is None:
+        return 2
+    seal, source = found
     queries = [q.query for q in load_queries(str(seal / "queries.yaml"))]
     work = Path(tempfile.mkdtemp(prefix="toolsearch-warm-"))
     os.environ["TOOLSEARCH_CACHE_DIR"] = str(work / "cache")

@@ -157,3 +157,15 @@ def runner_of(catalog: Any, alias: str) -> Any:
         live=SimpleNamespace(alias=alias),
         ready=True,
     )
+
+
+def admin_only_ops(folder: Path) -> list[str]:
+    """Sources serving one tool only ``role=admin`` may see: a catalog file's ``drop_database``
+    (``requires: {role: admin}``), run by the upstream ``ops`` (give ``--catalog-via ops``)."""
+    catalog = folder / "ops.yaml"
+    catalog.write_text(
+        "requires: {role: admin}\ntools:\n  - name: drop_database\n    description: Drop a production database.\n",
+        encoding="utf-8",
+    )
+    runner = scripted_source("ops", [{"name": "drop_database", "inputSchema": {"type": "object"}}], folder)
+    return [str(catalog), runner]

@@ -555,6 +555,50 @@ def test_registry_serve_runs_from_the_command_line(pg_url):
     del sys
 
 
+@pytest.mark.parametrize(
+    ("extra", "client"),
+    [
+        ((), "127.0.0.1"),  # uvicorn's default believed any local process: the log said 203.0.113.7
+        (("--forwarded-allow-ips", "192.0.2.0/24,::1"), "127.0.0.1"),  # loopback (IPv4) is not listed
+        (("--forwarded-allow-ips", "127.0.0.1"), "203.0.113.7"),  # the operator's proxy
+    ],
+)
+def test_registry_serve_believes_forwarded_headers_only_from_the_proxies_named(pg_url, extra, client):
+    """A request from loopback with X-Forwarded-For: the access log names the real peer unless
+    --forwarded-allow-ips lists it as a proxy; $FORWARDED_ALLOW_IPS (uvicorn's) is not read."""
+    import subprocess
+
+    from ..conftest import TOOLSEARCH, clean_env
+
+    store.push(pg_url, numbered(2), "fwd")
+    token = mint(pg_url, "fwd", "read")
+    port = pg.free_port()
+    command = [*TOOLSEARCH, "registry", "serve", "--db", pg_url, "--http", f"127.0.0.1:{port}", "--access-log"]
+    process = subprocess.Popen(
+        [*command, *extra],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**clean_env(), "FORWARDED_ALLOW_IPS": "*"},
+    )
+    headers = {**bearer(token), "X-Forwarded-For": "203.0.113.7"}
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                reply = httpx.get(f"http://127.0.0.1:{port}/v1/namespaces/fwd", headers=headers)
+                break
+            except httpx.TransportError:
+                assert process.poll() is None and time.monotonic() < deadline, process.stderr.read()
+                time.sleep(0.1)
+        assert reply.status_code == 200
+    finally:
+        process.terminate()
+        out, _ = process.communicate(timeout=20)
+    (line,) = [line for line in out.splitlines() if "GET /v1/namespaces/fwd" in line]
+    assert f"{client}:" in line and ("203.0.113.7" in line) == (client == "203.0.113.7"), line
+
+
 def test_registry_serve_refuses_a_database_without_tokens_in_one_line(run_cli, pg_url):
     store.push(pg_url, numbered(2), "x")
     result = run_cli("registry", "serve", "--db", pg_url, "--http", f"127.0.0.1:{pg.free_port()}")

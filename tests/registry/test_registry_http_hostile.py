@@ -21,6 +21,8 @@ class Hostile(BaseHTTPRequestHandler):
 
     protocol_version = "HTTP/1.1"
     changes: list[dict] = []
+    #: Where ``tosink`` redirects (another loopback server: :class:`Sink`).
+    sink = ""
 
     def log_message(self, *args) -> None:  # quiet
         pass
@@ -53,6 +55,8 @@ class Hostile(BaseHTTPRequestHandler):
             self.end_headers()
         elif kind == "redirect":
             self.send(302, b"", {"Location": "file:///etc/passwd"})
+        elif kind == "tosink":  # to a server that would answer well: the request must not reach it
+            self.send(302, b"", {"Location": Hostile.sink + self.path.replace("/tosink/", "/good/", 1)})
         elif kind == "html":
             self.send(200, b"<html>hello</html>", version)
         elif kind == "escape":
@@ -124,6 +128,60 @@ def test_a_hostile_reply_is_a_one_line_error(run_cli, hostile, monkeypatch, kind
     assert words in result.stderr, result.stderr
     assert "\x1b" not in result.stderr and "\x07" not in result.stderr and "Traceback" not in result.stderr
     assert "S" * 43 not in result.stderr
+
+
+class Sink(Hostile):
+    """A good registry that notes every request reaching it (the target of ``tosink``'s redirect)."""
+
+    seen: list[str] = []
+
+    def do_GET(self) -> None:  # noqa: N802 - the http.server name
+        Sink.seen.append(self.path)
+        super().do_GET()
+
+
+def test_a_redirect_to_another_server_is_not_followed_and_said_in_one_line(run_cli, hostile, monkeypatch):
+    """A registry answering 302 towards another loopback server (one that would answer well): no
+    request reaches that server, neither from a load nor from the watcher's long poll, and the error
+    says why in one line. (http.client never follows redirects; this keeps it so if the client changes.)"""
+    import urllib.request
+
+    from toolsearch_cli.catalog.sources import parse_source
+
+    sink = Quiet(("127.0.0.1", 0), Sink)
+    threading.Thread(target=sink.serve_forever, daemon=True).start()
+    Sink.seen = []
+    Hostile.sink = f"http://127.0.0.1:{sink.server_address[1]}"
+    monkeypatch.setenv("TOOLSEARCH_REGISTRY_TOKEN", "tsr_0123456789ab_" + "S" * 43)
+    try:
+        result = run_cli("search", "weather", "-c", f"{hostile}/tosink/v1/namespaces/ns")
+        assert result.code == 2 and len(result.stderr.strip().splitlines()) == 1, result.stderr
+        assert "answered with a redirect (HTTP 302), not followed" in result.stderr, result.stderr
+        assert "S" * 43 not in result.stderr
+
+        statuses: list[str] = []
+        watcher = http_source.HttpWatcher(
+            parse_source(f"{hostile}/tosink/v1/namespaces/ns"), print, version=1, wait=0.2
+        )
+        watcher.on_status = statuses.append
+        watcher.start()
+        try:
+            deadline = time.monotonic() + 30
+            while not any("redirect" in s for s in statuses):
+                assert time.monotonic() < deadline, statuses
+                time.sleep(0.02)
+        finally:
+            watcher.stop()
+        said = next(s for s in statuses if "redirect" in s)
+        assert "\n" not in said and "not followed" in said and "serving version 1" in said, said
+        assert Sink.seen == []
+        # a client that follows redirects (urllib) gets there: so the check above means something
+        with urllib.request.urlopen(f"{hostile}/tosink/v1/namespaces/ns", timeout=10) as followed:
+            assert followed.status == 200
+        assert Sink.seen == ["/good/v1/namespaces/ns"]
+    finally:
+        sink.shutdown()
+        sink.server_close()
 
 
 def test_the_good_server_works_so_the_hostile_cases_mean_something(run_cli, hostile):

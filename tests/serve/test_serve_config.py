@@ -178,6 +178,19 @@ def test_workspace_folder_only_in_a_workspace_config(tmp_path):
             ":2: field '/toolsearch/disclose'",
             "'call-through' or 'list-changed'",
         ),
+        # required: a boolean, in the server's entry or its policy (not two different answers)
+        (
+            '{"mcpServers": {"s": {"command": "x",\n "required": "no"}}}',
+            ":2: field '/mcpServers/s/required'",
+            "boolean",
+        ),
+        ('{"servers": {"s": {"command": "x",\n "required": 0}}}', ":2: field '/servers/s/required'", "boolean"),
+        (
+            '{"mcpServers": {"a/b": {"command": "x", "required": false}},\n'
+            ' "toolsearch": {"servers": {"a/b": {\n"required": true}}}}',
+            ":3: field '/toolsearch/servers/a~1b/required'",
+            "'required' is true here and false in /mcpServers/a~1b; give it once",
+        ),
     ],
 )
 def test_every_bad_input_is_one_line_naming_file_line_and_field(tmp_path, text, where, said):
@@ -185,6 +198,26 @@ def test_every_bad_input_is_one_line_naming_file_line_and_field(tmp_path, text, 
     message = error_of(path)
     assert message.startswith(path + (where if where.startswith(":") else "")), message
     assert where in message and said in message, message
+
+
+def test_required_false_in_the_clients_own_server_entry(tmp_path):
+    """``"required": false`` where the operator keeps the server (its ``mcpServers`` or VS Code
+    ``servers`` entry) works as it does under ``toolsearch.servers``; both may say it if they agree."""
+    claude = {
+        "mcpServers": {
+            "time": {"command": "uvx", "args": ["mcp-server-time"]},
+            "docs": {"url": "https://docs.example.com/mcp", "required": False},
+            "git": {"command": "uvx", "args": ["mcp-server-git"], "required": True},
+            "fetch": {"command": "uvx", "args": ["mcp-server-fetch"], "required": False},
+        },
+        "toolsearch": {"servers": {"fetch": {"required": False}, "git": {"hide": ["git_reset"]}}},
+    }
+    config = read_config(write(tmp_path, json.dumps(claude)), environ={})
+    assert config.required_aliases == ["time", "git"]
+    vscode = {
+        "servers": {"a": {"type": "stdio", "command": "x", "required": False}, "b": {"type": "stdio", "command": "y"}}
+    }
+    assert read_config(write(tmp_path, json.dumps(vscode), "vscode.json"), environ={}).required_aliases == ["b"]
 
 
 def test_a_bad_value_next_to_a_secret_never_prints_the_secret(tmp_path):

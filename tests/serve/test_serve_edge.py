@@ -18,6 +18,7 @@ import pytest
 
 from ..serve_helpers import (
     HttpGateway,
+    admin_only_ops,
     gateway_args,
     gateway_env,
     json_of,
@@ -59,13 +60,7 @@ def rpc(url: str, headers, body: str | bytes, timeout: float = 30):
 def test_a_duplicated_context_header_is_refused_and_one_header_still_counts(tmp_path):
     """With two X-Toolsearch-Context headers the first won: where a proxy appends its header, a
     client-sent role=admin beat the proxy's role=member."""
-    catalog = tmp_path / "ops.yaml"
-    catalog.write_text(
-        "requires: {role: admin}\ntools:\n  - name: drop_database\n    description: Drop a production database.\n",
-        encoding="utf-8",
-    )
-    runner = scripted_source("ops", [{"name": "drop_database", "inputSchema": {"type": "object"}}], tmp_path)
-    sources = [str(catalog), runner]
+    sources = admin_only_ops(tmp_path)
     with HttpGateway(sources, "--catalog-via", "ops", "--context-header", "X-Toolsearch-Context") as server:
         ready = session(server.url)
         call = json.dumps(
@@ -298,12 +293,7 @@ def test_signals_end_every_mode_with_the_usual_code_also_with_sigint_ignored(tmp
 def test_bearer_tokens_hashed_at_rest_each_with_its_context(tmp_path):
     from toolsearch_cli.serve.edge import hash_token
 
-    catalog = tmp_path / "ops.yaml"
-    catalog.write_text(
-        "requires: {role: admin}\ntools:\n  - name: drop_database\n    description: Drop a production database.\n",
-        encoding="utf-8",
-    )
-    runner = scripted_source("ops", [{"name": "drop_database", "inputSchema": {"type": "object"}}], tmp_path)
+    sources = admin_only_ops(tmp_path)
     tokens = tmp_path / "tokens.txt"
     tokens.write_text(
         "# the gateway's clients\n"
@@ -312,7 +302,6 @@ def test_bearer_tokens_hashed_at_rest_each_with_its_context(tmp_path):
         encoding="utf-8",
     )
     assert "secret" not in tokens.read_text(encoding="utf-8")
-    sources = [str(catalog), runner]
     extra = ("--catalog-via", "ops", "--tokens", str(tokens), "--context-header", "X-Toolsearch-Context")
 
     async def found(url: str, token: str | None, header: str | None = None) -> list[str]:
@@ -378,3 +367,75 @@ def test_tokens_are_checked_by_hash_and_remembered_by_hash():
     assert tokens.check("t-three") is None
     assert all(b"t-" not in key for key in tokens._known)  # remembered by SHA-256, never as sent
     assert hash_token("x", "scrypt") != hash_token("x", "scrypt")  # salted
+
+
+class _SeenBy:
+    """An ASGI app in place of the SDK's: answers each GET with the client address and scheme
+    the web server put in the request's scope."""
+
+    def streamable_http_app(self, **_: object) -> object:
+        async def app(scope, receive, send) -> None:
+            if scope["type"] == "lifespan":
+                while True:
+                    message = await receive()
+                    kind = message["type"].removeprefix("lifespan.")
+                    await send({"type": f"lifespan.{kind}.complete"})
+                    if kind == "shutdown":
+                        return
+            seen = json.dumps({"client": scope["client"][0], "scheme": scope["scheme"]}).encode()
+            await send(
+                {"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"application/json")]}
+            )
+            await send({"type": "http.response.body", "body": seen})
+
+        return app
+
+
+@pytest.mark.parametrize(
+    ("allowed", "expected"),
+    [
+        (None, {"client": "127.0.0.1", "scheme": "http"}),  # uvicorn's default trusted loopback: 203.0.113.7, https
+        (["10.0.0.0/8"], {"client": "127.0.0.1", "scheme": "http"}),  # not a listed proxy
+        (["127.0.0.1"], {"client": "203.0.113.7", "scheme": "https"}),  # the operator named this proxy
+    ],
+)
+def test_forwarded_headers_count_only_from_the_proxies_the_operator_names(monkeypatch, allowed, expected):
+    """``serve --http``'s web server (the same uvicorn options as ``registry serve``'s): a local
+    process sending X-Forwarded-For/-Proto does not choose the client address and scheme the
+    server sees, unless --forwarded-allow-ips lists it; $FORWARDED_ALLOW_IPS is not read."""
+    import httpx
+
+    from toolsearch_cli.serve.gateway import Settings
+    from toolsearch_cli.serve.server import _serve_http
+
+    from ..serve_helpers import free_port
+
+    monkeypatch.setenv("FORWARDED_ALLOW_IPS", "*")
+    port = free_port()
+    settings = Settings(sources=[], forwarded_allow_ips=allowed)
+    forwarded = {"X-Forwarded-For": "203.0.113.7", "X-Forwarded-Proto": "https"}
+
+    async def main() -> dict:
+        async with anyio.create_task_group() as group:
+            group.start_soon(_serve_http, _SeenBy(), settings, ("127.0.0.1", port), lambda line: None)
+            async with httpx.AsyncClient(timeout=10) as client:
+                for _ in range(200):
+                    try:
+                        reply = await client.get(f"http://127.0.0.1:{port}/", headers=forwarded)
+                        break
+                    except httpx.TransportError:
+                        await anyio.sleep(0.05)
+            group.cancel_scope.cancel()
+        return reply.json()
+
+    assert anyio.run(main) == expected
+
+
+def test_forwarded_allow_ips_is_checked_in_one_line(run_cli):
+    (time_source,) = real_sources("time")
+    bad = run_cli("serve", "-c", time_source, "--http", "127.0.0.1:1", "--forwarded-allow-ips", "127.0.0.1,proxy")
+    assert bad.code == 2 and bad.stderr.count("\n") == 1 and "not 'proxy'" in bad.stderr, bad.stderr
+    stdio = run_cli("serve", "-c", time_source, "--forwarded-allow-ips", "127.0.0.1")
+    assert stdio.code == 2 and "--forwarded-allow-ips needs --http" in stdio.stderr
+    registry = run_cli("registry", "serve", "--db", "postgresql://h/d", "--forwarded-allow-ips", "10.0.0.0/33")
+    assert registry.code == 2 and registry.stderr.count("\n") == 1 and "not '10.0.0.0/33'" in registry.stderr

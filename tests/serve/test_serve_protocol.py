@@ -222,6 +222,38 @@ def test_context_header_makes_the_tool_list_private_and_uncached():
         anyio.run(main)
 
 
+def test_bearer_tokens_alone_make_the_tool_list_private_and_uncached(tmp_path):
+    """``--tokens`` without ``--context-header``: each token has its context, so what tools/list
+    holds differs by caller (here an admin-only resident tool); a ``public`` list could be served
+    from a shared cache to another caller (it was, with ttlMs 5000)."""
+    from toolsearch_cli.serve.edge import hash_token
+
+    from ..serve_helpers import admin_only_ops
+
+    tokens = tmp_path / "tokens.txt"
+    tokens.write_text(
+        f"{hash_token('member-secret-1')} role=member\n{hash_token('admin-secret-2')} role=admin\n", encoding="utf-8"
+    )
+    extra = ("--catalog-via", "ops", "--resident", "drop_database", "--tokens", str(tokens))
+
+    async def listed(url: str, token: str) -> tuple[list[str], int, str]:
+        import httpx2
+        from mcp.client.streamable_http import streamable_http_client
+
+        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60) as http:
+            async with _client(streamable_http_client(url, http_client=http), "modern") as gateway:
+                answer = await gateway.list_tools()
+                return _names(answer), answer.ttl_ms, answer.cache_scope
+
+    with HttpGateway(admin_only_ops(tmp_path), *extra) as server:
+        assert anyio.run(listed, server.url, "admin-secret-2") == (
+            ["drop_database", "toolSearch", "callTool"],
+            0,
+            "private",
+        )
+        assert anyio.run(listed, server.url, "member-secret-1") == (["toolSearch", "callTool"], 0, "private")
+
+
 async def _subscriptions_legacy(target: Any) -> list[tuple[str, Any]]:
     import mcp_types as types
 

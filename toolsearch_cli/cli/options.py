@@ -96,6 +96,17 @@ RequestContext = Annotated[
     ),
 ]
 
+ForwardedAllowIps = Annotated[
+    str | None,
+    typer.Option(
+        "--forwarded-allow-ips",
+        help="HTTP: the reverse proxies (addresses or networks, comma-separated; * for any) whose "
+        "X-Forwarded-For and X-Forwarded-Proto are believed as the client's address and scheme. Default: "
+        "none (the headers are ignored, whoever sends them, local processes too).",
+        metavar="IPS",
+    ),
+]
+
 Wide = Annotated[bool, typer.Option("--wide", "-w", help="Show descriptions in full (wrapped), not cut to fit a line.")]
 
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from .options import OutputFormat, check_format
+from .options import ForwardedAllowIps, OutputFormat, check_format
 from .render import Col, console, data, error_console, render_table
 
 if TYPE_CHECKING:
@@ -66,21 +66,25 @@ def serve(
     access_log: bool = typer.Option(
         False, "--access-log", help="Log each request (client, method, path, status) on stdout; tokens are never in it."
     ),
+    forwarded_allow_ips: ForwardedAllowIps = None,
 ) -> None:
     """Serve the registry over HTTP: read, search, push and follow namespaces, each request with a
     bearer token of its namespace (`toolsearch registry token create`). The API is described at
     /openapi.json."""
     from ..bounded import parse_size
     from ..errors import UsageError
+    from ..forwarded import parse_forwarded_allow_ips
     from ..registry.http_api import ApiSettings, run
     from ..serve.server import check_listen, parse_http
 
     host, port = parse_http(http)
+    proxies = parse_forwarded_allow_ips(forwarded_allow_ips)
     settings = ApiSettings(
         db=db, pool_size=pool, max_body_bytes=parse_size(max_body, "--max-body", error=UsageError), poll_interval=poll
     )
     check_listen(host, port)
-    run(settings, host, port, on_ready=lambda line: error_console().print(data(line)), access_log=access_log)
+    say = error_console().print
+    run(settings, host, port, on_ready=lambda line: say(data(line)), access_log=access_log, forwarded_allow_ips=proxies)
 
 
 def _connected(db: str) -> Any:

@@ -22,6 +22,7 @@ from .options import (
     EmbedQueryPrefix,
     EmbedTimeout,
     EmbedWeight,
+    ForwardedAllowIps,
     OutputFormat,
     RequestContext,
     check_catalog_format,
@@ -184,6 +185,7 @@ def serve(
     header_timeout: float = HEADER_TIMEOUT_OPTION,
     body_timeout: float = BODY_TIMEOUT_OPTION,
     tokens: str | None = TOKENS_OPTION,
+    forwarded_allow_ips: ForwardedAllowIps = None,
     dry_run: bool = DRY_RUN_OPTION,
     output_format: OutputFormat = "table",
     catalog_format: CatalogFormat = "auto",
@@ -237,6 +239,7 @@ def _import_mode(
 def _options(params: dict[str, Any], embed: Any) -> dict[str, Any]:
     """The gateway's settings from the command's options (``ServeSettings`` keywords)."""
     from ..catalog.sources import parse_sources
+    from ..forwarded import parse_forwarded_allow_ips
     from ..simulate.script import parse_context
 
     catalog, config = params["catalog"], params["config"]
@@ -263,6 +266,7 @@ def _options(params: dict[str, Any], embed: Any) -> dict[str, Any]:
         header_timeout=params["header_timeout"],
         body_timeout=params["body_timeout"],
         tokens=params["tokens"],
+        forwarded_allow_ips=parse_forwarded_allow_ips(params["forwarded_allow_ips"]),
         log_format=params["log_format"],
     )
 
@@ -394,8 +398,7 @@ def _render_dry_run(report: DryRun, output_format: str) -> None:
         )
     )
     for source in report.sources:
-        runs = "callable" if source["callable"] else "searchable only (not callable)"
-        out.print(data(f"  {source['source']}: {plural(source['tools'], 'tool')}, {runs}", "dim"))
+        out.print(data(f"  {source['source']}: {plural(source['tools'], 'tool')}, callable", "dim"))
     for problem in report.failed:
         if problem in report.required_failed:
             out.print(data(f"  failed: {problem}", "yellow"))

@@ -849,10 +849,15 @@ def run(
     on_ready: Callable[[str], None] | None = None,
     *,
     access_log: bool = False,
+    forwarded_allow_ips: list[str] | None = None,
 ) -> None:
     """Check the database, then serve on ``host:port`` until stopped (uvicorn); ``access_log``:
-    one line per request on stdout, uvicorn's (tokens travel in a header, never in the logged path)."""
+    one line per request on stdout, uvicorn's (tokens travel in a header, never in the logged path);
+    ``forwarded_allow_ips``: the reverse proxies whose ``X-Forwarded-For``/``-Proto`` are believed
+    (``None``: none, whatever uvicorn's default)."""
     import uvicorn
+
+    from ..forwarded import proxy_options
 
     api = RegistryApi(settings)
     api.check()
@@ -864,6 +869,7 @@ def run(
         lifespan="on",
         access_log=access_log,
         timeout_graceful_shutdown=5,
+        **proxy_options(forwarded_allow_ips),
     )
     server = uvicorn.Server(config)
     api.stopping = lambda: server.should_exit

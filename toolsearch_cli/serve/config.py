@@ -49,6 +49,8 @@ class ServerEntry(_Strict):
     url: str | None = None
     headers: dict[str, str] = Field(default_factory=dict)
     disabled: bool = False
+    #: The gateway's: ``false``, ``/readyz`` does not wait for it (as ``toolsearch.servers.NAME.required``).
+    required: bool | None = None
     # read by the clients only
     auto_approve: list[str] | None = Field(default=None, alias="autoApprove")
     always_allow: list[str] | None = Field(default=None, alias="alwaysAllow")
@@ -280,8 +282,8 @@ def _resolve(parsed: ConfigFile, document: Any, path: Path, environ: dict[str, s
             continue
         alias = _alias(name, taken)
         taken.add(alias)
-        policy = parsed.toolsearch.servers.get(name)
-        servers.append(_server(name, alias, entry, at, subst, required=policy.required if policy else True))
+        required = _required(entry, parsed.toolsearch.servers.get(name), at, document)
+        servers.append(_server(name, alias, entry, at, subst, required=required))
     section = parsed.toolsearch
     known = set(entries)
     for name in section.servers:
@@ -294,6 +296,24 @@ def _resolve(parsed: ConfigFile, document: Any, path: Path, environ: dict[str, s
             )
     _check_section(section, document)
     return GatewayConfig(file=file, servers=servers, section=section, disabled=disabled)
+
+
+def _required(entry: ServerEntry, policy: ServerPolicy | None, at: str, document: Any) -> bool:
+    """Whether ``/readyz`` waits for the server: its entry's ``required`` or its policy's (both
+    given: they must agree); by default it does."""
+    said = policy.required if policy is not None and "required" in policy.model_fields_set else None
+    if entry.required is not None and said is not None and entry.required != said:
+        pointer = f"/toolsearch/servers/{at.split('/', 2)[2]}/required"
+        raise UsageError(
+            f"'required' is {str(said).lower()} here and {str(entry.required).lower()} in {at}; give it once",
+            file=document.file,
+            line=document.line_of(pointer),
+            field=pointer,
+        )
+    for value in (entry.required, said):
+        if value is not None:
+            return value
+    return True
 
 
 def _escape(name: str) -> str:

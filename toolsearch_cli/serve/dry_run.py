@@ -129,9 +129,8 @@ def dry_run(settings: Settings, counter: str = "cl100k_base") -> DryRun:
     for tool in visible:
         route = gateway.routes[tool.name]
         shown = shown_upstream.get(route.source, route.source)
-        entry = sources.setdefault(
-            shown, {"source": shown, "kind": route.kind, "tools": 0, "callable": route.kind != "none"}
-        )
+        # every tool served runs (an upstream's, a Python module's): "callable" stays for readers of the JSON
+        entry = sources.setdefault(shown, {"source": shown, "kind": route.kind, "tools": 0, "callable": True})
         entry["tools"] += 1
     return DryRun(
         listed=[{"name": t.name, "tokens": tool_tokens(t, count)} for t in tools],

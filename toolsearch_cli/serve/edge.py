@@ -10,6 +10,9 @@ Streamable HTTP (``serve --http``):
 - a request carrying the context header more than once is refused (400): where a proxy *appends*
   its header to one a client sent, the first would otherwise win and the client choose its role;
 - a JSON body nested deeper than :data:`MAX_NESTING` is answered with a JSON-RPC error;
+- ``X-Forwarded-For``/``X-Forwarded-Proto`` are read only from the reverse proxies the operator
+  names (``--forwarded-allow-ips``: :mod:`toolsearch_cli.forwarded`, as ``registry serve``):
+  uvicorn's own default trusts any local process (and ``$FORWARDED_ALLOW_IPS``);
 - bearer tokens (``--tokens FILE``), checked through the SDK's auth support
   (:class:`HashedTokens` is its ``TokenVerifier``): the file holds hashes, never tokens, each
   with the context attributes its holder gets.

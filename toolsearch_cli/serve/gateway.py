@@ -1,8 +1,9 @@
 """The gateway's core, free of any transport: catalog, names, permissions, search and calls.
 
 One :class:`Gateway` holds the merged catalog of every source (live MCP servers through
-:mod:`.upstream`, Python modules whose functions run in process, and catalog files that are
-searchable only), the same :class:`~toolsearch_cli.disclosure.manager.CatalogManager` and
+:mod:`.upstream`, Python modules whose functions run in process, and catalog files' and registry
+namespaces' tools that the ``--catalog-via`` upstream runs: only callable tools), the same
+:class:`~toolsearch_cli.disclosure.manager.CatalogManager` and
 :class:`~toolsearch_cli.disclosure.engine.DisclosureEngine` the ``search`` and ``simulate``
 commands use (one engine per request context, sharing one index), and each client session's
 disclosed names. :mod:`.server` binds it to the MCP SDK.
@@ -81,14 +82,13 @@ def call_tool_definition(name: str = CALL_TOOL_NAME) -> Tool:
 
 @dataclass(slots=True)
 class Route:
-    """How a gateway tool runs: an upstream server, a Python function, or not at all."""
+    """How a gateway tool runs: an upstream server or a Python function (only callable tools are
+    served: a catalog file's or registry's tool runs through its ``--catalog-via`` upstream)."""
 
-    kind: Literal["mcp", "python", "none"]
+    kind: Literal["mcp", "python"]
     source: str
     #: The name the upstream server knows the tool by (``mcp``).
     original: str = ""
-    #: Where a tool that does not run comes from (``none``), as the refusal says it.
-    origin: str = "the catalog file"
 
 
 @dataclass(slots=True)
@@ -150,6 +150,8 @@ class Settings:
     body_timeout: float = 30.0
     #: HTTP: the bearer tokens file (hashes, each with its context); ``None``: no authentication.
     tokens: str | None = None
+    #: HTTP: the reverse proxies whose forwarded headers are believed (``None``: none).
+    forwarded_allow_ips: list[str] | None = None
     #: From ``--config`` (:mod:`.config`): per live source text, how to start it beyond its text
     #: (``env``, ``headers``, ``cwd``); the operator's :class:`.policy.ToolPolicy` (``None``: none);
     #: the aliases of the upstreams ``/readyz`` waits for (``None``: every upstream).
@@ -185,6 +187,12 @@ class Settings:
             kept.setdefault(source.text, source)
         self.sources = list(kept.values())
 
+    @property
+    def context_per_caller(self) -> bool:
+        """Whether a request's context, so what it may see, can differ by caller: read from a
+        header (``--context-header``) or a bearer token's attributes (``--tokens``)."""
+        return bool(self.context_header or self.tokens)
+
 
 @dataclass
 class SessionState:
@@ -206,7 +214,7 @@ class CallResult:
     is_error: bool = False
     structured: dict[str, Any] | None = None
     #: Why the gateway refused or failed the call (``unknown-tool``, ``invalid-arguments``,
-    #: ``not-callable``, ``upstream``...); ``None`` when the tool ran (even if it reported an error).
+    #: ``quarantined``, ``upstream``...); ``None`` when the tool ran (even if it reported an error).
     refused: str | None = None
     upstream_ms: float | None = None
     #: The upstream server's own ``CallToolResult``, passed through untouched.
@@ -761,14 +769,11 @@ class Gateway:
             tool = self.catalog.get(name)
             if tool is None or not tool.visible_to(context):
                 continue
-            route = self.routes.get(name)
             entry: dict[str, Any] = {"name": name}
             if tool.title:
                 entry["title"] = tool.title
             entry["description"] = tool.description
             entry["inputSchema"] = tool.parameters
-            if route is not None and route.kind == "none":
-                entry["callable"] = False
             hits.append(entry)
         if (disclose or self.settings.disclose) == "list-changed":
             how = (
@@ -777,10 +782,6 @@ class Gateway:
             )
         else:
             how = "Run one with callTool {name, arguments}; arguments must fit its inputSchema."
-        if any(h.get("callable") is False for h in hits):
-            how += (
-                " Tools marked callable:false come from a catalog file or registry and can be found but not run here."
-            )
         body: dict[str, Any] = {"tools": hits, "how": how}
         if down:
             body["unavailable"] = down
@@ -819,12 +820,6 @@ class Gateway:
                 raise Refused("quarantined", held)
             raise Refused("unknown-tool", unknown_tool(name))
         route = self.routes[name]
-        if route.kind == "none":  # never a server's path or address: the client is not the operator
-            raise Refused(
-                "not-callable",
-                f"tool {name!r} comes from {route.origin} and cannot be run by this gateway "
-                "(only tools of live MCP servers and Python modules run here)",
-            )
         if arguments is None:
             arguments = {}
         if isinstance(arguments, str):  # some clients send the arguments object as JSON text

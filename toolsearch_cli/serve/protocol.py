@@ -69,7 +69,8 @@ def is_modern(ctx: Any) -> bool:
 
 def list_cache_hint(*, per_request: bool, per_session: bool) -> tuple[int, Literal["public", "private"]]:
     """``(ttlMs, cacheScope)`` of a ``tools/list`` answer: never cached when it depends on the
-    session (list-changed, handshake era) or on the request (a context header); else kept for
+    session (list-changed, handshake era) or on the caller (a context header, a bearer token's
+    context: the protocol lets a list differ by the caller's authorization); else kept for
     :data:`LIST_TTL_MS` and shareable (it is the same for every client: ``public``)."""
     if per_session or per_request:
         return 0, "private"
@@ -194,7 +195,7 @@ class ProtocolHub:
         """Lists that differ by the request's context (a per-server ``requires``, read from a header
         or a token) are never cached nor shared."""
         settings = self.gateway.settings
-        per_request = bool(self._server_requires()) and bool(settings.context_header or settings.tokens)
+        per_request = bool(self._server_requires()) and settings.context_per_caller
         return list_cache_hint(per_request=per_request, per_session=False)
 
     # -- change notices ---------------------------------------------------------------------------

@@ -7,7 +7,8 @@ manager, every cached engine's baseline) when it only adds, changes or removes t
 tools under their own names; by a rebuild otherwise (resident tools or groups changed, a name
 that collides with another source's). When the connection drops the gateway keeps serving the
 last good catalog; the feed says so (a stderr notice, and ``registry`` in ``toolSearch`` results).
-Registry tools are searchable, not callable: the registry holds definitions, not servers.
+The registry holds definitions, not servers: its tools are served only where the ``--catalog-via``
+upstream runs them.
 A namespace of the registry's HTTP API (``https://…/namespaces/N``) is a feed the same way: read
 once, then followed by long poll (:class:`~toolsearch_cli.registry.http_source.HttpWatcher`).
 """

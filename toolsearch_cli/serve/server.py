@@ -356,7 +356,7 @@ class GatewayServer:
         if watch is not None:
             watch.digest = listing_digest(wired)
         ttl, scope = list_cache_hint(
-            per_request=bool(self.gateway.settings.context_header), per_session=disclose == "list-changed"
+            per_request=self.gateway.settings.context_per_caller, per_session=disclose == "list-changed"
         )
         return types.ListToolsResult(tools=wired, ttl_ms=ttl, cache_scope=scope)
 
@@ -505,6 +505,8 @@ async def run_gateway(
         from .edge import read_tokens
 
         read_tokens(settings.tokens)  # a bad tokens file stops the gateway before anything starts
+    if settings.forwarded_allow_ips is not None and http is None:
+        raise UsageError("--forwarded-allow-ips needs --http", field="forwarded-allow-ips")
     if http is not None:
         check_listen(*http)  # before any upstream starts
     from .registry_feed import RegistryFeed
@@ -739,6 +741,7 @@ async def _serve_http(
 
     import uvicorn
 
+    from ..forwarded import proxy_options
     from .edge import ENVELOPE_BYTES, EdgeMiddleware, HashedTokens, guarded_protocol, read_tokens
 
     host, port = http
@@ -771,6 +774,7 @@ async def _serve_http(
         log_level="warning",
         lifespan="on",
         http=guarded_protocol(settings.header_timeout),
+        **proxy_options(settings.forwarded_allow_ips),
     )
     web = Web(config)
     say(f"toolsearch serve: streamable HTTP on http://{shown_host}:{port}/mcp")
