@@ -67,7 +67,16 @@ def dump(args: Any) -> None:
     from toolsearch_cli.search.base import SearchRequest
     from toolsearch_cli.search.embed import has_cjk
     from toolsearch_cli.search.embed_settings import EmbedSettings
-    from toolsearch_cli.search.hybrid import CANDIDATES, HybridRanker, query_views, request_evidence, vector_index
+    from toolsearch_cli.search.hybrid import (
+        CANDIDATES,
+        HybridRanker,
+        embedding_views,
+        query_views,
+        request_evidence,
+        semantic_side,
+        vector_index,
+        view_similarities,
+    )
 
     embed = EmbedSettings(model=args.embed_model)
     hybrid = HybridRanker(embed=embed)
@@ -90,7 +99,11 @@ def dump(args: Any) -> None:
                 emb = [h.tool.name for h in embedding.search(catalog, SearchRequest(query=query, max_results=DEPTH))]
             except SearchError:
                 emb = []
-            semantic = hybrid._semantic(index, embedder, query_views(query), CANDIDATES, None)
+            if args.semantic == "parts":
+                sims = view_similarities(index, embedder, embedding_views(query), None, persist=True)
+                semantic = semantic_side(index, sims, CANDIDATES, mean_of_whole_and_closest)
+            else:
+                semantic = hybrid._semantic(index, embedder, query_views(query), CANDIDATES, None)
             names = {h.tool.name for h in lexical} | {t.name for t, _ in semantic.ranked} | set(relevant)
             parts = {}
             for n in names:
@@ -123,6 +136,18 @@ def dump(args: Any) -> None:
     with open(args.dump, "wb") as f:
         pickle.dump(rows, f)
     print(f"dumped {len(rows)} requests to {args.dump}", file=sys.stderr)
+
+
+def mean_of_whole_and_closest(sims: Any, k: int) -> tuple[Any, Any]:
+    """``embedding``'s score (the mean of the cosine to the whole request and to its closest part),
+    rescaled between the ``k``-th best tool and the best: the semantic part of ``--semantic parts``."""
+    import numpy as np
+
+    from toolsearch_cli.search.hybrid import rescale_views
+
+    scores = ((sims[0] + sims.max(axis=0)) / 2)[None, :]
+    rescaled, _, _ = rescale_views(scores, k)
+    return np.maximum(rescaled[0], 0.0), sims.argmax(axis=0)
 
 
 # -- replay ---------------------------------------------------------------------------------
@@ -220,6 +245,12 @@ def main() -> int:
     options.add_sets(parser, ",".join((*REAL_SETS, "dev")), help="comma-separated, of the real sets and dev")
     options.add_limit(parser, help="dev sets: N requests of each, evenly spaced (0: all)")
     parser.add_argument("--dump", default=None, help="run both sides and write the dump here")
+    parser.add_argument(
+        "--semantic",
+        choices=("views", "parts"),
+        default="views",
+        help="the semantic part dumped: hybrid's (best rescaled sentence view) or embedding's (parts, mean)",
+    )
     parser.add_argument("--load", action="append", default=[], help="replay this dump (repeatable: all together)")
     args = parser.parse_args()
     if args.dump:
