@@ -71,12 +71,14 @@ def dump(args: Any) -> None:
         CANDIDATES,
         HybridRanker,
         embedding_views,
+        explained_hits,
         query_views,
         request_evidence,
         semantic_side,
         vector_index,
         view_similarities,
     )
+    from toolsearch_cli.search.values import value_terms
 
     embed = EmbedSettings(model=args.embed_model)
     hybrid = HybridRanker(embed=embed)
@@ -118,6 +120,11 @@ def dump(args: Any) -> None:
             ]
             rows.append(
                 {
+                    "explained": [
+                        [(c.term, c.field, c.points) for c in hit_rows]
+                        for hit_rows in explained_hits(catalog, query, lexical)
+                    ],
+                    "values": sorted(value_terms(query)),
                     "group": group,
                     "catalog": cid,
                     "query": query,
