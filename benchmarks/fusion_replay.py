@@ -105,7 +105,7 @@ def dump(args: Any) -> None:
                 sims = view_similarities(index, embedder, embedding_views(query), None, persist=True)
                 semantic = semantic_side(index, sims, CANDIDATES, mean_of_whole_and_closest)
             else:
-                semantic = hybrid._semantic(index, embedder, query_views(query), CANDIDATES, None)
+                semantic = hybrid._semantic(index, embedder, query_views(query), args.semantic_floor, None)
             names = {h.tool.name for h in lexical} | {t.name for t, _ in semantic.ranked} | set(relevant)
             parts = {}
             for n in names:
@@ -252,6 +252,12 @@ def main() -> int:
     options.add_sets(parser, ",".join((*REAL_SETS, "dev")), help="comma-separated, of the real sets and dev")
     options.add_limit(parser, help="dev sets: N requests of each, evenly spaced (0: all)")
     parser.add_argument("--dump", default=None, help="run both sides and write the dump here")
+    parser.add_argument(
+        "--semantic-floor",
+        type=int,
+        default=50,
+        help="dump: rescale each view between its Nth best tool and its best (hybrid: CANDIDATES, 50)",
+    )
     parser.add_argument(
         "--semantic",
         choices=("views", "parts"),

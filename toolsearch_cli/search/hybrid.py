@@ -82,8 +82,8 @@ MAX_TERMS = 8
 #: alone, unless the best lexical hits hold at most this many of its terms in their names and
 #: descriptions (none at all, or no lexical hit: a CJK request to an English catalog, where the
 #: words the model can read, such as names and Latin words, are all there is). Held-out MRR 0.477
-#: -> 0.502 (0.512 with the round-4 share), ultratool_zh unchanged (its requests' hits hold 3 or
-#: more; 2 gains 0.005 more but leaves no margin).
+#: -> 0.502 with the round-2 share, 0.484 -> 0.515 with round 4's; ultratool_zh unchanged (its
+#: requests' hits hold 3 or more; 2 gains 0.006 more but leaves no margin).
 CJK_MAX_TERMS = 1
 #: A lexical score at most this is none (the parameter cap leaves float dust such as 7e-17).
 NO_POINTS = 1e-9
