@@ -31,6 +31,7 @@ GROUPS: dict[str, dict[str, tuple[str, str]]] = {
     },
     "Hybrid and embedding": {
         "fusion": ("fusion_share", "hybrid against its two halves, per-request share (issue 32 item 3)"),
+        "fusion-replay": ("fusion_replay", "hybrid's fusion replayed from a dump on every real group and dev set"),
         "weight-sweep": ("weight_sweep", "hybrid's semantic share swept on the dev sets or real catalogs"),
         "multiq": ("multiq", "multi-intent requests: variants scored against a request's parts"),
         "hybrid-cost": ("hybrid_cost", "a cached hybrid search against a default one: time and memory"),

@@ -70,15 +70,23 @@ def _logit(p):
 
 
 def test_the_share_moves_the_base_in_log_odds_by_the_weighed_evidence():
-    cases = ((0.0, 0, 0.0), (1.0, 0, 0.0), (0.0, 3, 0.0), (0.0, 0, 1.0), (0.4, 5, 0.3), (1.0, 20, 1.0))
+    cases = (
+        (0.0, 0, 0.0, 0.0),
+        (1.0, 0, 0.0, 0.5),
+        (0.0, 3, 0.0, 1.0),
+        (0.0, 0, 1.0, 0.2),
+        (0.4, 5, 0.3, 0.0),
+        (1.0, 20, 1.0, 1.0),
+    )
     for base in (0.2, 0.5, 0.7):
-        for parameters, covered, confirmed in cases:
-            share = hybrid.fusion_share(base, hybrid.LexicalEvidence(parameters, covered, confirmed))
+        for parameters, covered, confirmed, margin in cases:
+            share = hybrid.fusion_share(base, hybrid.LexicalEvidence(parameters, covered, confirmed, margin))
             shift = (
                 hybrid.SHIFT_START
                 + hybrid.SHIFT_PARAMETERS * parameters
                 - hybrid.SHIFT_CONFIRMED * confirmed
                 - hybrid.SHIFT_PER_TERM * min(covered, hybrid.MAX_TERMS)
+                - hybrid.SHIFT_MARGIN * margin
             )
             assert _logit(share.semantic) - _logit(base) == pytest.approx(shift)
             assert share.base == base and 0 < share.semantic < 1
@@ -90,7 +98,10 @@ def test_the_share_moves_the_base_in_log_odds_by_the_weighed_evidence():
     by_params = [hybrid.fusion_share(0.5, hybrid.LexicalEvidence(p, 2, 0.5)).semantic for p in (0, 0.5, 1)]
     assert by_params == sorted(by_params) and by_params[0] < by_params[-1]
     agreed = [hybrid.fusion_share(0.5, hybrid.LexicalEvidence(0.5, 2, c)).semantic for c in (0, 0.5, 1)]
-    assert agreed == sorted(agreed, reverse=True) and agreed[0] > agreed[-1]
+    assert agreed == sorted(agreed, reverse=True) and agreed[0] >= agreed[-1]  # weighed 0 since round 4
+    # a clear lexical winner: a smaller semantic share than hits close together (round 4)
+    by_margin = [hybrid.fusion_share(0.5, hybrid.LexicalEvidence(0.5, 2, 0.5, m)).semantic for m in (0, 0.5, 1)]
+    assert by_margin == sorted(by_margin, reverse=True) and by_margin[0] > by_margin[-1]
     # one side alone, as asked, or no evidence given: the base as it is
     for base in (0.0, 1.0):
         assert hybrid.fusion_share(base, hybrid.NO_EVIDENCE).semantic == base
@@ -115,6 +126,36 @@ def test_evidence_is_the_parameters_share_of_the_points_and_the_terms_names_or_d
     assert hybrid.lexical_evidence([]) == hybrid.NO_EVIDENCE
 
 
+def test_the_lexical_margin_is_the_best_scores_lead_over_the_second_as_a_share_of_the_best():
+    assert hybrid.lexical_margin([4.0, 3.0, 1.0]) == pytest.approx(0.25)
+    assert hybrid.lexical_margin([3.0, 4.0]) == pytest.approx(0.25)  # in any order (a named tool put first)
+    assert hybrid.lexical_margin([2.0, 2.0]) == 0.0
+    assert hybrid.lexical_margin([5.0]) == 0.0  # no second to lead
+    assert hybrid.lexical_margin([]) == 0.0 and hybrid.lexical_margin([0.0, 0.0]) == 0.0
+    rows = [[Contribution("folder", "name", 1.0)]]
+    assert hybrid.lexical_evidence(rows, margin=0.4).margin == 0.4
+    assert hybrid.lexical_evidence(rows, margin=7.0).margin == 1.0  # bounded
+
+
+def test_lexical_hits_that_all_scored_nothing_add_nothing_to_the_fused_scores(monkeypatch):
+    # the parameter cap leaves hits matched on parameters alone at 0 points; they were each given
+    # the whole lexical share (a span of 0 read as "all equal"), so explanations did not add up
+    # with a second tool matched on a parameter alone, the cap leaves both at 0 points
+    stow = make("zz_stow", "zz", params={"folder_name": {"type": "string", "description": "the folder to stow"}})
+    axes = Axes({**VECTORS, tool_text(stow): [0, 0, 0, 1], PARAM_REQUEST: [1, 0, 0, 0]})
+    monkeypatch.setattr(embed_mod, "default_embedder", lambda: axes)
+    catalog = Catalog(tools=[*TOOLS, stow])
+    ranker = hybrid.HybridRanker()
+    lexical, _ = _sides(ranker, catalog, PARAM_REQUEST)
+    assert len(lexical) == 2 and all(h.score <= hybrid.NO_POINTS for h in lexical)
+    hits = ranker.search(catalog, SearchRequest(query=PARAM_REQUEST, max_results=4, explain=True))
+    share = ranker.request_share(catalog, PARAM_REQUEST, *_sides(ranker, catalog, PARAM_REQUEST)).semantic
+    keeper = next(h for h in hits if h.tool.name == "hold_policy")
+    assert keeper.score == pytest.approx(share * 0.6, abs=1e-3)  # its semantic part alone
+    for hit in hits:
+        assert sum(c.points for c in hit.contributions) == pytest.approx(hit.score)
+
+
 def test_a_request_matched_on_parameters_alone_gets_a_larger_semantic_share_and_its_meaning_wins(monkeypatch):
     _axes(monkeypatch)
     catalog = Catalog(tools=TOOLS)
@@ -124,7 +165,7 @@ def test_a_request_matched_on_parameters_alone_gets_a_larger_semantic_share_and_
     share = adaptive.request_share(catalog, PARAM_REQUEST, lexical, semantic)
     assert share.evidence is not None and share.evidence.parameters == 1.0 and share.evidence.covered == 0
     assert share.evidence.confirmed == pytest.approx(0.6, abs=1e-3)  # its cosine 0.6, the best 1, the floor 0
-    assert share.semantic == hybrid.fusion_share(0.5, share.evidence).semantic > 0.85
+    assert share.semantic == hybrid.fusion_share(0.5, share.evidence).semantic > 0.8
     named_lexical, named_semantic = _sides(adaptive, catalog, NAMED_REQUEST)
     named = adaptive.request_share(catalog, NAMED_REQUEST, named_lexical, named_semantic)
     # its name and description hold both words, and the meaning puts it first too
@@ -145,7 +186,7 @@ def test_explain_shows_the_share_and_why_and_ranks_as_a_plain_search(monkeypatch
     assert [(h.tool.name, h.score) for h in plain] == [(h.tool.name, pytest.approx(h.score)) for h in explained]
     lexical, semantic_side = _sides(ranker, catalog, PARAM_REQUEST)
     share = ranker.request_share(catalog, PARAM_REQUEST, lexical, semantic_side).semantic
-    assert share > 0.85
+    assert share > 0.8
     for hit in explained:
         semantic = [c for c in hit.contributions if c.field == "semantic"]
         assert len(semantic) == 1
@@ -197,3 +238,35 @@ def test_the_cli_shows_the_share_in_the_table_and_in_json(run_cli):
         row["detail"] for hit in weighted.json()["hits"] for row in hit["explanation"] if row["field"] == "semantic"
     ]
     assert details and all("base 0.3" in d for d in details)
+
+
+def test_a_cjk_request_the_lexical_side_cannot_read_is_fused_with_an_english_only_model(monkeypatch):
+    # a Chinese request to an English catalog: no tool holds its words, so the lexical side alone
+    # found nothing at all; the model (English-only) still ranks it. A CJK request whose words the
+    # catalog does hold (a Chinese catalog) still ranks lexically alone.
+    forecast = make("get_forecast", "weather forecast for a city")
+    mail = make("send_mail", "send an email")
+    chinese = make("查询天气", "查询城市天气预报")
+    query, held = "明天会下雨吗", "查询城市天气"
+    axes = Axes(
+        {
+            tool_text(forecast): [1, 0, 0, 0],
+            tool_text(mail): [0, 1, 0, 0],
+            tool_text(chinese): [0, 0, 1, 0],
+            query: [0.9, 0.1, 0, 0],
+            held: [0, 0.2, 1, 0],
+        }
+    )
+    monkeypatch.setattr(embed_mod, "default_embedder", lambda: axes)
+    ranker = hybrid.HybridRanker()
+    english = Catalog(tools=[forecast, mail])
+    assert get_ranker("default").search(english, SearchRequest(query=query, max_results=5)) == []
+    hits = ranker.search(english, SearchRequest(query=query, max_results=2, explain=True))
+    assert [h.tool.name for h in hits][:1] == ["get_forecast"]  # before: no hit at all
+    assert all("semantic share" in h.contributions[-1].detail for h in hits)
+    both = Catalog(tools=[forecast, mail, chinese])
+    lexical = get_ranker("default").search(both, SearchRequest(query=held, max_results=3))
+    assert lexical and lexical[0].tool.name == "查询天气"
+    kept = ranker.search(both, SearchRequest(query=held, max_results=3, explain=True))
+    assert [h.tool.name for h in kept] == [h.tool.name for h in lexical]
+    assert any("CJK" in c.detail for c in kept[0].contributions)
