@@ -26,7 +26,7 @@ from .text import analyze
 #: Each line a group of related words and phrases (phrases joined with ``_``).
 GROUPS = """
 create make new add generate
-delete remove erase destroy purge discard get_rid_of
+delete remove erase destroy purge discard get_rid_of drop wipe trash throw_away
 list show enumerate browse what_are
 get fetch retrieve read view show look_up lookup
 update change edit modify alter adjust
@@ -35,7 +35,7 @@ copy duplicate clone replicate
 move transfer relocate
 send deliver dispatch
 invite share collaborate collaboration
-cancel stop end terminate abort call_off void
+cancel stop end terminate abort call_off void kill halt shut_down
 refund money_back pay_back reimburse give_back reimbursement
 pay payment charge
 bill invoice
@@ -66,7 +66,7 @@ format highlight style color colour
 rename change_the_name
 start begin launch run kick_off
 restart reboot
-deploy release publish go_live
+deploy release publish go_live ship roll_out
 rollback revert restore roll_back undo
 lock freeze block
 unlock unfreeze unblock
@@ -128,6 +128,15 @@ finish complete done resolve
 tick_off check_off > complete done
 assign assigned > member assignee owner
 tell notify ping > send message notification
+pause suspend hibernate sleep
+resume unpause reactivate wake
+wake unpause reactivate > restore start
+save write store persist
+remember memorize keep_in_mind note_down > save store add
+compare diff difference differ
+history log changelog
+elevation altitude height sea_level how_high
+compress shrink zip gzip
 """.strip().splitlines()
 
 _PHRASE_WORDS = re.compile(r"[^\w']+")
