@@ -130,3 +130,39 @@ def test_a_related_word_of_a_word_absent_from_the_catalog_keeps_its_weight() -> 
     bm25f.rank_index(index, plan, 5)
     assert plan.weights["delet"] == before
     assert ranked(catalog, "wipe the note")[0] == "delete_note"
+
+
+# --- words of asking weigh as values do --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("query", "filler"),
+    [
+        ("how long does it take to drive from Berlin to Munich", "take"),
+        ("go to example.com and give me the text of the page", "go"),
+        ("tear down the staging namespace and everything in it", "everyth"),
+        ("find similar ones", "one"),
+    ],
+)
+def test_words_of_asking_are_weighed_as_values(query: str, filler: str) -> None:
+    from toolsearch_cli.search.values import value_terms
+
+    assert filler in value_terms(query)
+
+
+def test_a_word_of_asking_does_not_outweigh_what_the_request_is_about() -> None:
+    # "take" and "drive" are each in one description (equally rare); the longer one says "driving"
+    catalog = Catalog(
+        tools=[
+            tool("screenshot", "Take a screenshot of the current page.", {"name": "Name of the screenshot"}),
+            tool(
+                "travel_time",
+                "Estimated driving time and distance between two places, for a given travel mode.",
+                {"mode": "car, foot or bike"},
+            ),
+            tool("geocode", "Convert an address into geographic coordinates.", {"address": "The address"}),
+            tool("navigate", "Navigate to a URL.", {"url": "The address to open"}),
+            tool("click", "Click an element of the page.", {"selector": "CSS selector"}),
+        ]
+    )
+    assert ranked(catalog, "how long does it take to drive from Berlin to Munich")[0] == "travel_time"
