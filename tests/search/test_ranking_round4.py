@@ -72,6 +72,12 @@ PROJECTS = Catalog(
         ("show the history", "log"),
         ("how high above sea level", "elev"),
         ("shrink this file", "compress"),
+        ("fix the typo in the readme", "updat"),
+        ("bump the version number", "edit"),
+        ("pull up the records for Alice", "open"),
+        ("how do I walk to the museum", "direct"),
+        ("what is using the most disk space", "size"),
+        ("what time is it in Tokyo right now", "current"),
     ],
 )
 def test_everyday_verbs_bring_the_word_an_api_uses(query: str, expected: str) -> None:
@@ -81,6 +87,11 @@ def test_everyday_verbs_bring_the_word_an_api_uses(query: str, expected: str) ->
 def test_a_one_way_line_does_not_bring_its_trigger_back() -> None:
     # waking a project restores it, but restoring a backup is not about waking anything
     assert "wake" not in related("restore the backup")
+
+
+def test_a_name_is_not_a_verb() -> None:
+    # "mark" is left out on purpose: "Mark called in sick" is about Mark
+    assert "updat" not in related("Mark called in sick this morning")
 
 
 @pytest.mark.parametrize(
@@ -166,3 +177,14 @@ def test_a_word_of_asking_does_not_outweigh_what_the_request_is_about() -> None:
         ]
     )
     assert ranked(catalog, "how long does it take to drive from Berlin to Munich")[0] == "travel_time"
+
+
+def test_a_travel_mode_finds_directions() -> None:
+    catalog = Catalog(
+        tools=[
+            tool("maps_directions", "Get directions between two points.", {"origin": "Start", "destination": "End"}),
+            tool("maps_geocode", "Convert an address into coordinates.", {"address": "The address"}),
+            tool("maps_elevation", "Get the elevation of locations.", {"locations": "Points"}),
+        ]
+    )
+    assert ranked(catalog, "how do I walk from the station to the museum?") == ["maps_directions"]

@@ -137,6 +137,11 @@ compare diff difference differ
 history log changelog
 elevation altitude height sea_level how_high
 compress shrink zip gzip
+fix correct tweak bump > update edit
+pull_up bring_up > get open view
+walk walking cycle cycling bike biking on_foot > directions route
+disk_space free_space > size storage
+right_now at_the_moment > current
 """.strip().splitlines()
 
 _PHRASE_WORDS = re.compile(r"[^\w']+")
