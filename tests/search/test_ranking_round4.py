@@ -188,3 +188,13 @@ def test_a_travel_mode_finds_directions() -> None:
         ]
     )
     assert ranked(catalog, "how do I walk from the station to the museum?") == ["maps_directions"]
+
+
+def test_a_plan_ranked_twice_is_cut_once() -> None:
+    plan = bm25f.query_plan("delete a pod")
+    index = bm25f.default_index(_pods())
+    bm25f.rank_index(index, plan, 5)
+    once = dict(plan.weights)
+    assert once.get("drop", bm25f.RELATED_WEIGHT) < bm25f.RELATED_WEIGHT  # "drop" is rarer than "delete"
+    bm25f.rank_index(index, plan, 5)
+    assert plan.weights == once
