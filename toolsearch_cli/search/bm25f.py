@@ -179,6 +179,16 @@ LABEL_MIN_TERMS = 1
 #: cap window (PARAM_WINDOW), so that the window's short path stays (100,000 tools: +4% query CPU
 #: time at p50). 20, 30, 50 and 100 give the same figures to the third decimal (+-0.002).
 LABEL_POOL = 20
+#: A related term (:mod:`.related`) stands in for the request's word that brought it, so it weighs
+#: at most what that word would: its weight is multiplied by idf(word) / idf(related term) when
+#: that is below 1 (round 4). In a catalog where "delete" names a hundred operations, "drop"
+#: (brought by "delete", found in one request body) is no rarer evidence than "delete" itself.
+#: Phrases ("money back") have no IDF of their own and are left as they are. The ratio is raised
+#: to this power; 0 turns it off. 1 against 0 (benchmarks/notes/ranking-round4.md, ablate-groups):
+#: held-out MRR 0.450 -> 0.457, project OpenAPI 0.618 -> 0.619, project MCP 0.738 -> 0.739, other
+#: groups equal; dev R@5 toolbench_g3 0.683 -> 0.674 (one request), seal_tools 0.923 -> 0.926.
+#: 0.5: every group within 0.001 of 1.
+RELATED_SOURCE_IDF = 1.0
 
 
 def tool_fields(tool: Tool) -> dict[str, list[str]]:
@@ -596,6 +606,8 @@ def rank_index(
     parameter cap (:func:`_with_param_cap`) and the coverage bonus (:func:`_with_coverage`).
     Returns the tools with scores and term weights (empty without ``explain``), the coverage
     bonuses and the reduced parameter points by tool name (for explanations)."""
+    if RELATED_SOURCE_IDF and plan.related:
+        _related_at_source_idf(index, plan)
     indexed = sum(1 for t in plan.terms if t in index.df and t not in plan.related)
     covering = COVER_SHARE > 0 and COVER_MIN_TERMS <= indexed <= COVER_MAX_TERMS
     bonuses: dict[str, tuple[float, str]] = {}
@@ -644,6 +656,21 @@ def rank_index(
     else:
         best = [(tool, score, weights) for _, tool, score, weights in ranked[:k]]
     return best, bonuses, capped
+
+
+def _related_at_source_idf(index: BM25FIndex, plan: QueryPlan) -> None:
+    """Lower the weight of each related term of ``plan`` that is rarer in ``index`` than the
+    request's word that brought it (see RELATED_SOURCE_IDF), in place. The weight is set from the
+    source word's, as :func:`_with_related` set it: a plan ranked twice is cut once."""
+    for term, source in plan.related.items():
+        if source not in plan.terms:
+            continue  # a phrase
+        rarity = index.idf(term)
+        if rarity <= 0:
+            continue
+        ratio = index.idf(source) / rarity
+        if ratio < 1.0:
+            plan.weights[term] = RELATED_WEIGHT * plan.weights.get(source, 1.0) * ratio**RELATED_SOURCE_IDF
 
 
 @lru_cache(maxsize=65536)

@@ -8,12 +8,14 @@ weight (:data:`~.bm25f.RELATED_WEIGHT`): a tool that says the request's own word
 above one that says a related word.
 
 Written by hand for this project from the vocabulary common to web and tool APIs (CRUD verbs,
-resources, payments, files, messaging, scheduling, browsers, databases); not learnt from any
-data set. Single words are both triggers and expansions; phrases of several words ("money back")
-only trigger: their words alone mean something else. A line ``a b > c d`` is one way: *a* and *b*
-bring *c* and *d*, not the reverse (to *schedule* a meeting is to create one, but a request to
-create something is not about schedules); there a trigger that the analyser drops as a stop word
-(*who*) is matched as a word of the request.
+resources, payments, files, messaging, scheduling, browsers, databases) and from the everyday
+verbs people use for what terse MCP tool names say (*throw away* a branch, *put* a project *to
+sleep*, *ship* a function; round 4 of issue 32); not learnt from any data set. Single words are
+both triggers and expansions; phrases of several words ("money back") only trigger: their words
+alone mean something else. A line ``a b > c d`` is one way: *a* and *b* bring *c* and *d*, not
+the reverse (to *schedule* a meeting is to create one, but a request to create something is not
+about schedules); there a trigger that the analyser drops as a stop word (*who*) is matched as a
+word of the request.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from .text import analyze
 #: Each line a group of related words and phrases (phrases joined with ``_``).
 GROUPS = """
 create make new add generate
-delete remove erase destroy purge discard get_rid_of
+delete remove erase destroy purge discard get_rid_of drop wipe trash throw_away
 list show enumerate browse what_are
 get fetch retrieve read view show look_up lookup
 update change edit modify alter adjust
@@ -35,7 +37,7 @@ copy duplicate clone replicate
 move transfer relocate
 send deliver dispatch
 invite share collaborate collaboration
-cancel stop end terminate abort call_off void
+cancel stop end terminate abort call_off void kill halt shut_down
 refund money_back pay_back reimburse give_back reimbursement
 pay payment charge
 bill invoice
@@ -66,7 +68,7 @@ format highlight style color colour
 rename change_the_name
 start begin launch run kick_off
 restart reboot
-deploy release publish go_live
+deploy release publish go_live ship roll_out
 rollback revert restore roll_back undo
 lock freeze block
 unlock unfreeze unblock
@@ -128,6 +130,20 @@ finish complete done resolve
 tick_off check_off > complete done
 assign assigned > member assignee owner
 tell notify ping > send message notification
+pause suspend hibernate sleep
+resume unpause reactivate wake
+wake unpause reactivate > restore start
+save write store persist
+remember memorize keep_in_mind note_down > save store add
+compare diff difference differ
+history log changelog
+elevation altitude height sea_level how_high
+compress shrink zip gzip
+fix correct tweak bump > update edit
+pull_up bring_up > get open view
+walk walking cycle cycling bike biking on_foot > directions route
+disk_space free_space > size storage
+right_now at_the_moment > current
 """.strip().splitlines()
 
 _PHRASE_WORDS = re.compile(r"[^\w']+")

@@ -20,8 +20,9 @@ surface rules and no dictionary of names:
   not an all-capitals acronym (``DNS``, ``PDF`` often *are* the operation).
 
 Also weighed like values: a few words of asking rather than of the operation (*give*, *now*,
-*currently*, *quickly*, *really*: :data:`FILLER`), which API texts rarely use, so that they earn a
-high IDF when one does.
+*currently*, *quickly*, *really*, *take*, *go*, *say*, *know*) and indefinite words (*something*,
+*everything*, *ones*, *already*: :data:`FILLER`), which API texts rarely use, so that they earn a
+high IDF when one does ("how long does it *take* to drive" is not about "Take a screenshot").
 
 A term counts as value-like only if every word of the request that gives it is value-like ("show
 the *Files* folder and list files": ``file`` is not). The default ranker weighs these terms less
@@ -60,7 +61,9 @@ _PERIOD_LEAD = frozenset("last next this past coming previous upcoming".split())
 #: Words of asking, not of the operation ("give me", "right now", "currently").
 FILLER = frozenset(
     "give try able going really now currently right thing things stuff way sure quickly actually maybe kindly asap"
-    " called named titled labelled labeled".split()
+    " called named titled labelled labeled"
+    " already anymore ones something anything everything someone anyone everyone whole exactly"
+    " think know take say saying go going use using".split()
 )
 _STRIP = "\"'“”‘’()[]{}<>,;:!?…"
 _SENTENCE_END = (".", "?", "!", ";", ":")
