@@ -64,17 +64,59 @@ class ClassicRanker:
             # tools without a category are excluded, as in the reference
             prepared = [p for p in prepared if p.tool.category is not None and p.category == wanted]
         query = classic_normalize(request.query)
-        hits: list[Hit] = []
         if not query:
             hits = [Hit(tool=p.tool, score=0.0) for p in prepared]
-        else:
-            tokens = classic_tokenize(request.query)
-            for p in prepared:
-                hit = score(p, query, tokens)
-                if hit.score > 0:
-                    hits.append(hit)
-        hits.sort(key=lambda h: (-h.score, _utf16_key(h.tool.name)))
-        return hits[: request.max_results]
+            hits.sort(key=lambda h: _utf16_key(h.tool.name))
+            return hits[: request.max_results]
+        tokens = classic_tokenize(request.query)
+        # Every tool is scored by points() alone; only the hits returned are scored again by
+        # score(), which lists each contribution for --explain (the same sums, so the same total).
+        scored = [(total, p) for p in prepared if (total := points(p, query, tokens)) > 0]
+        scored.sort(key=lambda sp: (-sp[0], _utf16_key(sp[1].tool.name)))
+        return [score(p, query, tokens) for _, p in scored[: request.max_results]]
+
+
+def points(p: _Prepared, query: str, tokens: list[str]) -> float:
+    """The total :func:`score` gives *p*, computed without recording the contributions.
+
+    The integral points are summed in the same way and the coverage float added last, so the
+    result is the same float (tests/search/test_classic_points.py checks it on every tool)."""
+    total = 0
+    if query == p.name:
+        total += 120
+    elif query in p.name:
+        total += 50
+    if query in p.description:
+        total += 30
+    matched = 0
+    for t in tokens:
+        gained = 0
+        if t in p.name_words:
+            gained += 25
+        elif t in p.name:
+            gained += 12
+        if t in p.description:
+            gained += 6
+        if p.category:
+            if t == p.category:
+                gained += 20
+            elif t in p.category:
+                gained += 8
+        for tag in p.tags:
+            if t in tag:
+                gained += 15
+        for pname, pdesc in p.params:
+            if t in pname:
+                gained += 10
+            if t in pdesc:
+                gained += 4
+        if gained:
+            total += gained
+            matched += 1
+    result = float(total)
+    if tokens and matched:
+        result += 20.0 * matched / len(tokens)
+    return result
 
 
 def score(p: _Prepared, query: str, tokens: list[str]) -> Hit:
