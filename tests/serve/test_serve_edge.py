@@ -201,12 +201,23 @@ def test_deep_nesting_gets_an_error_over_http_and_stdio(tmp_path):
 def test_a_client_that_goes_away_mid_call_leaves_no_traceback(tmp_path):
     (time_source,) = real_sources("time")
     module = tmp_path / "slowtools.py"
+    marks = tmp_path / "marks"  # the tool writes here when a call starts and when it returns
+    marks.mkdir()
     module.write_text(
-        "import time\nfrom toolsearch_cli import tool\n\n@tool\ndef wait_a_while(seconds: float) -> str:\n"
+        "import os, time\nfrom toolsearch_cli import tool\n\n@tool\ndef wait_a_while(seconds: float) -> str:\n"
         '    """Wait some seconds.\n\n    Args:\n        seconds: How long.\n    """\n'
-        "    time.sleep(seconds)\n    return 'waited'\n",
+        f"    mark = os.path.join({str(marks)!r}, str(time.monotonic_ns()))\n"
+        "    open(mark + '.started', 'w').close()\n"
+        "    time.sleep(seconds)\n    open(mark + '.returned', 'w').close()\n    return 'waited'\n",
         encoding="utf-8",
     )
+
+    def wait_for(suffix: str, count: int) -> None:
+        deadline = time.monotonic() + 60
+        while len(list(marks.glob(f"*.{suffix}"))) < count:
+            assert time.monotonic() < deadline, f"{count} call(s) not {suffix} within 60 s"
+            time.sleep(0.05)
+
     errlog = tempfile.TemporaryFile(mode="w+", encoding="utf-8")
     with HttpGateway([str(module), time_source], "--disclose", "list-changed", stderr=errlog) as server:
         client = (
@@ -215,18 +226,19 @@ def test_a_client_that_goes_away_mid_call_leaves_no_traceback(tmp_path):
             f"    async with Client({server.url!r}, read_timeout_seconds=30, **({{'mode': 'legacy'}} "
             "if sys.argv[1] == 'legacy' else {})) as c:\n"
             "        print('ready', flush=True)\n"
-            "        await c.call_tool('callTool', {'name': 'wait_a_while', 'arguments': {'seconds': 4}})\n"
+            "        await c.call_tool('callTool', {'name': 'wait_a_while', 'arguments': {'seconds': 2}})\n"
             "anyio.run(main)\n"
         )
-        for mode in ("legacy", "modern"):
+        for count, mode in enumerate(("legacy", "modern"), start=1):
             child = subprocess.Popen(
                 [sys.executable, "-c", client, mode], env=gateway_env(), stdout=subprocess.PIPE, text=True
             )
             assert child.stdout is not None and child.stdout.readline().strip() == "ready"
-            time.sleep(1)
+            wait_for("started", count)  # the call is running in the gateway: the client goes away mid-call
             child.kill()
             child.wait()
-        time.sleep(5)  # the abandoned calls finish and their answers find no one
+        wait_for("returned", 2)  # the abandoned calls finish...
+        time.sleep(2)  # ...and their answers find no one
         assert server.process.poll() is None
     errlog.seek(0)
     said = errlog.read()
