@@ -299,7 +299,7 @@ class InjectionLikeText(Rule):
     A third layer is a learned model (character and word n-grams of each sentence, logistic
     regression, shipped as data, read on first use), reported here only where it is sure: its
     error threshold sits 5.5 logits above its warning threshold (TS207), above every real
-    description it was checked against (benchmarks/notes/lint-ts206-round3.md, issue 37, rounds 3-5). The written layers
+    description it was checked against (benchmarks/notes/lint-ts206-round3.md, issue 37, rounds 3-4). The written layers
     found 32-50% of injections written after they were frozen; with the model, recall on
     batches written blind is in benchmarks/README.md. A clean result is not a proof: TS207
     (opt-in, a warning) reports what the model is less sure of.
