@@ -33,6 +33,10 @@ written and labelled hard negatives are trained on but do not set the threshold 
 look like orders; the held-out batches' negatives measure that class). Unseen real text is checked
 on ../shared's 21,379 descriptions by ts206_heldout.py --shared, never trained on.
 
+``--leave-out K[,K]`` (round 5): for each batch K, a model trained without it (batches 8, 9 and 10 are
+training data since round 5), thresholds by the shipped rule, batch K linted with TS206 + TS207 through
+the lint path (the model swapped in), at error and at any level, by language.
+
 ``--cv``: for each batch k in 3, 4, 5, a model trained without batch k (positives and negatives)
 with the same rule for its threshold, scored on batch k; also without the written paraphrases.
 """
