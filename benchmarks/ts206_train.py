@@ -33,6 +33,10 @@ written and labelled hard negatives are trained on but do not set the threshold 
 look like orders; the held-out batches' negatives measure that class). Unseen real text is checked
 on ../shared's 21,379 descriptions by ts206_heldout.py --shared, never trained on.
 
+``--leave-out K[,K]`` (round 5): for each batch K, a model trained without it (batches 8, 9 and 10 are
+training data since round 5), thresholds by the shipped rule, batch K linted with TS206 + TS207 through
+the lint path (the model swapped in), at error and at any level, by language.
+
 ``--cv``: for each batch k in 3, 4, 5, a model trained without batch k (positives and negatives)
 with the same rule for its threshold, scored on batch k; also without the written paraphrases.
 """
@@ -79,7 +83,10 @@ ERROR_MARGIN = 0.5
 #: Batches trained on: 3-5 (issue 20) and 6 (blind batch of issue 20, measured on the frozen model first).
 #: Batch 7 (issue 37, measured before this round) and batch 8 (written before the final measurement)
 #: are never trained on.
-BATCHES = {k: ROOT / "tests" / "lint" / "data" / f"ts206_heldout_{k}.yaml" for k in (3, 4, 5, 6)}
+#: Round 5: batches 8, 9 and 10 (spent as final measures of rounds 3-4) are trained on too; ``--leave-out K``
+#: trains without batch K and measures it, as the honest estimate. Batch 7 stays out (its classes are in
+#: written_2.yaml), batch 11 and later are never read here.
+BATCHES = {k: ROOT / "tests" / "lint" / "data" / f"ts206_heldout_{k}.yaml" for k in (3, 4, 5, 6, 8, 9, 10)}
 LABELLED = ROOT / "tests" / "data" / "injection_labelled.yaml"
 WRITTEN = [ROOT / "benchmarks" / "ts206_train" / name for name in ("written.yaml", "written_2.yaml")]
 #: Round 3 (issue 37): by language and class, negatives too, so that a language or class can be held out.
@@ -88,6 +95,11 @@ WRITTEN_3 = ROOT / "benchmarks" / "ts206_train" / "written_3.yaml"
 #: they address, and honest AI-API documentation (system prompts, "instructions the assistant uses");
 #: same layout as written_3.yaml, groups named "w4:<language>:<class>".
 WRITTEN_4 = ROOT / "benchmarks" / "ts206_train" / "written_4.yaml"
+#: Round 5 (issue 37): orders in the registers blind batch 10 showed the model missing (passive "it is
+#: expected that", notes to "the integration"/"the orchestrator", fake known issues and migration guides,
+#: tables, YAML configs, example transcripts, accessibility and legal notes, memory onboarding, steering),
+#: in 14 languages, and honest look-alikes of each; groups named "w5:<language>:<class>".
+WRITTEN_5 = ROOT / "benchmarks" / "ts206_train" / "written_5.yaml"
 #: The dev set of round 3: blind batch 8, never trained on, scored by --holdout.
 DEV = ROOT / "tests" / "lint" / "data" / "ts206_heldout_8.yaml"
 CACHE = REAL.parent  # the benchmarks' cache directory (~/.cache/toolsearch-bench)
@@ -118,6 +130,9 @@ def load_sets() -> dict[str, list[tuple[str, int]]]:
         sets[f"w3:{lang}:{kind}"] = items
     for (lang, kind), items in written_3(WRITTEN_4).items():
         sets[f"w4:{lang}:{kind}"] = items
+    if WRITTEN_5.is_file():
+        for (lang, kind), items in written_3(WRITTEN_5).items():
+            sets[f"w5:{lang}:{kind}"] = items
     return sets
 
 
@@ -300,7 +315,7 @@ def holdout(args: argparse.Namespace, corpus: Corpus, texts: list, labelled_ids:
     langs, _, kinds = args.holdout.partition("/")
 
     def held(group: str) -> bool:
-        if not group.startswith(("w3:", "w4:")):
+        if not group.startswith(("w3:", "w4:", "w5:")):
             return False
         _, lang, kind = group.split(":")
         kind = kind.removeprefix("honest-")
@@ -344,6 +359,88 @@ def holdout(args: argparse.Namespace, corpus: Corpus, texts: list, labelled_ids:
               + f" (rules alone {sum(r for _, r in ms)}) {clock()}", flush=True)  # fmt: skip
 
 
+def with_model(model: Model):  # noqa: ANN201 - a context manager
+    """Run TS206/TS207 with ``model`` in place of the shipped one (the lint path itself, caches cleared)."""
+    import contextlib
+
+    from toolsearch_cli.lint import injection, injection_model
+
+    @contextlib.contextmanager
+    def swapped():  # noqa: ANN202
+        saved = (injection.shipped_model, injection_model.shipped_model)
+        injection.shipped_model = injection_model.shipped_model = lambda: model  # type: ignore[assignment]
+        injection._learned_best.cache_clear()
+        try:
+            yield
+        finally:
+            injection.shipped_model, injection_model.shipped_model = saved
+            injection._learned_best.cache_clear()
+
+    return swapped()
+
+
+def leave_out(args: argparse.Namespace, corpus: Corpus, texts: list, labelled_ids: list[int], real_ids: list[int],
+              delta: float, error_over_worst: float | None, clock) -> None:  # fmt: skip
+    """For each batch K of ``--leave-out``: a model trained without batch K (nothing of it, nor of any
+    other left-out batch), thresholds by the shipped rule (warning = worst real margin + ``delta``, error =
+    worst + ``error_over_worst``: the split's highest unseen + ERROR_MARGIN when the split ran, else warning +
+    ``--error-delta``), batch K linted with TS206 + TS207 through the lint path (rules, split
+    fields, model), at error level and at any level, by language."""
+    import tempfile
+
+    from benchmarks.ts206_heldout import flagged
+
+    ks = [int(k) for k in args.leave_out.split(",")]
+    for k in ks:
+        others = {f"batch{j}" for j in ks} if args.leave_out_all else {f"batch{k}"}
+        ids = [i for i in labelled_ids if texts[i][2] not in others] + real_ids
+        w, b, worst = train(corpus, ids, args.l2, args.pos_share)
+        threshold = worst + delta
+        if error_over_worst is not None:
+            error = worst + error_over_worst
+        else:
+            error = threshold + (args.error_delta if args.error_delta is not None else 5.53)
+        weights = {f: float(w[j]) * (CUE_SCALE if f[0] == "\x03" else 1.0) for f, j in corpus.vocab.items() if w[j]}
+        model = Model(weights, float(b), threshold, error)
+        entries = yaml.safe_load(BATCHES[k].read_text(encoding="utf-8"))
+        with with_model(model), tempfile.TemporaryDirectory() as tmp:
+            hit_error = flagged(entries, Path(tmp), "error")
+            hit_any = flagged(entries, Path(tmp))
+            from toolsearch_cli.lint.injection import learned_margin
+
+            margin = [max(learned_margin(f) for f in entry_fields(e)) for e in entries]
+        by_lang: dict[str, list[int]] = {}
+        for e, h in zip(entries, hit_any, strict=True):
+            if e["label"] == "injection":
+                by_lang.setdefault(e.get("lang", "?"), [0, 0])
+                by_lang[e.get("lang", "?")][0] += int(h)
+                by_lang[e.get("lang", "?")][1] += 1
+        pos = [i for i, e in enumerate(entries) if e["label"] == "injection"]
+        neg = [i for i, e in enumerate(entries) if e["label"] != "injection"]
+        ea, aa = sum(hit_error[i] for i in pos), sum(hit_any[i] for i in pos)
+        also = ",".join(sorted(others - {f"batch{k}"}))
+        print(f"leave out batch {k}{f' (and {also})' if also else ''}: "
+              f"error {ea}/{len(pos)} ({ea / len(pos):.0%}), any {aa}/{len(pos)} ({aa / len(pos):.0%}); honest "
+              f"error {sum(hit_error[i] for i in neg)}/{len(neg)}, any {sum(hit_any[i] for i in neg)}/{len(neg)}; "
+              "by language " + ", ".join(f"{lang} {a}/{n}" for lang, (a, n) in sorted(by_lang.items()))
+              + f"; model margins of injections >= -1: {sum(margin[i] >= -1 for i in pos)}, >= -2: "
+              f"{sum(margin[i] >= -2 for i in pos)} {clock()}", flush=True)  # fmt: skip
+        if args.verbose:
+            for i in pos:
+                if not hit_any[i]:
+                    print(f"    missed {margin[i]:+.2f} [{entries[i].get('lang')} {entries[i].get('kind')}]")
+            for i in neg:
+                if hit_any[i]:
+                    print(f"    FALSE ALARM {margin[i]:+.2f} [{entries[i].get('lang')} {entries[i].get('kind')}] "
+                          f"{ascii(entry_text(entries[i]))[1:100]}")  # fmt: skip
+
+
+def entry_fields(entry: dict) -> list[str]:
+    if "tool" in entry:
+        return [entry["tool"]["description"], *(entry["tool"].get("parameters") or {}).values()]
+    return [str(entry["text"])]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cv", action="store_true", help="leave one batch out")
@@ -357,6 +454,10 @@ def main() -> int:
         help="train without these groups of written_3.yaml (LANGS/CLASSES, e.g. 'pl,tr/compliance,setup'; "
         "'*' for all) and score them, and blind batch 8, at both thresholds",
     )
+    parser.add_argument("--leave-out", help="batches (e.g. '10,9'): for each, train without it and lint it")
+    parser.add_argument("--warn-delta", type=float, default=2.0, help="--leave-out: warning = worst real margin + this")
+    parser.add_argument("--leave-out-all", action="store_true", help="--leave-out: each model without all of them")
+    parser.add_argument("--verbose", "-v", action="store_true", help="--leave-out: list misses and false alarms")
     parser.add_argument("--l2", type=float, default=1e-7)
     parser.add_argument("--pos-share", type=float, default=0.5, help="positives' total weight / negatives'")
     parser.add_argument("--margin", type=float, default=1.0, help="added to the threshold's margin (logit)")
@@ -408,7 +509,7 @@ def main() -> int:
     corpus.renormalise()
     shown: dict[str, list[tuple[str, int]]] = {}
     for k, v in sets.items():  # written_3's groups summed
-        shown.setdefault({"w3": "written_3", "w4": "written_4"}.get(k[:2], k), []).extend(v)
+        shown.setdefault({"w3": "written_3", "w4": "written_4", "w5": "written_5"}.get(k[:2], k), []).extend(v)
     print("sets: " + ", ".join(f"{k} {sum(y for _, y in v)}+/{sum(1 - y for _, y in v)}-" for k, v in shown.items())
           + f"; real descriptions {len(halves[0])} + {len(halves[1])}; {len(corpus.rows)} chunks, "
           f"{len(corpus.vocab)} features {clock()}", flush=True)  # fmt: skip
@@ -460,6 +561,9 @@ def main() -> int:
         size = OUT.stat().st_size
         print(f"wrote {OUT.relative_to(ROOT)}: {len(weights)} weights of {len(corpus.vocab)}, "
               f"threshold margin {threshold:.2f}, error threshold {error}, {size:,} bytes {clock()}")  # fmt: skip
+    if args.leave_out:
+        error_over_worst = max(float(a[0]) for a in calibration) + ERROR_MARGIN if calibration else None
+        leave_out(args, corpus, texts, labelled_ids, real_ids, args.warn_delta, error_over_worst, clock)
     if args.holdout:
         holdout(args, corpus, texts, labelled_ids, real_ids, delta, clock)
     if args.cv:

@@ -279,9 +279,106 @@ _CUES_4: dict[str, tuple[str, ...]] = {
         "حتی اگر", "πες", "ακομη κι αν",
     ),
 }
+#: Round 5 (issue 37): who an order is addressed to when it avoids "you" and "the assistant" (the
+#: integration, the orchestrator, the calling system), the modality it is said in ("is expected",
+#: "should"), skipping a step, an external party, long-term memory, disparaging or steering, a claimed
+#: authority; and more stems of concealment, sending, secrets and personas. Blind batch 10's misses
+#: were read for the kinds of wording they use (no phrase copied).
+_CUES_5: dict[str, tuple[str, ...]] = {
+    "integrator": (
+        "integrat", "orchestrat", "downstream", "calling system", "caller", "client application",
+        "host application", "any agent", "agents", "implementations", "integrador", "orquestador",
+        "sistema que llama", "aufrufende", "orchestrier", "systeme appelant", "orchestrateur", "integracao",
+        "orquestrador", "sistema chiamante", "orchestratore", "integrazione", "интеграци", "оркестратор",
+        "вызывающ", "агент", "連携", "インテグレーション", "オーケストレーター", "呼び出し元", "呼び出し側", "集成",
+        "编排", "调用方", "调用者", "接入方", "연동", "통합", "오케스트레이터", "호출하는 시스템", "호출 측",
+        "integratie", "aanroepende", "integracj", "orkiestrator", "entegrasyon", "التكامل", "tich hop", "integrasi",
+        "інтеграці", "integrac", "integrar", "یکپارچه", "ενσωματωσ",
+    ),
+    "modal": (
+        "is expected", "are expected", "expected to", "should", "must", "is required", "are required",
+        "it's helpful", "it is helpful", "is recommended", "correct behaviour", "correct behavior", "as required",
+        "se espera", "debe", "lo correcto", "conviene", "hay que", "wird erwartet", "soll$", "sollen", "muss$",
+        "mussen", "ist zu", "sind zu", "il convient", "doit", "doivent", "est attendu", "il faut", "deve",
+        "devem", "espera-se", "e esperado", "e opportuno", "va incluso", "vanno", "si prevede", "должен",
+        "должна", "должно", "должны", "следует", "ожидается", "нужно", "べき", "てください", "必要があ",
+        "ことになって", "应该", "应当", "必须", "需要", "请", "해야", "하십시오", "주세요", "되어야", "moet",
+        "verwacht", "powinien", "należy", "musi", "gerekir", "malı", "يجب", "चाहिए", "phai", "harus", "ska$",
+        "bor$", "повинен", "має$", "musi", "trebuie", "باید", "πρεπει",
+    ),
+    "skip": (
+        "skip", "skipped", "bypass", "omit", "dispens", "waived", "entfallt", "uberspring", "omettre",
+        "pular", "saltar", "omitir", "saltare", "пропуска", "пропуст", "省略", "跳过", "スキップ", "생략",
+        "건너뛰", "overslaan", "pomin", "atla", "تخطي", "छोड़", "bo qua", "lewati", "hoppa over", "пропуст",
+        "preskoc", "sari peste", "رد کن", "παραλειψ",
+    ),
+    "external": (
+        "external", "third party", "third-party", "partner", "webhook", "relay", "mirror", "outside",
+        "externo", "terceros", "extern", "dritte", "externe", "tiers", "parceiro", "terceiros", "esterno",
+        "terzi", "внешн", "сторонн", "партнер", "外部", "第三方", "合作方", "パートナー", "第三者", "외부",
+        "파트너", "제3자", "zewnętrz", "harici", "خارجي", "बाहरी", "ben ngoai", "ben thu ba", "pihak ketiga",
+        "зовнішн", "externi", "extern", "خارجی", "εξωτερικ",
+    ),
+    "memory": (
+        "memory", "memories", "remember", "long-term", "long term", "future sessions", "future conversations",
+        "later sessions", "memoria", "recuerda", "gedachtnis", "merke dir", "kunftige sitzung", "memoire",
+        "souviens", "futures sessions", "lembre", "ricorda", "sessioni future", "памят", "запомни",
+        "будущих сесси", "記憶", "覚えて", "今後のセッション", "以後の会話", "记住", "记忆", "长期", "以后的会话",
+        "기억", "이후 대화", "geheugen", "onthoud", "pamiec", "zapamietaj", "hafıza", "bellek", "الذاكرة",
+        "याद", "ghi nho", "ingat", "minne", "kom ihag", "запам'ят", "pamet", "memori", "حافظه", "μνημη",
+    ),
+    "steer": (
+        "competitor", "competing", "rival", "breach", "scam", "fraud", "unreliable", "compromised",
+        "impartial", "unbiased", "recommend only", "only recommend", "competencia", "competidor", "fraude",
+        "imparcial", "konkurrent", "betrug", "datenleck", "unparteiisch", "concurrent", "fuite",
+        "concorrent", "vazamento", "violazion", "frode", "конкурент", "мошенн", "утечк", "беспристраст",
+        "競合", "他社", "詐欺", "漏洩", "中立", "竞争对手", "竞品", "欺诈", "泄露", "客观", "경쟁", "타사",
+        "사기", "유출", "중립", "konkurencj", "oszust", "rakip", "dolandır", "منافس", "प्रतिस्पर्धी",
+        "doi thu", "pesaing", "konkurrent", "конкурент", "podvod", "concuren", "رقیب", "ανταγων",
+    ),
+    "authority": (
+        "owner", "administrator", "admin", "operator", "legal team", "compliance", "security team",
+        "account holder", "tenant", "titular", "propietario", "administrador", "kontoinhaber", "inhaber",
+        "betreiber", "titulaire", "proprietaire", "operateur", "responsavel", "proprietario", "amministrat",
+        "владелец", "администратор", "оператор", "所有者", "管理者", "オーナー", "运营方", "管理员", "所有者",
+        "소유자", "관리자", "운영자", "eigenaar", "beheerder", "właściciel", "administrator", "sahibi", "yönetici",
+        "المالك", "المسؤول", "मालिक", "व्यवस्थापक", "chu so huu", "quan tri", "pemilik", "ägare", "власник",
+        "адміністратор", "vlastnik", "proprietar", "مالک", "مدیر", "ιδιοκτητ", "διαχειριστ",
+    ),
+    "hide": (
+        "not be mentioned", "not mentioned", "not appear", "not relevant to the user", "not shown to",
+        "without mentioning", "internal process", "internal behaviour", "internal behavior", "no need to mention",
+        "no debe aparecer", "no mencion", "sin mencionar", "nicht erwahnt", "nicht erscheinen", "ohne zu erwahnen",
+        "ne doit pas apparaitre", "sans mentionner", "nao deve aparecer", "nao mencion", "sem mencionar",
+        "non deve comparire", "senza menzionare", "non menzion", "не упомина", "не должно появлят",
+        "не сообщай", "触れない", "含めない", "言及しない", "明かさ", "不要提及", "不要包含", "无需提及", "不提",
+        "언급하지", "안내되지", "포함하지", "알리지", "niet vermelden", "nie wspominaj", "bahsetme",
+    ),
+    "send": (
+        "append", "appended", "post to", "posted to", "fill this", "mitgesend", "ubertragen", "transfer",
+        "inviat", "отправля", "送られ", "送って", "上报", "回传", "전달",
+    ),
+    "secret": (
+        "environment variable", "env var", "aws_", "database_url", "_key", "_secret", "id_rsa",
+        "security code", "expiry date", "system instructions", "system message", "umgebungsvariable",
+        "variable de entorno", "variable d'environnement", "variavel de ambiente", "variabile d'ambiente",
+        "переменн окружени", "環境変数", "环境变量", "환경 변수", "セキュリティコード", "有効期限", "安全码",
+        "보안 코드", "cvc",
+    ),
+    "persona": (
+        "present itself as", "presents itself as", "introduce yourself as", "poses as", "se presenta como",
+        "se apresenta como", "tritt als", "auftreten als", "se presente comme", "si presenta come",
+        "представляется", "として振る舞", "として応対", "자처", "행세", "never admit", "nunca admit",
+        "не признава", "承认自己", "mai ammett", "jamais admettre", "niemals zugeben",
+    ),
+    "deceive": (
+        "as if", "as though", "como si", "als ob", "comme si", "como se", "come se", "как будто",
+        "かのように", "好像", "처럼",
+    ),
+}
 # fmt: on
-for _cue, _stems in _CUES_4.items():
-    CUES[_cue] = CUES[_cue] + _stems
+for _cue, _stems in (*_CUES_4.items(), *_CUES_5.items()):
+    CUES[_cue] = CUES.get(_cue, ()) + _stems
 #: Prefix of a cue feature.
 _CUE_FEATURE = "\x03"
 #: A cue feature weighs this many times a character n-gram in a chunk's sum (it stands for a whole
