@@ -297,7 +297,7 @@ def test_injection_and_hidden_characters_in_parameter_descriptions(tmp_path):
             "a.yaml": """\
                 tools:
                   - name: getQuote
-                    description: "Latest quote for a ticker symbol.\\u200b"
+                    description: "Latest quote for a tick\\u200ber symbol."
                     parameters:
                       symbol:
                         type: string

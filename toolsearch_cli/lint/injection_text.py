@@ -126,10 +126,44 @@ _EMOJI = "\U0001f000-\U0001faff\u2600-\u27bf"
 _EMOJI_JOINER = re.compile(rf"(?<=[{_EMOJI}\ufe0f])\u200d(?=[{_EMOJI}])")
 
 
+#: Invisible characters that hide text wherever they stand: bidirectional embeddings, overrides and
+#: isolates (they reorder what a reviewer sees) and Unicode tag characters (they spell hidden text).
+_ALWAYS_HIDING = re.compile("[\u202a-\u202e\u2066-\u2069\U000e0000-\U000e007f]")
+#: Zero-width characters counted towards an encoding (not the joiners Persian and Indic text need).
+_ZERO_WIDTH = re.compile("[\u200b\u2060-\u2064\ufeff]")
+
+
+def _in_a_word(letter: str) -> bool:
+    """A Latin, Greek or Cyrillic letter: words of the scripts whose text has no use for
+    zero-width characters inside a word (Thai, Khmer, Persian and Indic text do)."""
+    return letter.isalpha() and (ord(letter) < 0x0530 or 0x1E00 <= ord(letter) <= 0x1FFF)
+
+
 def hidden_character(text: str) -> str | None:
-    """The first invisible character of a text, ignoring the zero-width joiner inside emoji sequences."""
-    match = HIDDEN.search(_EMOJI_JOINER.sub("", text))
-    return match.group(0) if match else None
+    """The first invisible character of a text that hides something, else ``None``.
+
+    Hiding: a bidirectional control or a tag character anywhere; a zero-width character inside a
+    Latin, Greek or Cyrillic word (``ig\u200bnore`` splits a word a reviewer or a word list would
+    read); two invisible characters in a row, or three zero-width characters in one text (an
+    encoding). A lone zero-width character between a word and punctuation or space hides nothing
+    (Keycloak's OpenAPI document has one after an ellipsis: a copy-paste leftover), nor does the
+    zero-width joiner inside emoji sequences or a joiner Persian or Indic words need."""
+    text = _EMOJI_JOINER.sub("", text)
+    matches = list(HIDDEN.finditer(text))
+    if not matches:
+        return None
+    if always := _ALWAYS_HIDING.search(text):
+        return always.group(0)
+    if len(_ZERO_WIDTH.findall(text)) >= 3:
+        return matches[0].group(0)
+    for match in matches:
+        start, end = match.span()
+        if end < len(text) and HIDDEN.match(text, end):
+            return match.group(0)
+        before, after = text[start - 1 : start], text[end : end + 1]
+        if before and after and _in_a_word(before) and _in_a_word(after):
+            return match.group(0)
+    return None
 
 
 _TAG = re.compile("[\U000e0020-\U000e007e]")

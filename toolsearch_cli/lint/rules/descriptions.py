@@ -276,7 +276,9 @@ class InjectionLikeText(Rule):
     conversation, the prompt or the user's data to a URL, an e-mail address or a field, force
     this tool ahead of every other, or change the model's role; `<IMPORTANT>` blocks; and
     invisible characters (zero-width, bidirectional overrides, Unicode tag characters) that
-    hide text from reviewers. A security finding.
+    hide text from reviewers: bidirectional controls and tag characters anywhere, a zero-width
+    character inside a word or in a run or three in a text (a lone one after punctuation, as in
+    real OpenAPI documents, hides nothing; search and lint print it escaped). A security finding.
 
     Two layers read each text: phrase patterns ("ignore previous instructions", "always call
     this tool first", "do not tell the user" ...), then scored signal families: in each clause,
