@@ -16,17 +16,16 @@ from toolsearch_cli.model import Catalog, Tool
 from toolsearch_cli.search import bm25f
 from toolsearch_cli.search.base import SearchRequest
 
+from .tools import string_tool
+
 
 def op(name: str, title: str, description: str, params: dict[str, str] | None = None, **native: str) -> Tool:
     if title:
         native["summary"] = title
-    return Tool(
-        name=name,
-        description=description,
-        parameters={
-            "type": "object",
-            "properties": {k: {"type": "string", "description": v} for k, v in (params or {}).items()},
-        },
+    return string_tool(
+        name,
+        description,
+        params,
         metadata={"openapi": dict(native)} if native else {},
     )
 

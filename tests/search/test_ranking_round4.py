@@ -13,22 +13,15 @@ from __future__ import annotations
 
 import pytest
 
-from toolsearch_cli.model import Catalog, Tool
+from toolsearch_cli.model import Catalog
 from toolsearch_cli.search import bm25f
 from toolsearch_cli.search.base import SearchRequest
 from toolsearch_cli.search.related import expansions
 from toolsearch_cli.search.text import analyze
 
+from .tools import string_tool
 
-def tool(name: str, description: str, params: dict[str, str] | None = None) -> Tool:
-    return Tool(
-        name=name,
-        description=description,
-        parameters={
-            "type": "object",
-            "properties": {k: {"type": "string", "description": v} for k, v in (params or {}).items()},
-        },
-    )
+tool = string_tool
 
 
 def ranked(catalog: Catalog, query: str, top_k: int = 10) -> list[str]:

@@ -23,16 +23,9 @@ from toolsearch_cli.search.related import expansions
 from toolsearch_cli.search.text import analyze
 from toolsearch_cli.search.values import value_terms
 
+from .tools import string_tool
 
-def op(name: str, description: str, params: dict[str, str] | None = None) -> Tool:
-    return Tool(
-        name=name,
-        description=description,
-        parameters={
-            "type": "object",
-            "properties": {k: {"type": "string", "description": v} for k, v in (params or {}).items()},
-        },
-    )
+op = string_tool
 
 
 def search(catalog: Catalog, query: str, top_k: int = 10, explain: bool = False):
