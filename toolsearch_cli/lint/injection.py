@@ -36,6 +36,7 @@ from .injection_signals import signal_reason
 from .injection_text import (
     SPACED,
     decoded_payloads,
+    disguised_word,
     hidden_character,
     join_spaced,
     tag_text,
@@ -148,6 +149,9 @@ def _rule_reasons(text: str) -> Iterator[str]:
     hidden = hidden_character(text)
     if hidden:
         yield f"contains an invisible character U+{ord(hidden):04X}"
+    disguised = disguised_word(text)
+    if disguised:
+        yield f"spells a word with look-alike letters of another script: {disguised!r}"
     shown = visible(text)
     squashed = squashed_orders(shown)
     if squashed:

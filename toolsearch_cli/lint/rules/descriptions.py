@@ -278,7 +278,9 @@ class InjectionLikeText(Rule):
     invisible characters (zero-width, bidirectional overrides, Unicode tag characters) that
     hide text from reviewers: bidirectional controls and tag characters anywhere, a zero-width
     character inside a word or in a run or three in a text (a lone one after punctuation, as in
-    real OpenAPI documents, hides nothing; search and lint print it escaped). A security finding.
+    real OpenAPI documents, hides nothing; search and lint print it escaped); and Latin words
+    disguised with look-alike letters of another script (a Cyrillic А in `Аssistant`). A security
+    finding.
 
     Two layers read each text: phrase patterns ("ignore previous instructions", "always call
     this tool first", "do not tell the user" ...), then scored signal families: in each clause,
