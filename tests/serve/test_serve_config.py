@@ -156,6 +156,11 @@ def test_workspace_folder_only_in_a_workspace_config(tmp_path):
             "unknown ranker",
         ),
         (
+            '{"mcpServers": {"s": {"command": "x"}},\n "toolsearch": {\n\n "policy": "nope"}}',
+            ":4: field '/toolsearch/policy'",
+            "nope",
+        ),
+        (
             '{"mcpServers": {"s": {"command": "x"}}, "toolsearch": {"servers": {"s": {"tools": {\n'
             ' "a": {"rename": "bad name!"}}}}}}',
             ":2: tool 'a', field '/toolsearch/servers/s/tools/a/rename'",

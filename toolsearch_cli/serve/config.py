@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -503,6 +504,17 @@ def input_variable(ident: str) -> str:
     return variable(ident)
 
 
+def _check_known(lookup: Callable[[str], object], name: str, document: Any, pointer: str) -> None:
+    """``lookup(name)`` (a ranker or policy by name), its error as the config's one-line error at
+    ``pointer``."""
+    try:
+        lookup(name)
+    except Exception as exc:  # noqa: BLE001 - its own one-line message (with a did-you-mean)
+        raise UsageError(
+            getattr(exc, "message", str(exc)), file=document.file, line=document.line_of(pointer), field=pointer
+        ) from None
+
+
 def _check_section(section: Section, document: Any) -> None:
     """What the types alone do not say: known ranker and list-changed policy, valid and distinct
     renamed names, requires values."""
@@ -512,27 +524,11 @@ def _check_section(section: Section, document: Any) -> None:
     if section.ranker is not None:
         from ..search import get_ranker
 
-        try:
-            get_ranker(section.ranker)
-        except Exception as exc:  # noqa: BLE001 - its own one-line message
-            raise UsageError(
-                getattr(exc, "message", str(exc)),
-                file=file,
-                line=document.line_of("/toolsearch/ranker"),
-                field="/toolsearch/ranker",
-            ) from None
+        _check_known(get_ranker, section.ranker, document, "/toolsearch/ranker")
     if section.policy is not None:
         from ..disclosure.policy import get_policy
 
-        try:
-            get_policy(section.policy)
-        except Exception as exc:  # noqa: BLE001
-            raise UsageError(
-                getattr(exc, "message", str(exc)),
-                file=file,
-                line=document.line_of("/toolsearch/policy"),
-                field="/toolsearch/policy",
-            ) from None
+        _check_known(get_policy, section.policy, document, "/toolsearch/policy")
     renamed: dict[str, str] = {}
     for server, rules in section.servers.items():
         base = f"/toolsearch/servers/{_escape(server)}"
