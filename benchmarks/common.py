@@ -6,14 +6,26 @@
 from __future__ import annotations
 
 import shlex
+import socket
+import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from benchmarks.options import ROOT, SETS
 
-__all__ = ["ROOT", "SETS", "alternated", "load_set", "ranked_names", "weather_server_command", "WEATHER_SERVER"]
+__all__ = [
+    "ROOT",
+    "SETS",
+    "alternated",
+    "load_set",
+    "ranked_names",
+    "wait_for_port",
+    "weather_server_command",
+    "WEATHER_SERVER",
+]
 
 #: The stdio MCP server of the tests (stdlib only): a live server that needs nothing installed.
 WEATHER_SERVER = ROOT / "tests" / "servers" / "weather_server.py"
@@ -56,3 +68,17 @@ def alternated(rounds: int, labels: list[str], one: Callable[[str, int], Any]) -
         for label in labels if i % 2 == 0 else labels[::-1]:
             out[label].append(one(label, i))
     return out
+
+
+def wait_for_port(port: int, process: subprocess.Popen[Any], seconds: float, what: str) -> None:
+    """Wait until something listens on loopback ``port``; exit naming ``what`` when ``process``
+    ends first or ``seconds`` pass."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                sys.exit(f"{what} did not start")
+            time.sleep(0.1)

@@ -16,10 +16,10 @@ import shlex
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from benchmarks import options
+from benchmarks.common import wait_for_port
 
 ROOT = Path(__file__).resolve().parents[1]
 SERVER = ROOT / "tests" / "servers" / "hostile_server.py"
@@ -68,12 +68,7 @@ def run(name: str) -> None:
     else:
         port = free_port()
         server = subprocess.Popen([sys.executable, str(SERVER), mode, str(size), "--http", str(port)])
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", port), 0.1).close()
-                break
-            except OSError:
-                time.sleep(0.05)
+        wait_for_port(port, server, 30, "the test MCP server")
         source = f"mcp+http://127.0.0.1:{port}/mcp"
     code = os.environ.get("MCP_BOUNDS_CODE", str(ROOT))  # another checkout's code: a before/after pair
     env = {**os.environ, "PYTHONPATH": code, "TOOLSEARCH_MCP_TIMEOUT": os.environ.get("TOOLSEARCH_MCP_TIMEOUT", "60")}

@@ -17,6 +17,7 @@ the upstreams have listed, while the sessions are open, and after they closed. T
 
 from __future__ import annotations
 
+import os
 import shlex
 import socket
 import statistics
@@ -29,6 +30,7 @@ from pathlib import Path
 import anyio
 
 from benchmarks import options
+from benchmarks.common import wait_for_port
 from benchmarks.serve import ROOT, servers
 
 
@@ -58,19 +60,11 @@ async def run(sessions: int, only: list[str] | None) -> None:
     cmd = [sys.executable, "-m", "toolsearch_cli", "serve", "--http", f"127.0.0.1:{port}"]
     for alias, command in commands.items():
         cmd += ["--catalog", f"{alias}=mcp+stdio:{shlex.join(command)}"]
-    env = {**__import__("os").environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
     process = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}/mcp"
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    sys.exit("the gateway did not start")
-                await anyio.sleep(0.2)
+        wait_for_port(port, process, 120, "the gateway")
         async with Client(url, read_timeout_seconds=120, mode="legacy") as first:  # warm: index built, imports done
             await first.call_tool("toolSearch", {"query": "current time"})
             await first.call_tool("callTool", {"name": "get_current_time", "arguments": {"timezone": "UTC"}})
