@@ -270,3 +270,12 @@ def test_a_cjk_request_the_lexical_side_cannot_read_is_fused_with_an_english_onl
     kept = ranker.search(both, SearchRequest(query=held, max_results=3, explain=True))
     assert [h.tool.name for h in kept] == [h.tool.name for h in lexical]
     assert any("CJK" in c.detail for c in kept[0].contributions)
+
+
+def test_explain_names_only_the_inputs_that_move_the_share(monkeypatch):
+    evidence = hybrid.LexicalEvidence(parameters=0.25, covered=3, confirmed=0.6, margin=0.4)
+    line = hybrid.fusion_share(0.5, evidence).describe()
+    assert "3 of the request's terms" in line and "25% of their points" in line and "lead of the first 40%" in line
+    assert hybrid.SHIFT_CONFIRMED == 0 and "semantic part" not in line  # weighs nothing: not offered as a reason
+    monkeypatch.setattr(hybrid, "SHIFT_CONFIRMED", 0.5)
+    assert "semantic part of the first 0.60" in hybrid.fusion_share(0.5, evidence).describe()

@@ -435,10 +435,12 @@ class FusionShare:
             return f"{shares} (fixed)"
         if e == NO_EVIDENCE:
             return f"{shares} (base {self.base:g}; no lexical hit)"
+        # the inputs the share was moved by: the semantic part of the first weighs 0 since round 4
+        confirmed = f"; semantic part of the first {e.confirmed:.2f}" if SHIFT_CONFIRMED else ""
         return (
             f"{shares} (base {self.base:g}; best lexical hits: {e.covered} of the request's terms in their "
             f"names or descriptions, {e.parameters:.0%} of their points from parameters; "
-            f"lead of the first {e.margin:.0%}; semantic part of the first {e.confirmed:.2f})"
+            f"lead of the first {e.margin:.0%}{confirmed})"
         )
 
 
