@@ -77,6 +77,13 @@ class Hostile(BaseHTTPRequestHandler):
                 self.wfile.write(b" ")
                 self.wfile.flush()
                 time.sleep(0.1)
+        elif kind == "stall":  # the status line and headers, then nothing: the body's read times out
+            self.send_response(200)
+            self.send_header("X-Toolsearch-Version", "1")
+            self.send_header("Content-Length", "1000")
+            self.end_headers()
+            self.wfile.flush()
+            time.sleep(3)
         elif kind == "binary":
             self.send(200, b"\xff\xfe\x00garbage", version)
 
@@ -113,6 +120,7 @@ def hostile():
         ("deep", "nested"),
         ("badtool", "tool 'x'"),
         ("slow", "took too long"),
+        ("stall", "took too long"),
         ("binary", "not UTF-8"),
     ],
 )

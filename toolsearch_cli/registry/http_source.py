@@ -250,7 +250,11 @@ def _read(response: http.client.HTTPResponse, sock: socket.socket | None, deadli
         if sock is not None:
             with contextlib.suppress(OSError):
                 sock.settimeout(max(0.1, left))
-        chunk = response.read1(65536)
+        try:
+            chunk = response.read1(65536)
+        except (socket.timeout, TimeoutError):
+            # the status line came, then the body stalled: the same deadline, the same words
+            raise _fail(f"registry {where}: the reply took too long") from None
         if not chunk:
             return b"".join(chunks)
         size += len(chunk)
