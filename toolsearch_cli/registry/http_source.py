@@ -252,7 +252,7 @@ def _read(response: http.client.HTTPResponse, sock: socket.socket | None, deadli
                 sock.settimeout(max(0.1, left))
         try:
             chunk = response.read1(65536)
-        except (socket.timeout, TimeoutError):
+        except TimeoutError:
             # the status line came, then the body stalled: the same deadline, the same words
             raise _fail(f"registry {where}: the reply took too long") from None
         if not chunk:
