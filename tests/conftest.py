@@ -164,6 +164,23 @@ def write(tmp_path):
     return write_file
 
 
+#: Workers of ``-n auto`` (pyproject.toml's addopts): one per core, at most this many. Half the
+#: suite's time is spent waiting on servers, subprocesses and timeouts, which a second worker fills;
+#: beyond 4 the tests that bound time (a trickling server, a stalled upstream) start to fight for
+#: the cores they measure.
+MAX_WORKERS = 4
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config):
+    """``-n auto``: the cores this process may use, at most :data:`MAX_WORKERS`."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, MAX_WORKERS))
+
+
 def pytest_collection_modifyitems(config, items):
     """A test marked ``shared`` skips when ../shared/eval is not beside the checkout (the marker
     alone says so: no test repeats the check)."""
