@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 
 import pytest
-import yaml
 
 from benchmarks import real_quality
 from benchmarks.real_catalogs import dataset
@@ -74,14 +73,3 @@ def test_real_quality_skips_blind5_with_a_note_when_a_document_or_the_file_is_ab
     monkeypatch.setattr(dataset, "BLIND5_QUERY_FILES", (tmp_path / "blind5.yaml",))
     assert real_quality.load_sets(["blind5"], str(tmp_path), {"mcp-paddle"}) == {"blind5": []}
     assert "blind5.yaml is absent" in capsys.readouterr().err
-
-
-def test_blind5_requests_keep_their_whole_text():
-    """A plain YAML scalar ends at " #" (a comment): no request may lose its tail that way."""
-    raw = [line.split("query:", 1)[1].strip() for line in dataset.BLIND5_QUERY_FILES[0].read_text("utf-8").splitlines()
-           if line.strip().startswith("query:")]  # fmt: skip
-    loaded = [r.query for r in dataset.read_requests(dataset.BLIND5_QUERY_FILES)]
-    assert len(raw) == len(loaded) == REQUESTS
-    for text, query in zip(raw, loaded, strict=True):
-        whole = yaml.safe_load(text) if text[0] in "\"'" else text  # a quoted scalar: its value
-        assert whole == query, (text, query)
