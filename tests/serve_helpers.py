@@ -76,6 +76,21 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def wait_for_port(port: int, process: subprocess.Popen | None, what: str, timeout: float = 90) -> None:
+    """Return once something listens on loopback ``port``; fail the test, naming ``what``, when
+    ``process`` (the server started for it) has ended or ``timeout`` seconds went by. The timeout is
+    only reached on failure: a machine busy with other test workers starts a server slowly."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            if (process is not None and process.poll() is not None) or time.monotonic() > deadline:
+                pytest.fail(f"{what} did not start")
+            time.sleep(0.05)
+
+
 class HttpGateway:
     """``toolsearch serve --http`` as a real process (stopped, with its upstreams, on exit)."""
 
@@ -92,16 +107,12 @@ class HttpGateway:
         )
 
     def __enter__(self) -> HttpGateway:
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
-                return self
-            except OSError:
-                if self.process.poll() is not None or time.monotonic() > deadline:
-                    self.__exit__()
-                    pytest.fail("toolsearch serve --http did not start")
-                time.sleep(0.2)
+        try:
+            wait_for_port(self.port, self.process, "toolsearch serve --http")
+        except BaseException:
+            self.__exit__()
+            raise
+        return self
 
     def __exit__(self, *exc: object) -> None:
         if self.process.poll() is None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import shlex
-import socket
 import subprocess
 import sys
 import time
@@ -16,6 +15,7 @@ import pytest
 from toolsearch_cli.errors import CatalogError
 
 from ..conftest import ROOT
+from ..serve_helpers import free_port, wait_for_port
 
 pytest.importorskip("mcp", reason="the MCP SDK (extra toolsearch-cli[mcp]) is not installed")
 
@@ -28,12 +28,6 @@ def stdio(*args: str) -> str:
     return f"mcp+stdio:{PYTHON} {shlex.quote(str(SERVER))} {' '.join(args)}"
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture
 def http_server():
     """``start(MODE, SIZE)``: the hostile server over HTTP; its ``mcp+http://`` source."""
@@ -43,15 +37,8 @@ def http_server():
         port = free_port()
         process = subprocess.Popen([sys.executable, str(SERVER), *args, "--http", str(port)])
         started.append(process)
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                return f"mcp+http://127.0.0.1:{port}/mcp"
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail("the hostile HTTP server did not start")
-                time.sleep(0.05)
+        wait_for_port(port, process, "the hostile HTTP server")
+        return f"mcp+http://127.0.0.1:{port}/mcp"
 
     yield start
     for process in started:

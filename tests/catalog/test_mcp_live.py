@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import shlex
-import socket
 import subprocess
 import sys
 import time
@@ -16,6 +15,7 @@ from toolsearch_cli.catalog.sources import is_live_source, parse_live_source, sh
 
 from ..conftest import ROOT
 from ..security.test_process_safety import _alive
+from ..serve_helpers import free_port, wait_for_port
 
 pytest.importorskip("mcp", reason="the MCP SDK (extra toolsearch-cli[mcp]) is not installed")
 
@@ -28,12 +28,6 @@ def stdio(script: str, *args: str, alias: str | None = None) -> str:
     return f"{alias}=mcp+stdio:{command}" if alias else f"mcp+stdio:{command}"
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def start_http_server(*extra: str):
     port = free_port()
     process = subprocess.Popen(
@@ -42,15 +36,7 @@ def start_http_server(*extra: str):
         stderr=subprocess.DEVNULL,
     )
     try:
-        deadline = time.monotonic() + 90  # only reached on failure: a loaded machine starts it slowly
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail("the HTTP MCP test server did not start")
-                time.sleep(0.1)
+        wait_for_port(port, process, "the HTTP MCP test server")
         yield f"mcp+http://127.0.0.1:{port}/mcp"
     finally:
         process.terminate()

@@ -5,7 +5,6 @@ with a one-line warning, and the gateway keeps serving the other upstreams."""
 from __future__ import annotations
 
 import contextlib
-import socket
 import subprocess
 import sys
 import tempfile
@@ -15,7 +14,7 @@ import anyio
 import pytest
 
 from ..conftest import ROOT
-from ..serve_helpers import gateway_args, gateway_env, json_of, real_sources, text_of
+from ..serve_helpers import free_port, gateway_args, gateway_env, json_of, real_sources, text_of, wait_for_port
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -86,19 +85,10 @@ def test_an_upstream_whose_listing_is_over_the_bound_is_a_warning_and_the_rest_s
 @contextlib.contextmanager
 def hostile_http(*args: str, stderr=None):
     """The hostile server over loopback HTTP; its port."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = free_port()
     server = subprocess.Popen([sys.executable, str(SERVER), *args, "--http", str(port)], stderr=stderr)
     try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                assert time.monotonic() < deadline, "the hostile HTTP server did not start"
-                time.sleep(0.05)
+        wait_for_port(port, server, "the hostile HTTP server")
         yield port
     finally:
         server.kill()

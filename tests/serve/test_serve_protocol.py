@@ -396,10 +396,8 @@ def test_a_failing_prompt_list_costs_only_the_prompts_and_is_said_once():
 def test_a_2026_07_28_only_upstream_over_streamable_http():
     """The gateway as a client of an upstream that speaks only 2026-07-28 over streamable HTTP:
     its tools run, its resources are read, and its resource updates reach a listener."""
-    import socket
-    import time
 
-    from ..serve_helpers import free_port
+    from ..serve_helpers import free_port, wait_for_port
 
     pytest.importorskip("mcp", reason="the MCP SDK (extra toolsearch-cli[mcp]) is not installed")
     port = free_port()
@@ -410,14 +408,7 @@ def test_a_2026_07_28_only_upstream_over_streamable_http():
         stderr=subprocess.DEVNULL,
     )
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                assert upstream.poll() is None and time.monotonic() < deadline, "the upstream did not start"
-                time.sleep(0.2)
+        wait_for_port(port, upstream, "the upstream")
         events = anyio.run(_http_upstream, stdio_params([f"h=mcp+http://127.0.0.1:{port}/mcp"]))
         from mcp.client.subscriptions import ResourceUpdated
 
