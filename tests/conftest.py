@@ -95,6 +95,17 @@ import signal  # noqa: E402
 if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
+# The MCP SDK's stdio_client takes ``errlog=sys.stderr`` as its default, bound when the module is
+# first imported. Imported first inside a test that captures output (run_cli, capsys), the default
+# is that capture's stream, which has no file descriptor, and every later test client started with
+# the default fails (io.UnsupportedOperation: fileno) — whether it does depended on which test file
+# ran first in the process (pytest-xdist's workers). Imported here, the default is the stderr the
+# session starts with. (toolsearch itself always passes errlog.)
+try:
+    import mcp.client.stdio  # noqa: E402, F401
+except ImportError:  # the mcp extra is not installed: the tests needing it skip
+    pass
+
 from toolsearch_cli import Tool  # noqa: E402
 from toolsearch_cli.cli.app import main  # noqa: E402
 

@@ -399,3 +399,66 @@ def test_dry_run_says_when_the_gateway_costs_more_than_listing_the_tools(run_cli
     # many tools: the saving is printed as before
     many = run_cli("serve", "--dry-run", "-c", scripted_source("demo", raw_tools_of(load_catalog([DEMO])), tmp_path))
     assert "% saved" in many.stdout
+
+
+@pytest.mark.parametrize("era", ["2026-07-28", "2025-11-25"])
+def test_a_change_only_an_admin_context_sees_is_told_to_2026_07_28_listeners(tmp_path, era):
+    """With contexts per caller (--tokens, --context-header), a 2026-07-28 listener is told of a
+    tools/list change through the one subscription all listeners share. A change to an admin-only
+    resident tool changes only the admin's list: it was never told, because the check compared the
+    list a request with no context gets (the handshake era's sessions are told by their watch)."""
+    from types import SimpleNamespace
+
+    import anyio
+
+    from toolsearch_cli.serve.server import GatewayServer
+
+    pytest.importorskip("mcp", reason="the MCP SDK (extra toolsearch-cli[mcp]) is not installed")
+    path = tmp_path / "ops.yaml"
+    path.write_text(
+        "requires: {role: admin}\ntools:\n  - name: drop_database\n    description: Drop a production database.\n",
+        encoding="utf-8",
+    )
+    catalog = load_catalog([str(path)])
+    catalog.get("drop_database").function = lambda: "dropped"  # run in process (a Python tool)
+    settings = Settings(sources=[str(path)], resident=["drop_database"], context_header="X-Ctx")
+    gateway = Gateway(settings, static=catalog)
+    binding = GatewayServer(gateway, {}, stdio=False)
+    binding.protocol.attach()  # as serving does: the list as it is now, and the re-index hook
+    published: list[object] = []
+    binding.spawn = lambda function, *args: published.append(args[0] if args else function)
+    request = SimpleNamespace(headers={"X-Ctx": "role=admin"})
+    admin = SimpleNamespace(protocol_version=era, request=request, session=None)
+
+    listed = anyio.run(binding.list_tools, admin, None)
+    assert [t.name for t in listed.tools] == ["drop_database", "toolSearch", "callTool"]
+    binding.protocol._check_tools()
+    assert published == []  # nothing changed since that list
+
+    gateway.static.get("drop_database").description = "Drop a production database (asks twice)."
+    gateway.rebuild()  # the hook schedules the check on the serving loop (none here): run it
+    binding.protocol._check_tools()
+    if era == "2026-07-28":
+        assert [type(event).__name__ for event in published] == ["ToolsListChanged"]
+        binding.protocol._check_tools()
+        assert len(published) == 1  # told once per change
+    else:
+        assert published == []  # not a 2026-07-28 listing: its session's watch tells it
+
+
+def test_the_contexts_remembered_for_change_notices_are_bounded():
+    """A client naming ever new context headers: the gateway keeps only the latest
+    MAX_LISTED_CONTEXTS (each costs one listing per re-index), the most recent last."""
+    from toolsearch_cli.serve import server as served
+
+    pytest.importorskip("mcp", reason="the MCP SDK (extra toolsearch-cli[mcp]) is not installed")
+    gateway = Gateway(Settings(sources=[DEMO], context_header="X-Ctx"), static=load_catalog([DEMO]))
+    binding = served.GatewayServer(gateway, {}, stdio=False)
+    for n in range(served.MAX_LISTED_CONTEXTS * 3):
+        binding.note_listed({"team": f"t{n}"}, "digest")
+    binding.note_listed({"team": "t5"}, "digest")  # pushed out long ago: comes back as the latest
+    kept = [context["team"] for context, _ in binding._listed_contexts.values()]
+    assert len(kept) == served.MAX_LISTED_CONTEXTS
+    assert kept[-1] == "t5" and kept[-2] == f"t{served.MAX_LISTED_CONTEXTS * 3 - 1}"
+    assert binding.listed_changed() is True  # every one was noted with a digest it does not have
+    assert binding.listed_changed() is False  # and is now noted with the one it has

@@ -82,7 +82,8 @@ class ProtocolHub:
 
     def __init__(self, binding: Any, notice: Callable[[str], None] | None = None) -> None:
         """``binding``: the :class:`~.server.GatewayServer` (its gateway, upstreams, serving loop,
-        and ``public_digest()``, the digest of ``tools/list`` as 2026-07-28 requests get it)."""
+        ``public_digest()``, the digest of ``tools/list`` as 2026-07-28 requests with no context
+        get it, and ``listed_changed()``, whether the list of a context such requests came with changed)."""
         from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
 
         self.binding = binding
@@ -243,7 +244,8 @@ class ProtocolHub:
 
         with self.gateway.lock:
             digest = self._public_tools_digest()
-        if digest != self._tools_digest:
+            seen_by_some = self.binding.listed_changed()  # a token's or a header's context
+        if digest != self._tools_digest or seen_by_some:
             self._tools_digest = digest
             self._spawn(self.bus.publish, ToolsListChanged())
 

@@ -20,6 +20,7 @@ import json
 import sys
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -33,6 +34,10 @@ from .gateway import CALL_TOOL_NAME, CallResult, Gateway, Refused, SessionState,
 from .upstream import ResultTooLarge, UpstreamUnavailable, describe_error
 
 _STATE_KEY = "toolsearch.session"
+#: Distinct request contexts whose ``tools/list`` is checked after a re-index for the 2026-07-28
+#: protocol's change notice (:meth:`GatewayServer.listed_changed`): one listing each per re-index;
+#: a client naming ever new context headers pushes out only the oldest.
+MAX_LISTED_CONTEXTS = 64
 #: Seconds one ``list_changed`` may take to reach a client before it is given up.
 NOTIFY_SECONDS = 5.0
 _RESERVED_META = "io.modelcontextprotocol/"
@@ -159,6 +164,10 @@ class GatewayServer:
         self.stdio_session = SessionState(id=uuid.uuid4().hex[:12]) if stdio else None
         #: list-changed: the sessions to tell when a re-index changes their list (by session id).
         self._watches: dict[str, _Watch] = {}
+        #: The contexts (``--tokens``, ``--context-header``) 2026-07-28 requests were listed tools
+        #: with, each with the digest of the list it was shown, most recent last (at most
+        #: :data:`MAX_LISTED_CONTEXTS`): a change any of them sees is told to every listener.
+        self._listed_contexts: OrderedDict[tuple[tuple[str, str], ...], tuple[dict[str, str], str]] = OrderedDict()
         #: Starts a task in the serving task group (set once serving); without it nothing is sent.
         self.spawn: Callable[..., Any] | None = None
         if gateway.settings.disclose == "list-changed":
@@ -251,6 +260,29 @@ class GatewayServer:
     def public_digest(self) -> str:
         """The digest of ``tools/list`` as every 2026-07-28 request (no context header) gets it."""
         return listing_digest(self._wired(self.gateway.context_for(None), None, "call-through"))
+
+    def note_listed(self, context: dict[str, str], digest: str) -> None:
+        """A 2026-07-28 request was listed tools with ``context`` (a token's or a header's) and
+        shown the list of ``digest``; the most recent :data:`MAX_LISTED_CONTEXTS` are kept."""
+        key = tuple(sorted(context.items()))
+        self._listed_contexts[key] = (context, digest)
+        self._listed_contexts.move_to_end(key)
+        while len(self._listed_contexts) > MAX_LISTED_CONTEXTS:
+            self._listed_contexts.popitem(last=False)
+
+    def listed_changed(self) -> bool:
+        """Whether the list of some context a 2026-07-28 request was listed tools with differs now
+        from what it was shown (each then noted as shown the new list). Such a listener is told
+        through the one subscription every listener shares, so a change only an admin's token
+        sees (an admin-only resident tool) must be told too; the others list again and find
+        their list as it was."""
+        changed = False
+        for key, (context, shown) in list(self._listed_contexts.items()):
+            now = listing_digest(self._wired(context, None, "call-through"))
+            if now != shown:
+                self._listed_contexts[key] = (context, now)
+                changed = True
+        return changed
 
     def _wired(self, context: dict[str, str], session: SessionState | None, disclose: Any) -> list[Any]:
         """``tools/list`` as the client gets it (``disclose``: this request's disclosure)."""
@@ -347,11 +379,14 @@ class GatewayServer:
         import mcp_types as types
 
         self._recheck_lockfile()
-        from .protocol import list_cache_hint
+        from .protocol import is_modern, list_cache_hint
 
         context, session = self._context(ctx), self._session(ctx)
         disclose = self.protocol.disclose_for(ctx)  # call-through on 2026-07-28: one list for all
         wired = self._wired(context, session, disclose)
+        if self.gateway.settings.context_per_caller and is_modern(ctx):
+            with self.gateway.lock:
+                self.note_listed(context, listing_digest(wired))
         watch = self._watch(ctx, session, context)
         if watch is not None:
             watch.digest = listing_digest(wired)
