@@ -188,6 +188,36 @@ def query_views(query: str) -> list[str]:
     return [query, *sentences] if 1 < len(sentences) <= MAX_CLAUSES else [query]
 
 
+def plain_view(query: str) -> str | None:
+    """The request without its value-like words (:func:`~.values.value_words`: a named folder, a
+    person, a day, a number, an id, a quoted name, an e-mail, words of asking), the words kept in
+    their order; ``None`` when it has none, when nothing else is left, or for a request with
+    Chinese, Japanese or Korean characters (its Latin words, often names, are what an English
+    model reads of it). The model reads "make a new directory called Contracts inside the Legal
+    folder" as partly about legal matters; "make a new directory inside the folder" is only
+    the operation. ``hybrid`` embeds it as one more view (:func:`hybrid_views`), so the names
+    still count through the whole request's view (benchmarks/notes/fusion.md, round 5)."""
+    from .embed import has_cjk
+    from .values import value_words
+
+    if has_cjk(query):
+        return None
+    words = value_words(query)
+    kept = [word for word, is_value in words if word and not is_value]
+    if len(kept) == sum(1 for word, _ in words if word):
+        return None
+    plain = " ".join(kept)
+    return plain if classic_normalize(plain) else None
+
+
+def hybrid_views(query: str) -> tuple[list[str], bool]:
+    """What ``hybrid`` embeds of a request: :func:`query_views`, then :func:`plain_view` when there
+    is one; with whether the last view is that one (for ``--explain``)."""
+    views = query_views(query)
+    plain = plain_view(query)
+    return ([*views, plain], True) if plain is not None else (views, False)
+
+
 def embedding_views(query: str) -> list[str]:
     """What ``embedding`` embeds of a request: the whole of it, then its parts when it has several
     (:func:`~.text.request_parts`: sentences and connective-led clauses, quoted text kept whole,
@@ -295,15 +325,22 @@ class _Semantic:
     def slot_of(self, name: str) -> int | None:
         return self.index.slot_of.get(name)
 
-    def detail(self, slot: int | None, views: int) -> str:
-        """What ``--explain`` says of a tool's semantic part."""
+    def detail(self, slot: int | None, views: int, *, plain: bool = False) -> str:
+        """What ``--explain`` says of a tool's semantic part (``plain``: the last of the ``views`` is
+        the request without its values, :func:`plain_view`)."""
         if slot is None or not len(self.part):
             return "no vector"
         view = int(self.view[slot])
         cosine = float(self.sims[view, slot])
         if views == 1:
             return f"cosine {cosine:.3f}"
-        where = "whole request" if view == 0 else f"sentence {view} of {views - 1}"
+        sentences = views - 1 - plain
+        if view == 0:
+            where = "whole request"
+        elif plain and view == views - 1:
+            where = "request without its values"
+        else:
+            where = f"sentence {view} of {sentences}"
         return f"cosine {cosine:.3f} ({where})"
 
 
@@ -513,7 +550,7 @@ class HybridRanker(_Dense):
 
     def prepare(self, catalog: Catalog, queries: Sequence[str]) -> None:
         """Embed these queries and their sentences in one batch ahead of many searches (evaluations)."""
-        views = [v for q in queries if classic_normalize(q) for v in query_views(q)]
+        views = [v for q in queries if classic_normalize(q) for v in hybrid_views(q)[0]]
         query_vectors(self.embedder(), views, persist=True)
 
     def search(self, catalog: Catalog, request: SearchRequest) -> list[Hit]:
@@ -535,7 +572,7 @@ class HybridRanker(_Dense):
                     hit.contributions.append(note)
             return lexical[: request.max_results]  # the lexical ranker put a named tool first
         index = vector_index(catalog, embedder)
-        views = query_views(request.query)
+        views, plain = hybrid_views(request.query)
         semantic = self._semantic(index, embedder, views, depth, request.category)
         shown_weight = ""
         if self.fusion == "rrf":
@@ -565,7 +602,7 @@ class HybridRanker(_Dense):
                     contributions.append(Contribution(c.term, c.field, c.points * scale, c.detail))
             if sem_part > 0:
                 fields.append("semantic")
-            detail = semantic.detail(slot, len(views)) + shown_weight
+            detail = semantic.detail(slot, len(views), plain=plain) + shown_weight
             contributions.append(Contribution("*", "semantic", sem_part, detail))
             hits.append(Hit(tool=tool, score=score, matched_fields=fields, contributions=contributions))
         return put_named_first(catalog, request, hits)
