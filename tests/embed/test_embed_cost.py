@@ -134,6 +134,8 @@ def test_the_cost_counts_texts_embedded_and_texts_cached(tmp_path):
         Tool(name="get_weather", description="Current weather for a city"),
         Tool(name="send_mail", description="Send an email"),
     ]
+    # as a new process: other tests' requests may share its plain view ("rain in") in memory
+    hybrid_mod._query_vectors.clear()
     with hybrid_mod.searches_kept_on_disk():
         search(Catalog(tools=list(tools)), "rain in Paris tomorrow", ranker="hybrid", embed=settings)
     first = embed_cost()
