@@ -5,8 +5,9 @@ cosine similarity of every tool, then fuses the two (figures in benchmarks/notes
 
 * the request is embedded whole and, when it has several sentences, sentence by sentence (as
   ``default`` scores each sentence): one vector of a request for three tools averages its three
-  intents, while each sentence's vector finds its own tool. A tool's semantic part is its best
-  over these views;
+  intents, while each sentence's vector finds its own tool; and without its value-like words
+  (:func:`plain_view`: "the Legal folder" should not pull a legal-hold operation up by meaning).
+  A tool's semantic part is its best over these views;
 * ``nsf`` (normalised-score fusion, what ``hybrid`` uses): both sides rescaled to 0..1 between
   their :data:`CANDIDATES`-th best and their best score (each view of the request on its own),
   then ``(1 - w) * lexical + w * semantic``. ``w`` is decided per request (:func:`fusion_share`):
