@@ -5,7 +5,7 @@ Usage:
     python -m benchmarks fusion-replay --load /tmp/f.pkl                                 # replay the shipped rule
     python -m benchmarks fusion-replay --load /tmp/f.pkl --grid                          # the sweep of the notes
 
-The dump holds, for every request of the real groups (``project``, ``shared``, ``blind``,
+The dump holds, for every request of the real groups (``project``, ``shared``, ``blind``, ``blind4``,
 ``heldout``, as ``python -m benchmarks real`` loads them) and of the six dev sets (``--limit N``
 requests of each, evenly spaced), what ``hybrid`` fuses: the lexical side's best
 :data:`~toolsearch_cli.search.hybrid.CANDIDATES` tools with their scores, the semantic part (0..1)
@@ -18,7 +18,7 @@ request).
 
 Figures: MRR@10 per catalog, then the mean over a group's catalogs (as ``real_quality``), and R@5
 per dev set. Groups: ``project/openapi``, ``project/mcp``, ``shared/openapi``, ``shared/mcp``,
-``blind``, ``heldout``.
+``blind``, ``heldout``, ``blind4/openapi``, ``blind4/mcp``.
 """
 
 from __future__ import annotations
@@ -35,11 +35,11 @@ from typing import Any
 from benchmarks import options
 
 DEPTH = 10
-REAL_SETS = ("project", "shared", "blind", "heldout")
+REAL_SETS = ("project", "shared", "blind", "heldout", "blind4")
 
 
 def _group(set_name: str, group: str) -> str:
-    return f"{set_name}/{group}" if set_name in ("project", "shared") else set_name
+    return f"{set_name}/{group}" if set_name in ("project", "shared", "blind4") else set_name
 
 
 def _entries(args: Any) -> list[tuple[str, str, Any, list[tuple[str, set[str]]]]]:
@@ -72,7 +72,7 @@ def dump(args: Any) -> None:
         HybridRanker,
         embedding_views,
         explained_hits,
-        query_views,
+        hybrid_views,
         request_evidence,
         semantic_side,
         vector_index,
@@ -105,7 +105,7 @@ def dump(args: Any) -> None:
                 sims = view_similarities(index, embedder, embedding_views(query), None, persist=True)
                 semantic = semantic_side(index, sims, CANDIDATES, mean_of_whole_and_closest)
             else:
-                semantic = hybrid._semantic(index, embedder, query_views(query), args.semantic_floor, None)
+                semantic = hybrid._semantic(index, embedder, hybrid_views(query)[0], args.semantic_floor, None)
             names = {h.tool.name for h in lexical} | {t.name for t, _ in semantic.ranked} | set(relevant)
             parts = {}
             for n in names:
@@ -219,7 +219,16 @@ def metrics(names: list[str], relevant: set[str]) -> tuple[float, float]:
     return rr, r5
 
 
-GROUP_ORDER = ("project/openapi", "project/mcp", "shared/openapi", "shared/mcp", "blind", "heldout")
+GROUP_ORDER = (
+    "project/openapi",
+    "project/mcp",
+    "shared/openapi",
+    "shared/mcp",
+    "blind",
+    "heldout",
+    "blind4/openapi",
+    "blind4/mcp",
+)
 
 
 def score(rows: list[dict], ranking: Callable[[dict], list[str]]) -> dict[str, float]:

@@ -128,7 +128,7 @@ def test_tool_vectors_are_cached_on_disk_and_changed_tools_alone_are_embedded_ag
     from toolsearch_cli.model import Catalog
 
     search(Catalog(tools=list(tools)), "rain tomorrow", ranker="hybrid")
-    assert len(counting.texts) == 2 + 1  # two tools and the query
+    assert len(counting.texts) == 2 + 2  # two tools, the query and the query without its day ("rain")
     counting.texts.clear()
     search(Catalog(tools=list(tools)), "rain tomorrow", ranker="hybrid")  # a new process would do the same
     assert counting.texts == []  # tools from the on-disk cache, the query from memory

@@ -134,16 +134,19 @@ def test_the_cost_counts_texts_embedded_and_texts_cached(tmp_path):
         Tool(name="get_weather", description="Current weather for a city"),
         Tool(name="send_mail", description="Send an email"),
     ]
+    # as a new process: other tests' requests may share its plain view ("rain in") in memory
+    hybrid_mod._query_vectors.clear()
     with hybrid_mod.searches_kept_on_disk():
         search(Catalog(tools=list(tools)), "rain in Paris tomorrow", ranker="hybrid", embed=settings)
     first = embed_cost()
-    assert (first.texts, first.cached) == (3, 0) and first.seconds > 0  # two tools and the query
+    # two tools, the query and (hybrid's plain view) the query without its place and day
+    assert (first.texts, first.cached) == (4, 0) and first.seconds > 0
     reset_embed_cost()
     hybrid_mod._query_vectors.clear()  # as a new process: tools and the request from the disk cache
     with hybrid_mod.searches_kept_on_disk():
         search(Catalog(tools=list(tools)), "rain in Paris tomorrow", ranker="hybrid", embed=settings)
     again = embed_cost()
-    assert (again.texts, again.cached, again.seconds) == (0, 3, 0.0)
+    assert (again.texts, again.cached, again.seconds) == (0, 4, 0.0)
 
 
 def test_a_search_whose_vectors_are_cached_loads_no_model(tmp_path):
@@ -191,10 +194,11 @@ def test_search_and_eval_report_the_embedding_cost_in_json_and_table(run_cli, tm
     evaluated = run_cli("eval", "--queries", str(queries), *args, "--format", "json")
     assert evaluated.code == 0, evaluated.stderr
     cost = json.loads(evaluated.stdout)["embedding"]
-    assert cost["texts"] == 1 and cost["cached"] == 5  # the new query; the tools from the disk cache
+    # the new query and its plain view ("city 3" without the 3); the tools from the disk cache
+    assert cost["texts"] == 2 and cost["cached"] == 5
     hybrid_mod._query_vectors.clear()  # as a new process would: the query from the disk cache
     table = run_cli("eval", "--queries", str(queries), *args)
-    assert "embedding: 0 texts in 0.00 s (6 cached)" in table.stdout
+    assert "embedding: 0 texts in 0.00 s (7 cached)" in table.stdout
 
 
 def test_no_progress_bar_when_stderr_is_not_a_terminal(run_cli, tmp_path):
@@ -280,7 +284,7 @@ def test_evals_bar_of_queries_gets_the_embedding_run_as_one_more_line(tmp_path):
     code, out, err = _run_on_a_pty(args, env)
     assert code == 0, err
     assert "eval hybrid" in err and f"embedding {count} texts with {STATIC}" in err and "Traceback" not in err
-    assert f"embedding: {count + 1} texts in" in out and "│" in out
+    assert f"embedding: {count + 2} texts in" in out and "│" in out  # the tools, the query, its plain view
 
 
 @pytest.mark.parametrize("width", [60, 80, 100])

@@ -36,7 +36,8 @@ NAMED = make("delete_file", "delete a file")
 OTHER = make("zz_other", "zz")
 TOOLS = [KEEPER, BROWSE, NAMED, OTHER]
 VECTORS = {
-    tool_text(KEEPER): [0.6, 0.8, 0, 0],
+    # cosine 0.5 to the request: round 5's gentler share (0.71 here) lets the meaning win below 2/3
+    tool_text(KEEPER): [0.5, 0.866, 0, 0],
     tool_text(BROWSE): [1, 0, 0, 0],
     tool_text(NAMED): [0, 0, 1, 0],
     tool_text(OTHER): [0, 0, 0, 1],
@@ -151,7 +152,7 @@ def test_lexical_hits_that_all_scored_nothing_add_nothing_to_the_fused_scores(mo
     hits = ranker.search(catalog, SearchRequest(query=PARAM_REQUEST, max_results=4, explain=True))
     share = ranker.request_share(catalog, PARAM_REQUEST, *_sides(ranker, catalog, PARAM_REQUEST)).semantic
     keeper = next(h for h in hits if h.tool.name == "hold_policy")
-    assert keeper.score == pytest.approx(share * 0.6, abs=1e-3)  # its semantic part alone
+    assert keeper.score == pytest.approx(share * 0.5, abs=1e-3)  # its semantic part alone (cosine 0.5)
     for hit in hits:
         assert sum(c.points for c in hit.contributions) == pytest.approx(hit.score)
 
@@ -164,8 +165,9 @@ def test_a_request_matched_on_parameters_alone_gets_a_larger_semantic_share_and_
     assert lexical[0].tool.name == "hold_policy" and lexical[0].matched_fields == ["parameters"]
     share = adaptive.request_share(catalog, PARAM_REQUEST, lexical, semantic)
     assert share.evidence is not None and share.evidence.parameters == 1.0 and share.evidence.covered == 0
-    assert share.evidence.confirmed == pytest.approx(0.6, abs=1e-3)  # its cosine 0.6, the best 1, the floor 0
-    assert share.semantic == hybrid.fusion_share(0.5, share.evidence).semantic > 0.8
+    assert share.evidence.confirmed == pytest.approx(0.5, abs=1e-3)  # its cosine 0.5, the best 1, the floor 0
+    # base 0.5: no request term in a name or description, every point from parameters (0.71 since round 5)
+    assert share.semantic == hybrid.fusion_share(0.5, share.evidence).semantic > 0.7
     named_lexical, named_semantic = _sides(adaptive, catalog, NAMED_REQUEST)
     named = adaptive.request_share(catalog, NAMED_REQUEST, named_lexical, named_semantic)
     # its name and description hold both words, and the meaning puts it first too
@@ -186,7 +188,7 @@ def test_explain_shows_the_share_and_why_and_ranks_as_a_plain_search(monkeypatch
     assert [(h.tool.name, h.score) for h in plain] == [(h.tool.name, pytest.approx(h.score)) for h in explained]
     lexical, semantic_side = _sides(ranker, catalog, PARAM_REQUEST)
     share = ranker.request_share(catalog, PARAM_REQUEST, lexical, semantic_side).semantic
-    assert share > 0.8
+    assert share > 0.7
     for hit in explained:
         semantic = [c for c in hit.contributions if c.field == "semantic"]
         assert len(semantic) == 1

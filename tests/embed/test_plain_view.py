@@ -1,0 +1,108 @@
+"""``hybrid``'s view of a request without its value-like words (issue 32, round 5 of the fusion).
+
+A request names the user's own things ("the Legal folder", "Maria", "Friday", an id): the
+model reads them as part of the meaning. ``hybrid`` also embeds the request without them
+(:func:`~toolsearch_cli.search.hybrid.plain_view`) and gives each tool its best view.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from toolsearch_cli import Catalog
+from toolsearch_cli.search import SearchRequest
+from toolsearch_cli.search import embed as embed_mod
+from toolsearch_cli.search.embed import tool_text
+
+from ..conftest import make
+
+pytest.importorskip("numpy")
+
+_IDS = itertools.count()
+
+
+class Axes:
+    """An embedder whose vectors are chosen by hand (each text a mix of named axes)."""
+
+    label = "axes"
+    multilingual = False
+
+    def __init__(self, vectors):
+        self.model_id = f"plain-axes-{next(_IDS)}"  # query vectors are kept in memory per model
+        self.vectors = vectors
+        self.texts: list[str] = []
+
+    def embed(self, texts):
+        import numpy as np
+
+        self.texts.extend(texts)
+        rows = np.array([self.vectors[t] for t in texts], dtype=np.float32)
+        return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+def test_the_plain_view_leaves_out_names_days_ids_and_quoted_text():
+    from toolsearch_cli.search.hybrid import hybrid_views, plain_view
+
+    legal = "make a new directory called Contracts inside the Legal folder"
+    assert plain_view(legal) == "make a new directory inside the folder"
+    assert plain_view('resolve issue WEB-42 before Friday, say "done"') == "resolve issue before"
+    assert plain_view("send jane@example.com the report") == "send the report"
+    # nothing value-like, or nothing else left: no such view
+    assert plain_view("list the files in a folder") is None
+    assert plain_view('"quarterly report"') is None
+    # a request with CJK characters keeps its Latin words: they are what an English model reads
+    assert plain_view("把这些产品说明存进 Pinecone 的 products 索引里") is None
+    views, plain = hybrid_views(legal)
+    assert views == [legal, "make a new directory inside the folder"] and plain
+    assert hybrid_views("list the files in a folder") == (["list the files in a folder"], False)
+    two = "Book a meeting with Anna on Friday at 10. Then email her the agenda."
+    views, plain = hybrid_views(two)  # the whole request, each sentence, then the plain view
+    assert plain and views[1:3] == ["Book a meeting with Anna on Friday at 10.", "Then email her the agenda."]
+    assert views[3] == "Book a meeting with on at Then email her the agenda."
+
+
+def test_a_tool_the_request_s_values_pull_away_from_comes_up_by_the_plain_view(monkeypatch, tmp_path):
+    from toolsearch_cli.search import hybrid
+
+    monkeypatch.setenv("TOOLSEARCH_CACHE_DIR", str(tmp_path))
+    tools = [make("alpha", "zz"), make("beta", "zz"), make("gamma", "zz")]
+    axes = [[1, 0, 0], [0, 1, 0], [0, 0, 1]]
+    texts = {tool_text(t): v for t, v in zip(tools, axes, strict=True)}
+    request = "qqq the Legal folder"  # no word matches a tool: the semantic side alone
+    plain = hybrid.plain_view(request)
+    assert plain == "qqq the folder"
+    # the whole request leans to beta (its value), then alpha; without the value it is alpha's
+    model = Axes({**texts, request: [0.6, 1, 0.1], plain: [1, 0.1, 0]})
+    monkeypatch.setattr(embed_mod, "default_embedder", lambda: model)
+    ranker = hybrid.HybridRanker()
+    hits = ranker.search(Catalog(tools=tools), SearchRequest(query=request, max_results=3, explain=True))
+    scores = {h.tool.name: h.score for h in hits}
+    details = {h.tool.name: h.contributions[-1].detail.split("; ")[0] for h in hits}
+    # alpha's part is the whole share, from the plain view (the whole request's view alone gives
+    # it (0.6 - 0.1) / (1 - 0.1) of beta's); beta keeps its own from the whole request
+    assert abs(scores["alpha"] - scores["beta"]) < 1e-6
+    assert "gamma" not in scores  # the floor of every view: no semantic part
+    assert details["alpha"].endswith("(request without its values)")
+    assert details["beta"].endswith("(whole request)")
+    assert plain in model.texts
+
+
+def test_an_evaluation_embeds_the_plain_view_with_the_rest(monkeypatch, tmp_path):
+    from toolsearch_cli.search import hybrid
+
+    monkeypatch.setenv("TOOLSEARCH_CACHE_DIR", str(tmp_path))
+    tools = [make("alpha", "zz"), make("beta", "zz")]
+    texts = {tool_text(t): v for t, v in zip(tools, ([1, 0], [0, 1]), strict=True)}
+    requests = ["qqq for Maria", "qqq two"]
+    model = Axes({**texts, requests[0]: [1, 1], requests[1]: [0, 1], "qqq for": [1, 0]})
+    monkeypatch.setattr(embed_mod, "default_embedder", lambda: model)
+    ranker = hybrid.HybridRanker()
+    catalog = Catalog(tools=tools)
+    ranker.prepare(catalog, requests)
+    assert sorted(model.texts) == ["qqq for", "qqq for Maria", "qqq two"]  # one batch, the plain view in it
+    for request in requests:
+        ranker.search(catalog, SearchRequest(query=request, max_results=2))
+    # the searches embed the tools, and none of the requests' views again
+    assert sorted(model.texts[3:]) == sorted(texts)
