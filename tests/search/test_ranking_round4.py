@@ -125,14 +125,15 @@ def test_a_related_word_rarer_than_its_source_does_not_outweigh_it(monkeypatch) 
     assert ranked(catalog, "delete a pod")[0] == "create_pod_autoscaler"
 
 
-def test_a_related_word_of_a_word_absent_from_the_catalog_keeps_its_weight() -> None:
-    # "wipe" is in no tool: "delete", which it brings, weighs as a related word always did
+def test_a_related_word_of_a_word_absent_from_the_catalog_is_not_cut() -> None:
+    # "wipe" is in no tool: "delete", which it brings, is not cut by the source-IDF rule (its
+    # IDF is below that of a word in no tool); round 5 raises it to RELATED_ABSENT_WEIGHT
     catalog = Catalog(tools=[tool("delete_note", "Delete a note."), tool("get_note", "Get a note.")])
     plan = bm25f.query_plan("wipe the note")
     before = plan.weights["delet"]
     index = bm25f.default_index(catalog)
     bm25f.rank_index(index, plan, 5)
-    assert plan.weights["delet"] == before
+    assert plan.weights["delet"] == pytest.approx(before * bm25f.RELATED_ABSENT_WEIGHT / bm25f.RELATED_WEIGHT)
     assert ranked(catalog, "wipe the note")[0] == "delete_note"
 
 

@@ -189,6 +189,15 @@ LABEL_POOL = 20
 #: groups equal; dev R@5 toolbench_g3 0.683 -> 0.674 (one request), seal_tools 0.923 -> 0.926.
 #: 0.5: every group within 0.001 of 1.
 RELATED_SOURCE_IDF = 1.0
+#: The weight of a related term whose source word is in no tool of the catalog, relative to that
+#: word's weight (instead of RELATED_WEIGHT): there the related term is the only way the request's
+#: word can be matched, not a second opinion beside it ("restart" in a catalog that only says
+#: "reboot"; round 5). Phrases ("money back") keep RELATED_WEIGHT. Equal to RELATED_WEIGHT turns
+#: it off. 0.8 against 0.4 (benchmarks/notes/ranking-round5.md, ablate-groups): shared MCP MRR
+#: 0.760 -> 0.790, blind 0.666 -> 0.678, project OpenAPI 0.620 -> 0.621, blind set 4 MCP 0.566 ->
+#: 0.564 (one request), the other groups equal; dev R@5 metatool -0.001, seal_tools -0.002.
+#: 0.6: shared MCP 0.774, blind 0.666, project MCP 0.764; 1.0: blind 0.669, blind set 4 OpenAPI 0.441.
+RELATED_ABSENT_WEIGHT = 0.8
 
 
 def tool_fields(tool: Tool) -> dict[str, list[str]]:
@@ -606,7 +615,7 @@ def rank_index(
     parameter cap (:func:`_with_param_cap`) and the coverage bonus (:func:`_with_coverage`).
     Returns the tools with scores and term weights (empty without ``explain``), the coverage
     bonuses and the reduced parameter points by tool name (for explanations)."""
-    if RELATED_SOURCE_IDF and plan.related:
+    if plan.related and (RELATED_SOURCE_IDF or RELATED_ABSENT_WEIGHT != RELATED_WEIGHT):
         _related_at_source_idf(index, plan)
     indexed = sum(1 for t in plan.terms if t in index.df and t not in plan.related)
     covering = COVER_SHARE > 0 and COVER_MIN_TERMS <= indexed <= COVER_MAX_TERMS
@@ -659,18 +668,25 @@ def rank_index(
 
 
 def _related_at_source_idf(index: BM25FIndex, plan: QueryPlan) -> None:
-    """Lower the weight of each related term of ``plan`` that is rarer in ``index`` than the
-    request's word that brought it (see RELATED_SOURCE_IDF), in place. The weight is set from the
-    source word's, as :func:`_with_related` set it: a plan ranked twice is cut once."""
+    """Set the weight of each related term of ``plan`` for ``index``, in place: RELATED_ABSENT_WEIGHT
+    times its source word's weight when no tool has that word; else RELATED_WEIGHT times it, lowered
+    when the related term is rarer than the word (see RELATED_SOURCE_IDF). Each weight is set from
+    the source word's, as :func:`_with_related` set it: a plan ranked twice (or on two catalogs)
+    gets the same weights as one ranked once on the last."""
     for term, source in plan.related.items():
         if source not in plan.terms:
             continue  # a phrase
+        weight = plan.weights.get(source, 1.0)
+        if source not in index.df:
+            plan.weights[term] = RELATED_ABSENT_WEIGHT * weight
+            continue
+        plan.weights[term] = RELATED_WEIGHT * weight
         rarity = index.idf(term)
-        if rarity <= 0:
+        if rarity <= 0 or not RELATED_SOURCE_IDF:
             continue
         ratio = index.idf(source) / rarity
         if ratio < 1.0:
-            plan.weights[term] = RELATED_WEIGHT * plan.weights.get(source, 1.0) * ratio**RELATED_SOURCE_IDF
+            plan.weights[term] = RELATED_WEIGHT * weight * ratio**RELATED_SOURCE_IDF
 
 
 @lru_cache(maxsize=65536)
@@ -740,7 +756,8 @@ def _with_label(
             out.append(item)
             continue
         total = covered = 0.0
-        for term in label:
+        # in a fixed order: a sum over a set's order would change in its last digits with the hash seed
+        for term in sorted(label):
             idf = idfs.get(term)
             if idf is None:
                 idf = idfs[term] = index.idf(term)
