@@ -7,12 +7,12 @@ in the benchmark cache (``python -m benchmarks fetch --only data2crm ...``), ski
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from benchmarks import real_quality
 from benchmarks.real_catalogs import dataset
+
+from .test_real_blind4 import snapshot_labels_checked
 
 REQUESTS = 96
 MCP_REQUESTS = 41
@@ -32,18 +32,7 @@ def test_blind5_requests_are_well_formed_and_ask_only_about_blind5_catalogs():
 
 
 def test_blind5_mcp_labels_name_tools_of_the_committed_snapshots():
-    requests = dataset.read_requests(dataset.BLIND5_QUERY_FILES)
-    checked = 0
-    for cid, (group, source) in dataset.BLIND5_CATALOGS.items():
-        if group != "mcp":
-            continue
-        path = dataset.HERE / source
-        assert path.parent.name == "snapshots-blind5"  # not in snapshots/, which other benchmarks read whole
-        names = {tool["name"] for tool in json.loads(path.read_text(encoding="utf-8"))["tools"]}
-        for request in requests:
-            if request.catalog == cid:
-                assert request.relevant <= names, (cid, request.query, request.relevant - names)
-                checked += 1
+    checked = snapshot_labels_checked(dataset.BLIND5_QUERY_FILES, dataset.BLIND5_CATALOGS, "snapshots-blind5")
     assert checked == MCP_REQUESTS
 
 

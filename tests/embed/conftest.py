@@ -3,6 +3,8 @@ model2vec model: the tests needing it skip without model2vec)."""
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from ..conftest import DATA
@@ -53,3 +55,27 @@ def use_default(monkeypatch, settings) -> None:
             monkeypatch.delenv(name, raising=False)
         else:
             monkeypatch.setenv(name, value)
+
+
+_AXES_IDS = itertools.count()
+
+
+class Axes:
+    """An embedder whose vectors are chosen by hand: each text is a mix of named axes."""
+
+    label = "axes"
+    multilingual = False
+
+    def __init__(self, vectors):
+        # query vectors are kept in memory per model: a fresh id each time (``id(self)`` is reused
+        # once an earlier embedder is freed, and that one's vectors were then found)
+        self.model_id = f"axes-{next(_AXES_IDS)}"
+        self.vectors = vectors
+        self.texts: list[str] = []
+
+    def embed(self, texts):
+        import numpy as np
+
+        self.texts.extend(texts)
+        rows = np.array([self.vectors[t] for t in texts], dtype=np.float32)
+        return rows / np.linalg.norm(rows, axis=1, keepdims=True)

@@ -9,7 +9,6 @@ names one (benchmarks/export_onnx.py makes it).
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import subprocess
@@ -24,7 +23,7 @@ from toolsearch_cli.search.embed import load_local, tool_text
 from toolsearch_cli.search.embed_settings import EmbedSettings
 
 from ..conftest import DEMO, TOOLSEARCH, make
-from .conftest import STATIC, use_default
+from .conftest import STATIC, Axes, use_default
 
 pytest.importorskip("numpy")
 pytest.importorskip("model2vec", reason="the static test model needs the embed extra (model2vec)")
@@ -382,30 +381,6 @@ def test_a_request_of_several_sentences_is_embedded_whole_and_sentence_by_senten
     assert query_views("Weather in Paris. ... !") == ["Weather in Paris. ... !"]  # punctuation is no sentence
     many = " ".join(f"Do thing {i}." for i in range(MAX_CLAUSES + 1))
     assert query_views(many) == [many]  # bounded work per query, as default bounds it
-
-
-_AXES_IDS = itertools.count()
-
-
-class Axes:
-    """An embedder whose vectors are chosen by hand: each text is a mix of named axes."""
-
-    label = "axes"
-    multilingual = False
-
-    def __init__(self, vectors):
-        # query vectors are kept in memory per model: a fresh id each time (``id(self)`` is reused
-        # once an earlier embedder is freed, and that one's vectors were then found)
-        self.model_id = f"axes-{next(_AXES_IDS)}"
-        self.vectors = vectors
-        self.texts: list[str] = []
-
-    def embed(self, texts):
-        import numpy as np
-
-        self.texts.extend(texts)
-        rows = np.array([self.vectors[t] for t in texts], dtype=np.float32)
-        return rows / np.linalg.norm(rows, axis=1, keepdims=True)
 
 
 def test_each_sentence_brings_its_own_best_tool_to_the_top(monkeypatch, tmp_path):

@@ -7,8 +7,6 @@ model reads them as part of the meaning. ``hybrid`` also embeds the request with
 
 from __future__ import annotations
 
-import itertools
-
 import pytest
 
 from toolsearch_cli import Catalog
@@ -17,29 +15,9 @@ from toolsearch_cli.search import embed as embed_mod
 from toolsearch_cli.search.embed import tool_text
 
 from ..conftest import make
+from .conftest import Axes
 
 pytest.importorskip("numpy")
-
-_IDS = itertools.count()
-
-
-class Axes:
-    """An embedder whose vectors are chosen by hand (each text a mix of named axes)."""
-
-    label = "axes"
-    multilingual = False
-
-    def __init__(self, vectors):
-        self.model_id = f"plain-axes-{next(_IDS)}"  # query vectors are kept in memory per model
-        self.vectors = vectors
-        self.texts: list[str] = []
-
-    def embed(self, texts):
-        import numpy as np
-
-        self.texts.extend(texts)
-        rows = np.array([self.vectors[t] for t in texts], dtype=np.float32)
-        return rows / np.linalg.norm(rows, axis=1, keepdims=True)
 
 
 def test_the_plain_view_leaves_out_names_days_ids_and_quoted_text():
