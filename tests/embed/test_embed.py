@@ -747,3 +747,29 @@ def test_an_index_cached_with_older_texts_makes_its_texts_again(monkeypatch, tmp
     again.ensure(axes)
     assert "Renamed alpha text" in axes.texts
     assert again.scores([0, 1]).tolist() == pytest.approx([1.0, 1.0], abs=1e-3)
+
+
+def test_a_fused_cjk_request_explains_its_lexical_hits_once(static_model, monkeypatch):
+    """A CJK request to an English catalog with an English-only model is fused (its lexical hits
+    hold at most CJK_MAX_TERMS of its terms): the rows of its best lexical hits are made once, for
+    the check and for the share (they were made twice)."""
+    from toolsearch_cli.search import hybrid
+
+    catalog = Catalog(
+        tools=[
+            Tool(name="getWeather", description="Current weather and forecast for a city such as Paris."),
+            Tool(name="sendEmail", description="Send an email to an address."),
+        ]
+    )
+    calls: list[str] = []
+    real = hybrid.explained_hits
+
+    def counting(catalog, query, hits):
+        calls.append(query)
+        return real(catalog, query, hits)
+
+    monkeypatch.setattr(hybrid, "explained_hits", counting)
+    ranker = get_ranker("hybrid")
+    hits = ranker.search(catalog, SearchRequest(query="巴黎 Paris 的天气", max_results=2, explain=True))
+    assert hits and any(c.field == "semantic" and c.detail.startswith("cosine") for c in hits[0].contributions)
+    assert calls == ["巴黎 Paris 的天气"]

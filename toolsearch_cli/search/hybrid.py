@@ -516,16 +516,23 @@ def explained_hits(catalog: Catalog, query: str, hits: Sequence[Hit]) -> list[li
 
 
 def request_evidence(
-    catalog: Catalog, query: str, lexical: Sequence[Hit], semantic: _Semantic | None
+    catalog: Catalog,
+    query: str,
+    lexical: Sequence[Hit],
+    semantic: _Semantic | None,
+    explained: list[list[Contribution]] | None = None,
 ) -> LexicalEvidence:
     """:func:`lexical_evidence` of a request's best lexical hits, confirmed by its semantic side
-    (``None``: not weighed), with the lexical margin."""
+    (``None``: not weighed), with the lexical margin (``explained``: their :func:`explained_hits`,
+    when the caller has them already)."""
     confirmed = 0.0
     if lexical and semantic is not None:
         slot = semantic.slot_of(lexical[0].tool.name)
         confirmed = float(semantic.part[slot]) if slot is not None and len(semantic.part) else 0.0
     margin = lexical_margin([h.score for h in lexical])
-    return lexical_evidence(explained_hits(catalog, query, lexical), confirmed, margin)
+    if explained is None:
+        explained = explained_hits(catalog, query, lexical)
+    return lexical_evidence(explained, confirmed, margin)
 
 
 class HybridRanker(_Dense):
@@ -570,8 +577,10 @@ class HybridRanker(_Dense):
             lexical = []  # only stop words: the meaning can still match
         from .embed import has_cjk
 
-        english_only = has_cjk(request.query) and not embedder.multilingual
-        if english_only and not self._cjk_fused(catalog, request.query, lexical):
+        explained = None  # the best lexical hits' rows, made once for the CJK check and the share
+        if has_cjk(request.query) and not embedder.multilingual:
+            explained = explained_hits(catalog, request.query, lexical)
+        if explained is not None and not self._cjk_fused(lexical, explained):
             note = Contribution("*", "semantic", 0.0, "off: CJK query, English-only model (--embed-multilingual)")
             for hit in lexical[: request.max_results]:
                 if request.explain:
@@ -584,7 +593,7 @@ class HybridRanker(_Dense):
         if self.fusion == "rrf":
             parts = self._rrf(lexical, semantic)
         else:
-            share = self.request_share(catalog, request.query, lexical, semantic)
+            share = self.request_share(catalog, request.query, lexical, semantic, explained)
             parts = self._nsf(lexical, semantic, depth, share.semantic)
             shown_weight = "; " + share.describe()
         ranked = sorted(parts.items(), key=lambda item: (-(item[1][0] + item[1][1]), item[0]))
@@ -614,21 +623,29 @@ class HybridRanker(_Dense):
         return put_named_first(catalog, request, hits)
 
     @staticmethod
-    def _cjk_fused(catalog: Catalog, query: str, lexical: Sequence[Hit]) -> bool:
+    def _cjk_fused(lexical: Sequence[Hit], explained: list[list[Contribution]]) -> bool:
         """Whether a CJK request, with an English-only model, is fused all the same: no lexical hit,
-        or its best hits hold at most CJK_MAX_TERMS of its terms in their names and descriptions
-        (an English catalog: the model still reads its names and Latin words)."""
+        or its best hits (``explained``: their rows) hold at most CJK_MAX_TERMS of its terms in their
+        names and descriptions (an English catalog: the model still reads its names and Latin words)."""
         if not lexical:
             return True
-        return lexical_evidence(explained_hits(catalog, query, lexical)).covered <= CJK_MAX_TERMS
+        return lexical_evidence(explained).covered <= CJK_MAX_TERMS
 
-    def request_share(self, catalog: Catalog, query: str, lexical: Sequence[Hit], semantic: _Semantic) -> FusionShare:
+    def request_share(
+        self,
+        catalog: Catalog,
+        query: str,
+        lexical: Sequence[Hit],
+        semantic: _Semantic,
+        explained: list[list[Contribution]] | None = None,
+    ) -> FusionShare:
         """The semantic share of this request: the base weight (:meth:`fusion_weight`), adapted to
-        the evidence of the best lexical hits unless this ranker is not ``adaptive``."""
+        the evidence of the best lexical hits (``explained``: their rows, when made already) unless
+        this ranker is not ``adaptive``."""
         base = self.fusion_weight()
         if not self.adaptive or base <= 0.0 or base >= 1.0:
             return fusion_share(base, None)
-        return fusion_share(base, request_evidence(catalog, query, lexical, semantic))
+        return fusion_share(base, request_evidence(catalog, query, lexical, semantic, explained))
 
     def fusion_weight(self) -> float:
         """The base semantic share this ranker fuses with: its own ``weight``, else its settings'."""
