@@ -304,12 +304,12 @@ _CUES_5: dict[str, tuple[str, ...]] = {
         "должна", "должно", "должны", "следует", "ожидается", "нужно", "べき", "てください", "必要があ",
         "ことになって", "应该", "应当", "必须", "需要", "请", "해야", "하십시오", "주세요", "되어야", "moet",
         "verwacht", "powinien", "należy", "musi", "gerekir", "malı", "يجب", "चाहिए", "phai", "harus", "ska$",
-        "bor$", "повинен", "має$", "musi", "trebuie", "باید", "πρεπει",
+        "bor$", "повинен", "має$", "trebuie", "باید", "πρεπει",
     ),
     "skip": (
         "skip", "skipped", "bypass", "omit", "dispens", "waived", "entfallt", "uberspring", "omettre",
         "pular", "saltar", "omitir", "saltare", "пропуска", "пропуст", "省略", "跳过", "スキップ", "생략",
-        "건너뛰", "overslaan", "pomin", "atla", "تخطي", "छोड़", "bo qua", "lewati", "hoppa over", "пропуст",
+        "건너뛰", "overslaan", "pomin", "atla", "تخطي", "छोड़", "bo qua", "lewati", "hoppa over",
         "preskoc", "sari peste", "رد کن", "παραλειψ",
     ),
     "external": (
@@ -317,7 +317,7 @@ _CUES_5: dict[str, tuple[str, ...]] = {
         "externo", "terceros", "extern", "dritte", "externe", "tiers", "parceiro", "terceiros", "esterno",
         "terzi", "внешн", "сторонн", "партнер", "外部", "第三方", "合作方", "パートナー", "第三者", "외부",
         "파트너", "제3자", "zewnętrz", "harici", "خارجي", "बाहरी", "ben ngoai", "ben thu ba", "pihak ketiga",
-        "зовнішн", "externi", "extern", "خارجی", "εξωτερικ",
+        "зовнішн", "externi", "خارجی", "εξωτερικ",
     ),
     "memory": (
         "memory", "memories", "remember", "long-term", "long term", "future sessions", "future conversations",
@@ -334,14 +334,14 @@ _CUES_5: dict[str, tuple[str, ...]] = {
         "concorrent", "vazamento", "violazion", "frode", "конкурент", "мошенн", "утечк", "беспристраст",
         "競合", "他社", "詐欺", "漏洩", "中立", "竞争对手", "竞品", "欺诈", "泄露", "客观", "경쟁", "타사",
         "사기", "유출", "중립", "konkurencj", "oszust", "rakip", "dolandır", "منافس", "प्रतिस्पर्धी",
-        "doi thu", "pesaing", "konkurrent", "конкурент", "podvod", "concuren", "رقیب", "ανταγων",
+        "doi thu", "pesaing", "podvod", "concuren", "رقیب", "ανταγων",
     ),
     "authority": (
         "owner", "administrator", "admin", "operator", "legal team", "compliance", "security team",
         "account holder", "tenant", "titular", "propietario", "administrador", "kontoinhaber", "inhaber",
         "betreiber", "titulaire", "proprietaire", "operateur", "responsavel", "proprietario", "amministrat",
-        "владелец", "администратор", "оператор", "所有者", "管理者", "オーナー", "运营方", "管理员", "所有者",
-        "소유자", "관리자", "운영자", "eigenaar", "beheerder", "właściciel", "administrator", "sahibi", "yönetici",
+        "владелец", "администратор", "оператор", "所有者", "管理者", "オーナー", "运营方", "管理员",
+        "소유자", "관리자", "운영자", "eigenaar", "beheerder", "właściciel", "sahibi", "yönetici",
         "المالك", "المسؤول", "मालिक", "व्यवस्थापक", "chu so huu", "quan tri", "pemilik", "ägare", "власник",
         "адміністратор", "vlastnik", "proprietar", "مالک", "مدیر", "ιδιοκτητ", "διαχειριστ",
     ),
@@ -416,7 +416,8 @@ def _cue_pattern() -> tuple[re.Pattern[str], dict[str, str]]:
             norm = normalise(visible(stem.rstrip("$"))) + ("$" if stem.endswith("$") else "")
             of.setdefault(norm, cue)
     wordy = [k for k in of if k[:1].isalpha() and (k[:1].isascii() or "\u0400" <= k[:1] <= "\u04ff")]
-    other = [k for k in of if k not in set(wordy)]
+    in_wordy = set(wordy)
+    other = [k for k in of if k not in in_wordy]
     firsts = "".join(sorted({re.escape(k[0]) for k in other}))  # a class gates the other trie: 3x faster
     pattern = re.compile(rf"(?=(\b{_trie_pattern(wordy)}|(?=[{firsts}]){_trie_pattern(other)}))")
     return pattern, {k.rstrip("$"): c for k, c in of.items()}
