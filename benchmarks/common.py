@@ -22,6 +22,7 @@ __all__ = [
     "alternated",
     "load_set",
     "ranked_names",
+    "port_opened",
     "wait_for_port",
     "weather_server_command",
     "WEATHER_SERVER",
@@ -70,15 +71,22 @@ def alternated(rounds: int, labels: list[str], one: Callable[[str, int], Any]) -
     return out
 
 
-def wait_for_port(port: int, process: subprocess.Popen[Any], seconds: float, what: str) -> None:
-    """Wait until something listens on loopback ``port``; exit naming ``what`` when ``process``
-    ends first or ``seconds`` pass."""
+def port_opened(port: int, process: subprocess.Popen[Any] | None, seconds: float) -> bool:
+    """Whether something came to listen on loopback ``port`` before ``process`` (the server started
+    for it; ``None``: not watched) ended and before ``seconds`` passed."""
     deadline = time.monotonic() + seconds
     while True:
         try:
             socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return
+            return True
         except OSError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                sys.exit(f"{what} did not start")
-            time.sleep(0.1)
+            if (process is not None and process.poll() is not None) or time.monotonic() > deadline:
+                return False
+            time.sleep(0.05)
+
+
+def wait_for_port(port: int, process: subprocess.Popen[Any], seconds: float, what: str) -> None:
+    """Wait until something listens on loopback ``port``; exit naming ``what`` when ``process``
+    ends first or ``seconds`` pass (:func:`port_opened`)."""
+    if not port_opened(port, process, seconds):
+        sys.exit(f"{what} did not start")

@@ -11,7 +11,6 @@ import socket
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -78,17 +77,13 @@ def free_port() -> int:
 
 def wait_for_port(port: int, process: subprocess.Popen | None, what: str, timeout: float = 90) -> None:
     """Return once something listens on loopback ``port``; fail the test, naming ``what``, when
-    ``process`` (the server started for it) has ended or ``timeout`` seconds went by. The timeout is
-    only reached on failure: a machine busy with other test workers starts a server slowly."""
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return
-        except OSError:
-            if (process is not None and process.poll() is not None) or time.monotonic() > deadline:
-                pytest.fail(f"{what} did not start")
-            time.sleep(0.05)
+    ``process`` (the server started for it) has ended or ``timeout`` seconds went by (the
+    benchmarks' :func:`benchmarks.common.port_opened`). The timeout is only reached on failure: a
+    machine busy with other test workers starts a server slowly."""
+    from benchmarks.common import port_opened
+
+    if not port_opened(port, process, timeout):
+        pytest.fail(f"{what} did not start")
 
 
 class HttpGateway:
