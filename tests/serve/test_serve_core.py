@@ -164,6 +164,10 @@ def test_dry_run_prints_the_client_list_and_both_costs(run_cli, tmp_path):
     table = run_cli("serve", "--dry-run", "-c", DEMO, "-c", runner, "--catalog-via", "demo")
     assert table.code == 0 and table.stderr == ""
     assert f"{tokens['listed']:,} tokens" in table.stdout and f"{tokens['all_upstream_tools']:,} tokens" in table.stdout
+    served = report["sources"][0]["tools"]  # how the source's tools run (the line said ", callable")
+    assert served > 1 and f": {served} tools, called on its MCP server" in " ".join(table.stdout.split())
+    module = run_cli("serve", "--dry-run", "-c", str(ROOT / "catalogs" / "python" / "ops_tools.py"))
+    assert module.code == 0 and "ops_tools.py: 4 tools, run in the gateway's process" in " ".join(module.stdout.split())
     # the files alone: nothing runs them, so the client would see no tool of theirs, and the report says why
     alone = run_cli("serve", "--dry-run", "-c", DEMO, "-f", "json")
     assert alone.code == 0 and [t["name"] for t in alone.json()["tools"]] == ["toolSearch", "callTool"]

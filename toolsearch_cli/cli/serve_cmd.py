@@ -398,7 +398,8 @@ def _render_dry_run(report: DryRun, output_format: str) -> None:
         )
     )
     for source in report.sources:
-        out.print(data(f"  {source['source']}: {plural(source['tools'], 'tool')}, callable", "dim"))
+        runs = "called on its MCP server" if source["kind"] == "mcp" else "run in the gateway's process"
+        out.print(data(f"  {source['source']}: {plural(source['tools'], 'tool')}, {runs}", "dim"))
     for problem in report.failed:
         if problem in report.required_failed:
             out.print(data(f"  failed: {problem}", "yellow"))
