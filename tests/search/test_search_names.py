@@ -73,6 +73,60 @@ def test_every_name_of_a_catalog_ranks_its_tool_first(catalog):
         assert search(catalog, tool.name, max_results=1)[0].name == tool.name
 
 
+def test_names_equal_but_for_separators_go_to_the_one_the_query_spells():
+    """Two servers loaded together: Airtable's ``search_records`` and Pinecone's ``search-records``
+    have one key; each spelling names its own tool, by full name or after a namespace (blind set 4
+    had ranked one of them second). A spelling of neither (``SearchRecords``) names neither."""
+    tools = [
+        make("search_records", "Search records in an Airtable base."),
+        make("search-records", "Search records in a Pinecone index namespace."),
+        make("air__Upsert_Rows", "Add rows."),
+        make("pine__upsert-rows", "Upsert vectors."),
+        make("hub__upsert_rows", "Insert or update rows."),
+    ]
+    catalog = Catalog(tools=tools)
+    for name in ("search_records", "search-records", "air__Upsert_Rows", "pine__upsert-rows", "hub__upsert_rows"):
+        assert named_tool(catalog, name) == name
+        assert search(catalog, name, max_results=1)[0].name == name
+    assert named_tool(catalog, "upsert-rows") == "pine__upsert-rows"  # the part after the namespace, as spelt
+    assert named_tool(catalog, "Upsert_Rows") == "air__Upsert_Rows"
+    assert named_tool(catalog, "upsert_rows") == "hub__upsert_rows"  # exactly; air's differs in case
+    assert named_tool(catalog, "UPSERT_ROWS") is None  # but for case: two (air's and hub's)
+    assert named_tool(catalog, "SearchRecords") is None and named_tool(catalog, "search records") is None
+
+
+def test_a_named_tool_whose_word_weighs_nothing_scores_above_the_rest_and_is_not_missing(tmp_path):
+    """Keycloak's OpenAPI document has an operation named ``post`` (``POST /``), and the ranker reads
+    ``post`` in its siblings' names as their HTTP method: the ranker put ``post`` first with a score
+    of 0, tied with the rest (a caller keeping positive scores, the benchmark harness, found
+    nothing), and the no-match note said no tool contains 'post'."""
+    from toolsearch_cli.catalog import load_catalog
+    from toolsearch_cli.search.base import SearchRequest
+    from toolsearch_cli.search.bm25f import BM25FRanker
+    from toolsearch_cli.search.names import unmatched_words
+
+    body = {"content": {"application/json": {"schema": {"type": "object", "properties": {"realm": {}}}}}}
+    path_param = [{"name": "realm", "in": "path", "required": True, "schema": {"type": "string"}}]
+    document = {
+        "openapi": "3.0.0",
+        "info": {"title": "realms", "version": "1"},
+        "paths": {
+            "/": {"post": {"summary": "Import a realm", "requestBody": body}},
+            "/{realm}/users": {"post": {"summary": "Create a new user", "parameters": path_param}},
+            "/{realm}/partialImport": {"post": {"summary": "Partial import", "parameters": path_param}},
+        },
+    }
+    (tmp_path / "realms.json").write_text(json.dumps(document))
+    catalog = load_catalog([tmp_path / "realms.json"])
+    assert "post" in [t.name for t in catalog.tools]
+    for depth in (1, 3):
+        hits = BM25FRanker().search(catalog, SearchRequest(query="post", max_results=depth))
+        assert hits[0].tool.name == "post" and hits[0].score > 0
+        assert all(hits[0].score > other.score for other in hits[1:])
+    assert unmatched_words(catalog, "post") == []
+    assert [w.word for w in unmatched_words(catalog, "post zebra")] == ["zebra"]  # a word of it names one
+
+
 def test_the_named_tool_must_be_in_the_asked_category():
     catalog = Catalog(
         tools=[make("send_mail", "Send mail.", category="mail"), make("fax", "Send a fax.", category="fax")]

@@ -127,7 +127,7 @@ class NameLookup:
             return None
         for found in (self._exact(key), self.local.get(key)):
             if found is not None:
-                return found[0] if len(found) == 1 else None
+                return found[0] if len(found) == 1 else _as_written(query, found)
         # A prefix only for an identifier (one token with a separator or an inner capital):
         # "browser_nav" or "browserNav", not the plain word "issue" or "get the weather".
         if len(key) < MIN_PREFIX or len(query.split()) != 1 or not _IDENTIFIER.search(query):
@@ -143,6 +143,19 @@ class NameLookup:
             if found is not None and len(found) == 1:
                 return found[0]
         return None
+
+
+def _as_written(query: str, names: list[str]) -> str | None:
+    """Of several names with the query's key (``search_records`` and ``search-records``), the one
+    the query spells exactly (its own name or the part after its namespace), else the one it spells
+    but for case; None if that is not one name."""
+    written = query.strip()
+    for same in (str.__str__, str.casefold):
+        want = same(written)
+        spelt = {name for name in names if want in (same(name), same(_NAMESPACE.split(name)[-1]))}
+        if len(spelt) == 1:
+            return spelt.pop()
+    return None
 
 
 def named_tool(catalog: Catalog, query: str) -> str | None:
@@ -176,8 +189,8 @@ def put_named_first(catalog: Catalog, request: SearchRequest, hits: list[Hit]) -
         return hits
     if request.category is not None and classic_normalize(tool.category or "") != classic_normalize(request.category):
         return hits
-    if hits and hits[0].tool.name == name:
-        return hits
+    if hits and hits[0].tool.name == name and hits[0].score > (hits[1].score if len(hits) > 1 else 0.0):
+        return hits  # first on its words already, ahead of the rest (a tie or a score of 0 is promoted)
     own = next((hit for hit in hits if hit.tool.name == name), None)
     rest = [hit for hit in hits if hit.tool.name != name]
     score = (rest[0].score if rest else 0.0) + NAME_BONUS

@@ -124,8 +124,14 @@ def unmatched_phrase(unmatched: list[UnmatchedWord], limit: int = 8) -> str:
 def unmatched_words(catalog: Catalog, query: str) -> list[UnmatchedWord]:
     """The words of ``query`` of which no searchable tool contains any term, each with close catalog words.
 
-    Stop words and one-letter words are not reported (they are never searched for).
+    Stop words and one-letter words are not reported (they are never searched for), nor a query
+    or word that names a tool (:func:`.name_lookup.named_tool`: Keycloak's operation ``post``,
+    whose only word the ranker reads as an HTTP method elsewhere, was found and said to be missing).
     """
+    from .name_lookup import named_tool
+
+    if named_tool(catalog, query) is not None:
+        return []
     index = cached_index(catalog, "default", lambda: build_index(catalog.searchable()), of_searchable=True)
     out: list[UnmatchedWord] = []
     seen: set[str] = set()
@@ -134,7 +140,7 @@ def unmatched_words(catalog: Catalog, query: str) -> list[UnmatchedWord]:
         # a word counts as found when any of its terms is (a CJK run's bigrams across word
         # boundaries never are); lone CJK characters only when the word has nothing else
         strong = [term for term in terms if not is_weak_term(term)] or terms
-        if not strong or any(index.df.get(term, 0) for term in strong):
+        if not strong or any(index.df.get(term, 0) for term in strong) or named_tool(catalog, word):
             continue
         shown = word.strip(".,;:!?\"'()[]{}<>")
         if shown.casefold() in seen:
