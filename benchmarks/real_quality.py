@@ -18,7 +18,9 @@ The sets (``--sets``, comma-separated; all but ``heldout`` by default):
   documents, four MCP catalogs; written before any ranking was seen on them, issue 32; not by default);
 * ``blind5``  — real_catalogs/blind5.yaml (96 requests on nine more such catalogs: five OpenAPI documents,
   four MCP catalogs; written the same way; not by default); skipped with a note when its request file
-  or one of its OpenAPI documents is absent (``python -m benchmarks fetch --only ...`` fetches them).
+  or one of its OpenAPI documents is absent (``python -m benchmarks fetch --only ...`` fetches them);
+* ``blind6``  — real_catalogs/blind6.yaml (106 requests on ten more such catalogs: five OpenAPI documents,
+  five MCP catalogs; written the same way; not by default), skipped likewise.
 
 Two diagnostics per ranker and set (``diagnose``), computed from the analysed words each hit shares
 with the request (``bm25f.tool_fields``, the same for every ranker): *param-only above own* — the
@@ -53,7 +55,7 @@ HERE = Path(__file__).resolve().parent
 
 DEPTH = 10
 GROUPS = ("openapi", "mcp")
-SETS = ("project", "shared", "blind", "heldout", "blind4", "blind5")
+SETS = ("project", "shared", "blind", "heldout", "blind4", "blind5", "blind6")
 SHARED = ROOT.parent / "shared" / "eval" / "realworld-dev"
 BLIND = HERE / "real_catalogs" / "blind-rank.yaml"
 PARAM_FIELDS = frozenset({"params", "param_text", "param_values"})
@@ -96,19 +98,24 @@ def load_blind(cache: str | None = None) -> list:
     return entries
 
 
-def load_blind5(cache: str | None = None, only: set[str] | None = None) -> list:
-    """Blind set 5's entries; none, with a note, when its request file or a catalog is absent."""
+def load_blind_set(name: str, cache: str | None = None, only: set[str] | None = None) -> list:
+    """Blind set ``name``'s entries (``blind5``, ``blind6``); none, with a note, when its request file or a
+    catalog is absent."""
     from benchmarks.real_catalogs import dataset
 
-    missing = [path for path in dataset.BLIND5_QUERY_FILES if not path.is_file()]
+    files, catalogs = {
+        "blind5": (dataset.BLIND5_QUERY_FILES, dataset.BLIND5_CATALOGS),
+        "blind6": (dataset.BLIND6_QUERY_FILES, dataset.BLIND6_CATALOGS),
+    }[name]
+    missing = [path for path in files if not path.is_file()]
     if missing:
-        print(f"blind5: skipped, {missing[0]} is absent", file=sys.stderr)
+        print(f"{name}: skipped, {missing[0]} is absent", file=sys.stderr)
         return []
     try:
-        return dataset.load(cache, only, blind5=True)
+        return dataset.load(cache, only, **{name: True})
     except FileNotFoundError as exc:
-        wanted = " ".join(c for c in dataset.BLIND5_CATALOGS if not only or c in only)
-        print(f"blind5: skipped, {exc} --only {wanted}", file=sys.stderr)
+        wanted = " ".join(c for c in catalogs if not only or c in only)
+        print(f"{name}: skipped, {exc} --only {wanted}", file=sys.stderr)
         return []
 
 
@@ -124,8 +131,8 @@ def load_sets(names: list[str], cache: str | None = None, only: set[str] | None 
             out[name] = dataset.load(cache, only, True)
         elif name == "blind4":
             out[name] = dataset.load(cache, only, blind4=True)
-        elif name == "blind5":
-            out[name] = load_blind5(cache, only)
+        elif name in ("blind5", "blind6"):
+            out[name] = load_blind_set(name, cache, only)
         elif name == "shared":
             out[name] = [e for e in load_shared() if not only or e.id in only]
             if not SHARED.is_dir():

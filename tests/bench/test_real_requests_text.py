@@ -9,7 +9,13 @@ import yaml
 
 from benchmarks.real_catalogs import dataset
 
-FILES = dataset.QUERY_FILES + dataset.HELDOUT_QUERY_FILES + dataset.BLIND4_QUERY_FILES + dataset.BLIND5_QUERY_FILES
+FILES = (
+    dataset.QUERY_FILES
+    + dataset.HELDOUT_QUERY_FILES
+    + dataset.BLIND4_QUERY_FILES
+    + dataset.BLIND5_QUERY_FILES
+    + dataset.BLIND6_QUERY_FILES
+)
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
