@@ -39,18 +39,29 @@ def _own_cache(monkeypatch, tmp_path):
     monkeypatch.setenv("TOOLSEARCH_CACHE_DIR", str(tmp_path))
 
 
-def _near_duplicates(monkeypatch) -> Catalog:
-    tools, vectors = [], {}
-    for e, entity in enumerate(ENTITIES):
-        for o, (op, description) in enumerate(OPERATIONS.items()):
-            tool = make(f"{op}_{entity}", description.format(entity))
-            tools.append(tool)
-            # every cosine between 0.55 and 0.60: the request's lead comes low, a meeting first
-            vectors[tool_text(tool)] = _cosine_vector(0.55 + 0.002 * (e * 3 + o) + 0.01 * (e % 2))
-    vectors[tool_text(tools[3])] = _cosine_vector(0.60)  # create_meeting, by a few hundredths
+def _tools() -> list:
+    return [
+        make(f"{op}_{entity}", description.format(entity))
+        for entity in ENTITIES
+        for op, description in OPERATIONS.items()
+    ]
+
+
+def _vectors(catalog: Catalog) -> dict:
+    vectors = {}
+    for i, tool in enumerate(catalog.tools):
+        # every cosine between 0.55 and 0.60: the request's lead comes low, a meeting first
+        vectors[tool_text(tool)] = _cosine_vector(0.55 + 0.002 * i + 0.01 * ((i // 3) % 2))
+    vectors[tool_text(catalog.tools[3])] = _cosine_vector(0.60)  # create_meeting, by a few hundredths
     vectors[REQUEST] = [1.0, 0.0, 0.0]
+    return vectors
+
+
+def _near_duplicates(monkeypatch) -> Catalog:
+    catalog = Catalog(tools=_tools())
+    vectors = _vectors(catalog)
     monkeypatch.setattr(embed_mod, "default_embedder", lambda: Axes(vectors))
-    return Catalog(tools=tools)
+    return catalog
 
 
 def test_a_view_whose_best_stands_barely_above_its_floor_gives_its_best_tool_less_than_1():
@@ -85,3 +96,15 @@ def test_noise_among_near_duplicates_does_not_outrank_the_lexical_winner(monkeyp
         assert part.points < 0.3  # its semantic part at most 0.05 / 0.25 of the share
     for hit in hits:
         assert sum(c.points for c in hit.contributions) == pytest.approx(hit.score)
+        # --explain says why the meaning weighed little: 18 tools, the floor is the 18th
+        detail = next(c.detail for c in hit.contributions if c.field == "semantic")
+        assert "above its floor (rank 18): rescaled over 0.25" in detail
+    # a view that stands clear of its floor is rescaled as before, and says nothing of it
+    clear = Catalog(tools=[make("zz_far", "zz"), *catalog.tools])
+    monkeypatch.setattr(
+        embed_mod,
+        "default_embedder",
+        lambda: Axes({**_vectors(catalog), tool_text(clear.tools[0]): [0.0, 0.0, 1.0]}),
+    )
+    far = hybrid.HybridRanker().search(clear, SearchRequest(query=REQUEST, max_results=3, explain=True))
+    assert far and all("rescaled over" not in c.detail for h in far for c in h.contributions)

@@ -334,14 +334,31 @@ def _views_detail(whole: float, view: int, cosine: float, views: list[str]) -> s
 class _Semantic:
     """One request's semantic side: cosines per view, each tool's part and best view, its best tools."""
 
-    __slots__ = ("index", "sims", "part", "view", "ranked")
+    __slots__ = ("index", "sims", "part", "view", "ranked", "k")
 
-    def __init__(self, index: VectorIndex, sims: Any, part: Any, view: Any, ranked: list[tuple[Tool, float]]) -> None:
+    def __init__(
+        self, index: VectorIndex, sims: Any, part: Any, view: Any, ranked: list[tuple[Tool, float]], k: int = 0
+    ) -> None:
         self.index = index
         self.sims = sims  # (views, slots) cosines, -inf for removed tools and other categories
         self.part = part  # (slots,) the semantic part, 0..1
         self.view = view  # (slots,) which view gave it: 0 the whole request, i sentence i
         self.ranked = ranked  # the best tools by part, best first
+        self.k = k  # each view was rescaled between its k-th best tool and its best
+
+    def narrow_span(self, view: int) -> float | None:
+        """How far this view's best cosine stands above its floor (its ``k``-th best, at least 0)
+        when that is less than :data:`SEMANTIC_MIN_SPAN` (its parts were rescaled over the
+        minimum instead); ``None`` otherwise."""
+        import numpy as np
+
+        row = self.sims[view]
+        row = row[np.isfinite(row)]
+        if not self.k or len(row) < self.k:
+            return None
+        ordered = -np.partition(-row, (0, self.k - 1) if self.k > 1 else 0)
+        span = float(ordered[0] - max(float(ordered[self.k - 1]), 0.0))
+        return span if 0 < span < SEMANTIC_MIN_SPAN else None
 
     def slot_of(self, name: str) -> int | None:
         return self.index.slot_of.get(name)
@@ -354,7 +371,7 @@ class _Semantic:
         view = int(self.view[slot])
         cosine = float(self.sims[view, slot])
         if views == 1:
-            return f"cosine {cosine:.3f}"
+            return f"cosine {cosine:.3f}" + self._narrow_note(view)
         sentences = views - 1 - plain
         if view == 0:
             where = "whole request"
@@ -362,7 +379,13 @@ class _Semantic:
             where = "request without its values"
         else:
             where = f"sentence {view} of {sentences}"
-        return f"cosine {cosine:.3f} ({where})"
+        return f"cosine {cosine:.3f} ({where})" + self._narrow_note(view)
+
+    def _narrow_note(self, view: int) -> str:
+        span = self.narrow_span(view)
+        if span is None:
+            return ""
+        return f"; the view's best only {span:.3f} above its floor (rank {self.k}): rescaled over {SEMANTIC_MIN_SPAN:g}"
 
 
 def view_similarities(
@@ -417,7 +440,7 @@ def semantic_side(index: VectorIndex, sims: Any, depth: int, combine: Any) -> _S
         return _Semantic(index, sims, nothing, nothing.astype(int), [])
     part, view = combine(sims, k)
     part = np.asarray(part, dtype=np.float32)
-    return _Semantic(index, sims, part, view, index.top(np.where(usable, part, -np.inf), depth))
+    return _Semantic(index, sims, part, view, index.top(np.where(usable, part, -np.inf), depth), k)
 
 
 @dataclass(frozen=True, slots=True)
