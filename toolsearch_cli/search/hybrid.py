@@ -81,7 +81,7 @@ RRF_K = 10
 #: 0.2 (was 0.1), margin 1.0 (was 0.5), parameters as before. The damped semantic parts leave the
 #: semantic side less to say, so a larger share at the start and a faster move away from it as the
 #: lexical evidence grows: the mean of the ten real groups 0.646 -> 0.655 (replayed; the minimum span
-#: alone with round 5's share 0.651 at 0.2, 0.647 at 0.25), the best of 288 rules by the mean of their
+#: alone with round 5's share 0.651 at 0.2, 0.647 at 0.25), the best of 144 rules by the mean of their
 #: neighbours on the grid, no dev set losing 0.01 R@5: benchmarks/notes/fusion.md, "round 6".
 EVIDENCE_HITS = 3
 SHIFT_START = 1.375
