@@ -9,8 +9,9 @@ cosine similarity of every tool, then fuses the two (figures in benchmarks/notes
   (:func:`plain_view`: "the Legal folder" should not pull a legal-hold operation up by meaning).
   A tool's semantic part is its best over these views;
 * ``nsf`` (normalised-score fusion, what ``hybrid`` uses): both sides rescaled to 0..1 between
-  their :data:`CANDIDATES`-th best and their best score (each view of the request on its own),
-  then ``(1 - w) * lexical + w * semantic``. ``w`` is decided per request (:func:`fusion_share`):
+  their :data:`CANDIDATES`-th best and their best score (each view of the request on its own, over
+  a span of at least :data:`SEMANTIC_MIN_SPAN`: a model that barely tells the best tools apart
+  weighs less), then ``(1 - w) * lexical + w * semantic``. ``w`` is decided per request (:func:`fusion_share`):
   the settings' weight (``--embed-weight``; 0.5 unless told: a weaker model earns less,
   benchmarks/notes/fusion.md "per-model weight") is the base, moved towards the semantic side when
   the best lexical hits' evidence is weak (few of the request's terms in their names and
