@@ -6,7 +6,7 @@ Usage:
     python -m benchmarks fusion-replay --load /tmp/f.pkl --grid                          # the sweep of the notes
 
 The dump holds, for every request of the real groups (``project``, ``shared``, ``blind``, ``blind4``,
-``heldout``, as ``python -m benchmarks real`` loads them) and of the six dev sets (``--limit N``
+``blind5``, ``heldout``, as ``python -m benchmarks real`` loads them) and of the six dev sets (``--limit N``
 requests of each, evenly spaced), what ``hybrid`` fuses: the lexical side's best
 :data:`~toolsearch_cli.search.hybrid.CANDIDATES` tools with their scores, the semantic part (0..1)
 of every tool among them, the semantic side's best and the relevant tools, the evidence
@@ -18,7 +18,10 @@ request).
 
 Figures: MRR@10 per catalog, then the mean over a group's catalogs (as ``real_quality``), and R@5
 per dev set. Groups: ``project/openapi``, ``project/mcp``, ``shared/openapi``, ``shared/mcp``,
-``blind``, ``heldout``, ``blind4/openapi``, ``blind4/mcp``.
+``blind``, ``heldout``, ``blind4/openapi``, ``blind4/mcp``, ``blind5/openapi``, ``blind5/mcp``. With ``--sims``
+the dump also holds every view's cosine to every tool (``sims``, views x tools, in the slot order of
+``tool_names``), so that a change to the semantic side's rescaling can be replayed too (round 6,
+benchmarks/notes/fusion.md); every row holds the request's analysed terms and their weights (``plan``).
 """
 
 from __future__ import annotations
@@ -35,11 +38,11 @@ from typing import Any
 from benchmarks import options
 
 DEPTH = 10
-REAL_SETS = ("project", "shared", "blind", "heldout", "blind4")
+REAL_SETS = ("project", "shared", "blind", "heldout", "blind4", "blind5")
 
 
 def _group(set_name: str, group: str) -> str:
-    return f"{set_name}/{group}" if set_name in ("project", "shared", "blind4") else set_name
+    return f"{set_name}/{group}" if set_name in ("project", "shared", "blind4", "blind5") else set_name
 
 
 def _entries(args: Any) -> list[tuple[str, str, Any, list[tuple[str, set[str]]]]]:
@@ -65,6 +68,7 @@ def dump(args: Any) -> None:
     from toolsearch_cli.errors import SearchError
     from toolsearch_cli.search import get_ranker
     from toolsearch_cli.search.base import SearchRequest
+    from toolsearch_cli.search.bm25f import query_plan
     from toolsearch_cli.search.embed import has_cjk
     from toolsearch_cli.search.embed_settings import EmbedSettings
     from toolsearch_cli.search.hybrid import (
@@ -91,6 +95,7 @@ def dump(args: Any) -> None:
         embedding.prepare(catalog, texts)
         embedder = hybrid.embedder()
         index = vector_index(catalog, embedder)
+        tool_names = [t.name if t is not None else "" for t in index.tools]
         for query, relevant in queries:
             sub = SearchRequest(query=query, max_results=CANDIDATES, explain=True)
             try:
@@ -125,6 +130,7 @@ def dump(args: Any) -> None:
                         for hit_rows in explained_hits(catalog, query, lexical)
                     ],
                     "values": sorted(value_terms(query)),
+                    "plan": (lambda plan: (list(plan.terms), dict(plan.weights)))(query_plan(query)),
                     "group": group,
                     "catalog": cid,
                     "query": query,
@@ -137,6 +143,9 @@ def dump(args: Any) -> None:
                     "evidence": (evidence.parameters, evidence.covered, evidence.confirmed),
                     "embedding": emb,
                     "tools": len(catalog.searchable()),
+                    # every view's cosine to every tool (slot order of "tool_names"), for replays of the rescaling
+                    "sims": semantic.sims.astype("float16") if args.sims else None,
+                    "tool_names": tool_names if args.sims else None,
                 }
             )
         print(f"{group} {cid}: {len(queries)} requests, {time.perf_counter() - start:.0f} s", file=sys.stderr)
@@ -228,6 +237,8 @@ GROUP_ORDER = (
     "heldout",
     "blind4/openapi",
     "blind4/mcp",
+    "blind5/openapi",
+    "blind5/mcp",
 )
 
 
@@ -273,6 +284,7 @@ def main() -> int:
         default="views",
         help="the semantic part dumped: hybrid's (best rescaled sentence view) or embedding's (parts, mean)",
     )
+    parser.add_argument("--sims", action="store_true", help="dump: also every view's cosine to every tool")
     parser.add_argument("--load", action="append", default=[], help="replay this dump (repeatable: all together)")
     args = parser.parse_args()
     if args.dump:
