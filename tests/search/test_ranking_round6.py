@@ -125,6 +125,9 @@ def openapi(name: str, method: str, path: str, summary: str) -> Tool:
         # a POST to an action: the path's last word says it
         (openapi("PostPaymentIntentsIntentCancel", "post", "/payment_intents/{intent}/cancel", "Cancel"), DELETE),
         (openapi("PostPaymentIntentsIntentCapture", "post", "/payment_intents/{intent}/capture", "Capture"), None),
+        # ... else the name's first verb (its method word dropped: "post" says nothing here)
+        (openapi("createOpportunityEntity", "post", "/opportunity", "Create opportunity"), CREATE),
+        (openapi("post_api_v1_accounts_id_mute", "post", "/api/v1/accounts/{id}/mute", "Mute account"), None),
     ],
 )
 def test_the_action_of_an_openapi_operation_is_its_methods_meaning(operation: Tool, action: str | None) -> None:

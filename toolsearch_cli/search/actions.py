@@ -30,9 +30,10 @@ CREATE, READ, UPDATE, DELETE = "create", "read", "update", "delete"
 
 #: Per class, the verbs of a tool's name that say it (analysed: "creates" is "create").
 TOOL_VERBS = {
-    CREATE: "create add new insert make generate register post send submit publish upload import book schedule",
+    CREATE: "create add new insert make generate register post send submit publish upload import book schedule "
+    "push broadcast",
     READ: "get list search find query fetch retrieve read show view describe lookup count download export",
-    UPDATE: "update set change edit modify patch rename move replace assign mark toggle",
+    UPDATE: "update set change edit modify patch rename move replace assign mark toggle configure reschedule",
     DELETE: "delete remove destroy erase drop purge clear cancel unset",
 }
 #: Per class, the words of a request that ask for it (analysed), and phrases (matched in the text).

