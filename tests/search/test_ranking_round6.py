@@ -90,6 +90,11 @@ def test_remind_me_ranks_the_tool_that_adds_reminders_first(monkeypatch) -> None
         ("Mr. Chen called, he can't make tomorrow's 3pm visit, cancel it", DELETE),
         ("get rid of the spam comment under my video", DELETE),
         ("can you please show me the log", READ),
+        # a yes/no question asks to read too
+        ("did the lipid panel results come back for lab order 9921?", READ),
+        ("is anything on fire? which monitors are alerting", READ),
+        ("turn on live captions for the all-hands meeting", UPDATE),
+        ("log a new lead: Hannah Berg from Nordwind GmbH", CREATE),
         ("the bank bounced yesterday's direct debit, mark the payment as rejected", UPDATE),
         # quoted text is a name, not what the request asks
         ('add "Delete old files" to my list', CREATE),

@@ -38,18 +38,23 @@ TOOL_VERBS = {
 }
 #: Per class, the words of a request that ask for it (analysed), and phrases (matched in the text).
 REQUEST_VERBS = {
-    CREATE: "create add make new generate register book schedule send post submit publish remind jot",
+    CREATE: "create add make new generate register book schedule send post submit publish remind jot log import upload "
+    "invite",
     READ: "show list get find search fetch retrieve read view see look display",
-    UPDATE: "update change edit modify set rename move switch mark replace adjust reset",
+    UPDATE: "update change edit modify set rename move switch mark replace adjust reset enable disable assign "
+    "reschedule",
     DELETE: "delete remove erase destroy cancel purge drop wipe trash",
 }
 REQUEST_PHRASES = {
     CREATE: ("set up", "sign up", "note down", "write down"),
     READ: ("look up", "how many", "how much"),
+    UPDATE: ("turn on", "turn off"),
     DELETE: ("get rid of",),
 }
 #: Question words that open a clause: the clause asks to read (matched as words of the text).
-QUESTION_WORDS = frozenset("who what which when where why how whose".split())
+QUESTION_WORDS = frozenset(
+    "who what which when where why how whose is are am was were do does did has have any".split()
+)
 
 #: How many of a name's first words are looked at for its action (a server prefix, then the verb).
 NAME_WORDS = 2
