@@ -95,6 +95,8 @@ def test_remind_me_ranks_the_tool_that_adds_reminders_first(monkeypatch) -> None
         ("is anything on fire? which monitors are alerting", READ),
         ("turn on live captions for the all-hands meeting", UPDATE),
         ("log a new lead: Hannah Berg from Nordwind GmbH", CREATE),
+        # a refund is a new object in every API that has one (PostRefunds, create_adjustment)
+        ("customer was charged twice, refund 20 EUR of txn_01h8k2m9xq", CREATE),
         ("the bank bounced yesterday's direct debit, mark the payment as rejected", UPDATE),
         # quoted text is a name, not what the request asks
         ('add "Delete old files" to my list', CREATE),
@@ -141,7 +143,15 @@ def test_the_action_of_an_openapi_operation_is_its_methods_meaning(operation: To
 
 @pytest.mark.parametrize(
     ("name", "action"),
-    [("create_item", CREATE), ("discord_send", CREATE), ("list-calendars", READ), ("board_insights", None)],
+    [
+        ("create_item", CREATE),
+        ("discord_send", CREATE),
+        ("list-calendars", READ),
+        ("board_insights", None),
+        # an HTTP method before another verb: the second says what the tool does
+        ("API-post-search", READ),
+        ("post_message", CREATE),
+    ],
 )
 def test_the_action_of_a_tool_is_the_first_verb_of_its_name(name: str, action: str | None) -> None:
     # a server prefix ("discord_") is passed over

@@ -39,7 +39,7 @@ TOOL_VERBS = {
 #: Per class, the words of a request that ask for it (analysed), and phrases (matched in the text).
 REQUEST_VERBS = {
     CREATE: "create add make new generate register book schedule send post submit publish remind jot log import upload "
-    "invite",
+    "invite refund pay",
     READ: "show list get find search fetch retrieve read view see look display",
     UPDATE: "update change edit modify set rename move switch mark replace adjust reset enable disable assign "
     "reschedule",
@@ -55,6 +55,9 @@ REQUEST_PHRASES = {
 QUESTION_WORDS = frozenset(
     "who what which when where why how whose is are am was were do does did has have any".split()
 )
+
+#: HTTP method words as a name's verbs (analysed).
+HTTP_METHODS = frozenset(("get", "post", "put", "patch", "delet"))
 
 #: How many of a name's first words are looked at for its action (a server prefix, then the verb).
 NAME_WORDS = 2
@@ -80,10 +83,12 @@ def _tables() -> tuple[dict[str, str], dict[str, str]]:
 def tool_action(terms: list[str] | tuple[str, ...]) -> str | None:
     """The class of the first action verb among the first NAME_WORDS of a name's analysed terms."""
     verbs = _tables()[0]
-    for term in terms[:NAME_WORDS]:
+    for i, term in enumerate(terms[:NAME_WORDS]):
         cls = verbs.get(term)
         if cls is not None:
-            return cls
+            # an HTTP method before another verb ("API-post-search"): the second says it
+            after = verbs.get(terms[i + 1]) if term in HTTP_METHODS and i + 1 < len(terms) else None
+            return after or cls
     return None
 
 
