@@ -95,8 +95,6 @@ def test_remind_me_ranks_the_tool_that_adds_reminders_first(monkeypatch) -> None
         ("is anything on fire? which monitors are alerting", READ),
         ("turn on live captions for the all-hands meeting", UPDATE),
         ("log a new lead: Hannah Berg from Nordwind GmbH", CREATE),
-        # a refund is a new object in every API that has one (PostRefunds, create_adjustment)
-        ("customer was charged twice, refund 20 EUR of txn_01h8k2m9xq", CREATE),
         ("the bank bounced yesterday's direct debit, mark the payment as rejected", UPDATE),
         # quoted text is a name, not what the request asks
         ('add "Delete old files" to my list', CREATE),

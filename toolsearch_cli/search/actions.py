@@ -39,7 +39,7 @@ TOOL_VERBS = {
 #: Per class, the words of a request that ask for it (analysed), and phrases (matched in the text).
 REQUEST_VERBS = {
     CREATE: "create add make new generate register book schedule send post submit publish remind jot log import upload "
-    "invite refund pay",
+    "invite",
     READ: "show list get find search fetch retrieve read view see look display",
     UPDATE: "update change edit modify set rename move switch mark replace adjust reset enable disable assign "
     "reschedule",
