@@ -14,6 +14,13 @@ import pytest
 from toolsearch_cli.model import Catalog, Tool, pack_tools, unpacked
 from toolsearch_cli.search import bm25f, search
 
+
+@pytest.fixture(autouse=True)
+def _coverage_alone(monkeypatch):
+    """These tests are about the coverage bonus alone: round 6's action bonus ("list", "create") off."""
+    monkeypatch.setattr(bm25f, "ACTION_SHARE", 0.0)
+
+
 KINDS = ["Pod", "Service", "Node", "Secret", "ConfigMap", "Deployment", "Job", "Namespace"]
 NAMESPACE = {"type": "string", "description": "object name and auth scope, such as for teams and projects"}
 

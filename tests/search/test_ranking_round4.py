@@ -117,8 +117,10 @@ def _pods() -> Catalog:
 
 
 def test_a_related_word_rarer_than_its_source_does_not_outweigh_it(monkeypatch) -> None:
-    # the label bonus off: here it would rank delete_pod first either way ("delete a pod" says its name)
+    # the label bonus off: here it would rank delete_pod first either way ("delete a pod" says its name);
+    # so would round 6's action bonus ("delete")
     monkeypatch.setattr(bm25f, "LABEL_SHARE", 0.0)
+    monkeypatch.setattr(bm25f, "ACTION_SHARE", 0.0)
     catalog = _pods()
     assert ranked(catalog, "delete a pod")[0] == "delete_pod"
     monkeypatch.setattr(bm25f, "RELATED_SOURCE_IDF", 0.0)

