@@ -61,7 +61,7 @@ class QueryPlan:
     matching the most words of any sentence filling every place.
     """
 
-    __slots__ = ("terms", "weights", "clauses", "clause_share", "related")
+    __slots__ = ("terms", "weights", "clauses", "clause_share", "related", "translated")
 
     def __init__(
         self,
@@ -78,6 +78,9 @@ class QueryPlan:
         self.clause_share = clause_share
         #: Terms the query does not say, added for a related word it does (term -> that word).
         self.related = related or {}
+        #: Of those, the English terms of words of another language (:mod:`.lexicon`): term ->
+        #: ("word → English", the analysed terms of that word).
+        self.translated: dict[str, tuple[str, tuple[str, ...]]] = {}
 
     def __repr__(self) -> str:
         return f"QueryPlan({self.terms!r}, {self.weights!r}, {self.clauses!r}, {self.clause_share!r}, {self.related!r})"
