@@ -63,6 +63,11 @@ def test_explanations_say_which_word_brought_an_english_term() -> None:
     terms = {c.term for c in hits[0].contributions}
     assert "löschen → delete" in terms
     assert "rechnung → invoice" in terms
+    # a related word of the English term says which word of the request brought it
+    trash = Catalog(tools=[tool("trashFile", "Moves a file to the trash."), tool("listFiles", "Lists files.")])
+    hits = bm25f.BM25FRanker().search(trash, SearchRequest(query="Datei löschen", max_results=1, explain=True))
+    assert hits[0].tool.name == "trashFile"
+    assert "trash (for 'löschen → delete')" in {c.term for c in hits[0].contributions}
 
 
 def test_english_requests_get_no_translation() -> None:

@@ -631,7 +631,9 @@ class BM25FRanker:
         originals = _originals(request.query)
         for term, source in plan.related.items():
             translated = plan.translated.get(term)
-            originals[term] = translated[0] if translated else f"{term} (for {source!r})"
+            # a related word of an English term of a translated word: say which word ("löschen → delete")
+            said = plan.translated[source][0] if source in plan.translated else source
+            originals[term] = translated[0] if translated else f"{term} (for {said!r})"
         hits = []
         for tool, score, weights in best:
             fields, parts = explain(index, tool, list(weights), originals, weights)
