@@ -131,6 +131,19 @@ def test_a_catalog_that_has_the_word_weighs_its_english_term_as_a_related_one() 
     assert ranked(catalog, "Rechnung löschen")[0] == "deleteInvoice"
 
 
+def test_a_capitalised_noun_the_lexicon_has_is_no_name(monkeypatch) -> None:
+    # German nouns are capitalised as names are: "Rechnung" reads as value-like (0.6), but its
+    # English term is vocabulary and weighs as any translation
+    plan = bm25f.query_plan("Bitte die Rechnung löschen")
+    bm25f.rank_index(bm25f.default_index(ENGLISH), plan, 5)
+    assert plan.weights["rechnung"] == pytest.approx(bm25f.VALUE_WEIGHT)
+    assert plan.weights["invoic"] == pytest.approx(bm25f.TRANSLATED_WEIGHT)
+    monkeypatch.setattr(bm25f, "TRANSLATED_VALUE", True)
+    plan = bm25f.query_plan("Bitte die Rechnung löschen")
+    bm25f.rank_index(bm25f.default_index(ENGLISH), plan, 5)
+    assert plan.weights["invoic"] == pytest.approx(bm25f.TRANSLATED_WEIGHT * bm25f.VALUE_WEIGHT)
+
+
 def test_inflections_and_compounds() -> None:
     def english(query: str) -> set[str]:
         return {e for _, e in lexicon.translations(query).values()}

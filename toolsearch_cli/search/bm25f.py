@@ -219,6 +219,11 @@ TRANSLATED_PRESENT_WEIGHT = RELATED_WEIGHT
 #: bilingual catalog), whether or not it has the word: its own words are the evidence.
 TRANSLATED_SPOKEN_WEIGHT = 0.0
 SPOKEN_TERMS = 1
+#: Whether a translated word read as value-like (:mod:`.values`: German nouns are capitalised)
+#: passes its lower weight on to its English terms; a word the lexicon has is vocabulary, not a
+#: name. Off: hybrid's non-English MRR on blind set 5 0.409 -> 0.442 (MCP group 0.643 -> 0.655),
+#: default and the other sets equal (benchmarks/notes/languages.md).
+TRANSLATED_VALUE = False
 #: Whether the English terms of a translated word bring their related words too (:mod:`.related`).
 TRANSLATED_EXPAND = True
 
@@ -735,6 +740,8 @@ def _related_at_source_idf(index: BM25FIndex, plan: QueryPlan) -> None:
             # the catalog has the word itself (all its terms): a second opinion beside it; else its stand-in
             present = bool(sources) and all(t in index.df for t in sources)
             weight = max((plan.weights.get(t, 1.0) for t in sources), default=1.0)
+            if not TRANSLATED_VALUE:
+                weight = max(weight, 1.0)
             share = TRANSLATED_SPOKEN_WEIGHT if spoken else TRANSLATED_PRESENT_WEIGHT if present else TRANSLATED_WEIGHT
             plan.weights[term] = share * weight
     for term, source in plan.related.items():

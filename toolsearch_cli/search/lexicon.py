@@ -1536,13 +1536,17 @@ def found(query: str) -> tuple[tuple[int, int, str, str], ...]:
     matches = [m for m in _WORD.finditer(text) if not any(is_cjk(ch) for ch in m.group())]
     folded = [fold(m.group()) for m in matches]
     vocabulary = english_vocabulary()
-    for match, key in zip(matches, folded, strict=True):
+    if foreign([m.group().casefold() for m in matches], 0) or not any(w in vocabulary for w in folded):
+        latin = list(zip(matches, folded, strict=True))
+    else:
+        latin = []  # reads as English whatever the lexicon has of it: nothing to look up
+    for match, key in latin:
         if key in vocabulary:
             continue
         entry = table.word(key)
         if entry is not None:
             out.append((match.start(), match.end(), entry, match.group().casefold()))
-    if table.phrases and len(folded) > 1:
+    if latin and table.phrases and len(folded) > 1:
         for i in range(len(folded) - 1):
             for size in (4, 3, 2):  # phrases of at most four words
                 entry = table.phrases.get(" ".join(folded[i : i + size])) if i + size <= len(folded) else None
