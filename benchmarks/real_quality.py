@@ -269,6 +269,48 @@ def group_means(entries, results: dict, name: str, metric: str) -> dict[str, flo
     return out
 
 
+#: Function words of English and of the other languages requests are written in (German, French,
+#: Spanish, Portuguese, Italian, Dutch), for :func:`english` only.
+_EN_WORDS = frozenset(
+    "the a an to of for and is are my me i it this that with from all what which how who please".split()
+)
+_OTHER_WORDS = frozenset(
+    """der die das den dem ein eine und ist mit für von zu auf ich mein meine bitte nicht alle le la les
+    du un une et est pour avec dans sur mes je nous el los las del una para con por que mis es al um uma
+    com da dos das não il gli della di che sono het een van voor met op mijn niet als aus bei nach noch""".split()
+)
+
+
+def english(query: str) -> bool:
+    """Whether a request is in English: only Latin letters and more English function words than
+    those of other languages (a request of no function word at all: no letter outside ASCII)."""
+    import unicodedata
+
+    letters = [ch for ch in query if ch.isalpha()]
+    if any(not unicodedata.name(ch, "").startswith("LATIN") for ch in letters):
+        return False
+    words = [w.strip(".,;:!?\"'()[]{}«»¿¡").casefold() for w in query.split()]
+    en = sum(1 for w in words if w in _EN_WORDS)
+    other = sum(1 for w in words if w in _OTHER_WORDS)
+    if en or other:
+        return en > other
+    return all(ch.isascii() for ch in letters)
+
+
+def by_language(entries, results: dict, names: list[str]) -> list[str]:
+    """Lines of MRR over the requests in English and over the others (each request counts once)."""
+    lines = ["", "MRR by language (mean over requests):", "", "| ranker | English | other languages |"]
+    lines.append("|---|---:|---:|")
+    for name in names:
+        cells = {True: [], False: []}
+        for e in entries:
+            for (query, _), rank in zip(e.queries, results[e.id][name]["ranks"], strict=True):
+                cells[english(query)].append(1.0 / rank if 0 < rank <= DEPTH else 0.0)
+        shown = [f"{statistics.fmean(v):.3f} ({len(v)})" if v else "-" for v in (cells[True], cells[False])]
+        lines.append(f"| {name} | {shown[0]} | {shown[1]} |")
+    return lines
+
+
 def markdown(entries, results: dict, names: list[str], exact: dict[str, dict[str, list[str]]]) -> str:
     lines = [
         "| ranker | OpenAPI MRR | MCP MRR | OpenAPI R@5 | MCP R@5 | param-only above own | value-only top "
@@ -293,6 +335,7 @@ def markdown(entries, results: dict, names: list[str], exact: dict[str, dict[str
         lines.append(
             f"| {name} | " + " | ".join(f"{c:.3f}" for c in cells) + f" | {diag[0]} | {diag[1]} | {exact_cell} |"
         )
+    lines += by_language(entries, results, names)
     lines += ["", "Per catalog (MRR):", "", "| catalog | group | tools | requests | " + " | ".join(names) + " |"]
     lines.append("|---|---|---:|---:|" + "---:|" * len(names))
     for e in entries:

@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 
 from toolsearch_cli import Catalog, SearchError, load_catalog, search
 from toolsearch_cli.indexes import cached_index
-from toolsearch_cli.search.text import STOP_WORDS, analyze, analyze_query, split_identifiers, stem
+from toolsearch_cli.search.bm25f import default_index, query_plan, rank_index
+from toolsearch_cli.search.text import STOP_WORDS, analyze, split_identifiers, stem
 
 from ..conftest import DEMO, make
 
@@ -189,9 +190,14 @@ WORDS = st.sampled_from(["weather", "email", "refund", "order", "file", "天气"
 def test_every_hit_shares_a_query_term_and_results_are_bounded(descriptions, query_words, limit):
     tools = [make(f"t{i}", " ".join(words)) for i, words in enumerate(descriptions)]
     query = " ".join(query_words)
-    hits = search(Catalog(tools=tools), query, max_results=limit)
+    catalog = Catalog(tools=tools)
+    hits = search(catalog, query, max_results=limit)
     assert len(hits) <= limit
-    query_terms = set(analyze_query(query))
+    # the request's own terms and those added for it that weigh something in this catalog (related
+    # words; English terms of other languages, unless the catalog speaks the request's language)
+    plan = query_plan(query)
+    rank_index(default_index(catalog), plan, limit)
+    query_terms = {t for t in plan.terms if plan.weights.get(t, 1.0) > 0}
     for hit in hits:
         assert hit.score > 0
         assert query_terms & set(analyze(hit.tool.description))

@@ -234,6 +234,27 @@ ACTION_ANYWHERE = False
 #: The bonus is weighed for this many of the best tools (or the number asked for, if more), as the
 #: label bonus (LABEL_POOL). 10: shared OpenAPI 0.644, blind set 5 MCP 0.506; 50: within 0.002 of 20.
 ACTION_POOL = 20
+#: Weight of the English term of a word of another language (:mod:`.lexicon`: "löschen" brings
+#: "delete"), relative to that word's weight, when the catalog has not the word itself (an English
+#: catalog); a catalog that has it (a Chinese or bilingual one) weighs the term as a related one
+#: (RELATED_WEIGHT), so its own word still ranks first. 0 turns translation off. Figures:
+#: benchmarks/notes/languages.md.
+TRANSLATED_WEIGHT = 0.8
+#: The same when the catalog has the word itself (all its terms), relative to the word's weight:
+#: its own word ranks first, the English term is a second opinion.
+TRANSLATED_PRESENT_WEIGHT = RELATED_WEIGHT
+#: The same when the catalog speaks the request's language (has at least SPOKEN_TERMS of the
+#: request's own terms of two or more letters outside ASCII, "删除" or "löschen": a Chinese or
+#: bilingual catalog), whether or not it has the word: its own words are the evidence.
+TRANSLATED_SPOKEN_WEIGHT = 0.0
+SPOKEN_TERMS = 1
+#: Whether a translated word read as value-like (:mod:`.values`: German nouns are capitalised)
+#: passes its lower weight on to its English terms; a word the lexicon has is vocabulary, not a
+#: name. Off: hybrid's non-English MRR on blind set 5 0.409 -> 0.442 (MCP group 0.643 -> 0.655),
+#: default and the other sets equal (benchmarks/notes/languages.md).
+TRANSLATED_VALUE = False
+#: Whether the English terms of a translated word bring their related words too (:mod:`.related`).
+TRANSLATED_EXPAND = True
 
 
 def tool_fields(tool: Tool) -> dict[str, list[str]]:
@@ -500,14 +521,35 @@ def _with_related(query: str, plan: QueryPlan) -> QueryPlan:
         return plan
     from .related import expansions
 
-    added = expansions(query, plan.terms)
-    if not added:
+    translated = _translated(query, plan) if TRANSLATED_WEIGHT else {}
+    added = expansions(query, plan.terms if TRANSLATED_EXPAND else plan.terms[: len(plan.terms) - len(translated)])
+    if not added and not translated:
         return plan
     for term, source in added.items():
         plan.terms.append(term)
         plan.weights[term] = RELATED_WEIGHT * plan.weights.get(source, 1.0)
-    plan.related = added
+    plan.related = {**translated, **added}
     return plan
+
+
+def _translated(query: str, plan: QueryPlan) -> dict[str, str]:
+    """Add to ``plan`` the English terms of the request's words of another language
+    (:func:`.lexicon.translations`) that it does not have, at TRANSLATED_WEIGHT times the weight
+    of the word that brought them (set again per catalog by :func:`_related_at_source_idf`);
+    return them, each with that word."""
+    from .lexicon import translations
+
+    out: dict[str, str] = {}
+    own = set(plan.terms)
+    for term, (word, english) in translations(query).items():
+        if term in own:
+            continue
+        sources = tuple(t for t in dict.fromkeys(analyze(word)) if t in own)
+        plan.terms.append(term)
+        plan.weights[term] = TRANSLATED_WEIGHT * max((plan.weights.get(t, 1.0) for t in sources), default=1.0)
+        plan.translated[term] = (f"{word} → {english}", sources)
+        out[term] = word
+    return out
 
 
 def _value_weighted(query: str, plan: QueryPlan) -> QueryPlan:
@@ -628,7 +670,10 @@ class BM25FRanker:
             return put_named_first(catalog, request, [Hit(tool=tool, score=score) for tool, score, _ in best])
         originals = _originals(request.query)
         for term, source in plan.related.items():
-            originals[term] = f"{term} (for {source!r})"
+            translated = plan.translated.get(term)
+            # a related word of an English term of a translated word: say which word ("löschen → delete")
+            said = plan.translated[source][0] if source in plan.translated else source
+            originals[term] = translated[0] if translated else f"{term} (for {said!r})"
         hits = []
         for tool, score, weights in best:
             fields, parts = explain(index, tool, list(weights), originals, weights)
@@ -659,6 +704,8 @@ def rank_index(
     bonuses and the reduced parameter points by tool name (for explanations)."""
     if plan.related and (RELATED_SOURCE_IDF or RELATED_ABSENT_WEIGHT != RELATED_WEIGHT):
         _related_at_source_idf(index, plan)
+        if plan.translated and any(plan.weights.get(t) == 0.0 for t in plan.translated):
+            plan = _without_unweighed(plan)
     indexed = sum(1 for t in plan.terms if t in index.df and t not in plan.related)
     covering = COVER_SHARE > 0 and COVER_MIN_TERMS <= indexed <= COVER_MAX_TERMS
     bonuses: dict[str, tuple[float, str]] = {}
@@ -725,11 +772,23 @@ def _related_at_source_idf(index: BM25FIndex, plan: QueryPlan) -> None:
     gets the same weights as one ranked once on the last."""
     stand_ins: dict[str, int] = {}  # per absent word: how many of its related terms the catalog has
     for term, source in plan.related.items():
-        if source in plan.terms and source not in index.df and term in index.df:
+        if source in plan.terms and source not in index.df and term in index.df and term not in plan.translated:
             stand_ins[source] = stand_ins.get(source, 0) + 1
+    if plan.translated:
+        # the request's own words outside ASCII (its other language): does the catalog speak it?
+        own = [t for t in plan.terms if t not in plan.related and len(t) > 1 and not t.isascii()]
+        spoken = sum(1 for t in own if t in index.df) >= SPOKEN_TERMS
+        for term, (_, sources) in plan.translated.items():
+            # the catalog has the word itself (all its terms): a second opinion beside it; else its stand-in
+            present = bool(sources) and all(t in index.df for t in sources)
+            weight = max((plan.weights.get(t, 1.0) for t in sources), default=1.0)
+            if not TRANSLATED_VALUE:
+                weight = max(weight, 1.0)
+            share = TRANSLATED_SPOKEN_WEIGHT if spoken else TRANSLATED_PRESENT_WEIGHT if present else TRANSLATED_WEIGHT
+            plan.weights[term] = share * weight
     for term, source in plan.related.items():
-        if source not in plan.terms:
-            continue  # a phrase
+        if source not in plan.terms or term in plan.translated:
+            continue  # a phrase, or a translation (weighed above)
         weight = plan.weights.get(source, 1.0)
         if source not in index.df:
             plan.weights[term] = max(RELATED_WEIGHT, RELATED_ABSENT_WEIGHT / max(1, stand_ins.get(source, 0))) * weight
@@ -741,6 +800,21 @@ def _related_at_source_idf(index: BM25FIndex, plan: QueryPlan) -> None:
         ratio = index.idf(source) / rarity
         if ratio < 1.0:
             plan.weights[term] = RELATED_WEIGHT * weight * ratio**RELATED_SOURCE_IDF
+
+
+def _without_unweighed(plan: QueryPlan) -> QueryPlan:
+    """A copy of ``plan`` without the translated terms of weight 0 (TRANSLATED_SPOKEN_WEIGHT): a
+    term of no weight would still make a tool a hit of no points."""
+    dropped = {t for t in plan.translated if plan.weights.get(t) == 0.0}
+    out = QueryPlan(
+        [t for t in plan.terms if t not in dropped],
+        plan.weights,
+        plan.clauses,
+        plan.clause_share,
+        {t: s for t, s in plan.related.items() if t not in dropped},
+    )
+    out.translated = {t: v for t, v in plan.translated.items() if t not in dropped}
+    return out
 
 
 @lru_cache(maxsize=65536)

@@ -109,6 +109,9 @@ MAX_TERMS = 8
 #: -> 0.502 with the round-2 share, 0.484 -> 0.515 with round 4's; ultratool_zh unchanged (its
 #: requests' hits hold 3 or more; 2 gains 0.006 more but leaves no margin).
 CJK_MAX_TERMS = 1
+#: A request in another language is embedded with its English gloss (:func:`glossed_views`) by an
+#: English-only model. Figures: benchmarks/notes/languages.md.
+GLOSS_VIEW = True
 #: A lexical score at most this is none (the parameter cap leaves float dust such as 7e-17).
 NO_POINTS = 1e-9
 #: The fields that hold a tool's own words, as explanations report them.
@@ -242,6 +245,23 @@ def hybrid_views(query: str) -> tuple[list[str], bool]:
     return ([*views, plain], True) if plain is not None else (views, False)
 
 
+def glossed_views(query: str, multilingual: bool) -> list[str] | None:
+    """For an English-only model (not ``multilingual``), the views of a request in another
+    language with its English gloss (:func:`~.lexicon.gloss`: "Rechnung löschen" -> "invoice
+    delete"): the gloss alone for a request with Chinese, Japanese or Korean characters (the model
+    reads nothing else of it but names, which the gloss keeps), else the whole request and the
+    gloss. ``None`` without a gloss (an English request, or no word the lexicon has)."""
+    if multilingual or not GLOSS_VIEW:
+        return None
+    from .embed import has_cjk
+    from .lexicon import gloss
+
+    english = gloss(query)
+    if not english or not classic_normalize(english):
+        return None
+    return [english] if has_cjk(query) else [query, english]
+
+
 def embedding_views(query: str) -> list[str]:
     """What ``embedding`` embeds of a request: the whole of it, then its parts when it has several
     (:func:`~.text.request_parts`: sentences and connective-led clauses, quoted text kept whole,
@@ -366,17 +386,19 @@ class _Semantic:
     def slot_of(self, name: str) -> int | None:
         return self.index.slot_of.get(name)
 
-    def detail(self, slot: int | None, views: int, *, plain: bool = False) -> str:
+    def detail(self, slot: int | None, views: int, *, plain: bool | None = False) -> str:
         """What ``--explain`` says of a tool's semantic part (``plain``: the last of the ``views`` is
-        the request without its values, :func:`plain_view`)."""
+        the request without its values, :func:`plain_view`; ``None``: its English gloss)."""
         if slot is None or not len(self.part):
             return "no vector"
         view = int(self.view[slot])
         cosine = float(self.sims[view, slot])
         if views == 1:
             return f"cosine {cosine:.3f}" + self._narrow_note(view)
-        sentences = views - 1 - plain
-        if view == 0:
+        sentences = views - 1 - (plain is not False)
+        if plain is None and view == views - 1:
+            where = "English gloss"
+        elif view == 0:
             where = "whole request"
         elif plain and view == views - 1:
             where = "request without its values"
@@ -578,6 +600,25 @@ def request_evidence(
     return lexical_evidence(explained, confirmed, margin)
 
 
+def _views_of(query: str, multilingual: bool) -> tuple[list[str], bool | None]:
+    """:func:`hybrid_views`, or :func:`glossed_views` when there is a gloss (then ``None`` for
+    whether the last view is the plain one: it is the gloss)."""
+    glossed = glossed_views(query, multilingual)
+    return (glossed, None) if glossed is not None else hybrid_views(query)
+
+
+def _gloss_note(views: list[str], plain: bool | None) -> str:
+    """What ``--explain`` adds of a request embedded with its English gloss (:func:`_views_of`)."""
+    return f"; English gloss embedded: {views[-1]!r}" if plain is None else ""
+
+
+def _own_rows(query: str, explained: list[list[Contribution]]) -> list[list[Contribution]]:
+    """``explained`` (rows of lexical hits) without the rows of terms the request does not say
+    (related words and translations, :mod:`.related`, :mod:`.lexicon`)."""
+    added = query_plan(query).related
+    return [[c for c in rows if c.term not in added] for rows in explained] if added else explained
+
+
 class HybridRanker(_Dense):
     """``default``'s lexical scores fused with embedding similarity."""
 
@@ -606,7 +647,8 @@ class HybridRanker(_Dense):
 
     def prepare(self, catalog: Catalog, queries: Sequence[str]) -> None:
         """Embed these queries and their sentences in one batch ahead of many searches (evaluations)."""
-        views = [v for q in queries if classic_normalize(q) for v in hybrid_views(q)[0]]
+        multilingual = self.embedder().multilingual
+        views = [v for q in queries if classic_normalize(q) for v in _views_of(q, multilingual)[0]]
         query_vectors(self.embedder(), views, persist=True)
 
     def search(self, catalog: Catalog, request: SearchRequest) -> list[Hit]:
@@ -623,14 +665,14 @@ class HybridRanker(_Dense):
         explained = None  # the best lexical hits' rows, made once for the CJK check and the share
         if has_cjk(request.query) and not embedder.multilingual:
             explained = explained_hits(catalog, request.query, lexical)
-        if explained is not None and not self._cjk_fused(lexical, explained):
+        if explained is not None and not self._cjk_fused(lexical, _own_rows(request.query, explained)):
             note = Contribution("*", "semantic", 0.0, "off: CJK query, English-only model (--embed-multilingual)")
             for hit in lexical[: request.max_results]:
                 if request.explain:
                     hit.contributions.append(note)
             return lexical[: request.max_results]  # the lexical ranker put a named tool first
         index = vector_index(catalog, embedder)
-        views, plain = hybrid_views(request.query)
+        views, plain = _views_of(request.query, embedder.multilingual)
         semantic = self._semantic(index, embedder, views, depth, request.category)
         shown_weight = ""
         if self.fusion == "rrf":
@@ -660,7 +702,7 @@ class HybridRanker(_Dense):
                     contributions.append(Contribution(c.term, c.field, c.points * scale, c.detail))
             if sem_part > 0:
                 fields.append("semantic")
-            detail = semantic.detail(slot, len(views), plain=plain) + shown_weight
+            detail = semantic.detail(slot, len(views), plain=plain) + _gloss_note(views, plain) + shown_weight
             contributions.append(Contribution("*", "semantic", sem_part, detail))
             hits.append(Hit(tool=tool, score=score, matched_fields=fields, contributions=contributions))
         return put_named_first(catalog, request, hits)

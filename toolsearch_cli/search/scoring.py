@@ -61,7 +61,7 @@ class QueryPlan:
     matching the most words of any sentence filling every place.
     """
 
-    __slots__ = ("terms", "weights", "clauses", "clause_share", "related", "action")
+    __slots__ = ("terms", "weights", "clauses", "clause_share", "related", "action", "translated")
 
     def __init__(
         self,
@@ -80,6 +80,9 @@ class QueryPlan:
         self.related = related or {}
         #: What the request asks to do (:func:`~.actions.request_action`), set by the default ranker.
         self.action: str | None = None
+        #: Of those, the English terms of words of another language (:mod:`.lexicon`): term ->
+        #: ("word → English", the analysed terms of that word).
+        self.translated: dict[str, tuple[str, tuple[str, ...]]] = {}
 
     def __repr__(self) -> str:
         return f"QueryPlan({self.terms!r}, {self.weights!r}, {self.clauses!r}, {self.clause_share!r}, {self.related!r})"

@@ -1,0 +1,194 @@
+"""Requests in another language than the catalog's (issue 32): the cross-lingual lexicon.
+
+German, French, Chinese, … requests against a catalog described in English matched nothing but
+names and numbers; :mod:`toolsearch_cli.search.lexicon` gives their words English terms, added
+to the request as related terms are (benchmarks/notes/languages.md has the measurements).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from toolsearch_cli.model import Catalog
+from toolsearch_cli.search import bm25f, hybrid, lexicon
+from toolsearch_cli.search.base import SearchRequest
+from toolsearch_cli.search.related import GROUPS
+
+from .tools import string_tool
+
+tool = string_tool
+
+#: A small English catalog of an invoicing and messaging API.
+ENGLISH = Catalog(
+    tools=[
+        tool("deleteInvoice", "Deletes an invoice.", {"invoice_id": "The invoice"}),
+        tool("createInvoice", "Creates an invoice for a customer.", {"customer_id": "The customer"}),
+        tool("listCustomers", "Lists your customers.", {"limit": "How many"}),
+        tool("sendMessage", "Sends a message to a channel.", {"channel": "The channel", "text": "The text"}),
+        tool("createFolder", "Creates a folder.", {"name": "The folder's name"}),
+        tool("deleteFile", "Deletes a file.", {"file_id": "The file"}),
+    ]
+)
+
+
+def ranked(catalog: Catalog, query: str, top_k: int = 10) -> list[str]:
+    hits = bm25f.BM25FRanker().search(catalog, SearchRequest(query=query, max_results=top_k))
+    return [h.tool.name for h in hits if h.score > 0]
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("Rechnung 2026-117 löschen", "deleteInvoice"),
+        ("Lösche die Rechnung von gestern", "deleteInvoice"),
+        ("créer un nouveau dossier Contrats", "createFolder"),
+        ("envía un mensaje al canal de ventas", "sendMessage"),
+        ("删除这张发票", "deleteInvoice"),
+        ("新建一个文件夹", "createFolder"),
+        ("ファイルを削除して", "deleteFile"),
+    ],
+)
+def test_a_request_in_another_language_finds_the_english_tool(query: str, expected: str, monkeypatch) -> None:
+    assert ranked(ENGLISH, query)[:1] == [expected]
+    # without the lexicon the request has nothing to stand on (or only a number)
+    monkeypatch.setattr(bm25f, "TRANSLATED_WEIGHT", 0.0)
+    assert ranked(ENGLISH, query)[:1] != [expected]
+
+
+def test_explanations_say_which_word_brought_an_english_term() -> None:
+    hits = bm25f.BM25FRanker().search(ENGLISH, SearchRequest(query="Rechnung löschen", max_results=1, explain=True))
+    terms = {c.term for c in hits[0].contributions}
+    assert "löschen → delete" in terms
+    assert "rechnung → invoice" in terms
+    # a related word of the English term says which word of the request brought it
+    trash = Catalog(tools=[tool("trashFile", "Moves a file to the trash."), tool("listFiles", "Lists files.")])
+    hits = bm25f.BM25FRanker().search(trash, SearchRequest(query="Datei löschen", max_results=1, explain=True))
+    assert hits[0].tool.name == "trashFile"
+    assert "trash (for 'löschen → delete')" in {c.term for c in hits[0].contributions}
+
+
+def test_english_requests_get_no_translation() -> None:
+    # every English word of the related groups, alone and in a sentence
+    words = {w for line in GROUPS for m in line.replace(">", " ").split() for w in m.split("_")}
+    for word in sorted(words):
+        assert lexicon.translations(word) == {}, word
+    for query in (
+        "delete the invoice and create a new folder",
+        "create a new folder called José",
+        "list all invoices from Müller GmbH",
+        "schedule a meeting with Renée on Friday at the café",
+        "post 'deploy finished ✅' in #releases",
+    ):
+        assert lexicon.translations(query) == {}, query
+        assert lexicon.gloss(query) is None
+        assert not bm25f.query_plan(query).translated
+
+
+#: A Chinese catalog (a tool named in English too): its own words must keep their weight.
+CHINESE = Catalog(
+    tools=[
+        tool("file_delete", "删除指定的文件", {"path": "文件路径"}),
+        tool("user_remove", "Remove a user from the team.", {"user": "The user"}),
+        tool("file_create", "创建一个新文件", {"path": "文件路径"}),
+    ]
+)
+
+
+def test_a_chinese_catalog_keeps_its_own_words_first(monkeypatch) -> None:
+    hits = bm25f.BM25FRanker().search(CHINESE, SearchRequest(query="删除文件", max_results=5))
+    assert [h.tool.name for h in hits][:1] == ["file_delete"]
+    plan = bm25f.query_plan("删除文件")
+    assert plan.translated  # the lexicon knows both words
+    bm25f.rank_index(bm25f.default_index(CHINESE), plan, 5)
+    # the catalog speaks the request's language: its own words are the evidence, not the English terms
+    assert plan.weights["delet"] == bm25f.TRANSLATED_SPOKEN_WEIGHT == 0.0
+    assert plan.weights.get("删除", 1.0) == 1.0
+    monkeypatch.setattr(bm25f, "TRANSLATED_WEIGHT", 0.0)
+    before = bm25f.BM25FRanker().search(CHINESE, SearchRequest(query="删除文件", max_results=5))
+    assert [(h.tool.name, h.score) for h in hits] == [(h.tool.name, h.score) for h in before]
+    # an English catalog has not the word: the English term stands in for it
+    monkeypatch.undo()
+    plan = bm25f.query_plan("删除文件")
+    bm25f.rank_index(bm25f.default_index(ENGLISH), plan, 5)
+    assert plan.weights["delet"] == pytest.approx(bm25f.TRANSLATED_WEIGHT)
+
+
+def test_a_catalog_that_has_the_word_weighs_its_english_term_as_a_related_one() -> None:
+    # English descriptions that name the German word "Rechnung" (an invoice's field), not "löschen"
+    catalog = Catalog(
+        tools=[
+            tool("deleteInvoice", "Deletes an invoice (Rechnung).", {"invoice_id": "The invoice"}),
+            tool("createInvoice", "Creates an invoice.", {"customer": "The customer"}),
+        ]
+    )
+    plan = bm25f.query_plan("Rechnung löschen")
+    bm25f.rank_index(bm25f.default_index(catalog), plan, 5)
+    assert plan.weights["invoic"] == pytest.approx(bm25f.TRANSLATED_PRESENT_WEIGHT)
+    assert plan.weights["delet"] == pytest.approx(bm25f.TRANSLATED_WEIGHT)
+    assert ranked(catalog, "Rechnung löschen")[0] == "deleteInvoice"
+
+
+def test_a_capitalised_noun_the_lexicon_has_is_no_name(monkeypatch) -> None:
+    # German nouns are capitalised as names are: "Rechnung" reads as value-like (0.6), but its
+    # English term is vocabulary and weighs as any translation
+    plan = bm25f.query_plan("Bitte die Rechnung löschen")
+    bm25f.rank_index(bm25f.default_index(ENGLISH), plan, 5)
+    assert plan.weights["rechnung"] == pytest.approx(bm25f.VALUE_WEIGHT)
+    assert plan.weights["invoic"] == pytest.approx(bm25f.TRANSLATED_WEIGHT)
+    monkeypatch.setattr(bm25f, "TRANSLATED_VALUE", True)
+    plan = bm25f.query_plan("Bitte die Rechnung löschen")
+    bm25f.rank_index(bm25f.default_index(ENGLISH), plan, 5)
+    assert plan.weights["invoic"] == pytest.approx(bm25f.TRANSLATED_WEIGHT * bm25f.VALUE_WEIGHT)
+
+
+def test_inflections_and_compounds() -> None:
+    def english(query: str) -> set[str]:
+        return {e for _, e in lexicon.translations(query).values()}
+
+    assert "delete" in english("bitte gelöschte Dateien zeigen")  # participle with ge-
+    assert "invoice" in english("die Kundenrechnung öffnen")  # the end of a compound
+    assert "count" in english("wie viele Kunden haben wir")  # a phrase
+    assert "update" in english("mettre à jour le client")
+
+
+def test_gloss_keeps_names_and_drops_function_words() -> None:
+    assert lexicon.gloss("Rechnung RE-17 löschen") == "invoice RE-17 delete"
+    assert lexicon.gloss("把 web-07 的服务器删除") == "web-07 server delete"
+
+
+def test_hybrid_embeds_the_gloss_for_an_english_only_model() -> None:
+    assert hybrid.glossed_views("删除服务器", multilingual=False) == ["delete server"]
+    assert hybrid.glossed_views("Rechnung löschen", multilingual=False) == ["Rechnung löschen", "invoice delete"]
+    assert hybrid.glossed_views("Rechnung löschen", multilingual=True) is None
+    assert hybrid.glossed_views("delete the invoice", multilingual=False) is None
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "löschen " * 50_000,
+        "删除文件" * 30_000,
+        "e\u0301" * 10_000 + " Rechnung",
+        "\u202eRechnung\u202c \u200d\u200d löschen 🙂" * 1000,
+        "ß" * 100_000,
+        "\x00\x01 supprimer \ufeff le dossier",
+    ],
+)
+def test_hostile_requests_stay_bounded(query: str) -> None:
+    found = lexicon.translations(query)
+    assert len(found) <= lexicon.MAX_TERMS
+    text = lexicon.gloss(query)
+    assert text is None or len(text) <= lexicon.MAX_CHARS
+    ranked(ENGLISH, query)  # no error
+
+
+def test_the_tables_are_built_on_first_use_only() -> None:
+    code = (
+        "import sys, toolsearch_cli.search.bm25f, toolsearch_cli.search.hybrid; "
+        "print('toolsearch_cli.search.lexicon' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
