@@ -68,7 +68,7 @@ def dump(args: Any) -> None:
     from toolsearch_cli.errors import SearchError
     from toolsearch_cli.search import get_ranker
     from toolsearch_cli.search.base import SearchRequest
-    from toolsearch_cli.search.bm25f import query_plan
+    from toolsearch_cli.search.bm25f import action_of, query_plan
     from toolsearch_cli.search.embed import has_cjk
     from toolsearch_cli.search.embed_settings import EmbedSettings
     from toolsearch_cli.search.hybrid import (
@@ -131,6 +131,8 @@ def dump(args: Any) -> None:
                     ],
                     "values": sorted(value_terms(query)),
                     "plan": (lambda plan: (list(plan.terms), dict(plan.weights)))(query_plan(query)),
+                    # the action the request asks for and each best lexical hit's (round 6b)
+                    "action": (query_plan(query).action, [action_of(h.tool) for h in lexical[:3]]),
                     "group": group,
                     "catalog": cid,
                     "query": query,
@@ -190,7 +192,10 @@ def shipped_rule(row: dict, base: float = 0.5) -> float:
         return h.fusion_share(base, h.NO_EVIDENCE).semantic
     params, covered, confirmed = row["evidence"][:3]
     margin = h.lexical_margin([s for _, s in row["lexical"]])
-    return h.fusion_share(base, h.LexicalEvidence(params, covered, confirmed, margin)).semantic
+    # the action asked for when the best lexical hit does it (dumps since round 6b; older: none)
+    asked, hits = row.get("action") or (None, [])
+    action = asked if asked is not None and hits[:1] == [asked] else None
+    return h.fusion_share(base, h.LexicalEvidence(params, covered, confirmed, margin, action)).semantic
 
 
 def shipped_cjk_lexical(row: dict) -> bool:

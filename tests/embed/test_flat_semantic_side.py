@@ -93,12 +93,12 @@ def test_noise_among_near_duplicates_does_not_outrank_the_lexical_winner(monkeyp
     meeting = next(h for h in hits if h.tool.name == "create_meeting") if len(hits) > 1 else None
     if meeting is not None:
         part = next(c for c in meeting.contributions if c.field == "semantic")
-        assert part.points < 0.3  # its semantic part at most 0.05 / 0.25 of the share
+        assert part.points < 0.3  # its semantic part at most 0.05 / SEMANTIC_MIN_SPAN of the share
     for hit in hits:
         assert sum(c.points for c in hit.contributions) == pytest.approx(hit.score)
         # --explain says why the meaning weighed little: 18 tools, the floor is the 18th
         detail = next(c.detail for c in hit.contributions if c.field == "semantic")
-        assert "above its floor (rank 18): rescaled over 0.25" in detail
+        assert f"above its floor (rank 18): rescaled over {hybrid.SEMANTIC_MIN_SPAN:g}" in detail
     # a view that stands clear of its floor is rescaled as before, and says nothing of it
     clear = Catalog(tools=[make("zz_far", "zz"), *catalog.tools])
     monkeypatch.setattr(

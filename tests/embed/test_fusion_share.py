@@ -7,6 +7,7 @@ the CLI tests run the shipped static model end to end."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import pytest
 
@@ -72,22 +73,24 @@ def _logit(p):
 
 def test_the_share_moves_the_base_in_log_odds_by_the_weighed_evidence():
     cases = (
-        (0.0, 0, 0.0, 0.0),
-        (1.0, 0, 0.0, 0.5),
-        (0.0, 3, 0.0, 1.0),
-        (0.0, 0, 1.0, 0.2),
-        (0.4, 5, 0.3, 0.0),
-        (1.0, 20, 1.0, 1.0),
+        (0.0, 0, 0.0, 0.0, None),
+        (1.0, 0, 0.0, 0.5, None),
+        (0.0, 3, 0.0, 1.0, "read"),
+        (0.0, 0, 1.0, 0.2, None),
+        (0.4, 5, 0.3, 0.0, "create"),
+        (1.0, 20, 1.0, 1.0, "delete"),
     )
     for base in (0.2, 0.5, 0.7):
-        for parameters, covered, confirmed, margin in cases:
-            share = hybrid.fusion_share(base, hybrid.LexicalEvidence(parameters, covered, confirmed, margin))
+        for parameters, covered, confirmed, margin, action in cases:
+            evidence = hybrid.LexicalEvidence(parameters, covered, confirmed, margin, action)
+            share = hybrid.fusion_share(base, evidence)
             shift = (
                 hybrid.SHIFT_START
                 + hybrid.SHIFT_PARAMETERS * parameters
                 - hybrid.SHIFT_CONFIRMED * confirmed
                 - hybrid.SHIFT_PER_TERM * min(covered, hybrid.MAX_TERMS)
                 - hybrid.SHIFT_MARGIN * margin
+                - (hybrid.SHIFT_ACTION if action else 0.0)
             )
             assert _logit(share.semantic) - _logit(base) == pytest.approx(shift)
             assert share.base == base and 0 < share.semantic < 1
@@ -95,14 +98,18 @@ def test_the_share_moves_the_base_in_log_odds_by_the_weighed_evidence():
     shares = [hybrid.fusion_share(0.5, hybrid.LexicalEvidence(0.2, n, 0.5)).semantic for n in range(12)]
     assert shares == sorted(shares, reverse=True) and shares[0] > 0.5 > shares[-1]
     assert shares[hybrid.MAX_TERMS] == shares[-1]  # counted up to MAX_TERMS
-    # more of their points from parameters: never a smaller one; the meaning agreeing: never a larger one
+    # more of their points from parameters: never a smaller one (weighed 0 since round 6b); the meaning
+    # agreeing: never a larger one
     by_params = [hybrid.fusion_share(0.5, hybrid.LexicalEvidence(p, 2, 0.5)).semantic for p in (0, 0.5, 1)]
-    assert by_params == sorted(by_params) and by_params[0] < by_params[-1]
+    assert by_params == sorted(by_params) and by_params[0] <= by_params[-1]
     agreed = [hybrid.fusion_share(0.5, hybrid.LexicalEvidence(0.5, 2, c)).semantic for c in (0, 0.5, 1)]
     assert agreed == sorted(agreed, reverse=True) and agreed[0] >= agreed[-1]  # weighed 0 since round 4
     # a clear lexical winner: a smaller semantic share than hits close together (round 4)
     by_margin = [hybrid.fusion_share(0.5, hybrid.LexicalEvidence(0.5, 2, 0.5, m)).semantic for m in (0, 0.5, 1)]
     assert by_margin == sorted(by_margin, reverse=True) and by_margin[0] > by_margin[-1]
+    # the best lexical hit does the action the request asks for: a smaller semantic share (round 6b)
+    acting = hybrid.fusion_share(0.5, hybrid.LexicalEvidence(0.5, 2, 0.5, 0.2, "create")).semantic
+    assert acting < hybrid.fusion_share(0.5, hybrid.LexicalEvidence(0.5, 2, 0.5, 0.2)).semantic
     # one side alone, as asked, or no evidence given: the base as it is
     for base in (0.0, 1.0):
         assert hybrid.fusion_share(base, hybrid.NO_EVIDENCE).semantic == base
@@ -194,7 +201,7 @@ def test_explain_shows_the_share_and_why_and_ranks_as_a_plain_search(monkeypatch
         assert len(semantic) == 1
         assert f"semantic share {share:.2f}, lexical {1 - share:.2f}" in semantic[0].detail
         assert "0 of the request's terms in their names or descriptions" in semantic[0].detail
-        assert "base 0.5" in semantic[0].detail and "parameters" in semantic[0].detail
+        assert "base 0.5" in semantic[0].detail and "lead of the first 0%" in semantic[0].detail
         assert sum(c.points for c in hit.contributions) == pytest.approx(hit.score)
 
 
@@ -275,9 +282,43 @@ def test_a_cjk_request_the_lexical_side_cannot_read_is_fused_with_an_english_onl
 
 
 def test_explain_names_only_the_inputs_that_move_the_share(monkeypatch):
-    evidence = hybrid.LexicalEvidence(parameters=0.25, covered=3, confirmed=0.6, margin=0.4)
+    evidence = hybrid.LexicalEvidence(parameters=0.25, covered=3, confirmed=0.6, margin=0.4, action="update")
     line = hybrid.fusion_share(0.5, evidence).describe()
-    assert "3 of the request's terms" in line and "25% of their points" in line and "lead of the first 40%" in line
-    assert hybrid.SHIFT_CONFIRMED == 0 and "semantic part" not in line  # weighs nothing: not offered as a reason
+    assert "3 of the request's terms" in line and "lead of the first 40%" in line
+    assert "the first does what the request asks (update)" in line
+    # weigh nothing (the parameters' part since round 6b): not offered as reasons
+    assert hybrid.SHIFT_CONFIRMED == 0 and "semantic part" not in line
+    assert hybrid.SHIFT_PARAMETERS == 0 and "from parameters" not in line
     monkeypatch.setattr(hybrid, "SHIFT_CONFIRMED", 0.5)
-    assert "semantic part of the first 0.60" in hybrid.fusion_share(0.5, evidence).describe()
+    monkeypatch.setattr(hybrid, "SHIFT_PARAMETERS", 0.25)
+    line = hybrid.fusion_share(0.5, evidence).describe()
+    assert "semantic part of the first 0.60" in line and "25% of their points from parameters" in line
+    no_action = hybrid.LexicalEvidence(parameters=0.25, covered=3, confirmed=0.6, margin=0.4)
+    assert "what the request asks" not in hybrid.fusion_share(0.5, no_action).describe()
+
+
+def test_the_evidence_says_when_the_best_lexical_hit_does_the_action_the_request_asks_for():
+    # round 6b: default's action agreement (toolsearch_cli/search/actions.py) read by the share
+    catalog = Catalog(
+        tools=[
+            make("create_lead", "a lead in the CRM"),
+            make("list_leads", "the leads in the CRM"),
+            make("lead_report", "a report of the leads in the CRM"),
+        ]
+    )
+    lexical_ranker = get_ranker("default")
+
+    def evidence(query):
+        lexical = lexical_ranker.search(catalog, SearchRequest(query=query, max_results=50))
+        return lexical[0].tool.name, hybrid.request_evidence(catalog, query, lexical, None)
+
+    first, created = evidence("create a lead for Hannah Berg")
+    assert first == "create_lead" and created.action == "create"
+    first, shown = evidence("show me the leads in the CRM")
+    assert first == "list_leads" and shown.action == "read"
+    # no action asked for, or the best hit's action is not known: no agreement to weigh
+    assert evidence("leads in the CRM")[1].action is None
+    first, reported = evidence("show the lead report")
+    assert first == "lead_report" and reported.action is None
+    # agreed, the lexical side gets more of the request
+    assert hybrid.fusion_share(0.5, created).semantic < hybrid.fusion_share(0.5, replace(created, action=None)).semantic

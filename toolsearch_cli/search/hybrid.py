@@ -43,7 +43,7 @@ from ..errors import SearchError
 from ..indexes import cached_index, disk_key
 from ..model import Catalog, Tool
 from .base import Contribution, Hit, SearchRequest
-from .bm25f import MAX_CLAUSES, BM25FRanker, build_index, explain, query_plan
+from .bm25f import MAX_CLAUSES, BM25FRanker, action_of, build_index, explain, query_plan
 from .embed_settings import EmbedSettings, check_weight, default_settings
 from .name_lookup import put_named_first
 from .text import classic_normalize, request_parts, split_sentences
@@ -63,9 +63,11 @@ RRF_K = 10
 #: came from parameters alone, - SHIFT_CONFIRMED x the semantic part (0..1) of the best lexical hit
 #: (the meaning agrees with it), - SHIFT_PER_TERM for each distinct term of the request that those
 #: hits hold in their own words (name, description), counted up to MAX_TERMS, - SHIFT_MARGIN x the
-#: lexical margin (the best score's lead over the second, as a share of the best: 0..1). A request
-#: none of whose words a name or description holds, its lexical hits close together, gets ~0.8
-#: (base 0.5); one with six such terms and a clear lexical winner (a lead of half its score) ~0.45.
+#: lexical margin (the best score's lead over the second, as a share of the best: 0..1), - SHIFT_ACTION
+#: when the best lexical hit does the action the request asks for (create, read, update, delete:
+#: :mod:`.actions`, as ``default``'s action agreement). A request none of whose words a name or
+#: description holds, its lexical hits close together, gets ~0.82 (base 0.5); one with six such terms
+#: and a clear lexical winner (a lead of half its score) ~0.43, ~0.35 when that one does the action asked.
 #: EVIDENCE_HITS: how many of the best lexical hits are weighed.
 #: Round 4 (after round 3's label bonus made the lexical side right more often; the round-2 rule,
 #: 2.0 / 0.5 / 0.5 / 0.35 and no margin, was then below a fixed 0.5 on five of six real groups):
@@ -84,12 +86,17 @@ RRF_K = 10
 #: lexical evidence grows: the mean of the ten real groups 0.646 -> 0.655 (replayed; the minimum span
 #: alone with round 5's share 0.651 at 0.2, 0.647 at 0.25), the best of 144 rules by the mean of their
 #: neighbours on the grid, no dev set losing 0.01 R@5: benchmarks/notes/fusion.md, "round 6".
+#: Round 6b (on ``default`` with round 6's action agreement): start 1.5, per term 0.2, margin 1.125,
+#: parameters 0 (was 0.25), the action agreed 0.375 (new), SEMANTIC_MIN_SPAN 0.3: the mean of the ten
+#: real groups 0.668 -> 0.683 (replayed), the best of 5,625 rules by the mean of their neighbours on
+#: the grid, no group losing 0.01 MRR and no dev set 0.01 R@5: benchmarks/notes/fusion.md, "round 6b".
 EVIDENCE_HITS = 3
-SHIFT_START = 1.375
-SHIFT_PARAMETERS = 0.25
+SHIFT_START = 1.5
+SHIFT_PARAMETERS = 0.0
 SHIFT_CONFIRMED = 0.0
 SHIFT_PER_TERM = 0.2
-SHIFT_MARGIN = 1.0
+SHIFT_MARGIN = 1.125
+SHIFT_ACTION = 0.375
 #: The least span a view's cosines are rescaled over (round 6). Each view of the request is rescaled
 #: between its CANDIDATES-th best tool and its best; where the best stands barely above the 50th
 #: (a catalog of near-duplicates, 35 entities x the same 11 operations; long documents that all read
@@ -97,10 +104,11 @@ SHIFT_MARGIN = 1.0
 #: of a few hundredths of cosine as strong as a clear match. The span is now at least this, so such a
 #: view's best tool gets best-minus-floor / SEMANTIC_MIN_SPAN. Median spans of the whole request:
 #: 0.18 on blind set 5's OpenAPI documents, 0.25-0.32 on the other groups and the dev sets. Chosen
-#: with the share above (0.2 / 0.25 / 0.3 on the grid's best neighbourhoods: 0.650 / 0.652 / 0.652).
+#: with the share above (0.2 / 0.25 / 0.3 on the grid's best neighbourhoods: 0.650 / 0.652 / 0.652);
+#: 0.3 since round 6b (0.25 with its share: 0.680 against 0.683, replayed).
 #: In cosine units, so a figure of all-MiniLM-L6-v2 (a span relative to each view's spread measured
 #: 0.639-0.649): a model whose cosines spread less has more of its views damped.
-SEMANTIC_MIN_SPAN = 0.25
+SEMANTIC_MIN_SPAN = 0.3
 MAX_TERMS = 8
 #: A request with Chinese, Japanese or Korean characters and an English-only model ranks lexically
 #: alone, unless the best lexical hits hold at most this many of its terms in their names and
@@ -480,6 +488,9 @@ class LexicalEvidence:
     confirmed: float = 0.0
     #: the best lexical score's lead over the second, as a share of the best (0..1; 0 with one hit)
     margin: float = 0.0
+    #: the action the request asks for, when the best lexical hit does it (``None``: no action asked,
+    #: the hit's not known or another: :mod:`.actions`)
+    action: str | None = None
 
 
 #: No lexical hit at all: nothing for the lexical side to stand on.
@@ -487,7 +498,10 @@ NO_EVIDENCE = LexicalEvidence(parameters=1.0, covered=0, confirmed=0.0)
 
 
 def lexical_evidence(
-    explained: Sequence[Sequence[Contribution]], confirmed: float = 0.0, margin: float = 0.0
+    explained: Sequence[Sequence[Contribution]],
+    confirmed: float = 0.0,
+    margin: float = 0.0,
+    action: str | None = None,
 ) -> LexicalEvidence:
     """The evidence of the best lexical hits, from their explanations (``explained``: one list of
     term/field/points rows per hit, best first) and the semantic part of the best hit
@@ -510,6 +524,7 @@ def lexical_evidence(
         covered=len(covered),
         confirmed=min(1.0, max(0.0, confirmed)),
         margin=min(1.0, max(0.0, margin)),
+        action=action,
     )
 
 
@@ -544,18 +559,21 @@ class FusionShare:
         if e == NO_EVIDENCE:
             return f"{shares} (base {self.base:g}; no lexical hit)"
         # the inputs the share was moved by: the semantic part of the first weighs 0 since round 4
+        # and the parameters' part of the points since round 6b
+        params = f", {e.parameters:.0%} of their points from parameters" if SHIFT_PARAMETERS else ""
         confirmed = f"; semantic part of the first {e.confirmed:.2f}" if SHIFT_CONFIRMED else ""
+        action = f"; the first does what the request asks ({e.action})" if SHIFT_ACTION and e.action else ""
         return (
             f"{shares} (base {self.base:g}; best lexical hits: {e.covered} of the request's terms in their "
-            f"names or descriptions, {e.parameters:.0%} of their points from parameters; "
-            f"lead of the first {e.margin:.0%}{confirmed})"
+            f"names or descriptions{params}; lead of the first {e.margin:.0%}{confirmed}{action})"
         )
 
 
 def fusion_share(base: float, evidence: LexicalEvidence | None) -> FusionShare:
     """A request's semantic share: ``base`` moved, in log-odds, by SHIFT_START + SHIFT_PARAMETERS x
     ``evidence.parameters`` - SHIFT_CONFIRMED x ``evidence.confirmed`` - SHIFT_PER_TERM x
-    ``evidence.covered`` (at most MAX_TERMS) - SHIFT_MARGIN x ``evidence.margin``. ``evidence``
+    ``evidence.covered`` (at most MAX_TERMS) - SHIFT_MARGIN x ``evidence.margin`` - SHIFT_ACTION when
+    the best lexical hit does the action the request asks for (``evidence.action``). ``evidence``
     ``None`` or a base of 0 or 1 (one side alone, as asked): the base as it is."""
     if evidence is None or base <= 0.0 or base >= 1.0:
         return FusionShare(base, base, None)
@@ -565,6 +583,7 @@ def fusion_share(base: float, evidence: LexicalEvidence | None) -> FusionShare:
         - SHIFT_CONFIRMED * evidence.confirmed
         - SHIFT_PER_TERM * min(evidence.covered, MAX_TERMS)
         - SHIFT_MARGIN * evidence.margin
+        - (SHIFT_ACTION if evidence.action else 0.0)
     )
     semantic = 1.0 / (1.0 + math.exp(-(math.log(base / (1.0 - base)) + shift)))
     return FusionShare(semantic, base, evidence)
@@ -588,8 +607,8 @@ def request_evidence(
     explained: list[list[Contribution]] | None = None,
 ) -> LexicalEvidence:
     """:func:`lexical_evidence` of a request's best lexical hits, confirmed by its semantic side
-    (``None``: not weighed), with the lexical margin (``explained``: their :func:`explained_hits`,
-    when the caller has them already)."""
+    (``None``: not weighed), with the lexical margin and whether the best hit does the action the
+    request asks for (``explained``: their :func:`explained_hits`, when the caller has them already)."""
     confirmed = 0.0
     if lexical and semantic is not None:
         slot = semantic.slot_of(lexical[0].tool.name)
@@ -597,7 +616,9 @@ def request_evidence(
     margin = lexical_margin([h.score for h in lexical])
     if explained is None:
         explained = explained_hits(catalog, query, lexical)
-    return lexical_evidence(explained, confirmed, margin)
+    asked = query_plan(query).action if lexical and SHIFT_ACTION else None
+    action = asked if asked is not None and action_of(lexical[0].tool) == asked else None
+    return lexical_evidence(explained, confirmed, margin, action)
 
 
 def _views_of(query: str, multilingual: bool) -> tuple[list[str], bool | None]:
