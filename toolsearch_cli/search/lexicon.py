@@ -1407,8 +1407,14 @@ MAX_TERMS = 32
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
 
 
+def _has_cjk(text: str) -> bool:
+    return any(map(is_cjk, text))
+
+
 def fold(word: str) -> str:
     """A word compared without case or accents (``Lösche`` -> ``losche``)."""
+    if word.isascii():
+        return word.casefold()  # no accents to take off (most requests: English)
     decomposed = unicodedata.normalize("NFKD", word.casefold())
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
@@ -1533,7 +1539,8 @@ def found(query: str) -> tuple[tuple[int, int, str, str], ...]:
     table = tables()
     text = unicodedata.normalize("NFKC", query[:MAX_CHARS])
     out: list[tuple[int, int, str, str]] = []
-    matches = [m for m in _WORD.finditer(text) if not any(is_cjk(ch) for ch in m.group())]
+    plain = text.isascii()  # no CJK character to look for, character by character (most requests)
+    matches = list(_WORD.finditer(text)) if plain else [m for m in _WORD.finditer(text) if not _has_cjk(m.group())]
     folded = [fold(m.group()) for m in matches]
     vocabulary = english_vocabulary()
     if foreign([m.group().casefold() for m in matches], 0) or not any(w in vocabulary for w in folded):
@@ -1556,7 +1563,7 @@ def found(query: str) -> tuple[tuple[int, int, str, str], ...]:
                     break
     if out and not foreign([m.group().casefold() for m in matches], len(out)):
         out = []
-    if any(is_cjk(ch) for ch in text):
+    if not plain and _has_cjk(text):
         i, n = 0, len(text)
         while i < n:
             if not is_cjk(text[i]):
