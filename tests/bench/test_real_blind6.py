@@ -2,14 +2,11 @@
 
 The MCP labels are checked against the committed snapshots; the OpenAPI labels against the documents
 in the benchmark cache (``python -m benchmarks fetch --only trakt ...``), skipped when it has none.
-``benchmarks real --sets blind6`` skips the set with a note when its file or a document is absent.
+The OpenAPI labels and ``benchmarks real``'s skip note: test_real_blind_sets.py.
 """
 
 from __future__ import annotations
 
-import pytest
-
-from benchmarks import real_quality
 from benchmarks.real_catalogs import dataset, fetch
 
 from .test_real_blind4 import snapshot_labels_checked
@@ -47,31 +44,3 @@ def test_blind6_catalogs_come_from_documents_and_servers_no_other_set_uses():
 def test_blind6_mcp_labels_name_tools_of_the_committed_snapshots():
     checked = snapshot_labels_checked(dataset.BLIND6_QUERY_FILES, dataset.BLIND6_CATALOGS, "snapshots-blind6")
     assert checked == MCP_REQUESTS
-
-
-def test_blind6_openapi_labels_name_operations_of_the_fetched_documents():
-    openapi = {cid for cid, (group, _) in dataset.BLIND6_CATALOGS.items() if group == "openapi"}
-    if not all(dataset.source_path(cid).is_file() for cid in openapi):
-        pytest.skip(f"blind set 6's OpenAPI documents are not in {dataset.cache_root()} (benchmarks fetch)")
-    entries = dataset.load(only=openapi, blind6=True)
-    assert {e.id for e in entries} == openapi
-    for entry in entries:
-        names = set(dataset.tool_names(entry.catalog))
-        assert len(entry.queries) == 11
-        for query, relevant in entry.queries:
-            assert relevant <= names, (entry.id, query, relevant - names)
-
-
-def test_real_quality_skips_blind6_with_a_note_when_a_document_or_the_file_is_absent(tmp_path, monkeypatch, capsys):
-    assert "blind6" in real_quality.SETS
-    # a cache folder without the OpenAPI documents: a note naming the fetch command, no entries
-    assert real_quality.load_sets(["blind6"], str(tmp_path)) == {"blind6": []}
-    note = capsys.readouterr().err
-    assert note.startswith("blind6: skipped, ") and "benchmarks fetch --only trakt" in note
-    # the MCP catalogs alone load from the committed snapshots
-    entries = real_quality.load_sets(["blind6"], str(tmp_path), {"mcp-codacy", "mcp-linear"})["blind6"]
-    assert [(e.id, len(e.queries)) for e in entries] == [("mcp-linear", 11), ("mcp-codacy", 10)]
-    # no request file: skipped with a note
-    monkeypatch.setattr(dataset, "BLIND6_QUERY_FILES", (tmp_path / "blind6.yaml",))
-    assert real_quality.load_sets(["blind6"], str(tmp_path), {"mcp-codacy"}) == {"blind6": []}
-    assert "blind6.yaml is absent" in capsys.readouterr().err
