@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from toolsearch_cli.model import Catalog
+from toolsearch_cli.model import Catalog, Tool
 from toolsearch_cli.search import bm25f, hybrid, lexicon
 from toolsearch_cli.search.base import SearchRequest
 from toolsearch_cli.search.related import GROUPS
@@ -192,3 +192,20 @@ def test_the_tables_are_built_on_first_use_only() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_a_catalog_that_speaks_the_request_s_language_keeps_the_request_s_action():
+    """Translations of no weight (the catalog speaks the request's language) are taken out of a copy
+    of the plan; the copy had lost the action the request asks for, so "delete 文件" on a Chinese
+    catalog got no action bonus."""
+    from toolsearch_cli.search.bm25f import build_index, query_plan, rank_index
+
+    catalog = [
+        Tool(name="deleteFile", description="删除文件"),
+        Tool(name="listFiles", description="列出文件 文件 文件"),
+        Tool(name="uploadFile", description="上传文件"),
+    ]
+    plan = query_plan("delete 文件")
+    assert plan.action == "delete" and plan.translated  # 文件 -> file, weighed 0 on this catalog
+    _, bonuses, _ = rank_index(build_index(catalog), plan, 3, explain=True)
+    assert "deleteFile" in bonuses and "action: delete" in bonuses["deleteFile"][1]

@@ -814,6 +814,7 @@ def _without_unweighed(plan: QueryPlan) -> QueryPlan:
         {t: s for t, s in plan.related.items() if t not in dropped},
     )
     out.translated = {t: v for t, v in plan.translated.items() if t not in dropped}
+    out.action = plan.action
     return out
 
 
