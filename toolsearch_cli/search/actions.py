@@ -92,26 +92,6 @@ def tool_action(terms: list[str] | tuple[str, ...]) -> str | None:
     return None
 
 
-#: An OpenAPI method's class by path shape (see bm25f.METHOD_VERBS); ``None``: read the path's action word.
-METHOD_ACTIONS: dict[tuple[str, str], str | None] = {
-    ("get", "collection"): READ,
-    ("get", "item"): READ,
-    ("get", "action"): READ,
-    ("post", "collection"): CREATE,
-    ("post", "item"): UPDATE,
-    ("post", "action"): None,
-    ("put", "collection"): UPDATE,
-    ("put", "item"): UPDATE,
-    ("put", "action"): UPDATE,
-    ("patch", "collection"): UPDATE,
-    ("patch", "item"): UPDATE,
-    ("patch", "action"): UPDATE,
-    ("delete", "collection"): DELETE,
-    ("delete", "item"): DELETE,
-    ("delete", "action"): DELETE,
-}
-
-
 #: Words that may come before the action word of a clause ("please add ...", "can you show me ...").
 LEAD_WORDS = frozenset("please pls kindly then also now just and so ok okay hey quickly".split())
 LEAD_PHRASES = (

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain
@@ -748,16 +748,10 @@ def rank_index(
         ranked, bonuses = _with_label(index, plan, ranked, label_pool, k)
     if acting:
         ranked, acted = _with_action(plan, ranked, max(k, ACTION_POOL), k)
-        for name, (points, detail) in acted.items():
-            if name in bonuses:
-                points, detail = points + bonuses[name][0], f"{bonuses[name][1]}; {detail}"
-            bonuses[name] = (points, detail)
+        _add_bonuses(bonuses, acted)
     if covering:
         best, covered = _with_coverage(index, plan, ranked, k)
-        for name, (points, detail) in covered.items():
-            if name in bonuses:
-                points, detail = points + bonuses[name][0], f"{bonuses[name][1]}; {detail}"
-            bonuses[name] = (points, detail)
+        _add_bonuses(bonuses, covered)
     else:
         best = [(tool, score, weights) for _, tool, score, weights in ranked[:k]]
     return best, bonuses, capped
@@ -802,6 +796,15 @@ def _related_at_source_idf(index: BM25FIndex, plan: QueryPlan) -> None:
             plan.weights[term] = RELATED_WEIGHT * weight * ratio**RELATED_SOURCE_IDF
 
 
+def _add_bonuses(bonuses: dict[str, tuple[float, str]], more: dict[str, tuple[float, str]]) -> None:
+    """Add ``more`` (tool name -> points, explanation) to ``bonuses`` in place: a tool in both gets
+    the sum and both explanations."""
+    for name, (points, detail) in more.items():
+        if name in bonuses:
+            points, detail = points + bonuses[name][0], f"{bonuses[name][1]}; {detail}"
+        bonuses[name] = (points, detail)
+
+
 def _without_unweighed(plan: QueryPlan) -> QueryPlan:
     """A copy of ``plan`` without the translated terms of weight 0 (TRANSLATED_SPOKEN_WEIGHT): a
     term of no weight would still make a tool a hit of no points."""
@@ -837,16 +840,21 @@ def label_terms(tool: Tool) -> frozenset[str]:
     """The analysed terms of a tool's label: its title (an OpenAPI summary, an MCP title), else its
     name (an OpenAPI name with the meaning of its method verb, see METHOD_VERBS). A packed tool
     stays packed (its label is read from a transient copy, once)."""
+    return _of_packed(_PACKED_LABELS, tool, _label_from)
+
+
+def _of_packed(memo: dict[tuple[str, bytes], Any], tool: Tool, derive: Callable[[Tool], Any]) -> Any:
+    """``derive(tool)``; for a packed tool, from a transient unpacked copy, once, kept in ``memo``
+    by name and packed bytes (cleared when it holds _PACKED_LABELS_MAX), so the tool stays packed."""
     packed = tool.__dict__.get("_packed")
     if packed is None:
-        return _label_from(tool)
+        return derive(tool)
     key = (tool.name, packed)
-    label = _PACKED_LABELS.get(key)
-    if label is None:
-        if len(_PACKED_LABELS) >= _PACKED_LABELS_MAX:
-            _PACKED_LABELS.clear()
-        label = _PACKED_LABELS[key] = _label_from(unpacked(tool))
-    return label
+    if key not in memo:
+        if len(memo) >= _PACKED_LABELS_MAX:
+            memo.clear()
+        memo[key] = derive(unpacked(tool))
+    return memo[key]
 
 
 def _label_from(tool: Tool) -> frozenset[str]:
@@ -905,13 +913,13 @@ def _with_label(
 
 @lru_cache(maxsize=65536)
 def _action_of(name: str, method: str, path: str) -> str | None:
-    from .actions import METHOD_ACTIONS, tool_action
+    from .actions import tool_action
 
     method = method.casefold()
-    if (method, "item") in METHOD_ACTIONS:
-        action = METHOD_ACTIONS[(method, _path_shape(path))]
-        if action is not None:
-            return action
+    if (method, "item") in METHOD_VERBS:
+        verbs = METHOD_VERBS[(method, _path_shape(path))]  # a method's meaning, as the label reads it
+        if verbs is not None:
+            return tool_action(tuple(analyze(verbs)))
         # a POST to an action: the path's last word (".../cancel"), else the name's first verb
         # (``createOpportunityEntity`` on ``/opportunity``), its method word dropped
         segments = [s for s in path.split("/") if s and not s.startswith("{")]
@@ -927,14 +935,11 @@ _PACKED_ACTIONS: dict[tuple[str, bytes], str | None] = {}
 def action_of(tool: Tool) -> str | None:
     """What a tool does (:mod:`.actions`): its OpenAPI method's meaning by the path's shape (the
     path's last word for a POST to an action), else the first verb among the first words of its name."""
-    packed = tool.__dict__.get("_packed")
-    if packed is not None:
-        key = (tool.name, packed)
-        if key not in _PACKED_ACTIONS:
-            if len(_PACKED_ACTIONS) >= _PACKED_LABELS_MAX:
-                _PACKED_ACTIONS.clear()
-            _PACKED_ACTIONS[key] = action_of(unpacked(tool))
-        return _PACKED_ACTIONS[key]
+    action: str | None = _of_packed(_PACKED_ACTIONS, tool, _action_from)
+    return action
+
+
+def _action_from(tool: Tool) -> str | None:
     native = _openapi_native(tool)
     method, path = (str(native["method"]), str(native.get("path") or "")) if native is not None else ("", "")
     return _action_of(tool.name, method, path)
