@@ -69,7 +69,6 @@ def dump(args: Any) -> None:
     from toolsearch_cli.search import get_ranker
     from toolsearch_cli.search.base import SearchRequest
     from toolsearch_cli.search.bm25f import action_of, query_plan
-    from toolsearch_cli.search.embed import has_cjk
     from toolsearch_cli.search.embed_settings import EmbedSettings
     from toolsearch_cli.search.hybrid import (
         CANDIDATES,
@@ -82,6 +81,7 @@ def dump(args: Any) -> None:
         vector_index,
         view_similarities,
     )
+    from toolsearch_cli.search.text import has_cjk
     from toolsearch_cli.search.values import value_terms
 
     embed = EmbedSettings(model=args.embed_model)

@@ -507,11 +507,19 @@ def query_plan(query: str) -> QueryPlan:
     the terms of value-like words weigh :data:`VALUE_WEIGHT` (see :func:`_value_weighted`); and
     the action the request asks for (see ACTION_SHARE)."""
     plan = _with_related(query, _value_weighted(query, _plain_plan(query)))
-    if ACTION_SHARE and plan.terms and len(query.split()) <= ACTION_MAX_WORDS:
-        from .actions import request_action
-
-        plan.action = request_action(query, ACTION_ANYWHERE)
+    if plan.terms:
+        plan.action = asked_action(query)
     return plan
+
+
+def asked_action(query: str) -> str | None:
+    """The action ``query`` asks for (:func:`.actions.request_action`), as the default ranker reads
+    it: none for a request over ACTION_MAX_WORDS words, or with ACTION_SHARE at 0."""
+    if not ACTION_SHARE or len(query.split()) > ACTION_MAX_WORDS:
+        return None
+    from .actions import request_action
+
+    return request_action(query, ACTION_ANYWHERE)
 
 
 def _with_related(query: str, plan: QueryPlan) -> QueryPlan:

@@ -64,7 +64,7 @@ from .embed_settings import (
     default_settings,
     progress_reporter,
 )
-from .text import is_cjk, split_identifiers
+from .text import split_identifiers
 
 #: A model loaded once per distinct settings, shared by every ranker carrying equal settings.
 _embedders: dict[EmbedSettings, Embedder] = {}
@@ -285,10 +285,6 @@ def without_cjk(text: str) -> str:
     text = re.sub(r"([.,;:])(?:\s*[.,;:])+", r"\1", text)
     text = re.sub(r"\s{2,}", " ", text).strip()
     return text if any(ch.isalnum() for ch in text) else ""  # nothing but punctuation left: nothing
-
-
-def has_cjk(text: str) -> bool:
-    return any(is_cjk(ch) for ch in text)
 
 
 def text_key(text: str) -> bytes:

@@ -43,7 +43,7 @@ from ..errors import SearchError
 from ..indexes import cached_index, disk_key
 from ..model import Catalog, Tool
 from .base import Contribution, Hit, SearchRequest
-from .bm25f import MAX_CLAUSES, BM25FRanker, action_of, build_index, explain, query_plan
+from .bm25f import MAX_CLAUSES, BM25FRanker, action_of, asked_action, build_index, explain, query_plan
 from .embed_settings import EmbedSettings, check_weight, default_settings
 from .name_lookup import put_named_first
 from .text import classic_normalize, request_parts, split_sentences
@@ -232,7 +232,7 @@ def plain_view(query: str) -> str | None:
     folder" as partly about legal matters; "make a new directory inside the folder" is only
     the operation. ``hybrid`` embeds it as one more view (:func:`hybrid_views`), so the names
     still count through the whole request's view (benchmarks/notes/fusion.md, round 5)."""
-    from .embed import has_cjk
+    from .text import has_cjk
     from .values import value_words
 
     if has_cjk(query):
@@ -261,8 +261,8 @@ def glossed_views(query: str, multilingual: bool) -> list[str] | None:
     gloss. ``None`` without a gloss (an English request, or no word the lexicon has)."""
     if multilingual or not GLOSS_VIEW:
         return None
-    from .embed import has_cjk
     from .lexicon import gloss
+    from .text import has_cjk
 
     english = gloss(query)
     if not english or not classic_normalize(english):
@@ -616,7 +616,7 @@ def request_evidence(
     margin = lexical_margin([h.score for h in lexical])
     if explained is None:
         explained = explained_hits(catalog, query, lexical)
-    asked = query_plan(query).action if lexical and SHIFT_ACTION else None
+    asked = asked_action(query) if lexical and SHIFT_ACTION else None  # not a whole query plan again
     action = asked if asked is not None and action_of(lexical[0].tool) == asked else None
     return lexical_evidence(explained, confirmed, margin, action)
 
@@ -681,7 +681,7 @@ class HybridRanker(_Dense):
             lexical = self.lexical.search(catalog, sub)
         except SearchError:
             lexical = []  # only stop words: the meaning can still match
-        from .embed import has_cjk
+        from .text import has_cjk
 
         explained = None  # the best lexical hits' rows, made once for the CJK check and the share
         if has_cjk(request.query) and not embedder.multilingual:

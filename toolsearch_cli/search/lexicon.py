@@ -32,7 +32,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from .text import STOP_WORDS, analyze, is_cjk
+from .text import STOP_WORDS, analyze, has_cjk, is_cjk
 
 LEXICON = """
 create new
@@ -1407,10 +1407,6 @@ MAX_TERMS = 32
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
 
 
-def _has_cjk(text: str) -> bool:
-    return any(map(is_cjk, text))
-
-
 def fold(word: str) -> str:
     """A word compared without case or accents (``Lösche`` -> ``losche``)."""
     if word.isascii():
@@ -1540,7 +1536,7 @@ def found(query: str) -> tuple[tuple[int, int, str, str], ...]:
     text = unicodedata.normalize("NFKC", query[:MAX_CHARS])
     out: list[tuple[int, int, str, str]] = []
     plain = text.isascii()  # no CJK character to look for, character by character (most requests)
-    matches = list(_WORD.finditer(text)) if plain else [m for m in _WORD.finditer(text) if not _has_cjk(m.group())]
+    matches = list(_WORD.finditer(text)) if plain else [m for m in _WORD.finditer(text) if not has_cjk(m.group())]
     folded = [fold(m.group()) for m in matches]
     vocabulary = english_vocabulary()
     if foreign([m.group().casefold() for m in matches], 0) or not any(w in vocabulary for w in folded):
@@ -1563,7 +1559,7 @@ def found(query: str) -> tuple[tuple[int, int, str, str], ...]:
                     break
     if out and not foreign([m.group().casefold() for m in matches], len(out)):
         out = []
-    if not plain and _has_cjk(text):
+    if not plain and has_cjk(text):
         i, n = 0, len(text)
         while i < n:
             if not is_cjk(text[i]):

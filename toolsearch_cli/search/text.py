@@ -81,6 +81,11 @@ def is_cjk(ch: str) -> bool:
     return code >= 0x2E80 and any(lo <= code <= hi for lo, hi in _CJK_RANGES)
 
 
+def has_cjk(text: str) -> bool:
+    """Whether ``text`` has a CJK ideograph, kana or hangul (:func:`is_cjk`); an ASCII text has none."""
+    return not text.isascii() and any(map(is_cjk, text))
+
+
 def _words(token: str) -> list[str]:
     """Words of a token: runs of CJK characters, and runs of other letters and digits."""
     runs = _RUN.findall(token)
