@@ -8,7 +8,7 @@ Usage:
 Per variant (module constants of ``toolsearch_cli.search.bm25f`` patched as ``ablate.patched`` does):
 mean MRR@10 per group of the real catalogs as ``real_quality.py`` computes it (per catalog, then
 over the catalogs of a group: realworld-dev OpenAPI and MCP, the project's real set OpenAPI and
-MCP, the blind requests, the held-out catalogs, blind sets 4 and 5's OpenAPI and MCP groups) and R@5 of
+MCP, the blind requests, the held-out catalogs, blind sets 4, 5 and 6's OpenAPI and MCP groups) and R@5 of
 the six dev sets (../shared/eval).
 The figures of benchmarks/notes/ranking-round3.md come from this script.
 """
@@ -52,13 +52,13 @@ def main() -> int:
         label, _, literal = text.partition("=")
         VARIANTS[label] = ast.literal_eval(literal)
         args.variants += "," + label
-    real = real_quality.load_sets(["shared", "project", "blind", "heldout", "blind4", "blind5"], args.cache)
+    real = real_quality.load_sets(["shared", "project", "blind", "heldout", "blind4", "blind5", "blind6"], args.cache)
     dev = {} if args.no_dev else {name: load_set(Path(args.shared) / "eval" / name) for name in options.SETS}
     if "metatool" in dev and args.metatool_every > 1:
         catalog, queries = dev["metatool"]
         dev["metatool"] = (catalog, queries[:: args.metatool_every])
     head = "| variant | shared OA | shared MCP | project OA | project MCP | blind | held-out |"
-    head += " blind4 OA | blind4 MCP | blind5 OA | blind5 MCP |"
+    head += " blind4 OA | blind4 MCP | blind5 OA | blind5 MCP | blind6 OA | blind6 MCP |"
     head += "".join(f" {s} |" for s in dev) + (" dev mean |" if dev else "")
     print(head)
     print("|---" + "|---:" * (head.count("|") - 2) + "|")
@@ -69,7 +69,7 @@ def main() -> int:
                 r = group_mrr(real[name])
                 cells += [f"{r.get(g, float('nan')):.3f}" for g in groups]
             cells += [f"{group_mrr(real[name]).get('openapi', float('nan')):.3f}" for name in ("blind", "heldout")]
-            for name in ("blind4", "blind5"):
+            for name in ("blind4", "blind5", "blind6"):
                 r = group_mrr(real.get(name, []))
                 cells += [f"{r.get(g, float('nan')):.3f}" for g in ("openapi", "mcp")]
             if dev:
