@@ -77,92 +77,86 @@ class ClassicRanker:
 
 
 def points(p: _Prepared, query: str, tokens: list[str]) -> float:
-    """The total :func:`score` gives *p*, computed without recording the contributions.
+    """The total :func:`score` gives *p*, without recording the contributions (both are
+    :func:`_walk`: the integral points summed, the coverage float added last)."""
+    return _walk(p, query, tokens, None)
 
-    The integral points are summed in the same way and the coverage float added last, so the
-    result is the same float (tests/search/test_classic_points.py checks it on every tool)."""
+
+def score(p: _Prepared, query: str, tokens: list[str]) -> Hit:
+    """Score one prepared tool and list each contribution (for ``--explain``)."""
+    parts: list[Contribution] = []
+    total = _walk(p, query, tokens, parts)
+    fields = dict.fromkeys(c.field for c in parts if c.field != "coverage")
+    return Hit(tool=p.tool, score=total, matched_fields=list(fields), contributions=parts)
+
+
+def _walk(p: _Prepared, query: str, tokens: list[str], parts: list[Contribution] | None) -> float:
+    """The reference's points for *p*; each one also recorded in *parts* unless it is ``None``.
+
+    The ranker scores every tool with ``parts=None`` (no allocation per signal) and records only
+    the hits it returns; one walk for both, so the order and the explanation cannot drift."""
     total = 0
     if query == p.name:
         total += 120
+        if parts is not None:
+            _add(parts, query, "name", 120, "query equals the name")
     elif query in p.name:
         total += 50
+        if parts is not None:
+            _add(parts, query, "name", 50, "query is inside the name")
     if query in p.description:
         total += 30
+        if parts is not None:
+            _add(parts, query, "description", 30, "query is inside the description")
     matched = 0
     for t in tokens:
         gained = 0
         if t in p.name_words:
             gained += 25
+            if parts is not None:
+                _add(parts, t, "name", 25, "whole word of the name")
         elif t in p.name:
             gained += 12
+            if parts is not None:
+                _add(parts, t, "name", 12, "inside the name")
         if t in p.description:
             gained += 6
+            if parts is not None:
+                _add(parts, t, "description", 6, "inside the description")
         if p.category:
             if t == p.category:
                 gained += 20
+                if parts is not None:
+                    _add(parts, t, "category", 20, "equals the category")
             elif t in p.category:
                 gained += 8
+                if parts is not None:
+                    _add(parts, t, "category", 8, "inside the category")
         for tag in p.tags:
             if t in tag:
                 gained += 15
+                if parts is not None:
+                    _add(parts, t, "tags", 15, f"inside tag {tag!r}")
         for pname, pdesc in p.params:
             if t in pname:
                 gained += 10
+                if parts is not None:
+                    _add(parts, t, "parameters", 10, f"inside parameter name {pname!r}")
             if t in pdesc:
                 gained += 4
+                if parts is not None:
+                    _add(parts, t, "parameters", 4, f"inside the description of parameter {pname!r}")
         if gained:
             total += gained
             matched += 1
     result = float(total)
     if tokens and matched:
-        result += 20.0 * matched / len(tokens)
+        coverage = 20.0 * matched / len(tokens)
+        result += coverage
+        if parts is not None:
+            _add(parts, "*", "coverage", coverage, f"{matched}/{len(tokens)} terms matched")
     return result
 
 
-def score(p: _Prepared, query: str, tokens: list[str]) -> Hit:
-    """Score one prepared tool; integral points first, the coverage float added last."""
-    parts: list[Contribution] = []
-    fields: dict[str, None] = {}
-
-    def add(term: str, field: str, points: int, detail: str) -> None:
-        parts.append(Contribution(term=term, field=field, points=float(points), detail=detail))
-        fields.setdefault(field, None)
-
-    if query == p.name:
-        add(query, "name", 120, "query equals the name")
-    elif query in p.name:
-        add(query, "name", 50, "query is inside the name")
-    if query in p.description:
-        add(query, "description", 30, "query is inside the description")
-    matched = 0
-    for t in tokens:
-        before = len(parts)
-        if t in p.name_words:
-            add(t, "name", 25, "whole word of the name")
-        elif t in p.name:
-            add(t, "name", 12, "inside the name")
-        if t in p.description:
-            add(t, "description", 6, "inside the description")
-        if p.category:
-            if t == p.category:
-                add(t, "category", 20, "equals the category")
-            elif t in p.category:
-                add(t, "category", 8, "inside the category")
-        for tag in p.tags:
-            if t in tag:
-                add(t, "tags", 15, f"inside tag {tag!r}")
-        for pname, pdesc in p.params:
-            if t in pname:
-                add(t, "parameters", 10, f"inside parameter name {pname!r}")
-            if t in pdesc:
-                add(t, "parameters", 4, f"inside the description of parameter {pname!r}")
-        if len(parts) > before:
-            matched += 1
-    total: float = float(sum(int(c.points) for c in parts))
-    if tokens and matched:
-        coverage = 20.0 * matched / len(tokens)
-        total += coverage
-        parts.append(
-            Contribution(term="*", field="coverage", points=coverage, detail=f"{matched}/{len(tokens)} terms matched")
-        )
-    return Hit(tool=p.tool, score=total, matched_fields=list(fields), contributions=parts)
+def _add(parts: list[Contribution], term: str, field: str, points: float, detail: str) -> None:
+    parts.append(Contribution(term=term, field=field, points=float(points), detail=detail))
