@@ -6,7 +6,7 @@ Usage:
     python -m benchmarks fusion-replay --load /tmp/f.pkl --grid                          # the sweep of the notes
 
 The dump holds, for every request of the real groups (``project``, ``shared``, ``blind``, ``blind4``,
-``blind5``, ``heldout``, as ``python -m benchmarks real`` loads them) and of the six dev sets (``--limit N``
+``blind5``, ``blind6``, ``heldout``, as ``python -m benchmarks real`` loads them) and of the six dev sets (``--limit N``
 requests of each, evenly spaced), what ``hybrid`` fuses: the lexical side's best
 :data:`~toolsearch_cli.search.hybrid.CANDIDATES` tools with their scores, the semantic part (0..1)
 of every tool among them, the semantic side's best and the relevant tools, the evidence
@@ -18,7 +18,8 @@ request).
 
 Figures: MRR@10 per catalog, then the mean over a group's catalogs (as ``real_quality``), and R@5
 per dev set. Groups: ``project/openapi``, ``project/mcp``, ``shared/openapi``, ``shared/mcp``,
-``blind``, ``heldout``, ``blind4/openapi``, ``blind4/mcp``, ``blind5/openapi``, ``blind5/mcp``. With ``--sims``
+``blind``, ``heldout``, ``blind4/openapi``, ``blind4/mcp``, ``blind5/openapi``, ``blind5/mcp``,
+``blind6/openapi``, ``blind6/mcp``. With ``--sims``
 the dump also holds every view's cosine to every tool (``sims``, views x tools, in the slot order of
 ``tool_names``), so that a change to the semantic side's rescaling can be replayed too (round 6,
 benchmarks/notes/fusion.md); every row holds the request's analysed terms and their weights (``plan``).
@@ -38,11 +39,11 @@ from typing import Any
 from benchmarks import options
 
 DEPTH = 10
-REAL_SETS = ("project", "shared", "blind", "heldout", "blind4", "blind5")
+REAL_SETS = ("project", "shared", "blind", "heldout", "blind4", "blind5", "blind6")
 
 
 def _group(set_name: str, group: str) -> str:
-    return f"{set_name}/{group}" if set_name in ("project", "shared", "blind4", "blind5") else set_name
+    return f"{set_name}/{group}" if set_name in ("project", "shared", "blind4", "blind5", "blind6") else set_name
 
 
 def _entries(args: Any) -> list[tuple[str, str, Any, list[tuple[str, set[str]]]]]:
@@ -244,6 +245,8 @@ GROUP_ORDER = (
     "blind4/mcp",
     "blind5/openapi",
     "blind5/mcp",
+    "blind6/openapi",
+    "blind6/mcp",
 )
 
 
