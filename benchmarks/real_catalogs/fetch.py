@@ -179,6 +179,7 @@ DUMMY_ENV = {
     "AMAP_MAPS_API_KEY": "dummy-for-tools-list",
     "N8N_API_URL": "https://n8n.example.invalid",  # with an API URL and key n8n-mcp lists its workflow tools too
     "N8N_API_KEY": "dummy-for-tools-list",
+    "N8N_MCP_TELEMETRY_DISABLED": "true",  # n8n-mcp would otherwise try to send usage telemetry
 }
 
 
