@@ -20,7 +20,9 @@ The sets (``--sets``, comma-separated; all but ``heldout`` by default):
   four MCP catalogs; written the same way; not by default); skipped with a note when its request file
   or one of its OpenAPI documents is absent (``python -m benchmarks fetch --only ...`` fetches them);
 * ``blind6``  — real_catalogs/blind6.yaml (106 requests on ten more such catalogs: five OpenAPI documents,
-  five MCP catalogs; written the same way; not by default), skipped likewise.
+  five MCP catalogs; written the same way; not by default), skipped likewise;
+* ``blind7``  — real_catalogs/blind7.yaml (106 requests on ten more such catalogs, MCP-heavy: three OpenAPI
+  documents, seven MCP servers; written the same way; not by default), skipped likewise.
 
 Two diagnostics per ranker and set (``diagnose``), computed from the analysed words each hit shares
 with the request (``bm25f.tool_fields``, the same for every ranker): *param-only above own* — the
@@ -55,7 +57,7 @@ HERE = Path(__file__).resolve().parent
 
 DEPTH = 10
 GROUPS = ("openapi", "mcp")
-SETS = ("project", "shared", "blind", "heldout", "blind4", "blind5", "blind6")
+SETS = ("project", "shared", "blind", "heldout", "blind4", "blind5", "blind6", "blind7")
 SHARED = ROOT.parent / "shared" / "eval" / "realworld-dev"
 BLIND = HERE / "real_catalogs" / "blind-rank.yaml"
 PARAM_FIELDS = frozenset({"params", "param_text", "param_values"})
@@ -99,13 +101,14 @@ def load_blind(cache: str | None = None) -> list:
 
 
 def load_blind_set(name: str, cache: str | None = None, only: set[str] | None = None) -> list:
-    """Blind set ``name``'s entries (``blind5``, ``blind6``); none, with a note, when its request file or a
+    """Blind set ``name``'s entries (``blind5`` to ``blind7``); none, with a note, when its request file or a
     catalog is absent."""
     from benchmarks.real_catalogs import dataset
 
     files, catalogs = {
         "blind5": (dataset.BLIND5_QUERY_FILES, dataset.BLIND5_CATALOGS),
         "blind6": (dataset.BLIND6_QUERY_FILES, dataset.BLIND6_CATALOGS),
+        "blind7": (dataset.BLIND7_QUERY_FILES, dataset.BLIND7_CATALOGS),
     }[name]
     missing = [path for path in files if not path.is_file()]
     if missing:
@@ -131,7 +134,7 @@ def load_sets(names: list[str], cache: str | None = None, only: set[str] | None 
             out[name] = dataset.load(cache, only, True)
         elif name == "blind4":
             out[name] = dataset.load(cache, only, blind4=True)
-        elif name in ("blind5", "blind6"):
+        elif name in ("blind5", "blind6", "blind7"):
             out[name] = load_blind_set(name, cache, only)
         elif name == "shared":
             out[name] = [e for e in load_shared() if not only or e.id in only]

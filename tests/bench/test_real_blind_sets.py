@@ -1,7 +1,11 @@
-"""What blind sets 5 and 6 of the real catalogs (issue 32) share: their OpenAPI labels name operations
+"""What blind sets 5 to 7 of the real catalogs (issue 32) share: their OpenAPI labels name operations
 of the fetched documents (skipped when the benchmark cache has none: ``python -m benchmarks fetch
 --only ...``), and ``benchmarks real --sets blindN`` skips the set with a note when its request file
-or one of its documents is absent (the MCP catalogs alone load from the committed snapshots)."""
+or one of its documents is absent (the MCP catalogs alone load from the committed snapshots).
+
+Blind set 7 has no file of its own: its requests, its MCP labels against the committed snapshots and
+its documents and servers (used by no other set) are checked here too (``UNSEEN``); blind sets 5 and 6
+keep those checks in test_real_blind5.py and test_real_blind6.py."""
 
 from __future__ import annotations
 
@@ -10,7 +14,9 @@ from dataclasses import dataclass
 import pytest
 
 from benchmarks import real_quality
-from benchmarks.real_catalogs import dataset
+from benchmarks.real_catalogs import dataset, fetch
+
+from .test_real_blind4 import snapshot_labels_checked
 
 
 @dataclass(frozen=True)
@@ -18,6 +24,7 @@ class BlindSet:
     name: str  # as `real --sets` and dataset.load's keyword call it
     first_document: str  # the first OpenAPI catalog the fetch note names
     mcp: tuple[tuple[str, int], ...]  # two MCP catalogs and their requests, in the file's order
+    per_document: int | dict[str, int] = 11  # requests on each OpenAPI document (one number, or per document)
 
     @property
     def catalogs(self) -> dict[str, tuple[str, str]]:
@@ -31,7 +38,22 @@ class BlindSet:
 SETS = [
     BlindSet("blind5", "data2crm", (("mcp-datadog", 10), ("mcp-paddle", 10))),
     BlindSet("blind6", "trakt", (("mcp-linear", 11), ("mcp-codacy", 10))),
+    BlindSet(
+        "blind7",
+        "meraki",
+        (("mcp-ms365", 15), ("mcp-n8n", 10)),
+        {"meraki": 10, "orthanc": 11, "clicksend": 10},
+    ),
 ]
+# the sets checked here whole (requests, MCP labels, where their catalogs come from): blind set 7
+UNSEEN = [SETS[-1]]
+# what each blind set's catalogs come from: (npm packages, the npm packages of every other set)
+NPM = {
+    "blind4": fetch.BLIND4_NPM_PACKAGES,
+    "blind5": fetch.BLIND5_NPM_PACKAGES,
+    "blind6": fetch.BLIND6_NPM_PACKAGES,
+    "blind7": fetch.BLIND7_NPM_PACKAGES,
+}
 
 
 @pytest.mark.parametrize("blind", SETS, ids=lambda b: b.name)
@@ -43,7 +65,8 @@ def test_openapi_labels_name_operations_of_the_fetched_documents(blind):
     assert {e.id for e in entries} == openapi
     for entry in entries:
         names = set(dataset.tool_names(entry.catalog))
-        assert len(entry.queries) == 11
+        wanted = blind.per_document if isinstance(blind.per_document, int) else blind.per_document[entry.id]
+        assert len(entry.queries) == wanted
         for query, relevant in entry.queries:
             assert relevant <= names, (entry.id, query, relevant - names)
 
@@ -66,3 +89,39 @@ def test_real_quality_skips_the_set_with_a_note_when_a_document_or_the_file_is_a
     monkeypatch.setattr(dataset, blind.query_files_attribute, (tmp_path / f"{name}.yaml",))
     assert real_quality.load_sets([name], str(tmp_path), mcp) == {name: []}
     assert f"{name}.yaml is absent" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("blind", UNSEEN, ids=lambda b: b.name)
+def test_requests_are_well_formed_and_ask_only_about_the_sets_own_catalogs(blind):
+    requests = dataset.read_requests(getattr(dataset, blind.query_files_attribute))
+    assert {r.catalog for r in requests} == set(blind.catalogs)
+    assert all(r.style in dataset.STYLES for r in requests)
+    per_document = blind.per_document if isinstance(blind.per_document, dict) else {}
+    for cid, count in (*blind.mcp, *per_document.items()):
+        assert sum(1 for r in requests if r.catalog == cid) == count
+    # no catalog id shared with any other table: the dev catalogs tuning scripts read, held-out, other blind sets
+    others = [dataset.CATALOGS, dataset.HELDOUT_CATALOGS]
+    others += [getattr(dataset, f"{name.upper()}_CATALOGS") for name in NPM if name != blind.name]
+    for other in others:
+        assert not set(blind.catalogs) & set(other)
+
+
+@pytest.mark.parametrize("blind", UNSEEN, ids=lambda b: b.name)
+def test_documents_and_servers_are_used_by_no_other_set(blind):
+    openapi = {cid for cid, (group, _) in blind.catalogs.items() if group == "openapi"}
+    mine = {fetch.DIRECTORY_FILES[cid] for cid in openapi}
+    others = {member for cid, member in fetch.DIRECTORY_FILES.items() if cid not in blind.catalogs}
+    assert len(mine) == len(openapi) and not mine & others
+    servers = {cid for cid, (group, _) in blind.catalogs.items() if group == "mcp"}
+    assert servers == getattr(fetch, f"{blind.name.upper()}_SERVERS")
+    packages = {p.rsplit("@", 1)[0] for p in NPM[blind.name]}
+    earlier = list(fetch.NPM_PACKAGES) + [p for name, ps in NPM.items() if name != blind.name for p in ps]
+    assert len(packages) == len(NPM[blind.name]) and not packages & {p.rsplit("@", 1)[0] for p in earlier}
+
+
+@pytest.mark.parametrize("blind", UNSEEN, ids=lambda b: b.name)
+def test_mcp_labels_name_tools_of_the_committed_snapshots(blind):
+    requests = dataset.read_requests(getattr(dataset, blind.query_files_attribute))
+    mcp = sum(1 for r in requests if blind.catalogs[r.catalog][0] == "mcp")
+    files = getattr(dataset, blind.query_files_attribute)
+    assert snapshot_labels_checked(files, blind.catalogs, f"snapshots-{blind.name}") == mcp > 0

@@ -15,6 +15,7 @@ FILES = (
     + dataset.BLIND4_QUERY_FILES
     + dataset.BLIND5_QUERY_FILES
     + dataset.BLIND6_QUERY_FILES
+    + dataset.BLIND7_QUERY_FILES
 )
 
 
