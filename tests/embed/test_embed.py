@@ -714,13 +714,15 @@ def test_an_untitled_tool_whose_parameters_fill_its_text_keeps_a_vector_of_its_o
     wordy = make("createWidget", "Create a widget. " * 30, params=schema)  # its description is no short summary
     assert title_text(create) == "create Deployment. create a Deployment"
     assert title_text(read) is None  # its whole text is short: nothing to add
-    assert title_text(wordy) is None
+    # a long description gets its gist instead (test_an_untitled_tool_with_a_long_description_keeps_its_gist)
+    assert title_text(wordy) == "create Widget. " + " ".join(["Create a widget."] * 4)
     axes = Axes(
         {
             tool_text(create): [1, 0, 0],  # the schema's words are all the full text says ...
             title_text(create): [0, 1, 0],  # ... its own words say what it does
             tool_text(read): [0, 0.8, 0.6],
             tool_text(wordy): [0, 0, 1],
+            title_text(wordy): [0, 0, 1],
             "create a deployment": [0, 1, 0],
         }
     )
@@ -728,6 +730,47 @@ def test_an_untitled_tool_whose_parameters_fill_its_text_keeps_a_vector_of_its_o
     catalog = Catalog(tools=[create, read, wordy])
     hits = hybrid.EmbeddingRanker().search(catalog, SearchRequest(query="create a deployment", max_results=3))
     assert _names(hits) == ["createDeployment", "readDeployment"] and hits[0].score == pytest.approx(1.0, abs=1e-3)
+
+
+def test_an_untitled_tool_with_a_long_description_keeps_its_gist(monkeypatch, tmp_path):
+    """An MCP tool's description often says what the tool does in its first sentence, then instructs
+    the model at length (use cases, mistakes, what to use instead): the one vector of the whole text
+    is about the instructions. The tool gets a second vector of its name and first sentences."""
+    from toolsearch_cli.search import hybrid
+    from toolsearch_cli.search.embed import description_gist, title_text
+
+    monkeypatch.setenv("TOOLSEARCH_CACHE_DIR", str(tmp_path))
+    long = (
+        "Get the issue list for a file in a repository.\n  \n  Use this tool to list the issues for specific "
+        "files.\n\n  Common use cases:\n  - When the user asks for the issues of a file\n  - When the user "
+        "asks what is wrong with a file\n\n  Common mistakes:\n  - Using this tool for a whole repository"
+    )
+    files = make("codacy_get_file_issues", long, params={"path": {"type": "string"}})
+    repo = make("codacy_list_repository_issues", "Lists the issues of a repository.", params={"repo": {}})
+    short = make("get_kv", "Get a value from the KV store.", params={"key": {"type": "string"}})
+    first = "Get the issue list for a file in a repository."
+    second = "Use this tool to list the issues for specific files."
+    assert description_gist(long) == f"{first} {second}"  # whole sentences, up to the labelled list
+    assert title_text(files) == "codacy_get_file_issues. " + description_gist(long)
+    assert title_text(short) is None  # a short description: the whole text is short already
+    clause = "creates a widget with every option that the widget service knows about, "
+    assert len(description_gist("It " + clause * 4)) == 240  # one long first sentence: cut at twice the gist's size
+    one = make("make_widget", "It " + (clause * 3).strip())  # 218 characters, one sentence, no parameters
+    assert title_text(one) is None  # the gist is the whole text: nothing to add
+    axes = Axes(
+        {
+            tool_text(files): [0, 0, 1],  # the instructions fill the whole text's vector ...
+            title_text(files): [1, 0, 0],  # ... the first sentence says what it does
+            tool_text(repo): [0.6, 0.8, 0],
+            tool_text(short): [0, 1, 0],
+            "issues of this file": [1, 0, 0],
+        }
+    )
+    monkeypatch.setattr(embed_mod, "default_embedder", lambda: axes)
+    catalog = Catalog(tools=[files, repo, short])
+    hits = hybrid.EmbeddingRanker().search(catalog, SearchRequest(query="issues of this file", max_results=3))
+    assert _names(hits)[:2] == ["codacy_get_file_issues", "codacy_list_repository_issues"]
+    assert hits[0].score == pytest.approx(1.0, abs=1e-3)
 
 
 def test_an_index_cached_with_older_texts_makes_its_texts_again(monkeypatch, tmp_path):

@@ -84,3 +84,28 @@ def test_an_evaluation_embeds_the_plain_view_with_the_rest(monkeypatch, tmp_path
         ranker.search(catalog, SearchRequest(query=request, max_results=2))
     # the searches embed the tools, and none of the requests' views again
     assert sorted(model.texts[3:]) == sorted(texts)
+
+
+def test_embedding_also_scores_the_request_without_its_values(monkeypatch, tmp_path):
+    """``embedding`` scores a tool by the mean of its cosine to the whole request and to the
+    closest view; the request without its values is one of the views (round 7 of issue 32)."""
+    from toolsearch_cli.search import hybrid
+
+    monkeypatch.setenv("TOOLSEARCH_CACHE_DIR", str(tmp_path))
+    tools = [make("assign", "zz"), make("transfer", "zz")]
+    texts = {tool_text(t): v for t, v in zip(tools, ([1, 0], [0, 1]), strict=True)}
+    request = "hand ENG-482 over to Tom"
+    plain = hybrid.plain_view(request)
+    assert plain == "hand over to" and hybrid.embedding_views(request) == [request, plain]
+    assert hybrid.embedding_views("hand it over") == ["hand it over"]  # nothing value-like: no such view
+    # the id and the name pull the whole request towards transfer; without them it is assign's
+    model = Axes({**texts, request: [0.5, 0.6], plain: [1, 0.05]})
+    monkeypatch.setattr(embed_mod, "default_embedder", lambda: model)
+    ranker = hybrid.EmbeddingRanker()
+    catalog = Catalog(tools=tools)
+    ranker.prepare(catalog, [request])
+    assert sorted(model.texts) == sorted([request, plain])  # one batch, the plain view in it
+    hits = ranker.search(catalog, SearchRequest(query=request, max_results=2, explain=True))
+    assert [h.tool.name for h in hits] == ["assign", "transfer"]
+    assert hits[0].contributions[0].detail.endswith("(request without its values)")
+    assert hits[1].contributions[0].detail.endswith("(whole request; no part is closer)")

@@ -246,26 +246,70 @@ def tool_text(tool: Tool, *, cjk: bool = True) -> str:
 #: name and description (:func:`title_text`).
 LONG_TEXT_CHARS = 500
 OWN_WORDS_CHARS = 300
+#: An untitled tool whose description is longer than this gets a second vector of its name and the
+#: description's gist (:func:`description_gist`: its first sentences, about :data:`GIST_CHARS`
+#: characters), in place of the name and whole description. MCP servers write long instructions
+#: to the model after the first sentence ("Common use cases: ... Common mistakes: ...", which
+#: tools to use instead, how to format the answer), and the one vector of the whole text averages
+#: what the tool does with them (truncated at the model's 256 tokens). Round 7 of issue 32
+#: (benchmarks/notes/fusion.md): `embedding` MRR@10 on the MCP groups project / realworld-dev /
+#: blind4 / blind5 / blind6 0.769 / 0.734 / 0.475 / 0.513 / 0.499 -> 0.769 / 0.734 / 0.498 / 0.514 /
+#: 0.543, project OpenAPI 0.608 -> 0.626; `hybrid` within 0.007 of before on every group (MCP mean
+#: 0.734 -> 0.733). Over 100 characters gives the same, over 300 `embedding` 0.528 against 0.532 (the
+#: mean of the ten OpenAPI and MCP groups); a gist of 160 / 200 characters 0.533 / 0.531, but blind set
+#: 5 MCP `hybrid` 0.700 (0.709 with 120); a gist for titled tools too (a third vector) costs the
+#: OpenAPI groups' `hybrid` mean 0.008-0.015.
+GIST_OVER_CHARS = 150
+GIST_CHARS = 120
 
 
 def title_text(tool: Tool, *, cjk: bool = True) -> str | None:
     """A tool's second, short text: its name and title (an OpenAPI summary, an MCP title); for an
-    untitled tool whose parameters make its full text long, its name and short description.
+    untitled tool with a long description (over :data:`GIST_OVER_CHARS`), its name and the
+    description's gist (:func:`description_gist`); for an untitled tool whose parameters make its
+    full text long, its name and short description.
 
     A long operation description averages the title away in :func:`tool_text`'s one vector (on
     GitHub's REST API "create an issue" did not find ``issues_create`` in the top 20); this
     vector keeps what the tool is for, and a tool scores the better of its two cosines. Long
     parameter texts do the same to a short description (Kubernetes: ``create a Deployment`` is
     followed by 4,000 characters of the Deployment's schema, so "create a deployment" found
-    ``readAppsV1NamespacedDeployment``, whose text is short, closer).
+    ``readAppsV1NamespacedDeployment``, whose text is short, closer), and so do an MCP tool's
+    instructions to the model to the first sentence that says what the tool does.
     """
     title = (tool.title if cjk else without_cjk(tool.title)).strip()
     if not title:
         description = (tool.description if cjk else without_cjk(tool.description)).strip()
-        if not description or len(description) > OWN_WORDS_CHARS or len(tool_text(tool, cjk=cjk)) < LONG_TEXT_CHARS:
+        if len(description) > GIST_OVER_CHARS:
+            gist = f"{split_identifiers(tool.name)}. {description_gist(description)}"[:MAX_TEXT_CHARS]
+            return gist if gist != tool_text(tool, cjk=cjk) else None  # the whole text already: nothing to add
+        if not description or len(tool_text(tool, cjk=cjk)) < LONG_TEXT_CHARS:
             return None
         title = description
     return f"{split_identifiers(tool.name)}. {title}"[:MAX_TEXT_CHARS]
+
+
+#: Where a description's sentences end for :func:`description_gist`: a full stop (or ! ?) before a
+#: capital, quote, bracket or back-tick; an empty line; a line that starts a list item, a heading
+#: or a quote; a line that starts with a label ("Common use cases:", "Returns:").
+_GIST_BREAK = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"'`])|\n\s*\n|\n\s*(?:[-*+#>]|\d+[.)])|\n(?=\s*[A-Z][A-Za-z ]{2,30}:)")
+
+
+def description_gist(description: str, size: int = GIST_CHARS) -> str:
+    """The first sentences of a (long) description, white space folded: whole sentences, at least
+    ``size / 2`` characters of them when there are, no more than ``size`` unless the first sentence
+    alone is longer (then it, cut at twice ``size``)."""
+    out = ""
+    for piece in _GIST_BREAK.split(description[: 8 * size]):
+        sentence = " ".join(piece.split())
+        if not sentence:
+            continue
+        if out and len(out) + 1 + len(sentence) > size:
+            break
+        out = f"{out} {sentence}" if out else sentence
+        if len(out) >= size // 2:
+            break
+    return out[: 2 * size]
 
 
 #: Runs of Chinese/Japanese/Korean characters with the full-width punctuation between them.

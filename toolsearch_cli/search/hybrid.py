@@ -270,11 +270,25 @@ def glossed_views(query: str, multilingual: bool) -> list[str] | None:
     return [english] if has_cjk(query) else [query, english]
 
 
+#: ``embedding`` embeds a request without its values (:func:`plain_view`) as one more part
+#: (:func:`embedding_views`), as ``hybrid`` does since round 5. Round 7 of issue 32
+#: (benchmarks/notes/fusion.md): `embedding` MRR@10 OpenAPI / MCP, project 0.626 / 0.769 -> 0.633 /
+#: 0.761, realworld-dev 0.336 / 0.734 -> 0.343 / 0.737, blind4 0.476 / 0.498 -> 0.486 / 0.517, blind5
+#: 0.316 / 0.514 -> 0.319 / 0.551, blind6 0.505 / 0.543 -> 0.558 / 0.561; the plain view in place of
+#: the whole request (the whole kept as a part) 0.555 against 0.546 on the mean of the ten groups, but
+#: realworld-dev OpenAPI -0.070 and project MCP -0.027.
+EMBEDDING_PLAIN_VIEW = True
+
+
 def embedding_views(query: str) -> list[str]:
     """What ``embedding`` embeds of a request: the whole of it, then its parts when it has several
     (:func:`~.text.request_parts`: sentences and connective-led clauses, quoted text kept whole,
-    at most :data:`~.text.MAX_PARTS`)."""
-    return [query, *request_parts(query, clauses=True)]
+    at most :data:`~.text.MAX_PARTS`), then the request without its values (:func:`plain_view`)
+    when it has any (:data:`EMBEDDING_PLAIN_VIEW`): "hand ENG-482 over to Tom" is also embedded as
+    "hand over to", which the id and the name no longer pull towards other tools."""
+    views = [query, *request_parts(query, clauses=True)]
+    plain = plain_view(query) if EMBEDDING_PLAIN_VIEW else None
+    return [*views, plain] if plain is not None and plain not in views else views
 
 
 def _check_query(request: SearchRequest) -> None:
@@ -313,7 +327,8 @@ class EmbeddingRanker(_Dense):
     starts) is embedded whole and part by part in one batch; a tool scores the mean of its cosine
     to the whole request and its cosine to the closest view (one view: its cosine), so each intent
     of a multi-tool request can find its own tool while the whole request keeps its say
-    (benchmarks/notes/fusion.md, "Issue 19 — multi-intent requests (multiq)").
+    (benchmarks/notes/fusion.md, "Issue 19 — multi-intent requests (multiq)"). The request without
+    its values (:func:`plain_view`) is one more view (:data:`EMBEDDING_PLAIN_VIEW`).
     """
 
     name: ClassVar[str] = "embedding"
@@ -345,7 +360,8 @@ class EmbeddingRanker(_Dense):
             if request.explain:
                 slot = index.slot_of[tool.name]
                 view = int(closest[slot])
-                detail = _views_detail(float(sims[0, slot]), view, float(sims[view, slot]), views)
+                plain = view == len(views) - 1 and views[-1] == plain_view(request.query)
+                detail = _views_detail(float(sims[0, slot]), view, float(sims[view, slot]), views, plain=plain)
                 parts = [Contribution("*", "semantic", score, detail)]
             hits.append(
                 Hit(tool=tool, score=score, matched_fields=["semantic"] if request.explain else [], contributions=parts)
@@ -353,12 +369,15 @@ class EmbeddingRanker(_Dense):
         return hits
 
 
-def _views_detail(whole: float, view: int, cosine: float, views: list[str]) -> str:
-    """What ``--explain`` says of an ``embedding`` score: the cosines it is the mean of."""
+def _views_detail(whole: float, view: int, cosine: float, views: list[str], *, plain: bool = False) -> str:
+    """What ``--explain`` says of an ``embedding`` score: the cosines it is the mean of (``plain``:
+    the closest view is the request without its values)."""
     if len(views) == 1:
         return f"cosine {whole:.3f}"
     if view == 0:
         return f"cosine {whole:.3f} (whole request; no part is closer)"
+    if plain:
+        return f"mean of cosine {whole:.3f} (whole request) and {cosine:.3f} (request without its values)"
     return f"mean of cosine {whole:.3f} (whole request) and {cosine:.3f} (part {view} of {len(views) - 1})"
 
 

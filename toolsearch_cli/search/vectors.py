@@ -37,7 +37,7 @@ MAX_STORED = 300_000
 MAX_SEARCHES = 500
 #: Raised when :func:`~.embed.tool_text` or :func:`~.embed.title_text` make other texts: an index
 #: file (:func:`index_path`, named by it) of older texts' keys is not read: the texts are made again.
-TEXTS_VERSION = 3
+TEXTS_VERSION = 4
 #: The newest this many index files (:func:`index_path`) are kept.
 MAX_INDEX_FILES = 64
 #: What an index file says it is.
