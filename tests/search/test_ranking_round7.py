@@ -196,3 +196,27 @@ def test_a_long_chinese_request_asks_for_several_things_and_gets_no_action() -> 
     assert bm25f.request_words(long) > bm25f.ACTION_MAX_WORDS
     assert bm25f.asked_action(long) is None
     assert bm25f.asked_action("创建一个日程提醒") == CREATE
+
+
+def test_everyday_words_for_a_distance_and_for_muting() -> None:
+    from toolsearch_cli.search.related import expansions
+    from toolsearch_cli.search.text import analyze
+
+    query = "how far is Oslo from Bergen as the crow flies"
+    assert set(analyze("distance")) <= set(expansions(query, analyze(query)))
+    query = "silence db-replica-3 for the next 2 hours"
+    assert set(analyze("mute")) <= set(expansions(query, analyze(query)))
+
+
+#: A map server's measuring tools, written for this test.
+MAPS = Catalog(
+    tools=[
+        tool("distance_tool", "Calculate the distance between two coordinates.", {"from": "Start", "to": "End"}),
+        tool("isochrone_tool", "Areas reachable within a time.", {"location": "Where", "minutes": "How long"}),
+        tool("area_tool", "Calculate the area of a polygon.", {"polygon": "The shape"}),
+    ]
+)
+
+
+def test_how_far_finds_the_distance_tool() -> None:
+    assert ranked(MAPS, "how far is Oslo from Bergen as the crow flies")[:1] == ["distance_tool"]
