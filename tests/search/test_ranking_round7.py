@@ -55,6 +55,10 @@ def ranked(catalog: Catalog, query: str, top_k: int = 10) -> list[str]:
         ("make a new voice agent called Order Desk", CREATE),
         ("file a bug: the checkout button does nothing on Safari", CREATE),
         ("roll out new-checkout to 20% of users", UPDATE),
+        ("leave a comment on the planning doc", CREATE),
+        ("leave the other colours alone", None),
+        ("done with the grocery shopping, tick it off", UPDATE),
+        ("load our old translation memory export into the Legal memory", CREATE),
     ],
 )
 def test_the_action_of_a_request(query: str, action: str | None) -> None:

@@ -39,14 +39,14 @@ TOOL_VERBS = {
 #: Per class, the words of a request that ask for it (analysed), and phrases (matched in the text).
 REQUEST_VERBS = {
     CREATE: "create add make new generate register book schedule send post submit publish remind jot log import upload "
-    "invite",
+    "invite load",
     READ: "show list get find search fetch retrieve read view see look display",
     UPDATE: "update change edit modify set rename move switch mark replace adjust reset enable disable assign "
-    "reschedule",
+    "reschedule tick",
     DELETE: "delete remove erase destroy cancel purge drop wipe trash",
 }
 REQUEST_PHRASES = {
-    CREATE: ("set up", "sign up", "note down", "write down", "file a", "file an"),
+    CREATE: ("set up", "sign up", "note down", "write down", "file a", "file an", "leave a", "leave an"),
     READ: ("look up", "how many", "how much"),
     UPDATE: ("turn on", "turn off", "roll out", "roll back"),
     DELETE: ("get rid of",),
