@@ -53,6 +53,9 @@ def ranked(catalog: Catalog, query: str, top_k: int = 10) -> list[str]:
         ("make everyone's passwords at least 14 characters long", UPDATE),
         ("make a folder called Invoices 2027 under /Finance", CREATE),
         ("make a new voice agent called Order Desk", CREATE),
+        # a person, a pronoun: make them something
+        ("make Priya an admin on the billing project", UPDATE),
+        ("make me the owner of the repo", UPDATE),
         ("file a bug: the checkout button does nothing on Safari", CREATE),
         ("roll out new-checkout to 20% of users", UPDATE),
         ("leave a comment on the planning doc", CREATE),
@@ -254,3 +257,19 @@ def test_a_tool_that_says_its_action_weighs_it_more_than_an_openapi_method_does(
     )
     low = _action_bonus(operations, query, "getValue", monkeypatch, 0.4)
     assert _action_bonus(operations, query, "getValue", monkeypatch, 0.6) == pytest.approx(low)
+
+
+@pytest.mark.parametrize(
+    ("query", "words"),
+    [
+        ("帮我在“装修”项目里加一个“厨房”分区", {"project", "section"}),
+        ("把 ENG-620 放到下一个迭代里", {"move", "cycle"}),
+        ("把这些产品说明存进 Pinecone 的 products 索引里", {"index"}),
+        ("在论坛频道发一个帖子", {"post"}),
+        ("Stummschalten für den Host web-07", {"mute"}),
+    ],
+)
+def test_the_lexicon_has_sections_sprints_indexes_mutes_and_posts(query: str, words: set[str]) -> None:
+    from toolsearch_cli.search.lexicon import gloss
+
+    assert words <= set((gloss(query) or "").split())

@@ -58,9 +58,13 @@ QUESTION_WORDS = frozenset(
 
 #: A question word's contraction ("what's", "who're"): the question word itself.
 _CONTRACTION = re.compile(r"'(?:s|re|ve|d|ll)$")
-#: *make* before one of these asks to change a thing that exists ("make the variation use ...",
-#: "make everyone's passwords longer"), not to make a new one ("make a folder").
-DEFINITE = frozenset("the my our your his her their its this that these those all every each".split())
+#: *make* before one of these, a possessive or a capitalised name asks to change a thing that exists
+#: ("make the variation use ...", "make everyone's passwords longer", "make Priya an admin"), not to
+#: make a new one ("make a folder").
+DEFINITE = frozenset(
+    "the my our your his her their its this that these those all every each "
+    "me him them us it everyone everybody".split()
+)
 
 #: HTTP method words as a name's verbs (analysed).
 HTTP_METHODS = frozenset(("get", "post", "put", "patch", "delet"))
@@ -178,7 +182,7 @@ _CLAUSES = re.compile(r"[.?!;:,\n()\[\]\"“”„«»]+")
 _QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|„[^“”]*[“”]|«[^»]*»")
 
 
-def _clause_action(words: list[str], table: dict[str, str]) -> str | None:
+def _clause_action(words: list[str], table: dict[str, str], names: frozenset[str] = frozenset()) -> str | None:
     """The class of a clause whose first word (after LEAD_WORDS) is a question word, an action
     phrase or an action word; ``None`` otherwise."""
     i = 0
@@ -199,7 +203,11 @@ def _clause_action(words: list[str], table: dict[str, str]) -> str | None:
             return cls
     if _CONTRACTION.sub("", words[i]) in QUESTION_WORDS:
         return READ
-    if words[i] == "make" and i + 1 < len(words) and (words[i + 1] in DEFINITE or words[i + 1].endswith("'s")):
+    if (
+        words[i] == "make"
+        and i + 1 < len(words)
+        and (words[i + 1] in DEFINITE or words[i + 1] in names or words[i + 1].endswith("'s"))
+    ):
         return UPDATE
     for term in analyze(words[i]):
         found = table.get(term)
@@ -214,8 +222,10 @@ def request_action(query: str, anywhere: bool = False) -> str | None:
     when no clause does. With ``anywhere``, else the class of the first action word anywhere."""
     text = _QUOTED.sub(" , ", query.casefold().replace("’", "'"))
     table = _tables()[1]
+    # capitalised words (a person, a team): "make Priya an admin" changes Priya
+    names = frozenset(w.casefold() for w in _WORD.findall(query) if w[:1].isupper() and w[1:2].islower())
     for clause in _CLAUSES.split(text):
-        cls = _clause_action(_WORD.findall(clause), table)
+        cls = _clause_action(_WORD.findall(clause), table, names)
         if cls is not None:
             return cls
     if anywhere:
