@@ -273,3 +273,11 @@ def test_the_lexicon_has_sections_sprints_indexes_mutes_and_posts(query: str, wo
     from toolsearch_cli.search.lexicon import gloss
 
     assert words <= set((gloss(query) or "").split())
+
+
+def test_latency_is_a_metric() -> None:
+    from toolsearch_cli.search.related import expansions
+    from toolsearch_cli.search.text import analyze
+
+    query = "p99 latency of the payments API over the last day"
+    assert set(analyze("metrics")) <= set(expansions(query, analyze(query)))
