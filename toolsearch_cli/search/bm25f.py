@@ -1034,16 +1034,26 @@ def _action_from(tool: Tool) -> str | None:
     native = _openapi_native(tool)
     if native is not None:
         return _action_of(tool.name, str(native["method"]), str(native.get("path") or ""))
+    mcp = tool.metadata.get("mcp")
+    hints = mcp.get("annotations") if isinstance(mcp, dict) else None
+    # an untrusted hint: read only as a boolean true, and only ever one class among the best candidates
+    read_only = isinstance(hints, dict) and hints.get("readOnlyHint") is True
+    head = tool.description.lstrip()[:240] if tool.description else ""
+    return _named_action(tool.name, head, read_only, ACTION_NAME_LAST, ACTION_DESCRIPTION, ACTION_READ_ONLY)
+
+
+@lru_cache(maxsize=65536)
+def _named_action(name: str, head: str, read_only: bool, name_last: bool, described: bool, hinted: bool) -> str | None:
+    """The action of a tool that is not an OpenAPI operation: its name's (:func:`.actions.name_action`),
+    else its description's first verb (``head``: the description's first characters), else READ for a
+    ``readOnlyHint``; each fallback as its switch (ACTION_NAME_LAST, ACTION_DESCRIPTION, ACTION_READ_ONLY)."""
     from .actions import READ, description_action, name_action
 
-    action = name_action(_analyze_short(normalized(tool.name)), ACTION_NAME_LAST)
-    if action is None and ACTION_DESCRIPTION and tool.description:
-        action = description_action(_plain(tool.description.lstrip()[:240]))
-    if action is None and ACTION_READ_ONLY:
-        mcp = tool.metadata.get("mcp")
-        hints = mcp.get("annotations") if isinstance(mcp, dict) else None
-        if isinstance(hints, dict) and hints.get("readOnlyHint") is True:
-            action = READ  # an untrusted hint: only ever one class among the best candidates
+    action = name_action(_analyze_short(normalized(name)), name_last)
+    if action is None and described and head:
+        action = description_action(_plain(head))
+    if action is None and hinted and read_only:
+        action = READ
     return action
 
 
