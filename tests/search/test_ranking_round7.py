@@ -229,36 +229,6 @@ def test_how_far_finds_the_distance_tool() -> None:
     assert ranked(MAPS, "how far is Oslo from Bergen as the crow flies")[:1] == ["distance_tool"]
 
 
-def _action_bonus(catalog: Catalog, query: str, name: str, monkeypatch, share_tool: float) -> float:
-    monkeypatch.setattr(bm25f, "LABEL_SHARE", 0.0)
-    monkeypatch.setattr(bm25f, "COVER_SHARE", 0.0)
-    monkeypatch.setattr(bm25f, "ACTION_SHARE_TOOL", share_tool)
-    _, bonuses, _ = bm25f.rank_index(bm25f.default_index(catalog), bm25f.query_plan(query), 5)
-    points, detail = bonuses[name]
-    assert detail.startswith("action:")
-    return points
-
-
-def test_a_tool_that_says_its_action_weighs_it_more_than_an_openapi_method_does(monkeypatch) -> None:
-    assert bm25f.ACTION_SHARE_TOOL > bm25f.ACTION_SHARE
-    query = "show the value of beta in the CONFIG namespace"
-    low = _action_bonus(VALUES, query, "kv_get", monkeypatch, 0.4)
-    high = _action_bonus(VALUES, query, "kv_get", monkeypatch, 0.6)
-    assert high == pytest.approx(1.5 * low)
-    operations = Catalog(
-        tools=[
-            tool(
-                "getValue",
-                "Read a value of a namespace.",
-                metadata={"openapi": {"method": "get", "path": "/values/{key}"}},
-            ),
-            tool("putValue", "Write a value.", metadata={"openapi": {"method": "put", "path": "/values/{key}"}}),
-        ]
-    )
-    low = _action_bonus(operations, query, "getValue", monkeypatch, 0.4)
-    assert _action_bonus(operations, query, "getValue", monkeypatch, 0.6) == pytest.approx(low)
-
-
 @pytest.mark.parametrize(
     ("query", "words"),
     [

@@ -250,13 +250,6 @@ ACTION_POOL = 20
 #: A request of another language (:func:`.lexicon.gloss`) asks for the action of its English gloss
 #: ("Zeig mir alle Feature-Flags" reads "show ...", "Neues Produkt ... anlegen" reads "create ...").
 ACTION_GLOSS = True
-#: ACTION_SHARE for a tool that is not an OpenAPI operation (an MCP server's, a toolkit's): its action
-#: is what its own name or description says it does, where an operation's is its HTTP method's by the
-#: path's shape, a weaker guess (ACTION_SHARE 0.5: blind set 4 OpenAPI -0.010). 0.4 -> 0.6: shared MCP
-#: 0.798 -> 0.802, project MCP 0.780 -> 0.783, blind set 4 MCP 0.651 -> 0.653, blind set 5 MCP 0.592 ->
-#: 0.593, blind set 6 MCP 0.579 -> 0.589 (6 requests up, none down), metatool R@5 -0.001; 0.5: blind
-#: set 6 MCP 0.589, the others +0.001 at most; 0.7: blind set 6 MCP 0.611 but blind set 4 MCP 0.641.
-ACTION_SHARE_TOOL = 0.6
 #: A tool whose name has no verb among its first words: the class of its name's last word when that
 #: is a verb (``kv_namespace_get``, ``env_var_set``).
 ACTION_NAME_LAST = True
@@ -924,20 +917,6 @@ def _name_label(tool: Tool) -> bool:
 _PACKED_NAME_LABELS: dict[tuple[str, bytes], bool] = {}
 
 
-def _is_operation(tool: Tool) -> bool:
-    """Whether a tool is an OpenAPI operation; a packed tool stays packed (as :func:`label_terms`)."""
-    native: bool = _of_packed(_PACKED_OPERATIONS, tool, _is_native)
-    return native
-
-
-#: Whether a packed tool is an OpenAPI operation, by name and packed bytes (as _PACKED_LABELS).
-_PACKED_OPERATIONS: dict[tuple[str, bytes], bool] = {}
-
-
-def _is_native(tool: Tool) -> bool:
-    return _openapi_native(tool) is not None
-
-
 def _is_name_label(tool: Tool) -> bool:
     return not tool.title and _openapi_native(tool) is None
 
@@ -1065,8 +1044,7 @@ def _with_action(
     rewarded tool's bonus with its explanation."""
     if len(ranked) <= 1 or k <= 0 or plan.action is None:
         return ranked, {}
-    best = ranked[0][2]
-    reach = max(ACTION_SHARE, ACTION_SHARE_TOOL) * best
+    reach = ACTION_SHARE * ranked[0][2]
     floor = ranked[min(k, len(ranked)) - 1][2] - reach
     out = []
     bonuses: dict[str, tuple[float, str]] = {}
@@ -1077,7 +1055,7 @@ def _with_action(
         action = action_of(item[1])
         share = 1.0 if action == plan.action else ACTION_UNKNOWN if action is None else 0.0
         if share > 0:
-            bonus = (ACTION_SHARE if _is_operation(item[1]) else ACTION_SHARE_TOOL) * best * share
+            bonus = reach * share
             bonuses[item[1].name] = (
                 bonus,
                 f"action: {plan.action}, as the request asks"
