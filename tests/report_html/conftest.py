@@ -23,7 +23,9 @@ def q(text: str) -> str:
 
 
 #: getWeather's description, category and examples, and a query set, all hostile; the queries
-#: miss (the expected tool does not come first), so they reach the misses table.
+#: miss (the expected tool does not come first), so they reach the misses table. q1's expected
+#: tool is one that shares no word with it (sendEmail), so it misses whatever the ranker's
+#: weights: with getWeather expected it missed only while getAirQuality's label bonus held.
 CATALOG = f"""\
 tools:
   - name: getWeather
@@ -42,7 +44,7 @@ tools:
 QUERIES = f"""\
 - id: {q("q1" + HOSTILE)}
   query: {q("air quality and pollution " + HOSTILE)}
-  relevant: [getWeather]
+  relevant: [sendEmail]
   subset: {q(HOSTILE)}
 - {{id: q2, query: "weather forecast for a city", relevant: [getWeather], subset: plain}}
 - {{id: q3, query: "quantum chromodynamics", relevant: [sendEmail], subset: plain}}
