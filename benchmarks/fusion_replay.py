@@ -74,9 +74,11 @@ def dump(args: Any) -> None:
     from toolsearch_cli.search.hybrid import (
         CANDIDATES,
         HybridRanker,
+        _own_rows,
+        _views_of,
         embedding_views,
         explained_hits,
-        hybrid_views,
+        lexical_evidence,
         request_evidence,
         semantic_side,
         vector_index,
@@ -111,7 +113,9 @@ def dump(args: Any) -> None:
                 sims = view_similarities(index, embedder, embedding_views(query), None, persist=True)
                 semantic = semantic_side(index, sims, CANDIDATES, mean_of_whole_and_closest)
             else:
-                semantic = hybrid._semantic(index, embedder, hybrid_views(query)[0], args.semantic_floor, None)
+                semantic = hybrid._semantic(
+                    index, embedder, _views_of(query, embedder.multilingual)[0], args.semantic_floor, None
+                )  # with the English gloss of a request in another language, as the ranker embeds it
             names = {h.tool.name for h in lexical} | {t.name for t, _ in semantic.ranked} | set(relevant)
             parts = {}
             for n in names:
@@ -138,6 +142,9 @@ def dump(args: Any) -> None:
                     "catalog": cid,
                     "query": query,
                     "cjk": has_cjk(query),
+                    # the terms the best lexical hits hold of the request's own words (not its related
+                    # words or translations): what decides a CJK request's fusion (``HybridRanker._cjk_fused``)
+                    "cjk_covered": lexical_evidence(_own_rows(query, explained_hits(catalog, query, lexical))).covered,
                     "relevant": set(relevant),
                     "lexical": [(h.tool.name, h.score) for h in lexical],
                     "label": label,
@@ -203,7 +210,8 @@ def shipped_cjk_lexical(row: dict) -> bool:
     """Whether ``hybrid`` ranks this request lexically alone (a CJK request, English-only model)."""
     from toolsearch_cli.search import hybrid as h
 
-    return bool(row["cjk"] and row["lexical"] and row["evidence"][1] > h.CJK_MAX_TERMS)
+    covered = row.get("cjk_covered", row["evidence"][1])  # dumps before round 7b: every term
+    return bool(row["cjk"] and row["lexical"] and covered > h.CJK_MAX_TERMS)
 
 
 def fuse(row: dict, weight: float, *, depth: int = 50, cjk_lexical: bool | None = None) -> list[str]:
