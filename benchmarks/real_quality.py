@@ -101,21 +101,17 @@ def load_blind(cache: str | None = None) -> list:
 
 
 def load_blind_set(name: str, cache: str | None = None, only: set[str] | None = None) -> list:
-    """Blind set ``name``'s entries (``blind5`` to ``blind7``); none, with a note, when its request file or a
-    catalog is absent."""
+    """Blind set ``name``'s entries (``blind4`` to ``blind7``: dataset.BLIND_SETS); none, with a note,
+    when its request file or a catalog is absent."""
     from benchmarks.real_catalogs import dataset
 
-    files, catalogs = {
-        "blind5": (dataset.BLIND5_QUERY_FILES, dataset.BLIND5_CATALOGS),
-        "blind6": (dataset.BLIND6_QUERY_FILES, dataset.BLIND6_CATALOGS),
-        "blind7": (dataset.BLIND7_QUERY_FILES, dataset.BLIND7_CATALOGS),
-    }[name]
+    files, catalogs = dataset.BLIND_SETS[name]
     missing = [path for path in files if not path.is_file()]
     if missing:
         print(f"{name}: skipped, {missing[0]} is absent", file=sys.stderr)
         return []
     try:
-        return dataset.load(cache, only, **{name: True})
+        return dataset.load(cache, only, blind=name)
     except FileNotFoundError as exc:
         wanted = " ".join(c for c in catalogs if not only or c in only)
         print(f"{name}: skipped, {exc} --only {wanted}", file=sys.stderr)
@@ -132,9 +128,7 @@ def load_sets(names: list[str], cache: str | None = None, only: set[str] | None 
             out[name] = dataset.load(cache, only)
         elif name == "heldout":
             out[name] = dataset.load(cache, only, True)
-        elif name == "blind4":
-            out[name] = dataset.load(cache, only, blind4=True)
-        elif name in ("blind5", "blind6", "blind7"):
+        elif name in dataset.BLIND_SETS:
             out[name] = load_blind_set(name, cache, only)
         elif name == "shared":
             out[name] = [e for e in load_shared() if not only or e.id in only]

@@ -34,13 +34,13 @@ HELDOUT_QUERY_FILES = (
     HERE / "heldout-hetzner.yaml",
 )
 # blind set 4 (issue 32): further real catalogs, requests written and committed before any ranker ran on
-# them; the lead's before/after measure of the ranking work (``load(blind4=True)``), never tuned on
+# them; the lead's before/after measure of the ranking work (``load(blind="blind4")``), never tuned on
 BLIND4_QUERY_FILES = (HERE / "blind4.yaml",)
-# blind set 5 (issue 32): nine more such catalogs, the same way (``load(blind5=True)``), never tuned on
+# blind set 5 (issue 32): nine more such catalogs, the same way (``load(blind="blind5")``), never tuned on
 BLIND5_QUERY_FILES = (HERE / "blind5.yaml",)
-# blind set 6 (issue 32): ten more such catalogs, the same way (``load(blind6=True)``), never tuned on
+# blind set 6 (issue 32): ten more such catalogs, the same way (``load(blind="blind6")``), never tuned on
 BLIND6_QUERY_FILES = (HERE / "blind6.yaml",)
-# blind set 7 (issue 32): ten more such catalogs, MCP-heavy (``load(blind7=True)``), never tuned on
+# blind set 7 (issue 32): ten more such catalogs, MCP-heavy (``load(blind="blind7")``), never tuned on
 BLIND7_QUERY_FILES = (HERE / "blind7.yaml",)
 STYLES = ("direct", "task", "verbose")
 
@@ -128,14 +128,17 @@ BLIND7_CATALOGS: dict[str, tuple[str, str]] = {
     "mcp-mobile": ("mcp", "snapshots-blind7/mcp-mobile.json"),
     "mcp-n8n": ("mcp", "snapshots-blind7/mcp-n8n.json"),
 }
-KNOWN_CATALOGS = {
-    **CATALOGS,
-    **HELDOUT_CATALOGS,
-    **BLIND4_CATALOGS,
-    **BLIND5_CATALOGS,
-    **BLIND6_CATALOGS,
-    **BLIND7_CATALOGS,
+#: blind set name -> (its request files, its catalogs): one row a set, for load(blind=...),
+#: check_labels and ``python -m benchmarks real --sets blindN``
+BLIND_SETS: dict[str, tuple[tuple[Path, ...], dict[str, tuple[str, str]]]] = {
+    "blind4": (BLIND4_QUERY_FILES, BLIND4_CATALOGS),
+    "blind5": (BLIND5_QUERY_FILES, BLIND5_CATALOGS),
+    "blind6": (BLIND6_QUERY_FILES, BLIND6_CATALOGS),
+    "blind7": (BLIND7_QUERY_FILES, BLIND7_CATALOGS),
 }
+KNOWN_CATALOGS = {**CATALOGS, **HELDOUT_CATALOGS}
+for _files, _catalogs in BLIND_SETS.values():
+    KNOWN_CATALOGS.update(_catalogs)
 
 
 @dataclass
@@ -225,28 +228,18 @@ def load(
     cache_dir: str | os.PathLike[str] | None = None,
     only: set[str] | None = None,
     heldout: bool = False,
-    blind4: bool = False,
-    blind5: bool = False,
-    blind6: bool = False,
-    blind7: bool = False,
+    blind: str | None = None,
 ) -> list[Entry]:
     """Every catalog (or those in ``only``) with its requests; a missing file says to run fetch.py.
 
-    ``heldout``: the held-out catalogs and the requests of HELDOUT_QUERY_FILES instead;
-    ``blind4``: the catalogs of blind set 4 and the requests of BLIND4_QUERY_FILES; ``blind5`` likewise
-    for blind set 5 (BLIND5_QUERY_FILES), ``blind6`` for blind set 6 (BLIND6_QUERY_FILES) and ``blind7``
-    for blind set 7 (BLIND7_QUERY_FILES).
+    ``heldout``: the held-out catalogs and the requests of HELDOUT_QUERY_FILES instead; ``blind``
+    (``"blind4"`` to ``"blind7"``): that blind set's catalogs and requests (BLIND_SETS).
     """
     from toolsearch_cli import load_catalog
 
-    if blind7:
-        requests, catalogs = read_requests(BLIND7_QUERY_FILES), BLIND7_CATALOGS
-    elif blind6:
-        requests, catalogs = read_requests(BLIND6_QUERY_FILES), BLIND6_CATALOGS
-    elif blind5:
-        requests, catalogs = read_requests(BLIND5_QUERY_FILES), BLIND5_CATALOGS
-    elif blind4:
-        requests, catalogs = read_requests(BLIND4_QUERY_FILES), BLIND4_CATALOGS
+    if blind is not None:
+        files, catalogs = BLIND_SETS[blind]
+        requests = read_requests(files)
     elif heldout:
         requests, catalogs = read_requests(HELDOUT_QUERY_FILES), HELDOUT_CATALOGS
     else:
@@ -275,26 +268,22 @@ def check_labels(cache_dir: str | os.PathLike[str] | None = None, only: set[str]
 
     ``requests`` counts all files; ``first``, ``second`` and ``third`` are the requests of
     queries.yaml, queries-2.yaml and queries-3.yaml, ``held out`` those of HELDOUT_QUERY_FILES and
-    ``blind4`` to ``blind7`` those of BLIND4_QUERY_FILES to BLIND7_QUERY_FILES (those catalogs come
-    last); the style columns count the styled ones.
+    each blind set's (BLIND_SETS) those of its files (those catalogs come last); the style columns
+    count the styled ones.
     """
     problems = 0
     labels = 0
-    columns = ("requests", "first", "second", "third", "held out", "blind4", "blind5", "blind6", "blind7", *STYLES)
-    every_file = QUERY_FILES + HELDOUT_QUERY_FILES + BLIND4_QUERY_FILES + BLIND5_QUERY_FILES + BLIND6_QUERY_FILES
-    every_file += BLIND7_QUERY_FILES
+    columns = ("requests", "first", "second", "third", "held out", *BLIND_SETS, *STYLES)
+    every_file = QUERY_FILES + HELDOUT_QUERY_FILES + tuple(f for files, _ in BLIND_SETS.values() for f in files)
     sources = {(request.catalog, request.query): request.source for request in read_requests(every_file)}
     heldout_names = {path.name for path in HELDOUT_QUERY_FILES}
-    blind4_names = {path.name for path in BLIND4_QUERY_FILES}
-    blind5_names = {path.name for path in BLIND5_QUERY_FILES}
-    blind6_names = {path.name for path in BLIND6_QUERY_FILES}
-    blind7_names = {path.name for path in BLIND7_QUERY_FILES}
+    blind_names = {name: {path.name for path in files} for name, (files, _) in BLIND_SETS.items()}
     totals = dict.fromkeys(columns, 0)
     print("| catalog | group | tools | " + " | ".join(columns) + " |")
     print("|---|---|---:|" + "---:|" * len(columns))
-    everything = load(cache_dir, only) + load(cache_dir, only, heldout=True) + load(cache_dir, only, blind4=True)
-    everything += load(cache_dir, only, blind5=True) + load(cache_dir, only, blind6=True)
-    everything += load(cache_dir, only, blind7=True)
+    everything = load(cache_dir, only) + load(cache_dir, only, heldout=True)
+    for name in BLIND_SETS:
+        everything += load(cache_dir, only, blind=name)
     for entry in everything:
         names = set(tool_names(entry.catalog))
         for query, relevant in entry.queries:
@@ -309,10 +298,7 @@ def check_labels(cache_dir: str | os.PathLike[str] | None = None, only: set[str]
             "second": files.count(QUERIES_2.name),
             "third": files.count(QUERIES_3.name),
             "held out": sum(1 for f in files if f in heldout_names),
-            "blind4": sum(1 for f in files if f in blind4_names),
-            "blind5": sum(1 for f in files if f in blind5_names),
-            "blind6": sum(1 for f in files if f in blind6_names),
-            "blind7": sum(1 for f in files if f in blind7_names),
+            **{name: sum(1 for f in files if f in names) for name, names in blind_names.items()},
             **{style: entry.styles.count(style) for style in STYLES},
         }
         for key, value in counts.items():

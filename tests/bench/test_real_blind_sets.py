@@ -61,7 +61,7 @@ def test_openapi_labels_name_operations_of_the_fetched_documents(blind):
     openapi = {cid for cid, (group, _) in blind.catalogs.items() if group == "openapi"}
     if not all(dataset.source_path(cid).is_file() for cid in openapi):
         pytest.skip(f"{blind.name}'s OpenAPI documents are not in {dataset.cache_root()} (benchmarks fetch)")
-    entries = dataset.load(only=openapi, **{blind.name: True})
+    entries = dataset.load(only=openapi, blind=blind.name)
     assert {e.id for e in entries} == openapi
     for entry in entries:
         names = set(dataset.tool_names(entry.catalog))
@@ -86,7 +86,7 @@ def test_real_quality_skips_the_set_with_a_note_when_a_document_or_the_file_is_a
     entries = real_quality.load_sets([name], str(tmp_path), mcp)[name]
     assert sorted((e.id, len(e.queries)) for e in entries) == sorted(blind.mcp)
     # no request file: skipped with a note
-    monkeypatch.setattr(dataset, blind.query_files_attribute, (tmp_path / f"{name}.yaml",))
+    monkeypatch.setitem(dataset.BLIND_SETS, name, ((tmp_path / f"{name}.yaml",), dataset.BLIND_SETS[name][1]))
     assert real_quality.load_sets([name], str(tmp_path), mcp) == {name: []}
     assert f"{name}.yaml is absent" in capsys.readouterr().err
 
