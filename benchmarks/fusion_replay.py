@@ -121,7 +121,9 @@ def dump(args: Any) -> None:
             for n in names:
                 slot = semantic.slot_of(n)
                 parts[n] = float(semantic.part[slot]) if slot is not None else 0.0
-            evidence = request_evidence(catalog, query, lexical, semantic)
+            explained = explained_hits(catalog, query, lexical)  # once: the evidence and the rows below
+            evidence = request_evidence(catalog, query, lexical, semantic, explained)
+            plan = query_plan(query)
             label = [
                 next((c.points for c in h.contributions if c.detail.startswith("label:")), 0.0) / h.score
                 if h.score > 0
@@ -130,21 +132,18 @@ def dump(args: Any) -> None:
             ]
             rows.append(
                 {
-                    "explained": [
-                        [(c.term, c.field, c.points) for c in hit_rows]
-                        for hit_rows in explained_hits(catalog, query, lexical)
-                    ],
+                    "explained": [[(c.term, c.field, c.points) for c in hit_rows] for hit_rows in explained],
                     "values": sorted(value_terms(query)),
-                    "plan": (lambda plan: (list(plan.terms), dict(plan.weights)))(query_plan(query)),
+                    "plan": (list(plan.terms), dict(plan.weights)),
                     # the action the request asks for and each best lexical hit's (round 6b)
-                    "action": (query_plan(query).action, [action_of(h.tool) for h in lexical[:3]]),
+                    "action": (plan.action, [action_of(h.tool) for h in lexical[:3]]),
                     "group": group,
                     "catalog": cid,
                     "query": query,
                     "cjk": has_cjk(query),
                     # the terms the best lexical hits hold of the request's own words (not its related
                     # words or translations): what decides a CJK request's fusion (``HybridRanker._cjk_fused``)
-                    "cjk_covered": lexical_evidence(_own_rows(query, explained_hits(catalog, query, lexical))).covered,
+                    "cjk_covered": lexical_evidence(_own_rows(query, explained)).covered,
                     "relevant": set(relevant),
                     "lexical": [(h.tool.name, h.score) for h in lexical],
                     "label": label,
