@@ -392,16 +392,20 @@ def server_commands(
     }
 
 
+def server_env(home: str) -> dict[str, str]:
+    """The environment a server is started in: ours with DUMMY_ENV's credentials, and ``home`` as its
+    home and XDG folders, so nothing it writes lands in the user's home."""
+    xdg = {f"XDG_{kind}_HOME": os.path.join(home, kind.lower()) for kind in ("CONFIG", "CACHE", "DATA", "STATE")}
+    return {**os.environ, **DUMMY_ENV, "HOME": home, "USERPROFILE": home, **xdg}
+
+
 def list_tools(command: list[str], what: str, timeout: float = 60.0) -> list[dict[str, Any]]:
     """Start ``command`` over stdio and return every tool of its ``tools/list`` as wire-format dicts."""
     import anyio
     from mcp import Client, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
-    env = {**os.environ, **DUMMY_ENV}
-    params = StdioServerParameters(command=command[0], args=command[1:], env=env)
-
-    async def go(errlog: Any) -> list[dict[str, Any]]:
+    async def go(errlog: Any, params: StdioServerParameters) -> list[dict[str, Any]]:
         tools: list[dict[str, Any]] = []
         with anyio.fail_after(timeout):
             async with Client(stdio_client(params, errlog=errlog), read_timeout_seconds=timeout) as client:
@@ -414,9 +418,12 @@ def list_tools(command: list[str], what: str, timeout: float = 60.0) -> list[dic
                         return tools
         raise FetchError(f"{what}: tools/list never ended")
 
-    with tempfile.TemporaryFile("w+") as errlog:
+    # a home of its own, removed afterwards: servers write logs, tokens and state there (ms-365-mcp-server,
+    # n8n-mcp, lark-mcp did into the user's home before), and none is needed to list tools
+    with tempfile.TemporaryFile("w+") as errlog, tempfile.TemporaryDirectory(prefix="fetch-home-") as home:
+        params = StdioServerParameters(command=command[0], args=command[1:], env=server_env(home))
         try:
-            return anyio.run(go, errlog)
+            return anyio.run(go, errlog, params)
         except FetchError:
             raise
         except Exception as exc:  # the SDK raises exception groups; one line is enough here
