@@ -133,11 +133,11 @@ def name_action(terms: list[str] | tuple[str, ...], last: bool) -> str | None:
     return action
 
 
-@lru_cache(maxsize=65536)
 def description_action(text: str) -> str | None:
     """The class of a description's first word when it is an action verb ("Add a secret to a
     Worker", "Creates a new Vapi assistant"), after a lead such as *This tool will* or *Use this
-    tool to*; ``None`` otherwise."""
+    tool to*; ``None`` otherwise. Not cached here: its one caller, ``bm25f._named_action``, is, by
+    the same text."""
     words = _WORD.findall(text[:DESCRIPTION_CHARS].casefold())
     ahead = " ".join(words[:5]) + " "
     lead = next((p for p in DESCRIPTION_LEADS if ahead.startswith(p + " ")), None)
