@@ -5,8 +5,8 @@ Usage:
     python -m benchmarks fusion-replay --load /tmp/f.pkl                                 # replay the shipped rule
     python -m benchmarks fusion-replay --load /tmp/f.pkl --grid                          # the sweep of the notes
 
-The dump holds, for every request of the real groups (``project``, ``shared``, ``blind``, ``blind4``,
-``blind5``, ``blind6``, ``heldout``, as ``python -m benchmarks real`` loads them) and of the six dev sets (``--limit N``
+The dump holds, for every request of the real tuning sets (``real_quality.TUNING_SETS``, as
+``python -m benchmarks real`` loads them) and of the six dev sets (``--limit N``
 requests of each, evenly spaced), what ``hybrid`` fuses: the lexical side's best
 :data:`~toolsearch_cli.search.hybrid.CANDIDATES` tools with their scores, the semantic part (0..1)
 of every tool among them, the semantic side's best and the relevant tools, the evidence
@@ -17,9 +17,8 @@ figures (the replay leaves out ``put_named_first``, which only moves a tool name
 request).
 
 Figures: MRR@10 per catalog, then the mean over a group's catalogs (as ``real_quality``), and R@5
-per dev set. Groups: ``project/openapi``, ``project/mcp``, ``shared/openapi``, ``shared/mcp``,
-``blind``, ``heldout``, ``blind4/openapi``, ``blind4/mcp``, ``blind5/openapi``, ``blind5/mcp``,
-``blind6/openapi``, ``blind6/mcp``. With ``--sims``
+per dev set. Groups: ``SET/openapi`` and ``SET/mcp`` of each tuning set, ``blind`` and ``heldout``
+(OpenAPI only). With ``--sims``
 the dump also holds every view's cosine to every tool (``sims``, views x tools, in the slot order of
 ``tool_names``), so that a change to the semantic side's rescaling can be replayed too (round 6,
 benchmarks/notes/fusion.md); every row holds the request's analysed terms and their weights (``plan``).
@@ -36,14 +35,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from benchmarks import options
+from benchmarks import options, real_quality
 
 DEPTH = 10
-REAL_SETS = ("project", "shared", "blind", "heldout", "blind4", "blind5", "blind6")
+REAL_SETS = real_quality.TUNING_SETS
 
 
 def _group(set_name: str, group: str) -> str:
-    return f"{set_name}/{group}" if set_name in ("project", "shared", "blind4", "blind5", "blind6") else set_name
+    return set_name if set_name in real_quality.OPENAPI_ONLY_SETS else f"{set_name}/{group}"
 
 
 def _entries(args: Any) -> list[tuple[str, str, Any, list[tuple[str, set[str]]]]]:
@@ -241,19 +240,11 @@ def metrics(names: list[str], relevant: set[str]) -> tuple[float, float]:
     return rr, r5
 
 
-GROUP_ORDER = (
-    "project/openapi",
-    "project/mcp",
-    "shared/openapi",
-    "shared/mcp",
-    "blind",
-    "heldout",
-    "blind4/openapi",
-    "blind4/mcp",
-    "blind5/openapi",
-    "blind5/mcp",
-    "blind6/openapi",
-    "blind6/mcp",
+GROUP_ORDER = tuple(
+    name if name in real_quality.OPENAPI_ONLY_SETS else f"{name}/{group}"
+    for name in REAL_SETS
+    for group in ("openapi", "mcp")
+    if name not in real_quality.OPENAPI_ONLY_SETS or group == "openapi"
 )
 
 

@@ -52,24 +52,26 @@ def main() -> int:
         label, _, literal = text.partition("=")
         VARIANTS[label] = ast.literal_eval(literal)
         args.variants += "," + label
-    real = real_quality.load_sets(["shared", "project", "blind", "heldout", "blind4", "blind5", "blind6"], args.cache)
+    real = real_quality.load_sets(list(real_quality.TUNING_SETS), args.cache)
+    split = [n for n in real_quality.TUNING_SETS if n not in real_quality.OPENAPI_ONLY_SETS]
+    split = ["shared", "project"] + [n for n in split if n not in ("shared", "project")]
     dev = {} if args.no_dev else {name: load_set(Path(args.shared) / "eval" / name) for name in options.SETS}
     if "metatool" in dev and args.metatool_every > 1:
         catalog, queries = dev["metatool"]
         dev["metatool"] = (catalog, queries[:: args.metatool_every])
-    head = "| variant | shared OA | shared MCP | project OA | project MCP | blind | held-out |"
-    head += " blind4 OA | blind4 MCP | blind5 OA | blind5 MCP | blind6 OA | blind6 MCP |"
+    head = "| variant |" + "".join(f" {n} OA | {n} MCP |" for n in split[:2]) + " blind | held-out |"
+    head += "".join(f" {n} OA | {n} MCP |" for n in split[2:])
     head += "".join(f" {s} |" for s in dev) + (" dev mean |" if dev else "")
     print(head)
     print("|---" + "|---:" * (head.count("|") - 2) + "|")
     for label in args.variants.split(","):
         with ablate.patched(**VARIANTS[label]):
             cells = []
-            for name, groups in (("shared", ("openapi", "mcp")), ("project", ("openapi", "mcp"))):
+            for name in split[:2]:
                 r = group_mrr(real[name])
-                cells += [f"{r.get(g, float('nan')):.3f}" for g in groups]
+                cells += [f"{r.get(g, float('nan')):.3f}" for g in ("openapi", "mcp")]
             cells += [f"{group_mrr(real[name]).get('openapi', float('nan')):.3f}" for name in ("blind", "heldout")]
-            for name in ("blind4", "blind5", "blind6"):
+            for name in split[2:]:
                 r = group_mrr(real.get(name, []))
                 cells += [f"{r.get(g, float('nan')):.3f}" for g in ("openapi", "mcp")]
             if dev:
