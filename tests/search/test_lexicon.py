@@ -209,3 +209,62 @@ def test_a_catalog_that_speaks_the_request_s_language_keeps_the_request_s_action
     assert plan.action == "delete" and plan.translated  # 文件 -> file, weighed 0 on this catalog
     _, bonuses, _ = rank_index(build_index(catalog), plan, 3, explain=True)
     assert "deleteFile" in bonuses and "action: delete" in bonuses["deleteFile"][1]
+
+
+def test_the_lexicon_file_is_well_formed() -> None:
+    """The data file (toolsearch_cli/search/data/lexicon.txt) parses into concepts whose every
+    line is ``lang: words`` of a known language, with no stem too short to be looked up (such a
+    stem was silently left out: twelve were, ``pag*`` and ``баз*`` among them)."""
+    from toolsearch_cli.search.lexicon import MIN_STEM, concepts, fold
+
+    known = {"de", "fr", "es", "pt", "it", "nl", "ru", "zh", "ja", "ko"}
+    found = concepts()
+    assert len(found) > 100
+    for english, lines in found:
+        assert english.split(), "a concept without its English words"
+        assert lines, f"{english!r} has no language line"
+        for line in lines:
+            lang, colon, words = line.partition(":")
+            assert colon and lang in known, f"{english!r}: {line!r}"
+            for word in words.split():
+                if word.endswith("*"):
+                    assert len(fold(word[:-1])) >= MIN_STEM, f"{english!r}: stem {word!r} too short"
+
+
+@pytest.mark.parametrize(
+    ("query", "expected", "not_expected"),
+    [
+        # nombre: a name in Spanish, a number in French (the French sense came first in the file)
+        ("cambia el nombre del archivo", {"name", "update", "file"}, {"count"}),
+        ("compte le nombre de fichiers", {"count", "file"}, {"name"}),
+        # Termine: German appointments; terminé: French done (German first in the file)
+        ("la tâche est terminée", {"task", "complete"}, {"meeting"}),
+        ("Welche Termine habe ich morgen", {"meeting"}, {"complete"}),
+    ],
+)
+def test_a_word_of_two_languages_takes_the_sense_of_the_requests_language(
+    query: str, expected: set[str], not_expected: set[str]
+) -> None:
+    from toolsearch_cli.search.lexicon import found
+
+    labels = {label for _, _, label, _ in found(query)}
+    assert expected <= labels and not labels & not_expected, labels
+
+
+def test_a_word_with_two_senses_in_one_language_brings_both() -> None:
+    """German *Karte* is a map and a card, Chinese 关闭 to close and to disable: the catalog's
+    words decide, so both senses' English terms are added; the gloss takes the first."""
+    from toolsearch_cli.search.lexicon import found, gloss, translations
+
+    assert {label for _, _, label, _ in found("Karte der Filialen anzeigen")} >= {"map", "card"}
+    terms = translations("关闭这个仓库")
+    assert {english for _, english in terms.values()} >= {"close", "disable"}, terms
+    assert gloss("关闭这个仓库") == "disable repository"
+
+
+def test_short_stems_are_written_out() -> None:
+    """Spanish *pague* and Russian *базу* were dead (their stems ``pag*`` and ``баз*`` were too short)."""
+    from toolsearch_cli.search.lexicon import found
+
+    assert [label for _, _, label, _ in found("pague la factura")][0] == "pay"
+    assert "database" in {label for _, _, label, _ in found("создай базу")}

@@ -95,14 +95,26 @@ def concepts() -> tuple[tuple[str, tuple[str, ...]], ...]:
     return tuple((english, tuple(rest)) for english, rest in out)
 
 
+#: The senses of a word: (language, English label) pairs in the file's order. A word can have
+#: several: in one language (Chinese 关闭 is to close and to disable; German *Karte* a map and a
+#: card) or in two (*nombre* is a name in Spanish, a number in French).
+Senses = tuple[tuple[str, str], ...]
+
+
+def _add(table: dict[str, Senses], key: str, lang: str, label: str) -> None:
+    senses = table.get(key, ())
+    if (lang, label) not in senses:
+        table[key] = (*senses, (lang, label))
+
+
 class _Tables:
     """The lexicon's look-up tables (built once, on first use)."""
 
     def __init__(self) -> None:
-        self.words: dict[str, str] = {}  # folded word -> its English word (the line's first)
-        self.stems: dict[str, str] = {}  # folded stem -> the same
-        self.phrases: dict[str, str] = {}  # folded phrase with spaces -> the same
-        self.cjk: dict[str, str] = {}  # CJK word -> the same
+        self.words: dict[str, Senses] = {}  # folded word -> its senses
+        self.stems: dict[str, Senses] = {}  # folded stem -> the same
+        self.phrases: dict[str, Senses] = {}  # folded phrase with spaces -> the same
+        self.cjk: dict[str, Senses] = {}  # CJK word -> the same
         self.terms: dict[str, tuple[tuple[str, str], ...]] = {}  # English label -> (term, its English word)
         for english, rest in concepts():
             label = english.split()[0].replace("_", " ")
@@ -114,50 +126,67 @@ class _Tables:
             if not targets:
                 continue
             self.terms[label] = targets
-            entry = label
             for part in rest:
-                _, _, words = part.partition(":")
+                lang, _, words = part.partition(":")
+                lang = lang.strip()
                 for word in words.split():
                     if is_cjk(word[0]):
                         if len(word) > 1:  # one character is too often part of another word
-                            self.cjk.setdefault(word.replace("_", ""), entry)
+                            _add(self.cjk, word.replace("_", ""), lang, label)
                     elif "_" in word:
-                        self.phrases.setdefault(fold(word.replace("_", " ")), entry)
+                        _add(self.phrases, fold(word.replace("_", " ")), lang, label)
                     elif word.endswith("*"):
                         stem = fold(word[:-1])
                         if len(stem) >= MIN_STEM:
-                            self.stems.setdefault(stem, entry)
+                            _add(self.stems, stem, lang, label)
                     else:
-                        self.words.setdefault(fold(word), entry)
+                        _add(self.words, fold(word), lang, label)
         self.longest_stem = max(map(len, self.stems), default=0)
         self.longest_cjk = max(map(len, self.cjk), default=0)
 
-    def word(self, folded: str) -> str | None:
-        """The lexicon's entry for one folded Latin or Cyrillic word, if any."""
+    def word(self, folded: str) -> Senses:
+        """The senses of one folded Latin or Cyrillic word (none: ``()``)."""
         found = self._exact_or_stem(folded)
-        if found is None and folded.startswith("ge") and len(folded) > 6:
+        if not found and folded.startswith("ge") and len(folded) > 6:
             found = self._exact_or_stem(folded[2:])  # a German participle: gelöscht
-        if found is None and len(folded) >= COMPOUND_MIN:
+        if not found and len(folded) >= COMPOUND_MIN:
             for i in range(3, len(folded) - COMPOUND_TAIL + 1):
-                found = self.words.get(folded[i:])
-                if found is not None:
+                found = self.words.get(folded[i:], ())
+                if found:
                     break
         return found
 
-    def _exact_or_stem(self, folded: str) -> str | None:
-        found = self.words.get(folded)
-        if found is not None:
+    def _exact_or_stem(self, folded: str) -> Senses:
+        found = self.words.get(folded, ())
+        if found:
             return found
         for ending in ENDINGS:
             if folded.endswith(ending) and len(folded) - len(ending) >= MIN_STEM:
-                found = self.words.get(folded[: -len(ending)])
-                if found is not None:
+                found = self.words.get(folded[: -len(ending)], ())
+                if found:
                     return found
         for size in range(min(len(folded), self.longest_stem), MIN_STEM - 1, -1):
-            found = self.stems.get(folded[:size])
-            if found is not None:
+            found = self.stems.get(folded[:size], ())
+            if found:
                 return found
-        return None
+        return ()
+
+
+def _in_language(hits: list[tuple[int, int, Senses, str]]) -> list[tuple[int, int, str, str]]:
+    """Each hit's English labels: of a word with senses in several languages, those of the
+    language most of the request's words have a sense in (the language first in the file breaks a
+    tie); of a word with several senses in that language, all of them."""
+    votes: dict[str, int] = {}
+    for _, _, senses, _ in hits:
+        for lang in {lang for lang, _ in senses}:
+            votes[lang] = votes.get(lang, 0) + 1
+    out: list[tuple[int, int, str, str]] = []
+    for start, end, senses, source in hits:
+        best = max(votes[lang] for lang, _ in senses)
+        chosen = next(lang for lang, _ in senses if votes[lang] == best)
+        labels = dict.fromkeys(label for lang, label in senses if lang == chosen)
+        out.extend((start, end, label, source) for label in labels)
+    return out
 
 
 @lru_cache(maxsize=1)
@@ -212,22 +241,23 @@ def found(query: str) -> tuple[tuple[int, int, str, str], ...]:
         latin = list(zip(matches, folded, strict=True))
     else:
         latin = []  # reads as English whatever the lexicon has of it: nothing to look up
+    hits: list[tuple[int, int, Senses, str]] = []
     for match, key in latin:
         if key in vocabulary:
             continue
-        entry = table.word(key)
-        if entry is not None:
-            out.append((match.start(), match.end(), entry, match.group().casefold()))
+        senses = table.word(key)
+        if senses:
+            hits.append((match.start(), match.end(), senses, match.group().casefold()))
     if latin and table.phrases and len(folded) > 1:
         for i in range(len(folded) - 1):
             for size in (4, 3, 2):  # phrases of at most four words
-                entry = table.phrases.get(" ".join(folded[i : i + size])) if i + size <= len(folded) else None
-                if entry is not None:
+                senses = table.phrases.get(" ".join(folded[i : i + size]), ()) if i + size <= len(folded) else ()
+                if senses:
                     phrase = text[matches[i].start() : matches[i + size - 1].end()]
-                    out.append((matches[i].start(), matches[i + size - 1].end(), entry, phrase.casefold()))
+                    hits.append((matches[i].start(), matches[i + size - 1].end(), senses, phrase.casefold()))
                     break
-    if out and not foreign([m.group().casefold() for m in matches], len(out)):
-        out = []
+    if hits and foreign([m.group().casefold() for m in matches], len(hits)):
+        out = _in_language(hits)
     if not plain and has_cjk(text):
         i, n = 0, len(text)
         while i < n:
@@ -235,14 +265,15 @@ def found(query: str) -> tuple[tuple[int, int, str, str], ...]:
                 i += 1
                 continue
             for size in range(min(table.longest_cjk, n - i), 1, -1):
-                entry = table.cjk.get(text[i : i + size])
-                if entry is not None:
-                    out.append((i, i + size, entry, text[i : i + size]))
+                senses = table.cjk.get(text[i : i + size], ())
+                if senses:
+                    labels = dict.fromkeys(label for _, label in senses)
+                    out.extend((i, i + size, label, text[i : i + size]) for label in labels)
                     i += size
                     break
             else:
                 i += 1
-    out.sort()
+    out.sort(key=lambda hit: (hit[0], hit[1]))  # stable: a word's senses stay in the file's order
     return tuple(out)
 
 
