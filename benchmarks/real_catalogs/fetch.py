@@ -179,7 +179,9 @@ DUMMY_ENV = {
     "AMAP_MAPS_API_KEY": "dummy-for-tools-list",
     "N8N_API_URL": "https://n8n.example.invalid",  # with an API URL and key n8n-mcp lists its workflow tools too
     "N8N_API_KEY": "dummy-for-tools-list",
-    "N8N_MCP_TELEMETRY_DISABLED": "true",  # n8n-mcp would otherwise try to send usage telemetry
+    # n8n-mcp would otherwise try to send usage telemetry; 2.87.0 honours "true" or "1" here before it
+    # reads its saved settings (dist/telemetry/config-manager.js, isDisabledByEnvironment)
+    "N8N_MCP_TELEMETRY_DISABLED": "true",
 }
 
 
