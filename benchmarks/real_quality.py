@@ -22,7 +22,10 @@ The sets (``--sets``, comma-separated; all but ``heldout`` by default):
 * ``blind6``  — real_catalogs/blind6.yaml (106 requests on ten more such catalogs: five OpenAPI documents,
   five MCP catalogs; written the same way; not by default), skipped likewise;
 * ``blind7``  — real_catalogs/blind7.yaml (106 requests on ten more such catalogs, MCP-heavy: three OpenAPI
-  documents, seven MCP servers; written the same way; not by default), skipped likewise.
+  documents, seven MCP servers; written the same way; not by default), skipped likewise;
+* ``blind8``  — real_catalogs/blind8.yaml (100 requests on nine more such catalogs, MCP-heavy: three OpenAPI
+  documents, seven MCP servers in six catalogs; written the same way; not by default; UNSEEN: measured
+  by the lead, never tuned on), skipped likewise.
 
 Two diagnostics per ranker and set (``diagnose``), computed from the analysed words each hit shares
 with the request (``bm25f.tool_fields``, the same for every ranker): *param-only above own* — the
@@ -57,10 +60,10 @@ HERE = Path(__file__).resolve().parent
 
 DEPTH = 10
 GROUPS = ("openapi", "mcp")
-SETS = ("project", "shared", "blind", "heldout", "blind4", "blind5", "blind6", "blind7")
+SETS = ("project", "shared", "blind", "heldout", "blind4", "blind5", "blind6", "blind7", "blind8")
 #: The sets ranking work is tuned on (ablate-groups, fusion-replay): every set but the newest blind
-#: one, which is measured once and never tuned on. Blind set 7 was measured on round 7's merge and
-#: read request by request: it is a tuning set since.
+#: one (blind set 8), which is measured once and never tuned on. Blind set 7 was measured on round 7's
+#: merge and read request by request: it is a tuning set since.
 TUNING_SETS = ("project", "shared", "blind", "heldout", "blind4", "blind5", "blind6", "blind7")
 #: Sets of OpenAPI documents only (the others have an OpenAPI and an MCP group).
 OPENAPI_ONLY_SETS = ("blind", "heldout")
@@ -107,7 +110,7 @@ def load_blind(cache: str | None = None) -> list:
 
 
 def load_blind_set(name: str, cache: str | None = None, only: set[str] | None = None) -> list:
-    """Blind set ``name``'s entries (``blind4`` to ``blind7``: dataset.BLIND_SETS); none, with a note,
+    """Blind set ``name``'s entries (``blind4`` to ``blind8``: dataset.BLIND_SETS); none, with a note,
     when its request file or a catalog is absent."""
     from benchmarks.real_catalogs import dataset
 

@@ -42,6 +42,8 @@ BLIND5_QUERY_FILES = (HERE / "blind5.yaml",)
 BLIND6_QUERY_FILES = (HERE / "blind6.yaml",)
 # blind set 7 (issue 32): ten more such catalogs, MCP-heavy (``load(blind="blind7")``), never tuned on
 BLIND7_QUERY_FILES = (HERE / "blind7.yaml",)
+# blind set 8 (issue 32): nine more such catalogs, MCP-heavy (``load(blind="blind8")``), never tuned on
+BLIND8_QUERY_FILES = (HERE / "blind8.yaml",)
 STYLES = ("direct", "task", "verbose")
 
 # id -> (group, source): a file name in the cache's catalogs/ folder (openapi) or in snapshots/ (mcp)
@@ -128,6 +130,18 @@ BLIND7_CATALOGS: dict[str, tuple[str, str]] = {
     "mcp-mobile": ("mcp", "snapshots-blind7/mcp-mobile.json"),
     "mcp-n8n": ("mcp", "snapshots-blind7/mcp-n8n.json"),
 }
+# the catalogs of blind set 8 (only BLIND8_QUERY_FILES ask about them); MCP snapshots in snapshots-blind8/
+BLIND8_CATALOGS: dict[str, tuple[str, str]] = {
+    "jellyfin": ("openapi", "catalogs/jellyfin.json"),
+    "xtrf": ("openapi", "catalogs/xtrf.json"),
+    "eve-esi": ("openapi", "catalogs/eve-esi.json"),
+    "mcp-miro": ("mcp", "snapshots-blind8/mcp-miro.json"),
+    "mcp-hostinger": ("mcp", "snapshots-blind8/mcp-hostinger.json"),
+    "mcp-ebay": ("mcp", "snapshots-blind8/mcp-ebay.json"),
+    "mcp-chatwork": ("mcp", "snapshots-blind8/mcp-chatwork.json"),
+    "mcp-qase": ("mcp", "snapshots-blind8/mcp-qase.json"),
+    "mcp-variflight-howtocook": ("mcp", "snapshots-blind8/mcp-variflight-howtocook.json"),
+}
 #: blind set name -> (its request files, its catalogs): one row a set, for load(blind=...),
 #: check_labels and ``python -m benchmarks real --sets blindN``
 BLIND_SETS: dict[str, tuple[tuple[Path, ...], dict[str, tuple[str, str]]]] = {
@@ -135,6 +149,7 @@ BLIND_SETS: dict[str, tuple[tuple[Path, ...], dict[str, tuple[str, str]]]] = {
     "blind5": (BLIND5_QUERY_FILES, BLIND5_CATALOGS),
     "blind6": (BLIND6_QUERY_FILES, BLIND6_CATALOGS),
     "blind7": (BLIND7_QUERY_FILES, BLIND7_CATALOGS),
+    "blind8": (BLIND8_QUERY_FILES, BLIND8_CATALOGS),
 }
 KNOWN_CATALOGS = {**CATALOGS, **HELDOUT_CATALOGS}
 for _files, _catalogs in BLIND_SETS.values():
@@ -233,7 +248,7 @@ def load(
     """Every catalog (or those in ``only``) with its requests; a missing file says to run fetch.py.
 
     ``heldout``: the held-out catalogs and the requests of HELDOUT_QUERY_FILES instead; ``blind``
-    (``"blind4"`` to ``"blind7"``): that blind set's catalogs and requests (BLIND_SETS).
+    (``"blind4"`` to ``"blind8"``): that blind set's catalogs and requests (BLIND_SETS).
     """
     from toolsearch_cli import load_catalog
 

