@@ -1,7 +1,7 @@
 """``hybrid``'s view of a request led by the class of action it asks for (issue 32, round 8).
 
 People ask in their own words ("file a bug", "how many orders are there?", "get rid of it"); tools
-say what they do with the class's word ("Create an issue", "Read ...", "Delete ..."). ``hybrid``
+say what they do with their own verbs ("Create an issue", "List ...", "Delete ..."). ``hybrid``
 also embeds the request led by that word (:func:`~toolsearch_cli.search.hybrid.action_view`) and
 gives each tool its best view.
 """
@@ -29,8 +29,12 @@ def test_the_action_view_leads_the_request_with_its_class_when_the_request_does_
     assert plain and views == [bug, "create file a bug checkout page crashes on", "file a bug checkout page crashes on"]
     assert action_view("get rid of the old logs", None) == "delete get rid of the old logs"
     assert action_view("how many orders are in the database?", None) == "read how many orders are in the database?"
-    # the request says the class's word already, asks for no action, or is in CJK: no such view
+    # the request says the class's word already, says it as tools do, asks for no action, or is
+    # in CJK: no such view
     assert action_view("create a deployment", None) is None
+    assert action_view("list the files in a folder", None) is None  # "list": a tool's verb of reading
+    assert action_view("add a Priority column to the Tasks table", None) is None
+    assert action_view("get rid of the logs", None) == "delete get rid of the logs"  # "get" reads, not deletes
     assert action_view("Delete, then list", None) is None
     assert action_view("the quarterly report", None) is None
     assert action_view("删除这个文件", None) is None

@@ -86,7 +86,7 @@ def test_hybrid_with_the_real_model_explains_which_sentence_matched(static_model
     hits = search(catalog, request, ranker="hybrid", max_results=8)  # sendEmail 6th with the static model
     details = {h.tool.name: c.detail for h in hits for c in h.contributions if c.field == "semantic"}
     assert len(details) == len(hits)
-    views = ("of 2)", "(whole request)", "(request without its values)", "(request led by its action)")
+    views = ("of 2)", "(whole request)", "(request without its values)")
     assert all(d.startswith("cosine ") and any(v in d for v in views) for d in details.values())
     assert details["sendEmail"].split("; ")[0].endswith("(sentence 2 of 2)")  # then the request's share
     for hit in hits:

@@ -180,14 +180,12 @@ def test_search_and_eval_report_the_embedding_cost_in_json_and_table(run_cli, tm
     shown = run_cli("search", "sends text about a city", *args, "--format", "json")
     assert shown.code == 0, shown.stderr
     payload = json.loads(shown.stdout)
-    assert (
-        payload["embedding"]["texts"] == 7 and payload["embedding"]["cached"] == 0
-    )  # 5 tools + the request, led (create)
+    assert payload["embedding"]["texts"] == 6 and payload["embedding"]["cached"] == 0  # 5 tools + the request
     assert payload["embedding"]["seconds"] > 0 and payload["hits"] and "embed_model" in payload
     hybrid_mod._query_vectors.clear()
     table = run_cli("search", "sends text about a city", *args)
     assert table.code == 0 and table.stdout.rstrip().splitlines()[-1].startswith(
-        "embedding: 0 texts in 0.00 s (7 cached)"
+        "embedding: 0 texts in 0.00 s (6 cached)"
     )
     plain = run_cli("search", "sends text about a city", "--catalog", str(catalog), "--format", "json")
     assert "embedding" not in json.loads(plain.stdout)  # no model, no embedding figures
@@ -196,12 +194,11 @@ def test_search_and_eval_report_the_embedding_cost_in_json_and_table(run_cli, tm
     evaluated = run_cli("eval", "--queries", str(queries), *args, "--format", "json")
     assert evaluated.code == 0, evaluated.stderr
     cost = json.loads(evaluated.stdout)["embedding"]
-    # the new query, its plain view ("city 3" without the 3) and the plain view led by its action
-    # ("create sends text about city"); the tools from the disk cache
-    assert cost["texts"] == 3 and cost["cached"] == 5
+    # the new query and its plain view ("city 3" without the 3); the tools from the disk cache
+    assert cost["texts"] == 2 and cost["cached"] == 5
     hybrid_mod._query_vectors.clear()  # as a new process would: the query from the disk cache
     table = run_cli("eval", "--queries", str(queries), *args)
-    assert "embedding: 0 texts in 0.00 s (8 cached)" in table.stdout
+    assert "embedding: 0 texts in 0.00 s (7 cached)" in table.stdout
 
 
 def test_no_progress_bar_when_stderr_is_not_a_terminal(run_cli, tmp_path):
@@ -209,7 +206,7 @@ def test_no_progress_bar_when_stderr_is_not_a_terminal(run_cli, tmp_path):
     result = run_cli("search", "sends text", "--catalog", str(catalog), "-r", "hybrid", "--embed-model", str(STATIC))
     assert result.code == 0
     assert result.stderr == ""  # no bar, no note: stderr is captured, not a terminal
-    assert f"embedding: {embed_mod.PROGRESS_AT + 12} texts" in result.stdout  # and the request, led
+    assert f"embedding: {embed_mod.PROGRESS_AT + 11} texts" in result.stdout
 
 
 def _run_on_a_pty(args: list[str], env: dict[str, str]) -> tuple[int, str, str]:
@@ -251,11 +248,11 @@ def test_a_terminal_sees_a_progress_bar_with_an_eta_but_never_with_json(tmp_path
     assert code == 0, err
     if output_format == "json":
         # no bar: at most the core's one-line note that a long run is under way
-        assert "ETA" not in err and "\x1b[" not in err and json.loads(out)["embedding"]["texts"] == count + 2
+        assert "ETA" not in err and "\x1b[" not in err and json.loads(out)["embedding"]["texts"] == count + 1
         assert err.strip().splitlines() == [f"note: embedding {count} texts with {STATIC} (once: cached)"]
     else:
         assert f"embedding {count:,} texts with {STATIC}" in err and "ETA" in err
-        assert f"embedding: {count + 2} texts in" in out  # the request, and led by its action
+        assert f"embedding: {count + 1} texts in" in out
 
 
 def test_the_store_of_search_requests_keeps_the_newest_alone(monkeypatch):
@@ -287,7 +284,7 @@ def test_evals_bar_of_queries_gets_the_embedding_run_as_one_more_line(tmp_path):
     code, out, err = _run_on_a_pty(args, env)
     assert code == 0, err
     assert "eval hybrid" in err and f"embedding {count} texts with {STATIC}" in err and "Traceback" not in err
-    assert f"embedding: {count + 3} texts in" in out and "│" in out  # the tools, the query, its plain view, led
+    assert f"embedding: {count + 2} texts in" in out and "│" in out  # the tools, the query, its plain view
 
 
 @pytest.mark.parametrize("width", [60, 80, 100])

@@ -54,7 +54,6 @@ def _vectors(catalog: Catalog) -> dict:
         vectors[tool_text(tool)] = _cosine_vector(0.55 + 0.002 * i + 0.01 * ((i // 3) % 2))
     vectors[tool_text(catalog.tools[3])] = _cosine_vector(0.60)  # create_meeting, by a few hundredths
     vectors[REQUEST] = [1.0, 0.0, 0.0]
-    vectors[f"create {REQUEST}"] = [1.0, 0.0, 0.0]  # the request led by its action: where it is
     return vectors
 
 

@@ -45,8 +45,6 @@ VECTORS = {
 }
 PARAM_REQUEST = "show the folder contents"
 NAMED_REQUEST = "delete file"
-#: PARAM_REQUEST led by its action (:func:`~toolsearch_cli.search.hybrid.action_view`), embedded where it is
-LED_REQUEST = "read show the folder contents"
 
 
 @pytest.fixture(autouse=True)
@@ -56,7 +54,7 @@ def _no_model(monkeypatch, tmp_path):
 
 
 def _axes(monkeypatch):
-    axes = Axes({**VECTORS, PARAM_REQUEST: [1, 0, 0, 0], NAMED_REQUEST: [0.2, 0, 1, 0], LED_REQUEST: [1, 0, 0, 0]})
+    axes = Axes({**VECTORS, PARAM_REQUEST: [1, 0, 0, 0], NAMED_REQUEST: [0.2, 0, 1, 0]})
     monkeypatch.setattr(embed_mod, "default_embedder", lambda: axes)
     return axes
 
@@ -152,7 +150,7 @@ def test_lexical_hits_that_all_scored_nothing_add_nothing_to_the_fused_scores(mo
     # the whole lexical share (a span of 0 read as "all equal"), so explanations did not add up
     # with a second tool matched on a parameter alone, the cap leaves both at 0 points
     stow = make("zz_stow", "zz", params={"folder_name": {"type": "string", "description": "the folder to stow"}})
-    axes = Axes({**VECTORS, tool_text(stow): [0, 0, 0, 1], PARAM_REQUEST: [1, 0, 0, 0], LED_REQUEST: [1, 0, 0, 0]})
+    axes = Axes({**VECTORS, tool_text(stow): [0, 0, 0, 1], PARAM_REQUEST: [1, 0, 0, 0]})
     monkeypatch.setattr(embed_mod, "default_embedder", lambda: axes)
     catalog = Catalog(tools=[*TOOLS, stow])
     ranker = hybrid.HybridRanker()

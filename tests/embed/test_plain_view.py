@@ -32,15 +32,13 @@ def test_the_plain_view_leaves_out_names_days_ids_and_quoted_text():
     assert plain_view('"quarterly report"') is None
     # a request with CJK characters keeps its Latin words: they are what an English model reads
     assert plain_view("把这些产品说明存进 Pinecone 的 products 索引里") is None
-    views, plain = hybrid_views(legal)  # the plain view last, after the plain view led by its action
-    assert views == [legal, "create make a new directory inside the folder", "make a new directory inside the folder"]
-    assert plain
-    assert hybrid_views("create the files in a folder") == (["create the files in a folder"], False)
+    views, plain = hybrid_views(legal)
+    assert views == [legal, "make a new directory inside the folder"] and plain
+    assert hybrid_views("list the files in a folder") == (["list the files in a folder"], False)
     two = "Book a meeting with Anna on Friday at 10. Then email her the agenda."
     views, plain = hybrid_views(two)  # the whole request, each sentence, then the plain view
     assert plain and views[1:3] == ["Book a meeting with Anna on Friday at 10.", "Then email her the agenda."]
-    assert views[4] == "Book a meeting with on at Then email her the agenda."
-    assert views[3] == "create " + views[4]  # led by its action (booking creates)
+    assert views[3] == "Book a meeting with on at Then email her the agenda."
 
 
 def test_a_tool_the_request_s_values_pull_away_from_comes_up_by_the_plain_view(monkeypatch, tmp_path):
