@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from toolsearch_cli import load_catalog
-from toolsearch_cli.model import Catalog, Tool
+from toolsearch_cli.model import Catalog, Tool, pack_tools
 from toolsearch_cli.search import bm25f
 from toolsearch_cli.search.actions import CREATE, DELETE, READ, UPDATE, multiplexed_actions
 from toolsearch_cli.search.base import SearchRequest
@@ -169,3 +169,15 @@ def test_the_operations_as_evidence_go_into_the_field_chosen(monkeypatch) -> Non
     assert bm25f.tool_fields(tool)["name"] == ["n8n", "execut", "get", "list", "delet"]
     monkeypatch.setattr(bm25f, "MULTIPLEX_FIELD", "params")
     assert bm25f.tool_fields(tool)["params"][-3:] == ["get", "list", "delet"]
+
+
+def test_a_packed_tool_is_read_and_stays_packed() -> None:
+    tool = Tool(
+        name="manage_tags",
+        description="Manage tags.",
+        parameters={"type": "object", "properties": {"action": {"type": "string", "enum": ["list", "add", "remove"]}}},
+    )
+    pack_tools([tool])
+    assert "_packed" in tool.__dict__
+    assert bm25f.multiplexed_of(tool) == (frozenset({READ, CREATE, DELETE}), ("list", "add", "remove"))
+    assert "_packed" in tool.__dict__
