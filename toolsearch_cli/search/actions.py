@@ -182,7 +182,9 @@ _CLAUSES = re.compile(r"[.?!;:,\n()\[\]\"“”„«»]+")
 _QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|„[^“”]*[“”]|«[^»]*»")
 
 
-def _clause_action(words: list[str], table: dict[str, str], names: frozenset[str] = frozenset()) -> str | None:
+def _clause_action(
+    words: list[str], table: dict[str, str], names: frozenset[str] = frozenset(), wordnet: bool = False
+) -> str | None:
     """The class of a clause whose first word (after LEAD_WORDS) is a question word, an action
     phrase or an action word; ``None`` otherwise."""
     i = 0
@@ -213,19 +215,45 @@ def _clause_action(words: list[str], table: dict[str, str], names: frozenset[str
         found = table.get(term)
         if found is not None:
             return found
+    return _phrasal_action(words, i, table) if wordnet else None
+
+
+#: A phrasal verb's action from WordNet (:func:`_phrasal_action`): its first senses read.
+WORDNET_SENSES = 2
+
+
+def _phrasal_action(words: list[str], i: int, table: dict[str, str]) -> str | None:
+    """The class of the phrasal verb that opens a clause (*tear down the app*, *take her out of the
+    group*), from its WordNet synonyms and hypernyms (:mod:`.wordnet`): the first of them, in sense
+    order, that is a request's action word (*tear down* -> destroy: delete)."""
+    from .wordnet import PARTICLE_GAP, PARTICLES, senses
+
+    terms = analyze(words[i])
+    if len(terms) != 1:
+        return None
+    for particle in words[i + 1 : i + 2 + PARTICLE_GAP]:
+        if particle in PARTICLES:
+            for sense in senses(f"{terms[0]} {particle}", WORDNET_SENSES):
+                for token, _ in sense:
+                    found = table.get(token.lstrip("^="))
+                    if found is not None:
+                        return found
+            return None
     return None
 
 
-def request_action(query: str, anywhere: bool = False) -> str | None:
+def request_action(query: str, anywhere: bool = False, wordnet: bool = False) -> str | None:
     """The class of the first clause of the request that opens with an action word or phrase (after
     words such as *please* or *can you*), READ for one that opens with a question word; ``None``
-    when no clause does. With ``anywhere``, else the class of the first action word anywhere."""
+    when no clause does. With ``anywhere``, else the class of the first action word anywhere. With
+    ``wordnet``, a clause that opens with a phrasal verb the lists do not have asks for the action of
+    its WordNet synonyms (:func:`_phrasal_action`)."""
     text = _QUOTED.sub(" , ", query.casefold().replace("’", "'"))
     table = _tables()[1]
     # capitalised words (a person, a team): "make Priya an admin" changes Priya
     names = frozenset(w.casefold() for w in _WORD.findall(query) if w[:1].isupper() and w[1:2].islower())
     for clause in _CLAUSES.split(text):
-        cls = _clause_action(_WORD.findall(clause), table, names)
+        cls = _clause_action(_WORD.findall(clause), table, names, wordnet)
         if cls is not None:
             return cls
     if anywhere:

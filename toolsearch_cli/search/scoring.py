@@ -61,7 +61,7 @@ class QueryPlan:
     matching the most words of any sentence filling every place.
     """
 
-    __slots__ = ("terms", "weights", "clauses", "clause_share", "related", "action", "translated")
+    __slots__ = ("terms", "weights", "clauses", "clause_share", "related", "action", "translated", "wordnet", "text")
 
     def __init__(
         self,
@@ -83,6 +83,11 @@ class QueryPlan:
         #: Of those, the English terms of words of another language (:mod:`.lexicon`): term ->
         #: ("word → English", the analysed terms of that word).
         self.translated: dict[str, tuple[str, tuple[str, ...]]] = {}
+        #: Of those, the WordNet synonyms of words the catalog last ranked on does not have
+        #: (:mod:`.wordnet`, set per catalog by the default ranker): term -> the word or phrasal verb.
+        self.wordnet: dict[str, str] = {}
+        #: The request's text (its phrasal verbs are read from it), set by the default ranker.
+        self.text = ""
 
     def __repr__(self) -> str:
         return f"QueryPlan({self.terms!r}, {self.weights!r}, {self.clauses!r}, {self.clause_share!r}, {self.related!r})"
