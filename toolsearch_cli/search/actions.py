@@ -262,3 +262,120 @@ def request_action(query: str, anywhere: bool = False, wordnet: bool = False) ->
                 if term in table:
                     return table[term]
     return None
+
+
+# --- Multiplexed tools (round 8): one tool, several operations, chosen by an enum parameter ---------
+#
+# n8n-mcp's ``n8n_executions`` (``action``: get / list / delete), monday.com's ``manage_agent``
+# (``action``: create / get / update / delete / ...), GitHub's ``issue_write`` (``method``: create /
+# update): the tool's name says no verb, or only one of its operations (``form_questions_editor``),
+# so the action agreement could not see that it deletes. Figures: benchmarks/notes/ranking-round8.md,
+# section "multiplexed tools".
+
+#: Parameter names (compared without case or separators) that choose the operation. Counted on the
+#: tuning sets' catalogs and the committed MCP snapshots (blind8's excepted): ``action`` (most of
+#: the 22 tools of 13,457 recognised), ``mode`` (``n8n_workflow_versions``: list / get / rollback / delete),
+#: ``operation`` (todoist's ``manage-assignments``), ``method`` (GitHub's ``*_read`` / ``*_write``;
+#: HTTP methods are no operation, see :func:`multiplexed_actions`); ``op``, ``command`` and ``cmd``
+#: by their meaning (none seen). Not ``type`` (35 enums, all of kinds of a thing: nouns).
+OPERATION_PARAMS = frozenset(("action", "operation", "op", "method", "command", "cmd", "mode"))
+#: Fewest enum values, each an action verb (or a ``verb_noun``), for an operation parameter.
+MULTIPLEX_MIN_VERBS = 2
+#: Most properties read per object and enum values read per parameter (hostile schemas). The tuning
+#: sets' 13,457 tools: at most 133 top-level parameters (99th percentile 20), at most 15 values in an
+#: operation parameter's enum.
+MULTIPLEX_MAX_PROPERTIES = 256
+MULTIPLEX_MAX_VALUES = 32
+#: Longest enum value read (characters): an operation is a word or two.
+MULTIPLEX_MAX_CHARS = 48
+#: An enum of HTTP methods only (``GET``/``POST``: a webhook's method, vapi's ``apiRequest.method``)
+#: chooses no operation of the tool: every value one of these, in capitals or with one that is no
+#: operation's word (put, patch, head, options); ``get``/``list``/``delete`` are operations.
+HTTP_METHOD_VALUES = frozenset(("get", "post", "put", "patch", "delete", "head", "options"))
+HTTP_ONLY_VALUES = frozenset(("put", "patch", "head", "options"))
+
+
+def _operation_enum(prop: object) -> list[str]:
+    """The string values of ``prop``'s ``enum`` (at most MULTIPLEX_MAX_VALUES, each at most
+    MULTIPLEX_MAX_CHARS long; other values skipped), [] when it has none."""
+    if not isinstance(prop, dict):
+        return []
+    enum = prop.get("enum")
+    if not isinstance(enum, list):
+        return []
+    return [v for v in enum[:MULTIPLEX_MAX_VALUES] if isinstance(v, str) and 0 < len(v) <= MULTIPLEX_MAX_CHARS]
+
+
+def _operation_name(name: object) -> bool:
+    """Whether a parameter's name (without case or separators) is one of OPERATION_PARAMS."""
+    return isinstance(name, str) and len(name) <= MULTIPLEX_MAX_CHARS and _is_operation_name(name)
+
+
+@lru_cache(maxsize=65536)
+def _is_operation_name(name: str) -> bool:
+    return "".join(ch for ch in name.casefold() if ch.isalnum()) in OPERATION_PARAMS
+
+
+def _operation_params(schema: object) -> list[list[str]]:
+    """The enum values of each operation parameter (OPERATION_PARAMS) at the top of ``schema`` or one
+    level under one of its object parameters."""
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    if not isinstance(properties, dict):
+        return []
+    found: list[list[str]] = []
+    nested: list[dict[str, object]] = []
+    for i, (name, prop) in enumerate(properties.items()):
+        if i >= MULTIPLEX_MAX_PROPERTIES:
+            break
+        if not isinstance(prop, dict):
+            continue
+        if _operation_name(name):
+            values = _operation_enum(prop)
+            if values:
+                found.append(values)
+        inner = prop.get("properties")
+        if isinstance(inner, dict):
+            nested.append(inner)
+    for inner in nested[:MULTIPLEX_MAX_PROPERTIES]:
+        for i, (name, prop) in enumerate(inner.items()):
+            if i >= MULTIPLEX_MAX_PROPERTIES:
+                break
+            if _operation_name(name):
+                values = _operation_enum(prop)
+                if values:
+                    found.append(values)
+    return found
+
+
+def _http_methods(values: list[str]) -> bool:
+    """Whether an enum's values are HTTP methods (HTTP_METHOD_VALUES)."""
+    folded = [v.casefold() for v in values]
+    if not all(v in HTTP_METHOD_VALUES for v in folded):
+        return False
+    return all(v.isupper() for v in values) or any(v in HTTP_ONLY_VALUES for v in folded)
+
+
+def multiplexed_actions(schema: object) -> tuple[frozenset[str], tuple[str, ...]]:
+    """The actions of a tool that does several operations, chosen by an enum parameter: the classes
+    of the values of its operation parameters (OPERATION_PARAMS) that are action verbs (``delete``,
+    ``list_triggers``, ``createTable``), with those values in their order; empty when no operation
+    parameter has MULTIPLEX_MIN_VERBS such values, or all its values are HTTP methods."""
+    classes: set[str] = set()
+    said: list[str] = []
+    for values in _operation_params(schema):
+        if _http_methods(values):
+            continue
+        known = [(value, cls) for value in values if (cls := _value_action(value)) is not None]
+        if len(known) >= MULTIPLEX_MIN_VERBS:
+            classes.update(cls for _, cls in known)
+            said.extend(v for v, _ in known if v not in said)
+    return frozenset(classes), tuple(said)
+
+
+@lru_cache(maxsize=65536)
+def _value_action(value: str) -> str | None:
+    """The class of an enum value's first word when it is an action verb (``delete``, ``createTable``)."""
+    from .text import normalized
+
+    terms = analyze(normalized(value))
+    return _tables()[0].get(terms[0]) if terms else None

@@ -257,6 +257,24 @@ ACTION_NAME_LAST = True
 ACTION_DESCRIPTION = True
 #: ... else READ when its MCP annotations say ``readOnlyHint: true``.
 ACTION_READ_ONLY = True
+#: A tool that does several operations chosen by an enum parameter (``n8n_executions``'s ``action``:
+#: get / list / delete; :func:`.actions.multiplexed_actions`) agrees with a request that asks for
+#: any of their actions (or its name's). Figures: benchmarks/notes/ranking-round8.md, "multiplexed tools".
+MULTIPLEX_ACTIONS = True
+#: The share of the action bonus of a multiplexed tool none of whose operations is the one asked
+#: (0.0: as a tool that does another action).
+MULTIPLEX_MISS = 0.0
+#: Whether a tool whose name says its action (``update_form``, whose ``action`` enum has createTag,
+#: deleteTag, setFormPassword: kinds of update) takes its operations' actions too.
+MULTIPLEX_NAMED = False
+#: The index field that also holds a multiplexed tool's operations (their enum values are in
+#: ``param_values`` anyway): "params" (its parameter names) or "name"; None: no other. "params" and
+#: "name" against None (ablate-groups, dev sets too): every figure equal to three decimals (22 tools
+#: of the tuning sets are multiplexed); n8n's scores move by < 0.3, "name" lifts "list the data
+#: tables"'s n8n_manage_datatable 15.97 -> 18.88, first either way. Not worth a field's change.
+MULTIPLEX_FIELD: str | None = None
+#: How many of a multiplexed tool's operations an explanation names.
+MULTIPLEX_SHOWN = 6
 #: A request clause that opens with a phrasal verb the action lists lack asks for the action of its
 #: first WordNet synonym or hypernym that they have (*tear down the app* -> destroy: delete;
 #: :func:`.actions._phrasal_action`). Off -> on: blind set 5 MCP 0.622 -> 0.629 (*put Dentist on my
@@ -518,8 +536,9 @@ def tool_texts(tool: Tool) -> tuple[str | tuple[str, ...], ...]:
         generated, description = _PATH_NOISE.sub(" ", description.split(" ", 1)[-1]).replace("/", " "), ""
     description = normalized(_plain(description))
     native = _openapi_native(tool)
+    operations = _operation_evidence(tool)
     return (
-        normalized(tool.name)
+        (normalized(tool.name) + operations["name"])
         if native is None
         else tuple(_method_name_terms(tool.name, str(native["method"]), str(native.get("path") or ""))),
         normalized(_plain(title)),
@@ -528,10 +547,21 @@ def tool_texts(tool: Tool) -> tuple[str | tuple[str, ...], ...]:
         normalized(generated),
         normalized(tool.category) if tool.category else "",
         _joined(tool.tags),
-        _joined([name for name, _ in pairs]),
+        _joined([name for name, _ in pairs]) + operations["params"],
         normalized(_plain(param_text)),
         _joined(enums),
     )
+
+
+def _operation_evidence(tool: Tool) -> dict[str, str]:
+    """The operations of a multiplexed tool (:func:`multiplexed_of`) as text for the field
+    MULTIPLEX_FIELD (with a leading space), "" for the other fields and any other tool."""
+    out = {"name": "", "params": ""}
+    if MULTIPLEX_FIELD in out and MULTIPLEX_ACTIONS:
+        values = multiplexed_of(tool)[1]
+        if values:
+            out[MULTIPLEX_FIELD] = " " + _joined(list(values))
+    return out
 
 
 def _joined(items: list[str]) -> str:
@@ -1166,7 +1196,13 @@ def _with_action(
             break
         action = action_of(item[1])
         share = 1.0 if action == plan.action else ACTION_UNKNOWN if action is None else 0.0
-        if share > 0:
+        operations = _multiplexed_share(item[1], plan.action, action)
+        if operations is not None:
+            share, said = operations
+            if share > 0:
+                bonuses[item[1].name] = (reach * share, said)
+                item = (item[0], item[1], item[2] + reach * share, item[3])
+        elif share > 0:
             bonus = reach * share
             bonuses[item[1].name] = (
                 bonus,
@@ -1178,6 +1214,65 @@ def _with_action(
         out.append(item)
     _by_score_then_name(out)
     return out, bonuses
+
+
+#: Actions of packed tools' operation parameters, by name and packed bytes (as _PACKED_LABELS).
+_PACKED_MULTIPLEXED: dict[tuple[str, bytes], tuple[frozenset[str], tuple[str, ...]]] = {}
+#: The same for unpacked tools, by the identity of their parameters (bounded as _PACKED_LABELS).
+_MULTIPLEXED: dict[int, tuple[Any, tuple[frozenset[str], tuple[str, ...]]]] = {}
+
+
+def multiplexed_of(tool: Tool) -> tuple[frozenset[str], tuple[str, ...]]:
+    """The actions of a tool that does several operations chosen by an enum parameter, and those
+    enum values (:func:`.actions.multiplexed_actions`); empty for any other tool. A packed tool stays
+    packed (as :func:`label_terms`)."""
+    if "_packed" in tool.__dict__:
+        found: tuple[frozenset[str], tuple[str, ...]] = _of_packed(_PACKED_MULTIPLEXED, tool, _multiplexed_from)
+        return found
+    # an unpacked tool: by its parameters' identity (the memo holds them, so the id is not reused);
+    # read once, as the index reads a tool once (a schema changed in place is stale in both)
+    schema = tool.parameters
+    held = _MULTIPLEXED.get(id(schema))
+    if held is not None and held[0] is schema:
+        return held[1]
+    if len(_MULTIPLEXED) >= _PACKED_LABELS_MAX:
+        _MULTIPLEXED.clear()
+    found = _multiplexed_from(tool)
+    _MULTIPLEXED[id(schema)] = (schema, found)
+    return found
+
+
+def _multiplexed_from(tool: Tool) -> tuple[frozenset[str], tuple[str, ...]]:
+    from .actions import multiplexed_actions
+
+    return multiplexed_actions(tool.parameters)
+
+
+def _name_says_action(tool: Tool) -> bool:
+    """Whether a tool that is not an OpenAPI operation says its action in its name (``update_form``;
+    :func:`.actions.name_action`): an OpenAPI operation's name verb is its HTTP method."""
+    from .actions import name_action
+
+    return (
+        _openapi_native(tool) is None
+        and name_action(_analyze_short(normalized(tool.name)), ACTION_NAME_LAST) is not None
+    )
+
+
+def _multiplexed_share(tool: Tool, asked: str, action: str | None) -> tuple[float, str] | None:
+    """The action bonus's share for a multiplexed tool (:func:`multiplexed_of`) and its explanation:
+    1.0 when ``asked`` is one of its operations' actions or its own ``action``, else MULTIPLEX_MISS;
+    ``None`` (the tool's own action decides) for any other tool, for one whose name says its action
+    (unless MULTIPLEX_NAMED), or with MULTIPLEX_ACTIONS off."""
+    if not MULTIPLEX_ACTIONS:
+        return None
+    classes, values = multiplexed_of(tool)
+    if not classes or (not MULTIPLEX_NAMED and _name_says_action(tool)):
+        return None
+    shown = "/".join(values[:MULTIPLEX_SHOWN]) + ("/..." if len(values) > MULTIPLEX_SHOWN else "")
+    if asked in classes or asked == action:
+        return 1.0, f"action: {asked}, one of the tool's actions {shown}"
+    return MULTIPLEX_MISS, f"action: the request asks to {asked}, the tool's actions are {shown}"
 
 
 def _with_param_cap(
