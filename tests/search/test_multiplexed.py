@@ -161,16 +161,6 @@ def test_a_tool_given_new_parameters_is_read_anew() -> None:
     assert bm25f.multiplexed_of(tool) == (frozenset({READ, DELETE}), ("list", "remove"))
 
 
-def test_the_operations_as_evidence_go_into_the_field_chosen(monkeypatch) -> None:
-    tool = next(t for t in _catalog(N8N).tools if t.name == "n8n_executions")
-    assert bm25f.tool_fields(tool)["name"] == ["n8n", "execut"]  # off: in param_values only
-    assert "delet" in bm25f.tool_fields(tool)["param_values"]
-    monkeypatch.setattr(bm25f, "MULTIPLEX_FIELD", "name")
-    assert bm25f.tool_fields(tool)["name"] == ["n8n", "execut", "get", "list", "delet"]
-    monkeypatch.setattr(bm25f, "MULTIPLEX_FIELD", "params")
-    assert bm25f.tool_fields(tool)["params"][-3:] == ["get", "list", "delet"]
-
-
 def test_a_packed_tool_is_read_and_stays_packed() -> None:
     tool = Tool(
         name="manage_tags",

@@ -267,12 +267,6 @@ MULTIPLEX_MISS = 0.0
 #: Whether a tool whose name says its action (``update_form``, whose ``action`` enum has createTag,
 #: deleteTag, setFormPassword: kinds of update) takes its operations' actions too.
 MULTIPLEX_NAMED = False
-#: The index field that also holds a multiplexed tool's operations (their enum values are in
-#: ``param_values`` anyway): "params" (its parameter names) or "name"; None: no other. "params" and
-#: "name" against None (ablate-groups, dev sets too): every figure equal to three decimals (22 tools
-#: of the tuning sets are multiplexed); n8n's scores move by < 0.3, "name" lifts "list the data
-#: tables"'s n8n_manage_datatable 15.97 -> 18.88, first either way. Not worth a field's change.
-MULTIPLEX_FIELD: str | None = None
 #: How many of a multiplexed tool's operations an explanation names.
 MULTIPLEX_SHOWN = 6
 #: A request clause that opens with a phrasal verb the action lists lack asks for the action of its
@@ -536,9 +530,8 @@ def tool_texts(tool: Tool) -> tuple[str | tuple[str, ...], ...]:
         generated, description = _PATH_NOISE.sub(" ", description.split(" ", 1)[-1]).replace("/", " "), ""
     description = normalized(_plain(description))
     native = _openapi_native(tool)
-    operations = _operation_evidence(tool)
     return (
-        (normalized(tool.name) + operations["name"])
+        normalized(tool.name)
         if native is None
         else tuple(_method_name_terms(tool.name, str(native["method"]), str(native.get("path") or ""))),
         normalized(_plain(title)),
@@ -547,21 +540,10 @@ def tool_texts(tool: Tool) -> tuple[str | tuple[str, ...], ...]:
         normalized(generated),
         normalized(tool.category) if tool.category else "",
         _joined(tool.tags),
-        _joined([name for name, _ in pairs]) + operations["params"],
+        _joined([name for name, _ in pairs]),
         normalized(_plain(param_text)),
         _joined(enums),
     )
-
-
-def _operation_evidence(tool: Tool) -> dict[str, str]:
-    """The operations of a multiplexed tool (:func:`multiplexed_of`) as text for the field
-    MULTIPLEX_FIELD (with a leading space), "" for the other fields and any other tool."""
-    out = {"name": "", "params": ""}
-    if MULTIPLEX_FIELD in out and MULTIPLEX_ACTIONS:
-        values = multiplexed_of(tool)[1]
-        if values:
-            out[MULTIPLEX_FIELD] = " " + _joined(list(values))
-    return out
 
 
 def _joined(items: list[str]) -> str:
