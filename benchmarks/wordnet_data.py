@@ -115,10 +115,19 @@ def build(folder: Path) -> dict[str, list[list[str]]]:
             best[term] = min(rank, best.get(term, 9))
         return [f"{mark}{term}{rank or ''}" for term, rank in list(best.items())[:PER_SENSE]]
 
+    # Several lemmas can share a key (the analyser stems *tidings* and *tide* alike): the key takes
+    # the senses of its most used lemma only (most tagged senses, then the shortest), not a mix in
+    # which *tide* would stand for *word* (news).
+    owner: dict[str, tuple[int, int, str]] = {}
+    for lemma, entries in index.items():
+        key = _key(lemma)
+        if key is not None:
+            rank = (sum(tagged for _, tagged, _ in entries), -len(lemma), lemma)
+            owner[key] = max(owner.get(key, rank), rank)
     table: dict[str, list[list[str]]] = {}
     for lemma, entries in sorted(index.items()):
         key = _key(lemma)
-        if key is None or polysemy[lemma] > MAX_KEY_SENSES:
+        if key is None or polysemy[lemma] > MAX_KEY_SENSES or owner[key][2] != lemma:
             continue
         own = key.split()[0]
         # parts of speech by how often the word was tagged in each (then n, v, a), senses interleaved;

@@ -114,6 +114,28 @@ def test_the_shipped_data_is_sorted_for_bisection() -> None:
     assert wordnet.lookup("tear down") is not None and wordnet.lookup("zzzz") is None
 
 
+def test_a_key_takes_the_senses_of_its_own_word_only() -> None:
+    """The analyser stems *tidings* and *tide* alike; the key ``tide`` took both words' senses, so a
+    request about tide tables found a tool that converts a document's *word* format (*tidings*:
+    news, word) instead of the no-match note. A key now takes its most used word's senses only."""
+    from toolsearch_cli.search.wordnet import lookup, senses
+
+    assert "word" not in {term for sense in senses("tide", 3) for term, _ in sense}
+    assert "refus1" in (lookup("turn down") or "").split()  # a word's own senses are still there
+
+
+def test_a_request_about_something_no_tool_does_finds_nothing() -> None:
+    """On a catalog with a document converter, "tide tables for a harbour" matched it through
+    *tide* -> *word* (see above); nothing of the request is there, so nothing is found."""
+    docs = Catalog(
+        tools=[
+            tool("convertDocument", "Convert a document to another format (e.g. Word to PDF).", {"file": "The file"}),
+            tool("getWeather", "Current weather for a city.", {"city": "The city"}),
+        ]
+    )
+    assert ranked(docs, "tide tables for a harbour") == []
+
+
 def test_tokens_and_ranks_are_read_defensively(monkeypatch: pytest.MonkeyPatch) -> None:
     assert wordnet._token("declin1") == ("declin", 1)
     assert wordnet._token("icon") == ("icon", 0)
