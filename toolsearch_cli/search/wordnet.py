@@ -29,7 +29,7 @@ from functools import lru_cache
 from importlib import resources
 
 DATA_FILE = "wordnet.tsv.gz"
-#: The decompressed file is read up to this many bytes (it is 1.3 MB).
+#: The decompressed file is read up to this many bytes (it is 1.0 MB).
 MAX_BYTES = 8 << 20
 #: Particles of the phrasal verbs the file has as keys (stop words of the analyser, so they are
 #: read from the request's text), and how many words may stand between a verb and its particle
