@@ -79,3 +79,27 @@ class Axes:
         self.texts.extend(texts)
         rows = np.array([self.vectors[t] for t in texts], dtype=np.float32)
         return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+def search_with_a_second_view(monkeypatch, tmp_path, request: str, view: str) -> tuple[dict, dict, Axes]:
+    """``hybrid`` on three tools (alpha, beta, gamma) that no word of ``request`` matches, each on an
+    axis of a toy model: ``request`` leans to beta, then alpha; ``view`` (another view ``hybrid``
+    embeds of it) to alpha. Returns the scores and the first part of each hit's semantic
+    explanation by tool, and the model (its ``texts``: what was embedded)."""
+    from toolsearch_cli import Catalog
+    from toolsearch_cli.search import SearchRequest, hybrid
+    from toolsearch_cli.search import embed as embed_mod
+    from toolsearch_cli.search.embed import tool_text
+
+    from ..conftest import make
+
+    monkeypatch.setenv("TOOLSEARCH_CACHE_DIR", str(tmp_path))
+    tools = [make("alpha", "zz"), make("beta", "zz"), make("gamma", "zz")]
+    axes = ([1, 0, 0], [0, 1, 0], [0, 0, 1])
+    texts = {tool_text(t): v for t, v in zip(tools, axes, strict=True)}
+    model = Axes({**texts, request: [0.6, 1, 0.1], view: [1, 0.1, 0]})
+    monkeypatch.setattr(embed_mod, "default_embedder", lambda: model)
+    hits = hybrid.HybridRanker().search(Catalog(tools=tools), SearchRequest(query=request, max_results=3, explain=True))
+    scores = {h.tool.name: h.score for h in hits}
+    details = {h.tool.name: h.contributions[-1].detail.split("; ")[0] for h in hits}
+    return scores, details, model

@@ -10,13 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from toolsearch_cli import Catalog
-from toolsearch_cli.search import SearchRequest
-from toolsearch_cli.search import embed as embed_mod
-from toolsearch_cli.search.embed import tool_text
-
-from ..conftest import make
-from .conftest import Axes
+from .conftest import search_with_a_second_view
 
 pytest.importorskip("numpy")
 
@@ -44,22 +38,13 @@ def test_the_action_view_leads_the_request_with_its_class_when_the_request_does_
 def test_a_tool_that_says_the_class_of_action_comes_up_by_the_action_view(monkeypatch, tmp_path):
     from toolsearch_cli.search import hybrid
 
-    monkeypatch.setenv("TOOLSEARCH_CACHE_DIR", str(tmp_path))
-    tools = [make("alpha", "zz"), make("beta", "zz"), make("gamma", "zz")]
-    axes = [[1, 0, 0], [0, 1, 0], [0, 0, 1]]
-    texts = {tool_text(t): v for t, v in zip(tools, axes, strict=True)}
-    request = "lodge a ticket about qqq"  # no word matches a tool: the semantic side alone
     # "lodge" is no action word of the tables: no view; "file a" is a phrase for create
-    assert hybrid.action_view(request, None) is None
-    request = "file a ticket about qqq"
+    assert hybrid.action_view("lodge a ticket about qqq", None) is None
+    request = "file a ticket about qqq"  # no word matches a tool: the semantic side alone
     led = hybrid.action_view(request, None)
     assert led == "create file a ticket about qqq"
     # the request itself leans to beta, then alpha; led by its class it is alpha's
-    model = Axes({**texts, request: [0.6, 1, 0.1], led: [1, 0.1, 0]})
-    monkeypatch.setattr(embed_mod, "default_embedder", lambda: model)
-    hits = hybrid.HybridRanker().search(Catalog(tools=tools), SearchRequest(query=request, max_results=3, explain=True))
-    scores = {h.tool.name: h.score for h in hits}
-    details = {h.tool.name: h.contributions[-1].detail.split("; ")[0] for h in hits}
+    scores, details, model = search_with_a_second_view(monkeypatch, tmp_path, request, led)
     assert abs(scores["alpha"] - scores["beta"]) < 1e-6  # without the view alpha had (0.6-0.1)/(1-0.1) of beta's
     assert details["alpha"].endswith("(request led by its action)")
     assert details["beta"].endswith("(whole request)")

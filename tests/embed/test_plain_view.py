@@ -15,7 +15,7 @@ from toolsearch_cli.search import embed as embed_mod
 from toolsearch_cli.search.embed import tool_text
 
 from ..conftest import make
-from .conftest import Axes
+from .conftest import Axes, search_with_a_second_view
 
 pytest.importorskip("numpy")
 
@@ -44,20 +44,11 @@ def test_the_plain_view_leaves_out_names_days_ids_and_quoted_text():
 def test_a_tool_the_request_s_values_pull_away_from_comes_up_by_the_plain_view(monkeypatch, tmp_path):
     from toolsearch_cli.search import hybrid
 
-    monkeypatch.setenv("TOOLSEARCH_CACHE_DIR", str(tmp_path))
-    tools = [make("alpha", "zz"), make("beta", "zz"), make("gamma", "zz")]
-    axes = [[1, 0, 0], [0, 1, 0], [0, 0, 1]]
-    texts = {tool_text(t): v for t, v in zip(tools, axes, strict=True)}
     request = "qqq the Legal folder"  # no word matches a tool: the semantic side alone
     plain = hybrid.plain_view(request)
     assert plain == "qqq the folder"
     # the whole request leans to beta (its value), then alpha; without the value it is alpha's
-    model = Axes({**texts, request: [0.6, 1, 0.1], plain: [1, 0.1, 0]})
-    monkeypatch.setattr(embed_mod, "default_embedder", lambda: model)
-    ranker = hybrid.HybridRanker()
-    hits = ranker.search(Catalog(tools=tools), SearchRequest(query=request, max_results=3, explain=True))
-    scores = {h.tool.name: h.score for h in hits}
-    details = {h.tool.name: h.contributions[-1].detail.split("; ")[0] for h in hits}
+    scores, details, model = search_with_a_second_view(monkeypatch, tmp_path, request, plain)
     # alpha's part is the whole share, from the plain view (the whole request's view alone gives
     # it (0.6 - 0.1) / (1 - 0.1) of beta's); beta keeps its own from the whole request
     assert abs(scores["alpha"] - scores["beta"]) < 1e-6
