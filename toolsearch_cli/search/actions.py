@@ -322,8 +322,17 @@ def _operation_params(schema: object) -> list[list[str]]:
     properties = schema.get("properties") if isinstance(schema, dict) else None
     if not isinstance(properties, dict):
         return []
-    found: list[list[str]] = []
     nested: list[dict[str, object]] = []
+    found = _operation_enums(properties, nested)
+    for inner in nested[:MULTIPLEX_MAX_PROPERTIES]:
+        found += _operation_enums(inner, None)
+    return found
+
+
+def _operation_enums(properties: dict[str, object], nested: list[dict[str, object]] | None) -> list[list[str]]:
+    """The enum values of the operation parameters among ``properties`` (the first
+    MULTIPLEX_MAX_PROPERTIES); the object parameters' own properties are added to ``nested``."""
+    found: list[list[str]] = []
     for i, (name, prop) in enumerate(properties.items()):
         if i >= MULTIPLEX_MAX_PROPERTIES:
             break
@@ -334,16 +343,8 @@ def _operation_params(schema: object) -> list[list[str]]:
             if values:
                 found.append(values)
         inner = prop.get("properties")
-        if isinstance(inner, dict):
+        if nested is not None and isinstance(inner, dict):
             nested.append(inner)
-    for inner in nested[:MULTIPLEX_MAX_PROPERTIES]:
-        for i, (name, prop) in enumerate(inner.items()):
-            if i >= MULTIPLEX_MAX_PROPERTIES:
-                break
-            if _operation_name(name):
-                values = _operation_enum(prop)
-                if values:
-                    found.append(values)
     return found
 
 
@@ -374,8 +375,8 @@ def multiplexed_actions(schema: object) -> tuple[frozenset[str], tuple[str, ...]
 
 @lru_cache(maxsize=65536)
 def _value_action(value: str) -> str | None:
-    """The class of an enum value's first word when it is an action verb (``delete``, ``createTable``)."""
+    """The class of an enum value read as a tool's name is (:func:`tool_action`: ``delete``,
+    ``createTable``, ``list_triggers``)."""
     from .text import normalized
 
-    terms = analyze(normalized(value))
-    return _tables()[0].get(terms[0]) if terms else None
+    return tool_action(analyze(normalized(value)))
