@@ -91,11 +91,11 @@ def _token(token: str) -> tuple[str, int]:
 def phrases(query: str) -> list[str]:
     """The phrasal verbs of ``query`` the file has (``turn down`` for *turn the meeting down*),
     as keys, in order."""
-    if not any(p in query.casefold() for p in PARTICLES):
-        return []
+    words = _WORDS.findall(query.casefold().replace("’", "'"))
+    if PARTICLES.isdisjoint(words):
+        return []  # most requests: nothing to look up, the file is not read
     from .text import analyze
 
-    words = _WORDS.findall(query.casefold().replace("’", "'"))
     out: list[str] = []
     for i, word in enumerate(words):
         if word in PARTICLES or len(word) < 2:
