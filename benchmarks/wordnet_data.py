@@ -155,11 +155,7 @@ def build(folder: Path) -> dict[str, list[list[str]]]:
             ranks.pop()
         if not ranks:
             continue
-        merged = table.setdefault(key, [])
-        for i, tokens in enumerate(ranks):
-            if i == len(merged):
-                merged.append([])
-            merged[i] = list(dict.fromkeys(merged[i] + tokens))
+        table[key] = [list(dict.fromkeys(tokens)) for tokens in ranks]  # one lemma per key (owner)
     return table
 
 
