@@ -186,4 +186,3 @@ def test_a_phrasal_verb_the_lists_lack_asks_for_its_wordnet_action(
 def test_the_lists_still_decide_first() -> None:
     assert bm25f.asked_action("set up a webhook") == "create"  # REQUEST_PHRASES, not WordNet's set up
     assert bm25f.asked_action("look up the order") == "read"
-
