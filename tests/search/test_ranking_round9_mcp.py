@@ -130,6 +130,4 @@ def test_take_a_snapshot_creates_and_take_a_look_reads() -> None:
 
 def test_take_a_snapshot_on_hostinger() -> None:
     hostinger = load_catalog([str(HOSTINGER)])
-    assert _first(hostinger, "take a snapshot of my VPS srv-48213 before I upgrade Ubuntu") == [
-        "VPS_createSnapshotV1"
-    ]
+    assert _first(hostinger, "take a snapshot of my VPS srv-48213 before I upgrade Ubuntu") == ["VPS_createSnapshotV1"]
