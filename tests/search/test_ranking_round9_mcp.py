@@ -56,31 +56,24 @@ def test_file_a_bug_on_plane(monkeypatch: pytest.MonkeyPatch) -> None:
     assert _first(plane, query) != ["create_issue"]
 
 
-def test_the_explanation_of_the_label_share_uses_the_verb_at_the_mean(ebay: Catalog) -> None:
+def test_an_unsaid_lead_verb_weighs_the_mean_idf_of_the_other_terms(ebay: Catalog) -> None:
     index = bm25f.default_index(ebay)
-    idfs: dict[str, float] = {}
     tool = next(t for t in ebay.searchable() if t.name == "ebay_get_refunded_orders")
     label = bm25f.label_terms(tool)
-    found = bm25f._name_verb_idf(index, tool, label, idfs)
-    assert found is not None
-    verbs, weight = found
+    lead = bm25f._lead_verbs(tool.name) & label
+    assert lead == {"get"}
+    verbs, weight = bm25f._name_verb_idf(index, lead, lead, label, {})
     assert verbs == {"get"}
     others = sorted(label - {"get"})
     assert weight == pytest.approx(sum(index.idf(t) for t in others) / len(others))
     assert weight > index.idf("get")  # the commonest verb no longer costs least when unsaid
 
 
-def test_labels_of_verbs_only_of_no_verb_or_of_a_trailing_verb_keep_their_idfs() -> None:
-    tools = [
-        Tool(name="get_list", description="Get or list things."),
-        Tool(name="board_insights", description="Insights of a board."),
-        Tool(name="account_balance_query", description="Query the balance of an account."),
-        Tool(name="create_board", description="Create a board."),
-    ]
-    index = bm25f.default_index(Catalog(tools=tools))
-    for tool in tools[:3]:
-        assert bm25f._name_verb_idf(index, tool, bm25f.label_terms(tool), {}) is None, tool.name
-    assert bm25f._name_verb_idf(index, tools[3], bm25f.label_terms(tools[3]), {}) is not None
+def test_only_a_verb_among_the_first_words_of_a_name_is_a_lead_verb() -> None:
+    assert bm25f._lead_verbs("create_board") == {"creat"}
+    assert bm25f._lead_verbs("discord_send_message") == {"send"}  # a server prefix, then the verb
+    assert bm25f._lead_verbs("account_balance_query") == frozenset()  # a trailing verb: UltraTool's names
+    assert bm25f._lead_verbs("board_insights") == frozenset()
 
 
 def test_a_verb_the_request_says_keeps_its_own_idf() -> None:

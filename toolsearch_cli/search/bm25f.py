@@ -1099,13 +1099,18 @@ def _with_label(
             out.append(item)
             continue
         total = covered = 0.0
-        verbs = _name_verb_idf(index, item[1], label, idfs) if LABEL_VERB_MEAN and _name_label(item[1]) else None
+        verbs = None
+        if LABEL_VERB_MEAN:
+            lead = _lead_verbs(item[1].name) & label
+            unsaid = frozenset(v for v in lead if not said.get(v))
+            if unsaid and len(lead) < len(label) and _name_label(item[1]):
+                verbs = _name_verb_idf(index, lead, unsaid, label, idfs)
         # in a fixed order: a sum over a set's order would change in its last digits with the hash seed
         for term in sorted(label):
             idf = idfs.get(term)
             if idf is None:
                 idf = idfs[term] = index.idf(term)
-            if verbs is not None and term in verbs[0] and not said.get(term):
+            if verbs is not None and term in verbs[0]:
                 idf = verbs[1]
             total += idf
             covered += idf * said.get(term, 0.0)
@@ -1124,25 +1129,29 @@ def _with_label(
     return out, bonuses
 
 
-def _name_verb_idf(
-    index: BM25FIndex, tool: Tool, label: frozenset[str], idfs: dict[str, float]
-) -> tuple[frozenset[str], float] | None:
-    """The verbs among the first NAME_WORDS terms of ``tool``'s name that its name label has (action
-    words of :data:`.actions.TOOL_VERBS`) and the IDF they weigh in the label's share when the request
-    does not say them: the mean IDF of the label's other terms (see LABEL_VERB_MEAN); ``None`` when the
-    label has no such verb or only verbs. ``idfs`` caches IDFs by term for the request."""
+@lru_cache(maxsize=65536)
+def _lead_verbs(name: str) -> frozenset[str]:
+    """The action words of :data:`.actions.TOOL_VERBS` among the first NAME_WORDS analysed terms of a
+    tool's name (``get-group``: get; ``balance_query``: none)."""
     from .actions import NAME_WORDS, tool_verbs
 
-    verbs = label & tool_verbs() & frozenset(_analyze_short(normalized(tool.name))[:NAME_WORDS])
-    if not verbs or len(verbs) == len(label):
-        return None
+    return tool_verbs().intersection(_analyze_short(normalized(name))[:NAME_WORDS])
+
+
+def _name_verb_idf(
+    index: BM25FIndex, lead: frozenset[str], unsaid: frozenset[str], label: frozenset[str], idfs: dict[str, float]
+) -> tuple[frozenset[str], float]:
+    """``unsaid`` (the lead verbs of a name label, :func:`_lead_verbs`, that the request does not say)
+    and the IDF they weigh in the label's share: the mean IDF of the label's terms other than its lead
+    verbs ``lead`` (see LABEL_VERB_MEAN). ``idfs`` caches IDFs by term for the request."""
     total = 0.0
-    for term in sorted(label - verbs):  # a fixed order, as _with_label sums
+    others = sorted(label - lead)  # a fixed order, as _with_label sums
+    for term in others:
         idf = idfs.get(term)
         if idf is None:
             idf = idfs[term] = index.idf(term)
         total += idf
-    return frozenset(verbs), total / (len(label) - len(verbs))
+    return unsaid, total / len(others)
 
 
 @lru_cache(maxsize=65536)
