@@ -277,6 +277,12 @@ MULTIPLEX_SHOWN = 6
 OPENAPI_ADD_SHARE = 1.0
 #: The HTTP methods of such operations (PATCH too: see the notes).
 OPENAPI_ADD_METHODS = ("put",)
+#: The action bonus of an OpenAPI operation (ACTION_SHARE for other tools): its action is its HTTP
+#: method's, declared by the document, where an MCP tool's is read from its name or description.
+#: `ablate-groups --no-dev` against 0.4 (ACTION_SHARE): 0.45 shared OpenAPI 0.671 -> 0.687, project
+#: 0.642 -> 0.645, blind set 5 0.543 -> 0.548, no group lower; 0.5 blind set 4 0.461 -> 0.451 (and
+#: blind set 5 0.562); 0.6 blind set 4 0.420, blind set 7 0.638 (benchmarks/notes/ranking-round9.md).
+OPENAPI_ACTION_SHARE = 0.45
 #: A request clause that opens with a phrasal verb the action lists lack asks for the action of its
 #: first WordNet synonym or hypernym that they have (*tear down the app* -> destroy: delete;
 #: :func:`.actions._phrasal_action`). Off -> on: blind set 5 MCP 0.622 -> 0.629 (*put Dentist on my
@@ -1176,14 +1182,15 @@ def _with_action(
     rewarded tool's bonus with its explanation."""
     if len(ranked) <= 1 or k <= 0 or plan.action is None:
         return ranked, {}
-    reach = ACTION_SHARE * ranked[0][2]
-    floor = ranked[min(k, len(ranked)) - 1][2] - reach
+    top = ranked[0][2]
+    floor = ranked[min(k, len(ranked)) - 1][2] - max(ACTION_SHARE, OPENAPI_ACTION_SHARE) * top
     out = []
     bonuses: dict[str, tuple[float, str]] = {}
     for i, item in enumerate(ranked):
         if i >= pool or item[2] < floor:
             out.extend(ranked[i:])
             break
+        reach = _action_reach(item[1]) * top
         action = action_of(item[1])
         share = 1.0 if action == plan.action else ACTION_UNKNOWN if action is None else 0.0
         operations = _multiplexed_share(item[1], plan.action, action)
@@ -1265,6 +1272,12 @@ def _multiplexed_share(tool: Tool, asked: str, action: str | None) -> tuple[floa
     if asked in classes or asked == action:
         return 1.0, f"action: {asked}, one of the tool's actions {shown}"
     return MULTIPLEX_MISS, f"action: the request asks to {asked}, the tool's actions are {shown}"
+
+
+def _action_reach(tool: Tool) -> float:
+    """The action bonus's share of the best score for this tool: OPENAPI_ACTION_SHARE for an OpenAPI
+    operation, else ACTION_SHARE."""
+    return OPENAPI_ACTION_SHARE if _openapi_native(tool) is not None else ACTION_SHARE
 
 
 def _openapi_adds(tool: Tool) -> bool:
