@@ -22,6 +22,9 @@ per dev set. Groups: ``SET/openapi`` and ``SET/mcp`` of each tuning set, ``blind
 the dump also holds every view's cosine to every tool (``sims``, views x tools, in the slot order of
 ``tool_names``), so that a change to the semantic side's rescaling can be replayed too (round 6,
 benchmarks/notes/fusion.md); every row holds the request's analysed terms and their weights (``plan``).
+``--conflicts`` (round 9) prints, per group, where the two sides' firsts agree or disagree, which of
+them was right and which one the shipped rule put first, and the per-request better of ``default``
+and ``embedding`` (the oracle the share is measured against).
 """
 
 from __future__ import annotations
@@ -266,6 +269,70 @@ def score(rows: list[dict], ranking: Callable[[dict], list[str]]) -> dict[str, f
     return out
 
 
+def _first_rank(names: list[str], relevant: set[str]) -> int | None:
+    return next((i for i, n in enumerate(names[:DEPTH], 1) if n in relevant), None)
+
+
+CONFLICT_KINDS = ("agree, right", "agree, wrong", "lexical first right", "semantic first right", "neither right")
+
+
+def conflicts(rows: list[dict], share: Callable[[dict], float] = shipped_rule) -> dict[str, dict[str, Any]]:
+    """Per real group: how many requests fall in each of :data:`CONFLICT_KINDS` (the lexical side's
+    first against the semantic side's first, as ``hybrid`` fuses them; a CJK request ranked lexically
+    alone counts as agreeing) with, for the two middle kinds, how many the fused list (``share``) puts
+    right first ("picked"); and the MRR@10 of the per-request better of ``default`` and ``embedding``
+    ("oracle", catalog means, as :func:`score`). Round 9, benchmarks/notes/fusion.md."""
+    counts: dict[str, dict[str, Any]] = {}
+    oracle: dict[tuple[str, str], list[float]] = {}
+    for row in rows:
+        group = row["group"]
+        if group == "dev":
+            continue
+        relevant = row["relevant"]
+        lexical = [n for n, s in row["lexical"] if s > 0]
+        by_default = _first_rank(lexical, relevant)
+        by_embedding = _first_rank(list(row["embedding"]), relevant)
+        ranks = [r for r in (by_default, by_embedding) if r is not None]
+        oracle.setdefault((group, row["catalog"]), []).append(1.0 / min(ranks) if ranks else 0.0)
+        c = counts.setdefault(group, {k: 0 for k in CONFLICT_KINDS} | {"picked lexical": 0, "picked semantic": 0})
+        first_l = lexical[0] if lexical else None
+        first_s = row["semantic"][0][0] if row["semantic"] else None
+        if first_l is None or first_s is None or first_l == first_s or (row["cjk"] and shipped_cjk_lexical(row)):
+            first = first_l or first_s
+            c["agree, right" if first in relevant else "agree, wrong"] += 1
+            continue
+        fused = fuse(row, share(row))
+        fused_first = fused[0] if fused else None
+        if first_l in relevant:
+            c["lexical first right"] += 1
+            c["picked lexical"] += fused_first == first_l
+        elif first_s in relevant:
+            c["semantic first right"] += 1
+            c["picked semantic"] += fused_first == first_s
+        else:
+            c["neither right"] += 1
+    per_group: dict[str, list[float]] = {}
+    for (group, _), rrs in oracle.items():
+        per_group.setdefault(group, []).append(statistics.fmean(rrs))
+    for group, means in per_group.items():
+        counts[group]["oracle"] = statistics.fmean(means)
+    return counts
+
+
+def conflict_table(rows: list[dict]) -> list[str]:
+    """:func:`conflicts` as Markdown lines."""
+    table = conflicts(rows)
+    head = [*CONFLICT_KINDS[:2], "lexical first right (picked)", "semantic first right (picked)", "neither right"]
+    out = ["| group | " + " | ".join(head) + " | oracle of the two rankers |", "|---|" + "---:|" * (len(head) + 1)]
+    for g in [g for g in GROUP_ORDER if g in table]:
+        c = table[g]
+        out.append(
+            f"| {g} | {c['agree, right']} | {c['agree, wrong']} | {c['lexical first right']} ({c['picked lexical']}) | "
+            f"{c['semantic first right']} ({c['picked semantic']}) | {c['neither right']} | {c['oracle']:.3f} |"
+        )
+    return out
+
+
 def line(label: str, figures: dict[str, float], keys: list[str]) -> str:
     return f"| {label} | " + " | ".join(f"{figures.get(k, float('nan')):.3f}" for k in keys) + " |"
 
@@ -291,6 +358,9 @@ def main() -> int:
         help="the semantic part dumped: hybrid's (best rescaled sentence view) or embedding's (parts, mean)",
     )
     parser.add_argument("--sims", action="store_true", help="dump: also every view's cosine to every tool")
+    parser.add_argument(
+        "--conflicts", action="store_true", help="replay: where the two sides' firsts disagree, per group"
+    )
     parser.add_argument("--load", action="append", default=[], help="replay this dump (repeatable: all together)")
     args = parser.parse_args()
     if args.dump:
@@ -304,6 +374,9 @@ def main() -> int:
     for path in args.load:
         with open(path, "rb") as f:
             rows.extend(pickle.load(f))
+    if args.conflicts:
+        print("\n".join(conflict_table(rows)))
+        return 0
     keys = [g for g in GROUP_ORDER if any(r["group"] == g for r in rows)]
     keys += list(dict.fromkeys(r["catalog"] for r in rows if r["group"] == "dev"))
     print("| variant | " + " | ".join(keys) + " |")

