@@ -46,8 +46,21 @@ REQUEST_VERBS = {
     DELETE: "delete remove erase destroy cancel purge drop wipe trash",
 }
 REQUEST_PHRASES = {
-    CREATE: ("set up", "sign up", "note down", "write down", "file a", "file an", "leave a", "leave an"),
-    READ: ("look up", "how many", "how much"),
+    # "take a/an" (round 9): *take a snapshot of my VPS* asks to create one (a photo, a backup, a note);
+    # *take a look at* reads (READ: the longest phrase wins)
+    CREATE: (
+        "set up",
+        "sign up",
+        "note down",
+        "write down",
+        "file a",
+        "file an",
+        "leave a",
+        "leave an",
+        "take a",
+        "take an",
+    ),
+    READ: ("look up", "how many", "how much", "take a look"),
     UPDATE: ("turn on", "turn off", "roll out", "roll back"),
     DELETE: ("get rid of",),
 }
@@ -88,6 +101,12 @@ def _tables() -> tuple[dict[str, str], dict[str, str]]:
         return out
 
     return table(TOOL_VERBS), table(REQUEST_VERBS)
+
+
+@lru_cache(maxsize=1)
+def tool_verbs() -> frozenset[str]:
+    """Every analysed verb of TOOL_VERBS, whatever its class."""
+    return frozenset(_tables()[0])
 
 
 def tool_action(terms: list[str] | tuple[str, ...]) -> str | None:
@@ -200,9 +219,10 @@ def _clause_action(
     if i == len(words):
         return None
     rest = " ".join(words[i:]) + " "
-    for cls, phrases in REQUEST_PHRASES.items():
-        if any(rest.startswith(phrase + " ") for phrase in phrases):
-            return cls
+    # the longest phrase that opens the clause: *take a look at ...* reads, *take a snapshot* creates
+    said = [(len(p), cls) for cls, phrases in REQUEST_PHRASES.items() for p in phrases if rest.startswith(p + " ")]
+    if said:
+        return max(said, key=lambda item: item[0])[1]
     if _CONTRACTION.sub("", words[i]) in QUESTION_WORDS:
         return READ
     if (
