@@ -160,3 +160,17 @@ def test_a_real_server_without_its_repeated_parameter_text_finds_the_tool(
     with_change = rank(embed_mod.REPEATED_SHARE)
     without = rank(2.0)  # no text is in more than all the tools: nothing left out, as before
     assert with_change <= 4 < without, (with_change, without)
+
+
+def test_a_tool_long_as_written_keeps_its_short_second_vector():
+    # bunq: every operation carries the same long header parameters; the tool's text as written is
+    # long, so it has a second vector of its name and own description, with the headers left out too
+    said = "The client's own {0} id, sent back in the response so that it can be matched. " * 4
+    headers = {
+        f"X-{what}-Id": {"type": "string", "description": said.format(what).strip()} for what in ("Request", "Trace")
+    }
+    tools = [make(f"op_{i}", f"Reads thing {i}.", params=dict(headers)) for i in range(10)]
+    repeated = repeated_text(tools)
+    assert len(repeated) == 2 and len(tool_text(tools[0])) >= embed_mod.LONG_TEXT_CHARS
+    assert len(tool_text(tools[0], repeated=repeated)) < embed_mod.LONG_TEXT_CHARS
+    assert title_text(tools[0], repeated=repeated) == title_text(tools[0]) == "op_0. Reads thing 0."
