@@ -786,7 +786,7 @@ def test_an_index_cached_with_older_texts_makes_its_texts_again(monkeypatch, tmp
     kept = pickle.dumps(index)
     monkeypatch.setattr(vectors, "TEXTS_VERSION", vectors.TEXTS_VERSION + 1)
     renamed = {"alpha": "Renamed alpha text"}
-    monkeypatch.setattr(vectors, "tool_text", lambda t, cjk=True: renamed.get(t.name) or tool_text(t))
+    monkeypatch.setattr(vectors, "tool_text", lambda t, cjk=True, **_: renamed.get(t.name) or tool_text(t))
     again = pickle.loads(kept)  # as the catalog cache gives it back: the older texts' keys with it
     again.ensure(axes)
     assert "Renamed alpha text" in axes.texts

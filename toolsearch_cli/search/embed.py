@@ -222,19 +222,24 @@ def _load(settings: EmbedSettings) -> Embedder:
 # -- the text of a tool ---------------------------------------------------------------------
 
 
-def tool_text(tool: Tool, *, cjk: bool = True) -> str:
-    """What is embedded for a tool: its name (identifiers split), title, description, parameters."""
+def tool_text(tool: Tool, *, cjk: bool = True, repeated: frozenset[str] = frozenset()) -> str:
+    """What is embedded for a tool: its name (identifiers split), title, description, parameters;
+    without the sentences and parameter descriptions its catalog repeats (``repeated``:
+    :func:`repeated_text`)."""
     parts = [split_identifiers(tool.name)]
     title = tool.title.strip()
     if title and title != tool.description.strip():
         parts.append(title)
     if tool.description:
-        parts.append(tool.description.strip())
+        parts.append(own_description(tool.description, repeated).strip())
     params = []
     for top in tool.parameter_tree():
         for p in top.walk():
             name = split_identifiers(p.name)
-            params.append(f"{name}: {p.description.strip()}" if p.description else name)
+            said = p.description.strip()
+            if said and repeated and _folded(said) in repeated:
+                said = ""  # the catalog says it of many tools' parameters: it tells none apart
+            params.append(f"{name}: {said}" if said else name)
     if params:
         parts.append("Parameters: " + "; ".join(params))
     text = ". ".join(parts)
@@ -263,7 +268,7 @@ GIST_OVER_CHARS = 150
 GIST_CHARS = 120
 
 
-def title_text(tool: Tool, *, cjk: bool = True) -> str | None:
+def title_text(tool: Tool, *, cjk: bool = True, repeated: frozenset[str] = frozenset()) -> str | None:
     """A tool's second, short text: its name and title (an OpenAPI summary, an MCP title); for an
     untitled tool with a long description (over :data:`GIST_OVER_CHARS`), its name and the
     description's gist (:func:`description_gist`); for an untitled tool whose parameters make its
@@ -279,11 +284,17 @@ def title_text(tool: Tool, *, cjk: bool = True) -> str | None:
     """
     title = (tool.title if cjk else without_cjk(tool.title)).strip()
     if not title:
-        description = (tool.description if cjk else without_cjk(tool.description)).strip()
+        own = own_description(tool.description, repeated)
+        description = (own if cjk else without_cjk(own)).strip()
+        whole = tool_text(tool, cjk=cjk, repeated=repeated)
         if len(description) > GIST_OVER_CHARS:
             gist = f"{split_identifiers(tool.name)}. {description_gist(description)}"[:MAX_TEXT_CHARS]
-            return gist if gist != tool_text(tool, cjk=cjk) else None  # the whole text already: nothing to add
-        if not description or len(tool_text(tool, cjk=cjk)) < LONG_TEXT_CHARS:
+            return gist if gist != whole else None  # the whole text already: nothing to add
+        # long as the catalog writes it (the text the catalog repeats left in): bunq's 429 operations
+        # share seven header parameters, ~1,600 characters; judged on the shorter text they lost this
+        # vector: bunq `hybrid` 0.697 -> 0.651 (0.658 with it), ArgoCD 0.654 (0.668 with it)
+        written = whole if not repeated else tool_text(tool, cjk=cjk)
+        if not description or len(written) < LONG_TEXT_CHARS:
             return None
         title = description
     return f"{split_identifiers(tool.name)}. {title}"[:MAX_TEXT_CHARS]
@@ -310,6 +321,75 @@ def description_gist(description: str, size: int = GIST_CHARS) -> str:
         if len(out) >= size // 2:
             break
     return out[: 2 * size]
+
+
+#: Text a catalog repeats across most of its tools tells none of them apart: a description sentence
+#: (split as :data:`_GIST_BREAK` splits, white space folded) or a parameter's whole description that
+#: at least :data:`REPEATED_SHARE` of the catalog's tools (and at least :data:`REPEATED_MIN_TOOLS`)
+#: carry is left out of the texts embedded for them (:func:`tool_text`, :func:`title_text`): eve-esi's
+#: "The server name you would like data from" on all 206 operations, ms365's two response options on
+#: 178 of 188 tools, AntV's chart width / height / theme on 24 of 27. Round 9 of issue 32
+#: (benchmarks/notes/fusion.md, "Round 9: sem9"): `hybrid` MRR@10 blind7 MCP 0.807 -> 0.819, blind8
+#: 0.610 / 0.611 -> 0.616 / 0.625, blind4 / blind5 OpenAPI +0.003 / +0.005, project OpenAPI 0.702 ->
+#: 0.699 (bunq), the other groups within 0.001; dev sets unchanged. A share
+#: of 0.05 (parameters too, or descriptions only) cost blind (Netlify, Square) 0.763 -> 0.728 and
+#: project OpenAPI 0.702 -> 0.696: text a family of tools shares (Square's address fields, Netlify's
+#: note on its environment-variable tools) does tell that family from the rest.
+REPEATED_SHARE = 0.5
+REPEATED_MIN_TOOLS = 3
+#: Only a description's first this many characters are split into sentences (the model reads no more).
+REPEATED_SCAN_CHARS = MAX_TEXT_CHARS
+#: A sentence longer than this is never counted (a catalog's repeated boilerplate is short sentences).
+REPEATED_UNIT_CHARS = 400
+#: A bigger catalog is counted on this many of its tools (every n-th): a share is a share of a
+#: sample as well, and the pass stays bounded (100,000 of benchmarks/scale.py's tools counted whole: 9.4 s on
+#: the shared machine; sampled: 0.45 s, against ~7.5 s to make their texts).
+REPEATED_SAMPLE = 5000
+
+
+def _folded(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _sentences(description: str) -> list[str]:
+    """A description's sentences (:data:`_GIST_BREAK`), white space folded, empty ones left out."""
+    return [u for piece in _GIST_BREAK.split(description[:REPEATED_SCAN_CHARS]) if (u := _folded(piece))]
+
+
+def repeated_text(tools: Sequence[Tool]) -> frozenset[str]:
+    """The description sentences and parameter descriptions (white space folded) that at least
+    :data:`REPEATED_SHARE` of ``tools``, and at least :data:`REPEATED_MIN_TOOLS` of them, carry: one
+    pass over the catalog, each tool's text counted once a unit, bounded by
+    :data:`REPEATED_SCAN_CHARS` a description and :data:`REPEATED_UNIT_CHARS` a unit."""
+    from collections import Counter
+
+    count: Counter[str] = Counter()
+    step = -(-len(tools) // REPEATED_SAMPLE)  # ceiling: at most REPEATED_SAMPLE tools counted
+    sample = tools[::step] if step > 1 else tools
+    for tool in sample:
+        units: set[str] = set()
+        if tool.description:
+            units.update(u for u in _sentences(tool.description) if len(u) <= REPEATED_UNIT_CHARS)
+        for top in tool.parameter_tree():
+            for p in top.walk():
+                said = p.description.strip()
+                if said and len(said) <= REPEATED_UNIT_CHARS:
+                    units.add(_folded(said))
+        count.update(units)
+    least = max(REPEATED_MIN_TOOLS, REPEATED_SHARE * len(sample))
+    return frozenset(u for u, n in count.items() if n >= least)
+
+
+def own_description(description: str, repeated: frozenset[str]) -> str:
+    """``description`` without the sentences its catalog repeats (``repeated``): as it is when it has
+    none of them, or when they are all it says (a tool never loses its whole description)."""
+    if not repeated or not description:
+        return description
+    units = _sentences(description)
+    kept = [u for u in units if u not in repeated]
+    if len(kept) == len(units) or not kept:
+        return description
+    return "\n\n".join(kept)
 
 
 #: Runs of Chinese/Japanese/Korean characters with the full-width punctuation between them.

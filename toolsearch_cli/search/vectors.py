@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from ..model import Tool
-from .embed import Embedder, as_documents, embed_texts, text_key, title_text, tool_text
+from .embed import Embedder, as_documents, embed_texts, repeated_text, text_key, title_text, tool_text
 from .embed_settings import count_cached, progress_reporter
 from .text import classic_normalize
 
@@ -37,7 +37,7 @@ MAX_STORED = 300_000
 MAX_SEARCHES = 500
 #: Raised when :func:`~.embed.tool_text` or :func:`~.embed.title_text` make other texts: an index
 #: file (:func:`index_path`, named by it) of older texts' keys is not read: the texts are made again.
-TEXTS_VERSION = 4
+TEXTS_VERSION = 5
 #: The newest this many index files (:func:`index_path`) are kept.
 MAX_INDEX_FILES = 64
 #: What an index file says it is.
@@ -315,6 +315,9 @@ class VectorIndex:
         self._text_keys: tuple[bool, str, int, list[int], list[int], bytes] | None = None
         #: The last :meth:`ensure` made :attr:`_text_keys` (they are worth keeping on disk).
         self.keys_made = False
+        #: The text the catalog repeats (:func:`~.embed.repeated_text`), found once when the texts
+        #: are first made and used for tools added later (not pickled: found again when needed).
+        self.repeated: frozenset[str] | None = None
 
     def keys_record(self) -> dict[str, Any] | None:
         """The texts' keys for the index's own file (``None`` before a whole :meth:`ensure`): JSON
@@ -361,13 +364,14 @@ class VectorIndex:
     def __getstate__(self) -> dict[str, Any]:
         # vectors live in the VectorStore, not in a pickle of the index
         state = dict(self.__dict__)
-        state["matrix"] = state["title_slots"] = state["title_matrix"] = None
+        state["matrix"] = state["title_slots"] = state["title_matrix"] = state["repeated"] = None
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.title_slots = self.title_matrix = None  # absent from indexes pickled before titles had vectors
         self._text_keys = None  # absent from indexes pickled before the keys were kept
         self.keys_made = False
+        self.repeated = None
         self.__dict__.update(state)
 
     def add(self, tool: Tool) -> None:
@@ -409,8 +413,11 @@ class VectorIndex:
             # removed tools get a zero row, not a vector of "" (endpoints refuse empty input)
             alive = [(i, t) for i, t in enumerate(pending) if t is not None]
             live = [i for i, _ in alive]
-            texts = [tool_text(t, cjk=cjk) for _, t in alive]
-            titled = [(done + i, text) for i, t in alive if (text := title_text(t, cjk=cjk))]
+            if self.repeated is None:  # once a catalog, over every tool it holds now
+                self.repeated = repeated_text([t for t in self.tools if t is not None])
+            shared = self.repeated
+            texts = [tool_text(t, cjk=cjk, repeated=shared) for _, t in alive]
+            titled = [(done + i, text) for i, t in alive if (text := title_text(t, cjk=cjk, repeated=shared))]
             titled_slots = [slot for slot, _ in titled]
             # as the model reads documents: with its document prompt (E5's "passage: "...)
             documents = as_documents(embedder, texts + [text for _, text in titled])
