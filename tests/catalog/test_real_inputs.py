@@ -25,6 +25,7 @@ from toolsearch_cli.catalog import load_catalog, load_catalog_result
 from toolsearch_cli.lint import LintConfig, lint
 from toolsearch_cli.search import SearchRequest, get_ranker
 
+from .. import openapi_directory
 from ..conftest import NODE_MODULES, npm_mcp_server
 
 GITHUB_SPEC = NODE_MODULES / "@octokit" / "openapi" / "generated" / "api.github.com.json"
@@ -244,24 +245,7 @@ def kubernetes_spec(tmp_path_factory) -> Path:
     """Kubernetes' OpenAPI document (845 operations), from the ``openapi-directory`` npm tarball
     that `python -m benchmarks fetch` keeps in its cache (``$TOOLSEARCH_BENCH_CACHE``, else
     ``~/.cache/toolsearch-bench/real``); too large (45 MB) to install for the tests alone."""
-    import os
-    import tarfile
-
-    root = Path(os.environ.get("TOOLSEARCH_BENCH_CACHE") or Path.home() / ".cache" / "toolsearch-bench" / "real")
-    tarball = root / "openapi-directory-1.3.17.tgz"
-    if not tarball.is_file():
-        pytest.skip(f"Kubernetes' OpenAPI document: {tarball} is absent (python -m benchmarks fetch)")
-    out = tmp_path_factory.mktemp("k8s") / "kubernetes.io.json"
-    with tarfile.open(tarball) as tar:
-        for member in tar:  # stop at the member rather than index the whole archive
-            if member.name == "package/api/kubernetes.io.json":
-                source = tar.extractfile(member)
-                assert source is not None
-                out.write_bytes(source.read())
-                break
-        else:
-            pytest.skip(f"{tarball} has no package/api/kubernetes.io.json")
-    return out
+    return openapi_directory.document(tmp_path_factory, "kubernetes.io.json", "Kubernetes' OpenAPI document")
 
 
 def test_kubernetes_openapi_document_loads_with_properties_named_ref(kubernetes_spec, run_cli, tmp_path):

