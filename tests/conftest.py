@@ -84,6 +84,12 @@ def cleared(name: str) -> bool:
     return name in CLEARED or name.startswith(CLEARED_PREFIXES)
 
 
+#: The real catalogs' benchmark cache (`python -m benchmarks fetch`: ``$TOOLSEARCH_BENCH_CACHE``, else
+#: ``~/.cache/toolsearch-bench/real``) as the caller has it, read before the environment is cleaned and
+#: every test gets a HOME of its own: tests that read real documents from it (tests/openapi_directory.py)
+#: find it there, and skip without it.
+BENCH_CACHE = Path(os.environ.get("TOOLSEARCH_BENCH_CACHE") or Path.home() / ".cache" / "toolsearch-bench" / "real")
+
 for _name in [name for name in os.environ if cleared(name)]:
     del os.environ[_name]  # before Typer and Rich are imported (see the module docstring)
 
