@@ -96,10 +96,16 @@ print(json.dumps({
 """
 
 
-def _clean_env() -> dict[str, str]:
+def _run(script: str, *args: str, cwd: Path) -> str:
+    """A separate Python runs ``script`` with ``args`` in ``cwd`` (no toolsearch or Python settings
+    of the caller's); its standard output, once it has exited 0."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TOOLSEARCH_", "PYTHON"))}
     env["PYTHONDONTWRITEBYTECODE"] = "1"
-    return env
+    done = subprocess.run(
+        [sys.executable, "-c", script, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
 
 
 @pytest.fixture(scope="module")
@@ -111,16 +117,7 @@ def unpacked(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_every_data_file_reads_from_the_unpacked_wheel(unpacked: Path, tmp_path: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", READERS, str(unpacked)],
-        cwd=tmp_path,
-        env=_clean_env(),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    found = json.loads(done.stdout)
+    found = json.loads(_run(READERS, str(unpacked), cwd=tmp_path))
     assert found["package"].startswith(str(unpacked))
     assert found["wordnet_keys"] > 20_000  # 28,564 keys in the shipped file
     assert found["concepts"] > 100
@@ -137,14 +134,5 @@ def test_toolsearch_search_runs_on_the_demo_catalog_inside_the_wheel(unpacked: P
         "from toolsearch_cli.cli.app import main; "
         "sys.argv = ['toolsearch', 'search', sys.argv[2], '--format', 'json', '--max-results', '3']; main()"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", script, str(unpacked), "查询城市天气"],
-        cwd=tmp_path,
-        env=_clean_env(),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    hits = json.loads(done.stdout)["hits"]
+    hits = json.loads(_run(script, str(unpacked), "查询城市天气", cwd=tmp_path))["hits"]
     assert [hit["name"] for hit in hits][:1] == ["getWeather"] and len(hits) == 3
