@@ -1327,15 +1327,31 @@ def _multiplexed_share(tool: Tool, asked: str, action: str | None) -> tuple[floa
 
 def _action_reach(tool: Tool) -> float:
     """The action bonus's share of the best score for this tool: OPENAPI_ACTION_SHARE for an OpenAPI
-    operation, else ACTION_SHARE."""
-    return OPENAPI_ACTION_SHARE if _openapi_native(tool) is not None else ACTION_SHARE
+    operation, else ACTION_SHARE; a packed tool stays packed (as :func:`action_of`)."""
+    openapi: bool = _of_packed(_PACKED_OPENAPI, tool, _is_openapi)
+    return OPENAPI_ACTION_SHARE if openapi else ACTION_SHARE
+
+
+def _is_openapi(tool: Tool) -> bool:
+    return _openapi_native(tool) is not None
+
+
+#: Whether a packed tool is an OpenAPI operation, and whether it puts into a collection, by name and
+#: packed bytes (as _PACKED_LABELS).
+_PACKED_OPENAPI: dict[tuple[str, bytes], bool] = {}
+_PACKED_OPENAPI_ADDS: dict[tuple[str, bytes], bool] = {}
 
 
 def _openapi_adds(tool: Tool) -> bool:
     """Whether a tool is an OpenAPI operation that puts something into a collection under an item:
     a method of OPENAPI_ADD_METHODS on a path whose last word after a ``{parameter}`` names a
     collection (a plural: ``/boards/{id}/members``, ``/users/{id}/groups/{groupId}``), the item being
-    one of a collection (``/users/{id}``; a leading ``/{realm}`` is not one)."""
+    one of a collection (``/users/{id}``; a leading ``/{realm}`` is not one). A packed tool stays packed."""
+    adds: bool = _of_packed(_PACKED_OPENAPI_ADDS, tool, _puts_into_collection)
+    return adds
+
+
+def _puts_into_collection(tool: Tool) -> bool:
     native = _openapi_native(tool)
     if native is None or str(native["method"]).casefold() not in OPENAPI_ADD_METHODS:
         return False
