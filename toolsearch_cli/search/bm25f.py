@@ -1115,19 +1115,22 @@ def _with_label(
             out.append(item)
             continue
         total = covered = 0.0
-        verbs = None
+        unsaid: frozenset[str] = frozenset()
+        verb_idf = 0.0
         if LABEL_VERB_MEAN:
             lead = _lead_verbs(item[1].name) & label
             unsaid = frozenset(v for v in lead if not said.get(v))
             if unsaid and len(lead) < len(label) and _name_label(item[1]):
-                verbs = _name_verb_idf(index, lead, unsaid, label, idfs)
+                verb_idf = _mean_idf(index, label - lead, idfs)
+            else:
+                unsaid = frozenset()
         # in a fixed order: a sum over a set's order would change in its last digits with the hash seed
         for term in sorted(label):
             idf = idfs.get(term)
             if idf is None:
                 idf = idfs[term] = index.idf(term)
-            if verbs is not None and term in verbs[0]:
-                idf = verbs[1]
+            if term in unsaid:
+                idf = verb_idf
             total += idf
             covered += idf * said.get(term, 0.0)
         share = covered / total if total > 0 else 0.0
@@ -1154,20 +1157,16 @@ def _lead_verbs(name: str) -> frozenset[str]:
     return tool_verbs().intersection(_analyze_short(normalized(name))[:NAME_WORDS])
 
 
-def _name_verb_idf(
-    index: BM25FIndex, lead: frozenset[str], unsaid: frozenset[str], label: frozenset[str], idfs: dict[str, float]
-) -> tuple[frozenset[str], float]:
-    """``unsaid`` (the lead verbs of a name label, :func:`_lead_verbs`, that the request does not say)
-    and the IDF they weigh in the label's share: the mean IDF of the label's terms other than its lead
-    verbs ``lead`` (see LABEL_VERB_MEAN). ``idfs`` caches IDFs by term for the request."""
+def _mean_idf(index: BM25FIndex, terms: frozenset[str], idfs: dict[str, float]) -> float:
+    """The mean IDF of ``terms`` (not empty): what an unsaid lead verb of a name label weighs in its
+    share, the label's other terms' (see LABEL_VERB_MEAN). ``idfs`` caches IDFs by term for the request."""
     total = 0.0
-    others = sorted(label - lead)  # a fixed order, as _with_label sums
-    for term in others:
+    for term in sorted(terms):  # a fixed order, as _with_label sums
         idf = idfs.get(term)
         if idf is None:
             idf = idfs[term] = index.idf(term)
         total += idf
-    return unsaid, total / len(others)
+    return total / len(terms)
 
 
 @lru_cache(maxsize=65536)
